@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * <p>After a clean shutdown nothing is scanned: index files are sanity-checked (rebuilt if they
  * make no sense) and the log end offset is read from the tail after the last index entry.
  * Otherwise every segment from the one holding the recovery point on is scanned batch by batch
- * (size, magic, CRC, increasing offsets); indexes, leader epochs and producer state are rebuilt
+ * (size, magic, CRC, contiguous offsets); indexes, leader epochs and producer state are rebuilt
  * from what is scanned; the first bad batch ends the log: its segment is cut there and every
  * later segment deleted. Corruption found below the recovery point (data that had been flushed)
  * is logged as an error, and still ends the log there, since nothing after it can be trusted.
@@ -273,13 +273,15 @@ public final class LogLoader {
     }
     SegmentScanner scanner = new SegmentScanner(seg.channel(), seg.logFile(), 0, size,
         RECOVERY_BUFFER_BYTES, true);
-    long next = Math.max(expectedNext, seg.baseOffset());
+    long next = expectedNext;
     long producerFrom = producerState.mapEndOffset();
     try {
       for (RecordBatch b = scanner.next(); b != null; b = scanner.next()) {
-        if (b.baseOffset() < next) {
+        // Spool never compacts, so offsets are contiguous across batches and segments. Checking
+        // it also catches corruption of the base offset, which the CRC does not cover.
+        if (b.baseOffset() != next) {
           throw new CorruptRecordException("batch base offset " + b.baseOffset()
-              + " does not follow the previous batch (expected >= " + next + ")", scanner.batchPosition());
+              + " is not the expected " + next + " (offsets must be contiguous)", scanner.batchPosition());
         }
         if (b.lastOffset() - seg.baseOffset() > Integer.MAX_VALUE) {
           throw new CorruptRecordException("batch last offset " + b.lastOffset()
@@ -297,7 +299,8 @@ public final class LogLoader {
         next = b.nextOffset();
       }
     } catch (CorruptRecordException e) {
-      return new ScanResult(next, scanner.nextPosition(), e.getMessage());
+      // The exception's position is the file position of the bad batch: the log ends there.
+      return new ScanResult(next, e.position(), e.getMessage());
     }
     seg.setSizeAfterRecovery(scanner.nextPosition());
     return new ScanResult(next, scanner.nextPosition(), null);
