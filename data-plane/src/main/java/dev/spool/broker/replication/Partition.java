@@ -244,6 +244,15 @@ public final class Partition {
     listener.onRoleChanged(this, role, leaderId, leaderEpoch);
   }
 
+  /** The topic's min.insync.replicas changed (a config change without a partition change). */
+  public void setMinInsyncReplicas(int minIsr) {
+    this.minInsyncReplicas = minIsr;
+  }
+
+  public int minInsyncReplicas() {
+    return minInsyncReplicas;
+  }
+
   /** This broker is no longer a replica (reassigned away or the topic deleted): stop everything. */
   public void stop(String reason) {
     failPendingProduces(ErrorCode.NOT_LEADER_OR_FOLLOWER, reason);
