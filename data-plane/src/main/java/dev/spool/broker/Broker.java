@@ -243,6 +243,11 @@ public final class Broker implements AutoCloseable {
     return logManager;
   }
 
+  /** The follower fetchers (status, and tests that stop a follower without stopping the broker). */
+  public ReplicaFetcherManager replicaFetchers() {
+    return fetchers;
+  }
+
   // ---------------------------------------------------------------- stopping
 
   /**
