@@ -369,7 +369,8 @@ public final class LogManager implements Closeable {
     }
   }
 
-  static void deleteRecursively(Path root) {
+  /** Deletes a directory tree (used for deleted partitions; also by the demo). */
+  public static void deleteRecursively(Path root) {
     if (!Files.exists(root)) {
       return;
     }

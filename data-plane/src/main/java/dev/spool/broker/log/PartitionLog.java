@@ -130,9 +130,9 @@ public final class PartitionLog implements Closeable {
     self[0] = new PartitionLog(tp, dir, effectiveTopicId, config, clock, scheduler, prefix, epochs,
         producers, loaded, startup);
     RecoveryReport r = loaded.report();
-    if (r.cleanShutdown() && r.bytesScanned() == 0) {
-      log.debug("{}opened after clean shutdown in {} ms: log end offset {}", prefix, r.durationMs(),
-          r.logEndOffset());
+    if (r.bytesScanned() == 0 && r.bytesTruncated() == 0) {
+      log.debug("{}opened in {} ms without scanning (clean shutdown: {}): log end offset {}", prefix,
+          r.durationMs(), r.cleanShutdown(), r.logEndOffset());
     } else {
       log.info("{}recovered in {} ms: {} segments, {} bytes scanned, {} bytes truncated, log end offset {}",
           prefix, r.durationMs(), r.segmentsScanned(), r.bytesScanned(), r.bytesTruncated(), r.logEndOffset());

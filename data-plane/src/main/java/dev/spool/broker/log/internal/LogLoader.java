@@ -310,7 +310,7 @@ public final class LogLoader {
     long cut = seg.sizeBytes() - r.validBytes;
     seg.truncateToPosition(r.validBytes);
     bytesTruncated += cut;
-    truncationReason = seg.logFile().getFileName() + " at position " + r.validBytes + ": " + r.problem;
+    truncationReason = seg.logFile().getFileName() + ": " + r.problem;
     if (r.nextOffset < recoveryPoint) {
       corruptionBelowRecoveryPoint = true;
       log.error("{}CORRUPTION BELOW THE RECOVERY POINT {}: {} is bad at position {} ({}); data at "
