@@ -345,7 +345,19 @@ public final class LogSegment {
    * {@code committed} bytes; -1 when there is none.
    */
   public long findBatchPosition(long offset, int committed, ByteBuffer scratch) {
-    long position = offsetIndex.lookupPosition(offset);
+    int entries = offsetIndex.entries();
+    int slot = offsetIndex.floorSlotForOffset(offset, entries);
+    // The next entry's batch ends after the target (its last offset is > offset). When it also
+    // starts at or before the target it is the batch: one header read instead of a scan. This
+    // is the common case of a consumer or follower reading on from where its last fetch ended.
+    if (slot + 1 < entries) {
+      int next = offsetIndex.positionAt(slot + 1);
+      if (readHeader(next, scratch, committed)
+          && scratch.getLong(RecordBatch.BASE_OFFSET_POSITION) <= offset) {
+        return next;
+      }
+    }
+    long position = slot < 0 ? 0 : offsetIndex.positionAt(slot);
     if (position > committed) {
       position = 0;
     }
