@@ -20,7 +20,18 @@ echo "building (test-compile + class path)..."
 mvn -B -q -pl data-plane -am test-compile dependency:build-classpath \
   -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=test
 CP="data-plane/target/test-classes:data-plane/target/classes:$(cat data-plane/target/classpath.txt)"
-JVM="-Xms512m -Xmx512m -XX:+UseParallelGC -Dspool.bench.dir=$BENCH_DIR -Dlogback.configurationFile=/dev/null"
+# Benchmarks log at WARN only: a DEBUG line per partition would drown the output.
+cat > "$OUT/logback-quiet.xml" <<'XML'
+<configuration>
+  <appender name="ERR" class="ch.qos.logback.core.ConsoleAppender">
+    <target>System.err</target>
+    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level %logger{0} - %msg%n</pattern></encoder>
+  </appender>
+  <root level="WARN"><appender-ref ref="ERR"/></root>
+</configuration>
+XML
+LOGCFG="-Dlogback.configurationFile=$PWD/$OUT/logback-quiet.xml"
+JVM="-Xms512m -Xmx512m -XX:+UseParallelGC -Dspool.bench.dir=$BENCH_DIR $LOGCFG"
 
 for rep in $(seq 1 "$REPS"); do
   echo "JMH run $rep/$REPS ..."
@@ -32,11 +43,11 @@ done
 
 echo "heap check: 1,000 partitions ..."
 HEAP_DIR=$(mktemp -d "$BENCH_DIR/spool-heap-XXXXXX")
-java -cp "$CP" -Dlogback.configurationFile=/dev/null dev.spool.broker.log.bench.LogManagerHeapCheck "$HEAP_DIR" 1000 create
-java -cp "$CP" -Dlogback.configurationFile=/dev/null dev.spool.broker.log.bench.LogManagerHeapCheck "$HEAP_DIR" 1000 measure \
+java -cp "$CP" $LOGCFG dev.spool.broker.log.bench.LogManagerHeapCheck "$HEAP_DIR" 1000 create
+java -cp "$CP" $LOGCFG dev.spool.broker.log.bench.LogManagerHeapCheck "$HEAP_DIR" 1000 measure \
   | tee "$OUT/heap.log"
 HEAP64=fail
-if java -Xmx64m -cp "$CP" -Dlogback.configurationFile=/dev/null dev.spool.broker.log.bench.LogManagerHeapCheck "$HEAP_DIR" 1000 measure \
+if java -Xmx64m -cp "$CP" $LOGCFG dev.spool.broker.log.bench.LogManagerHeapCheck "$HEAP_DIR" 1000 measure \
   > "$OUT/heap-xmx64m.log" 2>&1 && grep -q "partitions open: 1000" "$OUT/heap-xmx64m.log"; then HEAP64=ok; fi
 rm -rf "$HEAP_DIR"
 HEAP_BYTES=$(sed -n 's/^HEAP_USED_BYTES=//p' "$OUT/heap.log")
@@ -49,23 +60,23 @@ cat "$OUT"/jmh-*.csv | awk -F, -v heap="$HEAP_BYTES" -v heap64="$HEAP64" -v sink
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2;
   }
-  NR > 1 && $1 !~ /Benchmark/ {
+  $1 != "\"Benchmark\"" && NF >= 5 {
     gsub(/"/, "", $1); name = $1; sub(/.*\./, "", name);
     scores[name] = scores[name] " " $5;
   }
   function row(label, spool, base, unitBytes, unit, target,   s, b, r) {
     s = median(spool); b = median(base); r = b > 0 ? s / b : 0;
-    printf "%-34s %14s %14s %7.2f %7s  %s\n", label,
+    printf "%-42s %14s %14s %7.2f %7s  %s\n", label,
       sprintf("%.0f %s", s * unitBytes, unit), sprintf("%.0f %s", b * unitBytes, unit), r,
       sprintf(">=%.2f", target), (r >= target ? "PASS" : "FAIL");
   }
   END {
-    printf "%-34s %14s %14s %7s %7s  %s\n", "measure", "Spool", "baseline", "ratio", "target", "result";
+    printf "%-42s %14s %14s %7s %7s  %s\n", "measure", "Spool", "baseline", "ratio", "target", "result";
     row("append 16 KiB batches (MiB/s)", "spoolAppendAsLeader", "baselineFileChannelWrite", 16205 / 1048576, "MiB/s", 0.80);
     row("read 256 MiB via slices (MiB/s, " sink ")", "spoolReadSlicesTransferTo", "baselinePlainTransferTo", 256, "MiB/s", 0.90);
     row("  same vs 1 MiB-chunk transferTo", "spoolReadSlicesTransferTo", "referenceChunkedTransferTo", 256, "MiB/s", 0.90);
     row("recovery scan 256 MiB (MiB/s)", "spoolRecoveryScan", "baselineReadAndCrc32c", 256, "MiB/s", 0.70);
-    printf "%-34s %14s %14s %7s %7s  %s\n", "heap, 1,000 partitions open", sprintf("%.1f MiB", heap / 1048576), "-", "-", "<64MiB",
+    printf "%-42s %14s %14s %7s %7s  %s\n", "heap, 1,000 partitions open", sprintf("%.1f MiB", heap / 1048576), "-", "-", "<64MiB",
       (heap < 64 * 1048576 && heap64 == "ok") ? "PASS (also ran with -Xmx64m)" : "FAIL";
   }' | tee "$OUT/summary.txt"
 echo "raw results: $OUT"

@@ -73,6 +73,7 @@ public final class LogManager implements Closeable {
   private final OffsetCheckpoints logStartOffsets;
   private volatile PartitionExecutor partitionExecutor = (tp, task) -> task.run();
   private volatile boolean closed;
+  private final Object checkpointLock = new Object();
 
   private LogManager(Path dataDir, LogManagerConfig config, Clock clock) {
     this.dataDir = dataDir;
@@ -307,7 +308,13 @@ public final class LogManager implements Closeable {
   }
 
   /** Writes the three offset checkpoint files from the open logs (any thread). */
-  public synchronized void checkpointHighWatermarksAndRecoveryPoints() {
+  public void checkpointHighWatermarksAndRecoveryPoints() {
+    synchronized (checkpointLock) {
+      writeCheckpoints();
+    }
+  }
+
+  private void writeCheckpoints() {
     Map<TopicPartition, Long> hw = new HashMap<>();
     Map<TopicPartition, Long> rp = new HashMap<>();
     Map<TopicPartition, Long> start = new HashMap<>();
@@ -327,11 +334,14 @@ public final class LogManager implements Closeable {
    * threads must have stopped mutating before.
    */
   @Override
-  public synchronized void close() {
-    if (closed) {
-      return;
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
     }
-    closed = true;
+    // Not holding the monitor while waiting: a running checkpoint task may need it.
     scheduler.shutdown();
     try {
       scheduler.awaitTermination(30, TimeUnit.SECONDS);

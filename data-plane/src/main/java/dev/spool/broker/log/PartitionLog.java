@@ -534,16 +534,18 @@ public final class PartitionLog implements Closeable {
 
   /** Flushes the segments below {@code offset} (they are inactive) and advances the recovery point. */
   private void flushUpTo(long offset, long generation) {
-    try {
-      Long from = segments.floorKey(recoveryPoint);
-      for (LogSegment s : segments.subMap(from == null ? 0L : from, offset).values()) {
+    Long from = segments.floorKey(recoveryPoint);
+    for (LogSegment s : segments.subMap(from == null ? 0L : from, offset).values()) {
+      try {
         s.flush();
+      } catch (LogStorageException e) {
+        if (closed || segments.get(s.baseOffset()) != s) {
+          return; // closed, truncated or deleted meanwhile: nothing to advance
+        }
+        log.error("{}flush of rolled segment {} failed; the recovery point stays at {}", logPrefix,
+            s.logFile(), recoveryPoint, e);
+        return;
       }
-    } catch (LogStorageException e) {
-      if (!closed) {
-        log.error("{}flush of rolled segments below {} failed", logPrefix, offset, e);
-      }
-      return;
     }
     advanceRecoveryPoint(offset, generation);
   }
