@@ -278,7 +278,9 @@ public final class PartitionLog implements Closeable {
    * {@link InvalidRecordException} (counts, offsets, sequences missing),
    * {@link InvalidTimestampException}, {@link InvalidProducerEpochException},
    * {@link OutOfOrderSequenceException}. An idempotent retry returns the original offsets with
-   * {@code duplicate = true} and appends nothing.
+   * {@code duplicate = true} and appends nothing (as in Kafka, a request holding a retried batch
+   * is answered for that batch only: producers send one batch per partition per request).
+   * {@code batches} must be writable: the header fields are rewritten in it, then it is written.
    */
   public LogAppendInfo appendAsLeader(ByteBuffer batches, int leaderEpoch) {
     enter("appendAsLeader");
@@ -699,7 +701,7 @@ public final class PartitionLog implements Closeable {
     List<LogSegment> old = new ArrayList<>(segments.values());
     segments.clear();
     for (LogSegment s : old) {
-      s.onBecomeInactive();
+      // Not trimmed: a concurrent reader may still index into the old mapping's length.
       scheduleDeletion(s);
     }
     LogSegment fresh = LogSegment.open(dir, newStartOffset, config.segmentIndexBytes(), true, clock.nowMs());
