@@ -95,7 +95,7 @@ public final class PartitionLog implements Closeable {
     this.activeSegment = segments.lastEntry().getValue();
     this.logStartOffset = loaded.logStartOffset();
     this.logEndOffset = loaded.logEndOffset();
-    this.recoveryPoint = loaded.logEndOffset();
+    this.recoveryPoint = loaded.recoveryPoint();
     this.highWatermark = clamp(startup.highWatermark(), loaded.logStartOffset(), loaded.logEndOffset());
     this.recoveryReport = loaded.report();
   }

@@ -43,7 +43,7 @@ public final class LogLoader {
 
   /** The loaded log. */
   public record Loaded(ConcurrentSkipListMap<Long, LogSegment> segments, long logStartOffset,
-      long logEndOffset, RecoveryReport report) {}
+      long logEndOffset, long recoveryPoint, RecoveryReport report) {}
 
   private final Path dir;
   private final TopicPartition tp;
@@ -98,7 +98,11 @@ public final class LogLoader {
       RecoveryReport report = new RecoveryReport(tp, startup.cleanShutdown(), segmentsScanned,
           bytesScanned, bytesTruncated, segmentsDeleted, corruptionBelowRecoveryPoint,
           truncationReason, logEndOffset, durationMs);
-      return new Loaded(segments, logStartOffset, logEndOffset, report);
+      // After a crash nothing was flushed by recovery (a repeated crash repeats the same scan),
+      // so the recovery point stays where it was; normal flushes advance it.
+      long recoveryPoint = startup.cleanShutdown() ? logEndOffset
+          : Math.min(Math.max(startup.recoveryPoint(), logStartOffset), logEndOffset);
+      return new Loaded(segments, logStartOffset, logEndOffset, recoveryPoint, report);
     } catch (RuntimeException e) {
       segments.values().forEach(s -> {
         try {
@@ -245,9 +249,9 @@ public final class LogLoader {
       logEndOffset = r.nextOffset;
       expectedNext = r.nextOffset;
     }
+    // No fsync here: the recovery point does not move, so a crash now repeats this scan.
     LogSegment last = segments.lastEntry().getValue();
     for (LogSegment seg : segments.tailMap(startBase).values()) {
-      seg.flush();
       if (seg != last) {
         seg.onBecomeInactive();
       }
