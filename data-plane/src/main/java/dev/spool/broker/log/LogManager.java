@@ -73,6 +73,7 @@ public final class LogManager implements Closeable {
   private final OffsetCheckpoints logStartOffsets;
   private volatile PartitionExecutor partitionExecutor = (tp, task) -> task.run();
   private volatile boolean closed;
+  private final Object checkpointLock = new Object();
 
   private LogManager(Path dataDir, LogManagerConfig config, Clock clock) {
     this.dataDir = dataDir;
@@ -178,9 +179,11 @@ public final class LogManager implements Closeable {
           throw new LogStorageException("interrupted while opening " + dataDir, ex);
         }
       }
-      log.info("opened {} partitions in {} ({} failed) in {} ms after a{} shutdown: {} bytes scanned, "
+      String previous = clean ? "a clean shutdown" : partitionDirs.isEmpty() ? "no previous run"
+          : "an UNCLEAN shutdown";
+      log.info("opened {} partitions in {} ({} failed) in {} ms after {}: {} bytes scanned, "
           + "{} bytes truncated", logs.size(), dataDir, failed.size(),
-          (clock.nanoTime() - startNs) / 1_000_000L, clean ? " clean" : "n unclean", scanned, truncated);
+          (clock.nanoTime() - startNs) / 1_000_000L, previous, scanned, truncated);
     } finally {
       pool.shutdownNow();
     }
@@ -307,7 +310,13 @@ public final class LogManager implements Closeable {
   }
 
   /** Writes the three offset checkpoint files from the open logs (any thread). */
-  public synchronized void checkpointHighWatermarksAndRecoveryPoints() {
+  public void checkpointHighWatermarksAndRecoveryPoints() {
+    synchronized (checkpointLock) {
+      writeCheckpoints();
+    }
+  }
+
+  private void writeCheckpoints() {
     Map<TopicPartition, Long> hw = new HashMap<>();
     Map<TopicPartition, Long> rp = new HashMap<>();
     Map<TopicPartition, Long> start = new HashMap<>();
@@ -327,11 +336,14 @@ public final class LogManager implements Closeable {
    * threads must have stopped mutating before.
    */
   @Override
-  public synchronized void close() {
-    if (closed) {
-      return;
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
     }
-    closed = true;
+    // Not holding the monitor while waiting: a running checkpoint task may need it.
     scheduler.shutdown();
     try {
       scheduler.awaitTermination(30, TimeUnit.SECONDS);
@@ -369,7 +381,8 @@ public final class LogManager implements Closeable {
     }
   }
 
-  static void deleteRecursively(Path root) {
+  /** Deletes a directory tree (used for deleted partitions; also by the demo). */
+  public static void deleteRecursively(Path root) {
     if (!Files.exists(root)) {
       return;
     }

@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.stream.Stream;
@@ -43,7 +42,7 @@ public final class LogLoader {
 
   /** The loaded log. */
   public record Loaded(ConcurrentSkipListMap<Long, LogSegment> segments, long logStartOffset,
-      long logEndOffset, RecoveryReport report) {}
+      long logEndOffset, long recoveryPoint, RecoveryReport report) {}
 
   private final Path dir;
   private final TopicPartition tp;
@@ -98,7 +97,11 @@ public final class LogLoader {
       RecoveryReport report = new RecoveryReport(tp, startup.cleanShutdown(), segmentsScanned,
           bytesScanned, bytesTruncated, segmentsDeleted, corruptionBelowRecoveryPoint,
           truncationReason, logEndOffset, durationMs);
-      return new Loaded(segments, logStartOffset, logEndOffset, report);
+      // After a crash nothing was flushed by recovery (a repeated crash repeats the same scan),
+      // so the recovery point stays where it was; normal flushes advance it.
+      long recoveryPoint = startup.cleanShutdown() ? logEndOffset
+          : Math.min(Math.max(startup.recoveryPoint(), logStartOffset), logEndOffset);
+      return new Loaded(segments, logStartOffset, logEndOffset, recoveryPoint, report);
     } catch (RuntimeException e) {
       segments.values().forEach(s -> {
         try {
@@ -245,9 +248,9 @@ public final class LogLoader {
       logEndOffset = r.nextOffset;
       expectedNext = r.nextOffset;
     }
+    // No fsync here: the recovery point does not move, so a crash now repeats this scan.
     LogSegment last = segments.lastEntry().getValue();
     for (LogSegment seg : segments.tailMap(startBase).values()) {
-      seg.flush();
       if (seg != last) {
         seg.onBecomeInactive();
       }
@@ -310,7 +313,7 @@ public final class LogLoader {
     long cut = seg.sizeBytes() - r.validBytes;
     seg.truncateToPosition(r.validBytes);
     bytesTruncated += cut;
-    truncationReason = seg.logFile().getFileName() + " at position " + r.validBytes + ": " + r.problem;
+    truncationReason = seg.logFile().getFileName() + ": " + r.problem;
     if (r.nextOffset < recoveryPoint) {
       corruptionBelowRecoveryPoint = true;
       log.error("{}CORRUPTION BELOW THE RECOVERY POINT {}: {} is bad at position {} ({}); data at "

@@ -30,6 +30,7 @@ public final class LogSegment {
   public static final String INDEX_SUFFIX = ".index";
   public static final String TIME_INDEX_SUFFIX = ".timeindex";
   public static final String DELETED_SUFFIX = ".deleted";
+  private static final int HEADER_SCAN_BUFFER_BYTES = 16 * 1024;
 
   private final long baseOffset;
   private volatile Path logFile;
@@ -286,7 +287,7 @@ public final class LogSegment {
     timeIndex.truncateToOffset(firstRemovedOffset);
     maxTimestamp = RecordBatch.NO_TIMESTAMP;
     offsetOfMaxTimestamp = -1;
-    SegmentScanner scanner = new SegmentScanner(channel, logFile, 0, sizeBytes, 64 * 1024, false);
+    SegmentScanner scanner = new SegmentScanner(channel, logFile, 0, sizeBytes, HEADER_SCAN_BUFFER_BYTES, false);
     for (RecordBatch b = scanner.next(); b != null; b = scanner.next()) {
       if (b.maxTimestamp() > maxTimestamp) {
         maxTimestamp = b.maxTimestamp();
@@ -307,7 +308,7 @@ public final class LogSegment {
     int slot = offsetIndex.entries() - 1;
     long from = slot < 0 ? 0 : offsetIndex.positionAt(slot);
     long next = baseOffset;
-    SegmentScanner scanner = new SegmentScanner(channel, logFile, from, sizeBytes, 64 * 1024, false);
+    SegmentScanner scanner = new SegmentScanner(channel, logFile, from, sizeBytes, HEADER_SCAN_BUFFER_BYTES, false);
     for (RecordBatch b = scanner.next(); b != null; b = scanner.next()) {
       next = b.nextOffset();
       if (b.maxTimestamp() > maxTimestamp) {
@@ -345,7 +346,19 @@ public final class LogSegment {
    * {@code committed} bytes; -1 when there is none.
    */
   public long findBatchPosition(long offset, int committed, ByteBuffer scratch) {
-    long position = offsetIndex.lookupPosition(offset);
+    int entries = offsetIndex.entries();
+    int slot = offsetIndex.floorSlotForOffset(offset, entries);
+    // The next entry's batch ends after the target (its last offset is > offset). When it also
+    // starts at or before the target it is the batch: one header read instead of a scan. This
+    // is the common case of a consumer or follower reading on from where its last fetch ended.
+    if (slot + 1 < entries) {
+      int next = offsetIndex.positionAt(slot + 1);
+      if (readHeader(next, scratch, committed)
+          && scratch.getLong(RecordBatch.BASE_OFFSET_POSITION) <= offset) {
+        return next;
+      }
+    }
+    long position = slot < 0 ? 0 : offsetIndex.positionAt(slot);
     if (position > committed) {
       position = 0;
     }

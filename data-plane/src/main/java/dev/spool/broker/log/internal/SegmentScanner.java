@@ -37,10 +37,19 @@ public final class SegmentScanner {
     this.file = file;
     this.endPosition = endPosition;
     this.wholeBatches = wholeBatches;
-    this.buffer = ByteBuffer.allocateDirect(Math.max(bufferBytes, RecordBatch.HEADER_SIZE_BYTES));
+    this.buffer = allocate(Math.max(bufferBytes, RecordBatch.HEADER_SIZE_BYTES));
     this.buffer.limit(0);
     this.bufferFilePosition = startPosition;
     this.nextPosition = startPosition;
+  }
+
+  /**
+   * Large scan buffers are direct (one copy less per read, CRC straight from native memory);
+   * small ones live on the heap, so opening thousands of partitions does not eat the direct
+   * memory limit (which defaults to the heap size) with transient buffers.
+   */
+  private static ByteBuffer allocate(int bytes) {
+    return bytes >= 256 * 1024 ? ByteBuffer.allocateDirect(bytes) : ByteBuffer.allocate(bytes);
   }
 
   /** File position of the batch last returned by {@link #next()}. */
@@ -99,7 +108,7 @@ public final class SegmentScanner {
       return;
     }
     if (bytes > buffer.capacity()) {
-      buffer = ByteBuffer.allocateDirect(bytes);
+      buffer = allocate(bytes);
     }
     buffer.clear();
     bufferFilePosition = nextPosition;
