@@ -353,6 +353,8 @@ public final class QuorumBench {
       results.add(ms);
       p.running.set(false);
       p.thread.join(60_000);
+      p.slot.client.close();
+      clients.remove(p.slot.client);
       stopping.get(60, TimeUnit.SECONDS);
       System.out.printf("failover trial %d: controller %d stopped, next committed write after "
           + "%d ms%n", t + 1, id, ms);
