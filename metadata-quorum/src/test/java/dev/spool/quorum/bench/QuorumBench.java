@@ -49,7 +49,7 @@ import org.HdrHistogram.Histogram;
  * java -cp ... dev.spool.quorum.bench.QuorumBench --voters 1@h:9093,2@h:9094,3@h:9095 \
  *     --cluster-id my-cluster --measure-only --failover-trials 0 --probe-seconds 60
  * </pre>
- * Options: --clients N (16) --in-flight N per client (16) --seconds N (15) --warmup N (3)
+ * Options: --clients N (8) --in-flight N per client (64) --seconds N (15) --warmup N (3)
  * --failover-trials N (20) --probe-seconds N (0) --partitions-per-request N (1).
  * The driver registers fake brokers 1001-1003 and creates a topic placed on them only.
  */
@@ -130,8 +130,8 @@ public final class QuorumBench {
     waitFor(() -> brokers.stream().allMatch(b -> b.state() == BrokerState.RUNNING), 30_000,
         "bench brokers running");
     String topic = "bench-" + UUID.randomUUID().toString().substring(0, 8);
-    int clientsN = opt("clients", 16);
-    int inFlight = opt("in-flight", 16);
+    int clientsN = opt("clients", 8);
+    int inFlight = opt("in-flight", 64);
     int perRequest = opt("partitions-per-request", 1);
     int partitions = (clientsN * inFlight + 3) * perRequest + 1;
     createTopic(admin, topic, partitions);
