@@ -316,4 +316,22 @@ class QuorumClusterTest {
       });
     }
   }
+
+  @Test
+  void shouldHandOverLeadershipBeforeAPlannedStop() throws Exception {
+    try (QuorumTestCluster c = QuorumTestCluster.builder().voters(3).start()) {
+      QuorumClient client = c.newClient();
+      BrokerLifecycle b1 = c.newBroker(1);
+      awaitRunning(b1);
+      QuorumServer first = c.awaitActiveController();
+      long t0 = System.nanoTime();
+      assertTrue(first.transferLeadership(5000));
+      create(client, "after-transfer", 1, 1);
+      long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+      log.info("leadership transfer plus a committed write took {} ms", ms);
+      QuorumServer second = c.awaitActiveController();
+      assertNotEquals(first.nodeId(), second.nodeId());
+      assertFalse(second.image().broker(1).fenced());
+    }
+  }
 }

@@ -31,6 +31,7 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -216,6 +217,35 @@ public final class RatisQuorumServer implements QuorumServer {
         throw new IOException("snapshot failed: " + r.getException());
       }
       return r.getLogIndex();
+    }
+  }
+
+  @Override
+  public boolean transferLeadership(long timeoutMs) {
+    RaftServer.Division d = division();
+    if (!d.getInfo().isLeader()) {
+      return true;
+    }
+    String self = RaftSetup.peerId(settings.nodeId()).toString();
+    RaftPeerId target = d.getCommitInfos().stream()
+        .filter(c -> !c.getServer().getId().toStringUtf8().equals(self))
+        .max(java.util.Comparator.comparingLong(CommitInfoProto::getCommitIndex))
+        .map(c -> RaftPeerId.valueOf(c.getServer().getId()))
+        .orElse(null);
+    if (target == null) {
+      return false;
+    }
+    try (org.apache.ratis.client.RaftClient c = org.apache.ratis.client.RaftClient.newBuilder()
+        .setProperties(RaftSetup.clientProperties(settings.clientSettings()))
+        .setRaftGroup(group).setLeaderId(RaftSetup.peerId(settings.nodeId())).build()) {
+      RaftClientReply r = c.admin().transferLeadership(target, timeoutMs);
+      log.info("[node={}] leadership transfer to {}: {}", settings.nodeId(), target,
+          r.isSuccess() ? "done" : r.getException());
+      return r.isSuccess();
+    } catch (IOException e) {
+      log.warn("[node={}] leadership transfer to {} failed: {}", settings.nodeId(), target,
+          e.toString());
+      return false;
     }
   }
 
