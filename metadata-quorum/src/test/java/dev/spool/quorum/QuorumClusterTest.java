@@ -239,6 +239,7 @@ class QuorumClusterTest {
           restarted.loadedSnapshotIndex(), active.appliedIndex());
       await().atMost(WAIT).until(() -> restarted.image().offset() == active.image().offset());
       assertEquals(active.image(), restarted.image());
+      assertTrue(restarted.takeSnapshot() >= restarted.loadedSnapshotIndex());
     }
   }
 

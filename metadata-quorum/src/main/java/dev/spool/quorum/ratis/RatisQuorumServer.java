@@ -207,11 +207,10 @@ public final class RatisQuorumServer implements QuorumServer {
 
   @Override
   public long takeSnapshot() throws IOException {
-    var reply = org.apache.ratis.client.RaftClient.newBuilder()
+    try (org.apache.ratis.client.RaftClient admin = org.apache.ratis.client.RaftClient.newBuilder()
         .setProperties(RaftSetup.clientProperties(settings.clientSettings()))
-        .setRaftGroup(group).build();
-    try (reply) {
-      RaftClientReply r = reply.getSnapshotManagementApi(RaftSetup.peerId(settings.nodeId()))
+        .setRaftGroup(group).build()) {
+      RaftClientReply r = admin.getSnapshotManagementApi(RaftSetup.peerId(settings.nodeId()))
           .create(30_000);
       if (!r.isSuccess()) {
         throw new IOException("snapshot failed: " + r.getException());
