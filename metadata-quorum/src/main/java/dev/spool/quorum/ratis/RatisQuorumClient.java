@@ -91,19 +91,7 @@ public final class RatisQuorumClient implements QuorumClient {
           if (err != null) {
             throw Replies.toSpoolException(err);
           }
-          if (!r.isSuccess()) {
-            throw Replies.toSpoolException(r.getException());
-          }
-          try {
-            ControllerReply reply = ControllerReply.parseFrom(
-                r.getMessage().getContent().asReadOnlyByteBuffer());
-            if (reply.getErrorCode() != ErrorCode.NONE) {
-              throw new SpoolException(reply.getErrorCode(), reply.getErrorMessage());
-            }
-            return reply;
-          } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-            throw new SpoolException(ErrorCode.UNKNOWN_SERVER_ERROR, "unreadable reply", e);
-          }
+          return Replies.controllerReply(r);
         })
         .exceptionallyCompose(err -> {
           SpoolException se = Replies.toSpoolException(err);

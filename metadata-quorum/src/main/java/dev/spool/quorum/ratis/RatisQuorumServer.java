@@ -1,6 +1,5 @@
 package dev.spool.quorum.ratis;
 
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.quorum.HostPort;
 import dev.spool.quorum.QuorumConfig;
@@ -8,12 +7,10 @@ import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.QuorumSettings;
 import dev.spool.quorum.controller.ActiveController;
 import dev.spool.quorum.image.MetadataImage;
-import dev.spool.quorum.message.ControllerReply;
 import dev.spool.quorum.message.ControllerRequest;
 import dev.spool.quorum.message.ControllerWriteRequest;
 import dev.spool.quorum.message.ControllerWriteResponse;
 import dev.spool.quorum.message.MetadataBatch;
-import dev.spool.client.SpoolException;
 import dev.spool.time.Clock;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -110,21 +107,7 @@ public final class RatisQuorumServer implements QuorumServer {
     }
     return f.orTimeout(settings.config().get(QuorumConfig.CLIENT_TOTAL_TIMEOUT_MS),
             TimeUnit.MILLISECONDS)
-        .thenApply(r -> {
-          if (!r.isSuccess()) {
-            throw Replies.toSpoolException(r.getException());
-          }
-          try {
-            ControllerReply reply = ControllerReply.parseFrom(
-                r.getMessage().getContent().asReadOnlyByteBuffer());
-            if (reply.getErrorCode() != ErrorCode.NONE) {
-              throw new SpoolException(reply.getErrorCode(), reply.getErrorMessage());
-            }
-            return reply.getControllerWrite();
-          } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-            throw new SpoolException(ErrorCode.UNKNOWN_SERVER_ERROR, "bad reply", e);
-          }
-        });
+        .thenApply(r -> Replies.controllerReply(r).getControllerWrite());
   }
 
   /** Raft's view of the quorum, from this division (complete only on the leader). */
