@@ -118,7 +118,7 @@ public final class Producer implements AutoCloseable {
       RecordAccumulator.AppendResult r = accumulator.append(new TopicPartition(record.topic(), partition),
           timestamp, record.key(), record.value(), record.headers(), Math.max(0, deadlineMs - now), now);
       if (record.partition() == null && record.key() == null) {
-        sticky.onAppend(record.topic(), partition, size, partitions);
+        sticky.onAppend(record.topic(), partition, r.appendedBytes(), partitions);
       }
       if (r.batchIsFull() || r.newBatchCreated()) {
         sender.wakeup();

@@ -136,6 +136,19 @@ public final class PartitionLog {
     return -1;
   }
 
+  /** Every record value as UTF-8, in offset order. */
+  public synchronized List<String> values() {
+    List<String> out = new ArrayList<>();
+    RecordCursor cursor = new RecordCursor();
+    for (Stored s : batches) {
+      cursor.reset(RecordBatch.at(ByteBuffer.wrap(s.bytes()), 0));
+      while (cursor.next()) {
+        out.add(cursor.valueAsString());
+      }
+    }
+    return out;
+  }
+
   /** The latest epoch, or -1 for an empty history. */
   public synchronized int latestEpoch() {
     return epochs.isEmpty() ? -1 : epochs.get(epochs.size() - 1).epoch();

@@ -44,7 +44,7 @@ public final class RecordAccumulator {
 
   /** The outcome of one append. */
   public record AppendResult(CompletableFuture<RecordMetadata> future, boolean batchIsFull,
-      boolean newBatchCreated) {}
+      boolean newBatchCreated, int appendedBytes) {}
 
   /** Which nodes have something to send, and when to look again. */
   public record ReadyCheck(Set<Node> readyNodes, long nextReadyCheckDelayMs,
@@ -97,11 +97,13 @@ public final class RecordAccumulator {
             return r;
           }
           ProducerBatch batch = new ProducerBatch(tp, buffer, size, nowMs);
+          int before = batch.estimatedSizeBytes();
           CompletableFuture<RecordMetadata> f = batch.tryAppend(timestamp, key, value, headers, size);
           dq.addLast(batch);
           incomplete.add(batch);
           used = true;
-          return new AppendResult(f, dq.size() > 1 || batch.isFull(batchSizeBytes), true);
+          return new AppendResult(f, dq.size() > 1 || batch.isFull(batchSizeBytes), true,
+              batch.estimatedSizeBytes() - before);
         }
       } finally {
         if (!used) {
@@ -119,11 +121,13 @@ public final class RecordAccumulator {
     if (last == null || last.isBuilt()) {
       return null;
     }
+    int before = last.estimatedSizeBytes();
     CompletableFuture<RecordMetadata> f = last.tryAppend(timestamp, key, value, headers, batchSizeBytes);
     if (f == null) {
       return null;
     }
-    return new AppendResult(f, dq.size() > 1 || last.isFull(batchSizeBytes), false);
+    return new AppendResult(f, dq.size() > 1 || last.isFull(batchSizeBytes), false,
+        last.estimatedSizeBytes() - before);
   }
 
   private void checkOpen() {
