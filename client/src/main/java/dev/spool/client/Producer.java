@@ -1,7 +1,7 @@
 package dev.spool.client;
 
 import dev.spool.client.internal.ClientContext;
-import dev.spool.client.internal.metadata.Metadata;
+import dev.spool.client.internal.metadata.MetadataWaiter;
 import dev.spool.client.internal.metadata.PartitionInfo;
 import dev.spool.client.internal.producer.BufferPool;
 import dev.spool.client.internal.producer.KeyPartitioner;
@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -145,37 +144,8 @@ public final class Producer implements AutoCloseable {
   /** The topic's partitions, waiting for metadata up to {@code deadlineMs} (monotonic). */
   private List<PartitionInfo> awaitPartitions(String topic, Integer partition, long deadlineMs)
       throws InterruptedException {
-    Metadata md = context.metadata();
-    List<PartitionInfo> parts = md.snapshot().partitionsFor(topic);
-    if (parts != null && !parts.isEmpty() && (partition == null || partition < parts.size())) {
-      return parts;
-    }
-    md.addTopics(Set.of(topic), clock.monotonicMs());
-    boolean refreshedForPartition = false;
-    while (true) {
-      SpoolException topicError = md.topicError(topic);
-      if (topicError != null) {
-        throw topicError;
-      }
-      parts = md.snapshot().partitionsFor(topic);
-      if (parts != null && !parts.isEmpty()) {
-        if (partition == null || partition < parts.size()) {
-          return parts;
-        }
-        if (refreshedForPartition) {
-          throw new SpoolException(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "topic '" + topic
-              + "' has " + parts.size() + " partitions, there is no partition " + partition);
-        }
-        refreshedForPartition = true;
-      }
-      int version = md.requestUpdate();
-      if (!md.awaitUpdate(version, deadlineMs, clock::monotonicMs) || clock.monotonicMs() >= deadlineMs) {
-        SpoolException cause = md.bootstrapFailure();
-        throw new SpoolException(cause != null ? cause.errorCode() : ErrorCode.REQUEST_TIMED_OUT,
-            "metadata for topic '" + topic + "' not available within max.block.ms=" + maxBlockMs
-                + (cause != null ? ": " + cause.getMessage() : ""));
-      }
-    }
+    return MetadataWaiter.awaitPartitions(context.metadata(), clock, topic, partition, deadlineMs,
+        "max.block.ms=" + maxBlockMs);
   }
 
   /** The topic's partitions (blocking up to {@code max.block.ms} for metadata). */

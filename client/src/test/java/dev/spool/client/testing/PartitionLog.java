@@ -185,6 +185,9 @@ public final class PartitionLog {
    * {@code newEpoch} there.
    */
   public synchronized void truncateAndStartEpoch(long offset, int newEpoch) {
+    if (offset < logEndOffset && batches.stream().noneMatch(s -> s.baseOffset() == offset)) {
+      throw new IllegalArgumentException("the fake log truncates at batch boundaries only, not at " + offset);
+    }
     batches.removeIf(s -> s.baseOffset() >= offset);
     logEndOffset = batches.isEmpty() ? 0 : batches.get(batches.size() - 1).lastOffset() + 1;
     epochs.removeIf(e -> e.startOffset() >= offset && e.epoch() < newEpoch);
