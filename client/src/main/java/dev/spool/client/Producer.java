@@ -54,6 +54,7 @@ public final class Producer implements AutoCloseable {
   private final StickyPartitioner sticky;
   private final ProducerStats stats = new ProducerStats();
   private final long maxBlockMs;
+  private final String maxBlockLimit;
   private final int maxRequestSize;
   private final long bufferMemory;
   private volatile boolean closed;
@@ -71,6 +72,7 @@ public final class Producer implements AutoCloseable {
     this.config = config;
     this.clock = clock;
     this.maxBlockMs = config.get(ProducerConfig.MAX_BLOCK_MS);
+    this.maxBlockLimit = "max.block.ms=" + maxBlockMs;
     this.maxRequestSize = config.get(ProducerConfig.MAX_REQUEST_SIZE);
     this.bufferMemory = config.get(ProducerConfig.BUFFER_MEMORY);
     int batchSize = config.get(ProducerConfig.BATCH_SIZE);
@@ -144,8 +146,11 @@ public final class Producer implements AutoCloseable {
   /** The topic's partitions, waiting for metadata up to {@code deadlineMs} (monotonic). */
   private List<PartitionInfo> awaitPartitions(String topic, Integer partition, long deadlineMs)
       throws InterruptedException {
-    return MetadataWaiter.awaitPartitions(context.metadata(), clock, topic, partition, deadlineMs,
-        "max.block.ms=" + maxBlockMs);
+    List<PartitionInfo> known = context.metadata().snapshot().partitionsFor(topic);
+    if (known != null && !known.isEmpty() && (partition == null || partition < known.size())) {
+      return known; // the common case: no allocation, no lock
+    }
+    return MetadataWaiter.awaitPartitions(context.metadata(), clock, topic, partition, deadlineMs, maxBlockLimit);
   }
 
   /** The topic's partitions (blocking up to {@code max.block.ms} for metadata). */

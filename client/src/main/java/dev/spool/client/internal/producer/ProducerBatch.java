@@ -81,7 +81,10 @@ public final class ProducerBatch {
     }
     ByteBuffer k = key == null ? null : ByteBuffer.wrap(key);
     ByteBuffer v = value == null ? null : ByteBuffer.wrap(value);
-    if (!builder.hasRoomFor(timestamp, k, v, headers, limitBytes)) {
+    // The exact size check costs as much as encoding; skip it while the upper bound clearly fits.
+    long upperBound = (long) builder.estimatedSizeInBytes() + MAX_RECORD_OVERHEAD_BYTES
+        + (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
+    if ((!headers.isEmpty() || upperBound > limitBytes) && !builder.hasRoomFor(timestamp, k, v, headers, limitBytes)) {
       return null;
     }
     builder.append(timestamp, k, v, headers);
