@@ -54,6 +54,8 @@ public final class Metadata {
   private final Set<String> wantedTopics = new LinkedHashSet<>();
   private final Map<String, Integer> unknownTopicRefreshes = new HashMap<>();
   private final Map<String, SpoolException> topicErrors = new HashMap<>();
+  private final Map<String, Long> topicErrorAtMs = new HashMap<>();
+  private long lastUpdateMs;
   private boolean updateRequested = true;
   private int updateVersion;
   private long lastSuccessMs = -1;
@@ -92,14 +94,23 @@ public final class Metadata {
 
   // ------------------------------------------------------------------ wanting
 
-  /** Adds topics to keep fresh; a new topic asks for an update. */
-  public void addTopics(Collection<String> topics) {
+  /**
+   * Adds topics to keep fresh; a new topic asks for an update. A topic found not to exist stays
+   * failed for one refresh backoff period, so a burst of uses fails fast instead of each one
+   * looking it up again; after that it is looked up afresh (it may have been created).
+   */
+  public void addTopics(Collection<String> topics, long nowMs) {
     boolean added = false;
     synchronized (this) {
       for (String t : topics) {
+        Long failedAt = topicErrorAtMs.get(t);
+        if (failedAt != null && nowMs - failedAt < refreshBackoff.maxMs()) {
+          continue;
+        }
         if (wantedTopics.add(t)) {
           unknownTopicRefreshes.remove(t);
           topicErrors.remove(t);
+          topicErrorAtMs.remove(t);
           added = true;
         }
       }
@@ -174,6 +185,7 @@ public final class Metadata {
    */
   public void update(MetadataResponse response, Collection<String> requestedTopics, long nowMs) {
     synchronized (this) {
+      lastUpdateMs = nowMs;
       MetadataSnapshot old = snapshot;
       Map<Integer, Node> brokers = new HashMap<>(old.brokers());
       boolean newerOrEqual = response.getMetadataOffset() >= old.metadataOffset();
@@ -220,6 +232,7 @@ public final class Metadata {
     }
     if (t.getErrorCode() != ErrorCode.NONE) {
       topicErrors.put(name, new SpoolException(t.getErrorCode(), t.getErrorMessage()));
+      topicErrorAtMs.put(name, lastUpdateMs);
       if (!dev.spool.protocol.Errors.retriable(t.getErrorCode())) {
         wantedTopics.remove(name);
       }
@@ -238,6 +251,7 @@ public final class Metadata {
     topics.put(name, new MetadataSnapshot.TopicInfo(name, t.getTopicId(), parts));
     unknownTopicRefreshes.remove(name);
     topicErrors.remove(name);
+    topicErrorAtMs.remove(name);
   }
 
   private void countUnknown(String topic) {
@@ -250,6 +264,7 @@ public final class Metadata {
       unknownTopicRefreshes.remove(topic);
       topicErrors.put(topic, new SpoolException(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
           "topic '" + topic + "' does not exist (looked up " + n + " times)"));
+      topicErrorAtMs.put(topic, lastUpdateMs);
     }
   }
 

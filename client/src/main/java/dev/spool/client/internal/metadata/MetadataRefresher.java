@@ -83,7 +83,7 @@ public final class MetadataRefresher implements NetworkClient.ConnectionListener
       schedule(now + delay);
       return;
     }
-    Node node = chooseNode();
+    Node node = leastLoadedNode();
     Set<String> topics = metadata.wantedTopics();
     MetadataRequest request = MetadataRequest.newBuilder().addAllTopics(topics).build();
     inFlight = true;
@@ -104,7 +104,11 @@ public final class MetadataRefresher implements NetworkClient.ConnectionListener
     });
   }
 
-  private Node chooseNode() {
+  /**
+   * The node for a request any broker can answer: the least-loaded known broker, or a bootstrap
+   * address while no broker is known or every known one is waiting to reconnect. I/O thread only.
+   */
+  public Node leastLoadedNode() {
     MetadataSnapshot s = metadata.snapshot();
     Node best = s.brokers().isEmpty() ? null : network.leastLoadedNode(s.brokerNodes());
     if (best == null || network.reconnectDelayMs(best) > 0) {
