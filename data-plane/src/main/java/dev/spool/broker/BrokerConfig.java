@@ -83,6 +83,29 @@ public final class BrokerConfig {
       "controlled.shutdown.timeout.ms", 30_000L, ConfigKey.atLeast(0L),
       "On SIGTERM, how long to wait for the quorum to move this broker's leaderships away.");
 
+  // ---- replica core (partition workers, purgatories, long polls)
+  public static final ConfigKey<Integer> PARTITION_WORKER_QUEUE_MAX_TASKS = DEF.intKey(
+      "partition.worker.queue.max.tasks", 100_000, ConfigKey.between(100, 10_000_000),
+      "Tasks one partition worker may have queued; beyond it requests for its partitions are refused.");
+  public static final ConfigKey<Long> PARTITION_TICK_INTERVAL_MS = DEF.longKey(
+      "partition.tick.interval.ms", 100L, ConfigKey.between(1L, 10_000L),
+      "How often each partition checks ISR lag and expires acks=all produces that waited too long.");
+  public static final ConfigKey<Integer> REPLICA_MAX_PENDING_PRODUCES = DEF.intKey(
+      "replica.max.pending.produces.per.partition", 10_000, ConfigKey.between(1, 1_000_000),
+      "acks=all produces that may wait for replication per partition; more are refused before appending.");
+  public static final ConfigKey<Long> REPLICA_ISR_CHANGE_RETRY_BACKOFF_MS = DEF.longKey(
+      "replica.isr.change.retry.backoff.ms", 100L, ConfigKey.between(0L, 60_000L),
+      "Pause before a leader proposes or resends an ISR change after one was not confirmed.");
+  public static final ConfigKey<Integer> FETCH_MAX_WAITING_REQUESTS = DEF.intKey(
+      "fetch.max.waiting.requests", 10_000, ConfigKey.between(1, 1_000_000),
+      "Fetches that may wait in long poll at once; more are answered at once with what they have.");
+  public static final ConfigKey<Integer> FETCH_MAX_WAIT_LIMIT_MS = DEF.intKey(
+      "fetch.max.wait.limit.ms", 30_000, ConfigKey.between(0, 600_000),
+      "Cap on a fetch's max_wait_ms: no long poll holds a request longer.");
+  public static final ConfigKey<Integer> REQUEST_TIMEOUT_MS = DEF.intKey("request.timeout.ms",
+      30_000, ConfigKey.between(100, 600_000),
+      "Default wait for acks=all produces and forwarded admin requests that give no timeout; also the replica fetch timeout.");
+
   /** Parses and checks relations between keys; throws {@link ConfigException} naming the key. */
   public static Config parse(java.util.Map<String, String> props) {
     return DEF.parse(props);

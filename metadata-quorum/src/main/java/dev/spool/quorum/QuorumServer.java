@@ -45,7 +45,19 @@ public interface QuorumServer extends AutoCloseable {
   /** Takes a snapshot now (tests, operators); returns its index. */
   long takeSnapshot() throws IOException;
 
-  /** Graceful stop: takes a snapshot, closes the Raft server. Does not hand over leadership. */
+  /**
+   * If this node is the active controller, hands leadership to the most caught-up other voter
+   * and waits up to {@code timeoutMs} for it to take over; a planned stop (rolling restart) then
+   * costs no election timeout. Call before {@link #close()}.
+   *
+   * @return true when another voter leads now (or this node did not lead)
+   */
+  boolean transferLeadership(long timeoutMs);
+
+  /**
+   * Graceful stop: takes a snapshot, closes the Raft server. Does not hand over leadership (see
+   * {@link #transferLeadership}).
+   */
   @Override
   void close() throws IOException;
 }

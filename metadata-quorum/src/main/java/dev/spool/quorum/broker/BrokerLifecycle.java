@@ -282,8 +282,8 @@ public final class BrokerLifecycle implements AutoCloseable {
     }
     if (resp.getErrorCode() == ErrorCode.STALE_BROKER_EPOCH) {
       if (state == BrokerState.PENDING_CONTROLLED_SHUTDOWN) {
-        shutdownHandedOver.complete(true);
         transitionTo(BrokerState.SHUTTING_DOWN, "registration gone during controlled shutdown");
+        shutdownHandedOver.complete(true);
         return;
       }
       transitionTo(BrokerState.REGISTERING, resp.getErrorMessage());
@@ -298,9 +298,9 @@ public final class BrokerLifecycle implements AutoCloseable {
     fenced = resp.getIsFenced();
     if (state == BrokerState.PENDING_CONTROLLED_SHUTDOWN) {
       if (resp.getShouldShutdown()) {
-        shutdownHandedOver.complete(true);
         transitionTo(BrokerState.SHUTTING_DOWN, "controller confirmed the hand-over");
         stopHeartbeats();
+        shutdownHandedOver.complete(true);
         return;
       }
     } else if (fenced && state == BrokerState.RUNNING) {

@@ -47,6 +47,7 @@ public final class ActiveController implements AutoCloseable {
   private boolean writeInFlight;
   private boolean tickRequested;
   private long nextBalanceMs;
+  private long lastTickMs = -1;
 
   public ActiveController(int nodeId, long term, ControllerSettings settings, long tickIntervalMs,
       Clock clock, MetadataFeed feed, RecordWriter writer) {
@@ -127,11 +128,12 @@ public final class ActiveController implements AutoCloseable {
 
   private void tick() {
     tickRequested = false;
+    long now = clock.monotonicMs();
+    forgiveOwnStall(now);
     if (writeInFlight) {
       return;
     }
     try {
-      long now = clock.monotonicMs();
       MetadataImage image = feed.image();
       tracker.observe(image, now);
       boolean balanceDue = settings.autoLeaderRebalance() && now >= nextBalanceMs;
@@ -153,6 +155,24 @@ public final class ActiveController implements AutoCloseable {
       // A bug in a decision must not kill the duty loop; the next tick retries.
       log.error("[node={} term={}] controller tick failed", nodeId, term, e);
     }
+  }
+
+  /**
+   * Ticks come every {@code tickIntervalMs}; a much longer gap means this controller was not
+   * running, not that the brokers went silent. Their sessions are extended by the gap so that a
+   * paused controller does not fence everyone when it resumes (if it lost leadership meanwhile,
+   * its writes would not commit anyway; if it is the only voter, they would).
+   */
+  private void forgiveOwnStall(long now) {
+    if (lastTickMs >= 0) {
+      long gap = now - lastTickMs;
+      if (gap > Math.max(5 * tickIntervalMs, settings.sessionTimeoutMs() / 3)) {
+        tracker.extendSessions(gap - tickIntervalMs);
+        log.warn("[node={} term={}] controller thread stalled for {} ms; broker sessions extended",
+            nodeId, term, gap);
+      }
+    }
+    lastTickMs = now;
   }
 
   private void onWriteDone(ControllerWriteResponse resp, Throwable err) {

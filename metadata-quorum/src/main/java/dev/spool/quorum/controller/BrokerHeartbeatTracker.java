@@ -47,6 +47,16 @@ public final class BrokerHeartbeatTracker {
     sessions.put(brokerId, new Session(epoch, nowMs, metadataOffset, true, wantFence, wantShutdown));
   }
 
+  /**
+   * The controller itself was not running for {@code stallMs} (a GC pause, SIGSTOP, an
+   * overloaded machine): heartbeats could not be processed meanwhile, so every session is
+   * extended by that long instead of fencing brokers for the controller's own silence.
+   */
+  public void extendSessions(long stallMs) {
+    sessions.replaceAll((id, s) -> new Session(s.epoch(), s.lastContactMs() + stallMs,
+        s.metadataOffset(), s.heartbeated(), s.wantFence(), s.wantShutdown()));
+  }
+
   public Session session(int brokerId) {
     return sessions.get(brokerId);
   }

@@ -20,6 +20,9 @@ import java.util.List;
  * only to copy references.
  */
 public final class MetadataFeed {
+  /** Keeps a heartbeat answer far below gRPC's message limit, whatever the batch sizes. */
+  static final long MAX_SLICE_BYTES = 4L * 1024 * 1024;
+
   private final int capacityBatches;
   private final ArrayDeque<OffsetBatch> ring = new ArrayDeque<>();
   /** Every batch with an offset above this one is in the ring. */
@@ -56,7 +59,8 @@ public final class MetadataFeed {
   }
 
   /**
-   * What a broker at {@code fromOffset} needs: the batches after it (at most {@code maxBatches};
+   * What a broker at {@code fromOffset} needs: the batches after it (at most {@code maxBatches}
+   * and about {@link #MAX_SLICE_BYTES};
    * {@code more} says whether others follow), or the full image when the ring no longer reaches
    * back that far (or the broker claims an offset this controller has not reached, e.g. after
    * the cluster's metadata was wiped).
@@ -77,12 +81,15 @@ public final class MetadataFeed {
           }
           reversed.add(b);
         }
+        long bytes = 0;
         for (int i = reversed.size() - 1; i >= 0; i--) {
-          if (out.size() == maxBatches) {
+          OffsetBatch b = reversed.get(i);
+          bytes += b.getSerializedSize();
+          if (out.size() == maxBatches || (!out.isEmpty() && bytes > MAX_SLICE_BYTES)) {
             more = true;
             break;
           }
-          out.add(reversed.get(i));
+          out.add(b);
         }
         long to = more ? out.get(out.size() - 1).getOffset() : img.offset();
         return new Slice(out, null, to, more);

@@ -5,7 +5,6 @@ import dev.spool.quorum.HostPort;
 import dev.spool.quorum.QuorumClientSettings;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumSettings;
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -121,9 +120,5 @@ final class RaftSetup {
 
   static TimeDuration ms(long ms) {
     return TimeDuration.valueOf(ms, TimeUnit.MILLISECONDS);
-  }
-
-  static File file(java.nio.file.Path p) {
-    return p.toFile();
   }
 }

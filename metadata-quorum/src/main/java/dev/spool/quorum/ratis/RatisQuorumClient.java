@@ -25,7 +25,10 @@ import dev.spool.quorum.message.ControllerReply;
 import dev.spool.quorum.message.ControllerRequest;
 import dev.spool.quorum.message.DescribeQuorumRequest;
 import java.io.IOException;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -48,6 +51,9 @@ public final class RatisQuorumClient implements QuorumClient {
   private final QuorumClientSettings settings;
   private final RaftClient writes;
   private final RaftClient reads;
+  /** One per broker registration this client speaks for (a handful per process). */
+  private final Map<List<Long>, AlterPartitionBatcher> alterPartitionBatchers =
+      new ConcurrentHashMap<>();
 
   public RatisQuorumClient(QuorumClientSettings settings) {
     this.settings = settings;
@@ -56,8 +62,13 @@ public final class RatisQuorumClient implements QuorumClient {
     this.reads = RaftSetup.newClient(settings, group);
   }
 
+  /**
+   * Writes retry for the total timeout; read-only requests (heartbeats, describe) only for one
+   * request timeout: a heartbeat answered later than that is stale, the next one is due.
+   */
   private CompletableFuture<ControllerReply> send(ControllerRequest req, boolean readOnly) {
-    long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.totalTimeoutMs());
+    long budgetMs = readOnly ? settings.requestTimeoutMs() : settings.totalTimeoutMs();
+    long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(budgetMs);
     return attempt(req, readOnly, deadlineNs);
   }
 
@@ -66,7 +77,7 @@ public final class RatisQuorumClient implements QuorumClient {
     long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime());
     if (leftMs <= 0) {
       return CompletableFuture.failedFuture(new SpoolException(ErrorCode.QUORUM_UNAVAILABLE,
-          "no active controller answered within " + settings.totalTimeoutMs() + " ms"));
+          "no active controller answered in time"));
     }
     Message m = Message.valueOf(UnsafeByteOperations.unsafeWrap(req.toByteArray()));
     CompletableFuture<RaftClientReply> f;
@@ -80,19 +91,7 @@ public final class RatisQuorumClient implements QuorumClient {
           if (err != null) {
             throw Replies.toSpoolException(err);
           }
-          if (!r.isSuccess()) {
-            throw Replies.toSpoolException(r.getException());
-          }
-          try {
-            ControllerReply reply = ControllerReply.parseFrom(
-                r.getMessage().getContent().asReadOnlyByteBuffer());
-            if (reply.getErrorCode() != ErrorCode.NONE) {
-              throw new SpoolException(reply.getErrorCode(), reply.getErrorMessage());
-            }
-            return reply;
-          } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-            throw new SpoolException(ErrorCode.UNKNOWN_SERVER_ERROR, "unreadable reply", e);
-          }
+          return Replies.controllerReply(r);
         })
         .exceptionallyCompose(err -> {
           SpoolException se = Replies.toSpoolException(err);
@@ -124,10 +123,18 @@ public final class RatisQuorumClient implements QuorumClient {
         .thenApply(ControllerReply::getHeartbeat);
   }
 
+  /**
+   * Coalesced per broker registration (see {@link AlterPartitionBatcher}): one request in
+   * flight per broker, later ones merged into the next.
+   */
   @Override
   public CompletableFuture<AlterPartitionResponse> alterPartition(AlterPartitionRequest r) {
-    return write(ControllerRequest.newBuilder().setAlterPartition(r).build(),
-        ControllerReply::getAlterPartition);
+    AlterPartitionBatcher b = alterPartitionBatchers.computeIfAbsent(
+        List.of((long) r.getBrokerId(), r.getBrokerEpoch()),
+        k -> new AlterPartitionBatcher(r.getBrokerId(), r.getBrokerEpoch(),
+            merged -> write(ControllerRequest.newBuilder().setAlterPartition(merged).build(),
+                ControllerReply::getAlterPartition)));
+    return b.submit(r);
   }
 
   @Override

@@ -1,6 +1,5 @@
 package dev.spool.quorum.ratis;
 
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.quorum.HostPort;
 import dev.spool.quorum.QuorumConfig;
@@ -8,12 +7,10 @@ import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.QuorumSettings;
 import dev.spool.quorum.controller.ActiveController;
 import dev.spool.quorum.image.MetadataImage;
-import dev.spool.quorum.message.ControllerReply;
 import dev.spool.quorum.message.ControllerRequest;
 import dev.spool.quorum.message.ControllerWriteRequest;
 import dev.spool.quorum.message.ControllerWriteResponse;
 import dev.spool.quorum.message.MetadataBatch;
-import dev.spool.client.SpoolException;
 import dev.spool.time.Clock;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -31,6 +28,7 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -109,21 +107,7 @@ public final class RatisQuorumServer implements QuorumServer {
     }
     return f.orTimeout(settings.config().get(QuorumConfig.CLIENT_TOTAL_TIMEOUT_MS),
             TimeUnit.MILLISECONDS)
-        .thenApply(r -> {
-          if (!r.isSuccess()) {
-            throw Replies.toSpoolException(r.getException());
-          }
-          try {
-            ControllerReply reply = ControllerReply.parseFrom(
-                r.getMessage().getContent().asReadOnlyByteBuffer());
-            if (reply.getErrorCode() != ErrorCode.NONE) {
-              throw new SpoolException(reply.getErrorCode(), reply.getErrorMessage());
-            }
-            return reply.getControllerWrite();
-          } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-            throw new SpoolException(ErrorCode.UNKNOWN_SERVER_ERROR, "bad reply", e);
-          }
-        });
+        .thenApply(r -> Replies.controllerReply(r).getControllerWrite());
   }
 
   /** Raft's view of the quorum, from this division (complete only on the leader). */
@@ -206,16 +190,44 @@ public final class RatisQuorumServer implements QuorumServer {
 
   @Override
   public long takeSnapshot() throws IOException {
-    var reply = org.apache.ratis.client.RaftClient.newBuilder()
+    try (org.apache.ratis.client.RaftClient admin = org.apache.ratis.client.RaftClient.newBuilder()
         .setProperties(RaftSetup.clientProperties(settings.clientSettings()))
-        .setRaftGroup(group).build();
-    try (reply) {
-      RaftClientReply r = reply.getSnapshotManagementApi(RaftSetup.peerId(settings.nodeId()))
+        .setRaftGroup(group).build()) {
+      RaftClientReply r = admin.getSnapshotManagementApi(RaftSetup.peerId(settings.nodeId()))
           .create(30_000);
       if (!r.isSuccess()) {
         throw new IOException("snapshot failed: " + r.getException());
       }
       return r.getLogIndex();
+    }
+  }
+
+  @Override
+  public boolean transferLeadership(long timeoutMs) {
+    RaftServer.Division d = division();
+    if (!d.getInfo().isLeader()) {
+      return true;
+    }
+    String self = RaftSetup.peerId(settings.nodeId()).toString();
+    RaftPeerId target = d.getCommitInfos().stream()
+        .filter(c -> !c.getServer().getId().toStringUtf8().equals(self))
+        .max(java.util.Comparator.comparingLong(CommitInfoProto::getCommitIndex))
+        .map(c -> RaftPeerId.valueOf(c.getServer().getId()))
+        .orElse(null);
+    if (target == null) {
+      return false;
+    }
+    try (org.apache.ratis.client.RaftClient c = org.apache.ratis.client.RaftClient.newBuilder()
+        .setProperties(RaftSetup.clientProperties(settings.clientSettings()))
+        .setRaftGroup(group).setLeaderId(RaftSetup.peerId(settings.nodeId())).build()) {
+      RaftClientReply r = c.admin().transferLeadership(target, timeoutMs);
+      log.info("[node={}] leadership transfer to {}: {}", settings.nodeId(), target,
+          r.isSuccess() ? "done" : r.getException());
+      return r.isSuccess();
+    } catch (IOException e) {
+      log.warn("[node={}] leadership transfer to {} failed: {}", settings.nodeId(), target,
+          e.toString());
+      return false;
     }
   }
 

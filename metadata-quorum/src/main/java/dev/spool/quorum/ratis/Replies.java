@@ -2,9 +2,11 @@ package dev.spool.quorum.ratis;
 
 import dev.spool.client.SpoolException;
 import dev.spool.protocol.message.ErrorCode;
+import dev.spool.quorum.message.ControllerReply;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
@@ -23,6 +25,26 @@ final class Replies {
 
   static StateMachineException refusal(ErrorCode code, String message) {
     return new StateMachineException(PREFIX + code.name() + ":" + message);
+  }
+
+  /**
+   * The {@link ControllerReply} of a Ratis reply; a failed Ratis reply or a request-level
+   * error code becomes a {@link SpoolException}.
+   */
+  static ControllerReply controllerReply(RaftClientReply r) {
+    if (!r.isSuccess()) {
+      throw toSpoolException(r.getException());
+    }
+    ControllerReply reply;
+    try {
+      reply = ControllerReply.parseFrom(r.getMessage().getContent().asReadOnlyByteBuffer());
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new SpoolException(ErrorCode.UNKNOWN_SERVER_ERROR, "unreadable controller reply", e);
+    }
+    if (reply.getErrorCode() != ErrorCode.NONE) {
+      throw new SpoolException(reply.getErrorCode(), reply.getErrorMessage());
+    }
+    return reply;
   }
 
   /** The SpoolException for any failure of a Ratis client call. */

@@ -192,4 +192,13 @@ class ClusterDutiesTest {
     commit(o);
     assertEquals(1, p(0).leader());
   }
+
+  @Test
+  void shouldNotFenceBrokersForTheControllersOwnStall() {
+    clock.advanceMs(5000); // the controller was paused; heartbeats could not be processed
+    tracker.extendSessions(5000);
+    assertTrue(tick(false).isEmpty());
+    clock.advanceMs(SESSION_MS + 1);
+    assertEquals(3, tick(false).records().stream().filter(MetadataRecord::hasFenceBroker).count());
+  }
 }
