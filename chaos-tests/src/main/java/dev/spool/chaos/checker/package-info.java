@@ -1,8 +1,9 @@
 /**
  * Pure checkers over a recorded {@link dev.spool.chaos.history.History}, one class per anomaly,
  * with the names and meanings of Jepsen's Kafka workload (jepsen-io/jepsen, {@code
- * jepsen/src/jepsen/tests/kafka.clj}, function {@code analysis}; and Jepsen's Redpanda 21.10.1
- * analysis, which found lost writes, duplicates, inconsistent offsets and aborted reads with it):
+ * jepsen/src/jepsen/tests/kafka.clj}, function {@code analysis}), the workload behind Jepsen's
+ * Redpanda 21.10.1 analysis (jepsen.io/analyses/redpanda-21.10.1, 2022), which reported aborted
+ * reads, inconsistent offsets and lost/stale messages with it:
  *
  * <ul>
  *   <li>{@link dev.spool.chaos.checker.LostWrite lost-write}, {@link dev.spool.chaos.checker.Unseen
