@@ -333,6 +333,7 @@ public final class FaultProxy implements Closeable {
       private long queuedBytes;
       private long lastSendAtNs;
       private boolean drainScheduled;
+      private boolean closing;
       boolean closeAfterDrain;
 
       Direction(boolean isToUpstream) {
@@ -395,7 +396,8 @@ public final class FaultProxy implements Closeable {
               drain();
             }, sendAtNs.peek() - now, TimeUnit.NANOSECONDS);
           }
-        } else if (closeAfterDrain) {
+        } else if (closeAfterDrain && !closing) {
+          closing = true; // the source ended and everything it sent is out: close once
           dst.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
         }
         updateReading();
