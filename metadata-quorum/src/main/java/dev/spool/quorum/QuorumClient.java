@@ -1,0 +1,67 @@
+package dev.spool.quorum;
+
+import dev.spool.protocol.message.AlterConfigsRequest;
+import dev.spool.protocol.message.AlterConfigsResponse;
+import dev.spool.protocol.message.CreateTopicsRequest;
+import dev.spool.protocol.message.CreateTopicsResponse;
+import dev.spool.protocol.message.DeleteTopicsRequest;
+import dev.spool.protocol.message.DeleteTopicsResponse;
+import dev.spool.protocol.message.ElectLeadersRequest;
+import dev.spool.protocol.message.ElectLeadersResponse;
+import dev.spool.protocol.message.QuorumInfo;
+import dev.spool.quorum.message.AllocateProducerIdsRequest;
+import dev.spool.quorum.message.AllocateProducerIdsResponse;
+import dev.spool.quorum.message.AlterPartitionRequest;
+import dev.spool.quorum.message.AlterPartitionResponse;
+import dev.spool.quorum.message.BrokerHeartbeatRequest;
+import dev.spool.quorum.message.BrokerHeartbeatResponse;
+import dev.spool.quorum.message.BrokerRegistrationRequest;
+import dev.spool.quorum.message.BrokerRegistrationResponse;
+import dev.spool.quorum.ratis.RatisQuorumClient;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A broker's (or admin tool's) connection to the metadata quorum. Thread-safe; one per process
+ * is enough.
+ *
+ * <p>Every call finds the active controller by itself, retries across controllers within
+ * {@code controller.quorum.total.timeout.ms}, and completes with the response. Per-item errors
+ * (a topic, a partition) are in the response's error codes. A call that fails as a whole
+ * completes exceptionally with a {@link dev.spool.client.SpoolException}: QUORUM_UNAVAILABLE
+ * (no answer in time), NOT_CONTROLLER (no ready leader; retriable), INVALID_REQUEST (malformed
+ * or oversize request).
+ *
+ * <p>Writes are committed to the metadata log before they complete (and are applied exactly
+ * once even when retried: Ratis' retry cache). Heartbeats and describeQuorum are read-only
+ * requests served by the active controller.
+ */
+public interface QuorumClient extends AutoCloseable {
+
+  static QuorumClient create(QuorumClientSettings settings) {
+    return new RatisQuorumClient(settings);
+  }
+
+  CompletableFuture<BrokerRegistrationResponse> register(BrokerRegistrationRequest request);
+
+  CompletableFuture<BrokerHeartbeatResponse> heartbeat(BrokerHeartbeatRequest request);
+
+  CompletableFuture<AlterPartitionResponse> alterPartition(AlterPartitionRequest request);
+
+  CompletableFuture<CreateTopicsResponse> createTopics(CreateTopicsRequest request);
+
+  CompletableFuture<DeleteTopicsResponse> deleteTopics(DeleteTopicsRequest request);
+
+  CompletableFuture<ElectLeadersResponse> electLeaders(ElectLeadersRequest request);
+
+  CompletableFuture<AlterConfigsResponse> alterConfigs(AlterConfigsRequest request);
+
+  /** Retries internally when another allocation won the race for the same block. */
+  CompletableFuture<AllocateProducerIdsResponse> allocateProducerIds(
+      AllocateProducerIdsRequest request);
+
+  /** Leader, term, commit index and each voter's replication state as the leader sees it. */
+  CompletableFuture<QuorumInfo> describeQuorum();
+
+  @Override
+  void close();
+}

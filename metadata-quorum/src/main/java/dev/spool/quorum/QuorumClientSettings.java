@@ -1,0 +1,29 @@
+package dev.spool.quorum;
+
+import dev.spool.config.Config;
+import java.util.Map;
+
+/**
+ * What a {@link QuorumClient} needs: the cluster id (Raft group id), the voters and the bounded
+ * retry timing.
+ *
+ * @param requestTimeoutMs one attempt; then the client tries another controller
+ * @param retryBackoffMs pause between attempts
+ * @param totalTimeoutMs a call fails with QUORUM_UNAVAILABLE after this long
+ */
+public record QuorumClientSettings(String clusterId, Map<Integer, HostPort> voters,
+    int requestTimeoutMs, int retryBackoffMs, int totalTimeoutMs) {
+
+  public QuorumClientSettings {
+    voters = Map.copyOf(voters);
+  }
+
+  public static QuorumClientSettings of(String clusterId, Config config) {
+    QuorumConfig.validate(config);
+    return new QuorumClientSettings(clusterId,
+        QuorumConfig.parseVoters(config.get(QuorumConfig.VOTERS)),
+        config.get(QuorumConfig.CLIENT_REQUEST_TIMEOUT_MS),
+        config.get(QuorumConfig.CLIENT_RETRY_BACKOFF_MS),
+        config.get(QuorumConfig.CLIENT_TOTAL_TIMEOUT_MS));
+  }
+}

@@ -1,0 +1,63 @@
+package dev.spool.quorum;
+
+import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.ratis.RatisQuorumServer;
+import dev.spool.time.Clock;
+import java.io.IOException;
+
+/**
+ * The controller role of a node: one voting member of the metadata quorum (Ratis inside). The
+ * Raft leader, once it has committed an entry of its term, is the active controller: it decides
+ * requests, fences brokers whose sessions expire, repairs partitions and answers heartbeats.
+ *
+ * <p>Lifecycle: {@link #create}, {@link #start} once, {@link #close} once (graceful: a snapshot
+ * is taken on stop). A restart in the same process builds a new instance.
+ */
+public interface QuorumServer extends AutoCloseable {
+
+  static QuorumServer create(QuorumSettings settings, Clock clock) {
+    return new RatisQuorumServer(settings, clock);
+  }
+
+  /** Opens (or recovers) the storage, loads the latest snapshot, replays the log and joins. */
+  void start() throws IOException;
+
+  int nodeId();
+
+  /** True while this node is the ready Raft leader (and so runs the controller duties). */
+  boolean isActiveController();
+
+  /** The node id of the Raft leader as this node knows it, or -1. */
+  int activeControllerId();
+
+  /** The current Raft term as this node knows it. */
+  long term();
+
+  /** The Raft index of the last entry applied to this controller's image. */
+  long appliedIndex();
+
+  /** This controller's metadata image (as of {@link #appliedIndex()}). */
+  MetadataImage image();
+
+  /** The index of the snapshot loaded at start or installed from the leader; -1 if none. */
+  long loadedSnapshotIndex();
+
+  /** Takes a snapshot now (tests, operators); returns its index. */
+  long takeSnapshot() throws IOException;
+
+  /**
+   * If this node is the active controller, hands leadership to the most caught-up other voter
+   * and waits up to {@code timeoutMs} for it to take over; a planned stop (rolling restart) then
+   * costs no election timeout. Call before {@link #close()}.
+   *
+   * @return true when another voter leads now (or this node did not lead)
+   */
+  boolean transferLeadership(long timeoutMs);
+
+  /**
+   * Graceful stop: takes a snapshot, closes the Raft server. Does not hand over leadership (see
+   * {@link #transferLeadership}).
+   */
+  @Override
+  void close() throws IOException;
+}

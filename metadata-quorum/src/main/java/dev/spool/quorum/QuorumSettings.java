@@ -1,0 +1,59 @@
+package dev.spool.quorum;
+
+import dev.spool.config.Config;
+import dev.spool.config.ConfigException;
+import dev.spool.quorum.controller.ControllerSettings;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Everything a controller ({@link QuorumServer}) is built from: its node id, the cluster id
+ * (from which the fixed Raft group id is derived), and the validated {@link QuorumConfig} values.
+ *
+ * @param nodeId this controller's id; must be one of the voters
+ * @param clusterId the cluster's id; every node of the cluster uses the same
+ * @param voters the controllers, by node id
+ * @param bindHost the address the Raft server listens on
+ * @param storageDir the Raft log and snapshot directory
+ * @param config the parsed, validated quorum config
+ */
+public record QuorumSettings(int nodeId, String clusterId, Map<Integer, HostPort> voters,
+    String bindHost, Path storageDir, Config config) {
+
+  public QuorumSettings {
+    voters = Map.copyOf(voters);
+    if (!voters.containsKey(nodeId)) {
+      throw new ConfigException(QuorumConfig.VOTERS.name(), "node " + nodeId
+          + " is not among the voters " + voters.keySet());
+    }
+    if (clusterId == null || clusterId.isEmpty()) {
+      throw new ConfigException(null, "cluster id is empty");
+    }
+  }
+
+  /** Builds the settings of controller {@code nodeId} from a parsed {@link QuorumConfig}. */
+  public static QuorumSettings of(int nodeId, String clusterId, Config config) {
+    QuorumConfig.validate(config);
+    String dir = config.get(QuorumConfig.METADATA_LOG_DIR);
+    if (dir.isEmpty()) {
+      throw new ConfigException(QuorumConfig.METADATA_LOG_DIR.name(),
+          "is required on a controller");
+    }
+    return new QuorumSettings(nodeId, clusterId,
+        QuorumConfig.parseVoters(config.get(QuorumConfig.VOTERS)),
+        config.get(QuorumConfig.BIND_HOST), Path.of(dir), config);
+  }
+
+  /** This controller's advertised Raft address (its voters entry). */
+  public HostPort advertised() {
+    return voters.get(nodeId);
+  }
+
+  public ControllerSettings controllerSettings() {
+    return QuorumConfig.controllerSettings(config);
+  }
+
+  public QuorumClientSettings clientSettings() {
+    return QuorumClientSettings.of(clusterId, config);
+  }
+}

@@ -1,0 +1,204 @@
+package dev.spool.quorum.controller;
+
+import dev.spool.protocol.message.ErrorCode;
+import dev.spool.quorum.image.BrokerRegistration;
+import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.message.BrokerHeartbeatRequest;
+import dev.spool.quorum.message.BrokerHeartbeatResponse;
+import dev.spool.quorum.message.ControllerWriteResponse;
+import dev.spool.quorum.message.MetadataBatch;
+import dev.spool.quorum.message.RecordResult;
+import dev.spool.time.Clock;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The active controller's duties for one Raft term: the periodic tick ({@link ClusterDuties})
+ * and broker heartbeats. Created when this node becomes the ready Raft leader and closed when it
+ * stops being leader. Decisions are written as records through a {@link RecordWriter} (the
+ * Ratis layer submits them through the log, stamped with this term).
+ *
+ * <p>Threading: everything here runs on one thread, this object's "controller thread"; the
+ * heartbeat tracker is confined to it. At most one controller write is in flight: a tick that
+ * finds one pending does nothing, which bounds the work when the quorum is slow.
+ */
+public final class ActiveController implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ActiveController.class);
+
+  /** Submits a batch decided by the controller through the metadata log. */
+  public interface RecordWriter {
+    CompletableFuture<ControllerWriteResponse> write(long term, String reason, MetadataBatch batch);
+  }
+
+  private final int nodeId;
+  private final long term;
+  private final ControllerSettings settings;
+  private final long tickIntervalMs;
+  private final Clock clock;
+  private final MetadataFeed feed;
+  private final RecordWriter writer;
+  private final BrokerHeartbeatTracker tracker;
+  private final ScheduledExecutorService thread;
+  private boolean writeInFlight;
+  private boolean tickRequested;
+  private long nextBalanceMs;
+  private long lastTickMs = -1;
+
+  public ActiveController(int nodeId, long term, ControllerSettings settings, long tickIntervalMs,
+      Clock clock, MetadataFeed feed, RecordWriter writer) {
+    this.nodeId = nodeId;
+    this.term = term;
+    this.settings = settings;
+    this.tickIntervalMs = tickIntervalMs;
+    this.clock = clock;
+    this.feed = feed;
+    this.writer = writer;
+    this.tracker = new BrokerHeartbeatTracker(settings.sessionTimeoutMs());
+    this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "controller-" + nodeId + "-term-" + term);
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  public long term() {
+    return term;
+  }
+
+  /** Starts the duties. Every registered broker gets a full session timeout from now. */
+  public void start() {
+    thread.execute(() -> {
+      long now = clock.monotonicMs();
+      tracker.observe(feed.image(), now);
+      nextBalanceMs = now + settings.leaderImbalanceCheckIntervalMs();
+      log.info("[node={} term={}] active controller started: {} brokers get a session of {} ms",
+          nodeId, term, feed.image().brokers().size(), settings.sessionTimeoutMs());
+    });
+    thread.scheduleWithFixedDelay(this::tick, tickIntervalMs, tickIntervalMs,
+        TimeUnit.MILLISECONDS);
+  }
+
+  /** Answers a heartbeat on the controller thread. */
+  public CompletableFuture<BrokerHeartbeatResponse> heartbeat(BrokerHeartbeatRequest req) {
+    try {
+      return CompletableFuture.supplyAsync(() -> handleHeartbeat(req), thread);
+    } catch (RejectedExecutionException e) {
+      return CompletableFuture.completedFuture(BrokerHeartbeatResponse.newBuilder()
+          .setErrorCode(ErrorCode.NOT_CONTROLLER).setErrorMessage("controller stopped").build());
+    }
+  }
+
+  private BrokerHeartbeatResponse handleHeartbeat(BrokerHeartbeatRequest req) {
+    long now = clock.monotonicMs();
+    MetadataImage image = feed.image();
+    BrokerRegistration b = image.broker(req.getBrokerId());
+    BrokerHeartbeatResponse.Builder resp = BrokerHeartbeatResponse.newBuilder()
+        .setControllerId(nodeId);
+    if (b == null || b.epoch() != req.getBrokerEpoch()) {
+      return resp.setErrorCode(ErrorCode.STALE_BROKER_EPOCH).setErrorMessage("broker "
+          + req.getBrokerId() + " epoch " + req.getBrokerEpoch() + " is not the current "
+          + "registration" + (b == null ? "" : " (" + b.epoch() + ")") + "; register again").build();
+    }
+    tracker.observe(image, now);
+    tracker.heartbeat(b.id(), b.epoch(), req.getMetadataOffset(), req.getWantFence(),
+        req.getWantShutdown(), now);
+    int max = req.getMaxBatches() > 0
+        ? Math.min(req.getMaxBatches(), settings.maxBatchesPerHeartbeat())
+        : settings.maxBatchesPerHeartbeat();
+    MetadataFeed.Slice slice = feed.read(req.getMetadataOffset(), max);
+    resp.setIsCaughtUp(req.getMetadataOffset() >= b.epoch()).setIsFenced(b.fenced())
+        .setShouldShutdown(req.getWantShutdown() && ClusterDuties.shutdownComplete(image, b.id()))
+        .addAllBatches(slice.batches()).setMetadataOffset(slice.toOffset()).setMore(slice.more());
+    if (slice.fullImage() != null) {
+      resp.setFullImage(slice.fullImage());
+    }
+    boolean actionNeeded = b.fenced() ? tracker.mayUnfence(b, now)
+        : req.getWantFence() || (req.getWantShutdown() && !b.inControlledShutdown());
+    if (actionNeeded && !tickRequested) {
+      tickRequested = true;
+      thread.execute(this::tick);
+    }
+    return resp.build();
+  }
+
+  private void tick() {
+    tickRequested = false;
+    long now = clock.monotonicMs();
+    forgiveOwnStall(now);
+    if (writeInFlight) {
+      return;
+    }
+    try {
+      MetadataImage image = feed.image();
+      tracker.observe(image, now);
+      boolean balanceDue = settings.autoLeaderRebalance() && now >= nextBalanceMs;
+      if (balanceDue) {
+        nextBalanceMs = now + settings.leaderImbalanceCheckIntervalMs();
+      }
+      ClusterDuties.Outcome outcome = ClusterDuties.decide(image, tracker, now, balanceDue,
+          settings);
+      if (outcome.isEmpty()) {
+        return;
+      }
+      log.info("[node={} term={}] controller write at offset {}: {} ({} records)", nodeId, term,
+          image.offset(), outcome.reason(), outcome.records().size());
+      writeInFlight = true;
+      writer.write(term, outcome.reason(),
+              MetadataBatch.newBuilder().addAllRecords(outcome.records()).build())
+          .whenCompleteAsync((resp, err) -> onWriteDone(resp, err), thread);
+    } catch (RuntimeException e) {
+      // A bug in a decision must not kill the duty loop; the next tick retries.
+      log.error("[node={} term={}] controller tick failed", nodeId, term, e);
+    }
+  }
+
+  /**
+   * Ticks come every {@code tickIntervalMs}; a much longer gap means this controller was not
+   * running, not that the brokers went silent. Their sessions are extended by the gap so that a
+   * paused controller does not fence everyone when it resumes (if it lost leadership meanwhile,
+   * its writes would not commit anyway; if it is the only voter, they would).
+   */
+  private void forgiveOwnStall(long now) {
+    if (lastTickMs >= 0) {
+      long gap = now - lastTickMs;
+      if (gap > Math.max(5 * tickIntervalMs, settings.sessionTimeoutMs() / 3)) {
+        tracker.extendSessions(gap - tickIntervalMs);
+        log.warn("[node={} term={}] controller thread stalled for {} ms; broker sessions extended",
+            nodeId, term, gap);
+      }
+    }
+    lastTickMs = now;
+  }
+
+  private void onWriteDone(ControllerWriteResponse resp, Throwable err) {
+    writeInFlight = false;
+    if (err != null) {
+      log.warn("[node={} term={}] controller write failed: {}", nodeId, term, err.toString());
+      return;
+    }
+    if (resp.getErrorCode() != ErrorCode.NONE) {
+      log.warn("[node={} term={}] controller write refused: {} {}", nodeId, term,
+          resp.getErrorCode(), resp.getErrorMessage());
+      return;
+    }
+    long rejected = resp.getResultsList().stream()
+        .filter(r -> r.getErrorCode() != ErrorCode.NONE).count();
+    if (rejected > 0) {
+      RecordResult first = resp.getResultsList().stream()
+          .filter(r -> r.getErrorCode() != ErrorCode.NONE).findFirst().orElseThrow();
+      log.info("[node={} term={}] {} controller records lost a race ({}: {}); the next tick "
+          + "decides again", nodeId, term, rejected, first.getErrorCode(), first.getErrorMessage());
+    }
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+    log.info("[node={} term={}] active controller stopped", nodeId, term);
+  }
+}

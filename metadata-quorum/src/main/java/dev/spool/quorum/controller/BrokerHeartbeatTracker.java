@@ -1,0 +1,92 @@
+package dev.spool.quorum.controller;
+
+import dev.spool.quorum.image.BrokerRegistration;
+import dev.spool.quorum.image.MetadataImage;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Broker liveness as seen by the active controller: the last heartbeat of each broker
+ * registration (id + epoch), its metadata offset and wishes. Pure (time comes in as
+ * {@code nowMs}, a monotonic clock); lives only in the active controller's memory and is empty
+ * on a newly elected one.
+ *
+ * <p>A registration the tracker has not seen yet starts its session when it is first observed
+ * ({@link #observe}); since a newly active controller starts empty, every registered broker
+ * gets a full session timeout from the controller's activation before it can be fenced, and a
+ * new registration gets one from the moment the controller sees it.
+ *
+ * <p>Confined to the controller thread.
+ */
+public final class BrokerHeartbeatTracker {
+  private final long sessionTimeoutMs;
+  private final Map<Integer, Session> sessions = new HashMap<>();
+
+  /** What the tracker knows of one broker registration. */
+  public record Session(long epoch, long lastContactMs, long metadataOffset, boolean heartbeated,
+      boolean wantFence, boolean wantShutdown) {}
+
+  public BrokerHeartbeatTracker(long sessionTimeoutMs) {
+    this.sessionTimeoutMs = sessionTimeoutMs;
+  }
+
+  /** Starts a session for every registration of the image not seen before. */
+  public void observe(MetadataImage image, long nowMs) {
+    for (BrokerRegistration b : image.brokers().values()) {
+      Session s = sessions.get(b.id());
+      if (s == null || s.epoch() != b.epoch()) {
+        sessions.put(b.id(), new Session(b.epoch(), nowMs, -1, false, false, false));
+      }
+    }
+    sessions.keySet().removeIf(id -> image.broker(id) == null);
+  }
+
+  /** Records a heartbeat of a current registration (the caller checked the epoch). */
+  public void heartbeat(int brokerId, long epoch, long metadataOffset, boolean wantFence,
+      boolean wantShutdown, long nowMs) {
+    sessions.put(brokerId, new Session(epoch, nowMs, metadataOffset, true, wantFence, wantShutdown));
+  }
+
+  /**
+   * The controller itself was not running for {@code stallMs} (a GC pause, SIGSTOP, an
+   * overloaded machine): heartbeats could not be processed meanwhile, so every session is
+   * extended by that long instead of fencing brokers for the controller's own silence.
+   */
+  public void extendSessions(long stallMs) {
+    sessions.replaceAll((id, s) -> new Session(s.epoch(), s.lastContactMs() + stallMs,
+        s.metadataOffset(), s.heartbeated(), s.wantFence(), s.wantShutdown()));
+  }
+
+  public Session session(int brokerId) {
+    return sessions.get(brokerId);
+  }
+
+  /** The registration's session ran out: no heartbeat for longer than the session timeout. */
+  public boolean isExpired(BrokerRegistration b, long nowMs) {
+    Session s = sessions.get(b.id());
+    if (s == null || s.epoch() != b.epoch()) {
+      return false; // not observed yet: its session starts now
+    }
+    return nowMs - s.lastContactMs() > sessionTimeoutMs;
+  }
+
+  /**
+   * The broker heartbeats in this session, has replayed the metadata up to its own registration
+   * and wants to be active: it may be unfenced.
+   */
+  public boolean mayUnfence(BrokerRegistration b, long nowMs) {
+    Session s = sessions.get(b.id());
+    return s != null && s.epoch() == b.epoch() && s.heartbeated() && !isExpired(b, nowMs)
+        && s.metadataOffset() >= b.epoch() && !s.wantFence() && !s.wantShutdown();
+  }
+
+  public boolean wantsFence(BrokerRegistration b) {
+    Session s = sessions.get(b.id());
+    return s != null && s.epoch() == b.epoch() && s.wantFence();
+  }
+
+  public boolean wantsShutdown(BrokerRegistration b) {
+    Session s = sessions.get(b.id());
+    return s != null && s.epoch() == b.epoch() && s.wantShutdown();
+  }
+}

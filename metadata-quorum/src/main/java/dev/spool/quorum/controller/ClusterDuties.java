@@ -1,0 +1,142 @@
+package dev.spool.quorum.controller;
+
+import dev.spool.quorum.image.BrokerRegistration;
+import dev.spool.quorum.image.ImageBuilder;
+import dev.spool.quorum.image.MetadataApplier;
+import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.PartitionState;
+import dev.spool.quorum.image.Records;
+import dev.spool.quorum.message.MetadataBatch;
+import dev.spool.quorum.message.MetadataRecord;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The active controller's time-based duties, as one pure function run on every tick: image,
+ * heartbeat tracker and {@code nowMs} in, the records to write out. Level-triggered: it looks
+ * at the whole state each time, so a record that was lost or rejected (a race with another
+ * write) is simply decided again on the next tick.
+ *
+ * <ol>
+ *   <li>Broker states: fence a broker whose session expired or that asks to be fenced; mark a
+ *       broker that asks for controlled shutdown; unfence a fenced broker that heartbeats and
+ *       has caught up with its own registration.
+ *   <li>Reconcile, on the image as changed by step 1: every partition whose ISR holds an
+ *       ineligible broker, whose leader is ineligible, or that has no leader while an eligible
+ *       ISR member exists, is repaired ({@link PartitionChangeBuilder}; unclean only when the
+ *       topic allows it).
+ *   <li>Preferred-leader balancing when due: partitions not led by their preferred replica,
+ *       where that replica is eligible and in the ISR, get it back as leader.
+ * </ol>
+ * Broker records come first in the batch; the total is bounded (the rest waits a tick).
+ */
+public final class ClusterDuties {
+  private ClusterDuties() {}
+
+  public record Outcome(List<MetadataRecord> records, String reason) {
+    public boolean isEmpty() {
+      return records.isEmpty();
+    }
+  }
+
+  public static Outcome decide(MetadataImage image, BrokerHeartbeatTracker tracker, long nowMs,
+      boolean balanceDue, ControllerSettings s) {
+    List<MetadataRecord> brokerRecords = new ArrayList<>();
+    List<String> reasons = new ArrayList<>();
+    List<BrokerRegistration> brokers = new ArrayList<>(image.brokers().values());
+    brokers.sort(Comparator.comparingInt(BrokerRegistration::id));
+    for (BrokerRegistration b : brokers) {
+      if (!b.fenced()) {
+        if (tracker.isExpired(b, nowMs)) {
+          brokerRecords.add(Records.fenceBroker(b.id(), b.epoch()));
+          reasons.add("fence " + b.id() + " (session expired)");
+        } else if (tracker.wantsFence(b)) {
+          brokerRecords.add(Records.fenceBroker(b.id(), b.epoch()));
+          reasons.add("fence " + b.id() + " (asked)");
+        } else if (tracker.wantsShutdown(b) && !b.inControlledShutdown()) {
+          brokerRecords.add(Records.brokerShutdown(b.id(), b.epoch()));
+          reasons.add("controlled shutdown of " + b.id());
+        }
+      } else if (tracker.mayUnfence(b, nowMs)) {
+        brokerRecords.add(Records.unfenceBroker(b.id(), b.epoch()));
+        reasons.add("unfence " + b.id());
+      }
+    }
+    MetadataImage after = image;
+    if (!brokerRecords.isEmpty()) {
+      ImageBuilder scratch = new ImageBuilder(image);
+      MetadataApplier.apply(scratch, MetadataBatch.newBuilder().addAllRecords(brokerRecords)
+          .build(), image.offset());
+      after = scratch.build(image.offset());
+    }
+    List<MetadataRecord> out = new ArrayList<>(brokerRecords);
+    int budget = s.maxRecordsPerWrite() - out.size();
+    Set<String> changed = new HashSet<>();
+    int repairs = 0;
+    for (PartitionState p : after.allPartitions()) {
+      if (budget <= 0) {
+        break;
+      }
+      Optional<MetadataRecord> r = new PartitionChangeBuilder(p, after)
+          .uncleanAllowed(PartitionDecisions.uncleanAllowed(after, p)).build();
+      if (r.isPresent()) {
+        out.add(r.get());
+        changed.add(p.topicId() + "/" + p.partition());
+        budget--;
+        repairs++;
+      }
+    }
+    if (repairs > 0) {
+      reasons.add("repair " + repairs + " partitions");
+    }
+    if (balanceDue) {
+      int moved = 0;
+      for (PartitionState p : after.allPartitions()) {
+        if (budget <= 0) {
+          break;
+        }
+        int preferred = p.preferredLeader();
+        if (p.leader() != preferred && p.isrContains(preferred) && after.isEligible(preferred)
+            && !changed.contains(p.topicId() + "/" + p.partition())) {
+          PartitionChangeBuilder.Result res = new PartitionChangeBuilder(p, after)
+              .electPreferred().compute();
+          if (res.leader() == preferred) {
+            out.add(Records.partitionChange(p, preferred, res.isr()));
+            budget--;
+            moved++;
+          }
+        }
+      }
+      if (moved > 0) {
+        reasons.add("move " + moved + " leaders to preferred replicas");
+      }
+    }
+    return new Outcome(out, String.join(", ", reasons));
+  }
+
+  /**
+   * Whether a broker in controlled shutdown has handed over all it can: for every partition
+   * whose ISR holds it, the image already is in the state a repair would produce, i.e. it
+   * still leads only partitions with no other eligible ISR member and is in no other ISR.
+   */
+  public static boolean shutdownComplete(MetadataImage image, int brokerId) {
+    BrokerRegistration b = image.broker(brokerId);
+    if (b == null || !b.inControlledShutdown()) {
+      return false;
+    }
+    for (PartitionState p : image.allPartitions()) {
+      if (!p.isrContains(brokerId)) {
+        continue;
+      }
+      PartitionChangeBuilder.Result r = new PartitionChangeBuilder(p, image).compute();
+      if (r.leader() != p.leader() || !r.isr().equals(p.isr())) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

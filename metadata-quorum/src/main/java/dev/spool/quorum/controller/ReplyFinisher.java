@@ -1,0 +1,135 @@
+package dev.spool.quorum.controller;
+
+import dev.spool.protocol.message.AlterConfigsResponse;
+import dev.spool.protocol.message.CreateTopicsResponse;
+import dev.spool.protocol.message.DeleteTopicsResponse;
+import dev.spool.protocol.message.ElectLeadersResponse;
+import dev.spool.protocol.message.ErrorCode;
+import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.PartitionState;
+import dev.spool.quorum.image.TopicImage;
+import dev.spool.quorum.message.AlterPartitionResponse;
+import dev.spool.quorum.message.ControllerReply;
+import dev.spool.quorum.message.ControllerWriteResponse;
+import dev.spool.quorum.message.MetadataEntry;
+import dev.spool.quorum.message.RecordResult;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Completes the reply of a committed {@link MetadataEntry} from its records' outcomes: an item
+ * (topic, partition, ...) whose decision succeeded fails with the error of its first rejected
+ * record. Runs at apply time on every controller, so it is pure and deterministic too; the
+ * Raft index of the entry is the answer's metadata offset (and a registration's broker epoch).
+ */
+public final class ReplyFinisher {
+  private ReplyFinisher() {}
+
+  public static ControllerReply finish(MetadataEntry entry, List<RecordResult> results,
+      MetadataImage after, long offset) {
+    ControllerReply.Builder reply = entry.getReply().toBuilder().setMetadataOffset(offset);
+    Map<Integer, RecordResult> errors = firstErrors(entry.getRecordItemList(), results);
+    switch (reply.getResponseCase()) {
+      case REGISTER -> {
+        RecordResult r = firstError(errors, 0);
+        var b = reply.getRegisterBuilder();
+        if (r != null) {
+          b.setErrorCode(r.getErrorCode()).setErrorMessage(r.getErrorMessage());
+        } else if (b.getErrorCode() == ErrorCode.NONE && !results.isEmpty()) {
+          b.setBrokerEpoch(offset);
+        }
+      }
+      case ALLOCATE_PRODUCER_IDS -> {
+        RecordResult r = firstError(errors, 0);
+        if (r != null) {
+          reply.getAllocateProducerIdsBuilder().setErrorCode(r.getErrorCode())
+              .setErrorMessage(r.getErrorMessage()).setProducerIdStart(-1).setProducerIdLen(0);
+        }
+      }
+      case CREATE_TOPICS -> {
+        CreateTopicsResponse.Builder b = reply.getCreateTopicsBuilder();
+        for (int i = 0; i < b.getTopicsCount(); i++) {
+          RecordResult r = firstError(errors, i);
+          if (r != null && b.getTopics(i).getErrorCode() == ErrorCode.NONE) {
+            b.setTopics(i, b.getTopics(i).toBuilder().setErrorCode(r.getErrorCode())
+                .setErrorMessage(r.getErrorMessage()));
+          }
+        }
+      }
+      case DELETE_TOPICS -> {
+        DeleteTopicsResponse.Builder b = reply.getDeleteTopicsBuilder();
+        for (int i = 0; i < b.getTopicsCount(); i++) {
+          RecordResult r = firstError(errors, i);
+          if (r != null && b.getTopics(i).getErrorCode() == ErrorCode.NONE) {
+            b.setTopics(i, b.getTopics(i).toBuilder().setErrorCode(
+                r.getErrorCode() == ErrorCode.UNKNOWN_TOPIC_ID
+                    ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : r.getErrorCode())
+                .setErrorMessage(r.getErrorMessage()));
+          }
+        }
+      }
+      case ALTER_CONFIGS -> {
+        AlterConfigsResponse.Builder b = reply.getAlterConfigsBuilder();
+        for (int i = 0; i < b.getTopicsCount(); i++) {
+          RecordResult r = firstError(errors, i);
+          if (r != null && b.getTopics(i).getErrorCode() == ErrorCode.NONE) {
+            b.setTopics(i, b.getTopics(i).toBuilder().setErrorCode(r.getErrorCode())
+                .setErrorMessage(r.getErrorMessage()));
+          }
+        }
+      }
+      case ELECT_LEADERS -> {
+        ElectLeadersResponse.Builder b = reply.getElectLeadersBuilder();
+        for (int i = 0; i < b.getResultsCount(); i++) {
+          RecordResult r = firstError(errors, i);
+          if (r != null && b.getResults(i).getErrorCode() == ErrorCode.NONE) {
+            b.setResults(i, b.getResults(i).toBuilder().setErrorCode(r.getErrorCode())
+                .setErrorMessage(r.getErrorMessage()));
+          }
+        }
+      }
+      case ALTER_PARTITION -> finishAlterPartition(reply.getAlterPartitionBuilder(), errors, after);
+      case CONTROLLER_WRITE -> {
+        ControllerWriteResponse.Builder b = reply.getControllerWriteBuilder();
+        b.clearResults().addAllResults(results);
+      }
+      default -> { }
+    }
+    return reply.build();
+  }
+
+  private static void finishAlterPartition(AlterPartitionResponse.Builder b,
+      Map<Integer, RecordResult> errors, MetadataImage after) {
+    for (int i = 0; i < b.getPartitionsCount(); i++) {
+      AlterPartitionResponse.PartitionResult.Builder p = b.getPartitions(i).toBuilder();
+      RecordResult r = firstError(errors, i);
+      if (r != null && p.getErrorCode() == ErrorCode.NONE) {
+        p.setErrorCode(r.getErrorCode()).setErrorMessage(r.getErrorMessage());
+      }
+      TopicImage t = after.topic(p.getTopic());
+      PartitionState s = t == null ? null : t.partition(p.getPartition());
+      if (s != null) {
+        p.setLeader(s.leader()).clearIsr().addAllIsr(s.isr()).setLeaderEpoch(s.leaderEpoch())
+            .setPartitionEpoch(s.partitionEpoch());
+      }
+      b.setPartitions(i, p);
+    }
+  }
+
+  private static RecordResult firstError(Map<Integer, RecordResult> errors, int item) {
+    return errors.get(item);
+  }
+
+  /** Item index -> the first rejected record's result, for items with a rejected record. */
+  private static Map<Integer, RecordResult> firstErrors(List<Integer> items,
+      List<RecordResult> results) {
+    Map<Integer, RecordResult> out = new HashMap<>();
+    for (int i = 0; i < results.size(); i++) {
+      if (results.get(i).getErrorCode() != ErrorCode.NONE) {
+        out.putIfAbsent(items.get(i), results.get(i));
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,54 @@
+package dev.spool.quorum.controller;
+
+import dev.spool.protocol.message.ErrorCode;
+import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.message.ControllerReply;
+import dev.spool.quorum.message.ControllerRequest;
+import dev.spool.quorum.message.ControllerWriteRequest;
+import dev.spool.quorum.message.ControllerWriteResponse;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Random;
+
+/**
+ * Turns one write request into a {@link Decision}, on the active controller, before anything is
+ * logged. Pure: request, image, the controller's Raft term and a seeded random in. Dispatches to
+ * the per-request decision classes.
+ */
+public final class RequestDecider {
+  private RequestDecider() {}
+
+  public static Decision decide(ControllerRequest req, MetadataImage image, long term,
+      ControllerSettings s, Random random) throws RequestRejectedException {
+    return switch (req.getKindCase()) {
+      case REGISTER -> BrokerDecisions.register(req.getRegister(), image);
+      case ALTER_PARTITION -> PartitionDecisions.alterPartition(req.getAlterPartition(), image);
+      case CREATE_TOPICS -> TopicDecisions.createTopics(req.getCreateTopics(), image, s, random);
+      case DELETE_TOPICS -> TopicDecisions.deleteTopics(req.getDeleteTopics(), image);
+      case ELECT_LEADERS -> PartitionDecisions.electLeaders(req.getElectLeaders(), image);
+      case ALTER_CONFIGS -> TopicDecisions.alterConfigs(req.getAlterConfigs(), image);
+      case ALLOCATE_PRODUCER_IDS ->
+          BrokerDecisions.allocateProducerIds(req.getAllocateProducerIds(), image, s);
+      case CONTROLLER_WRITE -> controllerWrite(req.getControllerWrite(), term);
+      case HEARTBEAT, DESCRIBE_QUORUM -> throw new RequestRejectedException(
+          ErrorCode.INVALID_REQUEST, req.getKindCase() + " is a read-only request");
+      case KIND_NOT_SET -> throw new RequestRejectedException(ErrorCode.INVALID_REQUEST,
+          "empty controller request");
+    };
+  }
+
+  private static Decision controllerWrite(ControllerWriteRequest w, long term)
+      throws RequestRejectedException {
+    if (w.getTerm() != term) {
+      throw new RequestRejectedException(ErrorCode.NOT_CONTROLLER, "controller write of term "
+          + w.getTerm() + " refused in term " + term);
+    }
+    int n = w.getBatch().getRecordsCount();
+    ArrayList<Integer> items = new ArrayList<>(Collections.nCopies(n, 0));
+    for (int i = 0; i < n; i++) {
+      items.set(i, i);
+    }
+    return new Decision(w.getBatch(), ControllerReply.newBuilder()
+        .setControllerWrite(ControllerWriteResponse.getDefaultInstance()).build(), items);
+  }
+}

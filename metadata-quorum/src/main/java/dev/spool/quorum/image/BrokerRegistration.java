@@ -1,0 +1,42 @@
+package dev.spool.quorum.image;
+
+import java.util.Objects;
+
+/**
+ * One broker's registration in the metadata image. Immutable.
+ *
+ * @param epoch the broker epoch: the metadata offset of the registration record; a restart of
+ *     the broker (a new registration) always gets a larger one
+ * @param incarnationId random id of the broker process that registered (a new one per start)
+ * @param rack "" when the broker names no rack
+ * @param fenced a fenced broker leads nothing and joins no ISR; a new registration starts fenced
+ * @param inControlledShutdown the broker is shutting down on purpose: it takes no new
+ *     leaderships or ISR places
+ */
+public record BrokerRegistration(int id, long epoch, String incarnationId, String host, int port,
+    String rack, boolean fenced, boolean inControlledShutdown) {
+
+  public BrokerRegistration {
+    Objects.requireNonNull(incarnationId, "incarnationId");
+    Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(rack, "rack");
+  }
+
+  /** Unfenced and not shutting down: may lead partitions and join ISRs. */
+  public boolean isEligible() {
+    return !fenced && !inControlledShutdown;
+  }
+
+  public boolean hasRack() {
+    return !rack.isEmpty();
+  }
+
+  BrokerRegistration withFenced(boolean f) {
+    return new BrokerRegistration(id, epoch, incarnationId, host, port, rack, f,
+        f ? false : inControlledShutdown);
+  }
+
+  BrokerRegistration withControlledShutdown() {
+    return new BrokerRegistration(id, epoch, incarnationId, host, port, rack, fenced, true);
+  }
+}

@@ -1,0 +1,158 @@
+package dev.spool.quorum.image;
+
+import dev.spool.client.TopicPartition;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A mutable working copy of a {@link MetadataImage}, changed by {@link MetadataApplier} and frozen
+ * with {@link #build}. Copy-on-write: the top-level maps are copied on the first change after
+ * each build, topics and brokers are immutable objects shared with the base image. Remembers
+ * what it touched, so {@link #delta} lists what changed since the base image.
+ *
+ * <p>Not thread-safe: owned by one thread (the Ratis apply thread on a controller, the
+ * lifecycle thread on a broker).
+ */
+public final class ImageBuilder {
+  private final MetadataImage base;
+  private Map<Integer, BrokerRegistration> brokers;
+  private Map<String, TopicImage> topicsById;
+  private Map<String, String> topicIdsByName;
+  private long nextProducerId;
+  private boolean brokersOwned;
+  private boolean topicsOwned;
+  private final Set<Integer> touchedBrokers = new HashSet<>();
+  private final Set<String> touchedTopicIds = new HashSet<>();
+
+  public ImageBuilder(MetadataImage base) {
+    this.base = base;
+    this.brokers = base.brokers();
+    this.topicsById = base.topicsByIdMap();
+    this.topicIdsByName = base.topicIdsByName();
+    this.nextProducerId = base.nextProducerId();
+  }
+
+  public MetadataImage base() {
+    return base;
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  BrokerRegistration broker(int id) {
+    return brokers.get(id);
+  }
+
+  TopicImage topicById(String id) {
+    return topicsById.get(id);
+  }
+
+  String topicIdByName(String name) {
+    return topicIdsByName.get(name);
+  }
+
+  long nextProducerId() {
+    return nextProducerId;
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  void putBroker(BrokerRegistration b) {
+    if (!brokersOwned) {
+      brokers = new HashMap<>(brokers);
+      brokersOwned = true;
+    }
+    brokers.put(b.id(), b);
+    touchedBrokers.add(b.id());
+  }
+
+  private void ownTopics() {
+    if (!topicsOwned) {
+      topicsById = new HashMap<>(topicsById);
+      topicIdsByName = new HashMap<>(topicIdsByName);
+      topicsOwned = true;
+    }
+  }
+
+  void putTopic(TopicImage t) {
+    ownTopics();
+    topicsById.put(t.id(), t);
+    topicIdsByName.put(t.name(), t.id());
+    touchedTopicIds.add(t.id());
+  }
+
+  void removeTopic(TopicImage t) {
+    ownTopics();
+    topicsById.remove(t.id());
+    topicIdsByName.remove(t.name());
+    touchedTopicIds.add(t.id());
+  }
+
+  void setNextProducerId(long next) {
+    this.nextProducerId = next;
+  }
+
+  /** Makes this builder hold {@code other}'s content (a full image replaces the old one). */
+  void replaceWith(MetadataImage other) {
+    touchedBrokers.addAll(brokers.keySet());
+    touchedBrokers.addAll(other.brokers().keySet());
+    touchedTopicIds.addAll(topicsById.keySet());
+    touchedTopicIds.addAll(other.topicsByIdMap().keySet());
+    brokers = other.brokers();
+    topicsById = other.topicsByIdMap();
+    topicIdsByName = other.topicIdsByName();
+    nextProducerId = other.nextProducerId();
+    brokersOwned = false;
+    topicsOwned = false;
+  }
+
+  // ---------------------------------------------------------------- results
+
+  /** Freezes the current content as an image at {@code offset}; the builder stays usable. */
+  public MetadataImage build(long offset) {
+    brokersOwned = false;
+    topicsOwned = false;
+    return new MetadataImage(offset, brokers, topicsById, topicIdsByName, nextProducerId);
+  }
+
+  /**
+   * What changed since the base image. A topic deleted and re-created under the same name shows
+   * in both {@code removedTopics} (old id) and {@code changedTopics} (new id); a reader handles
+   * removals first.
+   */
+  public MetadataDelta delta(long toOffset, boolean fullImage) {
+    Map<String, TopicImage> changedTopics = new HashMap<>();
+    Map<String, TopicImage> removedTopics = new HashMap<>();
+    Map<TopicPartition, PartitionState> changedPartitions = new HashMap<>();
+    Map<TopicPartition, PartitionState> removedPartitions = new HashMap<>();
+    for (String id : touchedTopicIds) {
+      TopicImage before = base.topicById(id);
+      TopicImage after = topicsById.get(id);
+      if (after == null) {
+        if (before != null) {
+          removedTopics.put(before.name(), before);
+          before.partitions().forEach(p -> removedPartitions.put(p.topicPartition(), p));
+        }
+      } else if (!after.equals(before)) {
+        changedTopics.put(after.name(), after);
+        for (PartitionState p : after.partitions()) {
+          PartitionState old = before == null ? null : before.partition(p.partition());
+          if (!p.equals(old)) {
+            changedPartitions.put(p.topicPartition(), p);
+          }
+        }
+      }
+    }
+    Set<Integer> changedBrokers = new HashSet<>();
+    for (int id : touchedBrokers) {
+      BrokerRegistration before = base.broker(id);
+      BrokerRegistration after = brokers.get(id);
+      if (after == null ? before != null : !after.equals(before)) {
+        changedBrokers.add(id);
+      }
+    }
+    return new MetadataDelta(base.offset(), toOffset, changedTopics, removedTopics,
+        changedPartitions, removedPartitions, changedBrokers, fullImage);
+  }
+}

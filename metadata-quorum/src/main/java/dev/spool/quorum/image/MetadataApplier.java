@@ -1,0 +1,227 @@
+package dev.spool.quorum.image;
+
+import dev.spool.protocol.message.ErrorCode;
+import dev.spool.quorum.message.ConfigRecord;
+import dev.spool.quorum.message.MetadataBatch;
+import dev.spool.quorum.message.MetadataRecord;
+import dev.spool.quorum.message.PartitionChangeRecord;
+import dev.spool.quorum.message.PartitionRecord;
+import dev.spool.quorum.message.ProducerIdsRecord;
+import dev.spool.quorum.message.RecordResult;
+import dev.spool.quorum.message.RegisterBrokerRecord;
+import dev.spool.quorum.message.RemoveTopicRecord;
+import dev.spool.quorum.message.TopicRecord;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Replays metadata records into an {@link ImageBuilder}: the one piece of code every controller
+ * and every broker runs on every committed batch. Pure and deterministic: no clock, no
+ * randomness, no I/O; the outcome depends only on the image and the records. Each record's
+ * preconditions (see metadata.proto) are checked against the image as left by the records
+ * before it; a record that fails them changes nothing and gets an error result, identically on
+ * every replica. Structural checks (ISR within replicas, leader within ISR, ...) are applied too,
+ * so a bug in a decision cannot corrupt the image.
+ *
+ * <p>Stateless; thread-safe.
+ */
+public final class MetadataApplier {
+  public static final RecordResult OK = RecordResult.getDefaultInstance();
+
+  private MetadataApplier() {}
+
+  /** Applies {@code batch}, committed at Raft index {@code offset}; one result per record. */
+  public static List<RecordResult> apply(ImageBuilder b, MetadataBatch batch, long offset) {
+    List<RecordResult> results = new ArrayList<>(batch.getRecordsCount());
+    for (MetadataRecord r : batch.getRecordsList()) {
+      results.add(apply(b, r, offset));
+    }
+    return results;
+  }
+
+  /** Convenience: a new image with {@code batch} applied at {@code offset}. */
+  public static MetadataImage replay(MetadataImage image, MetadataBatch batch, long offset) {
+    ImageBuilder b = new ImageBuilder(image);
+    apply(b, batch, offset);
+    return b.build(offset);
+  }
+
+  static RecordResult apply(ImageBuilder b, MetadataRecord r, long offset) {
+    return switch (r.getRecordCase()) {
+      case REGISTER_BROKER -> registerBroker(b, r.getRegisterBroker(), offset);
+      case FENCE_BROKER -> brokerState(b, r.getFenceBroker().getBrokerId(),
+          r.getFenceBroker().getBrokerEpoch(), Change.FENCE);
+      case UNFENCE_BROKER -> brokerState(b, r.getUnfenceBroker().getBrokerId(),
+          r.getUnfenceBroker().getBrokerEpoch(), Change.UNFENCE);
+      case BROKER_SHUTDOWN -> brokerState(b, r.getBrokerShutdown().getBrokerId(),
+          r.getBrokerShutdown().getBrokerEpoch(), Change.SHUTDOWN);
+      case TOPIC -> topic(b, r.getTopic());
+      case PARTITION -> partition(b, r.getPartition());
+      case PARTITION_CHANGE -> partitionChange(b, r.getPartitionChange());
+      case REMOVE_TOPIC -> removeTopic(b, r.getRemoveTopic());
+      case CONFIG -> config(b, r.getConfig());
+      case PRODUCER_IDS -> producerIds(b, r.getProducerIds());
+      case RECORD_NOT_SET -> reject(ErrorCode.INVALID_RECORD, "empty metadata record");
+    };
+  }
+
+  static RecordResult reject(ErrorCode code, String message) {
+    return RecordResult.newBuilder().setErrorCode(code).setErrorMessage(message).build();
+  }
+
+  private static RecordResult registerBroker(ImageBuilder b, RegisterBrokerRecord r, long offset) {
+    if (r.getBrokerId() < 0 || r.getPort() <= 0 || r.getPort() > 65535 || r.getHost().isEmpty()) {
+      return reject(ErrorCode.INVALID_REQUEST, "bad registration of broker " + r.getBrokerId()
+          + " at " + r.getHost() + ":" + r.getPort());
+    }
+    long epoch = r.getBrokerEpoch() != 0 ? r.getBrokerEpoch() : offset;
+    b.putBroker(new BrokerRegistration(r.getBrokerId(), epoch, r.getIncarnationId(), r.getHost(),
+        r.getPort(), r.getRack(), true, false));
+    return OK;
+  }
+
+  private enum Change { FENCE, UNFENCE, SHUTDOWN }
+
+  private static RecordResult brokerState(ImageBuilder b, int id, long epoch, Change change) {
+    BrokerRegistration reg = b.broker(id);
+    if (reg == null || reg.epoch() != epoch) {
+      return reject(ErrorCode.STALE_BROKER_EPOCH, "broker " + id + " epoch " + epoch
+          + " is not the current registration" + (reg == null ? "" : " (" + reg.epoch() + ")"));
+    }
+    BrokerRegistration next = switch (change) {
+      case FENCE -> reg.withFenced(true);
+      case UNFENCE -> reg.withFenced(false);
+      case SHUTDOWN -> reg.withControlledShutdown();
+    };
+    if (!next.equals(reg)) {
+      b.putBroker(next);
+    }
+    return OK;
+  }
+
+  private static RecordResult topic(ImageBuilder b, TopicRecord r) {
+    if (r.getName().isEmpty() || r.getTopicId().isEmpty()) {
+      return reject(ErrorCode.INVALID_TOPIC, "topic record without name or id");
+    }
+    if (b.topicIdByName(r.getName()) != null || b.topicById(r.getTopicId()) != null) {
+      return reject(ErrorCode.TOPIC_ALREADY_EXISTS, "topic '" + r.getName() + "' already exists");
+    }
+    b.putTopic(new TopicImage(r.getTopicId(), r.getName(), List.of(), Map.of()));
+    return OK;
+  }
+
+  private static RecordResult partition(ImageBuilder b, PartitionRecord r) {
+    TopicImage t = b.topicById(r.getTopicId());
+    if (t == null) {
+      return reject(ErrorCode.UNKNOWN_TOPIC_ID, "no topic with id " + r.getTopicId());
+    }
+    if (r.getPartition() != t.partitionCount()) {
+      return reject(ErrorCode.INVALID_PARTITIONS, "partition " + r.getPartition() + " of '"
+          + t.name() + "' is not the next one (" + t.partitionCount() + ")");
+    }
+    String problem = checkAssignment(r.getReplicasList(), r.getIsrList(), r.getLeader());
+    if (problem != null) {
+      return reject(ErrorCode.INVALID_REQUEST, t.name() + "-" + r.getPartition() + ": " + problem);
+    }
+    List<PartitionState> ps = new ArrayList<>(t.partitions());
+    ps.add(new PartitionState(t.id(), t.name(), r.getPartition(), r.getReplicasList(),
+        r.getIsrList(), r.getLeader(), r.getLeaderEpoch(), r.getPartitionEpoch()));
+    b.putTopic(t.withPartitions(ps));
+    return OK;
+  }
+
+  private static RecordResult partitionChange(ImageBuilder b, PartitionChangeRecord r) {
+    TopicImage t = b.topicById(r.getTopicId());
+    if (t == null) {
+      return reject(ErrorCode.UNKNOWN_TOPIC_ID, "no topic with id " + r.getTopicId());
+    }
+    PartitionState p = t.partition(r.getPartition());
+    if (p == null) {
+      return reject(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, t.name() + "-" + r.getPartition()
+          + " does not exist");
+    }
+    if (p.partitionEpoch() != r.getExpectedPartitionEpoch()) {
+      return reject(ErrorCode.INVALID_UPDATE_VERSION, p.topicPartition() + " is at partition epoch "
+          + p.partitionEpoch() + ", change expected " + r.getExpectedPartitionEpoch());
+    }
+    String problem = checkAssignment(r.getReplicasList(), r.getIsrList(), r.getLeader());
+    if (problem != null) {
+      return reject(ErrorCode.INVALID_REQUEST, p.topicPartition() + ": " + problem);
+    }
+    int leaderEpoch = r.getLeader() == p.leader() ? p.leaderEpoch() : p.leaderEpoch() + 1;
+    PartitionState next = new PartitionState(t.id(), t.name(), p.partition(),
+        r.getReplicasList(), r.getIsrList(), r.getLeader(), leaderEpoch, p.partitionEpoch() + 1);
+    List<PartitionState> ps = new ArrayList<>(t.partitions());
+    ps.set(p.partition(), next);
+    b.putTopic(t.withPartitions(ps));
+    return OK;
+  }
+
+  /** Returns a problem description or {@code null} when replicas/isr/leader are consistent. */
+  static String checkAssignment(List<Integer> replicas, List<Integer> isr, int leader) {
+    if (replicas.isEmpty()) {
+      return "no replicas";
+    }
+    if (new HashSet<>(replicas).size() != replicas.size()) {
+      return "duplicate replicas " + replicas;
+    }
+    if (new HashSet<>(isr).size() != isr.size()) {
+      return "duplicate ISR members " + isr;
+    }
+    if (replicas.stream().anyMatch(id -> id < 0)) {
+      return "negative broker id in " + replicas;
+    }
+    if (!replicas.containsAll(isr)) {
+      return "ISR " + isr + " is not within replicas " + replicas;
+    }
+    if (isr.isEmpty()) {
+      return "empty ISR";
+    }
+    if (leader != PartitionState.NO_LEADER && !isr.contains(leader)) {
+      return "leader " + leader + " is not in the ISR " + isr;
+    }
+    return null;
+  }
+
+  private static RecordResult removeTopic(ImageBuilder b, RemoveTopicRecord r) {
+    TopicImage t = b.topicById(r.getTopicId());
+    if (t == null) {
+      return reject(ErrorCode.UNKNOWN_TOPIC_ID, "no topic with id " + r.getTopicId());
+    }
+    b.removeTopic(t);
+    return OK;
+  }
+
+  private static RecordResult config(ImageBuilder b, ConfigRecord r) {
+    TopicImage t = b.topicById(r.getTopicId());
+    if (t == null) {
+      return reject(ErrorCode.UNKNOWN_TOPIC_ID, "no topic with id " + r.getTopicId());
+    }
+    if (r.getKey().isEmpty()) {
+      return reject(ErrorCode.INVALID_CONFIG, "empty config key");
+    }
+    Map<String, String> c = new HashMap<>(t.configs());
+    if (r.getDelete()) {
+      c.remove(r.getKey());
+    } else {
+      c.put(r.getKey(), r.getValue());
+    }
+    b.putTopic(t.withConfigs(c));
+    return OK;
+  }
+
+  private static RecordResult producerIds(ImageBuilder b, ProducerIdsRecord r) {
+    if (r.getBlockSize() <= 0) {
+      return reject(ErrorCode.INVALID_REQUEST, "producer id block size " + r.getBlockSize());
+    }
+    if (b.nextProducerId() != r.getExpectedNextProducerId()) {
+      return reject(ErrorCode.INVALID_UPDATE_VERSION, "next producer id is " + b.nextProducerId()
+          + ", record expected " + r.getExpectedNextProducerId());
+    }
+    b.setNextProducerId(r.getExpectedNextProducerId() + r.getBlockSize());
+    return OK;
+  }
+}

@@ -1,0 +1,171 @@
+package dev.spool.quorum.image;
+
+import dev.spool.client.TopicPartition;
+import dev.spool.config.Config;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The cluster metadata at one metadata offset: brokers, topics with their partitions and
+ * configs, and the producer-id counter. Immutable once built (by {@link ImageBuilder}); readers
+ * on any thread may hold it as long as they like. Unchanged topics and brokers are shared
+ * between successive images, so publishing a new image costs a copy of the two top-level maps,
+ * not of every partition.
+ *
+ * <p>Two images at the same offset built by replaying the same records are {@link #equals}: that
+ * is what "replay is deterministic" means and what the tests check.
+ */
+public final class MetadataImage {
+  public static final MetadataImage EMPTY =
+      new MetadataImage(-1, Map.of(), Map.of(), Map.of(), 0);
+
+  private final long offset;
+  private final Map<Integer, BrokerRegistration> brokers;
+  private final Map<String, TopicImage> topicsById;
+  private final Map<String, String> topicIdsByName;
+  private final long nextProducerId;
+
+  MetadataImage(long offset, Map<Integer, BrokerRegistration> brokers,
+      Map<String, TopicImage> topicsById, Map<String, String> topicIdsByName,
+      long nextProducerId) {
+    this.offset = offset;
+    this.brokers = Collections.unmodifiableMap(brokers);
+    this.topicsById = Collections.unmodifiableMap(topicsById);
+    this.topicIdsByName = Collections.unmodifiableMap(topicIdsByName);
+    this.nextProducerId = nextProducerId;
+  }
+
+  /** The Raft index of the last entry applied; -1 for the empty image. */
+  public long offset() {
+    return offset;
+  }
+
+  /** The same content at another offset (entries without records still advance the offset). */
+  public MetadataImage withOffset(long newOffset) {
+    if (newOffset == offset) {
+      return this;
+    }
+    return new MetadataImage(newOffset, brokers, topicsById, topicIdsByName, nextProducerId);
+  }
+
+  // ---------------------------------------------------------------- brokers
+
+  public Map<Integer, BrokerRegistration> brokers() {
+    return brokers;
+  }
+
+  /** The registration, or {@code null} if the broker never registered. */
+  public BrokerRegistration broker(int id) {
+    return brokers.get(id);
+  }
+
+  /** Registered, unfenced brokers (including those in controlled shutdown), by id. */
+  public List<BrokerRegistration> liveBrokers() {
+    return brokers.values().stream().filter(b -> !b.fenced())
+        .sorted(Comparator.comparingInt(BrokerRegistration::id)).toList();
+  }
+
+  /** Unfenced brokers not in controlled shutdown: the ones that may get new replicas/leaderships. */
+  public List<BrokerRegistration> eligibleBrokers() {
+    return brokers.values().stream().filter(BrokerRegistration::isEligible)
+        .sorted(Comparator.comparingInt(BrokerRegistration::id)).toList();
+  }
+
+  /** True when the broker is registered, unfenced and not shutting down. */
+  public boolean isEligible(int brokerId) {
+    BrokerRegistration b = brokers.get(brokerId);
+    return b != null && b.isEligible();
+  }
+
+  // ---------------------------------------------------------------- topics
+
+  public Collection<TopicImage> topics() {
+    return topicsById.values();
+  }
+
+  public Map<String, String> topicIdsByName() {
+    return topicIdsByName;
+  }
+
+  /** The topic by name, or {@code null}. */
+  public TopicImage topic(String name) {
+    String id = topicIdsByName.get(name);
+    return id == null ? null : topicsById.get(id);
+  }
+
+  /** The topic by id, or {@code null}. */
+  public TopicImage topicById(String topicId) {
+    return topicsById.get(topicId);
+  }
+
+  /** The partitions of a topic in partition order; empty if the topic does not exist. */
+  public List<PartitionState> partitions(String topic) {
+    TopicImage t = topic(topic);
+    return t == null ? List.of() : t.partitions();
+  }
+
+  /** The partition, or {@code null} when the topic or partition does not exist. */
+  public PartitionState partition(TopicPartition tp) {
+    TopicImage t = topic(tp.topic());
+    return t == null ? null : t.partition(tp.partition());
+  }
+
+  /** Effective config of a topic (overrides on defaults), or {@code null} if it does not exist. */
+  public Config topicConfig(String topic) {
+    TopicImage t = topic(topic);
+    return t == null ? null : t.config();
+  }
+
+  /** Every partition of every topic, topics by name. */
+  public List<PartitionState> allPartitions() {
+    List<PartitionState> all = new ArrayList<>();
+    topicIdsByName.keySet().stream().sorted()
+        .forEach(n -> all.addAll(topicsById.get(topicIdsByName.get(n)).partitions()));
+    return all;
+  }
+
+  /** Partitions that have {@code brokerId} as a replica. */
+  public List<PartitionState> partitionsOnBroker(int brokerId) {
+    return allPartitions().stream().filter(p -> p.isReplica(brokerId)).toList();
+  }
+
+  // ---------------------------------------------------------------- producer ids
+
+  /** The first producer id not yet handed to any broker. */
+  public long nextProducerId() {
+    return nextProducerId;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof MetadataImage m && offset == m.offset && nextProducerId == m.nextProducerId
+        && brokers.equals(m.brokers) && topicsById.equals(m.topicsById)
+        && topicIdsByName.equals(m.topicIdsByName);
+  }
+
+  /** Same content, ignoring the offset. */
+  public boolean sameContent(MetadataImage m) {
+    return withOffset(m.offset).equals(m);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(offset, brokers, topicsById, nextProducerId);
+  }
+
+  @Override
+  public String toString() {
+    return "MetadataImage{offset=" + offset + " brokers=" + brokers.size() + " topics="
+        + topicsById.size() + " nextProducerId=" + nextProducerId + "}";
+  }
+
+  // package-private accessors for the builder
+  Map<String, TopicImage> topicsByIdMap() {
+    return topicsById;
+  }
+}

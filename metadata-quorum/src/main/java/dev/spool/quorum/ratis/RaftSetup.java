@@ -1,0 +1,124 @@
+package dev.spool.quorum.ratis;
+
+import dev.spool.config.Config;
+import dev.spool.quorum.HostPort;
+import dev.spool.quorum.QuorumClientSettings;
+import dev.spool.quorum.QuorumConfig;
+import dev.spool.quorum.QuorumSettings;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * Turns our settings into Ratis objects: the fixed group id, peers and the server / client
+ * properties. Every Ratis key we set is here, with the reason (see shared/notes/ratis.md).
+ */
+final class RaftSetup {
+  private RaftSetup() {}
+
+  /** The Raft group id: a name-based UUID of the cluster id, so every node derives the same. */
+  static RaftGroupId groupId(String clusterId) {
+    return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(
+        ("spool-metadata-quorum:" + clusterId).getBytes(StandardCharsets.UTF_8)));
+  }
+
+  static RaftPeerId peerId(int nodeId) {
+    return RaftPeerId.valueOf(Integer.toString(nodeId));
+  }
+
+  static int nodeId(RaftPeerId peerId) {
+    try {
+      return Integer.parseInt(peerId.toString());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  static RaftGroup group(String clusterId, Map<Integer, HostPort> voters) {
+    List<RaftPeer> peers = voters.entrySet().stream().sorted(Map.Entry.comparingByKey())
+        .map(e -> RaftPeer.newBuilder().setId(peerId(e.getKey()))
+            .setAddress(e.getValue().toString()).build())
+        .toList();
+    return RaftGroup.valueOf(groupId(clusterId), peers);
+  }
+
+  static RaftProperties serverProperties(QuorumSettings s) {
+    Config c = s.config();
+    RaftProperties p = new RaftProperties();
+    // GRPC: the only transport that serves follower linearizable reads (ratis.md P4).
+    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+    GrpcConfigKeys.Server.setHost(p, s.bindHost());
+    GrpcConfigKeys.Server.setPort(p, s.advertised().port());
+    RaftServerConfigKeys.setStorageDir(p, List.of(s.storageDir().toFile()));
+    RaftServerConfigKeys.Rpc.setTimeoutMin(p,
+        ms(c.get(QuorumConfig.ELECTION_TIMEOUT_MIN_MS)));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(p,
+        ms(c.get(QuorumConfig.ELECTION_TIMEOUT_MAX_MS)));
+    RaftServerConfigKeys.Rpc.setRequestTimeout(p, ms(c.get(QuorumConfig.SERVER_RPC_TIMEOUT_MS)));
+    // Snapshots: on (default off), every N entries, keep a few; also on graceful stop.
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p,
+        c.get(QuorumConfig.SNAPSHOT_THRESHOLD_ENTRIES));
+    RaftServerConfigKeys.Snapshot.setCreationGap(p,
+        Math.min(1024, c.get(QuorumConfig.SNAPSHOT_THRESHOLD_ENTRIES)));
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(p,
+        c.get(QuorumConfig.SNAPSHOT_RETENTION_FILES));
+    RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, true);
+    // Small segments so that a snapshot lets the log be purged (purge works per closed segment,
+    // ratis.md P9), and purge up to the snapshot: a lagging follower gets the snapshot.
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p,
+        SizeInBytes.valueOf(c.get(QuorumConfig.LOG_SEGMENT_BYTES)));
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    RaftServerConfigKeys.Log.setPurgeGap(p,
+        Math.min(1024, c.get(QuorumConfig.SNAPSHOT_THRESHOLD_ENTRIES)));
+    // Reads: heartbeats are served by the leader from its own state (DEFAULT read option);
+    // they need no ReadIndex round: a deposed leader's answers carry only committed data.
+    RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.DEFAULT);
+    RaftServerConfigKeys.LeaderElection.setPreVote(p, true);
+    // Bounded gRPC worker pool: a controller is a few dozen threads, not 2 x cores x groups.
+    GrpcConfigKeys.Server.setWorkerGroupSize(p, 4);
+    return p;
+  }
+
+  static RaftProperties clientProperties(QuorumClientSettings s) {
+    RaftProperties p = new RaftProperties();
+    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+    RaftClientConfigKeys.Rpc.setRequestTimeout(p, ms(s.requestTimeoutMs()));
+    RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, 256);
+    return p;
+  }
+
+  /**
+   * A client with a sleeping, bounded retry policy (the Ratis default spins forever, ratis.md
+   * P8): enough attempts to cover the total timeout; the caller bounds the time as well.
+   */
+  static RaftClient newClient(QuorumClientSettings s, RaftGroup group) {
+    int attempts = Math.max(3, s.totalTimeoutMs() / Math.max(1, s.retryBackoffMs()));
+    return RaftClient.newBuilder()
+        .setProperties(clientProperties(s))
+        .setRaftGroup(group)
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
+            ms(s.retryBackoffMs())))
+        .build();
+  }
+
+  static TimeDuration ms(long ms) {
+    return TimeDuration.valueOf(ms, TimeUnit.MILLISECONDS);
+  }
+}

@@ -1,0 +1,198 @@
+package dev.spool.quorum.ratis;
+
+import dev.spool.client.SpoolException;
+import dev.spool.protocol.message.AlterConfigsRequest;
+import dev.spool.protocol.message.AlterConfigsResponse;
+import dev.spool.protocol.message.CreateTopicsRequest;
+import dev.spool.protocol.message.CreateTopicsResponse;
+import dev.spool.protocol.message.DeleteTopicsRequest;
+import dev.spool.protocol.message.DeleteTopicsResponse;
+import dev.spool.protocol.message.ElectLeadersRequest;
+import dev.spool.protocol.message.ElectLeadersResponse;
+import dev.spool.protocol.message.ErrorCode;
+import dev.spool.protocol.message.QuorumInfo;
+import dev.spool.quorum.QuorumClient;
+import dev.spool.quorum.QuorumClientSettings;
+import dev.spool.quorum.message.AllocateProducerIdsRequest;
+import dev.spool.quorum.message.AllocateProducerIdsResponse;
+import dev.spool.quorum.message.AlterPartitionRequest;
+import dev.spool.quorum.message.AlterPartitionResponse;
+import dev.spool.quorum.message.BrokerHeartbeatRequest;
+import dev.spool.quorum.message.BrokerHeartbeatResponse;
+import dev.spool.quorum.message.BrokerRegistrationRequest;
+import dev.spool.quorum.message.BrokerRegistrationResponse;
+import dev.spool.quorum.message.ControllerReply;
+import dev.spool.quorum.message.ControllerRequest;
+import dev.spool.quorum.message.DescribeQuorumRequest;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+
+/**
+ * {@link QuorumClient} on Ratis clients (GRPC). Two Ratis clients: one for writes (ordered
+ * async, so a broker's writes are applied in the order it sent them) and one for read-only
+ * requests (heartbeats must never queue behind a slow write). Failures as a whole map to
+ * {@link SpoolException}s; NOT_CONTROLLER (the leader is not ready yet, nothing was logged) is
+ * retried within the total timeout.
+ */
+public final class RatisQuorumClient implements QuorumClient {
+  private static final int PRODUCER_ID_CONFLICT_RETRIES = 10;
+
+  private final QuorumClientSettings settings;
+  private final RaftClient writes;
+  private final RaftClient reads;
+  /** One per broker registration this client speaks for (a handful per process). */
+  private final Map<List<Long>, AlterPartitionBatcher> alterPartitionBatchers =
+      new ConcurrentHashMap<>();
+
+  public RatisQuorumClient(QuorumClientSettings settings) {
+    this.settings = settings;
+    RaftGroup group = RaftSetup.group(settings.clusterId(), settings.voters());
+    this.writes = RaftSetup.newClient(settings, group);
+    this.reads = RaftSetup.newClient(settings, group);
+  }
+
+  /**
+   * Writes retry for the total timeout; read-only requests (heartbeats, describe) only for one
+   * request timeout: a heartbeat answered later than that is stale, the next one is due.
+   */
+  private CompletableFuture<ControllerReply> send(ControllerRequest req, boolean readOnly) {
+    long budgetMs = readOnly ? settings.requestTimeoutMs() : settings.totalTimeoutMs();
+    long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(budgetMs);
+    return attempt(req, readOnly, deadlineNs);
+  }
+
+  private CompletableFuture<ControllerReply> attempt(ControllerRequest req, boolean readOnly,
+      long deadlineNs) {
+    long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime());
+    if (leftMs <= 0) {
+      return CompletableFuture.failedFuture(new SpoolException(ErrorCode.QUORUM_UNAVAILABLE,
+          "no active controller answered in time"));
+    }
+    Message m = Message.valueOf(UnsafeByteOperations.unsafeWrap(req.toByteArray()));
+    CompletableFuture<RaftClientReply> f;
+    try {
+      f = readOnly ? reads.async().sendReadOnlyUnordered(m) : writes.async().send(m);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(Replies.toSpoolException(e));
+    }
+    return f.orTimeout(leftMs, TimeUnit.MILLISECONDS)
+        .handle((r, err) -> {
+          if (err != null) {
+            throw Replies.toSpoolException(err);
+          }
+          return Replies.controllerReply(r);
+        })
+        .exceptionallyCompose(err -> {
+          SpoolException se = Replies.toSpoolException(err);
+          if (se.errorCode() == ErrorCode.NOT_CONTROLLER
+              && System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.retryBackoffMs())
+                  < deadlineNs) {
+            Executor later = CompletableFuture.delayedExecutor(settings.retryBackoffMs(),
+                TimeUnit.MILLISECONDS);
+            return CompletableFuture.supplyAsync(() -> null, later)
+                .thenCompose(x -> attempt(req, readOnly, deadlineNs));
+          }
+          return CompletableFuture.failedFuture(se);
+        });
+  }
+
+  private <T> CompletableFuture<T> write(ControllerRequest req, Function<ControllerReply, T> get) {
+    return send(req, false).thenApply(get);
+  }
+
+  @Override
+  public CompletableFuture<BrokerRegistrationResponse> register(BrokerRegistrationRequest r) {
+    return write(ControllerRequest.newBuilder().setRegister(r).build(),
+        ControllerReply::getRegister);
+  }
+
+  @Override
+  public CompletableFuture<BrokerHeartbeatResponse> heartbeat(BrokerHeartbeatRequest r) {
+    return send(ControllerRequest.newBuilder().setHeartbeat(r).build(), true)
+        .thenApply(ControllerReply::getHeartbeat);
+  }
+
+  /**
+   * Coalesced per broker registration (see {@link AlterPartitionBatcher}): one request in
+   * flight per broker, later ones merged into the next.
+   */
+  @Override
+  public CompletableFuture<AlterPartitionResponse> alterPartition(AlterPartitionRequest r) {
+    AlterPartitionBatcher b = alterPartitionBatchers.computeIfAbsent(
+        List.of((long) r.getBrokerId(), r.getBrokerEpoch()),
+        k -> new AlterPartitionBatcher(r.getBrokerId(), r.getBrokerEpoch(),
+            merged -> write(ControllerRequest.newBuilder().setAlterPartition(merged).build(),
+                ControllerReply::getAlterPartition)));
+    return b.submit(r);
+  }
+
+  @Override
+  public CompletableFuture<CreateTopicsResponse> createTopics(CreateTopicsRequest r) {
+    return write(ControllerRequest.newBuilder().setCreateTopics(r).build(),
+        ControllerReply::getCreateTopics);
+  }
+
+  @Override
+  public CompletableFuture<DeleteTopicsResponse> deleteTopics(DeleteTopicsRequest r) {
+    return write(ControllerRequest.newBuilder().setDeleteTopics(r).build(),
+        ControllerReply::getDeleteTopics);
+  }
+
+  @Override
+  public CompletableFuture<ElectLeadersResponse> electLeaders(ElectLeadersRequest r) {
+    return write(ControllerRequest.newBuilder().setElectLeaders(r).build(),
+        ControllerReply::getElectLeaders);
+  }
+
+  @Override
+  public CompletableFuture<AlterConfigsResponse> alterConfigs(AlterConfigsRequest r) {
+    return write(ControllerRequest.newBuilder().setAlterConfigs(r).build(),
+        ControllerReply::getAlterConfigs);
+  }
+
+  @Override
+  public CompletableFuture<AllocateProducerIdsResponse> allocateProducerIds(
+      AllocateProducerIdsRequest r) {
+    return allocate(r, PRODUCER_ID_CONFLICT_RETRIES);
+  }
+
+  private CompletableFuture<AllocateProducerIdsResponse> allocate(AllocateProducerIdsRequest r,
+      int retries) {
+    return write(ControllerRequest.newBuilder().setAllocateProducerIds(r).build(),
+        ControllerReply::getAllocateProducerIds)
+        .thenCompose(resp -> resp.getErrorCode() == ErrorCode.INVALID_UPDATE_VERSION
+            && retries > 0 ? allocate(r, retries - 1) : CompletableFuture.completedFuture(resp));
+  }
+
+  @Override
+  public CompletableFuture<QuorumInfo> describeQuorum() {
+    return send(ControllerRequest.newBuilder()
+        .setDescribeQuorum(DescribeQuorumRequest.getDefaultInstance()).build(), true)
+        .thenApply(ControllerReply::getDescribeQuorum);
+  }
+
+  @Override
+  public void close() {
+    try {
+      writes.close();
+    } catch (IOException ignored) {
+      // closing: nothing to do about it
+    }
+    try {
+      reads.close();
+    } catch (IOException ignored) {
+      // closing: nothing to do about it
+    }
+  }
+}

@@ -1,0 +1,246 @@
+package dev.spool.quorum.ratis;
+
+import dev.spool.protocol.message.QuorumInfo;
+import dev.spool.quorum.HostPort;
+import dev.spool.quorum.QuorumConfig;
+import dev.spool.quorum.QuorumServer;
+import dev.spool.quorum.QuorumSettings;
+import dev.spool.quorum.controller.ActiveController;
+import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.message.ControllerRequest;
+import dev.spool.quorum.message.ControllerWriteRequest;
+import dev.spool.quorum.message.ControllerWriteResponse;
+import dev.spool.quorum.message.MetadataBatch;
+import dev.spool.time.Clock;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link QuorumServer} on Ratis: one {@link RaftServer} (GRPC, RECOVER startup) with the
+ * {@link MetadataStateMachine}. Controller-decided records are submitted to the local server
+ * directly (no network hop), stamped with the term they were decided in.
+ */
+public final class RatisQuorumServer implements QuorumServer {
+  private static final Logger log = LoggerFactory.getLogger(RatisQuorumServer.class);
+
+  private final QuorumSettings settings;
+  private final Clock clock;
+  private final RaftGroup group;
+  private final ClientId localClientId = ClientId.randomId();
+  private final AtomicLong callIds = new AtomicLong();
+  private MetadataStateMachine stateMachine;
+  private RaftServer server;
+
+  public RatisQuorumServer(QuorumSettings settings, Clock clock) {
+    this.settings = settings;
+    this.clock = clock;
+    this.group = RaftSetup.group(settings.clusterId(), settings.voters());
+  }
+
+  @Override
+  public synchronized void start() throws IOException {
+    if (server != null) {
+      throw new IllegalStateException("already started");
+    }
+    Files.createDirectories(settings.storageDir());
+    stateMachine = new MetadataStateMachine(settings.nodeId(), settings.controllerSettings(),
+        settings.config().get(QuorumConfig.TICK_INTERVAL_MS),
+        settings.config().get(QuorumConfig.MAX_REQUEST_BYTES),
+        settings.config().get(QuorumConfig.RING_BATCHES), clock, this::writerForTerm,
+        this::describe);
+    server = RaftServer.newBuilder()
+        .setServerId(RaftSetup.peerId(settings.nodeId()))
+        .setGroup(group)
+        .setProperties(RaftSetup.serverProperties(settings))
+        .setStateMachine(stateMachine)
+        // RECOVER reuses an existing directory and formats a missing one (ratis.md P5).
+        .setOption(RaftStorage.StartupOption.RECOVER)
+        .build();
+    server.start();
+    log.info("[node={}] controller started: group {} voters {} storage {} ({})",
+        settings.nodeId(), group.getGroupId(), settings.voters(), settings.storageDir(),
+        settings.config().toLogString());
+  }
+
+  private ActiveController.RecordWriter writerForTerm(long term) {
+    return (t, reason, batch) -> submitLocal(t, reason, batch);
+  }
+
+  private CompletableFuture<ControllerWriteResponse> submitLocal(long term, String reason,
+      MetadataBatch batch) {
+    ControllerRequest req = ControllerRequest.newBuilder().setControllerWrite(
+        ControllerWriteRequest.newBuilder().setTerm(term).setReason(reason).setBatch(batch)).build();
+    RaftClientRequest request = RaftClientRequest.newBuilder()
+        .setClientId(localClientId)
+        .setServerId(RaftSetup.peerId(settings.nodeId()))
+        .setGroupId(group.getGroupId())
+        .setCallId(callIds.incrementAndGet())
+        .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(req.toByteArray())))
+        .setType(RaftClientRequest.writeRequestType())
+        .build();
+    CompletableFuture<RaftClientReply> f;
+    try {
+      f = server.submitClientRequestAsync(request);
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return f.orTimeout(settings.config().get(QuorumConfig.CLIENT_TOTAL_TIMEOUT_MS),
+            TimeUnit.MILLISECONDS)
+        .thenApply(r -> Replies.controllerReply(r).getControllerWrite());
+  }
+
+  /** Raft's view of the quorum, from this division (complete only on the leader). */
+  private QuorumInfo describe(RaftServer.Division d) {
+    DivisionInfo info = d.getInfo();
+    QuorumInfo.Builder q = QuorumInfo.newBuilder()
+        .setLeaderId(info.getLeaderId() == null ? -1 : RaftSetup.nodeId(info.getLeaderId()))
+        .setTerm(info.getCurrentTerm())
+        .setCommitIndex(d.getRaftLog().getLastCommittedIndex());
+    Map<String, Long> commitIndexes = new HashMap<>();
+    for (CommitInfoProto c : d.getCommitInfos()) {
+      commitIndexes.put(c.getServer().getId().toStringUtf8(), c.getCommitIndex());
+    }
+    Map<String, Long> lastContact = new HashMap<>();
+    RoleInfoProto role = info.getRoleInfoProto();
+    if (role.hasLeaderInfo()) {
+      for (ServerRpcProto f : role.getLeaderInfo().getFollowerInfoList()) {
+        lastContact.put(f.getId().getId().toStringUtf8(), f.getLastRpcElapsedTimeMs());
+      }
+    }
+    long leaderLast = d.getRaftLog().getLastEntryTermIndex() == null ? -1
+        : d.getRaftLog().getLastEntryTermIndex().getIndex();
+    for (RaftPeer p : group.getPeers()) {
+      String id = p.getId().toString();
+      long idx = commitIndexes.getOrDefault(id, -1L);
+      boolean self = id.equals(RaftSetup.peerId(settings.nodeId()).toString());
+      q.addVoters(QuorumInfo.Voter.newBuilder()
+          .setNodeId(RaftSetup.nodeId(p.getId()))
+          .setAddress(p.getAddress())
+          .setLastIndex(idx)
+          .setLag(info.isLeader() && idx >= 0 ? Math.max(0, leaderLast - idx) : -1)
+          .setLastContactMsAgo(self ? 0 : lastContact.getOrDefault(id, -1L)));
+    }
+    return q.build();
+  }
+
+  private RaftServer.Division division() {
+    try {
+      return server.getDivision(group.getGroupId());
+    } catch (IOException e) {
+      throw new IllegalStateException("controller " + settings.nodeId() + " is not running", e);
+    }
+  }
+
+  @Override
+  public int nodeId() {
+    return settings.nodeId();
+  }
+
+  @Override
+  public boolean isActiveController() {
+    return stateMachine != null && stateMachine.isActive();
+  }
+
+  @Override
+  public int activeControllerId() {
+    var leader = division().getInfo().getLeaderId();
+    return leader == null ? -1 : RaftSetup.nodeId(leader);
+  }
+
+  @Override
+  public long term() {
+    return division().getInfo().getCurrentTerm();
+  }
+
+  @Override
+  public long appliedIndex() {
+    return division().getInfo().getLastAppliedIndex();
+  }
+
+  @Override
+  public MetadataImage image() {
+    return stateMachine.image();
+  }
+
+  @Override
+  public long loadedSnapshotIndex() {
+    return stateMachine.loadedSnapshotIndex();
+  }
+
+  @Override
+  public long takeSnapshot() throws IOException {
+    try (org.apache.ratis.client.RaftClient admin = org.apache.ratis.client.RaftClient.newBuilder()
+        .setProperties(RaftSetup.clientProperties(settings.clientSettings()))
+        .setRaftGroup(group).build()) {
+      RaftClientReply r = admin.getSnapshotManagementApi(RaftSetup.peerId(settings.nodeId()))
+          .create(30_000);
+      if (!r.isSuccess()) {
+        throw new IOException("snapshot failed: " + r.getException());
+      }
+      return r.getLogIndex();
+    }
+  }
+
+  @Override
+  public boolean transferLeadership(long timeoutMs) {
+    RaftServer.Division d = division();
+    if (!d.getInfo().isLeader()) {
+      return true;
+    }
+    String self = RaftSetup.peerId(settings.nodeId()).toString();
+    RaftPeerId target = d.getCommitInfos().stream()
+        .filter(c -> !c.getServer().getId().toStringUtf8().equals(self))
+        .max(java.util.Comparator.comparingLong(CommitInfoProto::getCommitIndex))
+        .map(c -> RaftPeerId.valueOf(c.getServer().getId()))
+        .orElse(null);
+    if (target == null) {
+      return false;
+    }
+    try (org.apache.ratis.client.RaftClient c = org.apache.ratis.client.RaftClient.newBuilder()
+        .setProperties(RaftSetup.clientProperties(settings.clientSettings()))
+        .setRaftGroup(group).setLeaderId(RaftSetup.peerId(settings.nodeId())).build()) {
+      RaftClientReply r = c.admin().transferLeadership(target, timeoutMs);
+      log.info("[node={}] leadership transfer to {}: {}", settings.nodeId(), target,
+          r.isSuccess() ? "done" : r.getException());
+      return r.isSuccess();
+    } catch (IOException e) {
+      log.warn("[node={}] leadership transfer to {} failed: {}", settings.nodeId(), target,
+          e.toString());
+      return false;
+    }
+  }
+
+  /** For tests: this controller's advertised address. */
+  public HostPort address() {
+    return settings.advertised();
+  }
+
+  @Override
+  public synchronized void close() throws IOException {
+    if (server != null) {
+      server.close();
+      log.info("[node={}] controller closed", settings.nodeId());
+    }
+  }
+}
