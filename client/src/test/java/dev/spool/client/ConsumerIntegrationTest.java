@@ -203,6 +203,28 @@ class ConsumerIntegrationTest {
   }
 
   @Test
+  void shouldResumeAfterLostConnections() {
+    cluster = FakeCluster.start(1);
+    cluster.createTopic("t", 1);
+    produce("t", 0, 0, 30);
+    Consumer c = consumer("auto.offset.reset", "earliest");
+    c.assign(List.of(new TopicPartition("t", 0)));
+    assertEquals(30, pollUntil(c, 30).size());
+    cluster.broker(1).dropConnections();
+    produce("t", 0, 30, 60);
+    List<ConsumerRecord> more = pollUntil(c, 30);
+    assertEquals(IntStream.range(30, 60).mapToObj(i -> "v" + i).toList(),
+        more.stream().map(ConsumerRecord::valueAsString).toList(), "no gap, no duplicate");
+  }
+
+  @Test
+  void shouldRefuseToPollWithoutAssignment() {
+    cluster = FakeCluster.start(1);
+    Consumer c = consumer();
+    assertThrows(IllegalStateException.class, () -> c.poll(Duration.ofMillis(1)));
+  }
+
+  @Test
   void shouldMoveBackAndCountWhenTheLogWasTruncatedUnderIt() {
     cluster = FakeCluster.start(1);
     cluster.createTopic("t", 1);

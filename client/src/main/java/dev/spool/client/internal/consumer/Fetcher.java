@@ -209,6 +209,9 @@ public final class Fetcher {
 
   /** Records, at most {@code max.poll.records}, waiting up to {@code timeoutMs} for some. */
   public ConsumerRecords poll(long timeoutMs) throws InterruptedException {
+    if (assigned.isEmpty()) {
+      throw new IllegalStateException("no partitions assigned: call assign first");
+    }
     long deadline = clock.monotonicMs() + Math.max(0, timeoutMs);
     while (true) {
       checkTopicErrors();

@@ -52,7 +52,7 @@ public final class Sender implements NetworkClient.ConnectionListener {
 
   /** The sender's settings from the producer config. */
   public record Settings(short acks, long requestTimeoutMs, int maxRequestSizeBytes,
-      ExponentialBackoff retryBackoff) {}
+      int maxInFlightRequestsPerConnection, ExponentialBackoff retryBackoff) {}
 
   private final Settings settings;
   private final RecordAccumulator accumulator;
@@ -132,7 +132,8 @@ public final class Sender implements NetworkClient.ConnectionListener {
     }
     Set<Node> sendable = new LinkedHashSet<>();
     for (Node n : ready.readyNodes()) {
-      if (network.ready(n)) {
+      // The connection allows one more request than the producer config, for metadata.
+      if (network.ready(n) && network.inFlightCount(n.id()) < settings.maxInFlightRequestsPerConnection()) {
         sendable.add(n);
       }
     }
