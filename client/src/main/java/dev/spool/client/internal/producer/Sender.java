@@ -258,7 +258,8 @@ public final class Sender implements NetworkClient.ConnectionListener {
         onAnswer(batches, r.body(ProduceResponse.class), now);
       }
     }
-    runOnce();
+    // Not runOnce(): a send that fails at once would recurse once per batch.
+    wakeup();
   }
 
   private void onRequestFailure(List<ProducerBatch> batches, Throwable error, long now) {
