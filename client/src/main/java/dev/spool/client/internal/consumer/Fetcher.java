@@ -431,8 +431,10 @@ public final class Fetcher {
       PartitionFetchState s = assigned.get(e.getKey());
       if (s != null && s.generation == e.getValue()) {
         s.fetchInFlight = false;
-        if (f.error() != null) {
+        if (f.error() != null && f.error().retriable()) {
           backOff(s, now);
+        } else if (f.error() != null) {
+          s.pendingError = f.error(); // e.g. UNSUPPORTED_VERSION: retrying cannot help
         }
       }
     }

@@ -144,8 +144,9 @@ public final class Sender implements NetworkClient.ConnectionListener {
     }
     drained.forEach((node, batches) -> sendProduce(node, batches, md, now));
     long next = ready.nextReadyCheckDelayMs();
-    if (state.needsProducerId() && !initInFlight) {
-      next = Math.min(next, Math.max(1, initRetryAtMs - now));
+    if (state.needsProducerId() && !initInFlight && state.canInitProducerId() && initRetryAtMs > now) {
+      // A failed InitProducerId is retried after its backoff; a pending reset waits for answers instead.
+      next = Math.min(next, initRetryAtMs - now);
     }
     if (next != Long.MAX_VALUE) {
       schedule(now + next);
