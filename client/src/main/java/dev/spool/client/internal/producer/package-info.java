@@ -18,8 +18,8 @@
  *       {@code base_offset} and error NONE (DUPLICATE_SEQUENCE with the original offset is
  *       accepted as well); a batch whose base sequence is not the last one + 1 is refused with
  *       OUT_OF_ORDER_SEQUENCE without being appended; a stale producer epoch gets
- *       INVALID_PRODUCER_EPOCH; a producer id the partition does not know (its first batch there
- *       starts at sequence 0) is accepted.
+ *       INVALID_PRODUCER_EPOCH; a producer id the partition does not know is accepted whatever
+ *       its sequence (its state may have been removed with old segments).
  *   <li>Definite refusals (MESSAGE_TOO_LARGE, CORRUPT_MESSAGE, INVALID_RECORD, INVALID_TIMESTAMP,
  *       RECORD_LIST_TOO_LARGE, INVALID_REQUEST, ...) mean nothing of the batch was appended;
  *       REQUEST_TIMED_OUT and NOT_ENOUGH_REPLICAS_AFTER_APPEND may have appended it.
