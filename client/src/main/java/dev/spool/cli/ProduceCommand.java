@@ -71,7 +71,7 @@ final class ProduceCommand implements Callable<Integer> {
       description = "A producer config (repeatable), e.g. linger.ms=0. See `spool produce --help-config`.")
   List<String> producerProps;
 
-  @Option(names = "--help-config", description = "Print the producer config keys and exit.")
+  @Option(names = "--help-config", help = true, description = "Print the producer config keys and exit.")
   boolean helpConfig;
 
   @Option(names = "--output", defaultValue = "plain", paramLabel = "plain|json",
