@@ -1,0 +1,208 @@
+package dev.spool.client;
+
+import dev.spool.client.internal.ClientContext;
+import dev.spool.client.internal.consumer.ConsumerStats;
+import dev.spool.client.internal.consumer.Fetcher;
+import dev.spool.client.internal.consumer.OffsetLookup;
+import dev.spool.client.internal.metadata.MetadataWaiter;
+import dev.spool.client.internal.metadata.PartitionInfo;
+import dev.spool.protocol.message.ErrorCode;
+import dev.spool.time.Clock;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads records from assigned partitions. The application keeps the positions (there are no
+ * consumer groups yet): {@link #assign}, then {@link #seek}/{@link #seekToBeginning}/{@link
+ * #seekToEnd} or let {@code auto.offset.reset} decide, then {@link #poll} in a loop.
+ *
+ * <pre>{@code
+ * try (Consumer c = new Consumer(Map.of("bootstrap.servers", "127.0.0.1:9092"))) {
+ *   c.assign(c.partitionsFor("orders"));
+ *   c.seekToBeginning(c.assignment());
+ *   for (ConsumerRecord r : c.poll(Duration.ofSeconds(1))) { ... }
+ * }
+ * }</pre>
+ *
+ * <p>Not thread-safe: one thread uses a consumer at a time, except {@link #wakeup()}. Fetches
+ * long-poll ({@code fetch.max.wait.ms}) and are pipelined: the next fetch is on its way while the
+ * application processes the previous answer. Leader changes are followed transparently; when the
+ * log was truncated under the consumer (an unclean leader election), the position moves back to
+ * where the logs agree, a warning is logged and {@link ConsumerMetrics#truncationsDetected()}
+ * counts it, instead of returning records that no longer exist. Errors are {@link SpoolException}s
+ * thrown by {@code poll}: e.g. UNKNOWN_TOPIC_OR_PARTITION, OFFSET_OUT_OF_RANGE (with {@code
+ * auto.offset.reset=none}), CORRUPT_MESSAGE, UNSUPPORTED_COMPRESSION_TYPE.
+ */
+public final class Consumer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Consumer.class);
+
+  private final ClientContext context;
+  private final Clock clock;
+  private final Fetcher fetcher;
+  private final ConsumerStats stats = new ConsumerStats();
+  private final long defaultApiTimeoutMs;
+  private volatile boolean closed;
+
+  public Consumer(Map<String, String> props) {
+    this(new ConsumerConfig(props));
+  }
+
+  public Consumer(ConsumerConfig config) {
+    this(config, Clock.SYSTEM);
+  }
+
+  Consumer(ConsumerConfig config, Clock clock) {
+    this.clock = clock;
+    this.defaultApiTimeoutMs = config.get(ConsumerConfig.DEFAULT_API_TIMEOUT_MS);
+    int maxFrame = (int) Math.min(Integer.MAX_VALUE - 1024,
+        (long) Math.max(config.get(ConsumerConfig.FETCH_MAX_BYTES), config.get(ConsumerConfig.MAX_PARTITION_FETCH_BYTES))
+            + 16L * 1024 * 1024);
+    this.context = new ClientContext("consumer", ConsumerConfig.COMMON.read(config.config()), 5, maxFrame, clock);
+    Fetcher.Settings settings = new Fetcher.Settings(config.get(ConsumerConfig.FETCH_MIN_BYTES),
+        config.get(ConsumerConfig.FETCH_MAX_WAIT_MS), config.get(ConsumerConfig.FETCH_MAX_BYTES),
+        config.get(ConsumerConfig.MAX_PARTITION_FETCH_BYTES), config.get(ConsumerConfig.MAX_POLL_RECORDS),
+        Fetcher.PartitionFetchStateReset.valueOf(config.get(ConsumerConfig.AUTO_OFFSET_RESET).toUpperCase()),
+        config.get(ConsumerConfig.CHECK_CRCS), config.get(ConsumerConfig.REQUEST_TIMEOUT_MS));
+    OffsetLookup offsets = new OffsetLookup(context.metadata(), context.network(), clock, context.retryBackoff(),
+        config.get(ConsumerConfig.REQUEST_TIMEOUT_MS));
+    this.fetcher = new Fetcher(settings, context.metadata(), context.network(), offsets, clock,
+        context.retryBackoff(), defaultApiTimeoutMs, stats);
+    log.info("[client={}] {}", context.clientId(), config.toLogString());
+  }
+
+  /** Reads exactly these partitions from now on (replacing the previous assignment). */
+  public void assign(Collection<TopicPartition> partitions) {
+    checkOpen();
+    fetcher.assign(List.copyOf(partitions));
+  }
+
+  public Set<TopicPartition> assignment() {
+    return fetcher.assignment();
+  }
+
+  /** The next poll returns records from {@code offset} on. */
+  public void seek(TopicPartition tp, long offset) {
+    checkOpen();
+    fetcher.seek(tp, offset);
+  }
+
+  /** Moves to the first offset still in the log (resolved lazily, by the next poll or position). */
+  public void seekToBeginning(Collection<TopicPartition> partitions) {
+    checkOpen();
+    fetcher.seekToBeginning(partitions);
+  }
+
+  /** Moves to the high watermark: only records written after now will be read. */
+  public void seekToEnd(Collection<TopicPartition> partitions) {
+    checkOpen();
+    fetcher.seekToEnd(partitions);
+  }
+
+  /** The offset of the next record poll returns for {@code tp} (blocks to resolve a pending reset). */
+  public long position(TopicPartition tp) {
+    checkOpen();
+    try {
+      return fetcher.position(tp);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SpoolException(ErrorCode.REQUEST_TIMED_OUT, "interrupted", e);
+    }
+  }
+
+  /**
+   * Records from the assigned partitions, at most {@code max.poll.records}, in offset order per
+   * partition; waits up to {@code timeout} for some, returning empty if none came.
+   */
+  public ConsumerRecords poll(Duration timeout) {
+    checkOpen();
+    try {
+      return fetcher.poll(timeout.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return ConsumerRecords.EMPTY;
+    }
+  }
+
+  /** Makes a poll that is waiting return at once (empty). Safe from any thread. */
+  public void wakeup() {
+    fetcher.wakeup();
+  }
+
+  /** The first offset still in each partition (ListOffsets with -2). */
+  public Map<TopicPartition, Long> beginningOffsets(Collection<TopicPartition> partitions) {
+    return offsetsOf(partitions, OffsetLookup.EARLIEST);
+  }
+
+  /** The high watermark of each partition: the offset the next record will get (ListOffsets with -1). */
+  public Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions) {
+    return offsetsOf(partitions, OffsetLookup.LATEST);
+  }
+
+  private Map<TopicPartition, Long> offsetsOf(Collection<TopicPartition> partitions, long spec) {
+    checkOpen();
+    Map<TopicPartition, Long> specs = new HashMap<>();
+    partitions.forEach(tp -> specs.put(tp, spec));
+    Map<TopicPartition, Long> out = new HashMap<>();
+    fetcher.lookup(specs).forEach((tp, o) -> out.put(tp, o == null ? -1L : o.offset()));
+    return out;
+  }
+
+  /**
+   * For each partition, the first record with a timestamp at or after the given one (ms since the
+   * epoch), or {@code null} when there is none.
+   */
+  public Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(Map<TopicPartition, Long> timestamps) {
+    checkOpen();
+    timestamps.values().forEach(t -> {
+      if (t < 0) {
+        throw new IllegalArgumentException("timestamps must be >= 0: " + t);
+      }
+    });
+    return fetcher.lookup(timestamps);
+  }
+
+  /** The topic's partitions (blocking up to {@code default.api.timeout.ms} for metadata). */
+  public List<TopicPartition> partitionsFor(String topic) {
+    checkOpen();
+    Objects.requireNonNull(topic, "topic");
+    try {
+      return MetadataWaiter.awaitPartitions(context.metadata(), clock, topic, null,
+          clock.monotonicMs() + defaultApiTimeoutMs, "default.api.timeout.ms=" + defaultApiTimeoutMs)
+          .stream().map(PartitionInfo::topicPartition).toList();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SpoolException(ErrorCode.REQUEST_TIMED_OUT, "interrupted", e);
+    }
+  }
+
+  public ConsumerMetrics metrics() {
+    return stats.snapshot();
+  }
+
+  public String clientId() {
+    return context.clientId();
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("consumer closed");
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    context.close();
+    fetcher.close();
+  }
+}

@@ -1,0 +1,31 @@
+package dev.spool.client;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A topic as the cluster's metadata describes it.
+ *
+ * @param topicId the topic's id (changes when a topic is deleted and created again)
+ * @param configs the topic's explicit config overrides
+ */
+public record TopicDescription(String name, String topicId, List<PartitionDescription> partitions,
+    Map<String, String> configs) {
+  public TopicDescription {
+    partitions = List.copyOf(partitions);
+    configs = Map.copyOf(configs);
+  }
+
+  /**
+   * One partition: its leader (-1 = none) and leader epoch, replicas, in-sync replicas, and the
+   * replicas on brokers that are offline.
+   */
+  public record PartitionDescription(int partition, int leader, int leaderEpoch, List<Integer> replicas,
+      List<Integer> isr, List<Integer> offlineReplicas) {
+    public PartitionDescription {
+      replicas = List.copyOf(replicas);
+      isr = List.copyOf(isr);
+      offlineReplicas = List.copyOf(offlineReplicas);
+    }
+  }
+}

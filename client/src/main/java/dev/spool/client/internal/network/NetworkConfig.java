@@ -1,0 +1,42 @@
+package dev.spool.client.internal.network;
+
+/**
+ * What the network client needs from a client's configuration; every client (producer, consumer,
+ * admin) builds one from its own typed config.
+ *
+ * @param clientId sent in every request header, for broker logs
+ * @param ioThreadName name of the client's one I/O thread
+ * @param maxInFlightRequestsPerConnection requests written but not yet answered, per connection
+ * @param maxQueuedRequestsPerConnection requests waiting to be written, per connection (a limit,
+ *     not a tuning knob: callers that pace themselves never reach it)
+ * @param connectTimeoutMs TCP connect plus ApiVersions handshake
+ * @param reconnectBackoffMs first wait before reconnecting to a node after a failure
+ * @param reconnectBackoffMaxMs cap of the exponential reconnect wait
+ * @param maxResponseFrameBytes largest response frame accepted; a larger one closes the connection
+ * @param timerTickMs how often request deadlines and reconnect times are checked
+ */
+public record NetworkConfig(
+    String clientId,
+    String ioThreadName,
+    int maxInFlightRequestsPerConnection,
+    int maxQueuedRequestsPerConnection,
+    long connectTimeoutMs,
+    long reconnectBackoffMs,
+    long reconnectBackoffMaxMs,
+    int maxResponseFrameBytes,
+    long timerTickMs) {
+
+  public NetworkConfig {
+    if (maxInFlightRequestsPerConnection < 1 || maxQueuedRequestsPerConnection < 1) {
+      throw new IllegalArgumentException("in-flight and queue limits must be positive");
+    }
+    if (connectTimeoutMs < 1 || timerTickMs < 1 || maxResponseFrameBytes < 1024) {
+      throw new IllegalArgumentException("bad network timing or frame limit");
+    }
+  }
+
+  public static NetworkConfig defaults(String clientId, String ioThreadName) {
+    return new NetworkConfig(clientId, ioThreadName, 5, 10_000, 10_000, 50, 1000,
+        64 * 1024 * 1024, 20);
+  }
+}

@@ -1,0 +1,209 @@
+package dev.spool.client.internal.producer;
+
+import dev.spool.client.RecordMetadata;
+import dev.spool.client.TopicPartition;
+import dev.spool.client.internal.network.Node;
+import dev.spool.record.Header;
+import dev.spool.record.RecordBatch;
+import dev.spool.record.RecordBatchBuilder;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One RecordBatch v2 on its way to a partition leader, with a future per record.
+ *
+ * <p>Life: <i>open</i> (in the accumulator, records appended under the partition deque's lock) →
+ * <i>built</i> (drained by the sender; header, producer id/epoch/sequence and CRC written) → sent,
+ * possibly several times (retries resend the same bytes) → <i>finished</i> exactly once, either
+ * completing every record future with its offset or failing them all. Sender bookkeeping fields
+ * are touched only by the I/O thread.
+ */
+public final class ProducerBatch {
+  /** Upper bound of the bytes a record adds beyond its key, value and headers (varint widths). */
+  private static final int MAX_RECORD_OVERHEAD_BYTES = 5 + 1 + 10 + 5 + 5 + 5 + 5;
+  private static final int MAX_HEADER_OVERHEAD_BYTES = 5 + 5;
+
+  final TopicPartition topicPartition;
+  final long createdMs;
+  private final ByteBuffer pooledBuffer;
+  private final int allocatedBytes;
+  private final RecordBatchBuilder builder;
+  private final List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+  private long[] timestamps = new long[16];
+  private ByteBuffer built;
+  private final AtomicBoolean finished = new AtomicBoolean();
+  /** Completes (never exceptionally) once every record future is done; flush waits on it. */
+  final CompletableFuture<Void> done = new CompletableFuture<>();
+
+  // ---- sender bookkeeping, I/O thread only ----
+  int attempts;
+  long retryAfterMs;
+  long lastSendMs = -1;
+  int generation;
+  Node sentTo;
+  long producerId = RecordBatch.NO_PRODUCER_ID;
+  short producerEpoch = RecordBatch.NO_PRODUCER_EPOCH;
+  int baseSequence = RecordBatch.NO_SEQUENCE;
+
+  ProducerBatch(TopicPartition topicPartition, ByteBuffer pooledBuffer, int allocatedBytes, long createdMs) {
+    this.topicPartition = topicPartition;
+    this.pooledBuffer = pooledBuffer;
+    this.allocatedBytes = allocatedBytes;
+    this.createdMs = createdMs;
+    this.builder = new RecordBatchBuilder(pooledBuffer);
+  }
+
+  /** An upper bound of the bytes one record adds to a fresh batch, header included. */
+  public static int estimateSizeUpperBound(byte[] key, byte[] value, List<Header> headers) {
+    long size = RecordBatch.HEADER_SIZE_BYTES + MAX_RECORD_OVERHEAD_BYTES
+        + (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
+    for (Header h : headers) {
+      size += MAX_HEADER_OVERHEAD_BYTES + h.key().getBytes(StandardCharsets.UTF_8).length
+          + (h.value() == null ? 0 : h.value().length);
+    }
+    return (int) Math.min(Integer.MAX_VALUE, size);
+  }
+
+  /**
+   * Appends a record if the batch stays within {@code limitBytes} (the first record always fits:
+   * the buffer was sized for it); returns its future, or {@code null} when the batch is full.
+   * Caller holds the partition deque's lock.
+   */
+  CompletableFuture<RecordMetadata> tryAppend(long timestamp, byte[] key, byte[] value,
+      List<Header> headers, int limitBytes) {
+    if (built != null) {
+      return null;
+    }
+    ByteBuffer k = key == null ? null : ByteBuffer.wrap(key);
+    ByteBuffer v = value == null ? null : ByteBuffer.wrap(value);
+    // The exact size check costs as much as encoding; skip it while the upper bound clearly fits.
+    long upperBound = (long) builder.estimatedSizeInBytes() + MAX_RECORD_OVERHEAD_BYTES
+        + (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
+    if ((!headers.isEmpty() || upperBound > limitBytes) && !builder.hasRoomFor(timestamp, k, v, headers, limitBytes)) {
+      return null;
+    }
+    builder.append(timestamp, k, v, headers);
+    int n = futures.size();
+    if (n == timestamps.length) {
+      timestamps = Arrays.copyOf(timestamps, n * 2);
+    }
+    timestamps[n] = timestamp;
+    CompletableFuture<RecordMetadata> f = new CompletableFuture<>();
+    futures.add(f);
+    return f;
+  }
+
+  /** True when no typical record fits any more, so the batch should go now. */
+  boolean isFull(int batchSizeBytes) {
+    return built != null || builder.estimatedSizeInBytes() >= batchSizeBytes;
+  }
+
+  public int recordCount() {
+    return futures.size();
+  }
+
+  public int estimatedSizeBytes() {
+    return built != null ? built.remaining() : builder.estimatedSizeInBytes();
+  }
+
+  boolean isBuilt() {
+    return built != null;
+  }
+
+  boolean hasSequence() {
+    return baseSequence != RecordBatch.NO_SEQUENCE;
+  }
+
+  int lastSequence() {
+    return RecordBatch.incrementSequence(baseSequence, recordCount() - 1);
+  }
+
+  /**
+   * Sets the idempotence fields. Before the batch is built they go to the builder; afterwards
+   * (a re-sequenced retry) the header fields are patched and the CRC recomputed, since the CRC
+   * covers them.
+   */
+  void setProducerState(long producerId, short producerEpoch, int baseSequence) {
+    this.producerId = producerId;
+    this.producerEpoch = producerEpoch;
+    this.baseSequence = baseSequence;
+    if (built == null) {
+      builder.producer(producerId, producerEpoch, baseSequence);
+      return;
+    }
+    int pos = built.position();
+    built.putLong(pos + RecordBatch.PRODUCER_ID_POSITION, producerId);
+    built.putShort(pos + RecordBatch.PRODUCER_EPOCH_POSITION, producerEpoch);
+    built.putInt(pos + RecordBatch.BASE_SEQUENCE_POSITION, baseSequence);
+    built.putInt(pos + RecordBatch.CRC_POSITION, (int) RecordBatch.at(built, pos).computeChecksum());
+  }
+
+  /** Writes header and CRC; no record can be appended afterwards. Idempotent. */
+  void build() {
+    if (built == null) {
+      built = builder.build();
+    }
+  }
+
+  /** The built batch bytes (a fresh duplicate, position at the first byte). */
+  ByteBuffer bytes() {
+    if (built == null) {
+      throw new IllegalStateException("batch for " + topicPartition + " not built");
+    }
+    return built.duplicate();
+  }
+
+  ByteBuffer pooledBuffer() {
+    return pooledBuffer;
+  }
+
+  int allocatedBytes() {
+    return allocatedBytes;
+  }
+
+  boolean isFinished() {
+    return finished.get();
+  }
+
+  /**
+   * Completes every record: offsets from {@code baseOffset} (-1 when unknown, as with acks=0),
+   * timestamps from {@code logAppendTimeMs} when the topic uses LogAppendTime (≠ -1), else each
+   * record's own. Returns false if the batch was already finished.
+   */
+  boolean complete(long baseOffset, long logAppendTimeMs) {
+    if (!finished.compareAndSet(false, true)) {
+      return false;
+    }
+    for (int i = 0; i < futures.size(); i++) {
+      long offset = baseOffset < 0 ? -1 : baseOffset + i;
+      long ts = logAppendTimeMs >= 0 ? logAppendTimeMs : timestamps[i];
+      futures.get(i).complete(new RecordMetadata(topicPartition.topic(), topicPartition.partition(),
+          offset, ts));
+    }
+    done.complete(null);
+    return true;
+  }
+
+  /** Fails every record with {@code error}. Returns false if the batch was already finished. */
+  boolean fail(RuntimeException error) {
+    if (!finished.compareAndSet(false, true)) {
+      return false;
+    }
+    for (CompletableFuture<RecordMetadata> f : futures) {
+      f.completeExceptionally(error);
+    }
+    done.complete(null);
+    return true;
+  }
+
+  @Override
+  public String toString() {
+    return "ProducerBatch(" + topicPartition + ", records=" + recordCount() + ", bytes="
+        + estimatedSizeBytes() + ", seq=" + baseSequence + ", attempts=" + attempts + ")";
+  }
+}

@@ -1,0 +1,379 @@
+package dev.spool.client.internal.producer;
+
+import dev.spool.client.RecordMetadata;
+import dev.spool.client.TopicPartition;
+import dev.spool.client.internal.metadata.MetadataSnapshot;
+import dev.spool.client.internal.network.Node;
+import dev.spool.record.Header;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+
+/**
+ * Per-partition queues of batches between the application threads that append records and the
+ * sender (I/O thread) that drains them, as Kafka's RecordAccumulator. Each partition's deque is
+ * its own lock: appends touch only the last batch, the sender takes batches from the front. Retried
+ * batches go back to the front in sequence order.
+ *
+ * <p>A partition is <i>ready</i> when its first batch is full, has waited {@code linger.ms} (or
+ * its retry backoff), or when a flush or close is in progress or appenders wait for memory. A node
+ * is ready when any partition it leads is; draining then takes the first batch of every partition
+ * the node leads (one per partition per request), up to {@code max.request.size}.
+ */
+public final class RecordAccumulator {
+  /** Lets the sender hold back partitions (ordering, idempotence) and stamp batches as they leave. */
+  public interface DrainGate {
+    /** Whether the first batch of {@code tp} may be sent to {@code leader} now. */
+    boolean mayDrain(TopicPartition tp, Node leader, ProducerBatch first);
+
+    /** Called for each drained batch, before it is built (assigns sequence numbers). */
+    void onDrain(ProducerBatch batch);
+  }
+
+  /** The outcome of one append. */
+  public record AppendResult(CompletableFuture<RecordMetadata> future, boolean batchIsFull,
+      boolean newBatchCreated, int appendedBytes) {}
+
+  /** Which nodes have something to send, and when to look again. */
+  public record ReadyCheck(Set<Node> readyNodes, long nextReadyCheckDelayMs,
+      Set<String> unknownLeaderTopics) {}
+
+  private final int batchSizeBytes;
+  private final long lingerMs;
+  private final long deliveryTimeoutMs;
+  private final BufferPool pool;
+  private final ConcurrentMap<TopicPartition, Deque<ProducerBatch>> batches = new ConcurrentHashMap<>();
+  private final Set<ProducerBatch> incomplete = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger flushesInProgress = new AtomicInteger();
+  private final AtomicInteger appendsInProgress = new AtomicInteger();
+  private volatile boolean closed;
+  private int drainRotation;
+
+  public RecordAccumulator(int batchSizeBytes, long lingerMs, long deliveryTimeoutMs, BufferPool pool) {
+    this.batchSizeBytes = batchSizeBytes;
+    this.lingerMs = lingerMs;
+    this.deliveryTimeoutMs = deliveryTimeoutMs;
+    this.pool = pool;
+  }
+
+  // ------------------------------------------------------------------ application threads
+
+  /**
+   * Appends one record to the partition's open batch, or to a new batch whose buffer may take up
+   * to {@code maxBlockMs} to get from the pool.
+   */
+  public AppendResult append(TopicPartition tp, long timestamp, byte[] key, byte[] value,
+      List<Header> headers, long maxBlockMs, long nowMs) throws InterruptedException {
+    appendsInProgress.incrementAndGet();
+    try {
+      Deque<ProducerBatch> dq = batches.computeIfAbsent(tp, k -> new ArrayDeque<>());
+      synchronized (dq) {
+        checkOpen();
+        AppendResult r = tryAppend(dq, timestamp, key, value, headers);
+        if (r != null) {
+          return r;
+        }
+      }
+      int size = Math.max(batchSizeBytes, ProducerBatch.estimateSizeUpperBound(key, value, headers));
+      ByteBuffer buffer = pool.allocate(size, maxBlockMs);
+      boolean used = false;
+      try {
+        synchronized (dq) {
+          checkOpen();
+          AppendResult r = tryAppend(dq, timestamp, key, value, headers);
+          if (r != null) {
+            return r;
+          }
+          ProducerBatch batch = new ProducerBatch(tp, buffer, size, nowMs);
+          int before = batch.estimatedSizeBytes();
+          CompletableFuture<RecordMetadata> f = batch.tryAppend(timestamp, key, value, headers, size);
+          dq.addLast(batch);
+          incomplete.add(batch);
+          used = true;
+          return new AppendResult(f, dq.size() > 1 || batch.isFull(batchSizeBytes), true,
+              batch.estimatedSizeBytes() - before);
+        }
+      } finally {
+        if (!used) {
+          pool.deallocate(buffer, size);
+        }
+      }
+    } finally {
+      appendsInProgress.decrementAndGet();
+    }
+  }
+
+  private AppendResult tryAppend(Deque<ProducerBatch> dq, long timestamp, byte[] key, byte[] value,
+      List<Header> headers) {
+    ProducerBatch last = dq.peekLast();
+    if (last == null || last.isBuilt()) {
+      return null;
+    }
+    int before = last.estimatedSizeBytes();
+    CompletableFuture<RecordMetadata> f = last.tryAppend(timestamp, key, value, headers, batchSizeBytes);
+    if (f == null) {
+      return null;
+    }
+    return new AppendResult(f, dq.size() > 1 || last.isFull(batchSizeBytes), false,
+        last.estimatedSizeBytes() - before);
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("producer closed");
+    }
+  }
+
+  /** Makes every batch ready at once until {@link #endFlush()}. */
+  public void beginFlush() {
+    flushesInProgress.incrementAndGet();
+  }
+
+  public void endFlush() {
+    flushesInProgress.decrementAndGet();
+  }
+
+  /** Completes when every batch that exists now has finished. */
+  public CompletableFuture<Void> incompleteDone() {
+    return CompletableFuture.allOf(incomplete.stream().map(b -> b.done).toArray(CompletableFuture[]::new));
+  }
+
+  public boolean hasIncomplete() {
+    return !incomplete.isEmpty();
+  }
+
+  /** No more appends; everything queued becomes ready. */
+  public void close() {
+    closed = true;
+  }
+
+  public boolean isClosed() {
+    return closed;
+  }
+
+  // ------------------------------------------------------------------ sender (I/O thread)
+
+  /** Which nodes to drain now, per the class doc, and how long until something becomes ready. */
+  public ReadyCheck ready(MetadataSnapshot md, long nowMs, DrainGate gate) {
+    Set<Node> readyNodes = new HashSet<>();
+    Set<String> unknownLeaderTopics = new HashSet<>();
+    long nextDelayMs = Long.MAX_VALUE;
+    boolean urgent = closed || flushesInProgress.get() > 0 || pool.queuedWaiters() > 0;
+    for (Map.Entry<TopicPartition, Deque<ProducerBatch>> e : batches.entrySet()) {
+      Deque<ProducerBatch> dq = e.getValue();
+      ProducerBatch first;
+      boolean full;
+      synchronized (dq) {
+        first = dq.peekFirst();
+        if (first == null) {
+          continue;
+        }
+        full = dq.size() > 1 || first.isFull(batchSizeBytes);
+      }
+      long expiresInMs = first.createdMs + deliveryTimeoutMs - nowMs;
+      if (expiresInMs > 0) {
+        // Expired batches are handled on every sender run; responses wake the sender.
+        nextDelayMs = Math.min(nextDelayMs, expiresInMs);
+      }
+      Node leader = md.leaderFor(e.getKey());
+      if (leader == null) {
+        unknownLeaderTopics.add(e.getKey().topic());
+        continue;
+      }
+      if (readyNodes.contains(leader) || !gate.mayDrain(e.getKey(), leader, first)) {
+        continue;
+      }
+      boolean backingOff = first.attempts > 0 && nowMs < first.retryAfterMs;
+      long readyAtMs = first.attempts > 0 ? first.retryAfterMs : first.createdMs + lingerMs;
+      if (!backingOff && (full || urgent || nowMs >= readyAtMs)) {
+        readyNodes.add(leader);
+      } else {
+        nextDelayMs = Math.min(nextDelayMs, Math.max(1, readyAtMs - nowMs));
+      }
+    }
+    return new ReadyCheck(readyNodes, nextDelayMs, unknownLeaderTopics);
+  }
+
+  /**
+   * Takes, for each node, the first batch of every partition it leads (rotating the starting
+   * partition for fairness) while the request stays within {@code maxRequestBytes}; builds them.
+   */
+  public Map<Node, List<ProducerBatch>> drain(MetadataSnapshot md, Set<Node> nodes, int maxRequestBytes,
+      long nowMs, DrainGate gate) {
+    Map<Node, List<ProducerBatch>> out = new HashMap<>();
+    if (nodes.isEmpty()) {
+      return out;
+    }
+    List<TopicPartition> all = new ArrayList<>(batches.keySet());
+    if (all.isEmpty()) {
+      return out;
+    }
+    int start = Math.floorMod(drainRotation++, all.size());
+    for (Node node : nodes) {
+      List<ProducerBatch> ready = new ArrayList<>();
+      int size = 0;
+      for (int i = 0; i < all.size(); i++) {
+        TopicPartition tp = all.get((start + i) % all.size());
+        if (!node.equals(md.leaderFor(tp))) {
+          continue;
+        }
+        Deque<ProducerBatch> dq = batches.get(tp);
+        synchronized (dq) {
+          ProducerBatch first = dq.peekFirst();
+          if (first == null || first.attempts > 0 && nowMs < first.retryAfterMs
+              || !gate.mayDrain(tp, node, first)) {
+            continue;
+          }
+          if (!ready.isEmpty() && size + first.estimatedSizeBytes() > maxRequestBytes) {
+            break;
+          }
+          dq.pollFirst();
+          gate.onDrain(first);
+          first.build();
+          size += first.estimatedSizeBytes();
+          ready.add(first);
+        }
+      }
+      if (!ready.isEmpty()) {
+        out.put(node, ready);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Puts retried batches back at the front of their partition's deque, in sequence order (batches
+   * without a sequence keep their relative order before the unsent ones).
+   */
+  public void reenqueue(List<ProducerBatch> retries) {
+    for (ProducerBatch b : retries) {
+      Deque<ProducerBatch> dq = batches.computeIfAbsent(b.topicPartition, k -> new ArrayDeque<>());
+      synchronized (dq) {
+        insertInOrder(dq, b);
+      }
+    }
+  }
+
+  private static void insertInOrder(Deque<ProducerBatch> dq, ProducerBatch b) {
+    if (!b.hasSequence()) {
+      // A retried batch without a sequence (idempotence off) goes first, as in Kafka.
+      dq.addFirst(b);
+      return;
+    }
+    List<ProducerBatch> before = new ArrayList<>();
+    while (!dq.isEmpty()) {
+      ProducerBatch head = dq.peekFirst();
+      if (head.hasSequence() && SequenceNumbers.before(head.baseSequence, b.baseSequence)) {
+        before.add(dq.pollFirst());
+      } else {
+        break;
+      }
+    }
+    dq.addFirst(b);
+    for (int i = before.size() - 1; i >= 0; i--) {
+      dq.addFirst(before.get(i));
+    }
+  }
+
+  /**
+   * Removes batches whose {@code delivery.timeout.ms} has passed, from the front of each deque
+   * whose partition {@code mayExpire} (the sender allows it only while nothing of the partition
+   * is in flight, so futures still finish in order).
+   */
+  public List<ProducerBatch> expiredBatches(long nowMs, Predicate<TopicPartition> mayExpire) {
+    List<ProducerBatch> expired = new ArrayList<>();
+    for (Map.Entry<TopicPartition, Deque<ProducerBatch>> e : batches.entrySet()) {
+      Deque<ProducerBatch> dq = e.getValue();
+      synchronized (dq) {
+        ProducerBatch first = dq.peekFirst();
+        if (first == null || nowMs - first.createdMs < deliveryTimeoutMs || !mayExpire.test(e.getKey())) {
+          continue;
+        }
+        while ((first = dq.peekFirst()) != null && nowMs - first.createdMs >= deliveryTimeoutMs) {
+          expired.add(dq.pollFirst());
+        }
+      }
+    }
+    return expired;
+  }
+
+  /** Removes every queued batch of {@code tp} that satisfies {@code which}, in queue order. */
+  public List<ProducerBatch> removeQueued(TopicPartition tp, Predicate<ProducerBatch> which) {
+    List<ProducerBatch> removed = new ArrayList<>();
+    Deque<ProducerBatch> dq = batches.get(tp);
+    if (dq == null) {
+      return removed;
+    }
+    synchronized (dq) {
+      for (Iterator<ProducerBatch> it = dq.iterator(); it.hasNext(); ) {
+        ProducerBatch b = it.next();
+        if (which.test(b)) {
+          it.remove();
+          removed.add(b);
+        }
+      }
+    }
+    return removed;
+  }
+
+  /** Visits every queued batch of {@code tp} under its lock (for re-sequencing). */
+  public void forEachQueued(TopicPartition tp, java.util.function.Consumer<ProducerBatch> action) {
+    Deque<ProducerBatch> dq = batches.get(tp);
+    if (dq == null) {
+      return;
+    }
+    synchronized (dq) {
+      dq.forEach(action);
+    }
+  }
+
+  /** Removes every queued batch (close after its timeout); appends still running finish first. */
+  public List<ProducerBatch> drainAll() {
+    List<ProducerBatch> all = new ArrayList<>();
+    for (Deque<ProducerBatch> dq : batches.values()) {
+      synchronized (dq) {
+        all.addAll(dq);
+        dq.clear();
+      }
+    }
+    return all;
+  }
+
+  public boolean hasQueued() {
+    for (Deque<ProducerBatch> dq : batches.values()) {
+      synchronized (dq) {
+        if (!dq.isEmpty()) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  public int appendsInProgress() {
+    return appendsInProgress.get();
+  }
+
+  /** Gives a finished batch's memory back and forgets it. */
+  public void deallocate(ProducerBatch batch) {
+    if (incomplete.remove(batch)) {
+      pool.deallocate(batch.pooledBuffer(), batch.allocatedBytes());
+    }
+  }
+
+  public BufferPool pool() {
+    return pool;
+  }
+}

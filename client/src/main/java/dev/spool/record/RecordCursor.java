@@ -1,0 +1,278 @@
+package dev.spool.record;
+
+import dev.spool.record.internal.VarintReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Iterates the records of one uncompressed batch without allocating: after {@link #next()} the
+ * accessors describe the current record, and key, value and headers are exposed as absolute
+ * (position, length) pairs into {@link #buffer()} (length -1 = null). The convenience methods
+ * that return slices or strings allocate and are meant for tests and tools.
+ *
+ * <p>Record layout (zig-zag varints, see {@code internal.Varint}):
+ * <pre>
+ * length          varint   bytes after this field
+ * attributes      int8     unused, 0
+ * timestampDelta  varlong  timestamp - batch baseTimestamp
+ * offsetDelta     varint   offset - batch baseOffset
+ * keyLength       varint   -1 = null key
+ * key             bytes
+ * valueLength     varint   -1 = null value
+ * value           bytes
+ * headersCount    varint
+ * headers         headersCount x { keyLength varint, key UTF-8, valueLength varint (-1 = null), value }
+ * </pre>
+ *
+ * <p>A compressed batch is refused with {@link UnsupportedCompressionException} rather than read
+ * as garbage; a malformed record throws {@link CorruptRecordException} with its position.
+ * Not thread-safe (it is a cursor).
+ */
+public final class RecordCursor {
+  private final VarintReader reader = new VarintReader();
+  private final VarintReader headerReader = new VarintReader();
+
+  private ByteBuffer buffer;
+  private int recordsEnd;
+  private int remainingRecords;
+  private long baseOffset;
+  private long baseTimestamp;
+  private boolean logAppendTime;
+  private long maxTimestamp;
+
+  private int recordPosition;
+  private int recordSizeBytes;
+  private long offset;
+  private long timestamp;
+  private int keyPosition;
+  private int keyLength;
+  private int valuePosition;
+  private int valueLength;
+  private int headerCount;
+  private int headersPosition;
+
+  private int headersLeft;
+  private int headerKeyPosition;
+  private int headerKeyLength;
+  private int headerValuePosition;
+  private int headerValueLength;
+
+  /**
+   * Positions the cursor before the first record of {@code batch}. The batch must be complete
+   * (validate it first); compressed batches throw {@link UnsupportedCompressionException}.
+   */
+  public RecordCursor reset(RecordBatch batch) {
+    int codec = batch.compressionCodecId();
+    if (codec != CompressionType.NONE.id()) {
+      if (!CompressionType.isKnown(codec)) {
+        throw new CorruptRecordException("unknown compression codec id " + codec, batch.position());
+      }
+      throw new UnsupportedCompressionException(CompressionType.forId(codec), batch.position());
+    }
+    this.buffer = batch.buffer();
+    this.recordsEnd = batch.position() + batch.sizeInBytes();
+    this.remainingRecords = batch.recordsCount();
+    this.baseOffset = batch.baseOffset();
+    this.baseTimestamp = batch.baseTimestamp();
+    this.logAppendTime = batch.timestampType() == TimestampType.LOG_APPEND_TIME;
+    this.maxTimestamp = batch.maxTimestamp();
+    reader.reset(buffer, batch.position() + RecordBatch.RECORDS_POSITION, recordsEnd);
+    this.headersLeft = 0;
+    return this;
+  }
+
+  /** Advances to the next record; false after the last one. */
+  public boolean next() {
+    if (remainingRecords <= 0) {
+      return false;
+    }
+    remainingRecords--;
+    recordPosition = reader.position();
+    int bodySize = reader.readVarint();
+    if (bodySize < 0 || bodySize > reader.remaining()) {
+      throw new CorruptRecordException("record length " + bodySize + " does not fit in the "
+          + reader.remaining() + " bytes left in its batch", recordPosition);
+    }
+    int bodyEnd = reader.position() + bodySize;
+    recordSizeBytes = bodyEnd - recordPosition;
+    VarintReader body = reader;
+    int outerLimit = body.limit();
+    body.reset(buffer, body.position(), bodyEnd);
+    body.readByte(); // attributes: unused
+    long timestampDelta = body.readVarlong();
+    timestamp = logAppendTime ? maxTimestamp : baseTimestamp + timestampDelta;
+    offset = baseOffset + body.readVarint();
+    keyLength = body.readVarint();
+    keyPosition = body.position();
+    skipNullable(body, keyLength, "key");
+    valueLength = body.readVarint();
+    valuePosition = body.position();
+    skipNullable(body, valueLength, "value");
+    headerCount = body.readVarint();
+    if (headerCount < 0) {
+      throw new CorruptRecordException("negative header count " + headerCount, recordPosition);
+    }
+    headersPosition = body.position();
+    for (int i = 0; i < headerCount; i++) {
+      int keyLen = body.readVarint();
+      if (keyLen < 0) {
+        throw new CorruptRecordException("null or negative header key length", recordPosition);
+      }
+      body.skip(keyLen);
+      skipNullable(body, body.readVarint(), "header value");
+    }
+    if (body.position() != bodyEnd) {
+      throw new CorruptRecordException("record declares " + bodySize + " bytes but its fields use "
+          + (body.position() - (bodyEnd - bodySize)), recordPosition);
+    }
+    reader.reset(buffer, bodyEnd, outerLimit);
+    headersLeft = headerCount;
+    headerReader.reset(buffer, headersPosition, bodyEnd);
+    return true;
+  }
+
+  private void skipNullable(VarintReader body, int length, String what) {
+    if (length < -1) {
+      throw new CorruptRecordException("invalid " + what + " length " + length, recordPosition);
+    }
+    if (length > 0) {
+      body.skip(length);
+    }
+  }
+
+  /** True when every record was consumed and they filled the batch exactly. */
+  public boolean consumedExactly() {
+    return remainingRecords == 0 && reader.position() == recordsEnd;
+  }
+
+  /** Bytes not yet consumed by {@link #next()} in the batch. */
+  public int remainingBytes() {
+    return recordsEnd - reader.position();
+  }
+
+  public ByteBuffer buffer() {
+    return buffer;
+  }
+
+  public int recordPosition() {
+    return recordPosition;
+  }
+
+  public int recordSizeInBytes() {
+    return recordSizeBytes;
+  }
+
+  public long offset() {
+    return offset;
+  }
+
+  /** The record's timestamp; with LogAppendTime, the batch's max timestamp. */
+  public long timestamp() {
+    return timestamp;
+  }
+
+  public int keyPosition() {
+    return keyPosition;
+  }
+
+  /** Key length in bytes, -1 for a null key. */
+  public int keyLength() {
+    return keyLength;
+  }
+
+  public int valuePosition() {
+    return valuePosition;
+  }
+
+  /** Value length in bytes, -1 for a null value. */
+  public int valueLength() {
+    return valueLength;
+  }
+
+  public int headerCount() {
+    return headerCount;
+  }
+
+  /** Advances to the current record's next header; false after the last one. */
+  public boolean nextHeader() {
+    if (headersLeft <= 0) {
+      return false;
+    }
+    headersLeft--;
+    headerKeyLength = headerReader.readVarint();
+    headerKeyPosition = headerReader.position();
+    headerReader.skip(headerKeyLength);
+    headerValueLength = headerReader.readVarint();
+    headerValuePosition = headerReader.position();
+    if (headerValueLength > 0) {
+      headerReader.skip(headerValueLength);
+    }
+    return true;
+  }
+
+  public int headerKeyPosition() {
+    return headerKeyPosition;
+  }
+
+  public int headerKeyLength() {
+    return headerKeyLength;
+  }
+
+  public int headerValuePosition() {
+    return headerValuePosition;
+  }
+
+  /** -1 for a null header value. */
+  public int headerValueLength() {
+    return headerValueLength;
+  }
+
+  // ---- allocating conveniences for tools and tests ----
+
+  /** The key as a read-only slice, or null. Allocates. */
+  public ByteBuffer key() {
+    return slice(keyPosition, keyLength);
+  }
+
+  /** The value as a read-only slice, or null. Allocates. */
+  public ByteBuffer value() {
+    return slice(valuePosition, valueLength);
+  }
+
+  public String keyAsString() {
+    return string(keyPosition, keyLength);
+  }
+
+  public String valueAsString() {
+    return string(valuePosition, valueLength);
+  }
+
+  public String headerKeyAsString() {
+    return string(headerKeyPosition, headerKeyLength);
+  }
+
+  public byte[] headerValueAsBytes() {
+    return bytes(headerValuePosition, headerValueLength);
+  }
+
+  private ByteBuffer slice(int pos, int len) {
+    if (len < 0) {
+      return null;
+    }
+    return buffer.asReadOnlyBuffer().limit(pos + len).position(pos).slice();
+  }
+
+  private byte[] bytes(int pos, int len) {
+    if (len < 0) {
+      return null;
+    }
+    byte[] out = new byte[len];
+    buffer.get(pos, out);
+    return out;
+  }
+
+  private String string(int pos, int len) {
+    byte[] b = bytes(pos, len);
+    return b == null ? null : new String(b, StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,104 @@
+package dev.spool.record.internal;
+
+import dev.spool.record.CorruptRecordException;
+import java.nio.ByteBuffer;
+
+/**
+ * A reusable reader of big-endian fixed-size fields and zig-zag varints at absolute positions of
+ * a buffer, bounded by a limit. It never touches the buffer's own position, so one buffer can be
+ * read by several readers, and it allocates nothing. Every read past the limit or of an
+ * over-long varint throws {@link CorruptRecordException} with the position.
+ *
+ * <p>Not thread-safe: one reader per thread (it is a cursor).
+ */
+public final class VarintReader {
+  private ByteBuffer buffer;
+  private int position;
+  private int limit;
+
+  public VarintReader reset(ByteBuffer buffer, int position, int limit) {
+    this.buffer = buffer;
+    this.position = position;
+    this.limit = limit;
+    return this;
+  }
+
+  public int position() {
+    return position;
+  }
+
+  public int limit() {
+    return limit;
+  }
+
+  public int remaining() {
+    return limit - position;
+  }
+
+  public byte readByte() {
+    require(1);
+    return buffer.get(position++);
+  }
+
+  /** Advances over {@code length} bytes, checking they are within the limit. */
+  public void skip(int length) {
+    if (length < 0) {
+      throw new CorruptRecordException("negative length " + length, position);
+    }
+    require(length);
+    position += length;
+  }
+
+  public int readVarint() {
+    int start = position;
+    int value = 0;
+    int shift = 0;
+    int b;
+    while (true) {
+      if (position >= limit) {
+        throw new CorruptRecordException("varint runs past the end of its record", start);
+      }
+      b = buffer.get(position++);
+      if ((b & 0x80) == 0) {
+        break;
+      }
+      value |= (b & 0x7f) << shift;
+      shift += 7;
+      if (shift > 28) {
+        throw new CorruptRecordException("varint longer than 5 bytes", start);
+      }
+    }
+    value |= b << shift;
+    return (value >>> 1) ^ -(value & 1);
+  }
+
+  public long readVarlong() {
+    int start = position;
+    long value = 0L;
+    int shift = 0;
+    long b;
+    while (true) {
+      if (position >= limit) {
+        throw new CorruptRecordException("varlong runs past the end of its record", start);
+      }
+      b = buffer.get(position++);
+      if ((b & 0x80) == 0) {
+        break;
+      }
+      value |= (b & 0x7f) << shift;
+      shift += 7;
+      if (shift > 63) {
+        throw new CorruptRecordException("varlong longer than 10 bytes", start);
+      }
+    }
+    value |= b << shift;
+    return (value >>> 1) ^ -(value & 1);
+  }
+
+  private void require(int bytes) {
+    if (bytes > limit - position) {
+      throw new CorruptRecordException("field of " + bytes + " bytes runs past the end ("
+          + (limit - position) + " bytes left)", position);
+    }
+  }
+}

@@ -1,0 +1,164 @@
+package dev.spool.client.internal.producer;
+
+import static dev.spool.client.internal.producer.ProducerFixtures.NODE_1;
+import static dev.spool.client.internal.producer.ProducerFixtures.bytes;
+import static dev.spool.client.internal.producer.ProducerFixtures.snapshot;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.spool.client.TopicPartition;
+import dev.spool.client.internal.metadata.MetadataSnapshot;
+import dev.spool.client.internal.network.Node;
+import dev.spool.record.MemoryRecords;
+import dev.spool.record.RecordBatch;
+import dev.spool.record.RecordCursor;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Tag("unit")
+@Timeout(10)
+class RecordAccumulatorTest {
+  private static final TopicPartition TP0 = new TopicPartition("t", 0);
+  private static final TopicPartition TP1 = new TopicPartition("t", 1);
+  private static final RecordAccumulator.DrainGate OPEN = new RecordAccumulator.DrainGate() {
+    @Override
+    public boolean mayDrain(TopicPartition tp, Node leader, ProducerBatch first) {
+      return true;
+    }
+
+    @Override
+    public void onDrain(ProducerBatch batch) {}
+  };
+
+  private final MetadataSnapshot md = snapshot("t", 2, NODE_1);
+
+  private RecordAccumulator accumulator(int batchSize, long lingerMs, long memory) {
+    return new RecordAccumulator(batchSize, lingerMs, 120_000, new BufferPool(memory, batchSize));
+  }
+
+  @Test
+  void shouldBatchRecordsOfAPartitionUntilTheBatchIsFull() throws Exception {
+    RecordAccumulator acc = accumulator(1024, 1000, 64 * 1024);
+    int appended = 0;
+    RecordAccumulator.AppendResult r;
+    do {
+      r = acc.append(TP0, 1000, null, new byte[100], List.of(), 0, 0);
+      appended++;
+    } while (!r.batchIsFull());
+    assertTrue(appended > 5, "several records share a batch: " + appended);
+    assertEquals(Set.of(NODE_1), acc.ready(md, 0, OPEN).readyNodes(), "a full batch is ready at once");
+    Map<Node, List<ProducerBatch>> drained = acc.drain(md, Set.of(NODE_1), 1 << 20, 0, OPEN);
+    ProducerBatch b = drained.get(NODE_1).get(0);
+    assertTrue(b.estimatedSizeBytes() <= 1024);
+    RecordBatch view = RecordBatch.at(b.bytes(), b.bytes().position());
+    assertTrue(view.isValid(), view.validationError());
+    assertEquals(b.recordCount(), view.recordsCount());
+  }
+
+  @Test
+  void shouldHoldAPartialBatchForLingerMs() throws Exception {
+    RecordAccumulator acc = accumulator(16 * 1024, 5, 64 * 1024);
+    acc.append(TP0, 1000, bytes("k"), bytes("v"), List.of(), 0, 100);
+    RecordAccumulator.ReadyCheck early = acc.ready(md, 102, OPEN);
+    assertTrue(early.readyNodes().isEmpty());
+    assertEquals(3, early.nextReadyCheckDelayMs());
+    assertEquals(Set.of(NODE_1), acc.ready(md, 105, OPEN).readyNodes());
+  }
+
+  @Test
+  void shouldMakeEverythingReadyDuringFlush() throws Exception {
+    RecordAccumulator acc = accumulator(16 * 1024, 60_000, 64 * 1024);
+    acc.append(TP0, 1000, null, bytes("v"), List.of(), 0, 0);
+    assertTrue(acc.ready(md, 1, OPEN).readyNodes().isEmpty());
+    acc.beginFlush();
+    assertEquals(Set.of(NODE_1), acc.ready(md, 1, OPEN).readyNodes());
+    acc.endFlush();
+  }
+
+  @Test
+  void shouldDrainOneBatchPerPartitionPerRequestWithinTheSizeLimit() throws Exception {
+    RecordAccumulator acc = accumulator(1024, 0, 64 * 1024);
+    for (int i = 0; i < 30; i++) {
+      acc.append(TP0, 1000, null, new byte[100], List.of(), 0, 0);
+      acc.append(TP1, 1000, null, new byte[100], List.of(), 0, 0);
+    }
+    Map<Node, List<ProducerBatch>> drained = acc.drain(md, Set.of(NODE_1), 1 << 20, 0, OPEN);
+    List<ProducerBatch> batches = drained.get(NODE_1);
+    assertEquals(2, batches.size());
+    assertEquals(Set.of(TP0, TP1), Set.of(batches.get(0).topicPartition, batches.get(1).topicPartition));
+    List<ProducerBatch> small = acc.drain(md, Set.of(NODE_1), 100, 0, OPEN).get(NODE_1);
+    assertEquals(1, small.size(), "the first batch always goes, the second would exceed the limit");
+  }
+
+  @Test
+  void shouldEncodeRecordsReadableByTheCursor() throws Exception {
+    RecordAccumulator acc = accumulator(16 * 1024, 0, 64 * 1024);
+    acc.append(TP0, 1000, bytes("k1"), bytes("v1"), List.of(new dev.spool.record.Header("h", bytes("x"))), 0, 0);
+    acc.append(TP0, 1001, null, bytes("v2"), List.of(), 0, 0);
+    ProducerBatch b = acc.drain(md, Set.of(NODE_1), 1 << 20, 0, OPEN).get(NODE_1).get(0);
+    RecordBatch batch = MemoryRecords.wrap(b.bytes()).batches().next();
+    RecordCursor c = new RecordCursor().reset(batch);
+    assertTrue(c.next());
+    assertEquals("k1", c.keyAsString());
+    assertEquals("v1", c.valueAsString());
+    assertEquals(1, c.headerCount());
+    assertTrue(c.next());
+    assertEquals(null, c.keyAsString());
+    assertEquals(1001, c.timestamp());
+    assertFalse(c.next());
+  }
+
+  @Test
+  void shouldBlockAppendsWhileBufferMemoryIsExhausted() throws Exception {
+    RecordAccumulator acc = accumulator(1024, 0, 2048);
+    acc.append(TP0, 1000, null, new byte[900], List.of(), 0, 0);
+    acc.append(TP1, 1000, null, new byte[900], List.of(), 0, 0);
+    CompletableFuture<RecordAccumulator.AppendResult> blocked = CompletableFuture.supplyAsync(() -> {
+      try {
+        return acc.append(TP0, 1000, null, new byte[900], List.of(), 10_000, 0);
+      } catch (InterruptedException e) {
+        throw new RuntimeException(e);
+      }
+    });
+    await().until(() -> acc.pool().queuedWaiters() == 1);
+    assertEquals(Set.of(NODE_1), acc.ready(md, 0, OPEN).readyNodes(), "waiters make batches ready");
+    ProducerBatch sent = acc.drain(md, Set.of(NODE_1), 1 << 20, 0, OPEN).get(NODE_1).get(0);
+    assertFalse(blocked.isDone());
+    sent.complete(0, -1);
+    acc.deallocate(sent);
+    assertTrue(blocked.join().newBatchCreated());
+  }
+
+  @Test
+  void shouldExpireOnlyFromTheFrontAndOnlyWhenAllowed() throws Exception {
+    RecordAccumulator acc = new RecordAccumulator(1024, 0, 1000, new BufferPool(64 * 1024, 1024));
+    acc.append(TP0, 1000, null, new byte[10], List.of(), 0, 0);
+    assertTrue(acc.expiredBatches(999, tp -> true).isEmpty());
+    assertTrue(acc.expiredBatches(1000, tp -> false).isEmpty());
+    assertEquals(1, acc.expiredBatches(1000, tp -> true).size());
+  }
+
+  @Test
+  void shouldReenqueueRetriesInSequenceOrderAheadOfNewBatches() throws Exception {
+    RecordAccumulator acc = accumulator(1024, 0, 64 * 1024);
+    ProducerBatch[] sent = new ProducerBatch[3];
+    for (int i = 0; i < 3; i++) {
+      acc.append(TP0, 1000, null, new byte[10], List.of(), 0, 0);
+      sent[i] = acc.drain(md, Set.of(NODE_1), 1 << 20, 0, OPEN).get(NODE_1).get(0);
+      sent[i].setProducerState(5, (short) 0, i * 10);
+    }
+    acc.append(TP0, 1000, null, new byte[10], List.of(), 0, 0);
+    acc.reenqueue(List.of(sent[2]));
+    acc.reenqueue(List.of(sent[0], sent[1]));
+    List<Integer> order = new java.util.ArrayList<>();
+    acc.forEachQueued(TP0, b -> order.add(b.baseSequence));
+    assertEquals(List.of(0, 10, 20, -1), order);
+  }
+}

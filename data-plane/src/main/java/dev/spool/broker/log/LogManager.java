@@ -1,0 +1,405 @@
+package dev.spool.broker.log;
+
+import dev.spool.broker.log.internal.OffsetCheckpoints;
+import dev.spool.client.TopicPartition;
+import dev.spool.time.Clock;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * All partition logs of one data directory. At {@link #open} it reads the directory's
+ * checkpoints, notes and removes the clean-shutdown marker (so a crash from now on is detected),
+ * removes leftovers of deleted partitions ({@code *-delete} directories), and opens every
+ * partition directory in parallel on a bounded recovery pool; a partition that fails is logged
+ * and listed in {@link #failedPartitions()} while the others open. {@link #close} is the clean
+ * shutdown: flush, producer snapshots, checkpoints, then the marker.
+ *
+ * <p>Files of the data directory: {@code recovery-point-offset-checkpoint},
+ * {@code replication-offset-checkpoint}, {@code log-start-offset-checkpoint} (layout in
+ * {@link OffsetCheckpoints}) and the empty marker {@code .spool_cleanshutdown}.
+ *
+ * <p>Threads: {@code getOrCreate}, {@code delete} and {@code close} are called by the broker's
+ * control thread; {@code get}/{@code all} from any thread. Background tasks (checkpoints every
+ * {@code checkpointIntervalMs}, retention every {@code retentionCheckIntervalMs}, delayed file
+ * deletion, post-roll flushes) run on a scheduler this manager owns. Retention mutates logs, so it
+ * is handed to the {@link PartitionExecutor} (by default run directly on the scheduler thread,
+ * which is only right when nothing else mutates the log at that time: the replication layer
+ * installs one that runs it on the partition's owner thread).
+ */
+public final class LogManager implements Closeable {
+  private static final Logger log = LoggerFactory.getLogger(LogManager.class);
+  public static final String CLEAN_SHUTDOWN_FILE = ".spool_cleanshutdown";
+  public static final String DELETE_DIR_SUFFIX = "-delete";
+
+  /** Runs a task that mutates a partition's log on that partition's owner thread. */
+  @FunctionalInterface
+  public interface PartitionExecutor {
+    void execute(TopicPartition tp, Runnable task);
+  }
+
+  private final Path dataDir;
+  private final LogManagerConfig config;
+  private final Clock clock;
+  private final ScheduledExecutorService scheduler;
+  private final ConcurrentHashMap<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
+  private final Map<TopicPartition, Throwable> failed = new ConcurrentHashMap<>();
+  private final List<RecoveryReport> reports = new ArrayList<>();
+  private final OffsetCheckpoints recoveryPoints;
+  private final OffsetCheckpoints highWatermarks;
+  private final OffsetCheckpoints logStartOffsets;
+  private volatile PartitionExecutor partitionExecutor = (tp, task) -> task.run();
+  private volatile boolean closed;
+  private final Object checkpointLock = new Object();
+
+  private LogManager(Path dataDir, LogManagerConfig config, Clock clock) {
+    this.dataDir = dataDir;
+    this.config = config;
+    this.clock = clock;
+    ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "log-manager-" + dataDir.getFileName());
+      t.setDaemon(true);
+      return t;
+    });
+    s.setRemoveOnCancelPolicy(true);
+    // At close, pending delayed deletions are dropped: the next open removes *.deleted files.
+    s.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    this.scheduler = s;
+    this.recoveryPoints = new OffsetCheckpoints(dataDir, OffsetCheckpoints.RECOVERY_POINT_FILE);
+    this.highWatermarks = new OffsetCheckpoints(dataDir, OffsetCheckpoints.HIGH_WATERMARK_FILE);
+    this.logStartOffsets = new OffsetCheckpoints(dataDir, OffsetCheckpoints.LOG_START_OFFSET_FILE);
+  }
+
+  public static LogManager open(Path dataDir, LogManagerConfig config, Clock clock) {
+    return open(dataDir, config, clock, topic -> config.defaultLogConfig());
+  }
+
+  /** Opens the data directory; {@code topicConfigs} gives each existing partition its config. */
+  public static LogManager open(Path dataDir, LogManagerConfig config, Clock clock,
+      Function<String, LogConfig> topicConfigs) {
+    try {
+      Files.createDirectories(dataDir);
+    } catch (IOException e) {
+      throw new LogStorageException("cannot create data directory " + dataDir + ": " + e.getMessage(), e);
+    }
+    LogManager m = new LogManager(dataDir, config, clock);
+    m.loadLogs(topicConfigs);
+    m.startBackgroundTasks();
+    return m;
+  }
+
+  private void loadLogs(Function<String, LogConfig> topicConfigs) {
+    long startNs = clock.nanoTime();
+    Path marker = dataDir.resolve(CLEAN_SHUTDOWN_FILE);
+    boolean clean = Files.exists(marker);
+    try {
+      Files.deleteIfExists(marker);
+    } catch (IOException e) {
+      throw new LogStorageException("cannot delete " + marker + ": " + e.getMessage(), e);
+    }
+    Map<TopicPartition, Long> rps = recoveryPoints.read();
+    Map<TopicPartition, Long> hws = highWatermarks.read();
+    Map<TopicPartition, Long> starts = logStartOffsets.read();
+    List<Path> partitionDirs = new ArrayList<>();
+    try (Stream<Path> dirs = Files.list(dataDir)) {
+      for (Path p : (Iterable<Path>) dirs::iterator) {
+        String name = p.getFileName().toString();
+        if (!Files.isDirectory(p)) {
+          continue;
+        }
+        if (name.endsWith(DELETE_DIR_SUFFIX)) {
+          log.info("removing {} left by a partition deletion", p);
+          deleteRecursively(p);
+        } else {
+          partitionDirs.add(p);
+        }
+      }
+    } catch (IOException e) {
+      throw new LogStorageException("cannot list data directory " + dataDir + ": " + e.getMessage(), e);
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(config.recoveryThreads(), r -> {
+      Thread t = new Thread(r, "log-recovery-" + dataDir.getFileName());
+      t.setDaemon(true);
+      return t;
+    });
+    Map<TopicPartition, Future<PartitionLog>> futures = new HashMap<>();
+    try {
+      for (Path p : partitionDirs) {
+        TopicPartition tp;
+        try {
+          tp = TopicPartition.parse(p.getFileName().toString());
+        } catch (IllegalArgumentException e) {
+          log.warn("ignoring {}: not a <topic>-<partition> directory", p);
+          continue;
+        }
+        LogStartupState state = new LogStartupState(rps.getOrDefault(tp, 0L),
+            starts.getOrDefault(tp, 0L), hws.getOrDefault(tp, 0L), clean);
+        LogConfig cfg = topicConfigs.apply(tp.topic());
+        futures.put(tp, pool.submit(() -> PartitionLog.open(p, tp, null, cfg, state, clock, scheduler)));
+      }
+      long scanned = 0;
+      long truncated = 0;
+      for (Map.Entry<TopicPartition, Future<PartitionLog>> e : futures.entrySet()) {
+        try {
+          PartitionLog l = e.getValue().get();
+          logs.put(e.getKey(), l);
+          reports.add(l.recoveryReport());
+          scanned += l.recoveryReport().bytesScanned();
+          truncated += l.recoveryReport().bytesTruncated();
+        } catch (java.util.concurrent.ExecutionException ex) {
+          Throwable cause = ex.getCause();
+          failed.put(e.getKey(), new LogRecoveryException("[partition=" + e.getKey()
+              + "] cannot be opened: " + cause.getMessage(), cause));
+          log.error("[partition={}] cannot be opened; it stays offline", e.getKey(), cause);
+        } catch (InterruptedException ex) {
+          Thread.currentThread().interrupt();
+          throw new LogStorageException("interrupted while opening " + dataDir, ex);
+        }
+      }
+      log.info("opened {} partitions in {} ({} failed) in {} ms after a{} shutdown: {} bytes scanned, "
+          + "{} bytes truncated", logs.size(), dataDir, failed.size(),
+          (clock.nanoTime() - startNs) / 1_000_000L, clean ? " clean" : "n unclean", scanned, truncated);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private void startBackgroundTasks() {
+    scheduler.scheduleWithFixedDelay(this::checkpointSafely, config.checkpointIntervalMs(),
+        config.checkpointIntervalMs(), TimeUnit.MILLISECONDS);
+    scheduler.scheduleWithFixedDelay(this::runRetention, config.retentionCheckIntervalMs(),
+        config.retentionCheckIntervalMs(), TimeUnit.MILLISECONDS);
+  }
+
+  private void checkpointSafely() {
+    try {
+      checkpointHighWatermarksAndRecoveryPoints();
+    } catch (RuntimeException e) {
+      log.error("checkpointing {} failed", dataDir, e);
+    }
+  }
+
+  private void runRetention() {
+    long nowMs = clock.nowMs();
+    for (PartitionLog l : logs.values()) {
+      partitionExecutor.execute(l.topicPartition(), () -> {
+        try {
+          l.deleteRetainedSegments(nowMs);
+        } catch (RuntimeException e) {
+          log.error("[partition={}] retention failed", l.topicPartition(), e);
+        }
+      });
+    }
+  }
+
+  /** Installs how retention reaches a partition's owner thread. */
+  public void setPartitionExecutor(PartitionExecutor executor) {
+    this.partitionExecutor = executor;
+  }
+
+  public Path dataDir() {
+    return dataDir;
+  }
+
+  public Optional<PartitionLog> get(TopicPartition tp) {
+    return Optional.ofNullable(logs.get(tp));
+  }
+
+  public Collection<PartitionLog> all() {
+    return List.copyOf(logs.values());
+  }
+
+  /** Partitions that could not be opened at startup, with why. */
+  public Map<TopicPartition, Throwable> failedPartitions() {
+    return Map.copyOf(failed);
+  }
+
+  /** One report per partition opened at startup. */
+  public List<RecoveryReport> recoveryReports() {
+    return List.copyOf(reports);
+  }
+
+  /**
+   * The log of {@code tp}, created if absent. An existing directory recorded with a different
+   * topic id holds a stale log of a deleted topic of the same name: it is deleted and a fresh log
+   * created.
+   */
+  public synchronized PartitionLog getOrCreate(TopicPartition tp, String topicId, LogConfig config) {
+    ensureOpen();
+    PartitionLog existing = logs.get(tp);
+    if (existing != null) {
+      if (topicId == null || existing.topicId() == null || existing.topicId().equals(topicId)) {
+        return existing;
+      }
+      log.warn("[partition={}] on disk belongs to topic id {}, not {}: deleting the stale log", tp,
+          existing.topicId(), topicId);
+      delete(tp);
+    }
+    Path dir = dataDir.resolve(tp.toString());
+    Optional<String> onDisk = PartitionLog.readTopicId(dir);
+    if (onDisk.isPresent() && topicId != null && !onDisk.get().equals(topicId)) {
+      // A directory that failed to open or was never loaded: stale as well.
+      renameAndDeleteLater(dir, tp, null, 0);
+    }
+    failed.remove(tp);
+    PartitionLog created = PartitionLog.open(dir, tp, topicId, config,
+        new LogStartupState(0, 0, 0, false), clock, scheduler);
+    logs.put(tp, created);
+    return created;
+  }
+
+  /**
+   * Removes the partition: its directory is renamed to {@code <dir>.<uuid>-delete} at once (so a
+   * restart never reopens it), the log is closed and the files deleted after
+   * {@code file.delete.delay.ms} (in-flight reads finish).
+   */
+  public synchronized void delete(TopicPartition tp) {
+    ensureOpen();
+    PartitionLog l = logs.remove(tp);
+    if (l == null) {
+      return;
+    }
+    renameAndDeleteLater(l.dir(), tp, l, l.config().fileDeleteDelayMs());
+  }
+
+  private void renameAndDeleteLater(Path dir, TopicPartition tp, PartitionLog l, long delayMs) {
+    Path target = dataDir.resolve(tp + "." + UUID.randomUUID().toString().replace("-", "") + DELETE_DIR_SUFFIX);
+    try {
+      Files.move(dir, target);
+      dev.spool.broker.log.internal.CheckpointFile.fsyncDirectory(dataDir);
+    } catch (IOException e) {
+      throw new LogStorageException("[partition=" + tp + "] cannot rename " + dir + " for deletion: "
+          + e.getMessage(), e);
+    }
+    log.info("[partition={}] deleted; files go in {} ms ({})", tp, delayMs, target.getFileName());
+    scheduler.schedule(() -> {
+      try {
+        if (l != null && !l.isClosed()) {
+          l.closeForDeletion();
+        }
+        deleteRecursively(target);
+      } catch (RuntimeException e) {
+        log.warn("[partition={}] cannot remove {}: {}", tp, target, e.toString());
+      }
+    }, delayMs, TimeUnit.MILLISECONDS);
+  }
+
+  /** Writes the three offset checkpoint files from the open logs (any thread). */
+  public void checkpointHighWatermarksAndRecoveryPoints() {
+    synchronized (checkpointLock) {
+      writeCheckpoints();
+    }
+  }
+
+  private void writeCheckpoints() {
+    Map<TopicPartition, Long> hw = new HashMap<>();
+    Map<TopicPartition, Long> rp = new HashMap<>();
+    Map<TopicPartition, Long> start = new HashMap<>();
+    for (PartitionLog l : logs.values()) {
+      hw.put(l.topicPartition(), l.highWatermark());
+      rp.put(l.topicPartition(), l.recoveryPoint());
+      start.put(l.topicPartition(), l.logStartOffset());
+    }
+    highWatermarks.write(hw);
+    recoveryPoints.write(rp);
+    logStartOffsets.write(start);
+  }
+
+  /**
+   * Clean shutdown: stop background tasks, close every log (flush, producer snapshot), write the
+   * checkpoints, then the clean-shutdown marker — only if every step succeeded. Partition owner
+   * threads must have stopped mutating before.
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    // Not holding the monitor while waiting: a running checkpoint task may need it.
+    scheduler.shutdown();
+    try {
+      scheduler.awaitTermination(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    boolean allClean = failed.isEmpty();
+    AtomicInteger closedLogs = new AtomicInteger();
+    for (PartitionLog l : logs.values()) {
+      try {
+        l.close();
+        closedLogs.incrementAndGet();
+      } catch (RuntimeException e) {
+        allClean = false;
+        log.error("[partition={}] close failed; the next start will recover it", l.topicPartition(), e);
+      }
+    }
+    try {
+      checkpointHighWatermarksAndRecoveryPoints();
+      if (allClean) {
+        Path marker = dataDir.resolve(CLEAN_SHUTDOWN_FILE);
+        Files.write(marker, new byte[0]);
+        dev.spool.broker.log.internal.CheckpointFile.fsyncDirectory(dataDir);
+      }
+    } catch (IOException | RuntimeException e) {
+      log.error("clean shutdown of {} incomplete; the next start will recover", dataDir, e);
+    }
+    log.info("closed {} partitions in {}{}", closedLogs.get(), dataDir,
+        allClean ? " cleanly" : " (not cleanly: recovery will scan at next start)");
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("log manager of " + dataDir + " is closed");
+    }
+  }
+
+  /** Deletes a directory tree (used for deleted partitions; also by the demo). */
+  public static void deleteRecursively(Path root) {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try {
+      Files.walkFileTree(root, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+          Files.deleteIfExists(file);
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
+          Files.deleteIfExists(dir);
+          return FileVisitResult.CONTINUE;
+        }
+      });
+    } catch (IOException e) {
+      throw new LogStorageException("cannot delete " + root + ": " + e.getMessage(), e);
+    }
+  }
+}

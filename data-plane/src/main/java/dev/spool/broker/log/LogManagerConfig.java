@@ -1,0 +1,31 @@
+package dev.spool.broker.log;
+
+/**
+ * Data-directory level settings of a {@link LogManager}.
+ *
+ * @param recoveryThreads          threads that open partitions in parallel at startup (bounded pool)
+ * @param retentionCheckIntervalMs how often retention runs over every partition
+ * @param checkpointIntervalMs     how often high watermarks, recovery points and log start
+ *                                 offsets are written to the data directory's checkpoint files
+ * @param defaultLogConfig         the config of partitions opened at startup, until updated
+ */
+public record LogManagerConfig(int recoveryThreads, long retentionCheckIntervalMs,
+    long checkpointIntervalMs, LogConfig defaultLogConfig) {
+
+  public LogManagerConfig {
+    if (recoveryThreads < 1 || recoveryThreads > 64) {
+      throw new IllegalArgumentException("recoveryThreads must be in [1, 64]: " + recoveryThreads);
+    }
+    if (retentionCheckIntervalMs < 1 || checkpointIntervalMs < 1) {
+      throw new IllegalArgumentException("intervals must be >= 1 ms");
+    }
+    if (defaultLogConfig == null) {
+      throw new IllegalArgumentException("defaultLogConfig is required");
+    }
+  }
+
+  /** Kafka-like defaults: 2 recovery threads, retention every 5 min, checkpoints every 5 s. */
+  public static LogManagerConfig defaults() {
+    return new LogManagerConfig(2, 300_000L, 5_000L, LogConfig.defaults());
+  }
+}

@@ -1,0 +1,853 @@
+package dev.spool.broker.log;
+
+import dev.spool.broker.log.LeaderEpochCache.EpochEntry;
+import dev.spool.broker.log.ProducerStateEntry.BatchMetadata;
+import dev.spool.broker.log.internal.CheckpointFile;
+import dev.spool.broker.log.internal.LogLoader;
+import dev.spool.broker.log.internal.LogSegment;
+import dev.spool.client.TopicPartition;
+import dev.spool.record.CorruptRecordException;
+import dev.spool.record.InvalidRecordException;
+import dev.spool.record.RecordBatch;
+import dev.spool.record.RecordCursor;
+import dev.spool.record.RecordTooLargeException;
+import dev.spool.record.TimestampType;
+import dev.spool.time.Clock;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The log of one partition replica: a directory {@code <data.dir>/<topic>-<partition>/} of
+ * segments (see {@link LogSegment}), the leader-epoch history, producer state and the
+ * {@code partition.metadata} file. Batches are stored exactly as received once the leader has
+ * assigned their offsets and stamped its epoch, so reads hand out file regions untouched.
+ *
+ * <p>Threads: every mutation (appends, truncation, high watermark, retention, flush, config,
+ * close) happens on ONE owner thread at a time — the partition's worker. A concurrent mutation
+ * from a second thread is detected and refused with {@link IllegalStateException} (the check
+ * stays on in production: it costs one CAS). {@link #read}, {@link #offsetForTimestamp} and the
+ * offset getters are lock-free and safe from any thread concurrently with appends: segments live
+ * in a concurrent map, a segment's committed size and the log end offset are volatiles written
+ * after the bytes, and index entries are published after the size. A segment removed by
+ * retention keeps its channel open for {@code file.delete.delay.ms} so slices handed out before
+ * still read correctly.
+ */
+public final class PartitionLog implements Closeable {
+  private static final Logger log = LoggerFactory.getLogger(PartitionLog.class);
+  public static final String PARTITION_METADATA_FILE = "partition.metadata";
+
+  private final TopicPartition topicPartition;
+  private final Path dir;
+  private final Clock clock;
+  private final ScheduledExecutorService scheduler;
+  private final String logPrefix;
+  private final ConcurrentSkipListMap<Long, LogSegment> segments;
+  private final LeaderEpochCache epochCache;
+  private final ProducerStateManager producerState;
+  private final RecoveryReport recoveryReport;
+  private final AtomicReference<Thread> mutator = new AtomicReference<>();
+  private final Object recoveryPointLock = new Object();
+
+  private volatile String topicId;
+  private volatile LogConfig config;
+  private volatile LogSegment activeSegment;
+  private volatile long logStartOffset;
+  private volatile long logEndOffset;
+  private volatile long highWatermark;
+  private volatile long recoveryPoint;
+  private long truncations; // guarded by recoveryPointLock: invalidates in-flight async flushes
+  private volatile boolean closed;
+
+  // Owner-thread scratch: reused across appends so validation allocates nothing per batch.
+  private final RecordBatch view = new RecordBatch();
+  private final RecordCursor cursor = new RecordCursor();
+  private long[] batchMaxTimestamps = new long[16];
+
+  private PartitionLog(TopicPartition tp, Path dir, String topicId, LogConfig config, Clock clock,
+      ScheduledExecutorService scheduler, String logPrefix, LeaderEpochCache epochCache,
+      ProducerStateManager producerState, LogLoader.Loaded loaded, LogStartupState startup) {
+    this.topicPartition = tp;
+    this.dir = dir;
+    this.topicId = topicId;
+    this.config = config;
+    this.clock = clock;
+    this.scheduler = scheduler;
+    this.logPrefix = logPrefix;
+    this.epochCache = epochCache;
+    this.producerState = producerState;
+    this.segments = loaded.segments();
+    this.activeSegment = segments.lastEntry().getValue();
+    this.logStartOffset = loaded.logStartOffset();
+    this.logEndOffset = loaded.logEndOffset();
+    this.recoveryPoint = loaded.logEndOffset();
+    this.highWatermark = clamp(startup.highWatermark(), loaded.logStartOffset(), loaded.logEndOffset());
+    this.recoveryReport = loaded.report();
+  }
+
+  /**
+   * Opens (creating if needed) the log in {@code dir}, recovering it as {@code startup} says.
+   * {@code topicId} may be null to keep the one on disk; a new log records it in
+   * {@code partition.metadata}. The scheduler runs delayed file deletion and post-roll flushes.
+   */
+  public static PartitionLog open(Path dir, TopicPartition tp, String topicId, LogConfig config,
+      LogStartupState startup, Clock clock, ScheduledExecutorService scheduler) {
+    String prefix = "[partition=" + tp + "] ";
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new LogStorageException(prefix + "cannot create " + dir + ": " + e.getMessage(), e);
+    }
+    Optional<String> onDisk = readTopicId(dir);
+    if (topicId != null && onDisk.isPresent() && !onDisk.get().equals(topicId)) {
+      throw new IllegalStateException(prefix + dir + " belongs to topic id " + onDisk.get()
+          + ", not " + topicId);
+    }
+    String effectiveTopicId = topicId != null ? topicId : onDisk.orElse(null);
+    if (topicId != null && onDisk.isEmpty()) {
+      writeTopicId(dir, topicId);
+    }
+    PartitionLog[] self = new PartitionLog[1];
+    LeaderEpochCache epochs = LeaderEpochCache.load(dir,
+        () -> self[0] == null ? 0 : self[0].logEndOffset, prefix);
+    ProducerStateManager producers = new ProducerStateManager(dir, prefix);
+    LogLoader.Loaded loaded = new LogLoader(dir, tp, config, startup, clock, epochs, producers, prefix).load();
+    self[0] = new PartitionLog(tp, dir, effectiveTopicId, config, clock, scheduler, prefix, epochs,
+        producers, loaded, startup);
+    RecoveryReport r = loaded.report();
+    if (r.bytesScanned() == 0 && r.bytesTruncated() == 0) {
+      log.debug("{}opened in {} ms without scanning (clean shutdown: {}): log end offset {}", prefix,
+          r.durationMs(), r.cleanShutdown(), r.logEndOffset());
+    } else {
+      log.info("{}recovered in {} ms: {} segments, {} bytes scanned, {} bytes truncated, log end offset {}",
+          prefix, r.durationMs(), r.segmentsScanned(), r.bytesScanned(), r.bytesTruncated(), r.logEndOffset());
+    }
+    return self[0];
+  }
+
+  /** The topic id in {@code dir/partition.metadata}, if the file is there and readable. */
+  public static Optional<String> readTopicId(Path dir) {
+    // Layout (Kafka's): "version: 0\ntopic_id: <id>\n"
+    Path file = dir.resolve(PARTITION_METADATA_FILE);
+    try {
+      List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+      if (lines.size() >= 2 && lines.get(0).trim().equals("version: 0")
+          && lines.get(1).startsWith("topic_id: ")) {
+        String id = lines.get(1).substring("topic_id: ".length()).trim();
+        if (!id.isEmpty()) {
+          return Optional.of(id);
+        }
+      }
+      log.warn("{} is not a valid partition metadata file; ignoring it", file);
+      return Optional.empty();
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      log.warn("cannot read {}: {}; ignoring it", file, e.toString());
+      return Optional.empty();
+    }
+  }
+
+  private static void writeTopicId(Path dir, String topicId) {
+    if (topicId.isBlank() || topicId.chars().anyMatch(Character::isWhitespace)) {
+      throw new IllegalArgumentException("invalid topic id '" + topicId + "'");
+    }
+    CheckpointFile.writeAtomically(dir.resolve(PARTITION_METADATA_FILE),
+        ("version: 0\ntopic_id: " + topicId + "\n").getBytes(StandardCharsets.UTF_8));
+  }
+
+  // ---- getters (any thread) ----
+
+  public TopicPartition topicPartition() {
+    return topicPartition;
+  }
+
+  public String topicId() {
+    return topicId;
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  public LogConfig config() {
+    return config;
+  }
+
+  public long logStartOffset() {
+    return logStartOffset;
+  }
+
+  public long logEndOffset() {
+    return logEndOffset;
+  }
+
+  public long highWatermark() {
+    return highWatermark;
+  }
+
+  public long recoveryPoint() {
+    return recoveryPoint;
+  }
+
+  public LeaderEpochCache leaderEpochCache() {
+    return epochCache;
+  }
+
+  /** Producer state; like the mutations, only for the owner thread. */
+  public ProducerStateManager producerState() {
+    return producerState;
+  }
+
+  /** What opening the log did (scan sizes, truncation, duration). */
+  public RecoveryReport recoveryReport() {
+    return recoveryReport;
+  }
+
+  public int numberOfSegments() {
+    return segments.size();
+  }
+
+  /** Base offsets of the segments, ascending. */
+  public List<Long> segmentBaseOffsets() {
+    return List.copyOf(segments.keySet());
+  }
+
+  /** Bytes in all segments. */
+  public long sizeInBytes() {
+    long total = 0;
+    for (LogSegment s : segments.values()) {
+      total += s.sizeBytes();
+    }
+    return total;
+  }
+
+  // ---- owner-thread confinement check ----
+
+  private void enter(String operation) {
+    Thread me = Thread.currentThread();
+    if (!mutator.compareAndSet(null, me)) {
+      Thread other = mutator.get();
+      throw new IllegalStateException(logPrefix + operation + " on thread " + me.getName()
+          + " while thread " + (other == null ? "?" : other.getName())
+          + " mutates the log: a partition log has one owner thread at a time");
+    }
+    if (closed) {
+      mutator.set(null);
+      throw new IllegalStateException(logPrefix + operation + " on a closed log");
+    }
+  }
+
+  private void exit() {
+    mutator.set(null);
+  }
+
+  // ---- configuration ----
+
+  public void updateConfig(LogConfig newConfig) {
+    enter("updateConfig");
+    try {
+      this.config = newConfig;
+    } finally {
+      exit();
+    }
+  }
+
+  // ---- appends (owner thread) ----
+
+  /**
+   * Validates the batches in {@code batches} (position to limit), then assigns offsets from the
+   * log end offset IN PLACE, stamps {@code leaderEpoch}, rewrites LogAppendTime if configured and
+   * appends them. Nothing is written when any batch is refused; the exception says which and why:
+   * {@link CorruptRecordException} (incomplete, bad magic/CRC), {@link RecordTooLargeException},
+   * {@link InvalidRecordException} (counts, offsets, sequences missing),
+   * {@link InvalidTimestampException}, {@link InvalidProducerEpochException},
+   * {@link OutOfOrderSequenceException}. An idempotent retry returns the original offsets with
+   * {@code duplicate = true} and appends nothing.
+   */
+  public LogAppendInfo appendAsLeader(ByteBuffer batches, int leaderEpoch) {
+    enter("appendAsLeader");
+    try {
+      if (leaderEpoch < 0) {
+        throw new IllegalArgumentException(logPrefix + "invalid leader epoch " + leaderEpoch);
+      }
+      OptionalInt latestEpoch = epochCache.latestEpoch();
+      if (latestEpoch.isPresent() && leaderEpoch < latestEpoch.getAsInt()) {
+        throw new IllegalArgumentException(logPrefix + "leader epoch " + leaderEpoch
+            + " is older than the log's latest epoch " + latestEpoch.getAsInt());
+      }
+      LogConfig cfg = config;
+      long nowMs = clock.nowMs();
+      int count = validateLeaderBatches(batches, cfg, nowMs);
+      if (count == 0) {
+        return emptyAppend();
+      }
+      ProducerStateManager.Staging staging = producerState.stage();
+      long next = logEndOffset;
+      for (int pos = batches.position(); pos < batches.limit(); pos += view.sizeInBytes()) {
+        view.wrap(batches, pos);
+        long last = next + view.lastOffsetDelta();
+        BatchMetadata dup = staging.checkAndStage(view, next, last);
+        if (dup != null) {
+          return new LogAppendInfo(dup.firstOffset(), dup.lastOffset(), dup.maxTimestampMs(),
+              RecordBatch.NO_TIMESTAMP, view.recordsCount(), 0, true);
+        }
+        next = last + 1;
+      }
+      long firstOffset = logEndOffset;
+      next = firstOffset;
+      long maxTimestamp = RecordBatch.NO_TIMESTAMP;
+      int records = 0;
+      int i = 0;
+      boolean logAppendTime = cfg.timestampType() == TimestampType.LOG_APPEND_TIME;
+      for (int pos = batches.position(); pos < batches.limit(); pos += view.sizeInBytes(), i++) {
+        view.wrap(batches, pos);
+        view.setBaseOffset(next);
+        view.setPartitionLeaderEpoch(leaderEpoch);
+        if (logAppendTime) {
+          view.setMaxTimestampAndRecomputeCrc(TimestampType.LOG_APPEND_TIME, nowMs);
+        } else {
+          view.setMaxTimestampAndRecomputeCrc(TimestampType.CREATE_TIME, batchMaxTimestamps[i]);
+        }
+        maxTimestamp = Math.max(maxTimestamp, view.maxTimestamp());
+        records += view.recordsCount();
+        next = view.nextOffset();
+      }
+      long lastOffset = next - 1;
+      appendToSegment(batches, firstOffset, lastOffset);
+      if (latestEpoch.isEmpty() || leaderEpoch > latestEpoch.getAsInt()) {
+        epochCache.assign(leaderEpoch, firstOffset);
+      }
+      producerState.commit(staging, logEndOffset);
+      if (cfg.flushEveryAppend()) {
+        flushAll();
+      }
+      return new LogAppendInfo(firstOffset, lastOffset, maxTimestamp,
+          logAppendTime ? nowMs : RecordBatch.NO_TIMESTAMP, records, batches.remaining(), false);
+    } finally {
+      exit();
+    }
+  }
+
+  private LogAppendInfo emptyAppend() {
+    long leo = logEndOffset;
+    return new LogAppendInfo(leo, leo - 1, RecordBatch.NO_TIMESTAMP, RecordBatch.NO_TIMESTAMP, 0, 0, false);
+  }
+
+  /** Checks every batch; returns how many. Records each batch's true max timestamp. */
+  private int validateLeaderBatches(ByteBuffer batches, LogConfig cfg, long nowMs) {
+    int start = batches.position();
+    int count = 0;
+    for (int pos = start; pos < batches.limit(); count++) {
+      view.wrap(batches, pos);
+      String problem = view.validationError();
+      if (problem != null) {
+        throw new CorruptRecordException(logPrefix + "batch " + count + ": " + problem, pos - start);
+      }
+      int size = view.sizeInBytes();
+      if (size > cfg.maxMessageBytes()) {
+        throw new RecordTooLargeException(logPrefix + "batch " + count, size, cfg.maxMessageBytes());
+      }
+      if (count == batchMaxTimestamps.length) {
+        batchMaxTimestamps = java.util.Arrays.copyOf(batchMaxTimestamps, count * 2);
+      }
+      batchMaxTimestamps[count] = validateRecords(view, count, cfg, nowMs);
+      pos += size;
+    }
+    return count;
+  }
+
+  /** Record-level checks of one batch; returns its real max timestamp. */
+  private long validateRecords(RecordBatch batch, int index, LogConfig cfg, long nowMs) {
+    int declared = batch.recordsCount();
+    if (declared == 0) {
+      throw new InvalidRecordException(logPrefix + "batch " + index + " has no records");
+    }
+    if (batch.lastOffsetDelta() != declared - 1) {
+      throw new InvalidRecordException(logPrefix + "batch " + index + " declares " + declared
+          + " records but a last offset delta of " + batch.lastOffsetDelta());
+    }
+    boolean checkTimestamps = cfg.timestampType() == TimestampType.CREATE_TIME;
+    if (batch.isCompressed()) {
+      // Records are opaque; the batch timestamps are what can be checked.
+      if (checkTimestamps) {
+        checkTimestamp(batch.maxTimestamp(), index, cfg, nowMs);
+        checkTimestamp(batch.baseTimestamp(), index, cfg, nowMs);
+      }
+      return batch.maxTimestamp();
+    }
+    long max = RecordBatch.NO_TIMESTAMP;
+    cursor.reset(batch);
+    int n = 0;
+    try {
+      while (cursor.next()) {
+        if (cursor.offset() - batch.baseOffset() != n) {
+          throw new InvalidRecordException(logPrefix + "batch " + index + " record " + n
+              + " has offset delta " + (cursor.offset() - batch.baseOffset()) + ", expected " + n);
+        }
+        if (checkTimestamps) {
+          checkTimestamp(cursor.timestamp(), index, cfg, nowMs);
+        }
+        max = Math.max(max, cursor.timestamp());
+        n++;
+      }
+    } catch (CorruptRecordException e) {
+      throw new CorruptRecordException(logPrefix + "batch " + index + ": " + e.getMessage(), -1);
+    }
+    if (!cursor.consumedExactly()) {
+      throw new InvalidRecordException(logPrefix + "batch " + index + " declares " + declared
+          + " records but its records leave " + cursor.remainingBytes() + " bytes unread");
+    }
+    return max;
+  }
+
+  private void checkTimestamp(long ts, int index, LogConfig cfg, long nowMs) {
+    boolean ok;
+    if (ts >= nowMs) {
+      ok = ts - nowMs <= cfg.timestampAfterMaxMs();
+    } else {
+      long behind = nowMs - ts;
+      ok = behind >= 0 && behind <= cfg.timestampBeforeMaxMs(); // behind < 0: overflow, far past
+    }
+    if (!ok) {
+      throw new InvalidTimestampException(logPrefix + "batch " + index + " has timestamp " + ts
+          + " outside [now - " + cfg.timestampBeforeMaxMs() + " ms, now + "
+          + cfg.timestampAfterMaxMs() + " ms] with now = " + nowMs);
+    }
+  }
+
+  /**
+   * Appends batches whose offsets the leader already assigned. The first base offset must be the
+   * log end offset and the batches contiguous, else {@link InvalidOffsetException} (gap or
+   * overlap) and nothing is written. Batches are checked for integrity (size, magic, CRC) but not
+   * against producer state, which is updated as they come.
+   */
+  public LogAppendInfo appendAsFollower(ByteBuffer batches) {
+    enter("appendAsFollower");
+    try {
+      LogConfig cfg = config;
+      int start = batches.position();
+      long expected = logEndOffset;
+      long maxTimestamp = RecordBatch.NO_TIMESTAMP;
+      int records = 0;
+      int count = 0;
+      for (int pos = start; pos < batches.limit(); pos += view.sizeInBytes(), count++) {
+        view.wrap(batches, pos);
+        String problem = view.validationError();
+        if (problem != null) {
+          throw new CorruptRecordException(logPrefix + "batch " + count + ": " + problem, pos - start);
+        }
+        if (view.sizeInBytes() > cfg.maxMessageBytes()) {
+          throw new RecordTooLargeException(logPrefix + "batch " + count, view.sizeInBytes(),
+              cfg.maxMessageBytes());
+        }
+        if (view.baseOffset() != expected) {
+          String kind = view.baseOffset() > expected ? "gap" : "overlap";
+          throw new InvalidOffsetException(logPrefix + "follower append " + kind + ": batch " + count
+              + " starts at offset " + view.baseOffset() + ", expected " + expected
+              + (count == 0 ? " (the log end offset)" : " (after the previous batch)"));
+        }
+        expected = view.nextOffset();
+        maxTimestamp = Math.max(maxTimestamp, view.maxTimestamp());
+        records += view.recordsCount();
+      }
+      if (count == 0) {
+        return emptyAppend();
+      }
+      long firstOffset = logEndOffset;
+      appendToSegment(batches, firstOffset, expected - 1);
+      for (int pos = start; pos < batches.limit(); pos += view.sizeInBytes()) {
+        view.wrap(batches, pos);
+        int epoch = view.partitionLeaderEpoch();
+        OptionalInt latest = epochCache.latestEpoch();
+        if (epoch >= 0 && (latest.isEmpty() || epoch > latest.getAsInt())) {
+          epochCache.assign(epoch, view.baseOffset());
+        }
+        producerState.update(view);
+      }
+      if (cfg.flushEveryAppend()) {
+        flushAll();
+      }
+      return new LogAppendInfo(firstOffset, expected - 1, maxTimestamp, RecordBatch.NO_TIMESTAMP,
+          records, batches.remaining(), false);
+    } finally {
+      exit();
+    }
+  }
+
+  /** Rolls if needed, writes, publishes the new log end offset. */
+  private void appendToSegment(ByteBuffer batches, long firstOffset, long lastOffset) {
+    LogConfig cfg = config;
+    LogSegment segment = activeSegment;
+    int size = batches.remaining();
+    boolean nonEmpty = segment.sizeBytes() > 0;
+    boolean roll = nonEmpty && ((long) segment.sizeBytes() + size > cfg.segmentBytes()
+        || clock.nowMs() - segment.createdMs() >= cfg.segmentMs())
+        || segment.indexesFull()
+        || lastOffset - segment.baseOffset() > Integer.MAX_VALUE;
+    if (roll) {
+      if (!nonEmpty && segment.baseOffset() == firstOffset) {
+        throw new IllegalStateException(logPrefix + "cannot roll the empty segment at " + firstOffset);
+      }
+      segment = roll(firstOffset);
+    }
+    if (firstOffset < segment.baseOffset()) {
+      throw new IllegalStateException(logPrefix + "offset " + firstOffset
+          + " is below the active segment's base offset " + segment.baseOffset());
+    }
+    segment.append(batches, cfg.indexIntervalBytes());
+    logEndOffset = lastOffset + 1;
+  }
+
+  private LogSegment roll(long newBaseOffset) {
+    LogSegment old = activeSegment;
+    old.onBecomeInactive();
+    LogSegment fresh = LogSegment.open(dir, newBaseOffset, config.segmentIndexBytes(), true, clock.nowMs());
+    segments.put(newBaseOffset, fresh);
+    activeSegment = fresh;
+    producerState.takeSnapshot();
+    log.debug("{}rolled to segment {} ({} bytes in the previous one)", logPrefix, newBaseOffset,
+        old.sizeBytes());
+    long generation;
+    synchronized (recoveryPointLock) {
+      generation = truncations;
+    }
+    // fsync the rolled segment off the owner thread, then advance the recovery point (as Kafka).
+    scheduler.execute(() -> flushUpTo(newBaseOffset, generation));
+    return fresh;
+  }
+
+  /** Flushes the segments below {@code offset} (they are inactive) and advances the recovery point. */
+  private void flushUpTo(long offset, long generation) {
+    Long from = segments.floorKey(recoveryPoint);
+    for (LogSegment s : segments.subMap(from == null ? 0L : from, offset).values()) {
+      try {
+        s.flush();
+      } catch (LogStorageException e) {
+        if (closed || segments.get(s.baseOffset()) != s) {
+          return; // closed, truncated or deleted meanwhile: nothing to advance
+        }
+        log.error("{}flush of rolled segment {} failed; the recovery point stays at {}", logPrefix,
+            s.logFile(), recoveryPoint, e);
+        return;
+      }
+    }
+    advanceRecoveryPoint(offset, generation);
+  }
+
+  private void advanceRecoveryPoint(long offset, long generation) {
+    synchronized (recoveryPointLock) {
+      if (generation == truncations && offset > recoveryPoint && offset <= logEndOffset) {
+        recoveryPoint = offset;
+      }
+    }
+  }
+
+  // ---- reads (any thread) ----
+
+  /**
+   * Whole batches from the one holding {@code startOffset}: see {@link LogSegment#read}. At most
+   * one segment is read. Throws {@link OffsetOutOfRangeException} outside [log start, LEO].
+   */
+  public LogReadResult read(long startOffset, int maxBytes, long maxOffsetExclusive, boolean minOneBatch) {
+    long leo = logEndOffset;
+    long lso = logStartOffset;
+    long hw = highWatermark;
+    if (startOffset < lso || startOffset > leo) {
+      throw new OffsetOutOfRangeException(logPrefix + "offset " + startOffset
+          + " is outside the log [" + lso + ", " + leo + "]");
+    }
+    if (maxBytes < 0) {
+      throw new IllegalArgumentException("maxBytes must be >= 0: " + maxBytes);
+    }
+    long bound = Math.min(maxOffsetExclusive, leo);
+    if (startOffset < bound) {
+      Map.Entry<Long, LogSegment> e = segments.floorEntry(startOffset);
+      if (e == null) {
+        e = segments.firstEntry();
+      }
+      while (e != null) {
+        LogSegment.SegmentRead r = e.getValue().read(startOffset, maxBytes, bound, minOneBatch);
+        if (r != null) {
+          return new LogReadResult(r.slice(), r.firstBatchBaseOffset(), lso, leo, hw);
+        }
+        e = segments.higherEntry(e.getKey());
+      }
+    }
+    return new LogReadResult(new FileSlice(activeSegment.channel(), 0, 0), -1, lso, leo, hw);
+  }
+
+  /**
+   * The first record whose timestamp is ≥ {@code timestampMs} (at or after the log start), found
+   * through the segments' max timestamps, the time index, then a scan. Compressed batches answer
+   * with their base offset and max timestamp.
+   */
+  public Optional<TimestampAndOffset> offsetForTimestamp(long timestampMs) {
+    long lso = logStartOffset;
+    for (LogSegment s : segments.values()) {
+      if (s.maxTimestamp() >= timestampMs) {
+        Optional<TimestampAndOffset> found = s.findByTimestamp(timestampMs, lso);
+        if (found.isPresent()) {
+          return found;
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  // ---- high watermark, truncation (owner thread) ----
+
+  /** Sets the high watermark, clamped to [log start offset, LEO]. */
+  public void updateHighWatermark(long hw) {
+    enter("updateHighWatermark");
+    try {
+      highWatermark = clamp(hw, logStartOffset, logEndOffset);
+    } finally {
+      exit();
+    }
+  }
+
+  private static long clamp(long v, long lo, long hi) {
+    return Math.max(lo, Math.min(v, hi));
+  }
+
+  /**
+   * Removes every batch that contains an offset ≥ {@code offset}: whole batches, so the log end
+   * offset may end below {@code offset}. Indexes, leader epochs, producer state, the high
+   * watermark and the recovery point follow.
+   */
+  public void truncateTo(long offset) {
+    enter("truncateTo");
+    try {
+      if (offset < 0) {
+        throw new IllegalArgumentException(logPrefix + "cannot truncate to negative offset " + offset);
+      }
+      if (offset >= logEndOffset) {
+        return;
+      }
+      if (segments.firstKey() >= offset || offset <= logStartOffset) {
+        truncateFully(Math.min(offset, logStartOffset));
+        return;
+      }
+      long oldLeo = logEndOffset;
+      List<LogSegment> removed = new ArrayList<>(segments.tailMap(offset, true).values());
+      for (LogSegment s : removed) {
+        if (s.baseOffset() >= offset) {
+          segments.remove(s.baseOffset());
+        }
+      }
+      LogSegment last = segments.lastEntry().getValue();
+      last.truncateTo(offset);
+      if (last != activeSegment) {
+        last.onBecomeActive(config.segmentIndexBytes());
+        activeSegment = last;
+      }
+      long newLeo = last.sizeBytes() == 0 ? last.baseOffset() : last.readNextOffset();
+      setLogEndOffsetAfterTruncation(newLeo);
+      for (LogSegment s : removed) {
+        if (s.baseOffset() >= offset) {
+          scheduleDeletion(s);
+        }
+      }
+      epochCache.truncateFromEnd(newLeo);
+      producerState.truncateAndReload(newLeo, logStartOffset);
+      LogLoader.replayProducerState(segments, producerState, producerState.mapEndOffset(), newLeo);
+      log.info("{}truncated to offset {} (log end offset {} -> {})", logPrefix, offset, oldLeo, newLeo);
+    } finally {
+      exit();
+    }
+  }
+
+  private void setLogEndOffsetAfterTruncation(long newLeo) {
+    synchronized (recoveryPointLock) {
+      truncations++;
+      logEndOffset = newLeo;
+      recoveryPoint = Math.min(recoveryPoint, newLeo);
+      highWatermark = Math.min(highWatermark, newLeo);
+    }
+  }
+
+  /** Deletes the whole log and starts it empty at {@code newStartOffset} (a follower far behind). */
+  public void truncateFullyAndStartAt(long newStartOffset) {
+    enter("truncateFullyAndStartAt");
+    try {
+      truncateFully(newStartOffset);
+    } finally {
+      exit();
+    }
+  }
+
+  private void truncateFully(long newStartOffset) {
+    if (newStartOffset < 0) {
+      throw new IllegalArgumentException(logPrefix + "negative start offset " + newStartOffset);
+    }
+    List<LogSegment> old = new ArrayList<>(segments.values());
+    segments.clear();
+    for (LogSegment s : old) {
+      s.onBecomeInactive();
+      scheduleDeletion(s);
+    }
+    LogSegment fresh = LogSegment.open(dir, newStartOffset, config.segmentIndexBytes(), true, clock.nowMs());
+    segments.put(newStartOffset, fresh);
+    activeSegment = fresh;
+    synchronized (recoveryPointLock) {
+      truncations++;
+      logStartOffset = newStartOffset;
+      logEndOffset = newStartOffset;
+      recoveryPoint = newStartOffset;
+      highWatermark = newStartOffset;
+    }
+    epochCache.clear();
+    producerState.deleteAllSnapshots();
+    producerState.clear(newStartOffset);
+    log.info("{}truncated fully; the log restarts at offset {}", logPrefix, newStartOffset);
+  }
+
+  /** Renames the segment's files to *.deleted now and deletes them after file.delete.delay.ms. */
+  private void scheduleDeletion(LogSegment s) {
+    s.renameToDeleted();
+    scheduler.schedule(() -> {
+      try {
+        s.closeAndDeleteFiles();
+      } catch (RuntimeException e) {
+        log.warn("{}cannot delete {}: {}", logPrefix, s.logFile(), e.toString());
+      }
+    }, config.fileDeleteDelayMs(), TimeUnit.MILLISECONDS);
+  }
+
+  // ---- retention (owner thread) ----
+
+  /**
+   * Deletes the oldest whole segments that are past {@code retention.ms} (by their newest
+   * timestamp) or beyond {@code retention.bytes}, but only segments entirely below the high
+   * watermark and never the active one. Advances the log start offset. Returns how many.
+   */
+  public int deleteRetainedSegments(long nowMs) {
+    enter("deleteRetainedSegments");
+    try {
+      LogConfig cfg = config;
+      if (cfg.retentionMs() < 0 && cfg.retentionBytes() < 0) {
+        return 0;
+      }
+      long hw = highWatermark;
+      long totalBytes = sizeInBytes();
+      List<LogSegment> doomed = new ArrayList<>();
+      long newStart = logStartOffset;
+      for (LogSegment s : segments.values()) {
+        Long nextBase = segments.higherKey(s.baseOffset());
+        if (s == activeSegment || nextBase == null || nextBase > hw) {
+          break;
+        }
+        boolean byTime = cfg.retentionMs() >= 0
+            && nowMs - s.largestTimestampForRetention() > cfg.retentionMs();
+        boolean bySize = cfg.retentionBytes() >= 0 && totalBytes - s.sizeBytes() >= cfg.retentionBytes();
+        if (!byTime && !bySize) {
+          break;
+        }
+        doomed.add(s);
+        totalBytes -= s.sizeBytes();
+        newStart = nextBase;
+      }
+      if (doomed.isEmpty()) {
+        return 0;
+      }
+      logStartOffset = Math.max(logStartOffset, newStart);
+      for (LogSegment s : doomed) {
+        segments.remove(s.baseOffset());
+        scheduleDeletion(s);
+      }
+      epochCache.truncateFromStart(logStartOffset);
+      producerState.onLogStartOffsetIncremented(logStartOffset);
+      log.info("{}retention deleted {} segments; log start offset is now {}", logPrefix,
+          doomed.size(), logStartOffset);
+      return doomed.size();
+    } finally {
+      exit();
+    }
+  }
+
+  // ---- flush and close (owner thread) ----
+
+  /** fsyncs every segment from the recovery point to the end and advances it to the LEO. */
+  public void flush() {
+    enter("flush");
+    try {
+      flushAll();
+    } finally {
+      exit();
+    }
+  }
+
+  private void flushAll() {
+    long leo = logEndOffset;
+    long generation;
+    synchronized (recoveryPointLock) {
+      generation = truncations;
+    }
+    Long from = segments.floorKey(recoveryPoint);
+    for (LogSegment s : segments.tailMap(from == null ? 0L : from).values()) {
+      s.flush();
+    }
+    advanceRecoveryPoint(leo, generation);
+  }
+
+  /** Clean close: flush, producer snapshot, indexes trimmed, files closed. */
+  @Override
+  public void close() {
+    enter("close");
+    try {
+      flushAll();
+      producerState.takeSnapshot();
+      closed = true;
+      for (LogSegment s : segments.values()) {
+        s.close();
+      }
+      log.debug("{}closed at log end offset {}", logPrefix, logEndOffset);
+    } finally {
+      mutator.set(null);
+    }
+  }
+
+  /** Closes the files without flushing (the log is being deleted). */
+  void closeForDeletion() {
+    enter("closeForDeletion");
+    try {
+      closed = true;
+      for (LogSegment s : segments.values()) {
+        s.closeChannel();
+      }
+    } finally {
+      mutator.set(null);
+    }
+  }
+
+  public boolean isClosed() {
+    return closed;
+  }
+
+  /** The epoch history as (epoch, start offset) pairs, for logs and tools. */
+  public List<EpochEntry> epochEntries() {
+    return epochCache.entries();
+  }
+
+  @Override
+  public String toString() {
+    return "PartitionLog(" + topicPartition + ", start=" + logStartOffset + ", end=" + logEndOffset
+        + ", hw=" + highWatermark + ", segments=" + segments.size() + ")";
+  }
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Storage engine benchmarks (JMH) beside their raw baselines, plus the heap of 1,000 open partitions.
+#
+#   scripts/bench-storage.sh [REPS]        REPS full runs (default 3); the table shows medians
+#
+# Env: SPOOL_BENCH_DIR (where benchmark files go, default /tmp), JMH_OPTS (override JMH settings),
+#      SINK (devnull|socket, default devnull) for the read benchmark.
+# Settings are modest on purpose (2 shared cores): 1 fork, 2 x 2 s warm-up, 3 x 2 s measurement.
+# Results and raw JMH output go to bench-results/ (git-ignored).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPS=${1:-3}
+BENCH_DIR=${SPOOL_BENCH_DIR:-/tmp}
+SINK=${SINK:-devnull}
+JMH_OPTS=${JMH_OPTS:-"-f 1 -wi 2 -w 2s -i 3 -r 2s"}
+OUT=bench-results/storage-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$OUT"
+
+echo "building (test-compile + class path)..."
+mvn -B -q -pl data-plane -am test-compile dependency:build-classpath \
+  -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=test
+CP="data-plane/target/test-classes:data-plane/target/classes:$(cat data-plane/target/classpath.txt)"
+# Benchmarks log at WARN only: a DEBUG line per partition would drown the output.
+cat > "$OUT/logback-quiet.xml" <<'XML'
+<configuration>
+  <appender name="ERR" class="ch.qos.logback.core.ConsoleAppender">
+    <target>System.err</target>
+    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level %logger{0} - %msg%n</pattern></encoder>
+  </appender>
+  <root level="WARN"><appender-ref ref="ERR"/></root>
+</configuration>
+XML
+LOGCFG="-Dlogback.configurationFile=$PWD/$OUT/logback-quiet.xml"
+JVM="-Xms512m -Xmx512m -XX:+UseParallelGC -Dspool.bench.dir=$BENCH_DIR $LOGCFG"
+
+for rep in $(seq 1 "$REPS"); do
+  echo "JMH run $rep/$REPS ..."
+  # shellcheck disable=SC2086
+  java -cp "$CP" org.openjdk.jmh.Main $JMH_OPTS -jvmArgs "$JVM" -p sink="$SINK" \
+    -rf csv -rff "$OUT/jmh-$rep.csv" 'dev.spool.broker.log.bench.*Benchmark' > "$OUT/jmh-$rep.log" 2>&1 \
+    || { echo "JMH failed, see $OUT/jmh-$rep.log"; tail -20 "$OUT/jmh-$rep.log"; exit 1; }
+done
+
+echo "heap check: 1,000 partitions ..."
+HEAP_DIR=$(mktemp -d "$BENCH_DIR/spool-heap-XXXXXX")
+java -cp "$CP" $LOGCFG dev.spool.broker.log.bench.LogManagerHeapCheck "$HEAP_DIR" 1000 create
+java -cp "$CP" $LOGCFG dev.spool.broker.log.bench.LogManagerHeapCheck "$HEAP_DIR" 1000 measure \
+  | tee "$OUT/heap.log"
+HEAP64=fail
+if java -Xmx64m -cp "$CP" $LOGCFG dev.spool.broker.log.bench.LogManagerHeapCheck "$HEAP_DIR" 1000 measure \
+  > "$OUT/heap-xmx64m.log" 2>&1 && grep -q "partitions open: 1000" "$OUT/heap-xmx64m.log"; then HEAP64=ok; fi
+rm -rf "$HEAP_DIR"
+HEAP_BYTES=$(sed -n 's/^HEAP_USED_BYTES=//p' "$OUT/heap.log")
+
+# Table: median over runs of each score; ratio = Spool / baseline (both in operations per second,
+# an operation moving the same bytes on both sides).
+cat "$OUT"/jmh-*.csv | awk -F, -v heap="$HEAP_BYTES" -v heap64="$HEAP64" -v sink="$SINK" '
+  function median(name,   n, i, j, t, a) {
+    n = split(scores[name], a, " ");
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2;
+  }
+  $1 != "\"Benchmark\"" && NF >= 5 {
+    gsub(/"/, "", $1); name = $1; sub(/.*\./, "", name);
+    scores[name] = scores[name] " " $5;
+  }
+  function row(label, spool, base, unitBytes, unit, target,   s, b, r) {
+    s = median(spool); b = median(base); r = b > 0 ? s / b : 0;
+    printf "%-42s %14s %14s %7.2f %7s  %s\n", label,
+      sprintf("%.0f %s", s * unitBytes, unit), sprintf("%.0f %s", b * unitBytes, unit), r,
+      sprintf(">=%.2f", target), (r >= target ? "PASS" : "FAIL");
+  }
+  END {
+    printf "%-42s %14s %14s %7s %7s  %s\n", "measure", "Spool", "baseline", "ratio", "target", "result";
+    row("append 16 KiB batches (MiB/s)", "spoolAppendAsLeader", "baselineFileChannelWrite", 16205 / 1048576, "MiB/s", 0.80);
+    row("read 256 MiB via slices (MiB/s, " sink ")", "spoolReadSlicesTransferTo", "baselinePlainTransferTo", 256, "MiB/s", 0.90);
+    row("  same vs 1 MiB-chunk transferTo", "spoolReadSlicesTransferTo", "referenceChunkedTransferTo", 256, "MiB/s", 0.90);
+    row("recovery scan 256 MiB (MiB/s)", "spoolRecoveryScan", "baselineReadAndCrc32c", 256, "MiB/s", 0.70);
+    printf "%-42s %14s %14s %7s %7s  %s\n", "heap, 1,000 partitions open", sprintf("%.1f MiB", heap / 1048576), "-", "-", "<64MiB",
+      (heap < 64 * 1048576 && heap64 == "ok") ? "PASS (also ran with -Xmx64m)" : "FAIL";
+  }' | tee "$OUT/summary.txt"
+echo "raw results: $OUT"
