@@ -148,7 +148,11 @@ public final class Broker implements AutoCloseable {
 
     timer = new HashedWheelTimer(new DefaultThreadFactory("broker-timer-" + brokerId, true), 5,
         TimeUnit.MILLISECONDS);
-    MetadataWaiters metadataWaiters = new MetadataWaiters(replicas::image, timer, 10_000);
+    MetadataPublisher[] publisher = new MetadataPublisher[1];
+    MetadataWaiters metadataWaiters = new MetadataWaiters(
+        () -> publisher[0] == null ? MetadataImage.EMPTY : publisher[0].appliedImage(), timer, 10_000);
+    ReplicaManager rm = replicas;
+    publisher[0] = new MetadataPublisher(rm, metadataWaiters);
     ProducerIdManager producerIds = new ProducerIdManager(brokerId, this::brokerEpoch, quorum, 10_000);
     BrokerContext ctx = new BrokerContext(brokerId, clusterId(config), replicas, quorum,
         metadataWaiters, producerIds, timer, clock, config.get(BrokerConfig.AUTO_CREATE_TOPICS),
@@ -160,8 +164,7 @@ public final class Broker implements AutoCloseable {
     String host = advertised.host().equals("0.0.0.0") ? "127.0.0.1" : advertised.host();
     int port = advertised.port() == 0 ? server.boundPort() : advertised.port();
     lifecycle = new BrokerLifecycle(BrokerLifecycle.Settings.of(brokerId, host, port,
-        config.get(BrokerConfig.RACK), config), quorum,
-        new MetadataPublisher(replicas, metadataWaiters));
+        config.get(BrokerConfig.RACK), config), quorum, publisher[0]);
     lifecycle.start();
     log.info("{} broker started in {} ms: {} partition logs, listener {}:{}, {} partition workers",
         logPrefix, TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - startNs),

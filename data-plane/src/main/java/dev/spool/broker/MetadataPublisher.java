@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Publishes every metadata update the broker lifecycle replays: the replica manager turns the
  * delta into per-partition tasks on the owner workers (create logs with the topic's config,
- * become leader or follower, take ISR changes, delete), then waiting admin requests re-check
- * their conditions. When the broker first becomes RUNNING (caught up with the metadata log and
+ * become leader or follower, take ISR changes, delete); once those tasks ran, waiting admin
+ * requests re-check their conditions against that image. When the broker first becomes RUNNING (caught up with the metadata log and
  * unfenced), logs of partitions no longer assigned here are deleted.
  *
  * <p>Threads: called on the broker lifecycle thread, one update at a time, in offset order.
@@ -24,6 +24,7 @@ final class MetadataPublisher implements MetadataListener {
   private final ReplicaManager replicas;
   private final MetadataWaiters waiters;
   private boolean orphansChecked;
+  private volatile MetadataImage applied = MetadataImage.EMPTY;
 
   MetadataPublisher(ReplicaManager replicas, MetadataWaiters waiters) {
     this.replicas = replicas;
@@ -35,8 +36,22 @@ final class MetadataPublisher implements MetadataListener {
     log.debug("[node={}] metadata {} -> {}: {} partitions changed, {} removed", replicas.brokerId(),
         delta.fromOffset(), delta.toOffset(), delta.changedPartitions().size(),
         delta.removedPartitions().size());
-    replicas.applyMetadata(image, delta);
-    waiters.onUpdate(image);
+    replicas.applyMetadata(image, delta).whenComplete((v, e) -> {
+      synchronized (this) {
+        if (image.offset() > applied.offset()) {
+          applied = image;
+        }
+      }
+      waiters.onUpdate(applied);
+    });
+  }
+
+  /**
+   * The newest image whose partition tasks have all run: admin answers wait for this one, so
+   * that the replicas on this broker (not only its metadata) reflect the change.
+   */
+  MetadataImage appliedImage() {
+    return applied;
   }
 
   @Override

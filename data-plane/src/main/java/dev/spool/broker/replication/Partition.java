@@ -201,8 +201,7 @@ public final class Partition {
         completeReadyProduces();
         return StateChange.ISR_UPDATED;
       }
-      makeLeader(st, nowMs);
-      return StateChange.BECAME_LEADER;
+      return makeLeader(st, nowMs) ? StateChange.BECAME_LEADER : StateChange.UNCHANGED;
     }
     boolean changed = role != ReplicaRole.FOLLOWER || leaderId != st.leader() || !sameEpoch;
     this.leaderEpoch = st.leaderEpoch();
@@ -219,13 +218,13 @@ public final class Partition {
     return StateChange.BECAME_FOLLOWER;
   }
 
-  private void makeLeader(PartitionState st, long nowMs) {
+  private boolean makeLeader(PartitionState st, long nowMs) {
     long leo = log0.logEndOffset();
     OptionalInt latest = log0.leaderEpochCache().latestEpoch();
     if (latest.isPresent() && latest.getAsInt() > st.leaderEpoch()) {
       goOffline("the log holds epoch " + latest.getAsInt() + ", newer than the leader epoch "
           + st.leaderEpoch() + " it was asked to lead in");
-      return;
+      return false;
     }
     // The new epoch starts at the current log end offset: a follower whose log holds more in an
     // older epoch is told to truncate to here (diverging epoch), never past committed data,
@@ -242,6 +241,7 @@ public final class Partition {
         + " with ISR " + st.isr());
     maybeIncrementHighWatermark();
     listener.onRoleChanged(this, role, leaderId, leaderEpoch);
+    return true;
   }
 
   /** The topic's min.insync.replicas changed (a config change without a partition change). */
@@ -618,6 +618,12 @@ public final class Partition {
     } catch (LogStorageException e) {
       goOffline("follower append or truncation failed: " + e.getMessage()
           + "; the leader will drop this replica from the ISR by the lag rule");
+      return FollowerOutcome.OFFLINE;
+    } catch (RuntimeException e) {
+      // Not an expected answer of the log (those are handled above): a bug or a closed log.
+      // Going on could loop on the same failure or corrupt the replica; stop it instead.
+      log.error("{}unexpected failure applying a fetch answer", prefix(), e);
+      goOffline("unexpected failure applying a fetch answer: " + e);
       return FollowerOutcome.OFFLINE;
     }
   }

@@ -168,14 +168,16 @@ public final class ReplicaManager implements AutoCloseable {
    * Turns a metadata update into tasks on the owner workers: removals first (a topic deleted and
    * re-created under the same name appears in both), then new or changed partitions assigned
    * here, then config changes. Only queues work; a full worker queue makes this thread wait
-   * (metadata is never dropped: a replica must learn that it lost leadership).
+   * (metadata is never dropped: a replica must learn that it lost leadership). The future
+   * completes when every queued task has run, i.e. when the replicas reflect {@code newImage}.
    */
-  public void applyMetadata(MetadataImage newImage, MetadataDelta delta) {
+  public CompletableFuture<Void> applyMetadata(MetadataImage newImage, MetadataDelta delta) {
     this.image = newImage;
+    List<CompletableFuture<Void>> tasks = new ArrayList<>();
     for (Map.Entry<TopicPartition, PartitionState> e : delta.removedPartitions().entrySet()) {
       TopicPartition tp = e.getKey();
       String topicId = e.getValue().topicId();
-      controlTask(tp, () -> removeReplica(tp, topicId, "topic " + tp.topic() + " was deleted"));
+      tasks.add(controlTask(tp, () -> removeReplica(tp, topicId, "topic " + tp.topic() + " was deleted")));
     }
     for (Map.Entry<TopicPartition, PartitionState> e : delta.changedPartitions().entrySet()) {
       TopicPartition tp = e.getKey();
@@ -185,19 +187,20 @@ public final class ReplicaManager implements AutoCloseable {
         continue;
       }
       if (st.isReplica(brokerId)) {
-        controlTask(tp, () -> becomeReplica(st, topic));
+        tasks.add(controlTask(tp, () -> becomeReplica(st, topic)));
       } else {
-        controlTask(tp, () -> removeReplica(tp, null, "this broker is no longer a replica ("
-            + st.replicas() + ")"));
+        tasks.add(controlTask(tp, () -> removeReplica(tp, null, "this broker is no longer a replica ("
+            + st.replicas() + ")")));
       }
     }
     for (TopicImage t : delta.changedTopics().values()) {
       for (PartitionState st : t.partitions()) {
         if (st.isReplica(brokerId) && !delta.changedPartitions().containsKey(st.topicPartition())) {
-          controlTask(st.topicPartition(), () -> updateConfig(st, t));
+          tasks.add(controlTask(st.topicPartition(), () -> updateConfig(st, t)));
         }
       }
     }
+    return CompletableFuture.allOf(tasks.toArray(new CompletableFuture[0]));
   }
 
   /**
@@ -223,18 +226,29 @@ public final class ReplicaManager implements AutoCloseable {
     }
   }
 
-  private void controlTask(TopicPartition tp, Runnable task) {
+  private CompletableFuture<Void> controlTask(TopicPartition tp, Runnable task) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    Runnable wrapped = () -> {
+      try {
+        task.run();
+      } finally {
+        done.complete(null);
+      }
+    };
     long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!workers.execute(tp, task)) {
+    while (!workers.execute(tp, wrapped)) {
       if (closed) {
-        return;
+        done.complete(null);
+        return done;
       }
       if (System.nanoTime() > deadlineNs) {
         log.error("{} the worker of {} refused a metadata task for 60 s; dropping it", logPrefix, tp);
-        return;
+        done.complete(null);
+        return done;
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1)); // backpressure from a full worker
     }
+    return done;
   }
 
   /** Owner thread: make sure the replica exists, then apply the partition state. */

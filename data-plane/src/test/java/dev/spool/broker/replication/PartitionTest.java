@@ -371,4 +371,20 @@ class PartitionTest {
     assertEquals(4, p.log().leaderEpochCache().latestEpoch().getAsInt());
     assertEquals(3, p.log().leaderEpochCache().latestEntry().orElseThrow().startOffset());
   }
+
+  @Test
+  void shouldGoOfflineAndStopFetchingWhenTheFollowerLogCannotBeWritten() {
+    var l = new ReplicaTestSupport.RecordingListener();
+    Partition f = replica(2, l);
+    f.applyPartitionState(state(TP, REPLICAS, REPLICAS, 1, 1, 1), 2);
+    FollowerFetchState s = f.followerFetchState().orElseThrow();
+    f.log().close(); // any write now fails
+    assertEquals(Partition.FollowerOutcome.OFFLINE, f.processFetchResponse(s, ErrorCode.NONE, "",
+        3, 0, 3, null, batch3()));
+    assertEquals(ReplicaRole.OFFLINE, f.role());
+    assertTrue(f.followerFetchState().isEmpty(), "an offline replica fetches nothing");
+    assertFalse(f.offlineReason().isEmpty());
+    assertEquals(Partition.StateChange.UNCHANGED,
+        f.applyPartitionState(state(TP, REPLICAS, REPLICAS, 3, 2, 2), 2), "stays offline until restart");
+  }
 }

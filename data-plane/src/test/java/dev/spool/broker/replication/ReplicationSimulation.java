@@ -91,9 +91,30 @@ final class ReplicationSimulation implements AutoCloseable {
   final Map<String, Integer> leaderOfEpoch = new HashMap<>();
   final Map<String, Long> leaderHighWatermark = new HashMap<>();
   final Map<String, Integer> stats = new TreeMap<>();
+  final Map<TopicPartition, IdempotentProducer> idempotent = new HashMap<>();
+  final Map<String, Long> idempotentAckOffsets = new HashMap<>();
   long eventSeq;
   int step;
   int valueSeq;
+
+  /**
+   * One idempotent producer per partition, one batch in flight: a failed or unanswered batch is
+   * retried as the same bytes (same producer id and sequence) until acknowledged, so retries
+   * after leader changes exercise duplicate detection on the new leader.
+   */
+  static final class IdempotentProducer {
+    final long producerId;
+    int nextSequence;
+    ByteBuffer pristine; // the batch being sent, never modified (appends stamp offsets in place)
+    int records;
+    int attemptsOfThisBatch;
+    long attempt;
+    boolean inFlight;
+
+    IdempotentProducer(long producerId) {
+      this.producerId = producerId;
+    }
+  }
 
   record Event(long atMs, long seq, Runnable action) implements Comparable<Event> {
     @Override
@@ -170,6 +191,9 @@ final class ReplicationSimulation implements AutoCloseable {
     quorum.duties(faults && rnd.nextInt(100) == 0);
     if (rnd.nextInt(10) < 4) {
       produce();
+    }
+    if (rnd.nextInt(10) < 3) {
+      produceIdempotent();
     }
     if (faults) {
       injectFault();
@@ -288,6 +312,67 @@ final class ReplicationSimulation implements AutoCloseable {
       } else {
         count("produce " + res.error());
       }
+    });
+  }
+
+  private void produceIdempotent() {
+    TopicPartition tp = tps.get(rnd.nextInt(tps.size()));
+    IdempotentProducer ip = idempotent.computeIfAbsent(tp, t -> new IdempotentProducer(1000 + t.partition()));
+    if (ip.inFlight) {
+      return;
+    }
+    if (ip.pristine == null) {
+      RecordBatchBuilder bb = new RecordBatchBuilder(128).producer(ip.producerId, (short) 0, ip.nextSequence);
+      ip.records = 1 + rnd.nextInt(3);
+      for (int i = 0; i < ip.records; i++) {
+        bb.append(clock.nowMs(), null, ("i" + (valueSeq++)).getBytes());
+      }
+      ip.pristine = bb.build();
+    }
+    PartitionState st = quorum.image.partition(tp);
+    SimBroker target = rnd.nextInt(5) > 0 && st.leader() > 0 ? broker(st.leader())
+        : brokers.get(rnd.nextInt(brokers.size()));
+    Partition p = target.alive ? target.partitions.get(tp) : null;
+    if (p == null) {
+      return;
+    }
+    long attempt = ++ip.attempt;
+    ip.attemptsOfThisBatch++;
+    ip.inFlight = true;
+    int sequence = ip.nextSequence;
+    int at = step;
+    ByteBuffer copy = ByteBuffer.allocate(ip.pristine.remaining()).put(ip.pristine.duplicate()).flip();
+    count("idempotent attempts");
+    // A crashed broker never answers: the producer gives up on this attempt and retries.
+    schedule(PRODUCE_TIMEOUT_MS + 500, () -> {
+      if (ip.attempt == attempt) {
+        ip.inFlight = false;
+      }
+    });
+    p.appendAsLeader(copy, -1, -1, PRODUCE_TIMEOUT_MS).thenAccept(res -> {
+      if (ip.attempt != attempt) {
+        return;
+      }
+      ip.inFlight = false;
+      count("idempotent " + res.error());
+      if (res.error() != ErrorCode.NONE) {
+        return; // retried later with the same bytes
+      }
+      String key = tp + "/" + ip.producerId + "/" + sequence;
+      Long before = idempotentAckOffsets.putIfAbsent(key, res.baseOffset());
+      check(before == null || before == res.baseOffset(), "IdempotentRetryKeepsItsOffset",
+          () -> key + " acknowledged at offset " + before + " and again at " + res.baseOffset());
+      RecordBatch batch = target.batchAt(tp, res.baseOffset());
+      check(batch != null && batch.producerId() == ip.producerId && batch.baseSequence() == sequence,
+          "AckedBatchReadable", () -> "broker " + target.id + " acknowledged " + key + " at offset "
+              + res.baseOffset() + " but holds " + batch);
+      acked.add(new Acked(tp, batch.baseOffset(), batch.lastOffset(), batch.checksum(), at));
+      if (ip.attemptsOfThisBatch > 1) {
+        count("idempotent acknowledged after retries");
+      }
+      ip.attemptsOfThisBatch = 0;
+      ip.nextSequence += ip.records;
+      ip.pristine = null;
     });
   }
 
@@ -615,7 +700,7 @@ final class ReplicationSimulation implements AutoCloseable {
   /** The batches of one log as (base offset -> {last offset, crc, epoch}), kept in step. */
   static final class Shadow {
     /** One stored batch: its last offset, CRC and leader epoch. */
-    record B(long last, long crc, int epoch) {}
+    record B(long last, long crc, int epoch, long producerId, int baseSequence) {}
 
     final TreeMap<Long, B> batches = new TreeMap<>();
     long end;
@@ -639,7 +724,8 @@ final class ReplicationSimulation implements AutoCloseable {
         }
         for (int pos = 0; pos < b.limit(); ) {
           RecordBatch rb = RecordBatch.at(b, pos);
-          batches.put(rb.baseOffset(), new B(rb.lastOffset(), rb.checksum(), rb.partitionLeaderEpoch()));
+          batches.put(rb.baseOffset(), new B(rb.lastOffset(), rb.checksum(), rb.partitionLeaderEpoch(),
+              rb.producerId(), rb.baseSequence()));
           end = rb.nextOffset();
           pos += rb.sizeInBytes();
         }
@@ -710,6 +796,16 @@ final class ReplicationSimulation implements AutoCloseable {
         check(prevHw == null || hw >= prevHw, "LeaderHighWatermarkNeverDecreases", () -> "broker " + l.id
             + " " + tp + " epoch " + p.leaderEpoch() + ": " + prevHw + " -> " + hw);
         Map<Long, Shadow.B> committed = l.shadows.get(tp).below(hw);
+        Set<String> writes = new HashSet<>();
+        for (Map.Entry<Long, Shadow.B> e : committed.entrySet()) {
+          Shadow.B b = e.getValue();
+          if (b.producerId() >= 0) {
+            String w = b.producerId() + "/" + b.baseSequence();
+            check(writes.add(w), "NoDuplicateBelowHighWatermark", () -> "leader " + l.id + " of "
+                + tp + " holds producer/sequence " + w + " twice below HW " + hw + ", again at "
+                + e.getKey());
+          }
+        }
         for (int m : p.leaderState().maximalIsr()) {
           SimBroker mb = broker(m);
           if (m == l.id || !mb.alive || !mb.shadows.containsKey(tp)) {
