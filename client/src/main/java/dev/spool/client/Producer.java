@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #send} returns at once with a future, except that it blocks (up to {@code
  * max.block.ms}) while the topic's metadata is unknown or {@code buffer.memory} is used up. The
- * future fails with a {@link SpoolException} whose code says why: e.g. UNKNOWN_TOPIC_OR_PARTITION,
+ * future fails with a {@link ProduceException} (a {@link SpoolException} that also tells whether the
+ * record may have been appended anyway) whose code says why: e.g. UNKNOWN_TOPIC_OR_PARTITION,
  * MESSAGE_TOO_LARGE, REQUEST_TIMED_OUT (not acknowledged within {@code delivery.timeout.ms}, or no
  * buffer memory within {@code max.block.ms}), OUT_OF_ORDER_SEQUENCE. Futures of one partition
  * complete in the order of their sends. They complete on the producer's I/O thread: callbacks
@@ -81,7 +82,7 @@ public final class Producer implements AutoCloseable {
         maxInFlight + 1, 16 * 1024 * 1024, clock);
     this.accumulator = new RecordAccumulator(batchSize, config.get(ProducerConfig.LINGER_MS),
         config.get(ProducerConfig.DELIVERY_TIMEOUT_MS), new BufferPool(bufferMemory, batchSize));
-    this.state = new ProduceState(config.idempotent(), maxInFlight, config.get(ProducerConfig.RETRIES),
+    this.state = new ProduceState(config.idempotent(), config.acks() == -1, maxInFlight, config.get(ProducerConfig.RETRIES),
         config.get(ProducerConfig.DELIVERY_TIMEOUT_MS), context.retryBackoff(), accumulator, stats);
     this.sender = new Sender(new Sender.Settings(config.acks(), config.get(ProducerConfig.REQUEST_TIMEOUT_MS),
         maxRequestSize, maxInFlight, context.retryBackoff()), accumulator, state, context.metadata(),
@@ -102,7 +103,7 @@ public final class Producer implements AutoCloseable {
     }
     RuntimeException fatal = sender.fatalError();
     if (fatal != null) {
-      return CompletableFuture.failedFuture(fatal);
+      return CompletableFuture.failedFuture(notSent(fatal));
     }
     long deadlineMs = clock.monotonicMs() + maxBlockMs;
     try {
@@ -110,9 +111,9 @@ public final class Producer implements AutoCloseable {
       int partition = choosePartition(record, partitions);
       int size = ProducerBatch.estimateSizeUpperBound(record.key(), record.value(), record.headers());
       if (size > maxRequestSize || size > bufferMemory) {
-        return CompletableFuture.failedFuture(new SpoolException(ErrorCode.MESSAGE_TOO_LARGE,
+        return CompletableFuture.failedFuture(notSent(new SpoolException(ErrorCode.MESSAGE_TOO_LARGE,
             "record of about " + size + " bytes exceeds max.request.size=" + maxRequestSize
-                + " or buffer.memory=" + bufferMemory));
+                + " or buffer.memory=" + bufferMemory)));
       }
       long timestamp = record.timestamp() != null ? record.timestamp() : clock.nowMs();
       long now = clock.monotonicMs();
@@ -126,11 +127,16 @@ public final class Producer implements AutoCloseable {
       }
       return r.future();
     } catch (SpoolException e) {
-      return CompletableFuture.failedFuture(e);
+      return CompletableFuture.failedFuture(notSent(e));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return CompletableFuture.failedFuture(e);
     }
+  }
+
+  /** A refusal before the record reached a batch: nothing of it can be in any log. */
+  private static RuntimeException notSent(RuntimeException e) {
+    return e instanceof SpoolException se && !(e instanceof ProduceException) ? new ProduceException(se, false) : e;
   }
 
   private int choosePartition(ProducerRecord record, List<PartitionInfo> partitions) {

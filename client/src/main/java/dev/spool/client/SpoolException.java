@@ -20,6 +20,12 @@ public class SpoolException extends RuntimeException {
     initCause(cause);
   }
 
+  /** A copy of {@code original} (same code and message) with {@code original} as its cause. */
+  protected SpoolException(SpoolException original) {
+    super(original.getMessage(), original);
+    this.errorCode = original.errorCode;
+  }
+
   public ErrorCode errorCode() {
     return errorCode;
   }

@@ -1,5 +1,6 @@
 package dev.spool.client.internal.producer;
 
+import dev.spool.client.ProduceException;
 import dev.spool.client.SpoolException;
 import dev.spool.client.TopicPartition;
 import dev.spool.client.internal.network.ExponentialBackoff;
@@ -59,6 +60,21 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
       ErrorCode.INVALID_TIMESTAMP, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_REQUEST,
       ErrorCode.INVALID_TOPIC, ErrorCode.POLICY_VIOLATION, ErrorCode.UNSUPPORTED_VERSION,
       ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, ErrorCode.INVALID_CONFIG);
+  /**
+   * Answers a broker gives to a produce only before appending anything of the batch (see the
+   * broker's Partition.checkProduce and the log's validation). NOT_LEADER_OR_FOLLOWER is not here:
+   * a leader that loses leadership fails the acks=all produces waiting for replication with it,
+   * after appending; with acks=0 or 1 nothing waits, so there it is added (see {@link
+   * #refusedBeforeAppend}). REQUEST_TIMED_OUT and STORAGE_ERROR are given both before and after.
+   */
+  private static final Set<ErrorCode> REFUSED_BEFORE_APPEND = EnumSet.of(
+      ErrorCode.NOT_ENOUGH_REPLICAS, ErrorCode.FENCED_LEADER_EPOCH, ErrorCode.UNKNOWN_LEADER_EPOCH,
+      ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.OUT_OF_ORDER_SEQUENCE,
+      ErrorCode.UNKNOWN_PRODUCER_ID, ErrorCode.INVALID_PRODUCER_EPOCH, ErrorCode.MESSAGE_TOO_LARGE,
+      ErrorCode.CORRUPT_MESSAGE, ErrorCode.INVALID_RECORD, ErrorCode.INVALID_TIMESTAMP,
+      ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_TOPIC,
+      ErrorCode.POLICY_VIOLATION, ErrorCode.UNSUPPORTED_VERSION,
+      ErrorCode.UNSUPPORTED_COMPRESSION_TYPE);
 
   /** One partition's send state. */
   static final class PartitionState {
@@ -70,6 +86,7 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
   }
 
   private final boolean idempotent;
+  private final boolean acksAll;
   private final int maxInFlightPerPartition;
   private final int retries;
   private final long deliveryTimeoutMs;
@@ -82,10 +99,20 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
   private boolean resetPending;
   private int sequencedPending;
 
+  /** A state for acks=all (the strictest reading of which answers prove nothing was appended). */
   public ProduceState(boolean idempotent, int maxInFlightPerPartition, int retries,
       long deliveryTimeoutMs, ExponentialBackoff retryBackoff, RecordAccumulator accumulator,
       ProducerStats stats) {
+    this(idempotent, true, maxInFlightPerPartition, retries, deliveryTimeoutMs, retryBackoff,
+        accumulator, stats);
+  }
+
+  /** {@code acksAll}: whether produce requests carry acks=all (-1). */
+  public ProduceState(boolean idempotent, boolean acksAll, int maxInFlightPerPartition, int retries,
+      long deliveryTimeoutMs, ExponentialBackoff retryBackoff, RecordAccumulator accumulator,
+      ProducerStats stats) {
     this.idempotent = idempotent;
+    this.acksAll = acksAll;
     this.maxInFlightPerPartition = idempotent
         ? Math.min(maxInFlightPerPartition, MAX_IN_FLIGHT_PER_PARTITION_IDEMPOTENT)
         : maxInFlightPerPartition;
@@ -220,6 +247,9 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
     if (!wasInFlight || b.generation != s.generation || b.isFinished()) {
       return; // a superseded attempt: the batch was requeued or failed when its generation ended
     }
+    if (error != ErrorCode.NONE && error != ErrorCode.DUPLICATE_SEQUENCE && !refusedBeforeAppend(error)) {
+      b.mayHaveBeenAppended = true;
+    }
     if (error == ErrorCode.NONE || error == ErrorCode.DUPLICATE_SEQUENCE) {
       if (b.hasSequence()) {
         s.lastAckedSequence = b.lastSequence();
@@ -254,6 +284,7 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
       // Later attempts of this generation will be rejected or deduplicated: resend them too.
       for (ProducerBatch later : s.inFlight) {
         if (later.generation == s.generation && !later.isFinished()) {
+          later.mayHaveBeenAppended = true; // its attempt is unanswered and its answer will be ignored
           requeue.add(later);
         }
       }
@@ -276,6 +307,7 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
     List<ProducerBatch> requeue = new ArrayList<>();
     for (ProducerBatch later : s.inFlight) {
       if (later.generation == s.generation && !later.isFinished()) {
+        later.mayHaveBeenAppended = true; // its attempt is unanswered and its answer will be ignored
         requeue.add(later);
       }
     }
@@ -350,9 +382,21 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
     }
   }
 
-  /** Fails {@code b} (any thread state; used also on close). */
+  /**
+   * Fails {@code b} (any thread state; used also on close). A {@link SpoolException} reaches the
+   * record futures as a {@link ProduceException} saying whether the batch may have been appended.
+   */
   public void fail(ProducerBatch b, RuntimeException e) {
-    if (b.fail(e)) {
+    if (b.isFinished()) {
+      return;
+    }
+    PartitionState s = partitions.get(b.topicPartition);
+    if (s != null && s.inFlight.contains(b)) {
+      b.mayHaveBeenAppended = true; // an attempt is still unanswered
+    }
+    RuntimeException error = e instanceof SpoolException se
+        ? new ProduceException(se, b.mayHaveBeenAppended) : e;
+    if (b.fail(error)) {
       finished(b);
       stats.recordsFailed(b.recordCount());
     }
@@ -363,6 +407,11 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
       sequencedPending--;
     }
     accumulator.deallocate(b);
+  }
+
+  /** True if a broker answers a produce with {@code error} only when it appended nothing. */
+  boolean refusedBeforeAppend(ErrorCode error) {
+    return REFUSED_BEFORE_APPEND.contains(error) || !acksAll && error == ErrorCode.NOT_LEADER_OR_FOLLOWER;
   }
 
   int sequencedPending() {

@@ -49,6 +49,13 @@ public final class ProducerBatch {
   long producerId = RecordBatch.NO_PRODUCER_ID;
   short producerEpoch = RecordBatch.NO_PRODUCER_EPOCH;
   int baseSequence = RecordBatch.NO_SEQUENCE;
+  /**
+   * True once an attempt ended in a way that leaves open whether a broker appended the batch
+   * (timeout, lost connection, an answer a broker may give after appending, or an attempt still
+   * unanswered when the batch was requeued or failed). Never reset: an earlier copy may be in a log
+   * whatever later attempts are told.
+   */
+  boolean mayHaveBeenAppended;
 
   ProducerBatch(TopicPartition topicPartition, ByteBuffer pooledBuffer, int allocatedBytes, long createdMs) {
     this.topicPartition = topicPartition;

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.spool.client.ProduceException;
 import dev.spool.client.RecordMetadata;
 import dev.spool.client.SpoolException;
 import dev.spool.client.TopicPartition;
@@ -241,5 +242,83 @@ class ProduceStateTest {
     CompletionException e = assertThrows(CompletionException.class, fs.get(0)::join);
     SpoolException se = assertInstanceOf(SpoolException.class, e.getCause());
     assertTrue(se.getMessage().contains("gave up after 1 attempts"), se.getMessage());
+  }
+
+  // ---------------------------------------------------------------- may the failed batch be in a log?
+
+  private static boolean mayHaveBeenAppended(CompletableFuture<RecordMetadata> f) {
+    CompletionException e = assertThrows(CompletionException.class, f::join);
+    return assertInstanceOf(ProduceException.class, e.getCause()).mayHaveBeenAppended();
+  }
+
+  @Test
+  void shouldSayNotAppendedWhenEveryAttemptWasRefusedBeforeAppending() throws Exception {
+    List<CompletableFuture<RecordMetadata>> fs = append(TP, "a", 1, 0);
+    ProducerBatch a = send(TP, 0);
+    state.onResult(a, ErrorCode.NOT_ENOUGH_REPLICAS, "", -1, -1, 1);
+    ProducerBatch a2 = send(TP, 500);
+    state.onResult(a2, ErrorCode.FENCED_LEADER_EPOCH, "", -1, -1, 501);
+    ProducerBatch a3 = send(TP, 1000);
+    state.onResult(a3, ErrorCode.NOT_ENOUGH_REPLICAS, "", -1, -1, DELIVERY_TIMEOUT_MS + 1);
+    assertFalse(mayHaveBeenAppended(fs.get(0)), "three definite refusals");
+  }
+
+  @Test
+  void shouldSayMaybeAppendedOnceAnyAttemptTimedOutEvenIfTheLastWasRefused() throws Exception {
+    List<CompletableFuture<RecordMetadata>> fs = append(TP, "a", 1, 0);
+    ProducerBatch a = send(TP, 0);
+    state.onResult(a, ErrorCode.REQUEST_TIMED_OUT, "", -1, -1, 1);
+    ProducerBatch a2 = send(TP, 500);
+    state.onResult(a2, ErrorCode.NOT_ENOUGH_REPLICAS, "", -1, -1, DELIVERY_TIMEOUT_MS + 1);
+    assertTrue(mayHaveBeenAppended(fs.get(0)), "the first copy may be in the log");
+  }
+
+  @Test
+  void shouldTreatNotLeaderAsMaybeAppendedOnlyWithAcksAll() throws Exception {
+    state = new ProduceState(false, false, 5, 0, DELIVERY_TIMEOUT_MS, ProducerFixtures.noJitterBackoff(),
+        acc, new ProducerStats());
+    List<CompletableFuture<RecordMetadata>> acks1 = append(TP, "a", 1, 0);
+    state.onResult(send(TP, 0), ErrorCode.NOT_LEADER_OR_FOLLOWER, "", -1, -1, 1);
+    assertFalse(mayHaveBeenAppended(acks1.get(0)), "acks=1: nothing waits for replication, so it was a refusal");
+
+    state = new ProduceState(false, true, 5, 0, DELIVERY_TIMEOUT_MS, ProducerFixtures.noJitterBackoff(),
+        acc, new ProducerStats());
+    List<CompletableFuture<RecordMetadata>> acksAll = append(TP, "b", 1, 2);
+    state.onResult(send(TP, 2), ErrorCode.NOT_LEADER_OR_FOLLOWER, "", -1, -1, 3);
+    assertTrue(mayHaveBeenAppended(acksAll.get(0)), "acks=all: a leader that lost leadership after appending says this too");
+  }
+
+  @Test
+  void shouldSayMaybeAppendedForInFlightBatchesFailedWithAnEarlierOneButNotForQueuedOnes() throws Exception {
+    List<CompletableFuture<RecordMetadata>> a = append(TP, "a", 1, 0);
+    ProducerBatch sentA = send(TP, 0);
+    List<CompletableFuture<RecordMetadata>> b = append(TP, "b", 1, 0);
+    send(TP, 0);
+    List<CompletableFuture<RecordMetadata>> c = append(TP, "c", 1, 0);
+    state.onResult(sentA, ErrorCode.OUT_OF_ORDER_SEQUENCE, "gap", -1, -1, 1);
+    assertFalse(mayHaveBeenAppended(a.get(0)), "refused");
+    assertTrue(mayHaveBeenAppended(b.get(0)), "b's attempt was still unanswered");
+    assertFalse(mayHaveBeenAppended(c.get(0)), "c was never sent");
+  }
+
+  @Test
+  void shouldSayMaybeAppendedForABatchWhoseSupersededAttemptWasIgnored() throws Exception {
+    ProducerBatch a = appendAndSend("a", 1, 0);
+    List<CompletableFuture<RecordMetadata>> b = append(TP, "b", 1, 0);
+    ProducerBatch oldB = send(TP, 0);
+    state.onResult(a, ErrorCode.NOT_ENOUGH_REPLICAS, "", -1, -1, 1); // a and b are requeued
+    state.onResult(oldB, ErrorCode.NONE, "", 7, -1, 2); // b's old attempt was appended; ignored
+    ProducerBatch a2 = send(TP, 500);
+    ProducerBatch b2 = send(TP, 500);
+    state.onResult(a2, ErrorCode.NOT_ENOUGH_REPLICAS, "", -1, -1, DELIVERY_TIMEOUT_MS + 1);
+    assertTrue(b2.isFinished(), "b failed with a");
+    assertTrue(mayHaveBeenAppended(b.get(0)), "b's first attempt went out and its answer was ignored");
+  }
+
+  @Test
+  void shouldSayNotAppendedForAnExpiredBatchThatWasNeverSent() throws Exception {
+    List<CompletableFuture<RecordMetadata>> fs = append(TP, "a", 1, 0);
+    acc.expiredBatches(DELIVERY_TIMEOUT_MS, state::mayExpire).forEach(x -> state.onExpired(x, DELIVERY_TIMEOUT_MS));
+    assertFalse(mayHaveBeenAppended(fs.get(0)));
   }
 }
