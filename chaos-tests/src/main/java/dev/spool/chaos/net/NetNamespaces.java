@@ -64,6 +64,10 @@ public final class NetNamespaces implements NetworkControl, Closeable {
   static final String LINK_PREFIX = "spc";
   static final int QUORUM_HOST_OFFSET = 100;
   static final int GATEWAY_HOST = 254;
+  /** Host part of the root-namespace address of node id's fault proxy: PROXY_HOST_OFFSET + id. */
+  static final int PROXY_HOST_OFFSET = 200;
+  /** Exactly hosts 100..199 (the QUORUM plane addresses), as a cover of CIDR blocks. */
+  static final List<String> QUORUM_RANGE_CIDRS = List.of("100/30", "104/29", "112/28", "128/26", "192/29");
   private static final Pattern NS_NAME = Pattern.compile("^" + NS_PREFIX + "(\\d+)-.*");
   private static final Pattern LINK_NAME = Pattern.compile("^" + LINK_PREFIX + "(\\d+)[bv]\\d*$");
   private static final Pattern SUBNET = Pattern.compile("10\\.87\\.(\\d+)\\.");
@@ -75,6 +79,7 @@ public final class NetNamespaces implements NetworkControl, Closeable {
   private final Set<String> blackholes = new LinkedHashSet<>();
   private final List<String> createdNamespaces = new ArrayList<>();
   private final List<String> createdLinks = new ArrayList<>();
+  private boolean proxyAddresses;
 
   private NetNamespaces(CommandRunner cmd, long runId, int subnet, List<Integer> nodes) {
     this.cmd = cmd;
@@ -127,6 +132,14 @@ public final class NetNamespaces implements NetworkControl, Closeable {
       cmd.run("ip", "-n", ns, "addr", "add", address(id, Plane.QUORUM) + "/24", "dev", "eth0");
       cmd.run("ip", "-n", ns, "link", "set", "eth0", "up");
       cmd.run("ip", "-n", ns, "link", "set", "lo", "up");
+      // Both addresses share the /24, so the kernel would pick the DATA address (the primary) as
+      // the source of every connection, quorum ones included; a DATA-plane cut would then also eat
+      // the replies to quorum traffic. These routes make quorum-plane connections leave from the
+      // node's QUORUM address, so the two planes can really be cut apart.
+      for (String cidr : QUORUM_RANGE_CIDRS) {
+        cmd.run("ip", "-n", ns, "route", "add", "10.87." + subnet + "." + cidr, "dev", "eth0",
+            "src", address(id, Plane.QUORUM));
+      }
       cmd.run("ip", "link", "set", hostEnd, "master", bridge);
       cmd.run("ip", "link", "set", hostEnd, "up");
     }
@@ -165,9 +178,42 @@ public final class NetNamespaces implements NetworkControl, Closeable {
     return runId;
   }
 
+  /**
+   * Adds, on the bridge in the root namespace, one address per node for a fault proxy in front of
+   * that node's broker ({@link #proxyAddress}). Nodes then reach each other's brokers through the
+   * proxies (when brokers advertise the proxy addresses), so from here on a DATA-plane {@link
+   * #drop} also blackholes the target's proxy address in the sender's namespace: a partition still
+   * cuts replication, while clients in the root namespace keep reaching every proxy.
+   */
+  public void addProxyAddresses() {
+    if (proxyAddresses) {
+      return;
+    }
+    for (int id : nodes) {
+      if (PROXY_HOST_OFFSET + id >= GATEWAY_HOST) {
+        throw new IllegalArgumentException("proxy addresses need node ids below " + (GATEWAY_HOST - PROXY_HOST_OFFSET));
+      }
+      cmd.run("ip", "addr", "add", proxyAddress(id) + "/32", "dev", bridgeName());
+    }
+    proxyAddresses = true;
+  }
+
+  /** The root-namespace address of the fault proxy in front of {@code node}'s broker. */
+  public String proxyAddress(int node) {
+    requireNode(node);
+    return "10.87." + subnet + "." + (PROXY_HOST_OFFSET + node);
+  }
+
   @Override
   public void drop(int from, int to, Plane plane) {
-    String route = address(to, plane) + "/32";
+    blackhole(from, address(to, plane));
+    if (plane == Plane.DATA && proxyAddresses) {
+      blackhole(from, proxyAddress(to));
+    }
+  }
+
+  private void blackhole(int from, String address) {
+    String route = address + "/32";
     if (blackholes.add(namespace(from) + " " + route)) {
       cmd.run("ip", "-n", namespace(from), "route", "add", "blackhole", route);
     }

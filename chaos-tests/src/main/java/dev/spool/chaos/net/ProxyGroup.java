@@ -18,13 +18,30 @@ import java.util.concurrent.TimeUnit;
 public final class ProxyGroup implements ClientLinkControl, Closeable {
   private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
   private final Map<Integer, FaultProxy> proxies = new LinkedHashMap<>();
+  private final Map<Integer, String> listenHosts = new LinkedHashMap<>();
 
   /** Starts a proxy on 127.0.0.1 (ephemeral port) for each node's broker address. */
   public static ProxyGroup start(Map<Integer, InetSocketAddress> brokerByNode) {
+    Map<Integer, InetSocketAddress> listen = new LinkedHashMap<>();
+    brokerByNode.keySet().forEach(node -> listen.put(node, new InetSocketAddress("127.0.0.1", 0)));
+    return start(listen, brokerByNode);
+  }
+
+  /**
+   * Starts a proxy for each node of {@code brokerByNode}, listening on that node's entry of {@code
+   * listenByNode} (port 0: any free port).
+   */
+  public static ProxyGroup start(Map<Integer, InetSocketAddress> listenByNode, Map<Integer, InetSocketAddress> brokerByNode) {
     ProxyGroup g = new ProxyGroup();
     try {
-      brokerByNode.forEach((node, addr) ->
-          g.proxies.put(node, FaultProxy.start("n" + node, new InetSocketAddress("127.0.0.1", 0), addr, g.group)));
+      brokerByNode.forEach((node, addr) -> {
+        InetSocketAddress listen = listenByNode.get(node);
+        if (listen == null) {
+          throw new IllegalArgumentException("no listen address for the proxy of node " + node);
+        }
+        g.proxies.put(node, FaultProxy.start("n" + node, listen, addr, g.group));
+        g.listenHosts.put(node, listen.getHostString());
+      });
     } catch (RuntimeException e) {
       g.close();
       throw e;
@@ -32,8 +49,9 @@ public final class ProxyGroup implements ClientLinkControl, Closeable {
     return g;
   }
 
+  /** Where clients (and, when brokers advertise it, other brokers) reach {@code node} through its proxy. */
   public InetSocketAddress clientAddress(int node) {
-    return new InetSocketAddress("127.0.0.1", proxy(node).port());
+    return new InetSocketAddress(listenHosts.get(node), proxy(node).port());
   }
 
   public FaultProxy proxy(int node) {
