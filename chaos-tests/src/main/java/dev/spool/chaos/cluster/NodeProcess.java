@@ -31,12 +31,17 @@ final class NodeProcess {
   private final Path dataDir;
   private final Path logFile;
   private final List<String> command;
+  private final boolean broker;
+  private final boolean controller;
   private Process process;
   private boolean paused;
   private int starts;
 
-  NodeProcess(int id, Path configFile, Path dataDir, Path logFile, List<String> command) {
+  NodeProcess(int id, Path configFile, Path dataDir, Path logFile, List<String> command, boolean broker,
+      boolean controller) {
     this.id = id;
+    this.broker = broker;
+    this.controller = controller;
     this.configFile = configFile;
     this.dataDir = dataDir;
     this.logFile = logFile;
@@ -45,6 +50,14 @@ final class NodeProcess {
 
   int id() {
     return id;
+  }
+
+  boolean isBroker() {
+    return broker;
+  }
+
+  boolean isController() {
+    return controller;
   }
 
   Path dataDir() {

@@ -53,8 +53,8 @@ import org.slf4j.LoggerFactory;
  * <h2>What it does</h2>
  *
  * <ul>
- *   <li>Writes one config file per node under {@code dir/node-<id>/} (combined roles; every node a
- *       voter; free ports below the ephemeral range, kept across restarts; {@code data.dir} =
+ *   <li>Writes one config file per node under {@code dir/node-<id>/} (combined roles unless {@link
+ *       Builder#roles} says otherwise; the controllers are the voters; free ports below the ephemeral range, kept across restarts; {@code data.dir} =
  *       {@code dir/node-<id>/data}, so the metadata log lives under {@code data/metadata}) and
  *       starts each node as {@code java -cp <this JVM's class path> dev.spool.node.SpoolMain node
  *       start --config <file>}, with small heaps, output appended to {@code dir/node-<id>/node.log}.
@@ -100,7 +100,7 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
       "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
       "-Djava.net.preferIPv4Stack=true");
 
-  /** Where one node can be reached. */
+  /** Where one node can be reached ({@code broker} and {@code client} are unused on controller-only nodes). */
   public record NodeAddresses(int id, InetSocketAddress broker, InetSocketAddress quorum, InetSocketAddress client) {}
 
   private final Path dir;
@@ -136,6 +136,7 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
   /** Configures and starts a cluster. */
   public static final class Builder {
     private int nodes = 3;
+    private final Map<Integer, String> roles = new TreeMap<>();
     private Path dir;
     private boolean namespaces;
     private boolean proxies;
@@ -153,6 +154,20 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
         throw new IllegalArgumentException("1..50 nodes, not " + n);
       }
       this.nodes = n;
+      return this;
+    }
+
+    /**
+     * The roles of one node: {@code broker}, {@code controller} or {@code broker,controller} (the
+     * default). Voters are the nodes with the controller role; e.g. three broker-only nodes and one
+     * controller-only node keep a quorum whatever happens to the brokers.
+     */
+    public Builder roles(int node, String roles) {
+      String r = roles.replace(" ", "");
+      if (!List.of("broker", "controller", "broker,controller", "controller,broker").contains(r)) {
+        throw new IllegalArgumentException("roles must be broker, controller or broker,controller: " + roles);
+      }
+      this.roles.put(node, r);
       return this;
     }
 
@@ -254,9 +269,15 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
           addrs = withProxies;
           notes.add("brokers advertise their fault proxies: client AND inter-broker traffic crosses them");
         }
+        Map<Integer, String> roleOf = new TreeMap<>();
+        ids.forEach(id -> roleOf.put(id, roles.getOrDefault(id, "broker,controller")));
         String voters = addrs.values().stream()
+            .filter(a -> roleOf.get(a.id()).contains("controller"))
             .map(a -> a.id() + "@" + a.quorum().getHostString() + ":" + a.quorum().getPort())
             .collect(Collectors.joining(","));
+        if (voters.isEmpty() || roleOf.values().stream().noneMatch(r -> r.contains("broker"))) {
+          throw new IllegalArgumentException("a cluster needs a controller and a broker: " + roleOf);
+        }
         String classPath = Optional.ofNullable(System.getProperty("surefire.test.class.path"))
             .filter(s -> !s.isBlank()).orElse(System.getProperty("java.class.path"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -268,7 +289,7 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
           Path configFile = nodeDir.resolve("node.properties");
           Map<String, String> props = new LinkedHashMap<>();
           props.put("node.id", Integer.toString(a.id()));
-          props.put("process.roles", "broker,controller");
+          props.put("process.roles", roleOf.get(a.id()));
           props.put("cluster.id", clusterId);
           props.put("listener", a.broker().getHostString() + ":" + a.broker().getPort());
           if (proxyGroup != null) {
@@ -293,7 +314,8 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
           command.add(classPath);
           command.add(MAIN_CLASS);
           command.addAll(List.of("node", "start", "--config", configFile.toString()));
-          procs.put(a.id(), new NodeProcess(a.id(), configFile, dataDir, nodeDir.resolve("node.log"), command));
+          procs.put(a.id(), new NodeProcess(a.id(), configFile, dataDir, nodeDir.resolve("node.log"), command,
+              roleOf.get(a.id()).contains("broker"), roleOf.get(a.id()).contains("controller")));
         }
         ProcessCluster c = new ProcessCluster(dir, procs, addrs, net, proxyGroup, notes, stopTimeout.toMillis());
         handedOver = true; // from here c.close() cleans up
@@ -343,14 +365,14 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
 
   /** {@code host:port,...} for clients: the proxies in proxy mode, else the brokers. */
   public String bootstrapServers() {
-    return addresses.values().stream()
+    return addresses.values().stream().filter(a -> nodes.get(a.id()).isBroker())
         .map(a -> a.client().getHostString() + ":" + a.client().getPort())
         .collect(Collectors.joining(","));
   }
 
   /** The brokers' own addresses (not through any proxy). */
   public String directBootstrapServers() {
-    return addresses.values().stream()
+    return addresses.values().stream().filter(a -> nodes.get(a.id()).isBroker())
         .map(a -> a.broker().getHostString() + ":" + a.broker().getPort())
         .collect(Collectors.joining(","));
   }
@@ -411,12 +433,12 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
 
   @Override
   public List<Integer> controllers() {
-    return nodes();
+    return nodes.values().stream().filter(NodeProcess::isController).map(NodeProcess::id).toList();
   }
 
   @Override
   public List<Integer> brokers() {
-    return nodes();
+    return nodes.values().stream().filter(NodeProcess::isBroker).map(NodeProcess::id).toList();
   }
 
   @Override
@@ -452,7 +474,7 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
   @Override
   public OptionalInt activeController() {
     DescribeClusterResponse best = null;
-    for (int n : servingNodes()) {
+    for (int n : servingBrokers()) {
       try {
         DescribeClusterResponse d = probe(n).describeCluster();
         if (d.getErrorCode() == ErrorCode.NONE && d.hasQuorum() && d.getQuorum().getLeaderId() >= 0
@@ -491,7 +513,7 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
   /** Each serving node's own metadata for {@code topics} (nodes that did not answer are left out). */
   public Map<Integer, MetadataResponse> views(Collection<String> topics) {
     Map<Integer, MetadataResponse> out = new TreeMap<>();
-    for (int n : servingNodes()) {
+    for (int n : servingBrokers()) {
       try {
         out.put(n, probe(n).metadata(topics));
       } catch (IOException e) {
@@ -524,8 +546,14 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
     return new NodeProbe(addresses(node).broker(), PROBE_TIMEOUT_MS);
   }
 
+  /** Nodes running and not paused. */
   public List<Integer> servingNodes() {
     return nodes.values().stream().filter(NodeProcess::isServing).map(NodeProcess::id).toList();
+  }
+
+  /** Brokers running and not paused: the nodes a probe can ask. */
+  public List<Integer> servingBrokers() {
+    return nodes.values().stream().filter(p -> p.isBroker() && p.isServing()).map(NodeProcess::id).toList();
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -541,9 +569,18 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
     proc(node).stop(stopTimeoutMs);
   }
 
-  /** Stops every node: SIGTERM to all at once, then SIGKILL to those still running after the timeout. */
+  /**
+   * Stops every node: SIGTERM to all nodes with the broker role at once (their controlled shutdowns
+   * need the quorum, so controller-only nodes wait), then to the controller-only nodes; SIGKILL to
+   * any still running after the stop timeout.
+   */
   public void stop() {
-    for (NodeProcess p : nodes.values()) {
+    stopAll(nodes.values().stream().filter(NodeProcess::isBroker).toList());
+    stopAll(nodes.values().stream().filter(p -> !p.isBroker()).toList());
+  }
+
+  private void stopAll(List<NodeProcess> group) {
+    for (NodeProcess p : group) {
       if (p.isRunning()) {
         if (!p.isServing()) {
           p.signal(Signal.CONT);
@@ -551,7 +588,7 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
         p.signal(Signal.TERM);
       }
     }
-    for (NodeProcess p : nodes.values()) {
+    for (NodeProcess p : group) {
       p.stop(stopTimeoutMs);
     }
   }
@@ -571,9 +608,9 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
 
   /** Null when ready, else what is missing. */
   private String readiness() {
-    List<Integer> serving = servingNodes();
+    List<Integer> serving = servingBrokers();
     if (serving.isEmpty()) {
-      return "no node is running";
+      return "no broker is running";
     }
     String problem = "no node answered DescribeCluster";
     for (int n : serving) {
