@@ -1,6 +1,10 @@
 package dev.spool.chaos.history;
 
+import dev.spool.client.ProduceException;
+import dev.spool.client.SpoolException;
 import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 
 /**
  * How the workload turns the end of a send into {@code fail} (definitely not written) or {@code
@@ -24,15 +28,23 @@ import java.util.Set;
  * DUPLICATE_SEQUENCE} (the broker says an earlier copy exists, but we were not told its offset),
  * unknown codes, and exceptions. Jepsen's Kafka client draws the same line: only errors that
  * prove the broker rejected the request are {@code :fail}, the rest {@code :info}.
+ *
+ * <p>{@code NOT_LEADER_OR_FOLLOWER} is <em>not</em> a proof with acks=all: a leader that loses its
+ * leadership answers it to the produces that were appended and are waiting for replication (as
+ * Kafka does), and such a record may survive on the next leader. The producer retries
+ * internally, so in practice the workload asks the client instead ({@link #classify(Throwable)}):
+ * its {@link ProduceException} tracks every attempt and says whether any may have been appended.
  */
 public final class SendErrors {
   /** Client-side refusal before any byte was sent (buffer full, closed producer, bad record). */
   public static final String NOT_SENT = "NOT_SENT";
 
-  /** Error codes (names of the client's ErrorCode enum) that prove nothing was appended. */
+  /**
+   * Error codes (names of the client's ErrorCode enum) that prove nothing was appended, whatever
+   * the acks. NOT_LEADER_OR_FOLLOWER proves it only for acks 0 and 1 (see the class doc).
+   */
   public static final Set<String> DEFINITE_BROKER_ERRORS =
       Set.of(
-          "NOT_LEADER_OR_FOLLOWER",
           "FENCED_LEADER_EPOCH",
           "UNKNOWN_TOPIC_OR_PARTITION",
           "NOT_ENOUGH_REPLICAS",
@@ -53,6 +65,33 @@ public final class SendErrors {
       return false;
     }
     return NOT_SENT.equals(finalError) || DEFINITE_BROKER_ERRORS.contains(finalError);
+  }
+
+  /**
+   * The completion of a send whose future failed with {@code error}: {@link OpType#FAIL} only for a
+   * {@link ProduceException} that says no attempt may have been appended; anything else (another
+   * exception, a timeout of our own wait) is {@link OpType#INFO}.
+   */
+  public static OpType classify(Throwable error) {
+    Throwable t = unwrap(error);
+    return t instanceof ProduceException pe && !pe.mayHaveBeenAppended() ? OpType.FAIL : OpType.INFO;
+  }
+
+  /** The text recorded as the op's error: the error code name when there is one, else the exception. */
+  public static String describe(Throwable error) {
+    Throwable t = unwrap(error);
+    if (t instanceof SpoolException se) {
+      return se.errorCode().name();
+    }
+    return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    Throwable t = error;
+    while ((t instanceof ExecutionException || t instanceof CompletionException) && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
   }
 
   /** {@link OpType#FAIL} or {@link OpType#INFO} for a send that ended with {@code finalError}. */

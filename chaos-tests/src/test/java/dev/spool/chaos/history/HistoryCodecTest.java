@@ -7,7 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.spool.client.ProduceException;
+import dev.spool.client.SpoolException;
 import dev.spool.client.TopicPartition;
+import dev.spool.protocol.message.ErrorCode;
 import dev.spool.time.ManualClock;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +20,9 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -128,11 +134,23 @@ class HistoryCodecTest {
 
   @Test
   void shouldClassifyOnlyProvablyRejectedSendsAsFailed() {
-    assertEquals(OpType.FAIL, SendErrors.classify("NOT_LEADER_OR_FOLLOWER", false));
+    assertEquals(OpType.FAIL, SendErrors.classify("NOT_ENOUGH_REPLICAS", false));
+    assertEquals(OpType.INFO, SendErrors.classify("NOT_LEADER_OR_FOLLOWER", false),
+        "with acks=all a leader losing leadership says this after appending");
     assertEquals(OpType.FAIL, SendErrors.classify(SendErrors.NOT_SENT, false));
-    assertEquals(OpType.INFO, SendErrors.classify("NOT_LEADER_OR_FOLLOWER", true), "an earlier attempt may have landed");
+    assertEquals(OpType.INFO, SendErrors.classify("NOT_ENOUGH_REPLICAS", true), "an earlier attempt may have landed");
     assertEquals(OpType.INFO, SendErrors.classify("REQUEST_TIMED_OUT", false));
     assertEquals(OpType.INFO, SendErrors.classify("DUPLICATE_SEQUENCE", false));
     assertFalse(SendErrors.isDefiniteFailure("SOMETHING_NEW", false));
+  }
+
+  @Test
+  void shouldClassifyAFailedSendByWhatTheClientKnowsOfItsAttempts() {
+    SpoolException refused = new SpoolException(ErrorCode.NOT_ENOUGH_REPLICAS, "isr too small");
+    assertEquals(OpType.FAIL, SendErrors.classify(new ExecutionException(new ProduceException(refused, false))));
+    assertEquals(OpType.INFO, SendErrors.classify(new CompletionException(new ProduceException(refused, true))));
+    assertEquals(OpType.INFO, SendErrors.classify(refused), "a bare SpoolException says nothing about attempts");
+    assertEquals(OpType.INFO, SendErrors.classify(new TimeoutException()), "our own wait ran out");
+    assertEquals("NOT_ENOUGH_REPLICAS", SendErrors.describe(new ExecutionException(new ProduceException(refused, false))));
   }
 }
