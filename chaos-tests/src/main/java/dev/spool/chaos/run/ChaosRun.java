@@ -1,0 +1,323 @@
+package dev.spool.chaos.run;
+
+import dev.spool.chaos.checker.CheckerSuite;
+import dev.spool.chaos.checker.Verdict;
+import dev.spool.chaos.cluster.ProcessCluster;
+import dev.spool.chaos.cluster.ReplicaLogs;
+import dev.spool.chaos.history.History;
+import dev.spool.chaos.history.HistoryEntry;
+import dev.spool.chaos.history.HistoryRecorder;
+import dev.spool.chaos.history.HistorySink;
+import dev.spool.chaos.history.HistoryWriter;
+import dev.spool.chaos.nemesis.ClientLinkNemesis;
+import dev.spool.chaos.nemesis.DiskNemesis;
+import dev.spool.chaos.nemesis.FaultWindow;
+import dev.spool.chaos.nemesis.FullRestartNemesis;
+import dev.spool.chaos.nemesis.Nemesis;
+import dev.spool.chaos.nemesis.NemesisFamily;
+import dev.spool.chaos.nemesis.NemesisRunner;
+import dev.spool.chaos.nemesis.NemesisSchedule;
+import dev.spool.chaos.nemesis.PartitionNemesis;
+import dev.spool.chaos.nemesis.ProcessNemesis;
+import dev.spool.chaos.nemesis.Schedule;
+import dev.spool.chaos.nemesis.ScheduleConfig;
+import dev.spool.chaos.nemesis.Signal;
+import dev.spool.chaos.net.Capabilities;
+import dev.spool.chaos.net.CommandRunner;
+import dev.spool.chaos.report.RunInfo;
+import dev.spool.chaos.report.RunReport;
+import dev.spool.chaos.workload.Workload;
+import dev.spool.chaos.workload.WorkloadConfig;
+import dev.spool.client.NewTopic;
+import dev.spool.client.TopicPartition;
+import dev.spool.time.Clock;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One chaos run from start to verdict, the sequence of the chaos core's README:
+ *
+ * <ol>
+ *   <li>{@link Capabilities} → the nemesis families this machine allows (skipped ones said loudly);
+ *   <li>a {@link ProcessCluster} (in namespaces if partitions are on and allowed; behind fault
+ *       proxies if client-link faults are on), RF-3 topics;
+ *   <li>the {@link Workload} recording into {@code history.jsonl}, an {@link EpochObserver}, and the
+ *       {@link NemesisRunner} ticked every 100 ms with the seeded {@link Schedule};
+ *   <li>heal everything, restart stopped nodes, wait for a full ISR, stop producers, drain every
+ *       partition to its end with fresh consumer sessions;
+ *   <li>stop the cluster cleanly and record every replica's batches below its checkpointed high
+ *       watermark from its files ({@link ReplicaLogs});
+ *   <li>{@link CheckerSuite#standard()} → {@link Verdict}, {@link RunReport} → the run folder.
+ * </ol>
+ *
+ * A problem of the harness itself (the cluster does not start, a file cannot be written) throws;
+ * a cluster that stays unavailable is not a harness problem: the run goes on and the checkers and
+ * the availability figures say what it cost.
+ */
+public final class ChaosRun {
+  private static final Logger LOG = LoggerFactory.getLogger(ChaosRun.class);
+  static final long TICK_MS = 100;
+  static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(120);
+  static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(120);
+
+  private final ChaosOptions options;
+  private final Consumer<String> progress;
+
+  public ChaosRun(ChaosOptions options, Consumer<String> progress) {
+    this.options = options;
+    this.progress = progress;
+  }
+
+  /** What a finished run produced. */
+  public record Result(
+      String runId, Path runDir, Path index, Verdict verdict, Schedule schedule, List<FaultWindow> timeline,
+      List<String> notes, Map<String, Long> counts) {
+    public boolean valid() {
+      return verdict.valid() == dev.spool.chaos.checker.Validity.TRUE;
+    }
+  }
+
+  public Result run() throws IOException, InterruptedException {
+    String runId = options.scenario() + "-seed" + options.seed() + "-"
+        + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
+    Path runDir = options.baseDir().resolve(runId).toAbsolutePath();
+    Files.createDirectories(runDir);
+    long startedAtMs = System.currentTimeMillis();
+    List<String> notes = new ArrayList<>();
+    say("run " + runId + " in " + runDir);
+    say("re-run: " + options.rerunCommand());
+
+    Capabilities caps = Capabilities.detect(new CommandRunner());
+    Set<NemesisFamily> available = caps.availableFamilies();
+    Set<NemesisFamily> skipped = EnumSet.noneOf(NemesisFamily.class);
+    options.families().stream().filter(f -> !available.contains(f)).forEach(skipped::add);
+    if (!skipped.isEmpty()) {
+      String loud = "!!! SKIPPED nemesis families " + skipped + ": " + caps.report();
+      say(loud);
+      notes.add(loud);
+    }
+    boolean partitions = options.families().contains(NemesisFamily.PARTITION) && caps.canPartition();
+    boolean proxies = options.families().contains(NemesisFamily.PROXY);
+
+    ProcessCluster.Builder b = ProcessCluster.builder().nodes(options.nodes()).dir(runDir.resolve("cluster"))
+        .namespaces(partitions || options.unsafe() && caps.canPartition()).proxies(proxies)
+        .clusterId("chaos-" + options.seed());
+    options.nodeConfig().forEach(b::config);
+    try (ProcessCluster cluster = b.start()) {
+      notes.addAll(cluster.notes());
+      List<TopicPartition> tps = createTopics(cluster);
+      Schedule schedule = schedule(tps, available);
+      say(schedule.describe());
+      Files.writeString(runDir.resolve("schedule.txt"), schedule.describe() + "\n");
+      return runWith(cluster, tps, schedule, runId, runDir, startedAtMs, notes);
+    }
+  }
+
+  private List<TopicPartition> createTopics(ProcessCluster cluster) throws IOException {
+    Map<String, String> configs = new LinkedHashMap<>();
+    if (options.unsafe()) {
+      configs.put("min.insync.replicas", "1");
+      configs.put("unclean.leader.election.enable", "true");
+    }
+    List<TopicPartition> tps = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (int t = 0; t < options.topics(); t++) {
+      String name = "chaos-" + t;
+      names.add(name);
+      try {
+        cluster.admin().createTopic(new NewTopic(name, options.partitionsPerTopic(), 3, configs)).get(60, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        throw new IOException("cannot create topic " + name + ": " + e, e);
+      }
+      for (int p = 0; p < options.partitionsPerTopic(); p++) {
+        tps.add(new TopicPartition(name, p));
+      }
+    }
+    cluster.awaitFullIsr(names, RECOVERY_TIMEOUT);
+    return tps;
+  }
+
+  private Schedule schedule(List<TopicPartition> tps, Set<NemesisFamily> available) {
+    if (options.schedule() != null) {
+      return options.schedule().apply(tps);
+    }
+    long ms = options.duration().toMillis();
+    ScheduleConfig defaults = ScheduleConfig.defaults(options.seed(), options.families(), ms, tps);
+    // Spool's broker session timeout is 1.5 s: pauses of 4 s and more get a node fenced.
+    ScheduleConfig config = new ScheduleConfig(options.seed(), options.families(), ms,
+        Math.min(defaults.faultMinMs(), Math.max(3_000, ms / 20)), Math.min(defaults.faultMaxMs(), Math.max(6_000, ms / 6)),
+        Math.min(defaults.quietMinMs(), Math.max(3_000, ms / 20)), Math.min(defaults.quietMaxMs(), Math.max(6_000, ms / 10)),
+        4_000, Math.min(defaults.finalQuietMs(), Math.max(5_000, ms / 6)), defaults.composeProbability(), tps);
+    return NemesisSchedule.generate(config, available);
+  }
+
+  private Result runWith(ProcessCluster cluster, List<TopicPartition> tps, Schedule schedule, String runId, Path runDir,
+      long startedAtMs, List<String> notes) throws IOException, InterruptedException {
+    List<HistoryEntry> entries = new CopyOnWriteArrayList<>();
+    List<FaultWindow> timeline;
+    try (HistoryWriter writer = HistoryWriter.create(runDir.resolve(RunReport.HISTORY))) {
+      HistorySink tee = e -> {
+        writer.append(e);
+        entries.add(e);
+      };
+      HistoryRecorder recorder = new HistoryRecorder(Clock.SYSTEM, tee);
+      NemesisRunner runner = new NemesisRunner(schedule, nemeses(cluster), w -> say("fault " + describe(w)));
+      Workload workload = new Workload(new WorkloadConfig(cluster.bootstrapServers(), tps, options.producers(),
+          options.consumers(), options.sendsPerSecondPerProducer(), producerOverrides(), options.seed()), recorder);
+      List<String> topics = tps.stream().map(TopicPartition::topic).distinct().toList();
+      EpochObserver observer = new EpochObserver(cluster, recorder, topics, 500);
+      observer.start();
+      workload.start();
+      try {
+        mainLoop(recorder, runner, workload);
+        runner.healAll(recorder.elapsedNs());
+        recover(cluster, topics, notes);
+        say("final phase: stopping producers, draining every partition with fresh consumers");
+        workload.stopProducers(Duration.ofSeconds(60));
+        try {
+          Map<TopicPartition, Long> end = workload.drain(DRAIN_TIMEOUT);
+          say("drained to " + end.values().stream().mapToLong(Long::longValue).sum() + " records in total");
+        } catch (IllegalStateException e) {
+          notes.add("the final drain did not complete: " + e.getMessage());
+          say("!!! " + e.getMessage());
+        }
+      } finally {
+        workload.close();
+        observer.close();
+        observer.observeOnce();
+        timeline = runner.timeline();
+      }
+      say("stopping the cluster cleanly and reading every replica from its files");
+      cluster.stop();
+      recordReplicas(cluster, recorder, runDir);
+    }
+    History history = History.of(entries);
+    Verdict verdict = CheckerSuite.standard().check(history, timeline);
+    RunInfo info = new RunInfo(runId, options.seed(), startedAtMs, options.rerunCommand(),
+        options.nodes() + " nodes (combined roles), " + options.topics() + " topics x " + options.partitionsPerTopic()
+            + " partitions, RF 3" + (options.unsafe() ? ", UNSAFE: acks=1, min.insync.replicas=1, unclean election"
+            : ", acks=all idempotent, min.insync.replicas=2") + (cluster.network().isPresent() ? ", network namespaces" : "")
+            + (cluster.clientLinks().isPresent() ? ", fault proxies" : ""),
+        options.families().stream().map(f -> f.name().toLowerCase()).collect(Collectors.joining(",")), notes);
+    Path index = RunReport.write(runDir, info, history, verdict, timeline, cluster.logFiles());
+    Map<String, Long> counts = new LinkedHashMap<>();
+    counts.put("ops", (long) verdict.counts().ops());
+    counts.put("sends", (long) verdict.counts().sends());
+    counts.put("acknowledged", (long) verdict.counts().sendOk());
+    counts.put("failed", (long) verdict.counts().sendFail());
+    counts.put("indeterminate", (long) verdict.counts().sendInfo());
+    counts.put("polls", (long) verdict.counts().polls());
+    counts.put("anomalies", (long) verdict.anomalyCount());
+    say("verdict: " + verdict.valid() + ", " + verdict.anomalyCount() + " anomalies; " + counts);
+    say("report: " + index);
+    return new Result(runId, runDir, index, verdict, schedule, timeline, List.copyOf(notes), counts);
+  }
+
+  private Map<String, String> producerOverrides() {
+    return options.unsafe() ? Map.of("acks", "1") : Map.of();
+  }
+
+  private List<Nemesis> nemeses(ProcessCluster cluster) {
+    List<Nemesis> n = new ArrayList<>();
+    if (options.unsafe()) {
+      n.add(new LeaderLossNemesis(cluster, cluster.network().orElse(null)));
+      n.add(new ProcessNemesis(cluster));
+      return n;
+    }
+    n.add(new ProcessNemesis(cluster));
+    n.add(new DiskNemesis(cluster, options.seed()));
+    n.add(new FullRestartNemesis(cluster));
+    cluster.network().ifPresent(net -> n.add(new PartitionNemesis(cluster, net)));
+    cluster.clientLinks().ifPresent(links -> n.add(new ClientLinkNemesis(links)));
+    return n;
+  }
+
+  private void mainLoop(HistoryRecorder recorder, NemesisRunner runner, Workload workload) throws InterruptedException {
+    long durationNs = options.duration().toNanos();
+    long nextReportNs = 0;
+    long lastOk = 0;
+    long lastReportNs = 0;
+    while (true) {
+      long now = recorder.elapsedNs();
+      if (now >= durationNs) {
+        break;
+      }
+      runner.tick(now);
+      if (now >= nextReportNs) {
+        long ok = workload.counters().sendOk.get();
+        double seconds = Math.max(1e-9, (now - lastReportNs) / 1e9);
+        String active = runner.timeline().stream().filter(w -> !w.healed()).map(FaultWindow::label)
+            .collect(Collectors.joining("; "));
+        say(String.format("[%4ds] acks %d (%.0f/s), failed %d, indeterminate %d, polls %d, read %d | fault: %s",
+            TimeUnit.NANOSECONDS.toSeconds(now), ok, (ok - lastOk) / seconds, workload.counters().sendFail.get(),
+            workload.counters().sendInfo.get(), workload.counters().polls.get(),
+            workload.counters().recordsRead.get(), active.isEmpty() ? "none" : active));
+        lastOk = ok;
+        lastReportNs = now;
+        nextReportNs = now + TimeUnit.SECONDS.toNanos(options.progressIntervalSeconds());
+      }
+      Thread.sleep(TICK_MS); // the nemesis duty cycle
+    }
+  }
+
+  /** Heals anything left, restarts stopped nodes, waits for a ready cluster with full ISRs. */
+  private void recover(ProcessCluster cluster, List<String> topics, List<String> notes) {
+    cluster.network().ifPresent(net -> net.healAll());
+    cluster.clientLinks().ifPresent(links -> links.heal());
+    for (int n : cluster.nodes()) {
+      if (!cluster.isRunning(n)) {
+        cluster.start(n);
+      } else if (!cluster.isServing(n)) {
+        cluster.kill(n, Signal.CONT);
+      }
+    }
+    long t0 = System.nanoTime();
+    try {
+      cluster.awaitReady(RECOVERY_TIMEOUT);
+      cluster.awaitFullIsr(topics, RECOVERY_TIMEOUT);
+      say("healed: every node up, full ISRs after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
+    } catch (IllegalStateException e) {
+      notes.add("the cluster did not fully recover after the faults: " + e.getMessage());
+      say("!!! the cluster did not fully recover: " + e.getMessage());
+    }
+  }
+
+  private void recordReplicas(ProcessCluster cluster, HistoryRecorder recorder, Path runDir) throws IOException {
+    Path scratch = runDir.resolve("replica-scratch");
+    int replicas = 0;
+    for (int n : cluster.brokers()) {
+      for (ReplicaLogs.Replica r : ReplicaLogs.read(n, cluster.nodeDataDir(n), scratch).values()) {
+        recorder.replicaSnapshot(n, r.partition(), r.highWatermark(), r.logStartOffset(), r.belowHighWatermark());
+        replicas++;
+      }
+    }
+    dev.spool.broker.log.LogManager.deleteRecursively(scratch);
+    say("recorded " + replicas + " replica snapshots");
+  }
+
+  private static String describe(FaultWindow w) {
+    return "#" + w.id() + " " + w.label() + (w.healed() ? " healed after " + TimeUnit.NANOSECONDS.toMillis(w.endNs() - w.startNs())
+        + " ms" : " started") + (w.note() == null ? "" : " (" + w.note() + ")");
+  }
+
+  private void say(String line) {
+    progress.accept(line);
+  }
+}
