@@ -150,14 +150,30 @@ final class NodeProcess {
 
   /** SIGCONT (a paused process cannot act on SIGTERM), SIGTERM, then SIGKILL after {@code timeoutMs}. */
   void stop(long timeoutMs) {
+    if (!terminate()) {
+      return;
+    }
+    awaitExitOrKill(timeoutMs);
+  }
+
+  /** SIGCONT if paused, then SIGTERM; false if the process was not running. */
+  synchronized boolean terminate() {
+    if (!isRunning()) {
+      return false;
+    }
+    if (paused) {
+      signal(Signal.CONT);
+    }
+    signal(Signal.TERM);
+    return true;
+  }
+
+  /** Waits up to {@code timeoutMs} for the exit (after {@link #terminate}), then SIGKILL. */
+  void awaitExitOrKill(long timeoutMs) {
     synchronized (this) {
-      if (!isRunning()) {
+      if (process == null) {
         return;
       }
-      if (paused) {
-        signal(Signal.CONT);
-      }
-      signal(Signal.TERM);
     }
     if (!awaitExit(timeoutMs)) {
       LOG.warn("n{} did not stop within {} ms of SIGTERM; SIGKILL", id, timeoutMs);

@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  *       Builder#roles} says otherwise; the controllers are the voters; free ports below the ephemeral range, kept across restarts; {@code data.dir} =
  *       {@code dir/node-<id>/data}, so the metadata log lives under {@code data/metadata}) and
  *       starts each node as {@code java -cp <this JVM's class path> dev.spool.node.SpoolMain node
- *       start --config <file>}, with small heaps, output appended to {@code dir/node-<id>/node.log}.
+ *       start --config <file>}, with small heaps, output appended to {@code dir/node-<id>/node-<id>.log}.
  *   <li>Records each node's PID and signals only that PID ({@link #kill}); {@link #stop} sends
  *       SIGTERM, then SIGKILL after a timeout. A JVM shutdown hook kills the nodes and removes the
  *       namespaces if the harness dies without {@link #close()}.
@@ -314,7 +314,7 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
           command.add(classPath);
           command.add(MAIN_CLASS);
           command.addAll(List.of("node", "start", "--config", configFile.toString()));
-          procs.put(a.id(), new NodeProcess(a.id(), configFile, dataDir, nodeDir.resolve("node.log"), command,
+          procs.put(a.id(), new NodeProcess(a.id(), configFile, dataDir, nodeDir.resolve("node-" + a.id() + ".log"), command,
               roleOf.get(a.id()).contains("broker"), roleOf.get(a.id()).contains("controller")));
         }
         ProcessCluster c = new ProcessCluster(dir, procs, addrs, net, proxyGroup, notes, stopTimeout.toMillis());
@@ -580,16 +580,9 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
   }
 
   private void stopAll(List<NodeProcess> group) {
-    for (NodeProcess p : group) {
-      if (p.isRunning()) {
-        if (!p.isServing()) {
-          p.signal(Signal.CONT);
-        }
-        p.signal(Signal.TERM);
-      }
-    }
-    for (NodeProcess p : group) {
-      p.stop(stopTimeoutMs);
+    List<NodeProcess> terminated = group.stream().filter(NodeProcess::terminate).toList();
+    for (NodeProcess p : terminated) {
+      p.awaitExitOrKill(stopTimeoutMs);
     }
   }
 

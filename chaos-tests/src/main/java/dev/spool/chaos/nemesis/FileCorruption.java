@@ -40,8 +40,15 @@ public final class FileCorruption {
   public record Plan(Path path, boolean truncate, long newLength, long position, int bit) {
     public String describe() {
       return truncate
-          ? "truncated " + path.getFileName() + " to " + newLength + " bytes"
-          : "flipped bit " + bit + " of byte " + position + " of " + path.getFileName();
+          ? "truncated " + shortName() + " to " + newLength + " bytes"
+          : "flipped bit " + bit + " of byte " + position + " of " + shortName();
+    }
+
+    /** The file with its partition directory, e.g. {@code orders-3/00000000000000000000.log}. */
+    private String shortName() {
+      Path parent = path.getParent();
+      boolean inPartitionDir = parent != null && path.getFileName().toString().matches("\\d{20}\\..*");
+      return inPartitionDir ? parent.getFileName() + "/" + path.getFileName() : path.getFileName().toString();
     }
   }
 
