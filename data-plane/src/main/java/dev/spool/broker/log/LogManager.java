@@ -253,7 +253,11 @@ public final class LogManager implements Closeable {
     ensureOpen();
     PartitionLog existing = logs.get(tp);
     if (existing != null) {
-      if (topicId == null || existing.topicId() == null || existing.topicId().equals(topicId)) {
+      if (existing.topicId() == null && topicId != null) {
+        existing.assignTopicId(topicId); // a directory from before topic ids were recorded
+        return existing;
+      }
+      if (topicId == null || existing.topicId().equals(topicId)) {
         return existing;
       }
       log.warn("[partition={}] on disk belongs to topic id {}, not {}: deleting the stale log", tp,

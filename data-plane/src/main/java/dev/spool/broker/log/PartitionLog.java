@@ -144,6 +144,15 @@ public final class PartitionLog implements Closeable {
     return PartitionMetadataFile.read(dir);
   }
 
+  /** Records the topic id of a log that had none on disk. */
+  void assignTopicId(String id) {
+    if (topicId != null) {
+      throw new IllegalStateException(logPrefix + "already belongs to topic id " + topicId);
+    }
+    PartitionMetadataFile.write(dir, id);
+    topicId = id;
+  }
+
   // ---- getters (any thread) ----
 
   public TopicPartition topicPartition() {

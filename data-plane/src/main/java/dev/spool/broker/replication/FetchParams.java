@@ -1,7 +1,7 @@
 package dev.spool.broker.replication;
 
 /**
- * One partition of a fetch as the leader sees it.
+ * One partition of a fetch as the leader sees it. Immutable; any thread.
  *
  * @param replicaId -1 for consumers, the follower's broker id otherwise
  * @param fetchOffset the first offset wanted

@@ -602,7 +602,10 @@ public final class Partition {
       String message, long leaderHw, long leaderLogStart, long leaderLeo,
       EpochEndOffset diverging, ByteBuffer records) {
     if (role != ReplicaRole.FOLLOWER || leaderEpoch != sent.leaderEpoch()
-        || leaderId != sent.leaderId() || log0.logEndOffset() != sent.fetchOffset()) {
+        || leaderId != sent.leaderId() || log0.logEndOffset() != sent.fetchOffset()
+        || latestEpoch() != sent.lastFetchedEpoch()) {
+      // The answer was computed against a log state this replica no longer has (or the fetch
+      // state was read while the log changed): applying it could truncate too much.
       return FollowerOutcome.STALE;
     }
     try {
@@ -626,6 +629,11 @@ public final class Partition {
       goOffline("unexpected failure applying a fetch answer: " + e);
       return FollowerOutcome.OFFLINE;
     }
+  }
+
+  private int latestEpoch() {
+    OptionalInt e = log0.leaderEpochCache().latestEpoch();
+    return e.isPresent() ? e.getAsInt() : -1;
   }
 
   private FollowerOutcome onFetchedData(long leaderHw, EpochEndOffset diverging, ByteBuffer records) {

@@ -6,7 +6,7 @@ import dev.spool.protocol.message.ErrorCode;
 /**
  * The leader's answer for one partition of a fetch: an error or whole batches as a file slice,
  * the offsets a fetcher needs, and the diverging epoch when its log diverged. {@code slice} is
- * null when nothing is returned.
+ * null when nothing is returned. Immutable; any thread.
  */
 public record PartitionFetchResult(ErrorCode error, String message, long highWatermark,
     long logStartOffset, long logEndOffset, EpochEndOffset divergingEpoch, FileSlice slice,

@@ -30,7 +30,6 @@ public final class PartitionWorkers implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PartitionWorkers.class);
 
   private final List<ThreadPoolExecutor> workers = new ArrayList<>();
-  private final List<Thread> threads = new ArrayList<>();
   private final ScheduledExecutorService ticker;
   private volatile boolean closed;
 
@@ -42,9 +41,6 @@ public final class PartitionWorkers implements AutoCloseable {
           new ArrayBlockingQueue<>(maxQueuedTasksPerWorker), r -> {
             Thread t = new Thread(r, name);
             t.setDaemon(true);
-            synchronized (threads) {
-              threads.add(t);
-            }
             return t;
           });
       w.prestartAllCoreThreads();
@@ -64,12 +60,6 @@ public final class PartitionWorkers implements AutoCloseable {
   /** The worker that owns {@code tp}. */
   public int workerFor(TopicPartition tp) {
     return Math.floorMod(tp.hashCode(), workers.size());
-  }
-
-  /** True when the calling thread is the owner of {@code tp}. */
-  public boolean isOwnerThread(TopicPartition tp) {
-    String name = Thread.currentThread().getName();
-    return name.endsWith("-" + workerFor(tp)) && threads.contains(Thread.currentThread());
   }
 
   /** Queues {@code task} on the owner of {@code tp}; false when the queue is full or closed. */

@@ -4,7 +4,7 @@ import dev.spool.protocol.message.ErrorCode;
 
 /**
  * The answer for one partition of a produce request. {@code baseOffset} is -1 on error;
- * {@code hint} is set with NOT_LEADER_OR_FOLLOWER and FENCED_LEADER_EPOCH.
+ * {@code hint} is set with NOT_LEADER_OR_FOLLOWER and FENCED_LEADER_EPOCH. Immutable; any thread.
  */
 public record ProduceResult(ErrorCode error, String message, long baseOffset,
     long logAppendTimeMs, long logStartOffset, LeaderHintInfo hint) {

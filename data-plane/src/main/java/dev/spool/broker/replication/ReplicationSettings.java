@@ -1,7 +1,7 @@
 package dev.spool.broker.replication;
 
 /**
- * The replication knobs a {@link Partition} works with (from {@code BrokerConfig}).
+ * The replication knobs a {@link Partition} works with (from {@code BrokerConfig}). Immutable; any thread.
  *
  * @param localBrokerId this broker's id
  * @param replicaLagTimeMaxMs an ISR member not caught up for this long is proposed for removal

@@ -133,8 +133,9 @@ class SingleBrokerIntegrationTest {
     long start = System.nanoTime();
     CompletableFuture<TestClient.Fetched> waiting = client.fetchAsync(broker,
         TestClient.consumerFetch("long-poll", 0, 0, 15_000));
-    Thread.onSpinWait();
-    assertFalse(waiting.isDone(), "nothing to read yet: the fetch waits");
+    // Nothing to read yet: the fetch waits (checked over 300 ms, not once).
+    org.awaitility.Awaitility.await().during(300, TimeUnit.MILLISECONDS).atMost(2, TimeUnit.SECONDS)
+        .until(() -> !waiting.isDone());
     client.produce(broker, "long-poll", 0, -1, batch("x"));
     TestClient.Fetched f = waiting.get(10, TimeUnit.SECONDS);
     long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);

@@ -29,7 +29,7 @@ class ReplicationSimulationTest {
   @Timeout(600)
   void replicationInvariantsHoldUnderCrashesPartitionsAndMessageLoss() throws Exception {
     String one = System.getProperty("spool.sim.seed");
-    int seeds = Integer.getInteger("spool.sim.seeds", 40);
+    int seeds = Integer.getInteger("spool.sim.seeds", 50);
     int steps = Integer.getInteger("spool.sim.steps", 2500);
     List<Long> toRun = new ArrayList<>();
     if (one != null) {

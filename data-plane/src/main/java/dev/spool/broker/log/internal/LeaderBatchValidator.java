@@ -68,6 +68,12 @@ public final class LeaderBatchValidator {
       throw new InvalidRecordException(logPrefix + "batch " + index + " declares " + declared
           + " records but a last offset delta of " + batch.lastOffsetDelta());
     }
+    if (batch.timestampType() == TimestampType.LOG_APPEND_TIME) {
+      // Only the broker stamps LogAppendTime; trusting the bit would hide the record timestamps
+      // from the CreateTime checks below.
+      throw new InvalidRecordException(logPrefix + "batch " + index
+          + " claims LogAppendTime; producers send CreateTime batches");
+    }
     boolean checkTimestamps = cfg.timestampType() == TimestampType.CREATE_TIME;
     if (batch.isCompressed()) {
       // Records are opaque; the batch timestamps are what can be checked.
