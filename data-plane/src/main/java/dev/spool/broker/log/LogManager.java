@@ -179,9 +179,11 @@ public final class LogManager implements Closeable {
           throw new LogStorageException("interrupted while opening " + dataDir, ex);
         }
       }
-      log.info("opened {} partitions in {} ({} failed) in {} ms after a{} shutdown: {} bytes scanned, "
+      String previous = clean ? "a clean shutdown" : partitionDirs.isEmpty() ? "no previous run"
+          : "an UNCLEAN shutdown";
+      log.info("opened {} partitions in {} ({} failed) in {} ms after {}: {} bytes scanned, "
           + "{} bytes truncated", logs.size(), dataDir, failed.size(),
-          (clock.nanoTime() - startNs) / 1_000_000L, clean ? " clean" : "n unclean", scanned, truncated);
+          (clock.nanoTime() - startNs) / 1_000_000L, previous, scanned, truncated);
     } finally {
       pool.shutdownNow();
     }
@@ -251,7 +253,11 @@ public final class LogManager implements Closeable {
     ensureOpen();
     PartitionLog existing = logs.get(tp);
     if (existing != null) {
-      if (topicId == null || existing.topicId() == null || existing.topicId().equals(topicId)) {
+      if (existing.topicId() == null && topicId != null) {
+        existing.assignTopicId(topicId); // a directory from before topic ids were recorded
+        return existing;
+      }
+      if (topicId == null || existing.topicId().equals(topicId)) {
         return existing;
       }
       log.warn("[partition={}] on disk belongs to topic id {}, not {}: deleting the stale log", tp,

@@ -3,22 +3,21 @@ package dev.spool.broker.log;
 import dev.spool.broker.log.LeaderEpochCache.EpochEntry;
 import dev.spool.broker.log.ProducerStateEntry.BatchMetadata;
 import dev.spool.broker.log.internal.CheckpointFile;
+import dev.spool.broker.log.internal.LeaderBatchValidator;
 import dev.spool.broker.log.internal.LogLoader;
 import dev.spool.broker.log.internal.LogSegment;
+import dev.spool.broker.log.internal.PartitionMetadataFile;
+import dev.spool.broker.log.internal.RetentionPolicy;
 import dev.spool.client.TopicPartition;
 import dev.spool.record.CorruptRecordException;
-import dev.spool.record.InvalidRecordException;
 import dev.spool.record.RecordBatch;
-import dev.spool.record.RecordCursor;
 import dev.spool.record.RecordTooLargeException;
 import dev.spool.record.TimestampType;
 import dev.spool.time.Clock;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,7 +49,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class PartitionLog implements Closeable {
   private static final Logger log = LoggerFactory.getLogger(PartitionLog.class);
-  public static final String PARTITION_METADATA_FILE = "partition.metadata";
+  public static final String PARTITION_METADATA_FILE = PartitionMetadataFile.FILE_NAME;
 
   private final TopicPartition topicPartition;
   private final Path dir;
@@ -76,8 +75,7 @@ public final class PartitionLog implements Closeable {
 
   // Owner-thread scratch: reused across appends so validation allocates nothing per batch.
   private final RecordBatch view = new RecordBatch();
-  private final RecordCursor cursor = new RecordCursor();
-  private long[] batchMaxTimestamps = new long[16];
+  private final LeaderBatchValidator validator;
 
   private PartitionLog(TopicPartition tp, Path dir, String topicId, LogConfig config, Clock clock,
       ScheduledExecutorService scheduler, String logPrefix, LeaderEpochCache epochCache,
@@ -95,9 +93,10 @@ public final class PartitionLog implements Closeable {
     this.activeSegment = segments.lastEntry().getValue();
     this.logStartOffset = loaded.logStartOffset();
     this.logEndOffset = loaded.logEndOffset();
-    this.recoveryPoint = loaded.logEndOffset();
+    this.recoveryPoint = loaded.recoveryPoint();
     this.highWatermark = clamp(startup.highWatermark(), loaded.logStartOffset(), loaded.logEndOffset());
     this.recoveryReport = loaded.report();
+    this.validator = new LeaderBatchValidator(logPrefix);
   }
 
   /**
@@ -120,7 +119,7 @@ public final class PartitionLog implements Closeable {
     }
     String effectiveTopicId = topicId != null ? topicId : onDisk.orElse(null);
     if (topicId != null && onDisk.isEmpty()) {
-      writeTopicId(dir, topicId);
+      PartitionMetadataFile.write(dir, topicId);
     }
     PartitionLog[] self = new PartitionLog[1];
     LeaderEpochCache epochs = LeaderEpochCache.load(dir,
@@ -142,33 +141,16 @@ public final class PartitionLog implements Closeable {
 
   /** The topic id in {@code dir/partition.metadata}, if the file is there and readable. */
   public static Optional<String> readTopicId(Path dir) {
-    // Layout (Kafka's): "version: 0\ntopic_id: <id>\n"
-    Path file = dir.resolve(PARTITION_METADATA_FILE);
-    try {
-      List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-      if (lines.size() >= 2 && lines.get(0).trim().equals("version: 0")
-          && lines.get(1).startsWith("topic_id: ")) {
-        String id = lines.get(1).substring("topic_id: ".length()).trim();
-        if (!id.isEmpty()) {
-          return Optional.of(id);
-        }
-      }
-      log.warn("{} is not a valid partition metadata file; ignoring it", file);
-      return Optional.empty();
-    } catch (NoSuchFileException e) {
-      return Optional.empty();
-    } catch (IOException e) {
-      log.warn("cannot read {}: {}; ignoring it", file, e.toString());
-      return Optional.empty();
-    }
+    return PartitionMetadataFile.read(dir);
   }
 
-  private static void writeTopicId(Path dir, String topicId) {
-    if (topicId.isBlank() || topicId.chars().anyMatch(Character::isWhitespace)) {
-      throw new IllegalArgumentException("invalid topic id '" + topicId + "'");
+  /** Records the topic id of a log that had none on disk. */
+  void assignTopicId(String id) {
+    if (topicId != null) {
+      throw new IllegalStateException(logPrefix + "already belongs to topic id " + topicId);
     }
-    CheckpointFile.writeAtomically(dir.resolve(PARTITION_METADATA_FILE),
-        ("version: 0\ntopic_id: " + topicId + "\n").getBytes(StandardCharsets.UTF_8));
+    PartitionMetadataFile.write(dir, id);
+    topicId = id;
   }
 
   // ---- getters (any thread) ----
@@ -278,7 +260,9 @@ public final class PartitionLog implements Closeable {
    * {@link InvalidRecordException} (counts, offsets, sequences missing),
    * {@link InvalidTimestampException}, {@link InvalidProducerEpochException},
    * {@link OutOfOrderSequenceException}. An idempotent retry returns the original offsets with
-   * {@code duplicate = true} and appends nothing.
+   * {@code duplicate = true} and appends nothing (as in Kafka, a request holding a retried batch
+   * is answered for that batch only: producers send one batch per partition per request).
+   * {@code batches} must be writable: the header fields are rewritten in it, then it is written.
    */
   public LogAppendInfo appendAsLeader(ByteBuffer batches, int leaderEpoch) {
     enter("appendAsLeader");
@@ -293,7 +277,7 @@ public final class PartitionLog implements Closeable {
       }
       LogConfig cfg = config;
       long nowMs = clock.nowMs();
-      int count = validateLeaderBatches(batches, cfg, nowMs);
+      int count = validator.validateLeaderBatches(batches, cfg, nowMs);
       if (count == 0) {
         return emptyAppend();
       }
@@ -322,7 +306,7 @@ public final class PartitionLog implements Closeable {
         if (logAppendTime) {
           view.setMaxTimestampAndRecomputeCrc(TimestampType.LOG_APPEND_TIME, nowMs);
         } else {
-          view.setMaxTimestampAndRecomputeCrc(TimestampType.CREATE_TIME, batchMaxTimestamps[i]);
+          view.setMaxTimestampAndRecomputeCrc(TimestampType.CREATE_TIME, validator.maxTimestampOf(i));
         }
         maxTimestamp = Math.max(maxTimestamp, view.maxTimestamp());
         records += view.recordsCount();
@@ -347,88 +331,6 @@ public final class PartitionLog implements Closeable {
   private LogAppendInfo emptyAppend() {
     long leo = logEndOffset;
     return new LogAppendInfo(leo, leo - 1, RecordBatch.NO_TIMESTAMP, RecordBatch.NO_TIMESTAMP, 0, 0, false);
-  }
-
-  /** Checks every batch; returns how many. Records each batch's true max timestamp. */
-  private int validateLeaderBatches(ByteBuffer batches, LogConfig cfg, long nowMs) {
-    int start = batches.position();
-    int count = 0;
-    for (int pos = start; pos < batches.limit(); count++) {
-      view.wrap(batches, pos);
-      String problem = view.validationError();
-      if (problem != null) {
-        throw new CorruptRecordException(logPrefix + "batch " + count + ": " + problem, pos - start);
-      }
-      int size = view.sizeInBytes();
-      if (size > cfg.maxMessageBytes()) {
-        throw new RecordTooLargeException(logPrefix + "batch " + count, size, cfg.maxMessageBytes());
-      }
-      if (count == batchMaxTimestamps.length) {
-        batchMaxTimestamps = java.util.Arrays.copyOf(batchMaxTimestamps, count * 2);
-      }
-      batchMaxTimestamps[count] = validateRecords(view, count, cfg, nowMs);
-      pos += size;
-    }
-    return count;
-  }
-
-  /** Record-level checks of one batch; returns its real max timestamp. */
-  private long validateRecords(RecordBatch batch, int index, LogConfig cfg, long nowMs) {
-    int declared = batch.recordsCount();
-    if (declared == 0) {
-      throw new InvalidRecordException(logPrefix + "batch " + index + " has no records");
-    }
-    if (batch.lastOffsetDelta() != declared - 1) {
-      throw new InvalidRecordException(logPrefix + "batch " + index + " declares " + declared
-          + " records but a last offset delta of " + batch.lastOffsetDelta());
-    }
-    boolean checkTimestamps = cfg.timestampType() == TimestampType.CREATE_TIME;
-    if (batch.isCompressed()) {
-      // Records are opaque; the batch timestamps are what can be checked.
-      if (checkTimestamps) {
-        checkTimestamp(batch.maxTimestamp(), index, cfg, nowMs);
-        checkTimestamp(batch.baseTimestamp(), index, cfg, nowMs);
-      }
-      return batch.maxTimestamp();
-    }
-    long max = RecordBatch.NO_TIMESTAMP;
-    cursor.reset(batch);
-    int n = 0;
-    try {
-      while (cursor.next()) {
-        if (cursor.offset() - batch.baseOffset() != n) {
-          throw new InvalidRecordException(logPrefix + "batch " + index + " record " + n
-              + " has offset delta " + (cursor.offset() - batch.baseOffset()) + ", expected " + n);
-        }
-        if (checkTimestamps) {
-          checkTimestamp(cursor.timestamp(), index, cfg, nowMs);
-        }
-        max = Math.max(max, cursor.timestamp());
-        n++;
-      }
-    } catch (CorruptRecordException e) {
-      throw new CorruptRecordException(logPrefix + "batch " + index + ": " + e.getMessage(), -1);
-    }
-    if (!cursor.consumedExactly()) {
-      throw new InvalidRecordException(logPrefix + "batch " + index + " declares " + declared
-          + " records but its records leave " + cursor.remainingBytes() + " bytes unread");
-    }
-    return max;
-  }
-
-  private void checkTimestamp(long ts, int index, LogConfig cfg, long nowMs) {
-    boolean ok;
-    if (ts >= nowMs) {
-      ok = ts - nowMs <= cfg.timestampAfterMaxMs();
-    } else {
-      long behind = nowMs - ts;
-      ok = behind >= 0 && behind <= cfg.timestampBeforeMaxMs(); // behind < 0: overflow, far past
-    }
-    if (!ok) {
-      throw new InvalidTimestampException(logPrefix + "batch " + index + " has timestamp " + ts
-          + " outside [now - " + cfg.timestampBeforeMaxMs() + " ms, now + "
-          + cfg.timestampAfterMaxMs() + " ms] with now = " + nowMs);
-    }
   }
 
   /**
@@ -699,7 +601,7 @@ public final class PartitionLog implements Closeable {
     List<LogSegment> old = new ArrayList<>(segments.values());
     segments.clear();
     for (LogSegment s : old) {
-      s.onBecomeInactive();
+      // Not trimmed: a concurrent reader may still index into the old mapping's length.
       scheduleDeletion(s);
     }
     LogSegment fresh = LogSegment.open(dir, newStartOffset, config.segmentIndexBytes(), true, clock.nowMs());
@@ -744,25 +646,16 @@ public final class PartitionLog implements Closeable {
       if (cfg.retentionMs() < 0 && cfg.retentionBytes() < 0) {
         return 0;
       }
-      long hw = highWatermark;
-      long totalBytes = sizeInBytes();
-      List<LogSegment> doomed = new ArrayList<>();
-      long newStart = logStartOffset;
-      for (LogSegment s : segments.values()) {
-        Long nextBase = segments.higherKey(s.baseOffset());
-        if (s == activeSegment || nextBase == null || nextBase > hw) {
-          break;
-        }
-        boolean byTime = cfg.retentionMs() >= 0
-            && nowMs - s.largestTimestampForRetention() > cfg.retentionMs();
-        boolean bySize = cfg.retentionBytes() >= 0 && totalBytes - s.sizeBytes() >= cfg.retentionBytes();
-        if (!byTime && !bySize) {
-          break;
-        }
-        doomed.add(s);
-        totalBytes -= s.sizeBytes();
-        newStart = nextBase;
+      List<LogSegment> all = new ArrayList<>(segments.values());
+      List<RetentionPolicy.SegmentInfo> infos = new ArrayList<>(all.size());
+      for (LogSegment s : all) {
+        infos.add(new RetentionPolicy.SegmentInfo(s.baseOffset(), s.sizeBytes(),
+            s.largestTimestampForRetention()));
       }
+      int count = RetentionPolicy.segmentsToDelete(infos, highWatermark, cfg.retentionMs(),
+          cfg.retentionBytes(), nowMs);
+      List<LogSegment> doomed = all.subList(0, count);
+      long newStart = count == 0 ? logStartOffset : all.get(count).baseOffset();
       if (doomed.isEmpty()) {
         return 0;
       }

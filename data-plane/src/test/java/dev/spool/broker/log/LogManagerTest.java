@@ -73,6 +73,21 @@ class LogManagerTest {
   }
 
   @Test
+  void aLogWithoutATopicIdAdoptsTheFirstOneGiven() throws Exception {
+    try (LogManager m = LogManager.open(dataDir, config, clock)) {
+      m.getOrCreate(tp("legacy", 0), "id-1", smallConfig()).appendAsLeader(batch(1, clock.nowMs(), "l"), 0);
+    }
+    Files.delete(dataDir.resolve("legacy-0").resolve(PartitionLog.PARTITION_METADATA_FILE));
+    try (LogManager m = LogManager.open(dataDir, config, clock)) {
+      PartitionLog log = m.getOrCreate(tp("legacy", 0), "id-2", smallConfig());
+      assertEquals(1, log.logEndOffset());
+      assertEquals("id-2", log.topicId());
+      assertEquals("version: 0\ntopic_id: id-2\n",
+          Files.readString(dataDir.resolve("legacy-0").resolve(PartitionLog.PARTITION_METADATA_FILE)));
+    }
+  }
+
+  @Test
   void deleteRenamesTheDirectoryAtOnceAndRemovesTheFilesAfterTheDelay() throws Exception {
     try (LogManager m = LogManager.open(dataDir, config, clock)) {
       PartitionLog log = m.getOrCreate(tp("gone", 1), "id", smallConfig());

@@ -235,6 +235,10 @@ class PartitionLogTest {
     count.putInt(RecordBatch.CRC_POSITION, (int) v.computeChecksum());
     InvalidRecordException inv = assertThrows(InvalidRecordException.class, () -> log.appendAsLeader(count, 0));
     assertTrue(inv.getMessage().contains("last offset delta"), inv.getMessage());
+
+    ByteBuffer claimsAppendTime = new dev.spool.record.RecordBatchBuilder()
+        .timestampType(TimestampType.LOG_APPEND_TIME).append(now(), "k", "v").build();
+    assertThrows(InvalidRecordException.class, () -> log.appendAsLeader(claimsAppendTime, 0));
     assertEquals(0, log.logEndOffset());
   }
 

@@ -90,6 +90,9 @@ class RecoveryTest {
     assertTrue(r.truncationReason().contains("runs past the end"), r.truncationReason());
     assertFalse(r.corruptionBelowRecoveryPoint());
     assertEquals(9, readAll(recovered, 0).size());
+    assertEquals(0, recovered.recoveryPoint(), "recovery flushes nothing, so the point stays");
+    recovered.flush();
+    assertEquals(18, recovered.recoveryPoint());
     recovered.appendAsLeader(batch(1, clock.nowMs(), "after"), 1);
     assertEquals(19, recovered.logEndOffset());
     recovered.close();

@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.stream.Stream;
@@ -43,7 +42,7 @@ public final class LogLoader {
 
   /** The loaded log. */
   public record Loaded(ConcurrentSkipListMap<Long, LogSegment> segments, long logStartOffset,
-      long logEndOffset, RecoveryReport report) {}
+      long logEndOffset, long recoveryPoint, RecoveryReport report) {}
 
   private final Path dir;
   private final TopicPartition tp;
@@ -98,7 +97,11 @@ public final class LogLoader {
       RecoveryReport report = new RecoveryReport(tp, startup.cleanShutdown(), segmentsScanned,
           bytesScanned, bytesTruncated, segmentsDeleted, corruptionBelowRecoveryPoint,
           truncationReason, logEndOffset, durationMs);
-      return new Loaded(segments, logStartOffset, logEndOffset, report);
+      // After a crash nothing was flushed by recovery (a repeated crash repeats the same scan),
+      // so the recovery point stays where it was; normal flushes advance it.
+      long recoveryPoint = startup.cleanShutdown() ? logEndOffset
+          : Math.min(Math.max(startup.recoveryPoint(), logStartOffset), logEndOffset);
+      return new Loaded(segments, logStartOffset, logEndOffset, recoveryPoint, report);
     } catch (RuntimeException e) {
       segments.values().forEach(s -> {
         try {
@@ -158,16 +161,7 @@ public final class LogLoader {
 
   private long loadClean() {
     LogSegment active = segments.lastEntry().getValue();
-    for (LogSegment seg : segments.headMap(active.baseOffset()).values()) {
-      String problem = seg.offsetIndex().sanityCheck(seg.sizeBytes());
-      if (problem == null) {
-        problem = seg.timeIndex().sanityCheck(segments.higherKey(seg.baseOffset()));
-      }
-      if (problem != null) {
-        log.warn("{}index of {} is invalid ({}); rebuilding it", logPrefix, seg.logFile(), problem);
-        rebuildIndexes(seg, false);
-      }
-    }
+    checkInactiveIndexes(active.baseOffset());
     long logEndOffset;
     String problem = active.offsetIndex().sanityCheck(active.sizeBytes());
     try {
@@ -190,6 +184,23 @@ public final class LogLoader {
     producerState.truncateAndReload(logEndOffset, Math.max(0, startup.logStartOffset()));
     replayProducerState(producerState.mapEndOffset(), logEndOffset);
     return logEndOffset;
+  }
+
+  /**
+   * Sanity-checks the indexes of the (inactive, trusted) segments below {@code beforeBase} and
+   * rebuilds those that make no sense.
+   */
+  private void checkInactiveIndexes(long beforeBase) {
+    for (LogSegment seg : segments.headMap(beforeBase).values()) {
+      String problem = seg.offsetIndex().sanityCheck(seg.sizeBytes());
+      if (problem == null) {
+        problem = seg.timeIndex().sanityCheck(segments.higherKey(seg.baseOffset()));
+      }
+      if (problem != null) {
+        log.warn("{}index of {} is invalid ({}); rebuilding it", logPrefix, seg.logFile(), problem);
+        rebuildIndexes(seg, false);
+      }
+    }
   }
 
   /** Rebuilds one segment's indexes by scanning it (no truncation: used on trusted segments). */
@@ -215,17 +226,7 @@ public final class LogLoader {
     if (startBase == null) {
       startBase = segments.firstKey();
     }
-    // Segments before the scan are trusted; their indexes are only sanity-checked.
-    for (LogSegment seg : segments.headMap(startBase).values()) {
-      String problem = seg.offsetIndex().sanityCheck(seg.sizeBytes());
-      if (problem == null) {
-        problem = seg.timeIndex().sanityCheck(segments.higherKey(seg.baseOffset()));
-      }
-      if (problem != null) {
-        log.warn("{}index of {} is invalid ({}); rebuilding it", logPrefix, seg.logFile(), problem);
-        rebuildIndexes(seg, false);
-      }
-    }
+    checkInactiveIndexes(startBase); // segments before the scan are trusted
     producerState.truncateAndReload(recoveryPoint, Math.max(0, startup.logStartOffset()));
     replayProducerState(producerState.mapEndOffset(), startBase);
     return recoverFrom(startBase, recoveryPoint);
@@ -245,9 +246,9 @@ public final class LogLoader {
       logEndOffset = r.nextOffset;
       expectedNext = r.nextOffset;
     }
+    // No fsync here: the recovery point does not move, so a crash now repeats this scan.
     LogSegment last = segments.lastEntry().getValue();
     for (LogSegment seg : segments.tailMap(startBase).values()) {
-      seg.flush();
       if (seg != last) {
         seg.onBecomeInactive();
       }

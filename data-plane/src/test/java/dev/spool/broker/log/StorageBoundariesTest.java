@@ -1,0 +1,32 @@
+package dev.spool.broker.log;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** CONVENTIONS §8 for the storage engine: internals stay internal, the record format stays pure. */
+@Tag("unit")
+class StorageBoundariesTest {
+  private static final JavaClasses MAIN = new ClassFileImporter()
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+      .importPackages("dev.spool");
+
+  @Test
+  void onlyTheLogPackageUsesTheLogInternals() {
+    noClasses().that().resideOutsideOfPackages("dev.spool.broker.log..")
+        .should().dependOnClassesThat().resideInAPackage("dev.spool.broker.log.internal..")
+        .check(MAIN);
+  }
+
+  @Test
+  void recordFormatDependsOnlyOnTheJdk() {
+    classes().that().resideInAPackage("dev.spool.record..")
+        .should().onlyDependOnClassesThat().resideInAnyPackage("dev.spool.record..", "java..")
+        .check(MAIN);
+  }
+}
