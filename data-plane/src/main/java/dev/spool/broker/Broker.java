@@ -1,0 +1,307 @@
+package dev.spool.broker;
+
+import dev.spool.broker.log.LogConfig;
+import dev.spool.broker.log.LogManager;
+import dev.spool.broker.log.LogManagerConfig;
+import dev.spool.broker.network.BrokerServer;
+import dev.spool.broker.network.RequestDispatcher;
+import dev.spool.broker.replication.FetchWaiters;
+import dev.spool.broker.replication.PartitionWorkers;
+import dev.spool.broker.replication.ReplicaFetcherManager;
+import dev.spool.broker.replication.ReplicaManager;
+import dev.spool.broker.replication.ReplicationSettings;
+import dev.spool.broker.request.AlterConfigsHandler;
+import dev.spool.broker.request.ApiVersionsHandler;
+import dev.spool.broker.request.BrokerContext;
+import dev.spool.broker.request.CreateTopicsHandler;
+import dev.spool.broker.request.DeleteTopicsHandler;
+import dev.spool.broker.request.DescribeClusterHandler;
+import dev.spool.broker.request.DescribeConfigsHandler;
+import dev.spool.broker.request.ElectLeadersHandler;
+import dev.spool.broker.request.FetchHandler;
+import dev.spool.broker.request.InitProducerIdHandler;
+import dev.spool.broker.request.ListOffsetsHandler;
+import dev.spool.broker.request.MetadataHandler;
+import dev.spool.broker.request.MetadataWaiters;
+import dev.spool.broker.request.OffsetForLeaderEpochHandler;
+import dev.spool.broker.request.ProduceHandler;
+import dev.spool.broker.request.ProducerIdManager;
+import dev.spool.client.internal.network.NetworkClient;
+import dev.spool.client.internal.network.NetworkConfig;
+import dev.spool.config.Config;
+import dev.spool.config.ConfigKey;
+import dev.spool.config.TopicConfig;
+import dev.spool.protocol.ApiVersionTable;
+import dev.spool.protocol.message.ApiKey;
+import dev.spool.quorum.HostPort;
+import dev.spool.quorum.QuorumClient;
+import dev.spool.quorum.broker.BrokerLifecycle;
+import dev.spool.quorum.broker.BrokerState;
+import dev.spool.quorum.image.MetadataImage;
+import dev.spool.time.Clock;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker role of a node: partition logs, replication, the client listener and the broker's
+ * lifecycle towards the metadata quorum. The node process ({@code spool node start}) builds one
+ * with {@link #start} and stops it with {@link #controlledShutdown} then {@link #close}.
+ *
+ * <p>Start order, each step needing the previous ones:
+ * <ol>
+ *   <li>LogManager opens the data directory and recovers every partition log (an unclean stop
+ *       scans from the recovery points);</li>
+ *   <li>partition workers start (retention is routed onto them), then the replica manager, the
+ *       follower fetchers (one network client) and the periodic partition ticks;</li>
+ *   <li>the request handlers are registered and the listener binds (its port is what the broker
+ *       registers when the configured port is 0);</li>
+ *   <li>the BrokerLifecycle registers with the quorum and heartbeats; every metadata update it
+ *       replays goes to the {@link MetadataPublisher}, which makes replicas leaders or followers.
+ *       Clients are served from the start, but a broker that has no metadata yet leads nothing
+ *       and answers NOT_LEADER_OR_FOLLOWER / UNKNOWN_TOPIC_OR_PARTITION.</li>
+ * </ol>
+ *
+ * <p>Stop order ({@link #close}): the listener first (no new requests), then the lifecycle (a
+ * last heartbeat asks to be fenced, so leaderships move at once), then the replicas (waiting
+ * produces fail), the fetchers and their network client, the workers (queued tasks drain), the
+ * timer, and last the LogManager's clean shutdown (flush, checkpoints, clean-shutdown marker) once
+ * nothing mutates logs any more. {@link #controlledShutdown} before close moves leaderships away
+ * while the broker still serves, so clients and followers switch without waiting for a session
+ * timeout.
+ *
+ * <p>Threads: start/close from the node's thread; accessors from any thread.
+ */
+public final class Broker implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Broker.class);
+
+  private final int brokerId;
+  private final String logPrefix;
+  private LogManager logManager;
+  private PartitionWorkers workers;
+  private ReplicaManager replicas;
+  private NetworkClient fetchClient;
+  private ReplicaFetcherManager fetchers;
+  private HashedWheelTimer timer;
+  private BrokerServer server;
+  private volatile BrokerLifecycle lifecycle;
+  private volatile boolean closed;
+
+  private Broker(int brokerId) {
+    this.brokerId = brokerId;
+    this.logPrefix = "[node=" + brokerId + "]";
+  }
+
+  /**
+   * Starts the broker role from the node's merged configuration ({@link BrokerConfig} and the
+   * quorum's keys). On failure everything started is stopped and the exception rethrown.
+   */
+  public static Broker start(Config config, QuorumClient quorum, Clock clock) {
+    Broker b = new Broker(config.get(BrokerConfig.NODE_ID));
+    try {
+      b.startAll(config, quorum, clock);
+    } catch (RuntimeException e) {
+      b.close();
+      throw e;
+    }
+    return b;
+  }
+
+  private void startAll(Config config, QuorumClient quorum, Clock clock) {
+    long startNs = clock.nanoTime();
+    boolean flushAlways = config.get(BrokerConfig.LOG_FLUSH_POLICY).equals("always");
+    LogManagerConfig lmc = new LogManagerConfig(config.get(BrokerConfig.LOG_RECOVERY_THREADS),
+        config.get(BrokerConfig.LOG_RETENTION_CHECK_INTERVAL_MS),
+        config.get(BrokerConfig.CHECKPOINT_INTERVAL_MS),
+        LogConfig.from(TopicConfig.parse(Map.of()), flushAlways));
+    logManager = LogManager.open(Path.of(config.get(BrokerConfig.DATA_DIR)), lmc, clock);
+
+    workers = new PartitionWorkers(config.get(BrokerConfig.NUM_PARTITION_THREADS),
+        config.get(BrokerConfig.PARTITION_WORKER_QUEUE_MAX_TASKS), "partition-" + brokerId);
+    logManager.setPartitionExecutor((tp, task) -> {
+      if (!workers.execute(tp, task)) {
+        log.warn("{} retention of {} skipped: its worker is busy", logPrefix, tp);
+      }
+    });
+    ReplicationSettings rs = new ReplicationSettings(brokerId,
+        config.get(BrokerConfig.REPLICA_LAG_TIME_MAX_MS),
+        config.get(BrokerConfig.REPLICA_MAX_PENDING_PRODUCES),
+        config.get(BrokerConfig.REPLICA_ISR_CHANGE_RETRY_BACKOFF_MS));
+    FetchWaiters fetchWaiters = new FetchWaiters(config.get(BrokerConfig.FETCH_MAX_WAITING_REQUESTS));
+    replicas = new ReplicaManager(rs, flushAlways, clock, logManager, workers, quorum,
+        this::brokerEpoch, fetchWaiters);
+    fetchClient = new NetworkClient(NetworkConfig.defaults("broker-" + brokerId + "-replica",
+        "replica-fetcher-" + brokerId), clock);
+    int requestTimeoutMs = config.get(BrokerConfig.REQUEST_TIMEOUT_MS);
+    fetchers = new ReplicaFetcherManager(brokerId, new ReplicaFetcherManager.Settings(
+        config.get(BrokerConfig.REPLICA_FETCH_WAIT_MAX_MS), 1,
+        config.get(BrokerConfig.REPLICA_FETCH_RESPONSE_MAX_BYTES),
+        config.get(BrokerConfig.REPLICA_FETCH_MAX_BYTES),
+        config.get(BrokerConfig.REPLICA_FETCH_BACKOFF_MS), requestTimeoutMs),
+        fetchClient, replicas, clock);
+    replicas.setFetchers(fetchers);
+    workers.startTicks(config.get(BrokerConfig.PARTITION_TICK_INTERVAL_MS), replicas::tick);
+
+    timer = new HashedWheelTimer(new DefaultThreadFactory("broker-timer-" + brokerId, true), 5,
+        TimeUnit.MILLISECONDS);
+    MetadataPublisher[] publisher = new MetadataPublisher[1];
+    MetadataWaiters metadataWaiters = new MetadataWaiters(
+        () -> publisher[0] == null ? MetadataImage.EMPTY : publisher[0].appliedImage(), timer, 10_000);
+    ReplicaManager rm = replicas;
+    publisher[0] = new MetadataPublisher(rm, metadataWaiters);
+    ProducerIdManager producerIds = new ProducerIdManager(brokerId, this::brokerEpoch, quorum, 10_000);
+    BrokerContext ctx = new BrokerContext(brokerId, clusterId(config), replicas, quorum,
+        metadataWaiters, producerIds, timer, clock, config.get(BrokerConfig.AUTO_CREATE_TOPICS),
+        requestTimeoutMs, requestTimeoutMs, config.get(BrokerConfig.FETCH_MAX_WAIT_LIMIT_MS));
+    server = new BrokerServer(serverSettings(config), dispatcher(ctx));
+    server.start();
+
+    HostPort advertised = HostPort.parse(BrokerConfig.advertisedListener(config));
+    String host = advertised.host().equals("0.0.0.0") ? "127.0.0.1" : advertised.host();
+    int port = advertised.port() == 0 ? server.boundPort() : advertised.port();
+    lifecycle = new BrokerLifecycle(BrokerLifecycle.Settings.of(brokerId, host, port,
+        config.get(BrokerConfig.RACK), config), quorum, publisher[0]);
+    lifecycle.start();
+    log.info("{} broker started in {} ms: {} partition logs, listener {}:{}, {} partition workers",
+        logPrefix, TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - startNs),
+        logManager.all().size(), host, port, workers.size());
+  }
+
+  static RequestDispatcher dispatcher(BrokerContext ctx) {
+    return new RequestDispatcher(ApiVersionTable.CURRENT)
+        .register(ApiKey.API_VERSIONS, new ApiVersionsHandler())
+        .register(ApiKey.METADATA, new MetadataHandler(ctx))
+        .register(ApiKey.PRODUCE, new ProduceHandler(ctx))
+        .register(ApiKey.FETCH, new FetchHandler(ctx))
+        .register(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(ctx))
+        .register(ApiKey.OFFSET_FOR_LEADER_EPOCH, new OffsetForLeaderEpochHandler(ctx))
+        .register(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(ctx))
+        .register(ApiKey.CREATE_TOPICS, new CreateTopicsHandler(ctx))
+        .register(ApiKey.DELETE_TOPICS, new DeleteTopicsHandler(ctx))
+        .register(ApiKey.ELECT_LEADERS, new ElectLeadersHandler(ctx))
+        .register(ApiKey.ALTER_CONFIGS, new AlterConfigsHandler(ctx))
+        .register(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(ctx))
+        .register(ApiKey.DESCRIBE_CONFIGS, new DescribeConfigsHandler(ctx));
+  }
+
+  private BrokerServer.Settings serverSettings(Config config) {
+    HostPort listener = HostPort.parse(config.get(BrokerConfig.LISTENER));
+    return new BrokerServer.Settings(listener.host(), listener.port(),
+        config.get(BrokerConfig.NUM_NETWORK_THREADS), config.get(BrokerConfig.SOCKET_REQUEST_MAX_BYTES),
+        config.get(BrokerConfig.MAX_INFLIGHT_PER_CONNECTION),
+        config.get(BrokerConfig.QUEUED_MAX_REQUEST_BYTES),
+        config.get(BrokerConfig.CONNECTIONS_MAX_IDLE_MS), logPrefix);
+  }
+
+  /**
+   * The cluster id: the node's {@code cluster.id} key when its config defines one (the node
+   * module adds it), else "spool". Looked up by name so this class does not depend on when that
+   * key lands in {@link BrokerConfig}.
+   */
+  static String clusterId(Config config) {
+    for (ConfigKey<?> k : BrokerConfig.DEF.keys()) {
+      if (k.name().equals("cluster.id")) {
+        return String.valueOf(config.get(k));
+      }
+    }
+    return "spool";
+  }
+
+  // ---------------------------------------------------------------- accessors (any thread)
+
+  public int brokerId() {
+    return brokerId;
+  }
+
+  /** The port the client listener is bound to. */
+  public int boundPort() {
+    return server.boundPort();
+  }
+
+  /** The current registration's broker epoch, -1 before the first registration. */
+  public long brokerEpoch() {
+    BrokerLifecycle l = lifecycle;
+    return l == null ? -1L : l.brokerEpoch();
+  }
+
+  public BrokerState state() {
+    BrokerLifecycle l = lifecycle;
+    return l == null ? BrokerState.STARTING : l.state();
+  }
+
+  /** This broker's metadata image. */
+  public MetadataImage image() {
+    return replicas.image();
+  }
+
+  public ReplicaManager replicaManager() {
+    return replicas;
+  }
+
+  public LogManager logManager() {
+    return logManager;
+  }
+
+  /** The follower fetchers (status, and tests that stop a follower without stopping the broker). */
+  public ReplicaFetcherManager replicaFetchers() {
+    return fetchers;
+  }
+
+  // ---------------------------------------------------------------- stopping
+
+  /**
+   * Asks the quorum to move this broker's leaderships away and drop it from ISRs, waiting up to
+   * {@code timeoutMs}; the broker keeps serving meanwhile. True when the quorum confirmed.
+   */
+  public boolean controlledShutdown(long timeoutMs) {
+    BrokerLifecycle l = lifecycle;
+    if (l == null || closed) {
+      return false;
+    }
+    try {
+      boolean done = l.controlledShutdown(timeoutMs);
+      log.info("{} controlled shutdown {}", logPrefix, done ? "confirmed by the quorum"
+          : "not confirmed within " + timeoutMs + " ms");
+      return done;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** Clean stop in the order of the class comment. Idempotent. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    log.info("{} broker stopping", logPrefix);
+    closeQuietly(server, "listener");
+    closeQuietly(lifecycle, "lifecycle");
+    closeQuietly(replicas, "replicas");
+    closeQuietly(fetchers, "fetchers");
+    closeQuietly(fetchClient, "fetch client");
+    closeQuietly(workers, "partition workers");
+    if (timer != null) {
+      timer.stop();
+    }
+    closeQuietly(logManager, "log manager");
+    log.info("{} broker stopped", logPrefix);
+  }
+
+  private void closeQuietly(AutoCloseable c, String what) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (Exception e) {
+      log.warn("{} closing the {} failed", logPrefix, what, e);
+    }
+  }
+}

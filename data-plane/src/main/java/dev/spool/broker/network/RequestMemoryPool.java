@@ -1,0 +1,59 @@
+package dev.spool.broker.network;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Bounds the bytes held by requests that have been read but not yet answered, across all
+ * connections (backpressure, not out-of-memory). A connection whose read pushes the total over
+ * the limit stops reading; it is resumed when enough memory is released. A single request is
+ * always admitted when the pool is below its limit, so a frame up to the frame-size limit can
+ * never deadlock the pool.
+ */
+final class RequestMemoryPool {
+  private final long limitBytes;
+  private final AtomicLong usedBytes = new AtomicLong();
+  private final ConcurrentLinkedQueue<Runnable> waiters = new ConcurrentLinkedQueue<>();
+
+  RequestMemoryPool(long limitBytes) {
+    this.limitBytes = limitBytes;
+  }
+
+  void reserve(long bytes) {
+    usedBytes.addAndGet(bytes);
+  }
+
+  boolean exhausted() {
+    return usedBytes.get() >= limitBytes;
+  }
+
+  /** Registers a callback to run once when memory is released below the limit. */
+  void awaitAvailable(Runnable resume) {
+    waiters.add(resume);
+    if (!exhausted()) {
+      wakeWaiters();
+    }
+  }
+
+  void release(long bytes) {
+    long now = usedBytes.addAndGet(-bytes);
+    if (now < limitBytes && !waiters.isEmpty()) {
+      wakeWaiters();
+    }
+  }
+
+  private void wakeWaiters() {
+    Runnable r;
+    while (!exhausted() && (r = waiters.poll()) != null) {
+      r.run();
+    }
+  }
+
+  long usedBytes() {
+    return usedBytes.get();
+  }
+
+  long limitBytes() {
+    return limitBytes;
+  }
+}

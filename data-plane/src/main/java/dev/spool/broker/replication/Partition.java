@@ -1,0 +1,752 @@
+package dev.spool.broker.replication;
+
+import dev.spool.broker.log.InvalidOffsetException;
+import dev.spool.broker.log.InvalidProducerEpochException;
+import dev.spool.broker.log.InvalidTimestampException;
+import dev.spool.broker.log.LeaderEpochCache;
+import dev.spool.broker.log.LogAppendInfo;
+import dev.spool.broker.log.LogReadResult;
+import dev.spool.broker.log.LogStorageException;
+import dev.spool.broker.log.OffsetOutOfRangeException;
+import dev.spool.broker.log.OutOfOrderSequenceException;
+import dev.spool.broker.log.PartitionLog;
+import dev.spool.broker.log.TimestampAndOffset;
+import dev.spool.client.TopicPartition;
+import dev.spool.protocol.message.ErrorCode;
+import dev.spool.quorum.image.PartitionState;
+import dev.spool.record.CorruptRecordException;
+import dev.spool.record.InvalidRecordException;
+import dev.spool.record.RecordTooLargeException;
+import dev.spool.record.UnsupportedCompressionException;
+import dev.spool.time.Clock;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One local replica of a partition: its {@link PartitionLog}, its {@link ReplicaRole}, the
+ * {@link LeaderState} while it leads, the known leader and epoch while it follows, and the
+ * acks=all produces waiting for the high watermark (the partition's purgatory).
+ *
+ * <p>Threads: every method that is not documented "any thread" runs on the partition's owner
+ * thread (its partition worker in production, the simulator's single thread in the simulation):
+ * nothing here locks. {@link #role()}, {@link #leaderEpoch()}, {@link #leaderId()} and
+ * {@link #followerFetchState()} read volatile fields and may be called from any thread.
+ * Collaborators are injected (clock, log, {@link PartitionListener}), so the simulation drives
+ * exactly this code synchronously.
+ *
+ * <p>Invariants enforced here (see package-info): the leader's high watermark never decreases; an
+ * acks=all produce completes only once the high watermark passes its last offset, computed over
+ * the maximal ISR; a replica that stops leading fails its waiting produces; a follower truncates
+ * only by leader epochs (diverging epoch) or below the leader's log start, never by the high
+ * watermark. A broken invariant takes the partition OFFLINE rather than let it go on.
+ */
+public final class Partition {
+  private static final Logger log = LoggerFactory.getLogger(Partition.class);
+
+  /** What {@link #applyPartitionState} did. */
+  public enum StateChange { STALE, UNCHANGED, BECAME_LEADER, BECAME_FOLLOWER, ISR_UPDATED }
+
+  /** What {@link #processFetchResponse} did with one partition of a follower fetch answer. */
+  public enum FollowerOutcome { APPENDED, TRUNCATED, NOTHING, STALE, RETRY_LATER, OFFLINE }
+
+  /** An acks=all produce waiting until the high watermark reaches {@code requiredOffset}. */
+  private record PendingProduce(long requiredOffset, long deadlineMs, ProduceResult success,
+      CompletableFuture<ProduceResult> future) {}
+
+  private final TopicPartition tp;
+  private final PartitionLog log0;
+  private final Clock clock;
+  private final PartitionListener listener;
+  private final ReplicationSettings settings;
+  private final int localBrokerId;
+  private final PriorityQueue<PendingProduce> pendingProduces =
+      new PriorityQueue<>(Comparator.comparingLong(PendingProduce::requiredOffset));
+
+  private volatile ReplicaRole role = ReplicaRole.NONE;
+  private volatile int leaderId = -1;
+  private volatile int leaderEpoch = -1;
+  private volatile int partitionEpoch = -1;
+  private volatile List<Integer> replicas = List.of();
+  private volatile String offlineReason = "";
+  private String topicId = "";
+  private int minInsyncReplicas = 1;
+  private LeaderState leaderState;
+  private long nextIsrProposalMs;
+  private IsrChange inFlightIsrChange;
+  private boolean awaitingIsrAnswer;
+
+  public Partition(TopicPartition tp, PartitionLog log, Clock clock, PartitionListener listener,
+      ReplicationSettings settings) {
+    this.tp = tp;
+    this.log0 = log;
+    this.clock = clock;
+    this.listener = listener;
+    this.settings = settings;
+    this.localBrokerId = settings.localBrokerId();
+  }
+
+  // ---------------------------------------------------------------- any thread
+
+  public TopicPartition topicPartition() {
+    return tp;
+  }
+
+  public PartitionLog log() {
+    return log0;
+  }
+
+  public ReplicaRole role() {
+    return role;
+  }
+
+  public int leaderId() {
+    return leaderId;
+  }
+
+  public int leaderEpoch() {
+    return leaderEpoch;
+  }
+
+  public int partitionEpoch() {
+    return partitionEpoch;
+  }
+
+  public List<Integer> replicas() {
+    return replicas;
+  }
+
+  public LeaderHintInfo hint() {
+    return new LeaderHintInfo(leaderId, leaderEpoch);
+  }
+
+  public String offlineReason() {
+    return offlineReason;
+  }
+
+  /** The next fetch of a follower, or empty when this replica does not follow a known leader. */
+  public Optional<FollowerFetchState> followerFetchState() {
+    int leader = leaderId;
+    int epoch = leaderEpoch;
+    if (role != ReplicaRole.FOLLOWER || leader < 0) {
+      return Optional.empty();
+    }
+    OptionalInt last = log0.leaderEpochCache().latestEpoch();
+    return Optional.of(new FollowerFetchState(leader, epoch, log0.logEndOffset(),
+        last.isPresent() ? last.getAsInt() : -1, log0.logStartOffset()));
+  }
+
+  private String prefix() {
+    return "[node=" + localBrokerId + " partition=" + tp + " epoch=" + leaderEpoch + "] ";
+  }
+
+  // ---------------------------------------------------------------- owner thread: state
+
+  /** The leader's view, while leading (tests and the simulation's invariant checks). */
+  public LeaderState leaderState() {
+    return leaderState;
+  }
+
+  /** Produces waiting for the high watermark. */
+  public int pendingProduceCount() {
+    return pendingProduces.size();
+  }
+
+  private void transitionTo(ReplicaRole next, String reason) {
+    ReplicaRole from = role;
+    if (!from.canMoveTo(next)) {
+      throw new IllegalStateException(prefix() + "illegal role change " + from + " -> " + next
+          + " (" + reason + ")");
+    }
+    role = next;
+    log.info("{}{} -> {}: {}", prefix(), from, next, reason);
+  }
+
+  /**
+   * Applies the quorum's state of this partition (from a metadata update, or an AlterPartition
+   * answer): becomes leader or follower, or takes a new ISR. A state older than what this replica
+   * knows is ignored. The caller has checked that this broker is a replica.
+   */
+  public StateChange applyPartitionState(PartitionState st, int minIsr) {
+    if (role == ReplicaRole.OFFLINE) {
+      return StateChange.UNCHANGED;
+    }
+    if (st.leaderEpoch() < leaderEpoch
+        || (st.leaderEpoch() == leaderEpoch && st.partitionEpoch() <= partitionEpoch)) {
+      return StateChange.STALE;
+    }
+    long nowMs = clock.monotonicMs();
+    this.topicId = st.topicId();
+    this.minInsyncReplicas = minIsr;
+    this.replicas = st.replicas();
+    boolean sameEpoch = st.leaderEpoch() == leaderEpoch;
+    this.partitionEpoch = st.partitionEpoch();
+    if (st.leader() == localBrokerId) {
+      if (sameEpoch && role == ReplicaRole.LEADER) {
+        leaderState.onIsrCommitted(new TreeSet<>(st.isr()), st.partitionEpoch());
+        if (leaderState.pendingIsr().isEmpty()) {
+          inFlightIsrChange = null;
+          awaitingIsrAnswer = false;
+        }
+        maybeIncrementHighWatermark();
+        completeReadyProduces();
+        return StateChange.ISR_UPDATED;
+      }
+      return makeLeader(st, nowMs) ? StateChange.BECAME_LEADER : StateChange.UNCHANGED;
+    }
+    boolean changed = role != ReplicaRole.FOLLOWER || leaderId != st.leader() || !sameEpoch;
+    this.leaderEpoch = st.leaderEpoch();
+    this.leaderId = st.leader();
+    this.leaderState = null;
+    failPendingProduces(ErrorCode.NOT_LEADER_OR_FOLLOWER, "this broker no longer leads " + tp
+        + " (leader " + st.leader() + ", epoch " + st.leaderEpoch() + ")");
+    if (!changed) {
+      return StateChange.UNCHANGED;
+    }
+    transitionTo(ReplicaRole.FOLLOWER, st.leader() < 0 ? "no leader in epoch " + st.leaderEpoch()
+        : "following broker " + st.leader() + " in epoch " + st.leaderEpoch());
+    listener.onRoleChanged(this, role, leaderId, leaderEpoch);
+    return StateChange.BECAME_FOLLOWER;
+  }
+
+  private boolean makeLeader(PartitionState st, long nowMs) {
+    long leo = log0.logEndOffset();
+    OptionalInt latest = log0.leaderEpochCache().latestEpoch();
+    if (latest.isPresent() && latest.getAsInt() > st.leaderEpoch()) {
+      goOffline("the log holds epoch " + latest.getAsInt() + ", newer than the leader epoch "
+          + st.leaderEpoch() + " it was asked to lead in");
+      return false;
+    }
+    // The new epoch starts at the current log end offset: a follower whose log holds more in an
+    // older epoch is told to truncate to here (diverging epoch), never past committed data,
+    // because this replica was in the ISR and so has everything below the high watermark.
+    log0.leaderEpochCache().assign(st.leaderEpoch(), leo);
+    this.leaderEpoch = st.leaderEpoch();
+    this.leaderId = localBrokerId;
+    this.leaderState = new LeaderState(localBrokerId, st.replicas(), new TreeSet<>(st.isr()),
+        st.leaderEpoch(), st.partitionEpoch(), leo, log0.highWatermark(), nowMs);
+    this.nextIsrProposalMs = 0;
+    this.inFlightIsrChange = null;
+    this.awaitingIsrAnswer = false;
+    transitionTo(ReplicaRole.LEADER, "leading in epoch " + st.leaderEpoch() + " from offset " + leo
+        + " with ISR " + st.isr());
+    maybeIncrementHighWatermark();
+    listener.onRoleChanged(this, role, leaderId, leaderEpoch);
+    return true;
+  }
+
+  /** The topic's min.insync.replicas changed (a config change without a partition change). */
+  public void setMinInsyncReplicas(int minIsr) {
+    this.minInsyncReplicas = minIsr;
+  }
+
+  public int minInsyncReplicas() {
+    return minInsyncReplicas;
+  }
+
+  /** This broker is no longer a replica (reassigned away or the topic deleted): stop everything. */
+  public void stop(String reason) {
+    failPendingProduces(ErrorCode.NOT_LEADER_OR_FOLLOWER, reason);
+    leaderState = null;
+    if (role != ReplicaRole.NONE) {
+      transitionTo(ReplicaRole.NONE, reason);
+    }
+    leaderId = -1;
+    listener.onRoleChanged(this, role, -1, leaderEpoch);
+  }
+
+  /** Takes the replica offline (storage error or a broken invariant) until the broker restarts. */
+  public void goOffline(String reason) {
+    if (role == ReplicaRole.OFFLINE) {
+      return;
+    }
+    offlineReason = reason;
+    log.error("{}replica goes OFFLINE: {}", prefix(), reason);
+    failPendingProduces(ErrorCode.STORAGE_ERROR, "replica of " + tp + " on broker "
+        + localBrokerId + " is offline: " + reason);
+    leaderState = null;
+    transitionTo(ReplicaRole.OFFLINE, reason);
+    listener.onRoleChanged(this, role, leaderId, leaderEpoch);
+  }
+
+  // ---------------------------------------------------------------- owner thread: produce
+
+  /**
+   * Appends a produce request's batches for this partition. The future completes at once for
+   * errors, acks=0 and acks=1, and for acks=-1 when the high watermark passes the last offset
+   * (or the request times out, or this replica stops leading).
+   */
+  public CompletableFuture<ProduceResult> appendAsLeader(ByteBuffer records, int acks,
+      int clientLeaderEpoch, long timeoutMs) {
+    ProduceResult refused = checkProduce(acks, clientLeaderEpoch);
+    if (refused != null) {
+      return CompletableFuture.completedFuture(refused);
+    }
+    LogAppendInfo info;
+    try {
+      info = log0.appendAsLeader(records, leaderEpoch);
+    } catch (RuntimeException e) {
+      return CompletableFuture.completedFuture(appendError(e));
+    }
+    ProduceResult ok = new ProduceResult(ErrorCode.NONE, "", info.firstOffset(),
+        info.logAppendTimeMs(), log0.logStartOffset(), null);
+    if (!info.duplicate() && info.recordCount() > 0) {
+      listener.onAppended(tp, log0.logEndOffset());
+      maybeIncrementHighWatermark();
+    }
+    if (acks != -1 || info.recordCount() == 0) {
+      return CompletableFuture.completedFuture(ok);
+    }
+    long required = info.lastOffset() + 1;
+    if (log0.highWatermark() >= required) {
+      return CompletableFuture.completedFuture(ok);
+    }
+    CompletableFuture<ProduceResult> f = new CompletableFuture<>();
+    pendingProduces.add(new PendingProduce(required, clock.monotonicMs() + timeoutMs, ok, f));
+    return f;
+  }
+
+  private ProduceResult checkProduce(int acks, int clientLeaderEpoch) {
+    if (acks != -1 && acks != 0 && acks != 1) {
+      return ProduceResult.error(ErrorCode.INVALID_REQUEST, "acks must be -1, 0 or 1, not " + acks);
+    }
+    if (role != ReplicaRole.LEADER) {
+      return ProduceResult.error(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker " + localBrokerId
+          + " does not lead " + tp + (role == ReplicaRole.OFFLINE ? " (replica offline: "
+          + offlineReason + ")" : "; leader is " + leaderId + " in epoch " + leaderEpoch), hint());
+    }
+    ProduceResult fenced = checkLeaderEpoch(clientLeaderEpoch);
+    if (fenced != null) {
+      return fenced;
+    }
+    if (acks == -1 && !leaderState.hasMinIsr(minInsyncReplicas)) {
+      return ProduceResult.error(ErrorCode.NOT_ENOUGH_REPLICAS, "the ISR of " + tp + " is "
+          + leaderState.isr() + ", fewer than min.insync.replicas=" + minInsyncReplicas
+          + "; nothing was written");
+    }
+    if (acks == -1 && pendingProduces.size() >= settings.maxPendingProducesPerPartition()) {
+      return ProduceResult.error(ErrorCode.REQUEST_TIMED_OUT, pendingProduces.size()
+          + " acks=all produces already wait for replication of " + tp + "; nothing was written");
+    }
+    return null;
+  }
+
+  private ProduceResult checkLeaderEpoch(int clientLeaderEpoch) {
+    if (clientLeaderEpoch < 0 || clientLeaderEpoch == leaderEpoch) {
+      return null;
+    }
+    if (clientLeaderEpoch < leaderEpoch) {
+      return ProduceResult.error(ErrorCode.FENCED_LEADER_EPOCH, "leader epoch " + clientLeaderEpoch
+          + " is older than the current " + leaderEpoch + " of " + tp, hint());
+    }
+    return ProduceResult.error(ErrorCode.UNKNOWN_LEADER_EPOCH, "leader epoch " + clientLeaderEpoch
+        + " is newer than the " + leaderEpoch + " broker " + localBrokerId + " knows for " + tp);
+  }
+
+  private ProduceResult appendError(RuntimeException e) {
+    if (e instanceof UnsupportedCompressionException) {
+      return ProduceResult.error(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, e.getMessage());
+    } else if (e instanceof CorruptRecordException) {
+      return ProduceResult.error(ErrorCode.CORRUPT_MESSAGE, e.getMessage());
+    } else if (e instanceof RecordTooLargeException) {
+      return ProduceResult.error(ErrorCode.MESSAGE_TOO_LARGE, e.getMessage());
+    } else if (e instanceof InvalidTimestampException) {
+      return ProduceResult.error(ErrorCode.INVALID_TIMESTAMP, e.getMessage());
+    } else if (e instanceof InvalidProducerEpochException) {
+      return ProduceResult.error(ErrorCode.INVALID_PRODUCER_EPOCH, e.getMessage());
+    } else if (e instanceof OutOfOrderSequenceException) {
+      return ProduceResult.error(ErrorCode.OUT_OF_ORDER_SEQUENCE, e.getMessage());
+    } else if (e instanceof InvalidRecordException) {
+      return ProduceResult.error(ErrorCode.INVALID_RECORD, e.getMessage());
+    } else if (e instanceof LogStorageException) {
+      goOffline("append failed: " + e.getMessage());
+      return ProduceResult.error(ErrorCode.STORAGE_ERROR, e.getMessage());
+    }
+    log.error("{}append failed unexpectedly", prefix(), e);
+    return ProduceResult.error(ErrorCode.UNKNOWN_SERVER_ERROR, String.valueOf(e));
+  }
+
+  // ---------------------------------------------------------------- owner thread: high watermark
+
+  private void maybeIncrementHighWatermark() {
+    if (leaderState == null) {
+      return;
+    }
+    long before = log0.highWatermark();
+    long hw = leaderState.maybeAdvanceHighWatermark(log0.logEndOffset());
+    if (hw < before) {
+      // LeaderState starts from the log's high watermark and never lowers it; a smaller value
+      // means the two disagree: stop rather than hand out a wrong committed offset.
+      if (hw < log0.logStartOffset()) {
+        return;
+      }
+      goOffline("invariant broken: high watermark would go back from " + before + " to " + hw);
+      return;
+    }
+    if (hw > before) {
+      log0.updateHighWatermark(hw);
+      completeReadyProduces();
+      listener.onHighWatermarkChanged(tp, hw);
+    }
+  }
+
+  private void completeReadyProduces() {
+    long hw = log0.highWatermark();
+    while (!pendingProduces.isEmpty() && pendingProduces.peek().requiredOffset() <= hw) {
+      PendingProduce p = pendingProduces.poll();
+      // The batch is on every member of the maximal ISR; if that set is now smaller than
+      // min.insync.replicas the write is durable on fewer copies than promised: say so.
+      int copies = leaderState == null ? 0 : leaderState.maximalIsr().size();
+      if (copies >= minInsyncReplicas) {
+        p.future().complete(p.success());
+      } else {
+        p.future().complete(ProduceResult.error(ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+            "written at offset " + p.success().baseOffset() + " but the ISR of " + tp
+                + " shrank to " + copies + " members, below min.insync.replicas="
+                + minInsyncReplicas));
+      }
+    }
+  }
+
+  private void failPendingProduces(ErrorCode code, String message) {
+    List<PendingProduce> all = new ArrayList<>(pendingProduces);
+    pendingProduces.clear();
+    for (PendingProduce p : all) {
+      p.future().complete(ProduceResult.error(code, message, hint()));
+    }
+  }
+
+  /**
+   * Periodic work: time out waiting produces; as leader, propose removing lagging followers from
+   * the ISR (one change in flight).
+   */
+  public void tick() {
+    long nowMs = clock.monotonicMs();
+    if (!pendingProduces.isEmpty()) {
+      List<PendingProduce> expired = new ArrayList<>();
+      pendingProduces.removeIf(p -> {
+        if (p.deadlineMs() <= nowMs) {
+          expired.add(p);
+          return true;
+        }
+        return false;
+      });
+      for (PendingProduce p : expired) {
+        p.future().complete(ProduceResult.error(ErrorCode.REQUEST_TIMED_OUT, "offset "
+            + (p.requiredOffset() - 1) + " of " + tp + " was written but not replicated to the ISR "
+            + (leaderState == null ? "" : leaderState.maximalIsr()) + " within the timeout"));
+      }
+    }
+    if (role == ReplicaRole.LEADER) {
+      maybeResendIsrChange(nowMs);
+    }
+    if (role == ReplicaRole.LEADER && nowMs >= nextIsrProposalMs) {
+      leaderState.proposeShrink(nowMs, settings.replicaLagTimeMaxMs())
+          .ifPresent(isr -> proposeIsr(isr, "followers " + leaderState.outOfSyncReplicas(nowMs,
+              settings.replicaLagTimeMaxMs()) + " lag more than replica.lag.time.max.ms="
+              + settings.replicaLagTimeMaxMs()));
+    }
+  }
+
+  private void proposeIsr(Set<Integer> isr, String why) {
+    leaderState.markPending(isr);
+    log.info("{}proposing ISR {} (now {}): {}", prefix(), isr, leaderState.isr(), why);
+    inFlightIsrChange = new IsrChange(tp.topic(), topicId, tp.partition(), leaderEpoch,
+        leaderState.partitionEpoch(), List.copyOf(isr));
+    awaitingIsrAnswer = true;
+    listener.sendIsrChange(this, inFlightIsrChange);
+  }
+
+  /** Sends the pending ISR change again when its answer was lost or inconclusive. */
+  private void maybeResendIsrChange(long nowMs) {
+    if (inFlightIsrChange != null && !awaitingIsrAnswer && nowMs >= nextIsrProposalMs
+        && leaderState.pendingIsr().isPresent()
+        && inFlightIsrChange.partitionEpoch() == leaderState.partitionEpoch()) {
+      awaitingIsrAnswer = true;
+      listener.sendIsrChange(this, inFlightIsrChange);
+    }
+  }
+
+  /**
+   * The quorum's answer to an ISR change. Success installs the new ISR. A refusal that proves the
+   * change was not committed (INELIGIBLE_REPLICA, INVALID_REQUEST) drops it. Every other failure
+   * may hide a committed change (the answer to a first attempt was lost): the change stays
+   * pending, so the high watermark keeps counting the maximal ISR, until a newer partition state
+   * from metadata supersedes it or a resend after a backoff gets a conclusive answer.
+   */
+  public void onIsrChangeResult(IsrChange sent, ErrorCode error, String message, int leader,
+      List<Integer> isr, int resultLeaderEpoch, int resultPartitionEpoch) {
+    if (role != ReplicaRole.LEADER || sent.leaderEpoch() != leaderEpoch) {
+      return; // an answer for an earlier leadership
+    }
+    if (sent == inFlightIsrChange) {
+      awaitingIsrAnswer = false;
+    }
+    if (error == ErrorCode.NONE && leader == localBrokerId && resultLeaderEpoch == leaderEpoch) {
+      if (leaderState.onIsrCommitted(new TreeSet<>(isr), resultPartitionEpoch)) {
+        partitionEpoch = Math.max(partitionEpoch, resultPartitionEpoch);
+        log.info("{}ISR is now {} (partition epoch {})", prefix(), isr, resultPartitionEpoch);
+      }
+      if (leaderState.pendingIsr().isEmpty()) {
+        inFlightIsrChange = null;
+      }
+      maybeIncrementHighWatermark();
+      completeReadyProduces();
+      return;
+    }
+    boolean current = leaderState.pendingIsr().isPresent()
+        && sent.partitionEpoch() == leaderState.partitionEpoch();
+    if (!current) {
+      return;
+    }
+    long nowMs = clock.monotonicMs();
+    if (error == ErrorCode.INELIGIBLE_REPLICA || error == ErrorCode.INVALID_REQUEST) {
+      leaderState.onIsrChangeFailed();
+      inFlightIsrChange = null;
+      nextIsrProposalMs = nowMs + settings.isrChangeRetryBackoffMs();
+      log.info("{}ISR change to {} refused: {} {}", prefix(), sent.newIsr(), error, message);
+      return;
+    }
+    boolean transport = error == ErrorCode.QUORUM_UNAVAILABLE || error == ErrorCode.NOT_CONTROLLER
+        || error == ErrorCode.REQUEST_TIMED_OUT || error == ErrorCode.UNKNOWN_SERVER_ERROR;
+    nextIsrProposalMs = nowMs + settings.isrChangeRetryBackoffMs() * (transport ? 1 : 20);
+    log.info("{}ISR change to {} not confirmed ({} {}); it stays pending until metadata or a resend"
+        + " settles it", prefix(), sent.newIsr(), error, message);
+  }
+
+  // ---------------------------------------------------------------- owner thread: fetch (leader)
+
+  /**
+   * Serves one partition of a fetch, from a consumer or a follower. A follower's fetch (its
+   * epochs checked) records its progress: the high watermark may advance and the follower may
+   * join the ISR. The caller has checked the follower's broker epoch.
+   */
+  public PartitionFetchResult fetch(FetchParams p) {
+    if (role != ReplicaRole.LEADER) {
+      return PartitionFetchResult.error(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker "
+          + localBrokerId + " does not lead " + tp + "; leader is " + leaderId + " in epoch "
+          + leaderEpoch, hint());
+    }
+    ProduceResult fenced = checkLeaderEpoch(p.currentLeaderEpoch());
+    if (fenced != null) {
+      return PartitionFetchResult.error(fenced.error(), fenced.message(), fenced.hint());
+    }
+    if (p.isFollower() && !leaderState.isReplica(p.replicaId())) {
+      return PartitionFetchResult.error(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker "
+          + p.replicaId() + " is not a replica of " + tp + " (replicas " + replicas + ")", hint());
+    }
+    long leo = log0.logEndOffset();
+    long lso = log0.logStartOffset();
+    Optional<EpochEndOffset> diverging = Divergence.check(this::epochEndOffset,
+        p.lastFetchedEpoch(), p.fetchOffset());
+    if (diverging.isPresent()) {
+      return new PartitionFetchResult(ErrorCode.NONE, "", log0.highWatermark(), lso, leo,
+          diverging.get(), null, null);
+    }
+    if (p.fetchOffset() > leo || p.fetchOffset() < lso) {
+      return new PartitionFetchResult(ErrorCode.OFFSET_OUT_OF_RANGE, "offset " + p.fetchOffset()
+          + " is outside [" + lso + ", " + leo + "] of " + tp, log0.highWatermark(), lso, leo,
+          null, null, null);
+    }
+    if (p.isFollower()) {
+      onFollowerFetch(p.replicaId(), p.fetchOffset(), leo);
+    }
+    long hw = log0.highWatermark();
+    long bound = p.isFollower() ? Long.MAX_VALUE : hw;
+    LogReadResult r;
+    try {
+      r = log0.read(p.fetchOffset(), p.maxBytes(), bound, p.minOneBatch());
+    } catch (OffsetOutOfRangeException e) {
+      // Retention moved the log start between the check and the read.
+      return new PartitionFetchResult(ErrorCode.OFFSET_OUT_OF_RANGE, e.getMessage(), hw,
+          log0.logStartOffset(), log0.logEndOffset(), null, null, null);
+    }
+    return new PartitionFetchResult(ErrorCode.NONE, "", hw, r.logStartOffset(),
+        r.logEndOffset(), null, r.slice().isEmpty() ? null : r.slice(), null);
+  }
+
+  private void onFollowerFetch(int followerId, long fetchOffset, long leo) {
+    long nowMs = clock.monotonicMs();
+    leaderState.onFollowerFetch(followerId, -1L, fetchOffset, leo, nowMs);
+    maybeIncrementHighWatermark();
+    if (role == ReplicaRole.LEADER && nowMs >= nextIsrProposalMs) {
+      leaderState.proposeExpand(followerId).ifPresent(isr -> proposeIsr(isr,
+          "follower " + followerId + " caught up to offset " + fetchOffset));
+    }
+  }
+
+  /** Epoch history of the local log as the divergence logic reads it. */
+  EpochEndOffset epochEndOffset(int epoch) {
+    LeaderEpochCache.EpochEndOffset e = log0.leaderEpochCache().endOffsetFor(epoch,
+        log0.logEndOffset());
+    return e.epoch() < 0 ? EpochEndOffset.UNDEFINED : new EpochEndOffset(e.epoch(), e.endOffset());
+  }
+
+  // ---------------------------------------------------------------- owner thread: follower
+
+  /**
+   * Handles the leader's answer for this partition to a fetch sent with {@code sent}. Answers to
+   * an older leadership, or to a fetch from an offset the log has since left, are dropped.
+   * {@code records} holds whole batches (may be empty).
+   */
+  public FollowerOutcome processFetchResponse(FollowerFetchState sent, ErrorCode error,
+      String message, long leaderHw, long leaderLogStart, long leaderLeo,
+      EpochEndOffset diverging, ByteBuffer records) {
+    if (role != ReplicaRole.FOLLOWER || leaderEpoch != sent.leaderEpoch()
+        || leaderId != sent.leaderId() || log0.logEndOffset() != sent.fetchOffset()
+        || latestEpoch() != sent.lastFetchedEpoch()) {
+      // The answer was computed against a log state this replica no longer has (or the fetch
+      // state was read while the log changed): applying it could truncate too much.
+      return FollowerOutcome.STALE;
+    }
+    try {
+      switch (error) {
+        case NONE:
+          return onFetchedData(leaderHw, diverging, records);
+        case OFFSET_OUT_OF_RANGE:
+          return onOutOfRange(leaderLogStart, leaderLeo);
+        default:
+          log.debug("{}fetch from {} answered {}: {}", prefix(), leaderId, error, message);
+          return FollowerOutcome.RETRY_LATER;
+      }
+    } catch (LogStorageException e) {
+      goOffline("follower append or truncation failed: " + e.getMessage()
+          + "; the leader will drop this replica from the ISR by the lag rule");
+      return FollowerOutcome.OFFLINE;
+    } catch (RuntimeException e) {
+      // Not an expected answer of the log (those are handled above): a bug or a closed log.
+      // Going on could loop on the same failure or corrupt the replica; stop it instead.
+      log.error("{}unexpected failure applying a fetch answer", prefix(), e);
+      goOffline("unexpected failure applying a fetch answer: " + e);
+      return FollowerOutcome.OFFLINE;
+    }
+  }
+
+  private int latestEpoch() {
+    OptionalInt e = log0.leaderEpochCache().latestEpoch();
+    return e.isPresent() ? e.getAsInt() : -1;
+  }
+
+  private FollowerOutcome onFetchedData(long leaderHw, EpochEndOffset diverging, ByteBuffer records) {
+    if (diverging != null) {
+      long leo = log0.logEndOffset();
+      long to = Divergence.followerTruncationOffset(diverging, this::epochEndOffset, leo);
+      if (to < leo) {
+        log.info("{}log diverges from leader {} at epoch {} (end offset {}): truncating {} -> {}",
+            prefix(), leaderId, diverging.epoch(), diverging.endOffset(), leo, to);
+        log0.truncateTo(to);
+        return FollowerOutcome.TRUNCATED;
+      }
+      // Nothing to cut but the epoch history: the next fetch carries an older epoch.
+      log0.leaderEpochCache().truncateFromEnd(Math.max(to, 0));
+      return FollowerOutcome.TRUNCATED;
+    }
+    FollowerOutcome outcome = FollowerOutcome.NOTHING;
+    if (records != null && records.hasRemaining()) {
+      try {
+        log0.appendAsFollower(records);
+        outcome = FollowerOutcome.APPENDED;
+      } catch (InvalidOffsetException | CorruptRecordException | RecordTooLargeException e) {
+        log.warn("{}cannot append what leader {} sent: {}; fetching again", prefix(), leaderId,
+            e.getMessage());
+        return FollowerOutcome.RETRY_LATER;
+      }
+    }
+    long hw = Math.min(leaderHw, log0.logEndOffset());
+    if (hw > log0.highWatermark()) {
+      log0.updateHighWatermark(hw);
+    }
+    return outcome;
+  }
+
+  private FollowerOutcome onOutOfRange(long leaderLogStart, long leaderLeo) {
+    long leo = log0.logEndOffset();
+    if (leaderLogStart >= 0 && leo < leaderLogStart) {
+      log.info("{}log end offset {} is below leader {}'s log start {}: starting over there",
+          prefix(), leo, leaderId, leaderLogStart);
+      log0.truncateFullyAndStartAt(leaderLogStart);
+      return FollowerOutcome.TRUNCATED;
+    }
+    if (leaderLeo >= 0 && leo > leaderLeo) {
+      log.info("{}log end offset {} is beyond leader {}'s log end {}: truncating", prefix(), leo,
+          leaderId, leaderLeo);
+      log0.truncateTo(leaderLeo);
+      return FollowerOutcome.TRUNCATED;
+    }
+    return FollowerOutcome.RETRY_LATER;
+  }
+
+  // ---------------------------------------------------------------- owner thread: offsets
+
+  /** The result of {@link #listOffset}. */
+  public record ListOffsetResult(ErrorCode error, String message, long timestamp, long offset,
+      int leaderEpoch, LeaderHintInfo hint) {}
+
+  /**
+   * ListOffsets: -2 earliest (log start), -1 latest (the high watermark for consumers, the log end
+   * for replicas), else the first offset with a timestamp at or after, found only below the high
+   * watermark for consumers.
+   */
+  public ListOffsetResult listOffset(long timestamp, int currentLeaderEpoch, boolean consumer) {
+    if (role != ReplicaRole.LEADER) {
+      return new ListOffsetResult(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker " + localBrokerId
+          + " does not lead " + tp, -1, -1, -1, hint());
+    }
+    ProduceResult fenced = checkLeaderEpoch(currentLeaderEpoch);
+    if (fenced != null) {
+      return new ListOffsetResult(fenced.error(), fenced.message(), -1, -1, -1, fenced.hint());
+    }
+    long bound = consumer ? log0.highWatermark() : log0.logEndOffset();
+    if (timestamp == -2L) {
+      long start = log0.logStartOffset();
+      return new ListOffsetResult(ErrorCode.NONE, "", -1, start, epochAt(start), null);
+    }
+    if (timestamp == -1L) {
+      return new ListOffsetResult(ErrorCode.NONE, "", -1, bound, epochAt(bound - 1), null);
+    }
+    if (timestamp < 0) {
+      return new ListOffsetResult(ErrorCode.INVALID_REQUEST, "timestamp " + timestamp
+          + " is neither -1 (latest), -2 (earliest) nor a time", -1, -1, -1, null);
+    }
+    Optional<TimestampAndOffset> found = log0.offsetForTimestamp(timestamp);
+    if (found.isEmpty() || found.get().offset() >= bound) {
+      return new ListOffsetResult(ErrorCode.NONE, "", -1, -1, -1, null);
+    }
+    TimestampAndOffset t = found.get();
+    return new ListOffsetResult(ErrorCode.NONE, "", t.timestampMs(), t.offset(), t.leaderEpoch(), null);
+  }
+
+  private int epochAt(long offset) {
+    OptionalInt e = log0.leaderEpochCache().epochForOffset(Math.max(offset, 0));
+    return e.isPresent() ? e.getAsInt() : -1;
+  }
+
+  /** OffsetForLeaderEpoch: the largest epoch at or below {@code epoch} and where it ends. */
+  public ListOffsetResult endOffsetForEpoch(int currentLeaderEpoch, int epoch) {
+    if (role != ReplicaRole.LEADER) {
+      return new ListOffsetResult(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker " + localBrokerId
+          + " does not lead " + tp, -1, -1, -1, hint());
+    }
+    ProduceResult fenced = checkLeaderEpoch(currentLeaderEpoch);
+    if (fenced != null) {
+      return new ListOffsetResult(fenced.error(), fenced.message(), -1, -1, -1, fenced.hint());
+    }
+    EpochEndOffset e = epochEndOffset(epoch);
+    return new ListOffsetResult(ErrorCode.NONE, "", -1, e.endOffset(), e.epoch(), null);
+  }
+
+  @Override
+  public String toString() {
+    return "Partition(" + tp + " on " + localBrokerId + ", " + role + ", leader=" + leaderId
+        + ", epoch=" + leaderEpoch + ", " + log0 + ")";
+  }
+}

@@ -1,0 +1,89 @@
+package dev.spool.broker.replication;
+
+import dev.spool.client.TopicPartition;
+import dev.spool.client.internal.network.NetworkClient;
+import dev.spool.time.Clock;
+import java.util.HashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The follower fetchers of one broker: one {@link ReplicaFetcher} per source (leader) broker,
+ * carrying every partition this broker follows from it — not a thread per partition. All
+ * fetchers share one {@link NetworkClient} (one I/O thread).
+ *
+ * <p>Threads: {@link #onRoleChanged} from partition workers; fetchers run on the network
+ * client's I/O thread. The assignment maps are guarded by this object's monitor (changes are
+ * rare: role changes only).
+ */
+public final class ReplicaFetcherManager implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ReplicaFetcherManager.class);
+
+  /** How followers fetch (from BrokerConfig's replica.fetch.* keys). */
+  public record Settings(int maxWaitMs, int minBytes, int responseMaxBytes, int partitionMaxBytes,
+      long backoffMs, long requestTimeoutMs) {}
+
+  private final int brokerId;
+  private final Settings settings;
+  private final NetworkClient client;
+  private final ReplicaManager replicas;
+  private final Clock clock;
+  private final Map<Integer, ReplicaFetcher> fetchers = new HashMap<>();
+  private final Map<TopicPartition, Integer> sourceOf = new HashMap<>();
+  private boolean closed;
+
+  public ReplicaFetcherManager(int brokerId, Settings settings, NetworkClient client,
+      ReplicaManager replicas, Clock clock) {
+    this.brokerId = brokerId;
+    this.settings = settings;
+    this.client = client;
+    this.replicas = replicas;
+    this.clock = clock;
+  }
+
+  /** Follows the partition's current leader, or stops fetching it when it leads or stopped. */
+  public synchronized void onRoleChanged(Partition p) {
+    if (closed) {
+      return;
+    }
+    TopicPartition tp = p.topicPartition();
+    int leader = p.role() == ReplicaRole.FOLLOWER ? p.leaderId() : -1;
+    Integer current = sourceOf.get(tp);
+    if (current != null && current != leader) {
+      ReplicaFetcher f = fetchers.get(current);
+      if (f != null) {
+        f.remove(tp);
+        if (f.isEmpty()) {
+          fetchers.remove(current);
+          f.close();
+          log.info("[node={}] stopped the fetcher from broker {} (no partitions left)", brokerId, current);
+        }
+      }
+      sourceOf.remove(tp);
+    }
+    if (leader >= 0 && leader != brokerId) {
+      ReplicaFetcher f = fetchers.computeIfAbsent(leader, id -> {
+        log.info("[node={}] starting a fetcher from broker {}", brokerId, id);
+        return new ReplicaFetcher(brokerId, id, settings, client, replicas, clock);
+      });
+      sourceOf.put(tp, leader);
+      f.add(p);
+    }
+  }
+
+  /** Partitions fetched from each source broker (tests, status). */
+  public synchronized Map<Integer, Integer> partitionCounts() {
+    Map<Integer, Integer> m = new HashMap<>();
+    fetchers.forEach((id, f) -> m.put(id, f.size()));
+    return m;
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    fetchers.values().forEach(ReplicaFetcher::close);
+    fetchers.clear();
+    sourceOf.clear();
+  }
+}

@@ -1,0 +1,413 @@
+package dev.spool.broker.replication;
+
+import dev.spool.broker.log.LogConfig;
+import dev.spool.broker.log.LogManager;
+import dev.spool.broker.log.LogStorageException;
+import dev.spool.broker.log.PartitionLog;
+import dev.spool.client.SpoolException;
+import dev.spool.client.TopicPartition;
+import dev.spool.config.TopicConfig;
+import dev.spool.protocol.message.ErrorCode;
+import dev.spool.quorum.QuorumClient;
+import dev.spool.quorum.image.MetadataDelta;
+import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.PartitionState;
+import dev.spool.quorum.image.TopicImage;
+import dev.spool.quorum.message.AlterPartitionRequest;
+import dev.spool.quorum.message.AlterPartitionResponse;
+import dev.spool.time.Clock;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's replicas: one {@link Partition} per local replica, each confined to its owner
+ * {@link PartitionWorkers worker}. Turns metadata into per-partition tasks (create the log, become
+ * leader or follower, take a new ISR, stop and delete), routes produce/fetch/offset work to the
+ * owner thread, sends ISR changes to the quorum and brings the answers back to the owner thread,
+ * and tells the follower fetchers and waiting fetches about role changes.
+ *
+ * <p>Threads: {@link #applyMetadata} on the broker lifecycle thread (it only queues tasks);
+ * request entry points on Netty threads (they only queue tasks and return futures); everything
+ * that touches a partition on its owner worker. The partition map is concurrent; an entry is
+ * added and removed only on the partition's owner worker.
+ */
+public final class ReplicaManager implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ReplicaManager.class);
+
+  private final int brokerId;
+  private final ReplicationSettings settings;
+  private final boolean flushEveryAppend;
+  private final Clock clock;
+  private final LogManager logManager;
+  private final PartitionWorkers workers;
+  private final QuorumClient quorum;
+  private final LongSupplier brokerEpoch;
+  private final FetchWaiters fetchWaiters;
+  private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+  private final Listener listener = new Listener();
+  private final String logPrefix;
+  private volatile MetadataImage image = MetadataImage.EMPTY;
+  private volatile ReplicaFetcherManager fetchers;
+  private volatile boolean closed;
+
+  public ReplicaManager(ReplicationSettings settings, boolean flushEveryAppend, Clock clock,
+      LogManager logManager, PartitionWorkers workers, QuorumClient quorum, LongSupplier brokerEpoch,
+      FetchWaiters fetchWaiters) {
+    this.brokerId = settings.localBrokerId();
+    this.settings = settings;
+    this.flushEveryAppend = flushEveryAppend;
+    this.clock = clock;
+    this.logManager = logManager;
+    this.workers = workers;
+    this.quorum = quorum;
+    this.brokerEpoch = brokerEpoch;
+    this.fetchWaiters = fetchWaiters;
+    this.logPrefix = "[node=" + brokerId + "]";
+  }
+
+  /** Installs the follower fetchers (created after this manager: they read its partitions). */
+  public void setFetchers(ReplicaFetcherManager fetchers) {
+    this.fetchers = fetchers;
+  }
+
+  // ---------------------------------------------------------------- any thread
+
+  public int brokerId() {
+    return brokerId;
+  }
+
+  public MetadataImage image() {
+    return image;
+  }
+
+  public Optional<Partition> partition(TopicPartition tp) {
+    return Optional.ofNullable(partitions.get(tp));
+  }
+
+  public Collection<Partition> partitions() {
+    return List.copyOf(partitions.values());
+  }
+
+  public PartitionWorkers workers() {
+    return workers;
+  }
+
+  public FetchWaiters fetchWaiters() {
+    return fetchWaiters;
+  }
+
+  public LogManager logManager() {
+    return logManager;
+  }
+
+  public long brokerEpoch() {
+    return brokerEpoch.getAsLong();
+  }
+
+  /** Runs {@code task} with the current partition on its owner thread; fails when not hosted. */
+  public <T> CompletableFuture<T> onPartition(TopicPartition tp,
+      java.util.function.Function<Partition, T> task, Supplier<T> notHosted) {
+    return workers.submit(tp, () -> {
+      Partition p = partitions.get(tp);
+      return p == null ? notHosted.get() : task.apply(p);
+    });
+  }
+
+  /** Appends a produce request's batches for {@code tp} on its owner thread. */
+  public CompletableFuture<ProduceResult> appendRecords(TopicPartition tp, ByteBuffer records,
+      int acks, int clientLeaderEpoch, long timeoutMs) {
+    CompletableFuture<CompletableFuture<ProduceResult>> queued = onPartition(tp,
+        p -> p.appendAsLeader(records, acks, clientLeaderEpoch, timeoutMs),
+        () -> CompletableFuture.completedFuture(notHostedProduce(tp)));
+    return queued.thenCompose(f -> f).exceptionally(e -> ProduceResult.error(
+        ErrorCode.REQUEST_TIMED_OUT, "broker " + brokerId + " could not queue the append to "
+            + tp + ": " + rootMessage(e) + "; nothing was written"));
+  }
+
+  /** One partition of a fetch, on its owner thread. */
+  public CompletableFuture<PartitionFetchResult> fetchPartition(TopicPartition tp, FetchParams params) {
+    return onPartition(tp, p -> p.fetch(params), () -> PartitionFetchResult.error(
+        ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker " + brokerId + " has no replica of " + tp,
+        hintFromImage(tp)))
+        .exceptionally(e -> PartitionFetchResult.error(ErrorCode.UNKNOWN_SERVER_ERROR,
+            "fetch from " + tp + " failed: " + rootMessage(e), null));
+  }
+
+  private ProduceResult notHostedProduce(TopicPartition tp) {
+    return ProduceResult.error(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker " + brokerId
+        + " has no replica of " + tp, hintFromImage(tp));
+  }
+
+  /** The leader and epoch of {@code tp} in this broker's metadata image. */
+  public LeaderHintInfo hintFromImage(TopicPartition tp) {
+    PartitionState st = image.partition(tp);
+    return st == null ? LeaderHintInfo.UNKNOWN : new LeaderHintInfo(st.leader(), st.leaderEpoch());
+  }
+
+  static String rootMessage(Throwable e) {
+    Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    return String.valueOf(t.getMessage());
+  }
+
+  // ---------------------------------------------------------------- metadata (lifecycle thread)
+
+  /**
+   * Turns a metadata update into tasks on the owner workers: removals first (a topic deleted and
+   * re-created under the same name appears in both), then new or changed partitions assigned
+   * here, then config changes. Only queues work; a full worker queue makes this thread wait
+   * (metadata is never dropped: a replica must learn that it lost leadership). The future
+   * completes when every queued task has run, i.e. when the replicas reflect {@code newImage}.
+   */
+  public CompletableFuture<Void> applyMetadata(MetadataImage newImage, MetadataDelta delta) {
+    this.image = newImage;
+    List<CompletableFuture<Void>> tasks = new ArrayList<>();
+    for (Map.Entry<TopicPartition, PartitionState> e : delta.removedPartitions().entrySet()) {
+      TopicPartition tp = e.getKey();
+      String topicId = e.getValue().topicId();
+      tasks.add(controlTask(tp, () -> removeReplica(tp, topicId, "topic " + tp.topic() + " was deleted")));
+    }
+    for (Map.Entry<TopicPartition, PartitionState> e : delta.changedPartitions().entrySet()) {
+      TopicPartition tp = e.getKey();
+      PartitionState st = e.getValue();
+      TopicImage topic = newImage.topic(tp.topic());
+      if (topic == null) {
+        continue;
+      }
+      if (st.isReplica(brokerId)) {
+        tasks.add(controlTask(tp, () -> becomeReplica(st, topic)));
+      } else {
+        tasks.add(controlTask(tp, () -> removeReplica(tp, null, "this broker is no longer a replica ("
+            + st.replicas() + ")")));
+      }
+    }
+    for (TopicImage t : delta.changedTopics().values()) {
+      for (PartitionState st : t.partitions()) {
+        if (st.isReplica(brokerId) && !delta.changedPartitions().containsKey(st.topicPartition())) {
+          tasks.add(controlTask(st.topicPartition(), () -> updateConfig(st, t)));
+        }
+      }
+    }
+    return CompletableFuture.allOf(tasks.toArray(new CompletableFuture[0]));
+  }
+
+  /**
+   * Called once the broker has caught up with the metadata (unfenced): local logs of partitions
+   * that are no longer assigned here (their topic was deleted while this broker was down) go.
+   * Not earlier: an image still being replayed lacks topics created later in the log.
+   */
+  public void deleteOrphanLogs() {
+    MetadataImage img = image;
+    for (PartitionLog l : logManager.all()) {
+      TopicPartition tp = l.topicPartition();
+      PartitionState st = img.partition(tp);
+      boolean assigned = st != null && st.isReplica(brokerId)
+          && (l.topicId() == null || l.topicId().equals(st.topicId()));
+      if (!assigned) {
+        controlTask(tp, () -> {
+          PartitionState now = image.partition(tp);
+          if (now == null || !now.isReplica(brokerId)) {
+            removeReplica(tp, null, "not assigned to this broker in the metadata");
+          }
+        });
+      }
+    }
+  }
+
+  private CompletableFuture<Void> controlTask(TopicPartition tp, Runnable task) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    Runnable wrapped = () -> {
+      try {
+        task.run();
+      } finally {
+        done.complete(null);
+      }
+    };
+    long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!workers.execute(tp, wrapped)) {
+      if (closed) {
+        done.complete(null);
+        return done;
+      }
+      if (System.nanoTime() > deadlineNs) {
+        log.error("{} the worker of {} refused a metadata task for 60 s; dropping it", logPrefix, tp);
+        done.complete(null);
+        return done;
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1)); // backpressure from a full worker
+    }
+    return done;
+  }
+
+  /** Owner thread: make sure the replica exists, then apply the partition state. */
+  private void becomeReplica(PartitionState st, TopicImage topic) {
+    TopicPartition tp = st.topicPartition();
+    Partition p = partitions.get(tp);
+    LogConfig cfg = LogConfig.from(topic.config(), flushEveryAppend);
+    if (p != null && p.log().topicId() != null && !p.log().topicId().equals(st.topicId())) {
+      removeReplica(tp, null, "topic " + tp.topic() + " was re-created with id " + st.topicId());
+      p = null;
+    }
+    if (p == null) {
+      PartitionLog l;
+      try {
+        l = logManager.getOrCreate(tp, st.topicId(), cfg);
+      } catch (LogStorageException | IllegalStateException e) {
+        log.error("{} cannot open the log of {}: {}; the replica stays offline", logPrefix, tp,
+            e.getMessage());
+        return;
+      }
+      p = new Partition(tp, l, clock, listener, settings);
+      partitions.put(tp, p);
+    }
+    if (!cfg.equals(p.log().config()) && !p.log().isClosed()) {
+      p.log().updateConfig(cfg);
+    }
+    int minIsr = TopicConfig.effectiveMinInsyncReplicas(topic.config(), st.replicas().size());
+    Partition.StateChange change = p.applyPartitionState(st, minIsr);
+    if (change == Partition.StateChange.ISR_UPDATED || change == Partition.StateChange.UNCHANGED) {
+      p.setMinInsyncReplicas(minIsr);
+    }
+  }
+
+  private void updateConfig(PartitionState st, TopicImage topic) {
+    Partition p = partitions.get(st.topicPartition());
+    if (p == null || p.log().isClosed()) {
+      return;
+    }
+    LogConfig cfg = LogConfig.from(topic.config(), flushEveryAppend);
+    if (!cfg.equals(p.log().config())) {
+      p.log().updateConfig(cfg);
+    }
+    p.setMinInsyncReplicas(TopicConfig.effectiveMinInsyncReplicas(topic.config(),
+        st.replicas().size()));
+  }
+
+  /** Owner thread: stop the replica and delete its log (only the log of {@code topicId} if set). */
+  private void removeReplica(TopicPartition tp, String topicId, String reason) {
+    Partition p = partitions.get(tp);
+    if (p != null && topicId != null && p.log().topicId() != null
+        && !p.log().topicId().equals(topicId)) {
+      return; // the removal of an older incarnation of the topic
+    }
+    if (p != null) {
+      partitions.remove(tp);
+      p.stop(reason);
+    }
+    Optional<PartitionLog> l = logManager.get(tp);
+    if (l.isPresent() && (topicId == null || l.get().topicId() == null
+        || l.get().topicId().equals(topicId))) {
+      try {
+        logManager.delete(tp);
+        log.info("{} deleted the replica of {}: {}", logPrefix, tp, reason);
+      } catch (LogStorageException | IllegalStateException e) {
+        log.error("{} cannot delete the log of {}: {}", logPrefix, tp, e.getMessage());
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- ticks (owner workers)
+
+  /** Periodic work of the partitions owned by {@code worker}. */
+  public void tick(int worker) {
+    for (Partition p : partitions.values()) {
+      if (workers.workerFor(p.topicPartition()) == worker) {
+        try {
+          p.tick();
+        } catch (RuntimeException e) {
+          log.error("{} tick of {} failed", logPrefix, p.topicPartition(), e);
+        }
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- partition listener
+
+  private final class Listener implements PartitionListener {
+    @Override
+    public void sendIsrChange(Partition partition, IsrChange change) {
+      AlterPartitionRequest req = AlterPartitionRequest.newBuilder()
+          .setBrokerId(brokerId).setBrokerEpoch(brokerEpoch.getAsLong())
+          .addPartitions(AlterPartitionRequest.Partition.newBuilder()
+              .setTopic(change.topic()).setTopicId(change.topicId())
+              .setPartition(change.partition()).setLeaderEpoch(change.leaderEpoch())
+              .setPartitionEpoch(change.partitionEpoch()).addAllNewIsr(change.newIsr()))
+          .build();
+      TopicPartition tp = partition.topicPartition();
+      quorum.alterPartition(req).whenComplete((resp, err) -> {
+        Runnable answer = () -> deliverIsrAnswer(partition, change, resp, err);
+        if (!workers.execute(tp, answer)) {
+          log.warn("{} could not queue the AlterPartition answer for {}; it will be resent",
+              logPrefix, tp);
+          workers.execute(tp, () -> partition.onIsrChangeResult(change,
+              ErrorCode.REQUEST_TIMED_OUT, "answer dropped", -1, List.of(), -1, -1));
+        }
+      });
+    }
+
+    private void deliverIsrAnswer(Partition partition, IsrChange change, AlterPartitionResponse resp,
+        Throwable err) {
+      if (partitions.get(partition.topicPartition()) != partition) {
+        return;
+      }
+      if (err != null) {
+        Throwable c = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
+        ErrorCode code = c instanceof SpoolException se ? se.errorCode() : ErrorCode.QUORUM_UNAVAILABLE;
+        partition.onIsrChangeResult(change, code, String.valueOf(c.getMessage()), -1, List.of(), -1, -1);
+        return;
+      }
+      if (resp.getErrorCode() != ErrorCode.NONE || resp.getPartitionsCount() == 0) {
+        partition.onIsrChangeResult(change, resp.getErrorCode() == ErrorCode.NONE
+            ? ErrorCode.UNKNOWN_SERVER_ERROR : resp.getErrorCode(), resp.getErrorMessage(), -1,
+            List.of(), -1, -1);
+        return;
+      }
+      AlterPartitionResponse.PartitionResult r = resp.getPartitions(0);
+      partition.onIsrChangeResult(change, r.getErrorCode(), r.getErrorMessage(), r.getLeader(),
+          r.getIsrList(), r.getLeaderEpoch(), r.getPartitionEpoch());
+    }
+
+    @Override
+    public void onHighWatermarkChanged(TopicPartition tp, long highWatermark) {
+      fetchWaiters.wake(tp, true);
+    }
+
+    @Override
+    public void onAppended(TopicPartition tp, long logEndOffset) {
+      fetchWaiters.wake(tp, false);
+    }
+
+    @Override
+    public void onRoleChanged(Partition partition, ReplicaRole role, int leaderId, int leaderEpoch) {
+      ReplicaFetcherManager f = fetchers;
+      if (f != null) {
+        f.onRoleChanged(partition);
+      }
+      fetchWaiters.wakeAll(partition.topicPartition());
+    }
+  }
+
+  // ---------------------------------------------------------------- shutdown
+
+  /** Fails waiting produces and stops the replicas; call on shutdown before the workers stop. */
+  @Override
+  public void close() {
+    closed = true;
+    List<Partition> all = new ArrayList<>(partitions.values());
+    for (Partition p : all) {
+      workers.execute(p.topicPartition(), () -> p.stop("broker shutting down"));
+    }
+  }
+}

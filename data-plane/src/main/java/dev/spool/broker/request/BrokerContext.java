@@ -1,0 +1,59 @@
+package dev.spool.broker.request;
+
+import dev.spool.broker.replication.LeaderHintInfo;
+import dev.spool.broker.replication.ReplicaManager;
+import dev.spool.client.TopicPartition;
+import dev.spool.protocol.message.Endpoint;
+import dev.spool.protocol.message.LeaderHint;
+import dev.spool.quorum.QuorumClient;
+import dev.spool.quorum.image.BrokerRegistration;
+import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.PartitionState;
+import dev.spool.time.Clock;
+import io.netty.util.Timer;
+
+/**
+ * What the request handlers share: this broker's identity, its replicas and metadata image, the
+ * quorum, the waiters for admin changes, the producer-id blocks and a timer for long polls.
+ * Immutable; every part is thread-safe.
+ *
+ * @param adminTimeoutMs default for forwarded admin requests that give no timeout of their own
+ * @param produceTimeoutMs default acks=all wait for a produce that gives no timeout of its own
+ * @param fetchMaxWaitMs cap on a fetch's max_wait_ms (a long poll cannot hold a slot longer)
+ */
+public record BrokerContext(int brokerId, String clusterId, ReplicaManager replicas,
+    QuorumClient quorum, MetadataWaiters metadataWaiters, ProducerIdManager producerIds,
+    Timer timer, Clock clock, boolean autoCreateTopics, long adminTimeoutMs,
+    long produceTimeoutMs, int fetchMaxWaitMs) {
+
+  public MetadataImage image() {
+    return replicas.image();
+  }
+
+  /** A LeaderHint with the endpoint, preferring the image's answer when it is newer. */
+  public LeaderHint hint(TopicPartition tp, LeaderHintInfo fromPartition) {
+    MetadataImage img = image();
+    PartitionState st = img.partition(tp);
+    int leader = fromPartition == null ? -1 : fromPartition.leaderId();
+    int epoch = fromPartition == null ? -1 : fromPartition.leaderEpoch();
+    if (st != null && st.leaderEpoch() >= epoch) {
+      leader = st.leader();
+      epoch = st.leaderEpoch();
+    }
+    LeaderHint.Builder b = LeaderHint.newBuilder().setLeaderId(leader).setLeaderEpoch(epoch);
+    BrokerRegistration r = leader >= 0 ? img.broker(leader) : null;
+    if (r != null) {
+      b.setEndpoint(Endpoint.newBuilder().setHost(r.host()).setPort(r.port()));
+    }
+    return b.build();
+  }
+
+  /** Valid partition numbers only: a negative one cannot name a TopicPartition. */
+  public static TopicPartition tpOrNull(String topic, int partition) {
+    return partition < 0 || topic.isEmpty() ? null : new TopicPartition(topic, partition);
+  }
+
+  public long adminTimeout(int requested) {
+    return requested > 0 ? requested : adminTimeoutMs;
+  }
+}

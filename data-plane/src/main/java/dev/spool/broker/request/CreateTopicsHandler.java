@@ -1,0 +1,51 @@
+package dev.spool.broker.request;
+
+import dev.spool.broker.network.RequestContext;
+import dev.spool.broker.network.RequestHandler;
+import dev.spool.broker.network.Response;
+import dev.spool.protocol.message.CreateTopicsRequest;
+import dev.spool.protocol.message.CreateTopicsResponse;
+import dev.spool.protocol.message.ErrorCode;
+import dev.spool.quorum.image.PartitionState;
+import dev.spool.quorum.image.TopicImage;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * CreateTopics, forwarded to the quorum as it is. The answer waits (bounded by the request's
+ * timeout) until this broker's image holds every created topic with a leader per partition, so a
+ * Metadata call right after finds them. Netty thread.
+ */
+public final class CreateTopicsHandler implements RequestHandler {
+  private final BrokerContext ctx;
+
+  public CreateTopicsHandler(BrokerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<Response> handle(RequestContext request) {
+    CreateTopicsRequest req = request.frame().parseBody(CreateTopicsRequest.parser());
+    long timeoutMs = ctx.adminTimeout(req.getTimeoutMs());
+    return ctx.quorum().createTopics(req).handle((resp, err) -> {
+      if (err == null) {
+        return resp;
+      }
+      AdminForwarding.Failure f = AdminForwarding.failure(err);
+      CreateTopicsResponse.Builder b = CreateTopicsResponse.newBuilder();
+      req.getTopicsList().forEach(t -> b.addTopics(CreateTopicsResponse.Result.newBuilder()
+          .setName(t.getName()).setErrorCode(f.code()).setErrorMessage(f.message())));
+      return b.build();
+    }).thenCompose(resp -> {
+      if (req.getValidateOnly()) {
+        return CompletableFuture.completedFuture(Response.of(resp));
+      }
+      return ctx.metadataWaiters().await(img -> resp.getTopicsList().stream()
+          .filter(r -> r.getErrorCode() == ErrorCode.NONE)
+          .allMatch(r -> {
+            TopicImage t = img.topic(r.getName());
+            return t != null && (r.getTopicId().isEmpty() || t.id().equals(r.getTopicId()))
+                && t.partitions().stream().allMatch(PartitionState::hasLeader);
+          }), timeoutMs).thenApply(img -> Response.of(resp));
+    });
+  }
+}

@@ -1,0 +1,53 @@
+package dev.spool.broker.request;
+
+import dev.spool.broker.network.RequestContext;
+import dev.spool.broker.network.RequestHandler;
+import dev.spool.broker.network.Response;
+import dev.spool.config.Config;
+import dev.spool.config.ConfigKey;
+import dev.spool.config.TopicConfig;
+import dev.spool.protocol.message.DescribeConfigsRequest;
+import dev.spool.protocol.message.DescribeConfigsResponse;
+import dev.spool.protocol.message.ErrorCode;
+import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.TopicImage;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * DescribeConfigs: every topic key with its effective value, whether it is the default, and its
+ * documentation, from this broker's image and {@link TopicConfig}. Netty thread.
+ */
+public final class DescribeConfigsHandler implements RequestHandler {
+  private final BrokerContext ctx;
+
+  public DescribeConfigsHandler(BrokerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<Response> handle(RequestContext request) {
+    DescribeConfigsRequest req = request.frame().parseBody(DescribeConfigsRequest.parser());
+    MetadataImage image = ctx.image();
+    DescribeConfigsResponse.Builder b = DescribeConfigsResponse.newBuilder();
+    for (String name : req.getTopicsList()) {
+      TopicImage t = image.topic(name);
+      DescribeConfigsResponse.Result.Builder r = DescribeConfigsResponse.Result.newBuilder().setName(name);
+      if (t == null) {
+        b.addTopics(r.setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+            .setErrorMessage("topic '" + name + "' does not exist"));
+        continue;
+      }
+      Config effective = t.config();
+      Map<String, String> overrides = t.configs();
+      for (ConfigKey<?> k : TopicConfig.DEF.keys()) {
+        String value = overrides.containsKey(k.name()) ? overrides.get(k.name())
+            : k.render(effective.get(k));
+        r.addEntries(DescribeConfigsResponse.ConfigEntry.newBuilder().setKey(k.name())
+            .setValue(value).setIsDefault(!overrides.containsKey(k.name())).setDoc(k.doc()));
+      }
+      b.addTopics(r);
+    }
+    return CompletableFuture.completedFuture(Response.of(b.build()));
+  }
+}

@@ -1,0 +1,46 @@
+package dev.spool.broker.request;
+
+import dev.spool.broker.network.RequestContext;
+import dev.spool.broker.network.RequestHandler;
+import dev.spool.broker.network.Response;
+import dev.spool.client.TopicPartition;
+import dev.spool.protocol.message.ElectLeadersRequest;
+import dev.spool.protocol.message.ElectLeadersResponse;
+import dev.spool.protocol.message.ElectionType;
+import dev.spool.protocol.message.ErrorCode;
+import dev.spool.quorum.image.PartitionState;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * ElectLeaders (preferred or unclean), forwarded to the quorum; answers once this broker's image
+ * shows the elected leaders (the preferred replica, or any leader for unclean), bounded by the
+ * timeout. Netty thread.
+ */
+public final class ElectLeadersHandler implements RequestHandler {
+  private final BrokerContext ctx;
+
+  public ElectLeadersHandler(BrokerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<Response> handle(RequestContext request) {
+    ElectLeadersRequest req = request.frame().parseBody(ElectLeadersRequest.parser());
+    long timeoutMs = ctx.adminTimeout(req.getTimeoutMs());
+    return ctx.quorum().electLeaders(req).handle((resp, err) -> {
+      if (err == null) {
+        return resp;
+      }
+      AdminForwarding.Failure f = AdminForwarding.failure(err);
+      return ElectLeadersResponse.newBuilder().setErrorCode(f.code()).setErrorMessage(f.message())
+          .build();
+    }).thenCompose(resp -> ctx.metadataWaiters().await(img -> resp.getResultsList().stream()
+        .filter(r -> r.getErrorCode() == ErrorCode.NONE)
+        .allMatch(r -> {
+          PartitionState p = r.getPartition() < 0 ? null
+              : img.partition(new TopicPartition(r.getTopic(), r.getPartition()));
+          return p == null || (req.getElectionType() == ElectionType.PREFERRED
+              ? p.leader() == p.preferredLeader() : p.hasLeader());
+        }), timeoutMs).thenApply(img -> Response.of(resp)));
+  }
+}

@@ -1,0 +1,243 @@
+package dev.spool.broker.request;
+
+import dev.spool.broker.log.FileSlice;
+import dev.spool.broker.network.RequestContext;
+import dev.spool.broker.network.RequestHandler;
+import dev.spool.broker.network.Response;
+import dev.spool.broker.replication.FetchParams;
+import dev.spool.broker.replication.FetchWaiters;
+import dev.spool.broker.replication.Partition;
+import dev.spool.broker.replication.PartitionFetchResult;
+import dev.spool.client.TopicPartition;
+import dev.spool.protocol.message.EpochEndOffset;
+import dev.spool.protocol.message.ErrorCode;
+import dev.spool.protocol.message.FetchRequest;
+import dev.spool.protocol.message.FetchResponse;
+import dev.spool.quorum.image.BrokerRegistration;
+import dev.spool.quorum.image.MetadataImage;
+import io.netty.channel.DefaultFileRegion;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Fetch, for consumers (replica_id -1: up to the high watermark) and followers (replica_id ≥ 0:
+ * up to the log end; the follower must be a replica, and its broker epoch must be its current
+ * registration in this broker's image, else STALE_BROKER_EPOCH for the whole request). Per
+ * partition the owner thread checks leadership, current_leader_epoch and last_fetched_epoch
+ * (diverging_epoch, for consumers too so they detect truncation) and reads file slices.
+ *
+ * <p>Long poll: when the first read has fewer than min_bytes, no errors and max_wait_ms allows,
+ * the fetch waits on {@link FetchWaiters} until an append (followers) or a high watermark move
+ * (both) on one of its partitions, then reads again; it answers when it has enough, when a
+ * follower's high watermark moved, or at the deadline.
+ *
+ * <p>Limits: partition_max_bytes per partition and max_bytes per response, with at least one
+ * whole batch from the first partition that has data (so a batch bigger than the limits still
+ * makes progress). Partitions are read in parallel on their workers; one that would exceed the
+ * response limit is answered without records.
+ *
+ * <p>Records go out as {@link DefaultFileRegion}s straight from the segment files (sendfile). A
+ * DefaultFileRegion built on a FileChannel closes that channel in {@code deallocate()} when its
+ * reference count reaches zero; the channel belongs to the segment, which other reads and the
+ * appender keep using. So each region is retained once more than the connection releases: its
+ * count never reaches zero, {@code deallocate()} never runs, and the garbage collector reclaims
+ * the region object. The segment keeps its channel open for file.delete.delay.ms after it leaves
+ * the log, so a region written late still reads valid bytes.
+ */
+public final class FetchHandler implements RequestHandler {
+  private final BrokerContext ctx;
+
+  public FetchHandler(BrokerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<Response> handle(RequestContext request) {
+    FetchRequest req = request.frame().parseBody(FetchRequest.parser());
+    if (req.getReplicaId() >= 0) {
+      BrokerRegistration b = ctx.image().broker(req.getReplicaId());
+      if (b == null || b.epoch() != req.getBrokerEpoch()) {
+        return CompletableFuture.completedFuture(Response.of(FetchResponse.newBuilder()
+            .setErrorCode(ErrorCode.STALE_BROKER_EPOCH)
+            .setErrorMessage("broker " + req.getReplicaId() + " fetched with broker epoch "
+                + req.getBrokerEpoch() + " but its registration here has epoch "
+                + (b == null ? "(none)" : String.valueOf(b.epoch())))
+            .build()));
+      }
+    }
+    return new FetchOperation(req).start();
+  }
+
+  /** One entry of the request, in request order. */
+  private record Item(String topic, int partition, TopicPartition tp, FetchRequest.FetchPartition req) {}
+
+  /** One fetch request through its reads and waits. */
+  private final class FetchOperation {
+    private final FetchRequest req;
+    private final boolean follower;
+    private final List<Item> items = new ArrayList<>();
+    private final List<TopicPartition> tps = new ArrayList<>();
+    private final CompletableFuture<Response> result = new CompletableFuture<>();
+    private final long deadlineNs;
+    private long[] firstHighWatermarks;
+
+    FetchOperation(FetchRequest req) {
+      this.req = req;
+      this.follower = req.getReplicaId() >= 0;
+      int waitMs = Math.max(0, Math.min(req.getMaxWaitMs(), ctx.fetchMaxWaitMs()));
+      this.deadlineNs = ctx.clock().nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+      for (FetchRequest.FetchTopic t : req.getTopicsList()) {
+        for (FetchRequest.FetchPartition p : t.getPartitionsList()) {
+          TopicPartition tp = BrokerContext.tpOrNull(t.getName(), p.getPartition());
+          items.add(new Item(t.getName(), p.getPartition(), tp, p));
+          if (tp != null) {
+            tps.add(tp);
+          }
+        }
+      }
+    }
+
+    CompletableFuture<Response> start() {
+      attempt();
+      return result;
+    }
+
+    private void attempt() {
+      readAll().whenComplete((results, err) -> {
+        if (err != null) {
+          result.completeExceptionally(err);
+          return;
+        }
+        if (firstHighWatermarks == null) {
+          firstHighWatermarks = results.stream().mapToLong(PartitionFetchResult::highWatermark).toArray();
+        }
+        long remainingNs = deadlineNs - ctx.clock().nanoTime();
+        if (remainingNs <= 0 || satisfied(results) || !waitFor(remainingNs, results)) {
+          result.complete(respond(results));
+        }
+      });
+    }
+
+    private CompletableFuture<List<PartitionFetchResult>> readAll() {
+      MetadataImage image = ctx.image();
+      List<CompletableFuture<PartitionFetchResult>> reads = new ArrayList<>(items.size());
+      int responseMax = req.getMaxBytes() > 0 ? req.getMaxBytes() : Integer.MAX_VALUE;
+      for (Item it : items) {
+        if (it.tp() == null || image.partition(it.tp()) == null) {
+          reads.add(CompletableFuture.completedFuture(PartitionFetchResult.error(
+              ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "partition " + it.topic() + "-"
+                  + it.partition() + " does not exist", null)));
+          continue;
+        }
+        FetchRequest.FetchPartition p = it.req();
+        int max = Math.min(p.getPartitionMaxBytes() > 0 ? p.getPartitionMaxBytes() : responseMax,
+            responseMax);
+        reads.add(ctx.replicas().fetchPartition(it.tp(), new FetchParams(req.getReplicaId(),
+            p.getFetchOffset(), p.getCurrentLeaderEpoch(), p.getLastFetchedEpoch(), max, true)));
+      }
+      return CompletableFuture.allOf(reads.toArray(new CompletableFuture[0]))
+          .thenApply(v -> reads.stream().map(CompletableFuture::join).toList());
+    }
+
+    private boolean satisfied(List<PartitionFetchResult> results) {
+      long bytes = 0;
+      for (int i = 0; i < results.size(); i++) {
+        PartitionFetchResult r = results.get(i);
+        if (r.error() != ErrorCode.NONE || r.divergingEpoch() != null) {
+          return true;
+        }
+        if (follower && r.highWatermark() != firstHighWatermarks[i]) {
+          return true; // a follower learns the new high watermark now rather than later
+        }
+        bytes += r.sizeInBytes();
+      }
+      return items.isEmpty() || req.getMinBytes() <= 0 || bytes >= req.getMinBytes();
+    }
+
+    /** Registers a wait; false when the wait could not be registered (answer now). */
+    private boolean waitFor(long remainingNs, List<PartitionFetchResult> seen) {
+      FetchWaiters.Waiter[] holder = new FetchWaiters.Waiter[1];
+      holder[0] = new FetchWaiters.Waiter(follower, this::attempt);
+      FetchWaiters waiters = ctx.replicas().fetchWaiters();
+      if (!waiters.watch(tps, holder[0])) {
+        return false;
+      }
+      ctx.timer().newTimeout(t -> {
+        if (holder[0].cancel()) {
+          attempt(); // past the deadline now: answers whatever it reads
+        }
+      }, remainingNs, TimeUnit.NANOSECONDS);
+      // Something may have changed between the read and the registration: look once more.
+      if (changedSince(seen)) {
+        holder[0].fire();
+      }
+      return true;
+    }
+
+    private boolean changedSince(List<PartitionFetchResult> seen) {
+      int i = 0;
+      for (Item it : items) {
+        PartitionFetchResult r = seen.get(i++);
+        if (it.tp() == null) {
+          continue;
+        }
+        Partition p = ctx.replicas().partition(it.tp()).orElse(null);
+        if (p == null) {
+          continue;
+        }
+        if (p.log().highWatermark() != r.highWatermark()
+            || (follower && p.log().logEndOffset() != r.logEndOffset())) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    private Response respond(List<PartitionFetchResult> results) {
+      FetchResponse.Builder b = FetchResponse.newBuilder();
+      List<Object> parts = new ArrayList<>();
+      long remaining = req.getMaxBytes() > 0 ? req.getMaxBytes() : Long.MAX_VALUE;
+      long total = 0;
+      boolean anyData = false;
+      FetchResponse.TopicResponse.Builder current = null;
+      for (int i = 0; i < items.size(); i++) {
+        Item it = items.get(i);
+        PartitionFetchResult r = results.get(i);
+        if (current == null || !current.getName().equals(it.topic())) {
+          if (current != null) {
+            b.addTopics(current);
+          }
+          current = FetchResponse.TopicResponse.newBuilder().setName(it.topic());
+        }
+        FetchResponse.PartitionResponse.Builder pr = FetchResponse.PartitionResponse.newBuilder()
+            .setPartition(it.partition()).setErrorCode(r.error()).setErrorMessage(r.message())
+            .setHighWatermark(r.highWatermark()).setLogStartOffset(r.logStartOffset())
+            .setLogEndOffset(follower ? r.logEndOffset() : -1L);
+        if (r.divergingEpoch() != null) {
+          pr.setDivergingEpoch(EpochEndOffset.newBuilder().setEpoch(r.divergingEpoch().epoch())
+              .setEndOffset(r.divergingEpoch().endOffset()));
+        }
+        if ((r.error() == ErrorCode.NOT_LEADER_OR_FOLLOWER
+            || r.error() == ErrorCode.FENCED_LEADER_EPOCH) && it.tp() != null) {
+          pr.setCurrentLeader(ctx.hint(it.tp(), r.hint()));
+        }
+        FileSlice s = r.slice();
+        if (s != null && s.sizeInBytes() > 0 && (!anyData || s.sizeInBytes() <= remaining)) {
+          anyData = true;
+          remaining -= s.sizeInBytes();
+          total += s.sizeInBytes();
+          pr.setRecordsSize(s.sizeInBytes());
+          // One extra reference: see the class comment (deallocate() would close the segment's channel).
+          parts.add(new DefaultFileRegion(s.channel(), s.position(), s.sizeInBytes()).retain());
+        }
+        current.addPartitions(pr);
+      }
+      if (current != null) {
+        b.addTopics(current);
+      }
+      return Response.withRecords(b.build(), parts, total);
+    }
+  }
+}

@@ -1,0 +1,72 @@
+package dev.spool.broker.request;
+
+import dev.spool.broker.network.RequestContext;
+import dev.spool.broker.network.RequestHandler;
+import dev.spool.broker.network.Response;
+import dev.spool.broker.replication.Partition;
+import dev.spool.client.TopicPartition;
+import dev.spool.protocol.message.ErrorCode;
+import dev.spool.protocol.message.ListOffsetsRequest;
+import dev.spool.protocol.message.ListOffsetsResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * ListOffsets on the partition leader: -2 earliest (log start), -1 latest (the high watermark for
+ * consumers, the log end for replicas), else the first offset whose timestamp is at or after the
+ * one asked, searched only below the high watermark for consumers. current_leader_epoch fences
+ * stale leaders and clients. Netty thread; the lookup runs on the owner worker.
+ */
+public final class ListOffsetsHandler implements RequestHandler {
+  private final BrokerContext ctx;
+
+  public ListOffsetsHandler(BrokerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<Response> handle(RequestContext request) {
+    ListOffsetsRequest req = request.frame().parseBody(ListOffsetsRequest.parser());
+    boolean consumer = req.getReplicaId() < 0;
+    List<CompletableFuture<ListOffsetsResponse.Topic>> topics = new ArrayList<>();
+    for (ListOffsetsRequest.Topic t : req.getTopicsList()) {
+      List<CompletableFuture<ListOffsetsResponse.Partition>> parts = new ArrayList<>();
+      for (ListOffsetsRequest.Partition p : t.getPartitionsList()) {
+        parts.add(one(t.getName(), p, consumer));
+      }
+      topics.add(CompletableFuture.allOf(parts.toArray(new CompletableFuture[0])).thenApply(v ->
+          ListOffsetsResponse.Topic.newBuilder().setName(t.getName())
+              .addAllPartitions(parts.stream().map(CompletableFuture::join).toList()).build()));
+    }
+    return CompletableFuture.allOf(topics.toArray(new CompletableFuture[0])).thenApply(v ->
+        Response.of(ListOffsetsResponse.newBuilder()
+            .addAllTopics(topics.stream().map(CompletableFuture::join).toList()).build()));
+  }
+
+  private CompletableFuture<ListOffsetsResponse.Partition> one(String topic,
+      ListOffsetsRequest.Partition p, boolean consumer) {
+    TopicPartition tp = BrokerContext.tpOrNull(topic, p.getPartition());
+    ListOffsetsResponse.Partition.Builder b = ListOffsetsResponse.Partition.newBuilder()
+        .setPartition(p.getPartition()).setTimestamp(-1).setOffset(-1).setLeaderEpoch(-1);
+    if (tp == null || ctx.image().partition(tp) == null) {
+      return CompletableFuture.completedFuture(b.setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+          .setErrorMessage("partition " + topic + "-" + p.getPartition() + " does not exist").build());
+    }
+    return ctx.replicas().onPartition(tp,
+        part -> part.listOffset(p.getTimestamp(), p.getCurrentLeaderEpoch(), consumer),
+        () -> new Partition.ListOffsetResult(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker "
+            + ctx.brokerId() + " has no replica of " + tp, -1, -1, -1, null))
+        .handle((r, err) -> {
+          if (err != null) {
+            return b.setErrorCode(ErrorCode.UNKNOWN_SERVER_ERROR).setErrorMessage(String.valueOf(err)).build();
+          }
+          b.setErrorCode(r.error()).setErrorMessage(r.message()).setTimestamp(r.timestamp())
+              .setOffset(r.offset()).setLeaderEpoch(r.leaderEpoch());
+          if (r.error() == ErrorCode.NOT_LEADER_OR_FOLLOWER || r.error() == ErrorCode.FENCED_LEADER_EPOCH) {
+            b.setCurrentLeader(ctx.hint(tp, r.hint()));
+          }
+          return b.build();
+        });
+  }
+}

@@ -1,0 +1,150 @@
+package dev.spool.broker.request;
+
+import dev.spool.broker.network.RequestContext;
+import dev.spool.broker.network.RequestHandler;
+import dev.spool.broker.network.Response;
+import dev.spool.broker.replication.ProduceResult;
+import dev.spool.client.TopicPartition;
+import dev.spool.protocol.message.ErrorCode;
+import dev.spool.protocol.message.ProduceRequest;
+import dev.spool.protocol.message.ProduceResponse;
+import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.TopicImage;
+import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Produce. The body must declare exactly the record data the frame carries (else
+ * INVALID_REQUEST and the connection is closed: the stream cannot be trusted). Per partition the
+ * batches are appended on the partition's owner thread from the received buffer (no copy):
+ * leadership (NOT_LEADER_OR_FOLLOWER with a LeaderHint), leader-epoch fencing, acks, min ISR and
+ * the log's validation (CORRUPT_MESSAGE, MESSAGE_TOO_LARGE, INVALID_RECORD, sequence and epoch
+ * errors) decide; a refused partition leaves its log untouched. acks=all answers when the high
+ * watermark passes the batch or the timeout ends; acks=0 sends no response (after the appends,
+ * because the record data lives in the request buffer until then). Netty thread.
+ */
+public final class ProduceHandler implements RequestHandler {
+  private static final Logger log = LoggerFactory.getLogger(ProduceHandler.class);
+
+  private final BrokerContext ctx;
+
+  public ProduceHandler(BrokerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  private record Part(String topic, int partition, CompletableFuture<ProduceResult> result) {}
+
+  @Override
+  public CompletableFuture<Response> handle(RequestContext request) {
+    ProduceRequest req = request.frame().parseBody(ProduceRequest.parser());
+    ByteBuf data = request.frame().recordData();
+    long declared = 0;
+    for (ProduceRequest.TopicData t : req.getTopicsList()) {
+      for (ProduceRequest.PartitionData p : t.getPartitionsList()) {
+        if (p.getRecordsSize() < 0) {
+          return invalid(request, "partition " + t.getName() + "-" + p.getPartition()
+              + " declares a negative records_size " + p.getRecordsSize());
+        }
+        declared += p.getRecordsSize();
+      }
+    }
+    if (declared != data.readableBytes()) {
+      return invalid(request, "the body declares " + declared + " bytes of record data but the "
+          + "frame carries " + data.readableBytes());
+    }
+    int acks = req.getAcks();
+    long timeoutMs = req.getTimeoutMs() > 0 ? req.getTimeoutMs() : ctx.produceTimeoutMs();
+    MetadataImage image = ctx.image();
+    List<Part> parts = new ArrayList<>();
+    int position = data.readerIndex();
+    for (ProduceRequest.TopicData t : req.getTopicsList()) {
+      for (ProduceRequest.PartitionData p : t.getPartitionsList()) {
+        ByteBuf slice = data.slice(position, p.getRecordsSize());
+        position += p.getRecordsSize();
+        parts.add(new Part(t.getName(), p.getPartition(),
+            append(image, t.getName(), p, slice, acks, timeoutMs)));
+      }
+    }
+    CompletableFuture<?>[] all = parts.stream().map(Part::result).toArray(CompletableFuture[]::new);
+    return CompletableFuture.allOf(all).thenApply(v -> {
+      if (acks == 0) {
+        return Response.none();
+      }
+      return Response.of(response(parts));
+    });
+  }
+
+  private CompletableFuture<ProduceResult> append(MetadataImage image, String topic,
+      ProduceRequest.PartitionData p, ByteBuf slice, int acks, long timeoutMs) {
+    if (acks != -1 && acks != 0 && acks != 1) {
+      return done(ErrorCode.INVALID_REQUEST, "acks must be -1 (all), 0 or 1, not " + acks);
+    }
+    TopicImage t = image.topic(topic);
+    TopicPartition tp = BrokerContext.tpOrNull(topic, p.getPartition());
+    if (t == null || tp == null || t.partition(p.getPartition()) == null) {
+      return done(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "partition " + topic + "-"
+          + p.getPartition() + " does not exist");
+    }
+    if (p.getRecordsSize() == 0) {
+      return done(ErrorCode.INVALID_RECORD, "no record batches for " + tp);
+    }
+    ByteBuffer records;
+    if (slice.nioBufferCount() == 1) {
+      records = slice.nioBuffer();
+    } else {
+      records = ByteBuffer.allocate(slice.readableBytes());
+      slice.getBytes(slice.readerIndex(), records);
+      records.flip();
+    }
+    return ctx.replicas().appendRecords(tp, records, acks, p.getLeaderEpoch(), timeoutMs);
+  }
+
+  private static CompletableFuture<ProduceResult> done(ErrorCode code, String message) {
+    return CompletableFuture.completedFuture(ProduceResult.error(code, message));
+  }
+
+  private ProduceResponse response(List<Part> parts) {
+    ProduceResponse.Builder b = ProduceResponse.newBuilder();
+    ProduceResponse.TopicResponse.Builder current = null;
+    for (Part part : parts) {
+      if (current == null || !current.getName().equals(part.topic())) {
+        if (current != null) {
+          b.addTopics(current);
+        }
+        current = ProduceResponse.TopicResponse.newBuilder().setName(part.topic());
+      }
+      ProduceResult r = part.result().join();
+      ProduceResponse.PartitionResponse.Builder pr = ProduceResponse.PartitionResponse.newBuilder()
+          .setPartition(part.partition()).setErrorCode(r.error()).setErrorMessage(r.message())
+          .setBaseOffset(r.baseOffset()).setLogAppendTimeMs(r.logAppendTimeMs())
+          .setLogStartOffset(r.logStartOffset());
+      if (r.error() == ErrorCode.NOT_LEADER_OR_FOLLOWER || r.error() == ErrorCode.FENCED_LEADER_EPOCH) {
+        TopicPartition tp = BrokerContext.tpOrNull(part.topic(), part.partition());
+        if (tp != null) {
+          pr.setCurrentLeader(ctx.hint(tp, r.hint()));
+        }
+      }
+      if (r.error() == ErrorCode.CORRUPT_MESSAGE || r.error() == ErrorCode.INVALID_RECORD
+          || r.error() == ErrorCode.MESSAGE_TOO_LARGE) {
+        log.debug("[node={}] produce to {}-{} refused: {}", ctx.brokerId(), part.topic(),
+            part.partition(), r.message());
+      }
+      current.addPartitions(pr);
+    }
+    if (current != null) {
+      b.addTopics(current);
+    }
+    return b.build();
+  }
+
+  private CompletableFuture<Response> invalid(RequestContext request, String why) {
+    log.warn("[node={}] malformed produce request from {}: {}; closing the connection",
+        ctx.brokerId(), request.connectionId(), why);
+    return CompletableFuture.completedFuture(Response.requestError(ErrorCode.INVALID_REQUEST, why, true));
+  }
+}

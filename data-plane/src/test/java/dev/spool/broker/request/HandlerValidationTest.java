@@ -1,0 +1,249 @@
+package dev.spool.broker.request;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.MessageLite;
+import dev.spool.broker.log.LogManager;
+import dev.spool.broker.log.LogManagerConfig;
+import dev.spool.broker.network.RequestContext;
+import dev.spool.broker.network.Response;
+import dev.spool.broker.replication.FetchWaiters;
+import dev.spool.broker.replication.PartitionWorkers;
+import dev.spool.broker.replication.ReplicaManager;
+import dev.spool.broker.replication.ReplicaRole;
+import dev.spool.broker.replication.ReplicationSettings;
+import dev.spool.client.SpoolException;
+import dev.spool.client.TopicPartition;
+import dev.spool.protocol.Frame;
+import dev.spool.protocol.message.ApiKey;
+import dev.spool.protocol.message.ErrorCode;
+import dev.spool.protocol.message.FetchRequest;
+import dev.spool.protocol.message.FetchResponse;
+import dev.spool.protocol.message.MetadataRequest;
+import dev.spool.protocol.message.MetadataResponse;
+import dev.spool.protocol.message.ProduceRequest;
+import dev.spool.protocol.message.ProduceResponse;
+import dev.spool.protocol.message.RequestHeader;
+import dev.spool.quorum.QuorumClient;
+import dev.spool.quorum.image.ImageBuilder;
+import dev.spool.quorum.image.MetadataApplier;
+import dev.spool.quorum.image.MetadataDelta;
+import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.Records;
+import dev.spool.quorum.message.MetadataBatch;
+import dev.spool.quorum.message.MetadataRecord;
+import dev.spool.record.RecordBatchBuilder;
+import dev.spool.time.ManualClock;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.util.HashedWheelTimer;
+import java.lang.reflect.Proxy;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The handlers' validation paths against a real replica manager on broker 1 (leader of
+ * orders-0, follower of orders-1), without sockets: requests are framed as the network layer
+ * frames them and the responses inspected.
+ */
+@Tag("unit")
+@Timeout(30)
+class HandlerValidationTest {
+  @TempDir
+  Path dir;
+
+  private final ManualClock clock = new ManualClock(System.currentTimeMillis());
+  private LogManager logs;
+  private PartitionWorkers workers;
+  private ReplicaManager replicas;
+  private HashedWheelTimer timer;
+  private BrokerContext ctx;
+  private MetadataImage image = MetadataImage.EMPTY;
+  private long offset;
+
+  private void apply(MetadataRecord... records) {
+    ImageBuilder b = new ImageBuilder(image);
+    MetadataApplier.apply(b, MetadataBatch.newBuilder().addAllRecords(List.of(records)).build(), ++offset);
+    image = b.build(offset);
+  }
+
+  @BeforeEach
+  void setUp() {
+    logs = LogManager.open(dir, LogManagerConfig.defaults(), clock);
+    workers = new PartitionWorkers(1, 1000, "test-partition");
+    QuorumClient quorum = (QuorumClient) Proxy.newProxyInstance(getClass().getClassLoader(),
+        new Class<?>[] {QuorumClient.class}, (p, m, a) -> m.getName().equals("close") ? null
+            : CompletableFuture.failedFuture(new SpoolException(ErrorCode.QUORUM_UNAVAILABLE, "stub")));
+    replicas = new ReplicaManager(ReplicationSettings.defaults(1), false, clock, logs, workers, quorum,
+        () -> 5L, new FetchWaiters(100));
+    timer = new HashedWheelTimer();
+    ctx = new BrokerContext(1, "test", replicas, quorum, new MetadataWaiters(replicas::image, timer, 10),
+        new ProducerIdManager(1, () -> 5L, quorum, 10), timer, clock, false, 1000, 1000, 1000);
+    for (int id = 1; id <= 3; id++) {
+      apply(Records.registerBroker(id, "inc-" + id, "host" + id, 9000 + id, "", 0));
+      apply(Records.unfenceBroker(id, image.broker(id).epoch()));
+    }
+    apply(Records.fenceBroker(3, image.broker(3).epoch()));
+    apply(Records.topic("orders", "orders-id"),
+        Records.partition("orders-id", 0, List.of(1, 2, 3), List.of(1, 2), 1, 0, 0),
+        Records.partition("orders-id", 1, List.of(2, 1, 3), List.of(2, 1), 2, 0, 0));
+    replicas.applyMetadata(image, MetadataDelta.between(MetadataImage.EMPTY, image, true));
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() ->
+        replicas.partition(new TopicPartition("orders", 0)).map(p -> p.role() == ReplicaRole.LEADER).orElse(false)
+            && replicas.partition(new TopicPartition("orders", 1)).map(p -> p.role() == ReplicaRole.FOLLOWER).orElse(false));
+  }
+
+  @AfterEach
+  void tearDown() {
+    workers.close();
+    timer.stop();
+    logs.close();
+  }
+
+  private static RequestContext request(ApiKey api, MessageLite body, ByteBuf records) {
+    RequestHeader h = RequestHeader.newBuilder().setApiKey(api).setCorrelationId(7).build();
+    int recordBytes = records == null ? 0 : records.readableBytes();
+    ByteBuf prefix = Frame.encodePrefix(ByteBufAllocator.DEFAULT, h, body, recordBytes);
+    prefix.skipBytes(4);
+    ByteBuf frame = records == null ? prefix : Unpooled.wrappedBuffer(prefix, records);
+    return new RequestContext(h, Frame.parse(frame), frame, "test", null, 0);
+  }
+
+  private static ByteBuffer batch() {
+    return new RecordBatchBuilder(64).append(System.currentTimeMillis(), null, "v".getBytes()).build();
+  }
+
+  private static ProduceRequest produce(int partition, int acks, int size) {
+    return ProduceRequest.newBuilder().setAcks(acks).setTimeoutMs(1000)
+        .addTopics(ProduceRequest.TopicData.newBuilder().setName("orders").addPartitions(
+            ProduceRequest.PartitionData.newBuilder().setPartition(partition).setRecordsSize(size)
+                .setLeaderEpoch(-1))).build();
+  }
+
+  private Response handleProduce(int partition, int acks, int declaredSize) throws Exception {
+    ByteBuffer b = batch();
+    return new ProduceHandler(ctx).handle(request(ApiKey.PRODUCE,
+        produce(partition, acks, declaredSize < 0 ? b.remaining() : declaredSize),
+        Unpooled.wrappedBuffer(b))).get(5, TimeUnit.SECONDS);
+  }
+
+  private static ProduceResponse.PartitionResponse first(Response r) {
+    return ((ProduceResponse) r.body()).getTopics(0).getPartitions(0);
+  }
+
+  @Test
+  void shouldCloseTheConnectionWhenDeclaredRecordBytesDoNotMatch() throws Exception {
+    Response r = handleProduce(0, 1, 3);
+    assertEquals(ErrorCode.INVALID_REQUEST, r.requestError());
+    assertTrue(r.closeAfterSend());
+    assertEquals(0, replicas.partition(new TopicPartition("orders", 0)).orElseThrow().log().logEndOffset());
+  }
+
+  @Test
+  void shouldRefuseInvalidAcksAndUnknownPartitionsPerPartition() throws Exception {
+    assertEquals(ErrorCode.INVALID_REQUEST, first(handleProduce(0, 2, -1)).getErrorCode());
+    assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, first(handleProduce(-1, 1, -1)).getErrorCode());
+    assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, first(handleProduce(9, 1, -1)).getErrorCode());
+  }
+
+  @Test
+  void shouldRedirectAProduceToTheLeaderWithAHint() throws Exception {
+    ProduceResponse.PartitionResponse p = first(handleProduce(1, 1, -1));
+    assertEquals(ErrorCode.NOT_LEADER_OR_FOLLOWER, p.getErrorCode());
+    assertEquals(2, p.getCurrentLeader().getLeaderId());
+    assertEquals("host2", p.getCurrentLeader().getEndpoint().getHost());
+    assertFalse(p.getErrorMessage().isEmpty());
+  }
+
+  @Test
+  void shouldSendNoResponseForAcksZeroAfterAppending() throws Exception {
+    Response r = handleProduce(0, 0, -1);
+    assertTrue(r.isNone());
+    assertEquals(1, replicas.partition(new TopicPartition("orders", 0)).orElseThrow().log().logEndOffset());
+  }
+
+  @Test
+  void shouldRefuseAcksAllBelowMinIsrWithTheLogUntouched() throws Exception {
+    // ISR {1, 2}, replicas 3 -> min.insync.replicas 2: allowed; drop follower 2 from the ISR.
+    apply(Records.partitionChange(image.partition(new TopicPartition("orders", 0)), 1, List.of(1)));
+    replicas.applyMetadata(image, MetadataDelta.between(MetadataImage.EMPTY, image, true));
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() ->
+        replicas.partition(new TopicPartition("orders", 0)).orElseThrow().leaderState().isr().size() == 1);
+    assertEquals(ErrorCode.NOT_ENOUGH_REPLICAS, first(handleProduce(0, -1, -1)).getErrorCode());
+    assertEquals(0, replicas.partition(new TopicPartition("orders", 0)).orElseThrow().log().logEndOffset());
+  }
+
+  private FetchResponse fetch(int replicaId, long brokerEpoch, int partition, long offset) throws Exception {
+    FetchRequest req = FetchRequest.newBuilder().setReplicaId(replicaId).setBrokerEpoch(brokerEpoch)
+        .setMaxWaitMs(0).setMinBytes(1).setMaxBytes(1 << 20)
+        .addTopics(FetchRequest.FetchTopic.newBuilder().setName("orders").addPartitions(
+            FetchRequest.FetchPartition.newBuilder().setPartition(partition).setFetchOffset(offset)
+                .setCurrentLeaderEpoch(-1).setLastFetchedEpoch(-1).setPartitionMaxBytes(1 << 20)))
+        .build();
+    Response r = new FetchHandler(ctx).handle(request(ApiKey.FETCH, req, null)).get(5, TimeUnit.SECONDS);
+    r.recordParts().forEach(io.netty.util.ReferenceCountUtil::release);
+    return (FetchResponse) r.body();
+  }
+
+  @Test
+  void shouldRefuseAFollowerFetchWithAStaleBrokerEpoch() throws Exception {
+    long epoch2 = image.broker(2).epoch();
+    assertEquals(ErrorCode.STALE_BROKER_EPOCH, fetch(2, epoch2 - 1, 0, 0).getErrorCode());
+    assertEquals(ErrorCode.NONE, fetch(2, epoch2, 0, 0).getErrorCode());
+  }
+
+  @Test
+  void shouldRefuseFetchesFromNonReplicasAndBeyondTheLogEnd() throws Exception {
+    apply(Records.registerBroker(4, "inc-4", "host4", 9004, "", 0));
+    replicas.applyMetadata(image, MetadataDelta.between(MetadataImage.EMPTY, image, true));
+    assertEquals(ErrorCode.NOT_LEADER_OR_FOLLOWER,
+        fetch(4, image.broker(4).epoch(), 0, 0).getTopics(0).getPartitions(0).getErrorCode());
+    assertEquals(ErrorCode.OFFSET_OUT_OF_RANGE,
+        fetch(2, image.broker(2).epoch(), 0, 5).getTopics(0).getPartitions(0).getErrorCode());
+    assertEquals(ErrorCode.NOT_LEADER_OR_FOLLOWER,
+        fetch(-1, -1, 1, 0).getTopics(0).getPartitions(0).getErrorCode());
+  }
+
+  @Test
+  void shouldSendRecordsAsFileRegionsThatNeverCloseTheSegment() throws Exception {
+    handleProduce(0, 1, -1);
+    FetchRequest req = FetchRequest.newBuilder().setReplicaId(2).setBrokerEpoch(image.broker(2).epoch())
+        .setMaxWaitMs(0).setMinBytes(1).setMaxBytes(1 << 20)
+        .addTopics(FetchRequest.FetchTopic.newBuilder().setName("orders").addPartitions(
+            FetchRequest.FetchPartition.newBuilder().setPartition(0).setFetchOffset(0)
+                .setCurrentLeaderEpoch(-1).setLastFetchedEpoch(-1).setPartitionMaxBytes(1 << 20)))
+        .build();
+    Response r = new FetchHandler(ctx).handle(request(ApiKey.FETCH, req, null)).get(5, TimeUnit.SECONDS);
+    assertEquals(1, r.recordParts().size());
+    DefaultFileRegion region = (DefaultFileRegion) r.recordParts().get(0);
+    assertEquals(2, region.refCnt(), "one reference for the connection, one held so deallocate() never runs");
+    region.release(); // what the connection does after writing it
+    assertEquals(1, region.refCnt());
+    assertTrue(replicas.partition(new TopicPartition("orders", 0)).orElseThrow().log()
+        .read(0, 100, Long.MAX_VALUE, true).slice().channel().isOpen());
+  }
+
+  @Test
+  void shouldListOfflineReplicasAndUnknownTopicsInMetadata() throws Exception {
+    MetadataResponse m = (MetadataResponse) new MetadataHandler(ctx).handle(request(ApiKey.METADATA,
+        MetadataRequest.newBuilder().addTopics("orders").addTopics("missing").build(), null))
+        .get(5, TimeUnit.SECONDS).body();
+    assertEquals(2, m.getBrokersCount(), "fenced broker 3 is not live");
+    assertEquals(List.of(3), m.getTopics(0).getPartitions(0).getOfflineReplicasList());
+    assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, m.getTopics(1).getErrorCode());
+  }
+}
