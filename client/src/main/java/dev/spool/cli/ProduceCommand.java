@@ -4,6 +4,7 @@ import dev.spool.client.Producer;
 import dev.spool.client.ProducerRecord;
 import dev.spool.client.RecordMetadata;
 import dev.spool.client.SpoolException;
+import dev.spool.protocol.message.ErrorCode;
 import dev.spool.record.Header;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -70,7 +71,7 @@ final class ProduceCommand implements Callable<Integer> {
       description = "A producer config (repeatable), e.g. linger.ms=0. See `spool produce --help-config`.")
   List<String> producerProps;
 
-  @Option(names = "--help-config", description = "Print the producer config keys and exit.")
+  @Option(names = "--help-config", help = true, description = "Print the producer config keys and exit.")
   boolean helpConfig;
 
   @Option(names = "--output", defaultValue = "plain", paramLabel = "plain|json",
@@ -140,13 +141,14 @@ final class ProduceCommand implements Callable<Integer> {
         value = line.substring(at + keySeparator.length());
       }
       if (unreachable != null) {
-        // The cluster could not be reached for an earlier line: fail the rest fast, in order.
+        // The cluster or topic was unusable for an earlier line: fail the rest fast, in order.
         f = CompletableFuture.failedFuture(unreachable);
       } else {
         f = producer.send(new ProducerRecord(topic, partition, bytes(key), bytes(value), recordHeaders, null));
         if (f.isCompletedExceptionally()) {
           Throwable cause = f.handle((m, e) -> ExitCodes.rootCause(e)).join();
-          if (cause instanceof SpoolException se && ExitCodes.isConnectivity(se.errorCode())) {
+          if (cause instanceof SpoolException se && (ExitCodes.isConnectivity(se.errorCode())
+              || se.errorCode() == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || se.errorCode() == ErrorCode.INVALID_TOPIC)) {
             unreachable = se;
           }
         }

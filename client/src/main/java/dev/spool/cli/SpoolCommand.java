@@ -62,6 +62,13 @@ public final class SpoolCommand implements Callable<Integer> {
       commandLine.getErr().flush();
       return ExitCodes.of(ex);
     });
+    cl.setParameterExceptionHandler((ex, args) -> {
+      CommandLine bad = ex.getCommandLine();
+      bad.getErr().println("error: " + ex.getMessage().replace('\n', ' ') + " (try '"
+          + bad.getCommandSpec().qualifiedName() + " --help')");
+      bad.getErr().flush();
+      return ExitCodes.USAGE;
+    });
     applyHelpFooter(cl);
     return cl;
   }

@@ -84,7 +84,7 @@ public final class Producer implements AutoCloseable {
     this.state = new ProduceState(config.idempotent(), maxInFlight, config.get(ProducerConfig.RETRIES),
         config.get(ProducerConfig.DELIVERY_TIMEOUT_MS), context.retryBackoff(), accumulator, stats);
     this.sender = new Sender(new Sender.Settings(config.acks(), config.get(ProducerConfig.REQUEST_TIMEOUT_MS),
-        maxRequestSize, context.retryBackoff()), accumulator, state, context.metadata(),
+        maxRequestSize, maxInFlight, context.retryBackoff()), accumulator, state, context.metadata(),
         context.refresher(), context.network(), clock, stats);
     this.sticky = new StickyPartitioner(batchSize);
     log.info("[client={}] {} (idempotent={})", context.clientId(), config.toLogString(), config.idempotent());

@@ -98,8 +98,6 @@ public final class Frame {
       return parser.parseFrom(new ByteBufInputStream(section.duplicate()));
     } catch (InvalidProtocolBufferException e) {
       throw new InvalidFrameException("unparsable " + what + ": " + e.getMessage(), e);
-    } catch (IOException e) {
-      throw new InvalidFrameException("unreadable " + what + ": " + e.getMessage(), e);
     }
   }
 

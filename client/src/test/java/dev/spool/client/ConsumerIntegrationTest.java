@@ -203,6 +203,63 @@ class ConsumerIntegrationTest {
   }
 
   @Test
+  void shouldResumeAfterLostConnections() {
+    cluster = FakeCluster.start(1);
+    cluster.createTopic("t", 1);
+    produce("t", 0, 0, 30);
+    Consumer c = consumer("auto.offset.reset", "earliest");
+    c.assign(List.of(new TopicPartition("t", 0)));
+    assertEquals(30, pollUntil(c, 30).size());
+    cluster.broker(1).dropConnections();
+    produce("t", 0, 30, 60);
+    List<ConsumerRecord> more = pollUntil(c, 30);
+    assertEquals(IntStream.range(30, 60).mapToObj(i -> "v" + i).toList(),
+        more.stream().map(ConsumerRecord::valueAsString).toList(), "no gap, no duplicate");
+  }
+
+  @Test
+  void shouldReadEveryRecordOnceWhileLeadersMoveAndConnectionsDrop() {
+    long seed = System.nanoTime();
+    java.util.Random random = new java.util.Random(seed);
+    cluster = FakeCluster.start(3);
+    cluster.createTopic("t", 3);
+    Producer p = producer();
+    for (int i = 0; i < 3000; i++) {
+      p.send(new ProducerRecord("t", i % 3, null, ("v" + i).getBytes(StandardCharsets.UTF_8), null, null));
+    }
+    p.flush();
+    Consumer c = consumer("auto.offset.reset", "earliest", "max.poll.records", "50", "max.partition.fetch.bytes", "2048");
+    c.assign(c.partitionsFor("t"));
+    Map<Integer, List<String>> seen = new HashMap<>();
+    int total = 0;
+    long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
+    while (total < 3000 && System.nanoTime() < deadline) {
+      for (ConsumerRecord r : c.poll(Duration.ofMillis(100))) {
+        seen.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r.valueAsString());
+        total++;
+      }
+      int roll = random.nextInt(10);
+      if (roll == 0) {
+        cluster.moveLeader(new TopicPartition("t", random.nextInt(3)), 1 + random.nextInt(3));
+      } else if (roll == 1) {
+        cluster.broker(1 + random.nextInt(3)).dropConnections();
+      }
+    }
+    for (int partition = 0; partition < 3; partition++) {
+      int part = partition;
+      assertEquals(IntStream.range(0, 3000).filter(i -> i % 3 == part).mapToObj(i -> "v" + i).toList(),
+          seen.get(partition), "partition " + partition + " read once, in order (seed " + seed + ")");
+    }
+  }
+
+  @Test
+  void shouldRefuseToPollWithoutAssignment() {
+    cluster = FakeCluster.start(1);
+    Consumer c = consumer();
+    assertThrows(IllegalStateException.class, () -> c.poll(Duration.ofMillis(1)));
+  }
+
+  @Test
   void shouldMoveBackAndCountWhenTheLogWasTruncatedUnderIt() {
     cluster = FakeCluster.start(1);
     cluster.createTopic("t", 1);

@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -131,6 +132,50 @@ class ProducerIntegrationTest {
         "every record exactly once, in order");
     assertEquals(IntStream.range(0, 2000).boxed().toList(), completionOrder, "futures complete in order");
     assertTrue(p.metrics().retries() > 0);
+  }
+
+  @Test
+  void shouldDeliverEveryRecordOnceInOrderUnderRandomFaultsAndLeaderMoves() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    cluster = FakeCluster.start(3);
+    cluster.createTopic("t", 4);
+    cluster.produceHook((tp, broker, batch) -> {
+      int roll;
+      synchronized (random) {
+        roll = random.nextInt(100);
+      }
+      if (roll < 5) {
+        return FakeCluster.Fault.ERROR_BEFORE_APPEND;
+      } else if (roll < 10) {
+        return FakeCluster.Fault.ERROR_AFTER_APPEND;
+      } else if (roll < 12) {
+        return FakeCluster.Fault.CLOSE_CONNECTION;
+      }
+      return FakeCluster.Fault.NONE;
+    });
+    Producer p = producer("batch.size", "2048", "linger.ms", "2");
+    Map<Integer, List<String>> sent = new HashMap<>();
+    List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+    for (int i = 0; i < 4000; i++) {
+      int partition = i % 4;
+      String v = "r" + i;
+      sent.computeIfAbsent(partition, k -> new ArrayList<>()).add(v);
+      futures.add(p.send(new ProducerRecord("t", partition, null, v.getBytes(StandardCharsets.UTF_8), null, null)));
+      if (i % 500 == 250) {
+        TopicPartition moved = new TopicPartition("t", random.nextInt(4));
+        cluster.moveLeader(moved, 1 + random.nextInt(3));
+      }
+    }
+    for (int i = 0; i < futures.size(); i++) {
+      int n = i;
+      RecordMetadata m = futures.get(i).join();
+      assertEquals(i / 4, m.offset(), () -> "record " + n + " (seed " + seed + ")");
+    }
+    for (int partition = 0; partition < 4; partition++) {
+      assertEquals(sent.get(partition), cluster.log(new TopicPartition("t", partition)).values(),
+          "partition " + partition + " holds each record once, in order (seed " + seed + ")");
+    }
   }
 
   @Test

@@ -209,6 +209,9 @@ public final class Fetcher {
 
   /** Records, at most {@code max.poll.records}, waiting up to {@code timeoutMs} for some. */
   public ConsumerRecords poll(long timeoutMs) throws InterruptedException {
+    if (assigned.isEmpty()) {
+      throw new IllegalStateException("no partitions assigned: call assign first");
+    }
     long deadline = clock.monotonicMs() + Math.max(0, timeoutMs);
     while (true) {
       checkTopicErrors();
@@ -428,8 +431,10 @@ public final class Fetcher {
       PartitionFetchState s = assigned.get(e.getKey());
       if (s != null && s.generation == e.getValue()) {
         s.fetchInFlight = false;
-        if (f.error() != null) {
+        if (f.error() != null && f.error().retriable()) {
           backOff(s, now);
+        } else if (f.error() != null) {
+          s.pendingError = f.error(); // e.g. UNSUPPORTED_VERSION: retrying cannot help
         }
       }
     }

@@ -146,13 +146,16 @@ public final class Metadata {
     return updateVersion;
   }
 
-  /** Milliseconds until the next refresh is due (0 = now). */
+  /**
+   * Milliseconds until the next refresh is due (0 = now). Attempts are at least one refresh
+   * backoff apart, growing while refreshes fail or leave wanted topics unresolved or leaderless,
+   * so an election in progress does not turn into a storm of Metadata requests.
+   */
   public synchronized long timeToNextUpdateMs(long nowMs) {
-    if (lastSuccessMs < 0 && lastAttemptMs < 0) {
+    if (lastAttemptMs < 0) {
       return 0;
     }
-    long backoffUntil = lastAttemptMs < 0 || failedAttempts == 0 && lastAttemptMs <= lastSuccessMs
-        ? nowMs : lastAttemptMs + refreshBackoff.backoffMs(Math.max(0, failedAttempts - 1));
+    long backoffUntil = lastAttemptMs + refreshBackoff.backoffMs(Math.max(0, failedAttempts - 1));
     if (updateRequested || lastSuccessMs < 0) {
       return Math.max(0, backoffUntil - nowMs);
     }
@@ -213,9 +216,10 @@ public final class Metadata {
           Math.max(old.metadataOffset(), response.getMetadataOffset()));
       lastSuccessMs = nowMs;
       lastAttemptMs = nowMs;
-      failedAttempts = unresolved.isEmpty() ? 0 : failedAttempts + 1;
       lastFailure = null;
-      updateRequested = !unresolvedWanted(unresolved).isEmpty() || hasLeaderlessWanted();
+      boolean incomplete = !unresolvedWanted(unresolved).isEmpty() || hasLeaderlessWanted();
+      updateRequested = incomplete;
+      failedAttempts = incomplete ? failedAttempts + 1 : 0;
       updateVersion++;
       notifyAll();
     }

@@ -86,6 +86,7 @@ public final class Response implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "Response(" + apiKey + ", " + recordData.readableBytes() + " bytes of record data)";
+    ByteBuf d = recordData;
+    return "Response(" + apiKey + (d == null ? ", released)" : ", " + d.readableBytes() + " bytes of record data)");
   }
 }

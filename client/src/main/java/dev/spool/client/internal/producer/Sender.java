@@ -52,7 +52,7 @@ public final class Sender implements NetworkClient.ConnectionListener {
 
   /** The sender's settings from the producer config. */
   public record Settings(short acks, long requestTimeoutMs, int maxRequestSizeBytes,
-      ExponentialBackoff retryBackoff) {}
+      int maxInFlightRequestsPerConnection, ExponentialBackoff retryBackoff) {}
 
   private final Settings settings;
   private final RecordAccumulator accumulator;
@@ -132,7 +132,8 @@ public final class Sender implements NetworkClient.ConnectionListener {
     }
     Set<Node> sendable = new LinkedHashSet<>();
     for (Node n : ready.readyNodes()) {
-      if (network.ready(n)) {
+      // The connection allows one more request than the producer config, for metadata.
+      if (network.ready(n) && network.inFlightCount(n.id()) < settings.maxInFlightRequestsPerConnection()) {
         sendable.add(n);
       }
     }
@@ -143,8 +144,9 @@ public final class Sender implements NetworkClient.ConnectionListener {
     }
     drained.forEach((node, batches) -> sendProduce(node, batches, md, now));
     long next = ready.nextReadyCheckDelayMs();
-    if (state.needsProducerId() && !initInFlight) {
-      next = Math.min(next, Math.max(1, initRetryAtMs - now));
+    if (state.needsProducerId() && !initInFlight && state.canInitProducerId() && initRetryAtMs > now) {
+      // A failed InitProducerId is retried after its backoff; a pending reset waits for answers instead.
+      next = Math.min(next, initRetryAtMs - now);
     }
     if (next != Long.MAX_VALUE) {
       schedule(now + next);
@@ -257,7 +259,8 @@ public final class Sender implements NetworkClient.ConnectionListener {
         onAnswer(batches, r.body(ProduceResponse.class), now);
       }
     }
-    runOnce();
+    // Not runOnce(): a send that fails at once would recurse once per batch.
+    wakeup();
   }
 
   private void onRequestFailure(List<ProducerBatch> batches, Throwable error, long now) {

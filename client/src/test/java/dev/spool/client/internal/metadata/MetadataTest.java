@@ -110,7 +110,8 @@ class MetadataTest {
     md.update(answer(1, "id", 1, 0, 1), Set.of(), 1000);
     assertEquals(60_000, md.timeToNextUpdateMs(1000), "fresh: wait for metadata.max.age.ms");
     md.requestUpdate();
-    assertEquals(0, md.timeToNextUpdateMs(1000), "asked for: at once after a success");
+    assertEquals(100, md.timeToNextUpdateMs(1000), "asked for: one backoff after the last attempt");
+    assertEquals(0, md.timeToNextUpdateMs(1100));
   }
 
   @Test
@@ -119,6 +120,9 @@ class MetadataTest {
     md.update(answer(1, "id", -1, 3, 1), Set.of("t"), 0);
     assertTrue(md.updateRequested());
     assertNull(md.snapshot().leaderFor(TP));
+    assertEquals(100, md.timeToNextUpdateMs(0), "not a storm while the election runs");
+    md.update(answer(1, "id", -1, 3, 1), Set.of("t"), 100);
+    assertEquals(200, md.timeToNextUpdateMs(100), "backing off further");
     md.update(answer(2, "id", 1, 4, 1), Set.of("t"), 10);
     assertFalse(md.updateRequested());
   }

@@ -1,0 +1,75 @@
+package dev.spool.chaos.net;
+
+import dev.spool.chaos.nemesis.ClientLinkControl;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.io.Closeable;
+import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One {@link FaultProxy} per broker on the client links, on one shared event loop, driven as one
+ * {@link ClientLinkControl}. Clients are given {@link #clientAddress(int)} instead of the broker's
+ * own address.
+ */
+public final class ProxyGroup implements ClientLinkControl, Closeable {
+  private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+  private final Map<Integer, FaultProxy> proxies = new LinkedHashMap<>();
+
+  /** Starts a proxy on 127.0.0.1 (ephemeral port) for each node's broker address. */
+  public static ProxyGroup start(Map<Integer, InetSocketAddress> brokerByNode) {
+    ProxyGroup g = new ProxyGroup();
+    try {
+      brokerByNode.forEach((node, addr) ->
+          g.proxies.put(node, FaultProxy.start("n" + node, new InetSocketAddress("127.0.0.1", 0), addr, g.group)));
+    } catch (RuntimeException e) {
+      g.close();
+      throw e;
+    }
+    return g;
+  }
+
+  public InetSocketAddress clientAddress(int node) {
+    return new InetSocketAddress("127.0.0.1", proxy(node).port());
+  }
+
+  public FaultProxy proxy(int node) {
+    FaultProxy p = proxies.get(node);
+    if (p == null) {
+      throw new IllegalArgumentException("no proxy for node " + node);
+    }
+    return p;
+  }
+
+  @Override
+  public void addLatency(long latencyMs) {
+    proxies.values().forEach(p -> p.setLatency(latencyMs, latencyMs));
+  }
+
+  @Override
+  public void limitBandwidth(long bytesPerSecond) {
+    proxies.values().forEach(p -> p.setBandwidth(bytesPerSecond));
+  }
+
+  @Override
+  public void dropConnections() {
+    proxies.values().forEach(p -> {
+      p.refuseNewConnections(true);
+      p.resetConnections();
+    });
+  }
+
+  @Override
+  public void heal() {
+    proxies.values().forEach(FaultProxy::heal);
+  }
+
+  @Override
+  public void close() {
+    proxies.values().forEach(FaultProxy::close);
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+}
