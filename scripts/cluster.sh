@@ -80,7 +80,8 @@ process.roles=broker,controller
 listener=127.0.0.1:$(client_port "$i")
 data.dir=$(node_dir "$i")/data
 controller.quorum.voters=$voters
-controller.listener=127.0.0.1:$(quorum_port "$i")
+controller.quorum.bind.host=127.0.0.1
+cluster.id=local
 PROPS
 }
 

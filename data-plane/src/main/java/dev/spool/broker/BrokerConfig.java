@@ -22,6 +22,9 @@ public final class BrokerConfig {
   public static final ConfigKey<List<String>> PROCESS_ROLES = DEF.listKey("process.roles",
       List.of("broker", "controller"), BrokerConfig::validRoles,
       "Roles this node runs: broker, controller, or both (combined, the default for small clusters).");
+  public static final ConfigKey<String> CLUSTER_ID = DEF.stringKey("cluster.id", "spool",
+      v -> v.matches("[A-Za-z0-9._-]{1,64}") ? null : "must be 1-64 characters of [A-Za-z0-9._-]",
+      "Name of the cluster; every node of one cluster uses the same (it derives the quorum's Raft group).");
   public static final ConfigKey<String> DATA_DIR = DEF.stringKey("data.dir", "./data",
       ConfigKey.nonEmpty(), "Directory for partition logs (and, under metadata/, the quorum's Raft log).");
   public static final ConfigKey<String> RACK = DEF.stringKey("broker.rack", "", null,

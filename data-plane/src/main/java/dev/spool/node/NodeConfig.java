@@ -1,0 +1,111 @@
+package dev.spool.node;
+
+import dev.spool.broker.BrokerConfig;
+import dev.spool.config.Config;
+import dev.spool.config.ConfigDef;
+import dev.spool.config.ConfigException;
+import dev.spool.quorum.HostPort;
+import dev.spool.quorum.QuorumConfig;
+import java.io.IOException;
+import java.io.Reader;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * A node's configuration: the data-plane keys ({@link BrokerConfig}) and the quorum's
+ * ({@link QuorumConfig}) in one file. Everything a node needs is checked here before anything
+ * starts, so a bad configuration exits with one message that names the key.
+ */
+public final class NodeConfig {
+  private NodeConfig() {}
+
+  /** Every key a node accepts, as printed by {@code spool node start --help}. */
+  public static final ConfigDef DEF = new ConfigDef("node")
+      .include(BrokerConfig.DEF)
+      .include(QuorumConfig.DEF);
+
+  /** Reads a properties file; {@code overrides} (from --override k=v) win. */
+  public static Map<String, String> load(Path file, Map<String, String> overrides) {
+    Properties p = new Properties();
+    try (Reader r = Files.newBufferedReader(file)) {
+      p.load(r);
+    } catch (IOException e) {
+      throw new ConfigException(null, "cannot read config file " + file + ": " + e.getMessage());
+    }
+    Map<String, String> props = new LinkedHashMap<>();
+    for (String name : p.stringPropertyNames()) {
+      props.put(name, p.getProperty(name));
+    }
+    props.putAll(overrides);
+    return props;
+  }
+
+  /** Parses and validates keys and relations; the metadata log dir defaults under data.dir. */
+  public static Config parse(Map<String, String> props) {
+    Map<String, String> effective = new LinkedHashMap<>(props);
+    Config first = DEF.parse(effective);
+    if (first.get(QuorumConfig.METADATA_LOG_DIR).isEmpty()) {
+      effective.put(QuorumConfig.METADATA_LOG_DIR.name(),
+          Path.of(first.get(BrokerConfig.DATA_DIR)).resolve("metadata").toString());
+    }
+    Config config = DEF.parse(effective);
+    QuorumConfig.validate(config);
+    if (BrokerConfig.isController(config)) {
+      Map<Integer, HostPort> voters = QuorumConfig.parseVoters(config.get(QuorumConfig.VOTERS));
+      int id = config.get(BrokerConfig.NODE_ID);
+      if (!voters.containsKey(id)) {
+        throw new ConfigException(QuorumConfig.VOTERS.name(), "this node (node.id=" + id
+            + ") runs the controller role but is not among the voters " + voters.keySet());
+      }
+    }
+    return config;
+  }
+
+  /**
+   * Checks what the machine must provide: writable directories and free listener ports. Run
+   * before starting anything so the error names the key instead of surfacing as a stack trace.
+   */
+  public static void checkEnvironment(Config config) {
+    checkWritableDir(BrokerConfig.DATA_DIR.name(), Path.of(config.get(BrokerConfig.DATA_DIR)));
+    if (BrokerConfig.isController(config)) {
+      checkWritableDir(QuorumConfig.METADATA_LOG_DIR.name(),
+          Path.of(config.get(QuorumConfig.METADATA_LOG_DIR)));
+      HostPort self = QuorumConfig.parseVoters(config.get(QuorumConfig.VOTERS))
+          .get(config.get(BrokerConfig.NODE_ID));
+      checkPortFree(QuorumConfig.VOTERS.name() + " (this node's entry)",
+          config.get(QuorumConfig.BIND_HOST), self.port());
+    }
+    if (BrokerConfig.isBroker(config)) {
+      HostPort listener = HostPort.parse(config.get(BrokerConfig.LISTENER));
+      checkPortFree(BrokerConfig.LISTENER.name(), listener.host(), listener.port());
+    }
+  }
+
+  private static void checkWritableDir(String key, Path dir) {
+    try {
+      Files.createDirectories(dir);
+      Path probe = Files.createTempFile(dir, ".write-check", ".tmp");
+      Files.delete(probe);
+    } catch (IOException | SecurityException e) {
+      throw new ConfigException(key, dir.toAbsolutePath() + " is not a writable directory: " + e);
+    }
+  }
+
+  private static void checkPortFree(String key, String host, int port) {
+    if (port == 0) {
+      return;
+    }
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(true);
+      s.bind(new InetSocketAddress(host, port));
+    } catch (IOException e) {
+      throw new ConfigException(key, host + ":" + port + " cannot be bound (" + e.getMessage()
+          + "); is another process using it?");
+    }
+  }
+}
