@@ -197,18 +197,8 @@ public final class Broker implements AutoCloseable {
         config.get(BrokerConfig.CONNECTIONS_MAX_IDLE_MS), logPrefix);
   }
 
-  /**
-   * The cluster id: the node's {@code cluster.id} key when its config defines one (the node
-   * module adds it), else "spool". Looked up by name so this class does not depend on when that
-   * key lands in {@link BrokerConfig}.
-   */
   static String clusterId(Config config) {
-    for (ConfigKey<?> k : BrokerConfig.DEF.keys()) {
-      if (k.name().equals("cluster.id")) {
-        return String.valueOf(config.get(k));
-      }
-    }
-    return "spool";
+    return config.get(BrokerConfig.CLUSTER_ID);
   }
 
   // ---------------------------------------------------------------- accessors (any thread)

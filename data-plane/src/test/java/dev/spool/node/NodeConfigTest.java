@@ -39,7 +39,7 @@ class NodeConfigTest {
   void shouldAcceptACombinedNodeAndPutTheMetadataLogUnderTheDataDir() {
     Config c = NodeConfig.parse(valid());
     assertTrue(BrokerConfig.isBroker(c) && BrokerConfig.isController(c));
-    assertEquals(dir.resolve("data").resolve("metadata").toString(),
+    assertEquals(dir.resolve("data").resolve("__cluster_metadata").toString(),
         c.get(dev.spool.quorum.QuorumConfig.METADATA_LOG_DIR));
   }
 
