@@ -29,7 +29,6 @@ import dev.spool.broker.request.ProducerIdManager;
 import dev.spool.client.internal.network.NetworkClient;
 import dev.spool.client.internal.network.NetworkConfig;
 import dev.spool.config.Config;
-import dev.spool.config.ConfigKey;
 import dev.spool.config.TopicConfig;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.message.ApiKey;
