@@ -155,7 +155,11 @@ public final class Broker implements AutoCloseable {
     ProducerIdManager producerIds = new ProducerIdManager(brokerId, this::brokerEpoch, quorum, 10_000);
     BrokerContext ctx = new BrokerContext(brokerId, clusterId(config), replicas, quorum,
         metadataWaiters, producerIds, timer, clock, config.get(BrokerConfig.AUTO_CREATE_TOPICS),
-        requestTimeoutMs, requestTimeoutMs, config.get(BrokerConfig.FETCH_MAX_WAIT_LIMIT_MS));
+        requestTimeoutMs, requestTimeoutMs, config.get(BrokerConfig.FETCH_MAX_WAIT_LIMIT_MS),
+        () -> {
+          BrokerLifecycle l = lifecycle;
+          return l == null ? -1 : l.activeControllerId();
+        });
     server = new BrokerServer(serverSettings(config), dispatcher(ctx));
     server.start();
 
