@@ -59,7 +59,10 @@ public final class ExitCodes {
   /** One line for stderr: the error code name and message. */
   public static String describe(Throwable t) {
     Throwable c = rootCause(t);
-    String m = c instanceof SpoolException || c instanceof ConfigException ? c.getMessage()
+    // Usage mistakes (IllegalArgumentException from argument checks) read as plain sentences;
+    // anything unexpected keeps its exception type so it can be reported.
+    String m = c instanceof SpoolException || c instanceof ConfigException
+        || c instanceof IllegalArgumentException ? c.getMessage()
         : c.getClass().getSimpleName() + ": " + c.getMessage();
     return "error: " + String.valueOf(m).replace('\n', ' ');
   }

@@ -218,7 +218,10 @@ class CliTest {
     }
     CliRunner.Result r = cli.run("", "topic", "list", "--bootstrap", "127.0.0.1:" + port, "--timeout-ms", "500");
     assertEquals(3, r.exitCode(), r.toString());
-    assertTrue(r.err().startsWith("error: BROKER_NOT_AVAILABLE"), r.toString());
+    // Which of the two "cannot reach" codes wins depends on whether a connection attempt failed
+    // before the 500 ms deadline (it is refused at once on an idle machine, not on a loaded one).
+    assertTrue(r.err().startsWith("error: BROKER_NOT_AVAILABLE")
+        || r.err().startsWith("error: REQUEST_TIMED_OUT"), r.toString());
     assertEquals(1, r.err().strip().lines().count(), "one line");
   }
 

@@ -276,10 +276,17 @@ class ConsumerIntegrationTest {
     assertEquals(25, after.get(0).offset());
     assertEquals("v100", after.get(0).valueAsString());
     assertEquals(1, after.get(0).leaderEpoch());
-    FetchRequest last = cluster.broker(1).received(ApiKey.FETCH).get(cluster.broker(1).received(ApiKey.FETCH).size() - 1)
-        .body(FetchRequest.class);
-    assertEquals(1, last.getTopics(0).getPartitions(0).getCurrentLeaderEpoch());
-    assertEquals(1, last.getTopics(0).getPartitions(0).getLastFetchedEpoch());
+    // The fetch after the new records (at offset 35) carries the new epochs; wait until the
+    // consumer has sent it rather than reading whichever fetch happened to arrive last.
+    FetchRequest.FetchPartition next = org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+        .until(() -> {
+          c.poll(Duration.ofMillis(20));
+          return cluster.broker(1).received(ApiKey.FETCH).stream()
+              .map(r -> r.body(FetchRequest.class).getTopics(0).getPartitions(0))
+              .filter(p -> p.getFetchOffset() == 35).findFirst().orElse(null);
+        }, java.util.Objects::nonNull);
+    assertEquals(1, next.getCurrentLeaderEpoch());
+    assertEquals(1, next.getLastFetchedEpoch());
   }
 
   @Test

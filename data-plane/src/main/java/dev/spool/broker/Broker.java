@@ -29,7 +29,6 @@ import dev.spool.broker.request.ProducerIdManager;
 import dev.spool.client.internal.network.NetworkClient;
 import dev.spool.client.internal.network.NetworkConfig;
 import dev.spool.config.Config;
-import dev.spool.config.ConfigKey;
 import dev.spool.config.TopicConfig;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.message.ApiKey;
@@ -156,7 +155,11 @@ public final class Broker implements AutoCloseable {
     ProducerIdManager producerIds = new ProducerIdManager(brokerId, this::brokerEpoch, quorum, 10_000);
     BrokerContext ctx = new BrokerContext(brokerId, clusterId(config), replicas, quorum,
         metadataWaiters, producerIds, timer, clock, config.get(BrokerConfig.AUTO_CREATE_TOPICS),
-        requestTimeoutMs, requestTimeoutMs, config.get(BrokerConfig.FETCH_MAX_WAIT_LIMIT_MS));
+        requestTimeoutMs, requestTimeoutMs, config.get(BrokerConfig.FETCH_MAX_WAIT_LIMIT_MS),
+        () -> {
+          BrokerLifecycle l = lifecycle;
+          return l == null ? -1 : l.activeControllerId();
+        });
     server = new BrokerServer(serverSettings(config), dispatcher(ctx));
     server.start();
 
@@ -197,18 +200,8 @@ public final class Broker implements AutoCloseable {
         config.get(BrokerConfig.CONNECTIONS_MAX_IDLE_MS), logPrefix);
   }
 
-  /**
-   * The cluster id: the node's {@code cluster.id} key when its config defines one (the node
-   * module adds it), else "spool". Looked up by name so this class does not depend on when that
-   * key lands in {@link BrokerConfig}.
-   */
   static String clusterId(Config config) {
-    for (ConfigKey<?> k : BrokerConfig.DEF.keys()) {
-      if (k.name().equals("cluster.id")) {
-        return String.valueOf(config.get(k));
-      }
-    }
-    return "spool";
+    return config.get(BrokerConfig.CLUSTER_ID);
   }
 
   // ---------------------------------------------------------------- accessors (any thread)

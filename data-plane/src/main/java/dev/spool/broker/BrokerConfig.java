@@ -26,7 +26,7 @@ public final class BrokerConfig {
       v -> v.matches("[A-Za-z0-9._-]{1,64}") ? null : "must be 1-64 characters of [A-Za-z0-9._-]",
       "Name of the cluster; every node of one cluster uses the same (it derives the quorum's Raft group).");
   public static final ConfigKey<String> DATA_DIR = DEF.stringKey("data.dir", "./data",
-      ConfigKey.nonEmpty(), "Directory for partition logs (and, under metadata/, the quorum's Raft log).");
+      ConfigKey.nonEmpty(), "Directory for partition logs (and, under __cluster_metadata/, a controller's Raft log).");
   public static final ConfigKey<String> RACK = DEF.stringKey("broker.rack", "", null,
       "Rack (or zone) of this broker; replica placement spreads replicas over racks when set.");
 

@@ -1,6 +1,7 @@
 package dev.spool.node;
 
 import dev.spool.broker.BrokerConfig;
+import dev.spool.broker.log.LogManager;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
@@ -51,7 +52,7 @@ public final class NodeConfig {
     Config first = DEF.parse(effective);
     if (first.get(QuorumConfig.METADATA_LOG_DIR).isEmpty()) {
       effective.put(QuorumConfig.METADATA_LOG_DIR.name(),
-          Path.of(first.get(BrokerConfig.DATA_DIR)).resolve("metadata").toString());
+          Path.of(first.get(BrokerConfig.DATA_DIR)).resolve(LogManager.METADATA_DIR_NAME).toString());
     }
     Config config = DEF.parse(effective);
     QuorumConfig.validate(config);

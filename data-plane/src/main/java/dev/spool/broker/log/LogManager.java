@@ -51,6 +51,13 @@ import org.slf4j.LoggerFactory;
  * installs one that runs it on the partition's owner thread).
  */
 public final class LogManager implements Closeable {
+  /**
+   * The quorum's Raft log lives in this directory inside the data directory by default (as
+   * Kafka's {@code __cluster_metadata-0}); it is not a partition, and no topic-partition directory
+   * can have this name (it has no {@code -<partition>} suffix).
+   */
+  public static final String METADATA_DIR_NAME = "__cluster_metadata";
+
   private static final Logger log = LoggerFactory.getLogger(LogManager.class);
   public static final String CLEAN_SHUTDOWN_FILE = ".spool_cleanshutdown";
   public static final String DELETE_DIR_SUFFIX = "-delete";
@@ -149,6 +156,9 @@ public final class LogManager implements Closeable {
     try {
       for (Path p : partitionDirs) {
         TopicPartition tp;
+        if (p.getFileName().toString().equals(METADATA_DIR_NAME)) {
+          continue;
+        }
         try {
           tp = TopicPartition.parse(p.getFileName().toString());
         } catch (IllegalArgumentException e) {

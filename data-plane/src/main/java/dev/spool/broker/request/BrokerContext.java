@@ -20,11 +20,12 @@ import io.netty.util.Timer;
  * @param adminTimeoutMs default for forwarded admin requests that give no timeout of their own
  * @param produceTimeoutMs default acks=all wait for a produce that gives no timeout of its own
  * @param fetchMaxWaitMs cap on a fetch's max_wait_ms (a long poll cannot hold a slot longer)
+ * @param activeControllerId the active controller as this broker last heard it, -1 unknown
  */
 public record BrokerContext(int brokerId, String clusterId, ReplicaManager replicas,
     QuorumClient quorum, MetadataWaiters metadataWaiters, ProducerIdManager producerIds,
     Timer timer, Clock clock, boolean autoCreateTopics, long adminTimeoutMs,
-    long produceTimeoutMs, int fetchMaxWaitMs) {
+    long produceTimeoutMs, int fetchMaxWaitMs, java.util.function.IntSupplier activeControllerId) {
 
   public MetadataImage image() {
     return replicas.image();

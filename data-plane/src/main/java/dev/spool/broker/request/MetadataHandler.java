@@ -66,7 +66,7 @@ public final class MetadataHandler implements RequestHandler {
 
   private MetadataResponse describe(MetadataRequest req, MetadataImage image) {
     MetadataResponse.Builder b = MetadataResponse.newBuilder().setClusterId(ctx.clusterId())
-        .setControllerId(-1).setMetadataOffset(image.offset());
+        .setControllerId(ctx.activeControllerId().getAsInt()).setMetadataOffset(image.offset());
     for (BrokerRegistration r : image.liveBrokers()) {
       b.addBrokers(brokerInfo(r));
     }

@@ -92,7 +92,7 @@ class HandlerValidationTest {
         () -> 5L, new FetchWaiters(100));
     timer = new HashedWheelTimer();
     ctx = new BrokerContext(1, "test", replicas, quorum, new MetadataWaiters(replicas::image, timer, 10),
-        new ProducerIdManager(1, () -> 5L, quorum, 10), timer, clock, false, 1000, 1000, 1000);
+        new ProducerIdManager(1, () -> 5L, quorum, 10), timer, clock, false, 1000, 1000, 1000, () -> 2);
     for (int id = 1; id <= 3; id++) {
       apply(Records.registerBroker(id, "inc-" + id, "host" + id, 9000 + id, "", 0));
       apply(Records.unfenceBroker(id, image.broker(id).epoch()));
@@ -245,5 +245,6 @@ class HandlerValidationTest {
     assertEquals(2, m.getBrokersCount(), "fenced broker 3 is not live");
     assertEquals(List.of(3), m.getTopics(0).getPartitions(0).getOfflineReplicasList());
     assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, m.getTopics(1).getErrorCode());
+    assertEquals(2, m.getControllerId(), "the active controller as the lifecycle last heard it");
   }
 }

@@ -67,6 +67,7 @@ public final class BrokerLifecycle implements AutoCloseable {
   private volatile MetadataImage image = MetadataImage.EMPTY;
   private volatile long brokerEpoch = -1;
   private volatile boolean fenced = true;
+  private volatile int activeControllerId = -1;
   private volatile boolean wantFence;
   private volatile boolean wantShutdown;
   // lifecycle thread only:
@@ -102,6 +103,11 @@ public final class BrokerLifecycle implements AutoCloseable {
   }
 
   /** As the controller last answered: a fenced broker must not lead or join ISRs. */
+  /** The active controller as of the last answered heartbeat, or -1 before the first. */
+  public int activeControllerId() {
+    return activeControllerId;
+  }
+
   public boolean isFenced() {
     return fenced;
   }
@@ -296,6 +302,7 @@ public final class BrokerLifecycle implements AutoCloseable {
     }
     replay(resp);
     fenced = resp.getIsFenced();
+    activeControllerId = resp.getControllerId();
     if (state == BrokerState.PENDING_CONTROLLED_SHUTDOWN) {
       if (resp.getShouldShutdown()) {
         transitionTo(BrokerState.SHUTTING_DOWN, "controller confirmed the hand-over");

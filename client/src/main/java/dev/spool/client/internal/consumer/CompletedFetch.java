@@ -73,7 +73,14 @@ final class CompletedFetch {
    * the epoch of the last whole batch. Returns false when there is no whole batch.
    */
   boolean scan() {
-    nio = data.nioBufferCount() == 1 ? data.nioBuffer() : ByteBuffer.wrap(io.netty.buffer.ByteBufUtil.getBytes(data));
+    // One bulk copy to the heap, then every record is parsed from a heap array: reading a direct
+    // buffer byte by byte (varints, keys, values) costs a bounds check and an off-heap access per
+    // byte and measured about half the consumer's CPU; a memcpy per fetch is far cheaper. It also
+    // returns the pooled network buffer at once instead of when the application drains it.
+    byte[] heap = io.netty.buffer.ByteBufUtil.getBytes(data);
+    data.release();
+    data = io.netty.buffer.Unpooled.wrappedBuffer(heap);
+    nio = ByteBuffer.wrap(heap);
     int start = nio.position();
     int pos = start;
     int end = nio.limit();

@@ -161,16 +161,7 @@ public final class LogLoader {
 
   private long loadClean() {
     LogSegment active = segments.lastEntry().getValue();
-    for (LogSegment seg : segments.headMap(active.baseOffset()).values()) {
-      String problem = seg.offsetIndex().sanityCheck(seg.sizeBytes());
-      if (problem == null) {
-        problem = seg.timeIndex().sanityCheck(segments.higherKey(seg.baseOffset()));
-      }
-      if (problem != null) {
-        log.warn("{}index of {} is invalid ({}); rebuilding it", logPrefix, seg.logFile(), problem);
-        rebuildIndexes(seg, false);
-      }
-    }
+    checkInactiveIndexes(active.baseOffset());
     long logEndOffset;
     String problem = active.offsetIndex().sanityCheck(active.sizeBytes());
     try {
@@ -193,6 +184,23 @@ public final class LogLoader {
     producerState.truncateAndReload(logEndOffset, Math.max(0, startup.logStartOffset()));
     replayProducerState(producerState.mapEndOffset(), logEndOffset);
     return logEndOffset;
+  }
+
+  /**
+   * Sanity-checks the indexes of the (inactive, trusted) segments below {@code beforeBase} and
+   * rebuilds those that make no sense.
+   */
+  private void checkInactiveIndexes(long beforeBase) {
+    for (LogSegment seg : segments.headMap(beforeBase).values()) {
+      String problem = seg.offsetIndex().sanityCheck(seg.sizeBytes());
+      if (problem == null) {
+        problem = seg.timeIndex().sanityCheck(segments.higherKey(seg.baseOffset()));
+      }
+      if (problem != null) {
+        log.warn("{}index of {} is invalid ({}); rebuilding it", logPrefix, seg.logFile(), problem);
+        rebuildIndexes(seg, false);
+      }
+    }
   }
 
   /** Rebuilds one segment's indexes by scanning it (no truncation: used on trusted segments). */
@@ -218,17 +226,7 @@ public final class LogLoader {
     if (startBase == null) {
       startBase = segments.firstKey();
     }
-    // Segments before the scan are trusted; their indexes are only sanity-checked.
-    for (LogSegment seg : segments.headMap(startBase).values()) {
-      String problem = seg.offsetIndex().sanityCheck(seg.sizeBytes());
-      if (problem == null) {
-        problem = seg.timeIndex().sanityCheck(segments.higherKey(seg.baseOffset()));
-      }
-      if (problem != null) {
-        log.warn("{}index of {} is invalid ({}); rebuilding it", logPrefix, seg.logFile(), problem);
-        rebuildIndexes(seg, false);
-      }
-    }
+    checkInactiveIndexes(startBase); // segments before the scan are trusted
     producerState.truncateAndReload(recoveryPoint, Math.max(0, startup.logStartOffset()));
     replayProducerState(producerState.mapEndOffset(), startBase);
     return recoverFrom(startBase, recoveryPoint);

@@ -1,0 +1,24 @@
+# Shared by the bench scripts (sourced). Builds test classpaths and keeps results out of the repo.
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+RESULTS="${SPOOL_BENCH_RESULTS:-/tmp/spool-bench}"
+mkdir -p "$RESULTS"
+
+# test_classpath MODULE: compiles MODULE's tests (and what it needs) and prints its test classpath.
+test_classpath() {
+  local module="$1" cpfile="$RESULTS/cp-$1.txt"
+  (cd "$ROOT" && mvn -B -q -pl "$module" -am -DskipTests test-compile \
+     && mvn -B -q -pl "$module" dependency:build-classpath -Dmdep.outputFile="$cpfile" -Dmdep.includeScope=test) >&2 \
+    || { echo "build of $module failed" >&2; exit 3; }
+  echo "$ROOT/$module/target/test-classes:$ROOT/$module/target/classes:$(cat "$cpfile")"
+}
+
+ensure_package() {
+  if ! ls "$ROOT"/data-plane/target/spool-data-plane-*.jar >/dev/null 2>&1 || [ ! -d "$ROOT/data-plane/target/lib" ]; then
+    (cd "$ROOT" && mvn -B -q -DskipTests package) >&2 || { echo "build failed" >&2; exit 3; }
+  fi
+}
+
+percentiles() { # reads numbers (one per line) on stdin; prints "n p50 p99 max"
+  sort -n | awk '{a[NR]=$1} END {if (NR==0) {print "0 - - -"; exit}
+    p50=a[int((NR-1)*0.50)+1]; p99=a[int((NR-1)*0.99)+1]; printf "%d %s %s %s\n", NR, p50, p99, a[NR]}'
+}
