@@ -30,6 +30,8 @@ import java.util.stream.Stream;
 public final class ReplicaLogs {
   /** Bytes read per call when walking a log; a batch larger than this is still returned whole. */
   private static final int READ_BYTES = 1 << 20;
+  /** Where a node keeps its Raft log under data.dir by default (now and before the rename). */
+  private static final java.util.Set<String> QUORUM_DIRS = java.util.Set.of("__cluster_metadata", "metadata");
 
   private ReplicaLogs() {}
 
@@ -112,7 +114,7 @@ public final class ReplicaLogs {
     try (Stream<Path> walk = Files.walk(from)) {
       for (Path p : (Iterable<Path>) walk.sorted(Comparator.naturalOrder())::iterator) {
         Path rel = from.relativize(p);
-        if (!rel.toString().isEmpty() && rel.getName(0).toString().equals("metadata")) {
+        if (!rel.toString().isEmpty() && QUORUM_DIRS.contains(rel.getName(0).toString())) {
           continue; // the quorum's Raft log, not a partition
         }
         Path target = to.resolve(rel.toString());
