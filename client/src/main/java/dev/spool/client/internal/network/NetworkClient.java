@@ -91,6 +91,8 @@ public final class NetworkClient implements AutoCloseable {
   private final Map<Integer, Connection> connections = new HashMap<>();
   private final Map<Integer, Integer> connectFailures = new HashMap<>();
   private final Map<Integer, Long> reconnectAtNs = new HashMap<>();
+  /** When a connection to each node id was last attempted; breaks ties in {@link #leastLoadedNode}. */
+  private final Map<Integer, Long> lastConnectAttemptNs = new HashMap<>();
   private final ScheduledFuture<?> ticker;
   private volatile boolean closed;
 
@@ -207,11 +209,15 @@ public final class NetworkClient implements AutoCloseable {
    * The best node for a request that any node can answer (Kafka's least-loaded node): a READY
    * connection with the fewest requests in flight; else a node that is connecting; else one whose
    * reconnect wait is over; else the node whose wait ends soonest. {@code null} for no candidates.
+   * Ties go to the node whose connection was attempted longest ago (never attempted first): with
+   * the first bootstrap address down, the others must get their turn even when each retry comes
+   * after that address's reconnect wait has ended (Kafka starts at a random offset instead).
    */
   public Node leastLoadedNode(Collection<Node> candidates) {
     assertInLoop();
     Node best = null;
     long bestScore = Long.MAX_VALUE;
+    long bestAttemptNs = Long.MAX_VALUE;
     for (Node n : candidates) {
       Connection c = connections.get(n.id());
       long score;
@@ -222,9 +228,11 @@ public final class NetworkClient implements AutoCloseable {
       } else {
         score = 2_000_000L + reconnectDelayMs(n);
       }
-      if (score < bestScore) {
+      long attemptNs = lastConnectAttemptNs.getOrDefault(n.id(), Long.MIN_VALUE);
+      if (score < bestScore || score == bestScore && attemptNs < bestAttemptNs) {
         best = n;
         bestScore = score;
+        bestAttemptNs = attemptNs;
       }
     }
     return best;
@@ -286,6 +294,7 @@ public final class NetworkClient implements AutoCloseable {
   }
 
   private void connect(Connection c) {
+    lastConnectAttemptNs.put(c.node.id(), clock.nanoTime());
     transition(c, ConnectionState.CONNECTING, "connecting");
     Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<Channel>() {
       @Override

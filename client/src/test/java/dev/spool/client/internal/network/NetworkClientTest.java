@@ -216,4 +216,30 @@ class NetworkClientTest {
         () -> client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000).join());
     assertInstanceOf(IllegalStateException.class, e.getCause());
   }
+
+  /**
+   * Regression: with the first bootstrap address down, every metadata retry came after that
+   * address's reconnect wait had ended, ties went to the first candidate, and a producer never
+   * tried the live brokers behind it (seen in the end-to-end min-ISR test: 60 s of "cannot
+   * connect to bootstrap -1" with a live leader at -3).
+   */
+  @Test
+  void shouldGiveANodeNotYetTriedItsTurnOverOneThatFailed() throws Exception {
+    int deadPort;
+    try (ServerSocket s = new ServerSocket(0)) {
+      deadPort = s.getLocalPort();
+    }
+    Node dead = new Node(-1, "127.0.0.1", deadPort);
+    Node alsoDead = new Node(-2, "127.0.0.1", deadPort);
+    Node live = new Node(-3, "127.0.0.1", broker.port());
+    List<Node> candidates = List.of(dead, alsoDead, live);
+    for (int round = 0; round < 2; round++) {
+      Node chosen = client.eventLoop().submit(() -> client.leastLoadedNode(candidates)).get();
+      assertEquals(round == 0 ? dead : alsoDead, chosen, "round " + round);
+      failure(client.send(chosen, ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000));
+      await().until(() -> client.eventLoop().submit(() -> client.reconnectDelayMs(chosen)).get() == 0);
+    }
+    assertEquals(live, client.eventLoop().submit(() -> client.leastLoadedNode(candidates)).get(),
+        "the refused nodes' waits are over, but the live node was never tried");
+  }
 }
