@@ -34,6 +34,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
@@ -59,6 +60,19 @@ class ReplicationE2ETest {
     cluster = E2e.cluster("replication", b -> b.nodes(4).roles(1, "broker").roles(2, "broker").roles(3, "broker")
         .roles(CONTROLLER, "controller"));
     LOGS.watch(cluster);
+  }
+
+  /** A failed test must not leave brokers down for the next one. */
+  @BeforeEach
+  void everyNodeUp() {
+    for (int n : cluster.nodes()) {
+      if (!cluster.isRunning(n)) {
+        cluster.start(n);
+      } else if (!cluster.isServing(n)) {
+        cluster.kill(n, Signal.CONT);
+      }
+    }
+    cluster.awaitReady(E2e.READY);
   }
 
   @AfterAll
