@@ -76,6 +76,8 @@ public final class ChaosRun {
   static final long TICK_MS = 100;
   static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(120);
   static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(120);
+  /** {@code -Dspool.chaos.namespaces=false}: run on loopback even as root (partitions are then skipped). */
+  public static final String NAMESPACES_PROPERTY = "spool.chaos.namespaces";
 
   private final ChaosOptions options;
   private final Consumer<String> progress;
@@ -105,19 +107,29 @@ public final class ChaosRun {
     say("re-run: " + options.rerunCommand());
 
     Capabilities caps = Capabilities.detect(new CommandRunner());
-    Set<NemesisFamily> available = caps.availableFamilies();
+    boolean namespacesAllowed = caps.canPartition() && !"false".equals(System.getProperty(NAMESPACES_PROPERTY));
+    String why = caps.canPartition() ? "namespaces disabled with -D" + NAMESPACES_PROPERTY + "=false" : caps.report();
+    Set<NemesisFamily> available = EnumSet.copyOf(caps.availableFamilies());
+    if (!namespacesAllowed) {
+      available.remove(NemesisFamily.PARTITION);
+    }
     Set<NemesisFamily> skipped = EnumSet.noneOf(NemesisFamily.class);
     options.families().stream().filter(f -> !available.contains(f)).forEach(skipped::add);
-    if (!skipped.isEmpty()) {
-      String loud = "!!! SKIPPED nemesis families " + skipped + ": " + caps.report();
+    if (options.unsafe() && !namespacesAllowed) {
+      String loud = "!!! no network namespaces (" + why + "): the unsafe scenario SIGSTOPs the followers instead of "
+          + "cutting them off";
+      say(loud);
+      notes.add(loud);
+    } else if (!skipped.isEmpty()) {
+      String loud = "!!! SKIPPED nemesis families " + skipped + ": " + why;
       say(loud);
       notes.add(loud);
     }
-    boolean partitions = options.families().contains(NemesisFamily.PARTITION) && caps.canPartition();
+    boolean partitions = options.families().contains(NemesisFamily.PARTITION) && namespacesAllowed;
     boolean proxies = options.families().contains(NemesisFamily.PROXY);
 
     ProcessCluster.Builder b = ProcessCluster.builder().nodes(options.nodes()).dir(runDir.resolve("cluster"))
-        .namespaces(partitions || options.unsafe() && caps.canPartition()).proxies(proxies)
+        .namespaces(partitions || options.unsafe() && namespacesAllowed).proxies(proxies)
         .clusterId("chaos-" + options.seed());
     options.nodeConfig().forEach(b::config);
     try (ProcessCluster cluster = b.start()) {

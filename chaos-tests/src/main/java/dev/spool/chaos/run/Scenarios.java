@@ -125,7 +125,9 @@ public final class Scenarios {
     };
     ChaosOptions o = ChaosOptions.defaults(scenario.name(), 3, scenario.duration(), scenario.families(), seed, baseDir,
         rerunCommand).withSchedule(schedule).withUnsafe(scenario.unsafe()).withLoad(3, 2, 30);
-    return scenario.unsafe() ? o.withTopics(1, 2) : o;
+    // One partition, so every write goes to the leader that is cut off: many acknowledged writes
+    // only it has, whether its followers are partitioned away or paused (no root).
+    return scenario.unsafe() ? o.withTopics(1, 1) : o;
   }
 
   /** Random picks come from the seed, so two seeds hit different nodes. */
