@@ -1,5 +1,7 @@
 package dev.spool.e2e;
 
+import static org.awaitility.Awaitility.await;
+
 import dev.spool.client.Producer;
 import dev.spool.client.ProducerRecord;
 import dev.spool.client.RecordMetadata;
@@ -12,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.awaitility.core.ConditionTimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,13 +96,14 @@ final class AckedLoad implements AutoCloseable {
   }
 
   /** Blocks until {@code more} further sends were acknowledged; false on timeout or failures. */
-  boolean awaitMoreAcks(int more, Duration timeout) throws InterruptedException {
+  boolean awaitMoreAcks(int more, Duration timeout) {
     int target = acks.size() + more;
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (acks.size() < target && System.nanoTime() < deadline) {
-      Thread.sleep(20);
+    try {
+      await().atMost(timeout).pollInterval(Duration.ofMillis(20)).until(() -> acks.size() >= target);
+      return true;
+    } catch (ConditionTimeoutException e) {
+      return false;
     }
-    return acks.size() >= target;
   }
 
   List<Ack> acks() {
