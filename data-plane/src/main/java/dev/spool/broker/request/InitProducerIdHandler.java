@@ -4,6 +4,7 @@ import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.network.Response;
 import dev.spool.client.SpoolException;
+import dev.spool.protocol.Errors;
 import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.InitProducerIdRequest;
 import dev.spool.protocol.message.InitProducerIdResponse;
@@ -12,7 +13,8 @@ import java.util.concurrent.CompletionException;
 
 /**
  * InitProducerId: a fresh producer id (epoch 0) from this broker's block of ids allocated by the
- * quorum. Runs on the Netty thread; the future completes when a block is at hand.
+ * quorum. Runs on the Netty thread; the future completes when a block is at hand. A failed
+ * allocation is always answered with a retriable code ({@link #clientCode}).
  */
 public final class InitProducerIdHandler implements RequestHandler {
   private final BrokerContext ctx;
@@ -28,13 +30,29 @@ public final class InitProducerIdHandler implements RequestHandler {
       InitProducerIdResponse.Builder b = InitProducerIdResponse.newBuilder();
       if (err != null) {
         Throwable c = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
-        ErrorCode code = c instanceof SpoolException se ? se.errorCode() : ErrorCode.QUORUM_UNAVAILABLE;
-        b.setErrorCode(code).setErrorMessage("cannot allocate a producer id: " + c.getMessage())
+        b.setErrorCode(clientCode(c)).setErrorMessage("cannot allocate a producer id: " + c.getMessage())
             .setProducerId(-1).setProducerEpoch(-1);
       } else {
         b.setProducerId(id).setProducerEpoch(0);
       }
       return Response.of(b.build());
     });
+  }
+
+  /**
+   * The code the client gets when this broker could not allocate a producer id. Allocation is this
+   * broker's business with the quorum, and whatever stopped it passes (the broker is registering or
+   * re-registering after a restart, the quorum is electing, the broker is stopping), so the answer
+   * must be one a client retries: a producer treats a non-retriable InitProducerId answer as fatal
+   * and fails every later send. STALE_BROKER_EPOCH (this broker's registration is not the current
+   * one yet) becomes BROKER_NOT_AVAILABLE, so the client also refreshes metadata and may ask
+   * another broker; any other non-retriable code becomes QUORUM_UNAVAILABLE.
+   */
+  static ErrorCode clientCode(Throwable failure) {
+    ErrorCode code = failure instanceof SpoolException se ? se.errorCode() : ErrorCode.QUORUM_UNAVAILABLE;
+    if (code == ErrorCode.STALE_BROKER_EPOCH) {
+      return ErrorCode.BROKER_NOT_AVAILABLE;
+    }
+    return Errors.retriable(code) ? code : ErrorCode.QUORUM_UNAVAILABLE;
   }
 }
