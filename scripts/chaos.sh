@@ -33,7 +33,7 @@ mkdir -p "$DIR" || { echo "chaos: cannot create $DIR" >&2; exit 2; }
 LOG="$(cd "$DIR" && pwd)/chaos-harness-$(date +%Y%m%d-%H%M%S).log"
 JAVA="${JAVA:-java}"
 # The harness JVM holds the whole history in memory for the checkers: give it room on long runs.
-OPTS="${CHAOS_OPTS:--Xmx1g -XX:+UseParallelGC}"
+OPTS="${CHAOS_OPTS:--Xmx2g -XX:+UseParallelGC}"
 echo "chaos: harness log $LOG" >&2
 # shellcheck disable=SC2086
 "$JAVA" $OPTS -Djava.net.preferIPv4Stack=true -Dlogback.configurationFile=chaos-logback.xml \

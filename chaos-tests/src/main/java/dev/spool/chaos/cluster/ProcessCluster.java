@@ -113,6 +113,13 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
   private final Map<Integer, Long> epochBeforeStart = new HashMap<>();
   private final Map<Integer, Long> lastSeenEpoch = new HashMap<>();
   private final Thread shutdownHook;
+  /** Probes run on these (daemon threads, so a stuck probe never holds the JVM). */
+  private final java.util.concurrent.ExecutorService probeThreads =
+      java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "cluster-probe");
+        t.setDaemon(true);
+        return t;
+      });
   private Admin admin;
   private volatile boolean closed;
 
@@ -474,18 +481,41 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
   @Override
   public OptionalInt activeController() {
     DescribeClusterResponse best = null;
-    for (int n : servingBrokers()) {
-      try {
-        DescribeClusterResponse d = probe(n).describeCluster();
-        if (d.getErrorCode() == ErrorCode.NONE && d.hasQuorum() && d.getQuorum().getLeaderId() >= 0
-            && (best == null || d.getQuorum().getTerm() > best.getQuorum().getTerm())) {
-          best = d;
-        }
-      } catch (IOException e) {
-        LOG.debug("n{} did not describe the cluster: {}", n, e.getMessage());
+    for (DescribeClusterResponse d : askAll(n -> probe(n).describeCluster()).values()) {
+      if (d.getErrorCode() == ErrorCode.NONE && d.hasQuorum() && d.getQuorum().getLeaderId() >= 0
+          && (best == null || d.getQuorum().getTerm() > best.getQuorum().getTerm())) {
+        best = d;
       }
     }
     return best == null ? OptionalInt.empty() : OptionalInt.of(best.getQuorum().getLeaderId());
+  }
+
+  /** A question for one node that may fail with an I/O error. */
+  private interface Question<T> {
+    T ask(int node) throws IOException;
+  }
+
+  /**
+   * Asks every serving broker at once (a node that cannot reach the quorum may take the whole
+   * probe timeout to answer DescribeCluster; one after the other that would add up); nodes that
+   * fail to answer are left out.
+   */
+  private <T> Map<Integer, T> askAll(Question<T> q) {
+    Map<Integer, java.util.concurrent.Future<T>> futures = new TreeMap<>();
+    for (int n : servingBrokers()) {
+      futures.put(n, probeThreads.submit(() -> q.ask(n)));
+    }
+    Map<Integer, T> out = new TreeMap<>();
+    futures.forEach((n, f) -> {
+      try {
+        out.put(n, f.get());
+      } catch (java.util.concurrent.ExecutionException e) {
+        LOG.debug("n{} did not answer: {}", n, e.getCause().toString());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    return out;
   }
 
   @Override
@@ -512,15 +542,7 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
 
   /** Each serving node's own metadata for {@code topics} (nodes that did not answer are left out). */
   public Map<Integer, MetadataResponse> views(Collection<String> topics) {
-    Map<Integer, MetadataResponse> out = new TreeMap<>();
-    for (int n : servingBrokers()) {
-      try {
-        out.put(n, probe(n).metadata(topics));
-      } catch (IOException e) {
-        LOG.debug("n{} gave no metadata: {}", n, e.getMessage());
-      }
-    }
-    return out;
+    return askAll(n -> probe(n).metadata(topics));
   }
 
   private static Optional<PartitionMetadata> partitionOf(MetadataResponse m, TopicPartition tp) {
@@ -736,6 +758,7 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
     try {
       stop();
     } finally {
+      probeThreads.shutdownNow();
       if (proxies != null) {
         proxies.close();
       }

@@ -39,12 +39,12 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -182,7 +182,9 @@ public final class ChaosRun {
 
   private Result runWith(ProcessCluster cluster, List<TopicPartition> tps, Schedule schedule, String runId, Path runDir,
       long startedAtMs, List<String> notes) throws IOException, InterruptedException {
-    List<HistoryEntry> entries = new CopyOnWriteArrayList<>();
+    // Appended under the recorder's lock (HistorySink's contract), read after every writer stopped.
+    // Not a CopyOnWriteArrayList: a 30-minute run records around a million entries.
+    List<HistoryEntry> entries = Collections.synchronizedList(new ArrayList<>());
     List<FaultWindow> timeline;
     try (HistoryWriter writer = HistoryWriter.create(runDir.resolve(RunReport.HISTORY))) {
       HistorySink tee = e -> {
@@ -220,8 +222,15 @@ public final class ChaosRun {
       cluster.stop();
       recordReplicas(cluster, recorder, runDir);
     }
-    History history = History.of(entries);
+    History history;
+    synchronized (entries) {
+      history = History.of(entries);
+    }
     Verdict verdict = CheckerSuite.standard().check(history, timeline);
+    stalledWorkload(verdict).ifPresent(n -> {
+      notes.add(n);
+      say("!!! " + n);
+    });
     RunInfo info = new RunInfo(runId, options.seed(), startedAtMs, options.rerunCommand(),
         options.nodes() + " nodes (combined roles), " + options.topics() + " topics x " + options.partitionsPerTopic()
             + " partitions, RF 3" + (options.unsafe() ? ", UNSAFE: acks=1, min.insync.replicas=1, unclean election"
@@ -240,6 +249,27 @@ public final class ChaosRun {
     say("verdict: " + verdict.valid() + ", " + verdict.anomalyCount() + " anomalies; " + counts);
     say("report: " + index);
     return new Result(runId, runDir, index, verdict, schedule, timeline, List.copyOf(notes), counts);
+  }
+
+  /**
+   * A run whose workload stopped acknowledging long before the end proves little about the faults
+   * after that point (the checkers only see what was written): say so when the fault phase ends
+   * with more than a quarter of it, and at least 60 s, without an acknowledged write.
+   */
+  private java.util.Optional<String> stalledWorkload(Verdict verdict) {
+    long faultPhaseNs = options.duration().toNanos();
+    long lastAckNs = -1;
+    for (dev.spool.chaos.checker.Availability.Bucket b : verdict.availability().series()) {
+      if (b.sendOk() > 0 && b.second() * 1_000_000_000L < faultPhaseNs) {
+        lastAckNs = (b.second() + 1) * 1_000_000_000L;
+      }
+    }
+    long silentNs = faultPhaseNs - Math.max(0, lastAckNs);
+    if (silentNs > Math.max(faultPhaseNs / 4, TimeUnit.SECONDS.toNanos(60))) {
+      return java.util.Optional.of("WORKLOAD STALLED: no write was acknowledged in the last "
+          + TimeUnit.NANOSECONDS.toSeconds(silentNs) + " s of the fault phase; the faults after that tested little");
+    }
+    return java.util.Optional.empty();
   }
 
   private Map<String, String> producerOverrides() {

@@ -38,7 +38,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Processes.</b> A worker thread runs one Jepsen process at a time and one operation at a
  *       time (a send waits for its acknowledgement). After an {@code info} the recorder starts a new
  *       process, so the worker closes its client and opens a fresh one: a new producer (new
- *       producer id), or a new consumer session that assigns all partitions from the beginning.
+ *       producer id), or a new consumer session that assigns all partitions from the beginning. A
+ *       producer is also replaced after a {@code fail} (same process): a definite failure can come
+ *       from a producer that will never send again, and one such producer would silence its worker
+ *       for the rest of the run.
  *   <li><b>fail vs info.</b> A send is {@code fail} only when the client says no attempt may have
  *       been appended ({@link SendErrors#classify(Throwable)}); everything else, including our own
  *       wait running out, is {@code info}. A poll that throws is {@code info} (the session's
@@ -138,7 +141,10 @@ public final class Workload implements AutoCloseable {
         TopicPartition tp = config.partitions().get(rng.nextInt(config.partitions().size()));
         long value = nextValue.getAndIncrement();
         if (!send(worker, producer, tp, value)) {
-          producer.close(Duration.ZERO); // the process crashed: its successor gets a new producer
+          // info: the process crashed, its successor gets a new producer. fail: the process goes
+          // on, but with a new producer too, since a definite failure may come from a producer
+          // that can no longer send at all (one that lost its producer id for good).
+          producer.close(Duration.ZERO);
           producer = null;
         }
         next += pauseNs;
@@ -160,7 +166,7 @@ public final class Workload implements AutoCloseable {
     }
   }
 
-  /** One send op; false if it completed as info (the process crashed). */
+  /** One send op; false unless it was acknowledged (the caller then replaces the producer). */
   private boolean send(int worker, Producer producer, TopicPartition tp, long value) throws InterruptedException {
     Op invoke = recorder.invokeSend(worker, tp, value);
     try {
@@ -176,7 +182,7 @@ public final class Workload implements AutoCloseable {
       if (SendErrors.classify(e) == OpType.FAIL) {
         recorder.fail(invoke, error);
         counters.sendFail.incrementAndGet();
-        return true;
+        return false;
       }
       recorder.info(invoke, error);
       counters.sendInfo.incrementAndGet();
