@@ -1,6 +1,7 @@
 package dev.spool.broker.request;
 
 import dev.spool.broker.log.FileSlice;
+import dev.spool.broker.network.NewerRequestSignal;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.network.Response;
@@ -32,6 +33,10 @@ import java.util.concurrent.TimeUnit;
  * the fetch waits on {@link FetchWaiters} until an append (followers) or a high watermark move
  * (both) on one of its partitions, then reads again; it answers when it has enough, when a
  * follower's high watermark moved, or at the deadline.
+ *
+ * <p>A newer request on the same connection ends the wait early ({@link NewerRequestSignal}):
+ * answers go out in request order, so waiting would hold the newer one back. A consumer uses
+ * this to fetch a partition with data while its fetch of caught-up partitions long-polls.
  *
  * <p>Limits: partition_max_bytes per partition and max_bytes per response, with at least one
  * whole batch from the first partition that has data (so a batch bigger than the limits still
@@ -67,7 +72,7 @@ public final class FetchHandler implements RequestHandler {
             .build()));
       }
     }
-    return new FetchOperation(req).start();
+    return new FetchOperation(req, request.newerRequest()).start();
   }
 
   /** One entry of the request, in request order. */
@@ -81,10 +86,12 @@ public final class FetchHandler implements RequestHandler {
     private final List<TopicPartition> tps = new ArrayList<>();
     private final CompletableFuture<Response> result = new CompletableFuture<>();
     private final long deadlineNs;
+    private final NewerRequestSignal newerRequest;
     private long[] firstHighWatermarks;
 
-    FetchOperation(FetchRequest req) {
+    FetchOperation(FetchRequest req, NewerRequestSignal newerRequest) {
       this.req = req;
+      this.newerRequest = newerRequest;
       this.follower = req.getReplicaId() >= 0;
       int waitMs = Math.max(0, Math.min(req.getMaxWaitMs(), ctx.fetchMaxWaitMs()));
       this.deadlineNs = ctx.clock().nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
@@ -114,7 +121,8 @@ public final class FetchHandler implements RequestHandler {
           firstHighWatermarks = results.stream().mapToLong(PartitionFetchResult::highWatermark).toArray();
         }
         long remainingNs = deadlineNs - ctx.clock().nanoTime();
-        if (remainingNs <= 0 || satisfied(results) || !waitFor(remainingNs, results)) {
+        if (remainingNs <= 0 || newerRequest.fired() || satisfied(results)
+            || !waitFor(remainingNs, results)) {
           result.complete(respond(results));
         }
       });
@@ -169,6 +177,9 @@ public final class FetchHandler implements RequestHandler {
           attempt(); // past the deadline now: answers whatever it reads
         }
       }, remainingNs, TimeUnit.NANOSECONDS);
+      // A newer request on the connection waits behind this answer: stop waiting (see
+      // NewerRequestSignal); the attempt it triggers sees the signal and answers.
+      newerRequest.onNewerRequest(() -> holder[0].fire());
       // Something may have changed between the read and the registration: look once more.
       if (changedSince(seen)) {
         holder[0].fire();
