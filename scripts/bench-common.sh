@@ -6,8 +6,10 @@ mkdir -p "$RESULTS"
 # test_classpath MODULE: compiles MODULE's tests (and what it needs) and prints its test classpath.
 test_classpath() {
   local module="$1" cpfile="$RESULTS/cp-$1.txt"
-  (cd "$ROOT" && mvn -B -q -pl "$module" -am -DskipTests test-compile \
-     && mvn -B -q -pl "$module" dependency:build-classpath -Dmdep.outputFile="$cpfile" -Dmdep.includeScope=test) >&2 \
+  # One reactor run: sibling modules resolve to their target/classes (nothing is installed to
+  # ~/.m2); each module writes the file in turn and $module, built last, writes it last.
+  (cd "$ROOT" && mvn -B -q -pl "$module" -am -DskipTests test-compile dependency:build-classpath \
+     -Dmdep.outputFile="$cpfile" -Dmdep.includeScope=test) >&2 \
     || { echo "build of $module failed" >&2; exit 3; }
   echo "$ROOT/$module/target/test-classes:$ROOT/$module/target/classes:$(cat "$cpfile")"
 }

@@ -97,7 +97,7 @@ public final class RecordCursor {
     recordSizeBytes = bodyEnd - recordPosition;
     VarintReader body = reader;
     int outerLimit = body.limit();
-    body.reset(buffer, body.position(), bodyEnd);
+    body.reposition(body.position(), bodyEnd);
     body.readByte(); // attributes: unused
     long timestampDelta = body.readVarlong();
     timestamp = logAppendTime ? maxTimestamp : baseTimestamp + timestampDelta;
@@ -125,9 +125,11 @@ public final class RecordCursor {
       throw new CorruptRecordException("record declares " + bodySize + " bytes but its fields use "
           + (body.position() - (bodyEnd - bodySize)), recordPosition);
     }
-    reader.reset(buffer, bodyEnd, outerLimit);
+    reader.reposition(bodyEnd, outerLimit);
     headersLeft = headerCount;
-    headerReader.reset(buffer, headersPosition, bodyEnd);
+    if (headerCount > 0) {
+      headerReader.reset(buffer, headersPosition, bodyEnd);
+    }
     return true;
   }
 

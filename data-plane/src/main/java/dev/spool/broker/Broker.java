@@ -133,8 +133,9 @@ public final class Broker implements AutoCloseable {
     FetchWaiters fetchWaiters = new FetchWaiters(config.get(BrokerConfig.FETCH_MAX_WAITING_REQUESTS));
     replicas = new ReplicaManager(rs, flushAlways, clock, logManager, workers, quorum,
         this::brokerEpoch, fetchWaiters);
+    // Direct response frames: the fetched batches are appended to segment files as they are.
     fetchClient = new NetworkClient(NetworkConfig.defaults("broker-" + brokerId + "-replica",
-        "replica-fetcher-" + brokerId), clock);
+        "replica-fetcher-" + brokerId).withDirectResponseFrames(), clock);
     int requestTimeoutMs = config.get(BrokerConfig.REQUEST_TIMEOUT_MS);
     fetchers = new ReplicaFetcherManager(brokerId, new ReplicaFetcherManager.Settings(
         config.get(BrokerConfig.REPLICA_FETCH_WAIT_MAX_MS), 1,

@@ -9,15 +9,35 @@ import java.nio.ByteBuffer;
  * read by several readers, and it allocates nothing. Every read past the limit or of an
  * over-long varint throws {@link CorruptRecordException} with the position.
  *
+ * <p>A buffer backed by an accessible array is read from the array directly: a consumer decodes
+ * a few varints per record, and {@code ByteBuffer.get(int)} costs an index check and a call per
+ * byte where an array read costs one bounds check the compiler can often drop (measured: the
+ * varint reads were the second cost of a consumer's application thread after the copies).
+ *
  * <p>Not thread-safe: one reader per thread (it is a cursor).
  */
 public final class VarintReader {
   private ByteBuffer buffer;
+  /** The buffer's array, or null when it has none (direct or read-only). */
+  private byte[] array;
+  /** Array index of buffer position 0 (the buffer's array offset). */
+  private int arrayBase;
   private int position;
   private int limit;
 
   public VarintReader reset(ByteBuffer buffer, int position, int limit) {
-    this.buffer = buffer;
+    if (buffer != this.buffer) {
+      this.buffer = buffer;
+      this.array = buffer.hasArray() ? buffer.array() : null;
+      this.arrayBase = buffer.hasArray() ? buffer.arrayOffset() : 0;
+    }
+    this.position = position;
+    this.limit = limit;
+    return this;
+  }
+
+  /** Moves to {@code position} with a new {@code limit}, on the same buffer. */
+  public VarintReader reposition(int position, int limit) {
     this.position = position;
     this.limit = limit;
     return this;
@@ -37,7 +57,8 @@ public final class VarintReader {
 
   public byte readByte() {
     require(1);
-    return buffer.get(position++);
+    byte[] a = array;
+    return a != null ? a[arrayBase + position++] : buffer.get(position++);
   }
 
   /** Advances over {@code length} bytes, checking they are within the limit. */
@@ -50,6 +71,10 @@ public final class VarintReader {
   }
 
   public int readVarint() {
+    byte[] a = array;
+    if (a != null) {
+      return readVarintFromArray(a);
+    }
     int start = position;
     int value = 0;
     int shift = 0;
@@ -72,16 +97,44 @@ public final class VarintReader {
     return (value >>> 1) ^ -(value & 1);
   }
 
+  private int readVarintFromArray(byte[] a) {
+    int p = position;
+    int start = p;
+    int base = arrayBase;
+    int value = 0;
+    int shift = 0;
+    int b;
+    while (true) {
+      if (p >= limit) {
+        throw new CorruptRecordException("varint runs past the end of its record", start);
+      }
+      b = a[base + p++];
+      if ((b & 0x80) == 0) {
+        break;
+      }
+      value |= (b & 0x7f) << shift;
+      shift += 7;
+      if (shift > 28) {
+        throw new CorruptRecordException("varint longer than 5 bytes", start);
+      }
+    }
+    position = p;
+    value |= b << shift;
+    return (value >>> 1) ^ -(value & 1);
+  }
+
   public long readVarlong() {
+    byte[] a = array;
     int start = position;
+    int p = position;
     long value = 0L;
     int shift = 0;
     long b;
     while (true) {
-      if (position >= limit) {
+      if (p >= limit) {
         throw new CorruptRecordException("varlong runs past the end of its record", start);
       }
-      b = buffer.get(position++);
+      b = a != null ? a[arrayBase + p++] : buffer.get(p++);
       if ((b & 0x80) == 0) {
         break;
       }
@@ -91,6 +144,7 @@ public final class VarintReader {
         throw new CorruptRecordException("varlong longer than 10 bytes", start);
       }
     }
+    position = p;
     value |= b << shift;
     return (value >>> 1) ^ -(value & 1);
   }

@@ -22,6 +22,10 @@ import org.slf4j.LoggerFactory;
  * request order although requests complete out of order (pipelining). Owned by the channel's
  * event loop; completions from other threads hop onto it.
  *
+ * <p>A request that arrives while earlier ones are unanswered fires their {@link
+ * NewerRequestSignal}: a fetch waiting in long poll then answers with what it has, since its
+ * answer would otherwise hold back this one's.
+ *
  * <p>Limits: at most {@code maxInFlight} unanswered requests (then reading pauses), the shared
  * {@link RequestMemoryPool} for bytes held by unanswered requests, and reading pauses while the
  * socket is not writable (a client that never reads its responses stops being read from, so it
@@ -36,6 +40,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     final int correlationId;
     final ByteBuf frame;
     final long frameBytes;
+    final NewerRequestSignal newerRequest = new NewerRequestSignal();
     Response response;
 
     Pending(int correlationId, ByteBuf frame) {
@@ -88,6 +93,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     Pending p = new Pending(header.getCorrelationId(), frameBuffer);
+    for (Pending earlier : pending) {
+      if (earlier.response == null) {
+        earlier.newerRequest.fire(); // a long-polling fetch answers now rather than hold this one back
+      }
+    }
     pending.add(p);
     memory.reserve(p.frameBytes);
     updateReading();
@@ -109,7 +119,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     CompletableFuture<Response> future;
     try {
       future = handler.get().handle(new RequestContext(header, frame, frameBuffer, connectionId,
-          ctx.channel().remoteAddress(), System.nanoTime()));
+          ctx.channel().remoteAddress(), System.nanoTime(), p.newerRequest));
     } catch (InvalidFrameException e) {
       log.warn("{} malformed {} request from {}: {}; closing the connection", logPrefix, key,
           connectionId, e.getMessage());

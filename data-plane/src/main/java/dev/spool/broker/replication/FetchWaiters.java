@@ -10,9 +10,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Fetches in long poll, by partition: a waiting fetch is woken once when one of its partitions
  * gets something it may want. Consumers read only below the high watermark, so they wake on high
- * watermark moves; followers wake on appends too (new data to replicate) and on high watermark
- * moves (to learn the new high watermark promptly). A woken fetch reads again and answers, or
- * waits again if it still has too little and time is left.
+ * watermark moves; followers wake on appends (new data to replicate), not on high watermark moves
+ * alone: every append costs a follower one fetch round trip already, and waking it again for the
+ * high watermark (which the next answer carries anyway) doubled the replication traffic of a
+ * lightly loaded partition, with a worker hop on both brokers each time (as Kafka, an idle
+ * follower learns the last high watermark when its long poll ends). Leadership changes wake
+ * both. A woken fetch reads again and answers, or waits again if it still has too little and
+ * time is left.
  *
  * <p>Threads: {@link #watch} from Netty threads, {@link #wake} from partition workers,
  * {@link Waiter#cancel} from timers; everything here is concurrent and lock-free. Limit: at most
@@ -35,7 +39,7 @@ public final class FetchWaiters {
     }
 
     boolean wants(boolean highWatermarkMoved) {
-      return follower || highWatermarkMoved;
+      return follower != highWatermarkMoved;
     }
 
     /** Wakes the fetch unless it already woke or was cancelled; true if this call woke it. */
@@ -90,7 +94,10 @@ public final class FetchWaiters {
     return true;
   }
 
-  /** Something happened on {@code tp}: wake the fetches that care. */
+  /**
+   * Something happened on {@code tp}: an append ({@code highWatermarkMoved} false) wakes the
+   * followers' fetches, a high watermark move the consumers'.
+   */
   public void wake(TopicPartition tp, boolean highWatermarkMoved) {
     Set<Waiter> set = byPartition.get(tp);
     if (set == null || set.isEmpty()) {
@@ -105,7 +112,13 @@ public final class FetchWaiters {
 
   /** Wakes every fetch waiting on {@code tp} (its leadership changed). */
   public void wakeAll(TopicPartition tp) {
-    wake(tp, true);
+    Set<Waiter> set = byPartition.get(tp);
+    if (set == null || set.isEmpty()) {
+      return;
+    }
+    for (Waiter w : set.toArray(new Waiter[0])) {
+      w.fire();
+    }
   }
 
   public int waitingCount() {

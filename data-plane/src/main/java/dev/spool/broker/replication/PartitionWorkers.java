@@ -67,7 +67,8 @@ public final class PartitionWorkers implements AutoCloseable {
     return executeOn(workerFor(tp), task);
   }
 
-  private boolean executeOn(int worker, Runnable task) {
+  /** Queues {@code task} on worker {@code worker}; false when its queue is full or closed. */
+  public boolean executeOn(int worker, Runnable task) {
     if (closed) {
       return false;
     }

@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -173,7 +172,9 @@ final class ReplicaFetcher {
     }
     ByteBuf data = resp.recordData();
     int position = data.readerIndex();
-    List<CompletableFuture<Void>> done = new ArrayList<>();
+    List<TopicPartition> tps = new ArrayList<>();
+    List<Runnable> work = new ArrayList<>();
+    List<Fetched> fetched = new ArrayList<>();
     for (FetchResponse.TopicResponse t : body.getTopicsList()) {
       for (FetchResponse.PartitionResponse pr : t.getPartitionsList()) {
         int size = Math.max(0, pr.getRecordsSize());
@@ -192,33 +193,42 @@ final class ReplicaFetcher {
         if (state == null || f == null) {
           continue;
         }
-        done.add(process(tp, f, state, pr, records));
+        tps.add(tp);
+        fetched.add(f);
+        work.add(() -> apply(tp, f, state, pr, records));
       }
     }
-    CompletableFuture.allOf(done.toArray(new CompletableFuture[0])).whenComplete((v, e) ->
-        client.eventLoop().execute(() -> {
+    // One task per partition worker for the whole answer (ReplicaManager.onPartitions).
+    replicas.onPartitions(tps, (p, i) -> {
+      if (p != fetched.get(i).partition) {
+        return; // the replica was replaced or removed meanwhile: stale
+      }
+      work.get(i).run();
+    }, i -> fetched.get(i).delayedUntilMs = clock.monotonicMs() + settings.backoffMs())
+        .whenComplete((v, e) -> client.eventLoop().execute(() -> {
           resp.close();
           inFlight = false;
           maybeFetch();
         }));
   }
 
-  private CompletableFuture<Void> process(TopicPartition tp, Fetched f, FollowerFetchState state,
+  /** Applies one partition's answer; owner thread. */
+  private void apply(TopicPartition tp, Fetched f, FollowerFetchState state,
       FetchResponse.PartitionResponse pr, ByteBuffer records) {
     EpochEndOffset diverging = pr.hasDivergingEpoch() ? new EpochEndOffset(
         pr.getDivergingEpoch().getEpoch(), pr.getDivergingEpoch().getEndOffset()) : null;
-    return replicas.onPartition(tp, p -> p != f.partition ? Partition.FollowerOutcome.STALE
-            : p.processFetchResponse(state, pr.getErrorCode(), pr.getErrorMessage(),
-                pr.getHighWatermark(), pr.getLogStartOffset(), pr.getLogEndOffset(), diverging,
-                records),
-        () -> Partition.FollowerOutcome.STALE)
-        .handle((outcome, e) -> {
-          if (e != null || outcome == Partition.FollowerOutcome.RETRY_LATER) {
-            f.delayedUntilMs = clock.monotonicMs() + settings.backoffMs();
-          } else if (outcome == Partition.FollowerOutcome.OFFLINE) {
-            partitions.remove(tp, f);
-          }
-          return null;
-        });
+    Partition.FollowerOutcome outcome;
+    try {
+      outcome = f.partition.processFetchResponse(state, pr.getErrorCode(), pr.getErrorMessage(),
+          pr.getHighWatermark(), pr.getLogStartOffset(), pr.getLogEndOffset(), diverging, records);
+    } catch (RuntimeException e) {
+      log.error("{} applying the answer for {} failed", logPrefix, tp, e);
+      outcome = Partition.FollowerOutcome.RETRY_LATER;
+    }
+    if (outcome == Partition.FollowerOutcome.RETRY_LATER) {
+      f.delayedUntilMs = clock.monotonicMs() + settings.backoffMs();
+    } else if (outcome == Partition.FollowerOutcome.OFFLINE) {
+      partitions.remove(tp, f);
+    }
   }
 }

@@ -146,6 +146,93 @@ public final class ReplicaManager implements AutoCloseable {
             "fetch from " + tp + " failed: " + rootMessage(e), null));
   }
 
+  /**
+   * Runs {@code action(i, partition)} for every {@code tps[i]} on its owner thread (partition null
+   * when not hosted here) with one task per worker, which handles its partitions in order, rather
+   * than one task per partition: each task handed to an idle worker costs a wake-up (a futex call
+   * on both sides and a context switch), and fetches touch many partitions many times a second.
+   * {@code refused(i)} runs instead, on the caller's thread, for partitions whose worker refused
+   * the task (full queue or stopped). The future completes when every partition was handled.
+   */
+  public CompletableFuture<Void> onPartitions(List<TopicPartition> tps,
+      java.util.function.ObjIntConsumer<Partition> action, java.util.function.IntConsumer refused) {
+    int n = tps.size();
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    int[] workerOf = new int[n];
+    boolean[] used = new boolean[workers.size()];
+    int groups = 0;
+    for (int i = 0; i < n; i++) {
+      workerOf[i] = workers.workerFor(tps.get(i));
+      if (!used[workerOf[i]]) {
+        used[workerOf[i]] = true;
+        groups++;
+      }
+    }
+    if (groups == 0) {
+      done.complete(null);
+      return done;
+    }
+    java.util.concurrent.atomic.AtomicInteger pending = new java.util.concurrent.atomic.AtomicInteger(groups);
+    for (int w = 0; w < used.length; w++) {
+      if (!used[w]) {
+        continue;
+      }
+      int worker = w;
+      Runnable task = () -> {
+        try {
+          for (int i = 0; i < n; i++) {
+            if (workerOf[i] == worker) {
+              action.accept(partitions.get(tps.get(i)), i);
+            }
+          }
+        } finally {
+          if (pending.decrementAndGet() == 0) {
+            done.complete(null);
+          }
+        }
+      };
+      if (!workers.executeOn(worker, task)) {
+        for (int i = 0; i < n; i++) {
+          if (workerOf[i] == worker) {
+            refused.accept(i);
+          }
+        }
+        if (pending.decrementAndGet() == 0) {
+          done.complete(null);
+        }
+      }
+    }
+    return done;
+  }
+
+  /**
+   * Several partitions of one fetch, read on their owner threads ({@link #onPartitions}: one task
+   * per worker). Results come back in the order of {@code tps}.
+   */
+  public CompletableFuture<PartitionFetchResult[]> fetchPartitions(List<TopicPartition> tps,
+      List<FetchParams> params) {
+    PartitionFetchResult[] out = new PartitionFetchResult[tps.size()];
+    return onPartitions(tps, (p, i) -> out[i] = fetchOnOwner(p, tps.get(i), params.get(i)),
+        i -> out[i] = PartitionFetchResult.error(ErrorCode.UNKNOWN_SERVER_ERROR, "fetch from "
+            + tps.get(i) + " failed: its partition worker has a full queue or stopped", null))
+        .thenApply(v -> out);
+  }
+
+  /** One partition of a fetch; owner thread. */
+  private PartitionFetchResult fetchOnOwner(Partition p, TopicPartition tp, FetchParams params) {
+    if (p == null) {
+      return PartitionFetchResult.error(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker " + brokerId
+          + " has no replica of " + tp, hintFromImage(tp));
+    }
+    try {
+      return p.fetch(params);
+    } catch (RuntimeException e) {
+      log.error("{} fetch from {} failed", logPrefix, tp, e);
+      return PartitionFetchResult.error(ErrorCode.UNKNOWN_SERVER_ERROR, "fetch from " + tp
+          + " failed: " + e.getMessage(), null);
+    }
+  }
+
   private ProduceResult notHostedProduce(TopicPartition tp) {
     return ProduceResult.error(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker " + brokerId
         + " has no replica of " + tp, hintFromImage(tp));

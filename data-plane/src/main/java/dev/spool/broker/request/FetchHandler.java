@@ -1,6 +1,7 @@
 package dev.spool.broker.request;
 
 import dev.spool.broker.log.FileSlice;
+import dev.spool.broker.network.NewerRequestSignal;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.network.Response;
@@ -26,17 +27,22 @@ import java.util.concurrent.TimeUnit;
  * up to the log end; the follower must be a replica, and its broker epoch must be its current
  * registration in this broker's image, else STALE_BROKER_EPOCH for the whole request). Per
  * partition the owner thread checks leadership, current_leader_epoch and last_fetched_epoch
- * (diverging_epoch, for consumers too so they detect truncation) and reads file slices.
+ * (diverging_epoch, for consumers too so they detect truncation) and reads file slices; the
+ * partitions of one owner thread are read in one task ({@code ReplicaManager.fetchPartitions}).
  *
  * <p>Long poll: when the first read has fewer than min_bytes, no errors and max_wait_ms allows,
  * the fetch waits on {@link FetchWaiters} until an append (followers) or a high watermark move
- * (both) on one of its partitions, then reads again; it answers when it has enough, when a
- * follower's high watermark moved, or at the deadline.
+ * (consumers) on one of its partitions, then reads again; it answers when it has enough or at
+ * the deadline. Followers learn the high watermark from each answer; a move alone does not end
+ * their wait (see FetchWaiters).
+ *
+ * <p>A newer request on the same connection ends the wait early ({@link NewerRequestSignal}):
+ * answers go out in request order, so waiting would hold the newer one back. A consumer uses
+ * this to fetch a partition with data while its fetch of caught-up partitions long-polls.
  *
  * <p>Limits: partition_max_bytes per partition and max_bytes per response, with at least one
  * whole batch from the first partition that has data (so a batch bigger than the limits still
- * makes progress). Partitions are read in parallel on their workers; one that would exceed the
- * response limit is answered without records.
+ * makes progress). A partition that would exceed the response limit is answered without records.
  *
  * <p>Records go out as {@link DefaultFileRegion}s straight from the segment files (sendfile). A
  * DefaultFileRegion built on a FileChannel closes that channel in {@code deallocate()} when its
@@ -67,7 +73,7 @@ public final class FetchHandler implements RequestHandler {
             .build()));
       }
     }
-    return new FetchOperation(req).start();
+    return new FetchOperation(req, request.newerRequest()).start();
   }
 
   /** One entry of the request, in request order. */
@@ -81,10 +87,11 @@ public final class FetchHandler implements RequestHandler {
     private final List<TopicPartition> tps = new ArrayList<>();
     private final CompletableFuture<Response> result = new CompletableFuture<>();
     private final long deadlineNs;
-    private long[] firstHighWatermarks;
+    private final NewerRequestSignal newerRequest;
 
-    FetchOperation(FetchRequest req) {
+    FetchOperation(FetchRequest req, NewerRequestSignal newerRequest) {
       this.req = req;
+      this.newerRequest = newerRequest;
       this.follower = req.getReplicaId() >= 0;
       int waitMs = Math.max(0, Math.min(req.getMaxWaitMs(), ctx.fetchMaxWaitMs()));
       this.deadlineNs = ctx.clock().nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
@@ -110,11 +117,9 @@ public final class FetchHandler implements RequestHandler {
           result.completeExceptionally(err);
           return;
         }
-        if (firstHighWatermarks == null) {
-          firstHighWatermarks = results.stream().mapToLong(PartitionFetchResult::highWatermark).toArray();
-        }
         long remainingNs = deadlineNs - ctx.clock().nanoTime();
-        if (remainingNs <= 0 || satisfied(results) || !waitFor(remainingNs, results)) {
+        if (remainingNs <= 0 || newerRequest.fired() || satisfied(results)
+            || !waitFor(remainingNs, results)) {
           result.complete(respond(results));
         }
       });
@@ -122,23 +127,32 @@ public final class FetchHandler implements RequestHandler {
 
     private CompletableFuture<List<PartitionFetchResult>> readAll() {
       MetadataImage image = ctx.image();
-      List<CompletableFuture<PartitionFetchResult>> reads = new ArrayList<>(items.size());
+      PartitionFetchResult[] results = new PartitionFetchResult[items.size()];
+      List<TopicPartition> toRead = new ArrayList<>(items.size());
+      List<FetchParams> params = new ArrayList<>(items.size());
+      int[] index = new int[items.size()];
       int responseMax = req.getMaxBytes() > 0 ? req.getMaxBytes() : Integer.MAX_VALUE;
-      for (Item it : items) {
+      for (int i = 0; i < items.size(); i++) {
+        Item it = items.get(i);
         if (it.tp() == null || image.partition(it.tp()) == null) {
-          reads.add(CompletableFuture.completedFuture(PartitionFetchResult.error(
-              ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "partition " + it.topic() + "-"
-                  + it.partition() + " does not exist", null)));
+          results[i] = PartitionFetchResult.error(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "partition "
+              + it.topic() + "-" + it.partition() + " does not exist", null);
           continue;
         }
         FetchRequest.FetchPartition p = it.req();
         int max = Math.min(p.getPartitionMaxBytes() > 0 ? p.getPartitionMaxBytes() : responseMax,
             responseMax);
-        reads.add(ctx.replicas().fetchPartition(it.tp(), new FetchParams(req.getReplicaId(),
-            p.getFetchOffset(), p.getCurrentLeaderEpoch(), p.getLastFetchedEpoch(), max, true)));
+        index[toRead.size()] = i;
+        toRead.add(it.tp());
+        params.add(new FetchParams(req.getReplicaId(), p.getFetchOffset(), p.getCurrentLeaderEpoch(),
+            p.getLastFetchedEpoch(), max, true));
       }
-      return CompletableFuture.allOf(reads.toArray(new CompletableFuture[0]))
-          .thenApply(v -> reads.stream().map(CompletableFuture::join).toList());
+      return ctx.replicas().fetchPartitions(toRead, params).thenApply(read -> {
+        for (int j = 0; j < read.length; j++) {
+          results[index[j]] = read[j];
+        }
+        return java.util.Arrays.asList(results);
+      });
     }
 
     private boolean satisfied(List<PartitionFetchResult> results) {
@@ -147,9 +161,6 @@ public final class FetchHandler implements RequestHandler {
         PartitionFetchResult r = results.get(i);
         if (r.error() != ErrorCode.NONE || r.divergingEpoch() != null) {
           return true;
-        }
-        if (follower && r.highWatermark() != firstHighWatermarks[i]) {
-          return true; // a follower learns the new high watermark now rather than later
         }
         bytes += r.sizeInBytes();
       }
@@ -169,6 +180,9 @@ public final class FetchHandler implements RequestHandler {
           attempt(); // past the deadline now: answers whatever it reads
         }
       }, remainingNs, TimeUnit.NANOSECONDS);
+      // A newer request on the connection waits behind this answer: stop waiting (see
+      // NewerRequestSignal); the attempt it triggers sees the signal and answers.
+      newerRequest.onNewerRequest(() -> holder[0].fire());
       // Something may have changed between the read and the registration: look once more.
       if (changedSince(seen)) {
         holder[0].fire();
@@ -187,8 +201,8 @@ public final class FetchHandler implements RequestHandler {
         if (p == null) {
           continue;
         }
-        if (p.log().highWatermark() != r.highWatermark()
-            || (follower && p.log().logEndOffset() != r.logEndOffset())) {
+        if (follower ? p.log().logEndOffset() != r.logEndOffset()
+            : p.log().highWatermark() != r.highWatermark()) {
           return true;
         }
       }

@@ -136,11 +136,68 @@ class SingleBrokerIntegrationTest {
     // Nothing to read yet: the fetch waits (checked over 300 ms, not once).
     org.awaitility.Awaitility.await().during(300, TimeUnit.MILLISECONDS).atMost(2, TimeUnit.SECONDS)
         .until(() -> !waiting.isDone());
-    client.produce(broker, "long-poll", 0, -1, batch("x"));
+    // From another connection: a newer request on the fetch's own connection would end the wait.
+    try (TestClient producer = new TestClient()) {
+      producer.produce(broker, "long-poll", 0, -1, batch("x"));
+    }
     TestClient.Fetched f = waiting.get(10, TimeUnit.SECONDS);
     long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     assertTrue(f.records().length > 0);
     assertTrue(elapsedMs < 10_000, "answered on the append, not at max_wait_ms: " + elapsedMs);
+  }
+
+  @Test
+  void shouldEndALongPollWhenANewerRequestArrivesOnItsConnection() throws Exception {
+    client.createTopic(broker, "long-poll-newer", 1, 1);
+    long start = System.nanoTime();
+    CompletableFuture<TestClient.Fetched> waiting = client.fetchAsync(broker,
+        TestClient.consumerFetch("long-poll-newer", 0, 0, 15_000));
+    org.awaitility.Awaitility.await().during(300, TimeUnit.MILLISECONDS).atMost(2, TimeUnit.SECONDS)
+        .until(() -> !waiting.isDone());
+    // Answers come in request order: this one would wait for the fetch's max_wait_ms, so the
+    // fetch answers (empty) as soon as it arrives, and this one right after.
+    MetadataResponse m = client.call(broker, ApiKey.METADATA, MetadataRequest.newBuilder()
+        .addTopics("long-poll-newer").build(), MetadataResponse.class);
+    long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    assertEquals(ErrorCode.NONE, m.getTopics(0).getErrorCode());
+    TestClient.Fetched f = waiting.get(1, TimeUnit.SECONDS);
+    assertEquals(ErrorCode.NONE, f.partition().getErrorCode());
+    assertEquals(0, f.records().length);
+    assertTrue(elapsedMs < 10_000, "the metadata answer did not wait out the fetch: " + elapsedMs);
+  }
+
+  @Test
+  void shouldNotHoldALaggingPartitionBehindTheLongPollOfACaughtUpOne() throws Exception {
+    client.createTopic(broker, "lagging", 2, 1);
+    int batches = 100;
+    int perBatch = 100;
+    byte[] value = new byte[100];
+    for (int i = 0; i < batches; i++) {
+      RecordBatchBuilder b = new RecordBatchBuilder(16 * 1024);
+      for (int j = 0; j < perBatch; j++) {
+        b.append(System.currentTimeMillis(), null, value);
+      }
+      assertEquals(ErrorCode.NONE, client.produce(broker, "lagging", 0, -1, b.build()).getErrorCode());
+    }
+    // Partition 0 needs ~40 fetches of 32 KiB; partition 1 is empty, so a fetch of it alone
+    // long-polls for 10 s. Small polls keep two answers of partition 0 buffered, so fetches of
+    // partition 1 alone go out; the consumer fetches partition 0 beside such a wait (the broker
+    // ends it) instead of leaving its records behind it.
+    java.util.Map<String, String> props = java.util.Map.of("bootstrap.servers",
+        "127.0.0.1:" + broker.boundPort(), "fetch.max.wait.ms", "10000", "request.timeout.ms", "30000",
+        "max.partition.fetch.bytes", "32768", "max.poll.records", "10", "auto.offset.reset", "earliest");
+    long start = System.nanoTime();
+    int got = 0;
+    try (dev.spool.client.Consumer c = new dev.spool.client.Consumer(props)) {
+      c.assign(java.util.List.of(new dev.spool.client.TopicPartition("lagging", 0),
+          new dev.spool.client.TopicPartition("lagging", 1)));
+      while (got < batches * perBatch && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(60)) {
+        got += c.poll(java.time.Duration.ofMillis(200)).count();
+      }
+    }
+    long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    assertEquals(batches * perBatch, got);
+    assertTrue(elapsedMs < 15_000, "read in " + elapsedMs + " ms; long polls held it back");
   }
 
   @Test

@@ -16,18 +16,29 @@ class FetchWaitersTest {
   private static final TopicPartition B = new TopicPartition("b", 0);
 
   @Test
-  void shouldWakeConsumersOnlyOnHighWatermarkMovesAndFollowersOnAppendsToo() {
+  void shouldWakeConsumersOnHighWatermarkMovesAndFollowersOnAppends() {
     FetchWaiters w = new FetchWaiters(10);
     AtomicInteger consumer = new AtomicInteger();
     AtomicInteger follower = new AtomicInteger();
     w.watch(List.of(A), new FetchWaiters.Waiter(false, consumer::incrementAndGet));
     w.watch(List.of(A), new FetchWaiters.Waiter(true, follower::incrementAndGet));
-    w.wake(A, false);
-    assertEquals(0, consumer.get());
-    assertEquals(1, follower.get());
     w.wake(A, true);
     assertEquals(1, consumer.get());
-    assertEquals(1, follower.get(), "a waiter wakes once");
+    assertEquals(0, follower.get(), "a high watermark move alone does not wake a follower");
+    w.wake(A, false);
+    assertEquals(1, consumer.get(), "a waiter wakes once");
+    assertEquals(1, follower.get());
+    assertEquals(0, w.waitingCount());
+  }
+
+  @Test
+  void shouldWakeEveryWaiterOnALeadershipChange() {
+    FetchWaiters w = new FetchWaiters(10);
+    AtomicInteger woken = new AtomicInteger();
+    w.watch(List.of(A), new FetchWaiters.Waiter(false, woken::incrementAndGet));
+    w.watch(List.of(A), new FetchWaiters.Waiter(true, woken::incrementAndGet));
+    w.wakeAll(A);
+    assertEquals(2, woken.get());
     assertEquals(0, w.waitingCount());
   }
 

@@ -20,6 +20,7 @@ import dev.spool.protocol.message.FetchRequest;
 import dev.spool.protocol.message.FetchResponse;
 import dev.spool.time.Clock;
 import io.netty.buffer.ByteBuf;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -39,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * as Kafka's). The I/O thread only turns answers into events on a queue; positions, buffers and
  * decisions stay here.
  *
- * <p>Fetching: one fetch in flight per broker, carrying every fetchable partition it leads, with
- * the partition's fetch position, the cached leader epoch ({@code current_leader_epoch}) and the
+ * <p>Fetching: one fetch in flight per broker (two in the case {@link #anyLagging} explains),
+ * carrying every fetchable partition it leads, with the partition's fetch position, the cached leader epoch ({@code current_leader_epoch}) and the
  * epoch of the last fetched batch ({@code last_fetched_epoch}). A partition is fetchable while it
  * has at most one answer buffered, so the next fetch is already on its way while the application
  * works through the previous one (bounded prefetch: at most two answers per partition in memory).
@@ -83,7 +84,11 @@ public final class Fetcher {
   private final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
   private final AtomicBoolean metadataWakeupQueued = new AtomicBoolean();
   private final Map<TopicPartition, PartitionFetchState> assigned = new LinkedHashMap<>();
-  private final Set<Integer> nodesFetching = new HashSet<>();
+  /**
+   * Per node, the fetches in flight in send order (answers come in that order): true for a fetch
+   * of caught-up partitions only, which the broker may hold in long poll.
+   */
+  private final Map<Integer, ArrayDeque<Boolean>> fetchesInFlight = new HashMap<>();
   private int collectRotation;
   private boolean wakeupRequested;
 
@@ -325,14 +330,47 @@ public final class Fetcher {
         needMetadata = true;
         continue;
       }
-      if (!nodesFetching.contains(leader.id())) {
-        byNode.computeIfAbsent(leader, n -> new ArrayList<>()).add(e.getKey());
-      }
+      byNode.computeIfAbsent(leader, n -> new ArrayList<>()).add(e.getKey());
     }
     if (needMetadata) {
       metadata.requestUpdate();
     }
-    byNode.forEach((node, tps) -> sendFetch(node, tps, md));
+    byNode.forEach((node, tps) -> {
+      ArrayDeque<Boolean> inFlight = fetchesInFlight.get(node.id());
+      if (inFlight == null || inFlight.isEmpty()
+          || (inFlight.size() == 1 && inFlight.peekFirst() && anyLagging(tps))) {
+        sendFetch(node, tps, md);
+      }
+    });
+  }
+
+  /**
+   * Whether the broker is known to hold records for one of {@code tps} (its fetch position is below
+   * the high watermark of its last answer). Such a partition may be fetched while the node's one
+   * fetch in flight long-polls caught-up partitions: the broker ends that wait when the newer
+   * fetch arrives (answers come in request order), instead of letting the records wait for up to
+   * fetch.max.wait.ms. Partitions without known records never do this, so two fetches never
+   * take turns waking each other.
+   */
+  private boolean anyLagging(List<TopicPartition> tps) {
+    for (TopicPartition tp : tps) {
+      PartitionFetchState s = assigned.get(tp);
+      if (s.highWatermark >= 0 && s.fetchPosition < s.highWatermark) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether every one of {@code tps} was caught up at its last answer (the broker may long-poll). */
+  private boolean allCaughtUp(List<TopicPartition> tps) {
+    for (TopicPartition tp : tps) {
+      PartitionFetchState s = assigned.get(tp);
+      if (s.highWatermark < 0 || s.fetchPosition < s.highWatermark) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private void sendFetch(Node node, List<TopicPartition> tps, MetadataSnapshot md) {
@@ -355,7 +393,7 @@ public final class Fetcher {
         .setMaxWaitMs(settings.fetchMaxWaitMs()).setMinBytes(settings.fetchMinBytes())
         .setMaxBytes(settings.fetchMaxBytes());
     topics.values().forEach(req::addTopics);
-    nodesFetching.add(node.id());
+    fetchesInFlight.computeIfAbsent(node.id(), n -> new ArrayDeque<>()).addLast(allCaughtUp(tps));
     network.send(node, ApiKey.FETCH, req.build(), settings.requestTimeoutMs() + settings.fetchMaxWaitMs())
         .whenComplete((response, error) -> events.offer(split(node, sent, fetchOffsets, response, error)));
   }
@@ -425,7 +463,10 @@ public final class Fetcher {
   }
 
   private void onFetchDone(FetchDone f) {
-    nodesFetching.remove(f.nodeId());
+    ArrayDeque<Boolean> inFlight = fetchesInFlight.get(f.nodeId());
+    if (inFlight != null) {
+      inFlight.pollFirst();
+    }
     long now = clock.monotonicMs();
     for (Map.Entry<TopicPartition, Integer> e : f.sent().entrySet()) {
       PartitionFetchState s = assigned.get(e.getKey());

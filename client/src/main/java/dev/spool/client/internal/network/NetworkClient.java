@@ -4,6 +4,7 @@ import com.google.protobuf.MessageLite;
 import dev.spool.client.SpoolException;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.Frame;
+import dev.spool.protocol.FrameBuffers;
 import dev.spool.protocol.FrameDecoder;
 import dev.spool.protocol.InvalidFrameException;
 import dev.spool.protocol.message.ApiKey;
@@ -86,6 +87,7 @@ public final class NetworkClient implements AutoCloseable {
   private final EventLoop loop;
   private final Bootstrap bootstrap;
   private final ExponentialBackoff reconnectBackoff;
+  private final FrameBuffers frameBuffers;
   private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
   // I/O thread only:
   private final Map<Integer, Connection> connections = new HashMap<>();
@@ -105,6 +107,9 @@ public final class NetworkClient implements AutoCloseable {
     this.clock = clock;
     this.reconnectBackoff = new ExponentialBackoff(config.reconnectBackoffMs(),
         Math.max(config.reconnectBackoffMs(), config.reconnectBackoffMaxMs()), 0.2, random);
+    // Pooled frame arrays: enough for a few fetch answers of the default sizes in flight and
+    // buffered; larger or more are left to the garbage collector.
+    this.frameBuffers = config.heapResponseFrames() ? FrameBuffers.heap(64L << 20) : FrameBuffers.DIRECT;
     boolean epoll = Epoll.isAvailable();
     this.group = new MultiThreadIoEventLoopGroup(1,
         new DefaultThreadFactory(config.ioThreadName(), true),
@@ -299,7 +304,8 @@ public final class NetworkClient implements AutoCloseable {
     Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<Channel>() {
       @Override
       protected void initChannel(Channel ch) {
-        ch.pipeline().addLast(new FrameDecoder(config.maxResponseFrameBytes()), new InboundHandler(c));
+        ch.pipeline().addLast(new FrameDecoder(config.maxResponseFrameBytes(), frameBuffers),
+            new InboundHandler(c));
       }
     });
     ChannelFuture f = b.connect(c.node.host(), c.node.port());

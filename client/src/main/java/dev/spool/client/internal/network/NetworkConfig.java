@@ -14,6 +14,9 @@ package dev.spool.client.internal.network;
  * @param reconnectBackoffMaxMs cap of the exponential reconnect wait
  * @param maxResponseFrameBytes largest response frame accepted; a larger one closes the connection
  * @param timerTickMs how often request deadlines and reconnect times are checked
+ * @param heapResponseFrames receive responses into heap arrays (clients that decode the records:
+ *     consumers) rather than direct buffers (the broker's replica fetcher, which appends the record
+ *     data to files as it is); see {@link dev.spool.protocol.FrameBuffers}
  */
 public record NetworkConfig(
     String clientId,
@@ -24,7 +27,8 @@ public record NetworkConfig(
     long reconnectBackoffMs,
     long reconnectBackoffMaxMs,
     int maxResponseFrameBytes,
-    long timerTickMs) {
+    long timerTickMs,
+    boolean heapResponseFrames) {
 
   public NetworkConfig {
     if (maxInFlightRequestsPerConnection < 1 || maxQueuedRequestsPerConnection < 1) {
@@ -33,6 +37,22 @@ public record NetworkConfig(
     if (connectTimeoutMs < 1 || timerTickMs < 1 || maxResponseFrameBytes < 1024) {
       throw new IllegalArgumentException("bad network timing or frame limit");
     }
+  }
+
+  /** Heap response frames (every client but the broker's replica fetcher). */
+  public NetworkConfig(String clientId, String ioThreadName, int maxInFlightRequestsPerConnection,
+      int maxQueuedRequestsPerConnection, long connectTimeoutMs, long reconnectBackoffMs,
+      long reconnectBackoffMaxMs, int maxResponseFrameBytes, long timerTickMs) {
+    this(clientId, ioThreadName, maxInFlightRequestsPerConnection, maxQueuedRequestsPerConnection,
+        connectTimeoutMs, reconnectBackoffMs, reconnectBackoffMaxMs, maxResponseFrameBytes, timerTickMs,
+        true);
+  }
+
+  /** The same settings with response frames in direct buffers. */
+  public NetworkConfig withDirectResponseFrames() {
+    return new NetworkConfig(clientId, ioThreadName, maxInFlightRequestsPerConnection,
+        maxQueuedRequestsPerConnection, connectTimeoutMs, reconnectBackoffMs, reconnectBackoffMaxMs,
+        maxResponseFrameBytes, timerTickMs, false);
   }
 
   public static NetworkConfig defaults(String clientId, String ioThreadName) {

@@ -43,6 +43,9 @@ public final class ProducerBatch {
   // ---- sender bookkeeping, I/O thread only ----
   int attempts;
   long retryAfterMs;
+  /** Leader and leader epoch (per the metadata) of the last attempt's target; -1 before one. */
+  private int sentLeaderId = -1;
+  private int sentLeaderEpoch = -1;
   long lastSendMs = -1;
   int generation;
   Node sentTo;
@@ -206,6 +209,17 @@ public final class ProducerBatch {
     }
     done.complete(null);
     return true;
+  }
+
+  void sentToLeader(int leaderId, int leaderEpoch) {
+    this.sentLeaderId = leaderId;
+    this.sentLeaderEpoch = leaderEpoch;
+  }
+
+  /** Whether a leader other than the last attempt's target is now known. */
+  boolean leaderMovedTo(int leaderId, int leaderEpoch) {
+    return sentLeaderId >= 0 && leaderId >= 0
+        && (leaderId != sentLeaderId || leaderEpoch > sentLeaderEpoch);
   }
 
   @Override

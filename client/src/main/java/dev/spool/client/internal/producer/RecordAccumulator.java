@@ -3,6 +3,7 @@ package dev.spool.client.internal.producer;
 import dev.spool.client.RecordMetadata;
 import dev.spool.client.TopicPartition;
 import dev.spool.client.internal.metadata.MetadataSnapshot;
+import dev.spool.client.internal.metadata.PartitionInfo;
 import dev.spool.client.internal.network.Node;
 import dev.spool.record.Header;
 import java.nio.ByteBuffer;
@@ -195,8 +196,8 @@ public final class RecordAccumulator {
       if (readyNodes.contains(leader) || !gate.mayDrain(e.getKey(), leader, first)) {
         continue;
       }
-      boolean backingOff = first.attempts > 0 && nowMs < first.retryAfterMs;
-      long readyAtMs = first.attempts > 0 ? first.retryAfterMs : first.createdMs + lingerMs;
+      boolean backingOff = backingOff(first, md, nowMs);
+      long readyAtMs = first.attempts == 0 ? first.createdMs + lingerMs : backingOff ? first.retryAfterMs : nowMs;
       if (!backingOff && (full || urgent || nowMs >= readyAtMs)) {
         readyNodes.add(leader);
       } else {
@@ -204,6 +205,21 @@ public final class RecordAccumulator {
       }
     }
     return new ReadyCheck(readyNodes, nextDelayMs, unknownLeaderTopics);
+  }
+
+  /**
+   * Whether a retried batch still waits out its retry backoff. Not once the metadata names another
+   * leader (or a newer leader epoch) than the one its last attempt went to: the backoff is there
+   * to not hammer a leader that is failing, and a new one is worth trying at once (as Kafka's
+   * KIP-951). After a failover this saves up to a whole backoff step (up to retry.backoff.max.ms)
+   * between the new leader becoming known and the first write reaching it.
+   */
+  private static boolean backingOff(ProducerBatch b, MetadataSnapshot md, long nowMs) {
+    if (b.attempts == 0 || nowMs >= b.retryAfterMs) {
+      return false;
+    }
+    PartitionInfo p = md.partition(b.topicPartition);
+    return p == null || !b.leaderMovedTo(p.leaderId(), p.leaderEpoch());
   }
 
   /**
@@ -232,8 +248,7 @@ public final class RecordAccumulator {
         Deque<ProducerBatch> dq = batches.get(tp);
         synchronized (dq) {
           ProducerBatch first = dq.peekFirst();
-          if (first == null || first.attempts > 0 && nowMs < first.retryAfterMs
-              || !gate.mayDrain(tp, node, first)) {
+          if (first == null || backingOff(first, md, nowMs) || !gate.mayDrain(tp, node, first)) {
             continue;
           }
           if (!ready.isEmpty() && size + first.estimatedSizeBytes() > maxRequestBytes) {
@@ -241,6 +256,8 @@ public final class RecordAccumulator {
           }
           dq.pollFirst();
           gate.onDrain(first);
+          PartitionInfo p = md.partition(tp);
+          first.sentToLeader(node.id(), p == null ? -1 : p.leaderEpoch());
           first.build();
           size += first.estimatedSizeBytes();
           ready.add(first);

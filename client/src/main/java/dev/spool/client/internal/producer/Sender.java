@@ -131,11 +131,20 @@ public final class Sender implements NetworkClient.ConnectionListener {
       metadata.requestUpdate();
     }
     Set<Node> sendable = new LinkedHashSet<>();
+    boolean leaderUnreachable = false;
     for (Node n : ready.readyNodes()) {
       // The connection allows one more request than the producer config, for metadata.
       if (network.ready(n) && network.inFlightCount(n.id()) < settings.maxInFlightRequestsPerConnection()) {
         sendable.add(n);
+      } else if (network.reconnectDelayMs(n) > 0) {
+        leaderUnreachable = true;
       }
+    }
+    if (leaderUnreachable) {
+      // Records wait for a leader we cannot reach (it may be dead): keep asking the cluster who
+      // leads, at the metadata refresh backoff, rather than only when a reconnect attempt fails
+      // (those back off to reconnect.backoff.max.ms and would delay the failover by as much).
+      metadata.requestUpdate();
     }
     Map<Node, List<ProducerBatch>> drained =
         accumulator.drain(md, sendable, settings.maxRequestSizeBytes(), now, state);

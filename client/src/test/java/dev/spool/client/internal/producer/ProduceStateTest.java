@@ -126,6 +126,21 @@ class ProduceStateTest {
   }
 
   @Test
+  void shouldSkipTheRetryBackoffOnceAnotherLeaderIsKnown() throws Exception {
+    ProducerBatch a = appendAndSend("a", 1, 0);
+    state.onResult(a, ErrorCode.NOT_LEADER_OR_FOLLOWER, "moved", -1, -1, 10);
+    assertNull(send(TP, 50), "the same leader: the batch waits out its backoff");
+    MetadataSnapshot moved = snapshot("t", 2, NODE_2);
+    assertFalse(acc.ready(md, 50, state).readyNodes().contains(NODE_1), "not ready for the old leader");
+    assertTrue(acc.ready(moved, 50, state).readyNodes().contains(NODE_2), "ready at once for the new one");
+    ProducerBatch a2 = acc.drain(moved, Set.of(NODE_2), 1 << 20, 50, state).get(NODE_2).get(0);
+    assertEquals(0, a2.baseSequence, "the same batch, same sequence");
+    state.onSent(a2, NODE_2, 50);
+    state.onResult(a2, ErrorCode.NONE, "", 3, -1, 60);
+    assertEquals(List.of("a@3"), completions);
+  }
+
+  @Test
   void shouldFailEveryPendingBatchOfThePartitionOnOutOfOrderSequenceOfTheNextBatch() throws Exception {
     ProducerBatch a = appendAndSend("a", 1, 0);
     ProducerBatch b = appendAndSend("b", 1, 0);

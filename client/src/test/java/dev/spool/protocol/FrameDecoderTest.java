@@ -1,0 +1,122 @@
+package dev.spool.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** Frames cut at random places, into heap or direct buffers; the heap arrays' pool. */
+@Tag("unit")
+class FrameDecoderTest {
+  private static final long SEED = 7L;
+
+  /** Frames of random sizes (some above the pooled size) back to back, then cut at random places. */
+  private static List<byte[]> frames(Random r, int n) {
+    List<byte[]> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      byte[] f = new byte[8 + r.nextInt(i % 3 == 0 ? 300_000 : 2_000)];
+      r.nextBytes(f);
+      out.add(f);
+    }
+    return out;
+  }
+
+  private static List<byte[]> decodeCut(FrameBuffers buffers, List<byte[]> frames, Random r, boolean direct,
+      boolean expectHeap) {
+    ByteBuf wire = Unpooled.buffer();
+    for (byte[] f : frames) {
+      wire.writeInt(f.length).writeBytes(f);
+    }
+    EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(1 << 20, buffers));
+    while (wire.isReadable()) {
+      int n = Math.min(wire.readableBytes(), 1 + r.nextInt(r.nextBoolean() ? 16 : 100_000));
+      ByteBuf chunk = direct ? Unpooled.directBuffer(n).writeBytes(wire, n) : wire.readRetainedSlice(n);
+      ch.writeInbound(chunk);
+    }
+    wire.release();
+    List<byte[]> out = new ArrayList<>();
+    for (ByteBuf b; (b = ch.readInbound()) != null; ) {
+      if (expectHeap) {
+        assertTrue(b.hasArray(), "a heap frame");
+      }
+      byte[] copy = new byte[b.readableBytes()];
+      b.readBytes(copy);
+      b.release();
+      out.add(copy);
+    }
+    ch.finishAndReleaseAll();
+    return out;
+  }
+
+  @Test
+  void shouldCutFramesAnywhereIntoHeapBuffers() {
+    Random r = new Random(SEED);
+    List<byte[]> frames = frames(r, 40);
+    List<byte[]> got = decodeCut(FrameBuffers.heap(64L << 20), frames, r, true, true);
+    assertEquals(frames.size(), got.size(), "seed " + SEED);
+    for (int i = 0; i < frames.size(); i++) {
+      assertArrayEquals(frames.get(i), got.get(i), "frame " + i + ", seed " + SEED);
+    }
+  }
+
+  @Test
+  void shouldCutFramesAnywhereIntoDirectBuffers() {
+    Random r = new Random(SEED + 1);
+    List<byte[]> frames = frames(r, 40);
+    List<byte[]> got = decodeCut(FrameBuffers.DIRECT, frames, r, false, false);
+    assertEquals(frames.size(), got.size(), "seed " + (SEED + 1));
+    for (int i = 0; i < frames.size(); i++) {
+      assertArrayEquals(frames.get(i), got.get(i), "frame " + i + ", seed " + (SEED + 1));
+    }
+  }
+
+  @Test
+  void shouldReuseALargeArrayOnceItsFrameIsReleasedWithinTheBound() {
+    FrameBuffers.HeapArrays pool = (FrameBuffers.HeapArrays) FrameBuffers.heap(1 << 20);
+    ByteBuf a = pool.allocate(null, 300_000);
+    byte[] array = a.array();
+    assertEquals(512 * 1024, array.length, "power-of-two size class");
+    ByteBuf slice = a.retainedSlice(0, 10);
+    a.release();
+    assertEquals(0, pool.pooledBytes(), "a slice still holds the frame");
+    slice.release();
+    assertEquals(array.length, pool.pooledBytes());
+    ByteBuf b = pool.allocate(null, 400_000);
+    assertSame(array, b.array(), "same size class: reused");
+    assertEquals(0, b.readableBytes());
+    ByteBuf c = pool.allocate(null, 400_000);
+    ByteBuf d = pool.allocate(null, 400_000);
+    b.release();
+    c.release();
+    d.release();
+    assertEquals(1 << 20, pool.pooledBytes(), "no more than the bound is kept");
+    ByteBuf small = pool.allocate(null, 1000);
+    assertTrue(small.hasArray());
+    small.release();
+    assertEquals(1 << 20, pool.pooledBytes(), "small frames are not pooled");
+  }
+
+  @Test
+  void shouldEmitNothingForAPartialLengthField() {
+    EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(1024, FrameBuffers.heap(1 << 20)));
+    ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {0, 0}));
+    assertNull(ch.readInbound());
+    ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {0, 8, 1, 2, 3, 4, 5, 6, 7}));
+    assertNull(ch.readInbound());
+    ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {8}));
+    ByteBuf f = ch.readInbound();
+    assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}, io.netty.buffer.ByteBufUtil.getBytes(f));
+    f.release();
+    ch.finishAndReleaseAll();
+  }
+}
