@@ -141,7 +141,7 @@ public final class Broker implements AutoCloseable {
         config.get(BrokerConfig.REPLICA_FETCH_WAIT_MAX_MS), 1,
         config.get(BrokerConfig.REPLICA_FETCH_RESPONSE_MAX_BYTES),
         config.get(BrokerConfig.REPLICA_FETCH_MAX_BYTES),
-        config.get(BrokerConfig.REPLICA_FETCH_BACKOFF_MS), requestTimeoutMs),
+        config.get(BrokerConfig.REPLICA_FETCH_BACKOFF_MS), config.get(BrokerConfig.REPLICA_SOCKET_TIMEOUT_MS)),
         fetchClient, replicas, clock);
     replicas.setFetchers(fetchers);
     workers.startTicks(config.get(BrokerConfig.PARTITION_TICK_INTERVAL_MS), replicas::tick);

@@ -78,6 +78,11 @@ public final class BrokerConfig {
   public static final ConfigKey<Integer> REPLICA_FETCH_WAIT_MAX_MS = DEF.intKey(
       "replica.fetch.wait.max.ms", 500, ConfigKey.between(0, 60_000),
       "How long a follower fetch waits at the leader for new data.");
+  public static final ConfigKey<Integer> REPLICA_SOCKET_TIMEOUT_MS = DEF.intKey(
+      "replica.socket.timeout.ms", 5_000, ConfigKey.between(100, 600_000),
+      "How long past replica.fetch.wait.max.ms a follower waits for a fetch answer before it closes the "
+          + "connection and connects again (a connection whose packets a healed partition dropped can "
+          + "otherwise sit in TCP retransmission backoff for many seconds).");
   public static final ConfigKey<Long> REPLICA_FETCH_BACKOFF_MS = DEF.longKey("replica.fetch.backoff.ms",
       100L, ConfigKey.atLeast(0L), "Pause before a follower retries a failed fetch.");
   public static final ConfigKey<Boolean> AUTO_CREATE_TOPICS = DEF.boolKey("auto.create.topics.enable",
@@ -107,7 +112,7 @@ public final class BrokerConfig {
       "Cap on a fetch's max_wait_ms: no long poll holds a request longer.");
   public static final ConfigKey<Integer> REQUEST_TIMEOUT_MS = DEF.intKey("request.timeout.ms",
       30_000, ConfigKey.between(100, 600_000),
-      "Default wait for acks=all produces and forwarded admin requests that give no timeout; also the replica fetch timeout.");
+      "Default wait for acks=all produces and forwarded admin requests that give no timeout.");
 
   /** Parses and checks relations between keys; throws {@link ConfigException} naming the key. */
   public static Config parse(java.util.Map<String, String> props) {
