@@ -4,15 +4,14 @@ import dev.spool.client.SpoolException;
 import dev.spool.client.internal.network.NetworkClient;
 import dev.spool.client.internal.network.Node;
 import dev.spool.client.internal.network.Response;
+import dev.spool.client.internal.network.WakeupTimer;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.MetadataRequest;
 import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.time.Clock;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,14 +32,14 @@ public final class MetadataRefresher implements NetworkClient.ConnectionListener
   private final AtomicBoolean wakeupPending = new AtomicBoolean();
   // I/O thread only:
   private boolean inFlight;
-  private ScheduledFuture<?> timer;
-  private long timerAtMs = Long.MAX_VALUE;
+  private final WakeupTimer timer;
   private volatile boolean closed;
 
   public MetadataRefresher(Metadata metadata, NetworkClient network, Clock clock, long requestTimeoutMs) {
     this.metadata = metadata;
     this.network = network;
     this.clock = clock;
+    this.timer = new WakeupTimer(network.eventLoop(), clock, this::maybeUpdate);
     this.requestTimeoutMs = requestTimeoutMs;
     network.addListener(this);
     metadata.setWakeup(this::wakeup);
@@ -80,7 +79,7 @@ public final class MetadataRefresher implements NetworkClient.ConnectionListener
     long now = clock.monotonicMs();
     long delay = metadata.timeToNextUpdateMs(now);
     if (delay > 0) {
-      schedule(now + delay);
+      timer.wakeAt(now + delay);
       return;
     }
     Node node = leastLoadedNode();
@@ -120,19 +119,6 @@ public final class MetadataRefresher implements NetworkClient.ConnectionListener
     return best;
   }
 
-  private void schedule(long atMs) {
-    if (timer != null && !timer.isDone() && timerAtMs <= atMs) {
-      return;
-    }
-    if (timer != null) {
-      timer.cancel(false);
-    }
-    timerAtMs = atMs;
-    timer = network.eventLoop().schedule(() -> {
-      timerAtMs = Long.MAX_VALUE;
-      maybeUpdate();
-    }, Math.max(1, atMs - clock.monotonicMs()), TimeUnit.MILLISECONDS);
-  }
 
   /** Unwraps a future's failure into the SpoolException the rest of the client reads. */
   public static SpoolException asSpoolException(Throwable error) {

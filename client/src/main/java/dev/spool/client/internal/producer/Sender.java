@@ -10,6 +10,7 @@ import dev.spool.client.internal.network.ExponentialBackoff;
 import dev.spool.client.internal.network.NetworkClient;
 import dev.spool.client.internal.network.Node;
 import dev.spool.client.internal.network.Response;
+import dev.spool.client.internal.network.WakeupTimer;
 import dev.spool.protocol.Errors;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.ErrorCode;
@@ -20,7 +21,6 @@ import dev.spool.protocol.message.ProduceResponse;
 import dev.spool.time.Clock;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -29,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,8 +64,7 @@ public final class Sender implements NetworkClient.ConnectionListener {
   private final AtomicBoolean wakeupPending = new AtomicBoolean();
   private volatile RuntimeException fatalError;
   // I/O thread only:
-  private ScheduledFuture<?> timer;
-  private long timerAtMs = Long.MAX_VALUE;
+  private final WakeupTimer timer;
   private boolean initInFlight;
   private int initFailures;
   private long initRetryAtMs;
@@ -81,6 +79,7 @@ public final class Sender implements NetworkClient.ConnectionListener {
     this.refresher = refresher;
     this.network = network;
     this.clock = clock;
+    this.timer = new WakeupTimer(network.eventLoop(), clock, this::runOnce);
     this.stats = stats;
     network.addListener(this);
     metadata.addUpdateListener(this::wakeup);
@@ -158,23 +157,10 @@ public final class Sender implements NetworkClient.ConnectionListener {
       next = Math.min(next, initRetryAtMs - now);
     }
     if (next != Long.MAX_VALUE) {
-      schedule(now + next);
+      timer.wakeAt(now + next);
     }
   }
 
-  private void schedule(long atMs) {
-    if (timer != null && !timer.isDone() && timerAtMs <= atMs) {
-      return;
-    }
-    if (timer != null) {
-      timer.cancel(false);
-    }
-    timerAtMs = atMs;
-    timer = network.eventLoop().schedule(() -> {
-      timerAtMs = Long.MAX_VALUE;
-      runOnce();
-    }, Math.max(1, atMs - clock.monotonicMs()), TimeUnit.MILLISECONDS);
-  }
 
   // ------------------------------------------------------------------ producer id
 
@@ -325,9 +311,7 @@ public final class Sender implements NetworkClient.ConnectionListener {
    */
   public void abortAll(RuntimeException error) {
     stopped = true;
-    if (timer != null) {
-      timer.cancel(false);
-    }
+    timer.cancel();
     failEverything(error);
   }
 
