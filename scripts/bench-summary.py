@@ -15,8 +15,14 @@ def med(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
 
+def field_of(obj, path):
+    """A dotted path into a JSON object ("latencyMs.p99"); None when any step is missing."""
+    for key in path.split("."):
+        obj = obj.get(key) if isinstance(obj, dict) else None
+    return obj
+
 def spool(pattern, field):
-    return med([(last_json(p) or {}).get(field) for p in glob.glob(os.path.join(out, pattern))])
+    return med([field_of(last_json(p) or {}, field) for p in glob.glob(os.path.join(out, pattern))])
 
 kafka_rows = []
 for tsv in glob.glob(os.path.join(out, "kafka-summary-*.tsv")):
@@ -52,11 +58,15 @@ for size in (100, 1024):
         k_mb = kafka("producer", size, cfg, 7)
         rows.append((f"producer {size} B, {cfg}: records/s", s_rps, k_rps))
         rows.append((f"producer {size} B, {cfg}: MB/s", s_mb, k_mb))
+        for field, col, name in (("p50", 9, "p50"), ("p99", 11, "p99")):
+            rows.append((f"producer {size} B, {cfg}: produce latency {name} ms (at full load)",
+                         spool(f"spool-producer-{size}-{cfg}-*.json", "latencyMs." + field),
+                         kafka("producer", size, cfg, col)))
     rows.append((f"consumer {size} B: MB/s", spool(f"spool-consumer-{size}-*.json", "mbPerSec"),
                  kafka("consumer", size, None, 7)))
 for rate in (1000, 10000):
     for field, col, name in (("p50", 9, "p50"), ("p99", 11, "p99"), ("p999", 12, "p99.9")):
-        rows.append((f"e2e 1 KiB at {rate}/s: {name} ms", spool(f"spool-e2e-{rate}-*.json", field),
+        rows.append((f"e2e 1 KiB at {rate}/s: {name} ms", spool(f"spool-e2e-{rate}-*.json", "latencyMs." + field),
                      kafka(f"e2e-rate{rate}", 1024, None, col)))
 
 print(f"# Spool vs Kafka — {os.path.basename(out)}\n")
