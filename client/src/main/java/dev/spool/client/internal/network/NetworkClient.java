@@ -546,6 +546,11 @@ public final class NetworkClient implements AutoCloseable {
     r.future.completeExceptionally(t);
   }
 
+  /** True once {@link #close} began: requests still pending fail with "client closed". */
+  public boolean isClosed() {
+    return closed;
+  }
+
   private static IllegalStateException closedException() {
     return new IllegalStateException("client closed");
   }

@@ -191,6 +191,11 @@ public final class Sender implements NetworkClient.ConnectionListener {
   }
 
   private void onInitFailure(SpoolException failure) {
+    if (stopped || network.isClosed()) {
+      // The producer is closing: its network client failed the request, the broker said nothing.
+      log.debug("InitProducerId abandoned: the producer is closing");
+      return;
+    }
     if (failure.retriable()) {
       initRetryAtMs = clock.monotonicMs() + settings.retryBackoff().backoffMs(initFailures++);
       if (failure.refreshesMetadata()) {
