@@ -70,6 +70,10 @@ final class PerfEndToEndTool implements Callable<Integer> {
   @Option(names = "--producer-prop", paramLabel = "k=v", description = "A producer config (repeatable).")
   List<String> producerProps;
 
+  @Option(names = "--consumer-prop", paramLabel = "k=v",
+      description = "A consumer config (repeatable; default fetch.max.wait.ms=100).")
+  List<String> consumerProps;
+
   @Option(names = "--json", description = "Print the summary as one JSON object.")
   boolean json;
 
@@ -90,7 +94,11 @@ final class PerfEndToEndTool implements Callable<Integer> {
     AtomicBoolean stop = new AtomicBoolean();
     long sendEndNs;
     long startNs;
-    try (Consumer consumer = new Consumer(Map.of("bootstrap.servers", bootstrap, "fetch.max.wait.ms", "100"))) {
+    Map<String, String> consumerConfig = new HashMap<>();
+    consumerConfig.put("bootstrap.servers", bootstrap);
+    consumerConfig.put("fetch.max.wait.ms", "100");
+    consumerConfig.putAll(KeyValues.parse(consumerProps, "--consumer-prop", spec));
+    try (Consumer consumer = new Consumer(consumerConfig)) {
       List<TopicPartition> tps = consumer.partitionsFor(topic);
       consumer.assign(tps);
       consumer.seekToEnd(tps);
