@@ -50,7 +50,8 @@ import org.HdrHistogram.Histogram;
  *     --cluster-id my-cluster --measure-only --failover-trials 0 --probe-seconds 60
  * </pre>
  * Options: --clients N (8) --in-flight N per client (64) --seconds N (15) --warmup N (3)
- * --failover-trials N (20) --probe-seconds N (0) --partitions-per-request N (1).
+ * --failover-trials N (20) --probe-seconds N (0) --partitions-per-request N (1) --kill-time-file F
+ * (with --probe-seconds: wall-clock ms of a SIGKILL of the active controller, written by a script).
  * The driver registers fake brokers 1001-1003 and creates a topic placed on them only.
  */
 public final class QuorumBench {
@@ -149,7 +150,7 @@ public final class QuorumBench {
     }
     int probe = opt("probe-seconds", 0);
     if (probe > 0) {
-      probe(topic, partitions - 1, probe);
+      probe(topic, partitions - 1, probe, opts.get("kill-time-file"));
     }
     admin.deleteTopics(DeleteTopicsRequest.newBuilder().addNames(topic).build())
         .get(30, TimeUnit.SECONDS);
@@ -371,9 +372,19 @@ public final class QuorumBench {
         p99, sorted.get(sorted.size() - 1));
   }
 
-  private void probe(String topic, int partition, int seconds) throws Exception {
+  /**
+   * Sequential writes for {@code seconds}, reporting commit gaps. With {@code killTimeFile} (a
+   * file into which a script writes the wall-clock ms at which it SIGKILLed the active
+   * controller) it also reports the failover time as the in-JVM trials measure it: from the kill
+   * to the commit of the first write sent after it. Gaps that ended before the kill are not
+   * failover (a restarted voter catching up, a slow start).
+   */
+  private void probe(String topic, int partition, int seconds, String killTimeFile) throws Exception {
     Prober p = new Prober(topic, partition);
     long start = System.nanoTime();
+    long startEpochMs = System.currentTimeMillis();
+    System.out.println("probe: started"); // scripts wait for this line before they kill
+    System.out.flush();
     p.thread.start();
     Thread.sleep(seconds * 1000L);
     p.running.set(false);
@@ -394,6 +405,25 @@ public final class QuorumBench {
     System.out.printf("probe: %d sequential writes in %d s, largest commit gap %d ms%n",
         p.commits.size(), seconds, maxGap);
     System.out.printf("RESULT probe_writes=%d probe_max_gap_ms=%d%n", p.commits.size(), maxGap);
+    if (killTimeFile == null) {
+      return;
+    }
+    java.nio.file.Path f = java.nio.file.Path.of(killTimeFile);
+    if (!java.nio.file.Files.exists(f)) {
+      System.out.println("probe: no kill time in " + killTimeFile + ": no failover measured");
+      return;
+    }
+    long killEpochMs = Long.parseLong(java.nio.file.Files.readString(f).trim());
+    long killNs = start + TimeUnit.MILLISECONDS.toNanos(killEpochMs - startEpochMs);
+    if (killNs < start) {
+      System.out.println("probe: the kill came before the probe started: no failover measured");
+      return;
+    }
+    synchronized (p.commits) {
+      p.commits.stream().filter(c -> c[0] > killNs).findFirst().ifPresentOrElse(
+          c -> System.out.printf("RESULT probe_failover_ms=%d%n", TimeUnit.NANOSECONDS.toMillis(c[1] - killNs)),
+          () -> System.out.println("probe: no write committed after the kill within the probe"));
+    }
   }
 
   private static void waitFor(java.util.function.BooleanSupplier c, long timeoutMs, String what)
