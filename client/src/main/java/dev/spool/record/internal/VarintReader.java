@@ -72,35 +72,8 @@ public final class VarintReader {
 
   public int readVarint() {
     byte[] a = array;
-    if (a != null) {
-      return readVarintFromArray(a);
-    }
     int start = position;
-    int value = 0;
-    int shift = 0;
-    int b;
-    while (true) {
-      if (position >= limit) {
-        throw new CorruptRecordException("varint runs past the end of its record", start);
-      }
-      b = buffer.get(position++);
-      if ((b & 0x80) == 0) {
-        break;
-      }
-      value |= (b & 0x7f) << shift;
-      shift += 7;
-      if (shift > 28) {
-        throw new CorruptRecordException("varint longer than 5 bytes", start);
-      }
-    }
-    value |= b << shift;
-    return (value >>> 1) ^ -(value & 1);
-  }
-
-  private int readVarintFromArray(byte[] a) {
     int p = position;
-    int start = p;
-    int base = arrayBase;
     int value = 0;
     int shift = 0;
     int b;
@@ -108,7 +81,7 @@ public final class VarintReader {
       if (p >= limit) {
         throw new CorruptRecordException("varint runs past the end of its record", start);
       }
-      b = a[base + p++];
+      b = a != null ? a[arrayBase + p++] : buffer.get(p++);
       if ((b & 0x80) == 0) {
         break;
       }
