@@ -173,8 +173,7 @@ final class ReplicaFetcher {
     ByteBuf data = resp.recordData();
     int position = data.readerIndex();
     List<TopicPartition> tps = new ArrayList<>();
-    List<Runnable> work = new ArrayList<>();
-    List<Fetched> fetched = new ArrayList<>();
+    List<Answer> answers = new ArrayList<>();
     for (FetchResponse.TopicResponse t : body.getTopicsList()) {
       for (FetchResponse.PartitionResponse pr : t.getPartitionsList()) {
         int size = Math.max(0, pr.getRecordsSize());
@@ -194,23 +193,26 @@ final class ReplicaFetcher {
           continue;
         }
         tps.add(tp);
-        fetched.add(f);
-        work.add(() -> apply(tp, f, state, pr, records));
+        answers.add(new Answer(tp, f, state, pr, records));
       }
     }
     // One task per partition worker for the whole answer (ReplicaManager.onPartitions).
     replicas.onPartitions(tps, (p, i) -> {
-      if (p != fetched.get(i).partition) {
-        return; // the replica was replaced or removed meanwhile: stale
+      Answer a = answers.get(i);
+      if (p == a.fetched().partition) { // else the replica was replaced or removed meanwhile: stale
+        apply(a.tp(), a.fetched(), a.state(), a.response(), a.records());
       }
-      work.get(i).run();
-    }, i -> fetched.get(i).delayedUntilMs = clock.monotonicMs() + settings.backoffMs())
+    }, i -> answers.get(i).fetched().delayedUntilMs = clock.monotonicMs() + settings.backoffMs())
         .whenComplete((v, e) -> client.eventLoop().execute(() -> {
           resp.close();
           inFlight = false;
           maybeFetch();
         }));
   }
+
+  /** One partition's part of an answer, waiting for its owner thread. */
+  private record Answer(TopicPartition tp, Fetched fetched, FollowerFetchState state,
+      FetchResponse.PartitionResponse response, ByteBuffer records) {}
 
   /** Applies one partition's answer; owner thread. */
   private void apply(TopicPartition tp, Fetched f, FollowerFetchState state,

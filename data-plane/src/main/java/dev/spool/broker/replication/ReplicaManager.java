@@ -26,8 +26,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
+import java.util.function.ObjIntConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -137,15 +140,6 @@ public final class ReplicaManager implements AutoCloseable {
             + tp + ": " + rootMessage(e) + "; nothing was written"));
   }
 
-  /** One partition of a fetch, on its owner thread. */
-  public CompletableFuture<PartitionFetchResult> fetchPartition(TopicPartition tp, FetchParams params) {
-    return onPartition(tp, p -> p.fetch(params), () -> PartitionFetchResult.error(
-        ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker " + brokerId + " has no replica of " + tp,
-        hintFromImage(tp)))
-        .exceptionally(e -> PartitionFetchResult.error(ErrorCode.UNKNOWN_SERVER_ERROR,
-            "fetch from " + tp + " failed: " + rootMessage(e), null));
-  }
-
   /**
    * Runs {@code action(i, partition)} for every {@code tps[i]} on its owner thread (partition null
    * when not hosted here) with one task per worker, which handles its partitions in order, rather
@@ -155,7 +149,7 @@ public final class ReplicaManager implements AutoCloseable {
    * the task (full queue or stopped). The future completes when every partition was handled.
    */
   public CompletableFuture<Void> onPartitions(List<TopicPartition> tps,
-      java.util.function.ObjIntConsumer<Partition> action, java.util.function.IntConsumer refused) {
+      ObjIntConsumer<Partition> action, IntConsumer refused) {
     int n = tps.size();
     CompletableFuture<Void> done = new CompletableFuture<>();
     int[] workerOf = new int[n];
@@ -172,7 +166,7 @@ public final class ReplicaManager implements AutoCloseable {
       done.complete(null);
       return done;
     }
-    java.util.concurrent.atomic.AtomicInteger pending = new java.util.concurrent.atomic.AtomicInteger(groups);
+    AtomicInteger pending = new AtomicInteger(groups);
     for (int w = 0; w < used.length; w++) {
       if (!used[w]) {
         continue;

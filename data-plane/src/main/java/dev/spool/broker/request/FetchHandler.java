@@ -18,6 +18,7 @@ import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;
 import io.netty.channel.DefaultFileRegion;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -151,14 +152,13 @@ public final class FetchHandler implements RequestHandler {
         for (int j = 0; j < read.length; j++) {
           results[index[j]] = read[j];
         }
-        return java.util.Arrays.asList(results);
+        return Arrays.asList(results);
       });
     }
 
     private boolean satisfied(List<PartitionFetchResult> results) {
       long bytes = 0;
-      for (int i = 0; i < results.size(); i++) {
-        PartitionFetchResult r = results.get(i);
+      for (PartitionFetchResult r : results) {
         if (r.error() != ErrorCode.NONE || r.divergingEpoch() != null) {
           return true;
         }
