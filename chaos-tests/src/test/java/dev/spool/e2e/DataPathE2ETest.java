@@ -170,25 +170,18 @@ class DataPathE2ETest {
       c.seekToEnd(tps);
       assertEquals(0, c.position(tps.get(0)));
       assertTrue(c.poll(Duration.ofMillis(1500)).isEmpty(), "nothing there yet; the fetch now waits at the leader");
-      CompletableFuture<Long> ackedAtNs = CompletableFuture.supplyAsync(() -> {
-        try {
-          // Not waiting for a condition: the gap itself is the test, the consumer's fetch must
-          // already be parked in its long poll when the record arrives.
-          Thread.sleep(1_000);
-          p.send(new ProducerRecord("longpoll", 0, null, "wake".getBytes(StandardCharsets.UTF_8), List.of(), null))
-              .get(30, TimeUnit.SECONDS);
-          return System.nanoTime();
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-      });
+      // The empty poll left its fetch parked at the leader (20 s long poll, started over a second
+      // ago): the record must end that wait, not the deadline.
+      p.send(new ProducerRecord("longpoll", 0, null, "wake".getBytes(StandardCharsets.UTF_8), List.of(), null))
+          .get(30, TimeUnit.SECONDS);
+      long ackedAtNs = System.nanoTime();
       List<ConsumerRecord> got = new ArrayList<>();
       long polledAtNs = 0;
       while (got.isEmpty()) {
         got.addAll(c.poll(Duration.ofSeconds(30)).all());
         polledAtNs = System.nanoTime();
       }
-      long latencyMs = TimeUnit.NANOSECONDS.toMillis(polledAtNs - ackedAtNs.get(30, TimeUnit.SECONDS));
+      long latencyMs = TimeUnit.NANOSECONDS.toMillis(polledAtNs - ackedAtNs);
       assertEquals("wake", got.get(0).valueAsString());
       assertTrue(latencyMs < 2_000, "the waiting fetch answered " + latencyMs
           + " ms after the record was acknowledged; fetch.max.wait.ms is 20000");
