@@ -307,15 +307,15 @@ public final class Workload implements AutoCloseable {
     int worker = DRAIN_WORKER;
     String lastProblem = "nothing tried";
     while (System.nanoTime() < deadline) {
-      try (Consumer probe = new Consumer(consumerProps())) {
-        if (end == null) {
+      if (end == null) {
+        try (Consumer probe = new Consumer(consumerProps())) {
           end = new LinkedHashMap<>(probe.endOffsets(config.partitions()));
           LOG.info("draining to end offsets {}", end);
+        } catch (RuntimeException e) {
+          lastProblem = "end offsets: " + e.getMessage();
+          Thread.sleep(1_000); // a retry backoff: the cluster gives no signal to wait on
+          continue;
         }
-      } catch (RuntimeException e) {
-        lastProblem = "end offsets: " + e.getMessage();
-        Thread.sleep(1_000);
-        continue;
       }
       Consumer c = openSession(worker);
       if (c == null) {
