@@ -25,6 +25,7 @@ import org.slf4j.LoggerFactory;
  */
 final class AckedLoad implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AckedLoad.class);
+
   record Ack(long value, int partition, long offset) {}
 
   private final Producer producer;
@@ -38,7 +39,13 @@ final class AckedLoad implements AutoCloseable {
   private final Thread thread;
   private final int maxInFlight;
 
-  AckedLoad(String bootstrap, String topic, int partitions, int maxInFlight, int ratePerSecond, Map<String, String> props) {
+  AckedLoad(
+      String bootstrap,
+      String topic,
+      int partitions,
+      int maxInFlight,
+      int ratePerSecond,
+      Map<String, String> props) {
     Map<String, String> p = new HashMap<>(props);
     p.put("bootstrap.servers", bootstrap);
     p.putIfAbsent("linger.ms", "1");
@@ -60,29 +67,45 @@ final class AckedLoad implements AutoCloseable {
         inFlight.acquire();
         long value = v;
         int partition = (int) (v % partitions);
-        producer.send(new ProducerRecord(topic, partition, null, Long.toString(value).getBytes(StandardCharsets.UTF_8),
-            List.of(), null)).whenComplete((RecordMetadata m, Throwable e) -> {
-              try {
-                if (e == null) {
-                  acks.add(new Ack(value, m.partition(), m.offset()));
-                } else {
-                  failures.add(e);
-                }
-              } catch (Throwable t) {
-                failures.add(new AssertionError("callback of value " + value + " failed (m=" + m + ")", t));
-              } finally {
-                inFlight.release();
-              }
-            });
+        producer
+            .send(
+                new ProducerRecord(
+                    topic,
+                    partition,
+                    null,
+                    Long.toString(value).getBytes(StandardCharsets.UTF_8),
+                    List.of(),
+                    null))
+            .whenComplete(
+                (RecordMetadata m, Throwable e) -> {
+                  try {
+                    if (e == null) {
+                      acks.add(new Ack(value, m.partition(), m.offset()));
+                    } else {
+                      failures.add(e);
+                    }
+                  } catch (Throwable t) {
+                    failures.add(
+                        new AssertionError(
+                            "callback of value " + value + " failed (m=" + m + ")", t));
+                  } finally {
+                    inFlight.release();
+                  }
+                });
         next += pauseNs;
         if (System.nanoTime() >= reportAt) {
           reportAt += TimeUnit.SECONDS.toNanos(2);
-          LOG.info("load on {}: {} acknowledged, {} failed, {} in flight", topic, acks.size(), failures.size(),
+          LOG.info(
+              "load on {}: {} acknowledged, {} failed, {} in flight",
+              topic,
+              acks.size(),
+              failures.size(),
               maxInFlight - inFlight.availablePermits());
         }
         long sleepNs = next - System.nanoTime();
         if (sleepNs > 0) {
-          TimeUnit.NANOSECONDS.sleep(sleepNs); // pacing a load generator, not waiting for a condition
+          TimeUnit.NANOSECONDS.sleep(
+              sleepNs); // pacing a load generator, not waiting for a condition
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -99,7 +122,10 @@ final class AckedLoad implements AutoCloseable {
   boolean awaitMoreAcks(int more, Duration timeout) {
     int target = acks.size() + more;
     try {
-      await().atMost(timeout).pollInterval(Duration.ofMillis(20)).until(() -> acks.size() >= target);
+      await()
+          .atMost(timeout)
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> acks.size() >= target);
       return true;
     } catch (ConditionTimeoutException e) {
       return false;

@@ -1,7 +1,7 @@
 package dev.spool.e2e;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -24,8 +24,8 @@ import dev.spool.protocol.message.PartitionMetadata;
 import dev.spool.protocol.message.ProduceRequest;
 import dev.spool.protocol.message.ProduceResponse;
 import dev.spool.protocol.message.RequestHeader;
-import dev.spool.record.RecordBatchBuilder;
 import dev.spool.record.Header;
+import dev.spool.record.RecordBatchBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -35,9 +35,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.Random;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -91,10 +91,17 @@ class DataPathE2ETest {
     List<ProducerRecord> sent = new ArrayList<>();
     for (int i = 0; i < 60; i++) {
       byte[] key = i % 7 == 0 ? null : ("key-" + i).getBytes(StandardCharsets.UTF_8);
-      byte[] value = i % 11 == 0 ? null : ("value-" + i + "-" + "x".repeat(i)).getBytes(StandardCharsets.UTF_8);
-      List<Header> headers = i % 3 == 0 ? List.of()
-          : List.of(new Header("h1", ("a" + i).getBytes(StandardCharsets.UTF_8)), new Header("h-null", null),
-              new Header("h1", new byte[] {0, (byte) i}));
+      byte[] value =
+          i % 11 == 0
+              ? null
+              : ("value-" + i + "-" + "x".repeat(i)).getBytes(StandardCharsets.UTF_8);
+      List<Header> headers =
+          i % 3 == 0
+              ? List.of()
+              : List.of(
+                  new Header("h1", ("a" + i).getBytes(StandardCharsets.UTF_8)),
+                  new Header("h-null", null),
+                  new Header("h1", new byte[] {0, (byte) i}));
       sent.add(new ProducerRecord("fields", i % 3, key, value, headers, baseTs + i * 1000L));
     }
     List<RecordMetadata> acked = new ArrayList<>();
@@ -144,18 +151,35 @@ class DataPathE2ETest {
     try (Producer p = new Producer(clientProps("linger.ms", "0"))) {
       for (int i = 0; i < 20; i++) {
         // Timestamps 0, 10, 20, ... s after t0; a separate send per record so batches vary.
-        offsets.add(p.send(new ProducerRecord("times", 0, null, ("v" + i).getBytes(StandardCharsets.UTF_8),
-            List.of(), t0 + i * 10_000L)).get(30, TimeUnit.SECONDS).offset());
+        offsets.add(
+            p.send(
+                    new ProducerRecord(
+                        "times",
+                        0,
+                        null,
+                        ("v" + i).getBytes(StandardCharsets.UTF_8),
+                        List.of(),
+                        t0 + i * 10_000L))
+                .get(30, TimeUnit.SECONDS)
+                .offset());
       }
     }
     try (Consumer c = new Consumer(clientProps())) {
-      assertEquals(offsets.get(0), c.offsetsForTimes(Map.of(tp, 0L)).get(tp).offset(), "before everything");
-      assertEquals(offsets.get(0), c.offsetsForTimes(Map.of(tp, t0)).get(tp).offset(), "exactly the first");
-      assertEquals(offsets.get(7), c.offsetsForTimes(Map.of(tp, t0 + 70_000L)).get(tp).offset(), "exact hit");
+      assertEquals(
+          offsets.get(0), c.offsetsForTimes(Map.of(tp, 0L)).get(tp).offset(), "before everything");
+      assertEquals(
+          offsets.get(0), c.offsetsForTimes(Map.of(tp, t0)).get(tp).offset(), "exactly the first");
+      assertEquals(
+          offsets.get(7),
+          c.offsetsForTimes(Map.of(tp, t0 + 70_000L)).get(tp).offset(),
+          "exact hit");
       OffsetAndTimestamp between = c.offsetsForTimes(Map.of(tp, t0 + 70_001L)).get(tp);
       assertEquals(offsets.get(8), between.offset(), "between two records: the later one");
       assertEquals(t0 + 80_000L, between.timestamp());
-      assertEquals(offsets.get(19), c.offsetsForTimes(Map.of(tp, t0 + 190_000L)).get(tp).offset(), "the last");
+      assertEquals(
+          offsets.get(19),
+          c.offsetsForTimes(Map.of(tp, t0 + 190_000L)).get(tp).offset(),
+          "the last");
       assertNull(c.offsetsForTimes(Map.of(tp, t0 + 190_001L)).get(tp), "after everything");
     }
   }
@@ -164,15 +188,20 @@ class DataPathE2ETest {
   @Timeout(value = 90, unit = TimeUnit.SECONDS)
   void shouldAnswerALongPollAsSoonAsARecordArrives() throws Exception {
     List<TopicPartition> tps = E2e.createTopic(cluster, "longpoll", 1, Map.of());
-    try (Consumer c = new Consumer(clientProps("fetch.max.wait.ms", "20000", "fetch.min.bytes", "1"));
+    try (Consumer c =
+            new Consumer(clientProps("fetch.max.wait.ms", "20000", "fetch.min.bytes", "1"));
         Producer p = new Producer(clientProps("linger.ms", "0"))) {
       c.assign(tps);
       c.seekToEnd(tps);
       assertEquals(0, c.position(tps.get(0)));
-      assertTrue(c.poll(Duration.ofMillis(1500)).isEmpty(), "nothing there yet; the fetch now waits at the leader");
+      assertTrue(
+          c.poll(Duration.ofMillis(1500)).isEmpty(),
+          "nothing there yet; the fetch now waits at the leader");
       // The empty poll left its fetch parked at the leader (20 s long poll, started over a second
       // ago): the record must end that wait, not the deadline.
-      p.send(new ProducerRecord("longpoll", 0, null, "wake".getBytes(StandardCharsets.UTF_8), List.of(), null))
+      p.send(
+              new ProducerRecord(
+                  "longpoll", 0, null, "wake".getBytes(StandardCharsets.UTF_8), List.of(), null))
           .get(30, TimeUnit.SECONDS);
       long ackedAtNs = System.nanoTime();
       List<ConsumerRecord> got = new ArrayList<>();
@@ -183,8 +212,11 @@ class DataPathE2ETest {
       }
       long latencyMs = TimeUnit.NANOSECONDS.toMillis(polledAtNs - ackedAtNs);
       assertEquals("wake", got.get(0).valueAsString());
-      assertTrue(latencyMs < 2_000, "the waiting fetch answered " + latencyMs
-          + " ms after the record was acknowledged; fetch.max.wait.ms is 20000");
+      assertTrue(
+          latencyMs < 2_000,
+          "the waiting fetch answered "
+              + latencyMs
+              + " ms after the record was acknowledged; fetch.max.wait.ms is 20000");
     }
   }
 
@@ -205,39 +237,59 @@ class DataPathE2ETest {
     List<Throwable> errors = new CopyOnWriteArrayList<>();
     List<Long> acked = new CopyOnWriteArrayList<>();
     List<Long> read = new CopyOnWriteArrayList<>();
-    Thread producer = new Thread(() -> {
-      try (Producer p = new Producer(clientProps("linger.ms", "0"))) {
-        for (long v = 0; !stop.get(); v++) {
-          p.send(new ProducerRecord("moving", 0, null, Long.toString(v).getBytes(StandardCharsets.UTF_8),
-              List.of(), null)).get(30, TimeUnit.SECONDS);
-          acked.add(v);
-        }
-      } catch (Throwable t) {
-        errors.add(t);
-      }
-    }, "e2e-producer");
-    Thread consumer = new Thread(() -> {
-      try (Consumer c = new Consumer(clientProps("fetch.max.wait.ms", "200"))) {
-        c.assign(tps);
-        c.seekToBeginning(tps);
-        while (!stop.get() || read.size() < acked.size()) {
-          for (ConsumerRecord r : c.poll(Duration.ofMillis(200))) {
-            read.add(Long.parseLong(r.valueAsString()));
-          }
-        }
-      } catch (Throwable t) {
-        errors.add(t);
-      }
-    }, "e2e-consumer");
+    Thread producer =
+        new Thread(
+            () -> {
+              try (Producer p = new Producer(clientProps("linger.ms", "0"))) {
+                for (long v = 0; !stop.get(); v++) {
+                  p.send(
+                          new ProducerRecord(
+                              "moving",
+                              0,
+                              null,
+                              Long.toString(v).getBytes(StandardCharsets.UTF_8),
+                              List.of(),
+                              null))
+                      .get(30, TimeUnit.SECONDS);
+                  acked.add(v);
+                }
+              } catch (Throwable t) {
+                errors.add(t);
+              }
+            },
+            "e2e-producer");
+    Thread consumer =
+        new Thread(
+            () -> {
+              try (Consumer c = new Consumer(clientProps("fetch.max.wait.ms", "200"))) {
+                c.assign(tps);
+                c.seekToBeginning(tps);
+                while (!stop.get() || read.size() < acked.size()) {
+                  for (ConsumerRecord r : c.poll(Duration.ofMillis(200))) {
+                    read.add(Long.parseLong(r.valueAsString()));
+                  }
+                }
+              } catch (Throwable t) {
+                errors.add(t);
+              }
+            },
+            "e2e-consumer");
     producer.start();
     consumer.start();
     await().atMost(Duration.ofSeconds(20)).until(() -> acked.size() >= 50 || !errors.isEmpty());
     List<ElectionResult> results =
-        cluster.admin().electLeaders(Admin.ElectionType.PREFERRED, List.of(tp)).get(60, TimeUnit.SECONDS);
+        cluster
+            .admin()
+            .electLeaders(Admin.ElectionType.PREFERRED, List.of(tp))
+            .get(60, TimeUnit.SECONDS);
     assertTrue(results.get(0).succeeded(), results.toString());
-    await().atMost(Duration.ofSeconds(20)).until(() -> cluster.partitionLeader(tp).orElse(-1) == preferred);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> cluster.partitionLeader(tp).orElse(-1) == preferred);
     int ackedAtMove = acked.size();
-    await().atMost(Duration.ofSeconds(30)).until(() -> acked.size() >= ackedAtMove + 50 || !errors.isEmpty());
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> acked.size() >= ackedAtMove + 50 || !errors.isEmpty());
     stop.set(true);
     producer.join(30_000);
     consumer.join(30_000);
@@ -256,14 +308,19 @@ class DataPathE2ETest {
   /** Lines of {@code node}'s log where the broker closed a connection with a logged reason. */
   private static long closedConnectionLines(int node) throws IOException {
     try (Stream<String> lines = Files.lines(cluster.logFile(node), StandardCharsets.UTF_8)) {
-      return lines.filter(l -> l.contains(" WARN ") && (l.contains("closing connection") || l.contains("closing the connection")))
+      return lines
+          .filter(
+              l ->
+                  l.contains(" WARN ")
+                      && (l.contains("closing connection") || l.contains("closing the connection")))
           .count();
     }
   }
 
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
-  void shouldCloseOnlyTheConnectionThatSentGarbageAndRefuseABadCrcWithoutAppending() throws Exception {
+  void shouldCloseOnlyTheConnectionThatSentGarbageAndRefuseABadCrcWithoutAppending()
+      throws Exception {
     List<TopicPartition> tps = E2e.createTopic(cluster, "garbage", 1, Map.of());
     TopicPartition tp = tps.get(0);
     int leader = cluster.partitionLeader(tp).orElseThrow();
@@ -272,12 +329,19 @@ class DataPathE2ETest {
     byte[] randomBytes = new byte[4096];
     random.nextBytes(randomBytes);
     ByteBuffer.wrap(randomBytes).putInt(randomBytes.length - 4); // a plausible length, then noise
-    byte[] shorterThanItsHeader = ByteBuffer.allocate(16).putInt(12).putInt(100).putInt(0).putInt(0).array();
+    byte[] shorterThanItsHeader =
+        ByteBuffer.allocate(16).putInt(12).putInt(100).putInt(0).putInt(0).array();
     byte[] negativeLength = ByteBuffer.allocate(8).putInt(-5).putInt(0).array();
     byte[] hugeLength = ByteBuffer.allocate(8).putInt(Integer.MAX_VALUE).putInt(0).array();
-    byte[] unknownApi = RawConnection.frame(
-        RequestHeader.newBuilder().setApiKeyValue(999).setCorrelationId(1).setClientId("e2e").build(),
-        MetadataRequest.getDefaultInstance(), new byte[0]);
+    byte[] unknownApi =
+        RawConnection.frame(
+            RequestHeader.newBuilder()
+                .setApiKeyValue(999)
+                .setCorrelationId(1)
+                .setClientId("e2e")
+                .build(),
+            MetadataRequest.getDefaultInstance(),
+            new byte[0]);
     Map<String, byte[]> garbage = new LinkedHashMap<>();
     garbage.put("random bytes", randomBytes);
     garbage.put("frame shorter than its header", shorterThanItsHeader);
@@ -297,14 +361,18 @@ class DataPathE2ETest {
         // The client opened before keeps working between two bad connections.
         p.send(record("garbage", "after " + g.getKey())).get(30, TimeUnit.SECONDS);
       }
-      await().atMost(Duration.ofSeconds(10))
+      await()
+          .atMost(Duration.ofSeconds(10))
           .until(() -> closedConnectionLines(leader) >= closedBefore + garbage.size());
       // Exactly one line each: the count stays there (a second line per connection would show up).
-      await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+      await()
+          .during(Duration.ofMillis(500))
+          .atMost(Duration.ofSeconds(5))
           .until(() -> closedConnectionLines(leader) == closedBefore + garbage.size());
 
       long endBefore = c.endOffsets(tps).get(tp);
-      ByteBuffer batch = new RecordBatchBuilder(256).append(System.currentTimeMillis(), "k", "crc victim").build();
+      ByteBuffer batch =
+          new RecordBatchBuilder(256).append(System.currentTimeMillis(), "k", "crc victim").build();
       byte[] bytes = new byte[batch.remaining()];
       batch.get(bytes);
       bytes[bytes.length - 2] ^= 0x40; // a record byte: covered by the CRC
@@ -323,15 +391,25 @@ class DataPathE2ETest {
   }
 
   private static ProducerRecord record(String topic, String value) {
-    return new ProducerRecord(topic, 0, null, value.getBytes(StandardCharsets.UTF_8), List.of(), null);
+    return new ProducerRecord(
+        topic, 0, null, value.getBytes(StandardCharsets.UTF_8), List.of(), null);
   }
 
-  private static ProduceResponse.PartitionResponse produce(RawConnection raw, byte[] batch) throws IOException {
-    ProduceRequest req = ProduceRequest.newBuilder().setAcks(-1).setTimeoutMs(10_000)
-        .addTopics(ProduceRequest.TopicData.newBuilder().setName("garbage")
-            .addPartitions(ProduceRequest.PartitionData.newBuilder().setPartition(0).setRecordsSize(batch.length)
-                .setLeaderEpoch(-1)))
-        .build();
+  private static ProduceResponse.PartitionResponse produce(RawConnection raw, byte[] batch)
+      throws IOException {
+    ProduceRequest req =
+        ProduceRequest.newBuilder()
+            .setAcks(-1)
+            .setTimeoutMs(10_000)
+            .addTopics(
+                ProduceRequest.TopicData.newBuilder()
+                    .setName("garbage")
+                    .addPartitions(
+                        ProduceRequest.PartitionData.newBuilder()
+                            .setPartition(0)
+                            .setRecordsSize(batch.length)
+                            .setLeaderEpoch(-1)))
+            .build();
     RawConnection.Reply reply = raw.request(ApiKey.PRODUCE, req, batch);
     assertEquals(ErrorCode.NONE, reply.header().getErrorCode(), reply.header().getErrorMessage());
     return ProduceResponse.parseFrom(reply.body()).getTopics(0).getPartitions(0);

@@ -1,10 +1,10 @@
 package dev.spool.e2e;
 
+import dev.spool.broker.log.LogManager;
 import dev.spool.chaos.cluster.ProcessCluster;
 import dev.spool.client.Admin;
 import dev.spool.client.NewTopic;
 import dev.spool.client.TopicPartition;
-import dev.spool.broker.log.LogManager;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +27,8 @@ final class E2e {
   private E2e() {}
 
   /** A fresh 3-node loopback cluster in {@code target/e2e/<name>}. */
-  static ProcessCluster cluster(String name, UnaryOperator<ProcessCluster.Builder> customize) throws IOException {
+  static ProcessCluster cluster(String name, UnaryOperator<ProcessCluster.Builder> customize)
+      throws IOException {
     Path dir = Path.of("target", "e2e", name).toAbsolutePath();
     if (Files.exists(dir)) {
       LogManager.deleteRecursively(dir);
@@ -35,7 +36,8 @@ final class E2e {
     return customize.apply(ProcessCluster.builder().nodes(3).dir(dir)).start();
   }
 
-  static List<TopicPartition> createTopic(ProcessCluster c, String topic, int partitions, Map<String, String> configs)
+  static List<TopicPartition> createTopic(
+      ProcessCluster c, String topic, int partitions, Map<String, String> configs)
       throws Exception {
     Admin admin = c.admin();
     admin.createTopic(new NewTopic(topic, partitions, 3, configs)).get(60, TimeUnit.SECONDS);

@@ -44,8 +44,12 @@ final class RawConnection implements AutoCloseable {
   }
 
   RequestHeader header(ApiKey key) {
-    return RequestHeader.newBuilder().setApiKey(key).setApiVersion(0).setCorrelationId(++correlationId)
-        .setClientId("e2e-raw").build();
+    return RequestHeader.newBuilder()
+        .setApiKey(key)
+        .setApiVersion(0)
+        .setCorrelationId(++correlationId)
+        .setClientId("e2e-raw")
+        .build();
   }
 
   Reply request(ApiKey key, MessageLite body, byte[] records) throws IOException {
@@ -69,8 +73,8 @@ final class RawConnection implements AutoCloseable {
   }
 
   /**
-   * True when the broker closes the connection within the socket timeout. Any answer it sends
-   * first (a request-level error) is read and skipped.
+   * True when the broker closes the connection within the socket timeout. Any answer it sends first
+   * (a request-level error) is read and skipped.
    */
   boolean closedByPeer() throws IOException {
     try {

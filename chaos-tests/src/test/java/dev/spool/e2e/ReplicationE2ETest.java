@@ -44,9 +44,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Replication against real node processes: three broker-only nodes and one controller-only node
- * (so stopping two brokers leaves the quorum standing). One cluster for the class; every test
- * leaves all brokers running with full ISRs.
+ * Replication against real node processes: three broker-only nodes and one controller-only node (so
+ * stopping two brokers leaves the quorum standing). One cluster for the class; every test leaves
+ * all brokers running with full ISRs.
  */
 @Tag("integration")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -57,8 +57,15 @@ class ReplicationE2ETest {
 
   @BeforeAll
   static void startCluster() throws Exception {
-    cluster = E2e.cluster("replication", b -> b.nodes(4).roles(1, "broker").roles(2, "broker").roles(3, "broker")
-        .roles(CONTROLLER, "controller"));
+    cluster =
+        E2e.cluster(
+            "replication",
+            b ->
+                b.nodes(4)
+                    .roles(1, "broker")
+                    .roles(2, "broker")
+                    .roles(3, "broker")
+                    .roles(CONTROLLER, "controller"));
     LOGS.watch(cluster);
   }
 
@@ -92,7 +99,8 @@ class ReplicationE2ETest {
   }
 
   private static ProducerRecord record(String topic, String value) {
-    return new ProducerRecord(topic, 0, null, value.getBytes(StandardCharsets.UTF_8), List.of(), null);
+    return new ProducerRecord(
+        topic, 0, null, value.getBytes(StandardCharsets.UTF_8), List.of(), null);
   }
 
   @Test
@@ -103,11 +111,13 @@ class ReplicationE2ETest {
     int leader = cluster.partitionLeader(tps.get(0)).orElseThrow();
     List<AckedLoad.Ack> acks;
     List<Throwable> failures;
-    try (AckedLoad load = new AckedLoad(cluster.bootstrapServers(), "killed", 3, 20, 300, Map.of())) {
+    try (AckedLoad load =
+        new AckedLoad(cluster.bootstrapServers(), "killed", 3, 20, 300, Map.of())) {
       assertTrue(load.awaitMoreAcks(300, Duration.ofSeconds(30)), "load running before the kill");
       cluster.kill(leader, Signal.KILL);
       int before = load.acked();
-      assertTrue(load.awaitMoreAcks(300, Duration.ofSeconds(60)), "writes acknowledged after the kill");
+      assertTrue(
+          load.awaitMoreAcks(300, Duration.ofSeconds(60)), "writes acknowledged after the kill");
       assertNotEquals(leader, cluster.partitionLeader(tps.get(0)).orElseThrow(), "a new leader");
       cluster.start(leader);
       cluster.awaitReady(E2e.READY);
@@ -119,7 +129,9 @@ class ReplicationE2ETest {
       failures = load.failures();
     }
     ReadBack.assertEveryAckReadOnceAtItsOffset(acks, ReadBack.readAll(cluster, tps));
-    assertEquals(List.of(), failures.stream().map(Throwable::toString).toList(),
+    assertEquals(
+        List.of(),
+        failures.stream().map(Throwable::toString).toList(),
         "idempotent acks=all sends ride out a leader kill");
   }
 
@@ -127,33 +139,55 @@ class ReplicationE2ETest {
   @Order(2)
   @Timeout(value = 150, unit = TimeUnit.SECONDS)
   void shouldRefuseAcksAllBelowMinIsrButTakeAcksOne() throws Exception {
-    List<TopicPartition> tps = E2e.createTopic(cluster, "minisr", 1, Map.of("min.insync.replicas", "2"));
+    List<TopicPartition> tps =
+        E2e.createTopic(cluster, "minisr", 1, Map.of("min.insync.replicas", "2"));
     TopicPartition tp = tps.get(0);
     int leader = cluster.partitionLeader(tp).orElseThrow();
-    List<Integer> followers = cluster.partitionReplicas(tp).stream().filter(n -> n != leader).toList();
+    List<Integer> followers =
+        cluster.partitionReplicas(tp).stream().filter(n -> n != leader).toList();
     cluster.kill(followers.get(0), Signal.KILL);
     cluster.stop(followers.get(1));
-    ProcessCluster.await("ISR of " + tp + " down to its leader", Duration.ofSeconds(30),
+    ProcessCluster.await(
+        "ISR of " + tp + " down to its leader",
+        Duration.ofSeconds(30),
         () -> cluster.newestView(tp).map(p -> p.getIsrList().equals(List.of(leader))).orElse(false),
         () -> String.valueOf(cluster.newestView(tp)));
 
     // Without retries the broker's answer reaches the application as it is.
-    try (Producer all = new Producer(props("acks", "all", "linger.ms", "0", "enable.idempotence", "false",
-        "retries", "0"))) {
-      ExecutionException e = assertThrows(ExecutionException.class,
-          () -> all.send(record("minisr", "refused")).get(30, TimeUnit.SECONDS));
+    try (Producer all =
+        new Producer(
+            props(
+                "acks", "all", "linger.ms", "0", "enable.idempotence", "false", "retries", "0"))) {
+      ExecutionException e =
+          assertThrows(
+              ExecutionException.class,
+              () -> all.send(record("minisr", "refused")).get(30, TimeUnit.SECONDS));
       ProduceException pe = assertInstanceOf(ProduceException.class, e.getCause());
       assertEquals(ErrorCode.NOT_ENOUGH_REPLICAS, pe.errorCode(), pe.getMessage());
       assertFalse(pe.mayHaveBeenAppended(), pe.getMessage());
     }
-    // The default (idempotent, retrying) producer gives up after its delivery timeout, and can still
+    // The default (idempotent, retrying) producer gives up after its delivery timeout, and can
+    // still
     // tell that no attempt was appended.
-    try (Producer all = new Producer(props("acks", "all", "linger.ms", "0", "request.timeout.ms", "2000",
-        "delivery.timeout.ms", "4000"))) {
-      ExecutionException e = assertThrows(ExecutionException.class,
-          () -> all.send(record("minisr", "refused again")).get(30, TimeUnit.SECONDS));
+    try (Producer all =
+        new Producer(
+            props(
+                "acks",
+                "all",
+                "linger.ms",
+                "0",
+                "request.timeout.ms",
+                "2000",
+                "delivery.timeout.ms",
+                "4000"))) {
+      ExecutionException e =
+          assertThrows(
+              ExecutionException.class,
+              () -> all.send(record("minisr", "refused again")).get(30, TimeUnit.SECONDS));
       ProduceException pe = assertInstanceOf(ProduceException.class, e.getCause());
-      assertFalse(pe.mayHaveBeenAppended(), "every attempt was refused before appending: " + pe.getMessage());
+      assertFalse(
+          pe.mayHaveBeenAppended(),
+          "every attempt was refused before appending: " + pe.getMessage());
     }
     try (Producer one = new Producer(props("acks", "1", "linger.ms", "0"))) {
       assertEquals(0, one.send(record("minisr", "acks=1")).get(30, TimeUnit.SECONDS).offset());
@@ -163,9 +197,11 @@ class ReplicationE2ETest {
     cluster.awaitReady(E2e.READY);
     cluster.awaitFullIsr(List.of("minisr"), E2e.READY);
     try (Producer all = new Producer(props("acks", "all", "linger.ms", "0"))) {
-      assertEquals(1, all.send(record("minisr", "acks=all again")).get(30, TimeUnit.SECONDS).offset());
+      assertEquals(
+          1, all.send(record("minisr", "acks=all again")).get(30, TimeUnit.SECONDS).offset());
     }
-    List<String> values = ReadBack.readAll(cluster, tps).get(tp).stream().map(ConsumerRecord::valueAsString).toList();
+    List<String> values =
+        ReadBack.readAll(cluster, tps).get(tp).stream().map(ConsumerRecord::valueAsString).toList();
     assertEquals(List.of("acks=1", "acks=all again"), values, "the refused record is nowhere");
   }
 
@@ -177,7 +213,8 @@ class ReplicationE2ETest {
     int leader = cluster.partitionLeader(tps.get(0)).orElseThrow();
     List<AckedLoad.Ack> acks;
     List<Throwable> failures;
-    try (AckedLoad load = new AckedLoad(cluster.bootstrapServers(), "graceful", 3, 20, 300, Map.of())) {
+    try (AckedLoad load =
+        new AckedLoad(cluster.bootstrapServers(), "graceful", 3, 20, 300, Map.of())) {
       assertTrue(load.awaitMoreAcks(300, Duration.ofSeconds(30)));
       cluster.stop(leader); // SIGTERM: controlled shutdown moves its leaderships first
       assertEquals(0, cluster.isRunning(leader) ? 1 : 0);
@@ -190,7 +227,8 @@ class ReplicationE2ETest {
       acks = load.acks();
       failures = load.failures();
     }
-    assertEquals(List.of(), failures.stream().map(Throwable::toString).toList(), "zero failed sends");
+    assertEquals(
+        List.of(), failures.stream().map(Throwable::toString).toList(), "zero failed sends");
     ReadBack.assertEveryAckReadOnceAtItsOffset(acks, ReadBack.readAll(cluster, tps));
   }
 
@@ -209,7 +247,8 @@ class ReplicationE2ETest {
     TopicPartition tp = tps.get(0);
     PartitionMetadata start = cluster.newestView(tp).orElseThrow();
     int leader = start.getLeaderId();
-    int follower = start.getReplicasList().stream().filter(n -> n != leader).findFirst().orElseThrow();
+    int follower =
+        start.getReplicasList().stream().filter(n -> n != leader).findFirst().orElseThrow();
     try (Producer p = new Producer(props("linger.ms", "0"))) {
       for (int i = 0; i < 20; i++) {
         p.send(record("diverge", "epoch-1 " + i)).get(30, TimeUnit.SECONDS);
@@ -218,14 +257,17 @@ class ReplicationE2ETest {
     cluster.awaitFullIsr(List.of("diverge"), E2e.READY);
     cluster.kill(follower, Signal.KILL);
     Path scratch = cluster.dir().resolve("scratch");
-    ReplicaLogs.Replica down = ReplicaLogs.read(follower, cluster.nodeDataDir(follower), scratch).get(tp);
+    ReplicaLogs.Replica down =
+        ReplicaLogs.read(follower, cluster.nodeDataDir(follower), scratch).get(tp);
     assertEquals(20, down.logEndOffset(), "the follower had everything");
     int oldEpoch = down.batches().get(down.batches().size() - 1).leaderEpoch();
 
     cluster.stop(leader); // the leadership moves to the third replica in a new epoch
     cluster.start(leader);
     cluster.awaitReady(E2e.READY);
-    ProcessCluster.await("old leader back in the ISR", E2e.READY,
+    ProcessCluster.await(
+        "old leader back in the ISR",
+        E2e.READY,
         () -> cluster.newestView(tp).map(m -> m.getIsrCount() == 2).orElse(false),
         () -> String.valueOf(cluster.newestView(tp)));
     int newEpoch = cluster.newestView(tp).orElseThrow().getLeaderEpoch();
@@ -237,14 +279,17 @@ class ReplicationE2ETest {
     }
 
     appendForeignBatch(cluster.nodeDataDir(follower).resolve(tp.toString()), 20, oldEpoch);
-    ReplicaLogs.Replica diverged = ReplicaLogs.read(follower, cluster.nodeDataDir(follower), scratch).get(tp);
+    ReplicaLogs.Replica diverged =
+        ReplicaLogs.read(follower, cluster.nodeDataDir(follower), scratch).get(tp);
     assertEquals(23, diverged.logEndOffset(), "recovery keeps the foreign batch: its CRC is valid");
 
     cluster.start(follower);
     cluster.awaitReady(E2e.READY);
     cluster.awaitFullIsr(List.of("diverge"), E2e.READY);
-    assertTrue(cluster.newestView(tp).orElseThrow().getIsrList().contains(follower), "rejoined the ISR");
-    List<String> values = ReadBack.readAll(cluster, tps).get(tp).stream().map(ConsumerRecord::valueAsString).toList();
+    assertTrue(
+        cluster.newestView(tp).orElseThrow().getIsrList().contains(follower), "rejoined the ISR");
+    List<String> values =
+        ReadBack.readAll(cluster, tps).get(tp).stream().map(ConsumerRecord::valueAsString).toList();
     assertEquals(40, values.size());
     assertFalse(values.stream().anyMatch(v -> v.startsWith("foreign")), values.toString());
 
@@ -253,25 +298,36 @@ class ReplicationE2ETest {
         ReadBack.assertReplicasIdenticalBelowHighWatermark(cluster, "diverge", scratch);
     ReplicaLogs.Replica after = logs.get(follower).get(tp);
     assertEquals(40, after.highWatermark());
-    BatchSummary at20 = after.batches().stream().filter(b -> b.baseOffset() == 20).findFirst().orElseThrow();
+    BatchSummary at20 =
+        after.batches().stream().filter(b -> b.baseOffset() == 20).findFirst().orElseThrow();
     assertEquals(newEpoch, at20.leaderEpoch(), "offset 20 now holds the new leader's batch");
     for (String topic : List.of("killed", "minisr", "graceful")) {
       ReadBack.assertReplicasIdenticalBelowHighWatermark(cluster, topic, scratch);
     }
   }
 
-  /** Appends a valid batch of three records at {@code baseOffset} in {@code epoch} to the newest segment. */
-  private static void appendForeignBatch(Path partitionDir, long baseOffset, int epoch) throws Exception {
+  /**
+   * Appends a valid batch of three records at {@code baseOffset} in {@code epoch} to the newest
+   * segment.
+   */
+  private static void appendForeignBatch(Path partitionDir, long baseOffset, int epoch)
+      throws Exception {
     Path segment;
     try (Stream<Path> files = Files.list(partitionDir)) {
-      segment = files.filter(f -> f.getFileName().toString().endsWith(".log")).max(Path::compareTo).orElseThrow();
+      segment =
+          files
+              .filter(f -> f.getFileName().toString().endsWith(".log"))
+              .max(Path::compareTo)
+              .orElseThrow();
     }
-    RecordBatchBuilder b = new RecordBatchBuilder(512).baseOffset(baseOffset).partitionLeaderEpoch(epoch);
+    RecordBatchBuilder b =
+        new RecordBatchBuilder(512).baseOffset(baseOffset).partitionLeaderEpoch(epoch);
     for (int i = 0; i < 3; i++) {
       b.append(System.currentTimeMillis(), null, ("foreign " + i).getBytes(StandardCharsets.UTF_8));
     }
     ByteBuffer bytes = b.build();
-    try (FileChannel ch = FileChannel.open(segment, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+    try (FileChannel ch =
+        FileChannel.open(segment, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
       while (bytes.hasRemaining()) {
         ch.write(bytes);
       }

@@ -10,14 +10,20 @@ import picocli.CommandLine.Option;
 
 /** Options of the admin commands (topic, cluster): where, how long, extra admin configs. */
 final class AdminOptions {
-  @Mixin
-  ClusterOptions cluster = new ClusterOptions();
+  @Mixin ClusterOptions cluster = new ClusterOptions();
 
-  @Option(names = "--timeout-ms", defaultValue = "30000", paramLabel = "T",
-      description = "Give up on the operation after T ms, retries included (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--timeout-ms",
+      defaultValue = "30000",
+      paramLabel = "T",
+      description =
+          "Give up on the operation after T ms, retries included (default: ${DEFAULT-VALUE}).")
   long timeoutMs;
 
-  @Option(names = "--admin-prop", paramLabel = "k=v", description = "An admin client config (repeatable).")
+  @Option(
+      names = "--admin-prop",
+      paramLabel = "k=v",
+      description = "An admin client config (repeatable).")
   List<String> adminProps;
 
   Admin open(CliContext ctx, CommandSpec spec) {

@@ -3,8 +3,8 @@ package dev.spool.cli;
 import dev.spool.client.Admin;
 import dev.spool.client.ClusterDescription;
 import dev.spool.client.ElectionResult;
-import dev.spool.client.TopicPartition;
 import dev.spool.client.TopicDescription;
+import dev.spool.client.TopicPartition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -16,13 +16,15 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code spool cluster status|elect-leaders}. */
-@Command(name = "cluster", mixinStandardHelpOptions = true, description = "Cluster and metadata quorum status.",
+@Command(
+    name = "cluster",
+    mixinStandardHelpOptions = true,
+    description = "Cluster and metadata quorum status.",
     subcommands = {ClusterCommand.Status.class, ClusterCommand.ElectLeaders.class})
 final class ClusterCommand implements Callable<Integer> {
   private final CliContext ctx;
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
   ClusterCommand(CliContext ctx) {
     this.ctx = ctx;
@@ -34,17 +36,22 @@ final class ClusterCommand implements Callable<Integer> {
     return ExitCodes.USAGE;
   }
 
-  @Command(name = "status", mixinStandardHelpOptions = true,
-      description = "Quorum voters with their Raft lag and the leader; brokers with epoch and fenced state; "
-          + "offline and under-replicated partitions.")
+  @Command(
+      name = "status",
+      mixinStandardHelpOptions = true,
+      description =
+          "Quorum voters with their Raft lag and the leader; brokers with epoch and fenced state; "
+              + "offline and under-replicated partitions.")
   static final class Status implements Callable<Integer> {
     private final CliContext ctx;
-    @Spec
-    CommandSpec spec;
-    @Mixin
-    AdminOptions admin = new AdminOptions();
-    @Option(names = "--json", description = "Print one object: controller {leader, term, commitIndex, voters}, "
-        + "brokers [{id, epoch, fenced, ...}], partition counts.")
+    @Spec CommandSpec spec;
+    @Mixin AdminOptions admin = new AdminOptions();
+
+    @Option(
+        names = "--json",
+        description =
+            "Print one object: controller {leader, term, commitIndex, voters}, "
+                + "brokers [{id, epoch, fenced, ...}], partition counts.")
     boolean json;
 
     Status(CliContext ctx) {
@@ -66,81 +73,114 @@ final class ClusterCommand implements Callable<Integer> {
     }
 
     private void printJson(ClusterDescription d) {
-      JsonLines.write(ctx.out(), g -> {
-        g.writeStartObject();
-        g.writeStringField("clusterId", d.clusterId());
-        g.writeObjectFieldStart("controller");
-        g.writeNumberField("leader", d.quorum().leaderId());
-        g.writeNumberField("term", d.quorum().term());
-        g.writeNumberField("commitIndex", d.quorum().commitIndex());
-        g.writeArrayFieldStart("voters");
-        for (ClusterDescription.Voter v : d.quorum().voters()) {
-          g.writeStartObject();
-          g.writeNumberField("id", v.nodeId());
-          g.writeStringField("address", v.address());
-          g.writeNumberField("lastIndex", v.lastIndex());
-          g.writeNumberField("lag", v.lag());
-          g.writeNumberField("lastContactMsAgo", v.lastContactMsAgo());
-          g.writeBooleanField("leader", v.nodeId() == d.quorum().leaderId());
-          g.writeEndObject();
-        }
-        g.writeEndArray();
-        g.writeEndObject();
-        g.writeArrayFieldStart("brokers");
-        for (ClusterDescription.Broker b : d.brokers()) {
-          g.writeStartObject();
-          g.writeNumberField("id", b.id());
-          g.writeStringField("host", b.host());
-          g.writeNumberField("port", b.port());
-          g.writeStringField("rack", b.rack());
-          g.writeNumberField("epoch", b.epoch());
-          g.writeBooleanField("fenced", b.fenced());
-          g.writeBooleanField("inControlledShutdown", b.inControlledShutdown());
-          g.writeEndObject();
-        }
-        g.writeEndArray();
-        g.writeNumberField("offlinePartitions", d.offlinePartitions());
-        g.writeNumberField("underReplicatedPartitions", d.underReplicatedPartitions());
-        g.writeNumberField("underMinIsrPartitions", d.underMinIsrPartitions());
-        g.writeNumberField("metadataOffset", d.metadataOffset());
-        g.writeEndObject();
-      });
+      JsonLines.write(
+          ctx.out(),
+          g -> {
+            g.writeStartObject();
+            g.writeStringField("clusterId", d.clusterId());
+            g.writeObjectFieldStart("controller");
+            g.writeNumberField("leader", d.quorum().leaderId());
+            g.writeNumberField("term", d.quorum().term());
+            g.writeNumberField("commitIndex", d.quorum().commitIndex());
+            g.writeArrayFieldStart("voters");
+            for (ClusterDescription.Voter v : d.quorum().voters()) {
+              g.writeStartObject();
+              g.writeNumberField("id", v.nodeId());
+              g.writeStringField("address", v.address());
+              g.writeNumberField("lastIndex", v.lastIndex());
+              g.writeNumberField("lag", v.lag());
+              g.writeNumberField("lastContactMsAgo", v.lastContactMsAgo());
+              g.writeBooleanField("leader", v.nodeId() == d.quorum().leaderId());
+              g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+            g.writeArrayFieldStart("brokers");
+            for (ClusterDescription.Broker b : d.brokers()) {
+              g.writeStartObject();
+              g.writeNumberField("id", b.id());
+              g.writeStringField("host", b.host());
+              g.writeNumberField("port", b.port());
+              g.writeStringField("rack", b.rack());
+              g.writeNumberField("epoch", b.epoch());
+              g.writeBooleanField("fenced", b.fenced());
+              g.writeBooleanField("inControlledShutdown", b.inControlledShutdown());
+              g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeNumberField("offlinePartitions", d.offlinePartitions());
+            g.writeNumberField("underReplicatedPartitions", d.underReplicatedPartitions());
+            g.writeNumberField("underMinIsrPartitions", d.underMinIsrPartitions());
+            g.writeNumberField("metadataOffset", d.metadataOffset());
+            g.writeEndObject();
+          });
     }
 
     private void printPlain(ClusterDescription d) {
       var out = ctx.out();
       out.println("Cluster " + d.clusterId() + " (metadata offset " + d.metadataOffset() + ")");
       ClusterDescription.Quorum q = d.quorum();
-      out.println("Metadata quorum: leader " + (q.leaderId() < 0 ? "unknown" : q.leaderId()) + ", term " + q.term()
-          + ", commit index " + q.commitIndex());
+      out.println(
+          "Metadata quorum: leader "
+              + (q.leaderId() < 0 ? "unknown" : q.leaderId())
+              + ", term "
+              + q.term()
+              + ", commit index "
+              + q.commitIndex());
       for (ClusterDescription.Voter v : q.voters()) {
-        out.printf("  voter %-4d %-22s %-8s last index %-10d lag %-8s last contact %s%n", v.nodeId(), v.address(),
-            v.nodeId() == q.leaderId() ? "leader" : "follower", v.lastIndex(), v.lag() < 0 ? "?" : v.lag(),
+        out.printf(
+            "  voter %-4d %-22s %-8s last index %-10d lag %-8s last contact %s%n",
+            v.nodeId(),
+            v.address(),
+            v.nodeId() == q.leaderId() ? "leader" : "follower",
+            v.lastIndex(),
+            v.lag() < 0 ? "?" : v.lag(),
             v.lastContactMsAgo() < 0 ? "?" : v.lastContactMsAgo() + " ms ago");
       }
       out.println("Brokers:");
       for (ClusterDescription.Broker b : d.brokers()) {
-        out.printf("  broker %-4d %-22s epoch %-10d %s%n", b.id(), b.host() + ":" + b.port(), b.epoch(),
+        out.printf(
+            "  broker %-4d %-22s epoch %-10d %s%n",
+            b.id(),
+            b.host() + ":" + b.port(),
+            b.epoch(),
             b.fenced() ? "FENCED" : b.inControlledShutdown() ? "shutting down" : "active");
       }
-      out.println("Partitions: " + d.offlinePartitions() + " offline, " + d.underReplicatedPartitions()
-          + " under-replicated, " + d.underMinIsrPartitions() + " under min ISR");
+      out.println(
+          "Partitions: "
+              + d.offlinePartitions()
+              + " offline, "
+              + d.underReplicatedPartitions()
+              + " under-replicated, "
+              + d.underMinIsrPartitions()
+              + " under min ISR");
     }
   }
 
-  @Command(name = "elect-leaders", mixinStandardHelpOptions = true,
-      description = "Elect partition leaders: preferred (first in-sync replica of the assignment) or unclean.")
+  @Command(
+      name = "elect-leaders",
+      mixinStandardHelpOptions = true,
+      description =
+          "Elect partition leaders: preferred (first in-sync replica of the assignment) or unclean.")
   static final class ElectLeaders implements Callable<Integer> {
     private final CliContext ctx;
-    @Spec
-    CommandSpec spec;
-    @Mixin
-    AdminOptions admin = new AdminOptions();
+    @Spec CommandSpec spec;
+    @Mixin AdminOptions admin = new AdminOptions();
+
     @Option(names = "--type", defaultValue = "preferred", paramLabel = "preferred|unclean")
     String type;
-    @Option(names = "--topic", paramLabel = "T", description = "Only this topic (default: every partition).")
+
+    @Option(
+        names = "--topic",
+        paramLabel = "T",
+        description = "Only this topic (default: every partition).")
     String topic;
-    @Option(names = "--partition", paramLabel = "N", split = ",", description = "Only these partitions of --topic.")
+
+    @Option(
+        names = "--partition",
+        paramLabel = "N",
+        split = ",",
+        description = "Only these partitions of --topic.")
     List<Integer> partitions;
 
     ElectLeaders(CliContext ctx) {
@@ -149,11 +189,14 @@ final class ClusterCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      Admin.ElectionType election = switch (type) {
-        case "preferred" -> Admin.ElectionType.PREFERRED;
-        case "unclean" -> Admin.ElectionType.UNCLEAN;
-        default -> throw new ParameterException(spec.commandLine(), "--type must be preferred or unclean");
-      };
+      Admin.ElectionType election =
+          switch (type) {
+            case "preferred" -> Admin.ElectionType.PREFERRED;
+            case "unclean" -> Admin.ElectionType.UNCLEAN;
+            default ->
+                throw new ParameterException(
+                    spec.commandLine(), "--type must be preferred or unclean");
+          };
       if (partitions != null && topic == null) {
         throw new ParameterException(spec.commandLine(), "--partition needs --topic");
       }
@@ -170,7 +213,12 @@ final class ClusterCommand implements Callable<Integer> {
       }
       boolean failed = false;
       for (ElectionResult r : results) {
-        ctx.out().println(r.partition() + "\t" + r.error().name() + (r.message().isEmpty() ? "" : "\t" + r.message()));
+        ctx.out()
+            .println(
+                r.partition()
+                    + "\t"
+                    + r.error().name()
+                    + (r.message().isEmpty() ? "" : "\t" + r.message()));
         failed |= !r.succeeded();
       }
       return failed ? ExitCodes.FAILED : ExitCodes.OK;

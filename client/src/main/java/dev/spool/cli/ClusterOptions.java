@@ -17,9 +17,12 @@ public final class ClusterOptions {
   public static final Path FILE = Path.of(".spool-cluster", "bootstrap");
   public static final String DEFAULT = "127.0.0.1:9092";
 
-  @Option(names = {"-b", "--bootstrap"}, paramLabel = "host:port[,host:port]",
-      description = "Brokers to connect to. Default: $SPOOL_BOOTSTRAP, else .spool-cluster/bootstrap, "
-          + "else 127.0.0.1:9092.")
+  @Option(
+      names = {"-b", "--bootstrap"},
+      paramLabel = "host:port[,host:port]",
+      description =
+          "Brokers to connect to. Default: $SPOOL_BOOTSTRAP, else .spool-cluster/bootstrap, "
+              + "else 127.0.0.1:9092.")
   String bootstrap;
 
   /** The bootstrap list to use, following the order in the class doc. */
@@ -34,8 +37,10 @@ public final class ClusterOptions {
     Path file = ctx.workingDirectory().resolve(FILE);
     if (Files.isRegularFile(file)) {
       try {
-        String fromFile = Arrays.stream(Files.readString(file).split("[,\\s]+")).filter(s -> !s.isBlank())
-            .collect(Collectors.joining(","));
+        String fromFile =
+            Arrays.stream(Files.readString(file).split("[,\\s]+"))
+                .filter(s -> !s.isBlank())
+                .collect(Collectors.joining(","));
         if (!fromFile.isEmpty()) {
           return fromFile;
         }

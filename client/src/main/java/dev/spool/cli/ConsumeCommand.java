@@ -18,27 +18,30 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code spool consume TOPIC}: prints records as they arrive, from the end (default), the
- * beginning or an offset, until {@code --max-messages} were printed, no record arrived for
- * {@code --timeout-ms}, or Ctrl-C.
+ * {@code spool consume TOPIC}: prints records as they arrive, from the end (default), the beginning
+ * or an offset, until {@code --max-messages} were printed, no record arrived for {@code
+ * --timeout-ms}, or Ctrl-C.
  */
-@Command(name = "consume", mixinStandardHelpOptions = true,
+@Command(
+    name = "consume",
+    mixinStandardHelpOptions = true,
     description = "Print records of a topic: values (plain) or one JSON object per record.")
 final class ConsumeCommand implements Callable<Integer> {
-  enum Output { plain, json }
+  enum Output {
+    plain,
+    json
+  }
 
   private final CliContext ctx;
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Mixin
-  ClusterOptions cluster = new ClusterOptions();
+  @Mixin ClusterOptions cluster = new ClusterOptions();
 
   @Parameters(index = "0", paramLabel = "TOPIC", description = "Topic to read.")
   String topic;
@@ -46,31 +49,53 @@ final class ConsumeCommand implements Callable<Integer> {
   @Option(names = "--from-beginning", description = "Start at the first offset still in the log.")
   boolean fromBeginning;
 
-  @Option(names = "--offset", paramLabel = "N", description = "Start at offset N (needs --partition).")
+  @Option(
+      names = "--offset",
+      paramLabel = "N",
+      description = "Start at offset N (needs --partition).")
   Long offset;
 
-  @Option(names = "--partition", paramLabel = "N", split = ",",
+  @Option(
+      names = "--partition",
+      paramLabel = "N",
+      split = ",",
       description = "Read only these partitions (repeatable or comma-separated). Default: all.")
   List<Integer> partitions;
 
-  @Option(names = "--max-messages", paramLabel = "N", description = "Exit after printing N records.")
+  @Option(
+      names = "--max-messages",
+      paramLabel = "N",
+      description = "Exit after printing N records.")
   Long maxMessages;
 
-  @Option(names = "--timeout-ms", paramLabel = "T", description = "Exit when no record arrived for T ms.")
+  @Option(
+      names = "--timeout-ms",
+      paramLabel = "T",
+      description = "Exit when no record arrived for T ms.")
   Long timeoutMs;
 
-  @Option(names = "--output", defaultValue = "plain", paramLabel = "plain|json",
-      description = "json: one object per record with partition, offset, timestamp, key, value, headers.")
+  @Option(
+      names = "--output",
+      defaultValue = "plain",
+      paramLabel = "plain|json",
+      description =
+          "json: one object per record with partition, offset, timestamp, key, value, headers.")
   Output output;
 
   @Option(names = "--print-key", description = "Plain output: print KEY<separator>VALUE.")
   boolean printKey;
 
-  @Option(names = "--key-separator", defaultValue = "\t", paramLabel = "SEP",
+  @Option(
+      names = "--key-separator",
+      defaultValue = "\t",
+      paramLabel = "SEP",
       description = "Between key and value with --print-key (default: tab).")
   String keySeparator;
 
-  @Option(names = "--consumer-prop", paramLabel = "k=v", description = "A consumer config (repeatable).")
+  @Option(
+      names = "--consumer-prop",
+      paramLabel = "k=v",
+      description = "A consumer config (repeatable).")
   List<String> consumerProps;
 
   ConsumeCommand(CliContext ctx) {
@@ -83,7 +108,8 @@ final class ConsumeCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--offset needs --partition");
     }
     if (offset != null && fromBeginning) {
-      throw new ParameterException(spec.commandLine(), "--offset and --from-beginning exclude each other");
+      throw new ParameterException(
+          spec.commandLine(), "--offset and --from-beginning exclude each other");
     }
     Map<String, String> props = new HashMap<>();
     props.put("bootstrap.servers", cluster.resolve(ctx));
@@ -102,10 +128,13 @@ final class ConsumeCommand implements Callable<Integer> {
       } else {
         consumer.seekToEnd(tps);
       }
-      Thread hook = new Thread(() -> {
-        stopRequested = true;
-        consumer.wakeup();
-      }, "spool-consume-stop");
+      Thread hook =
+          new Thread(
+              () -> {
+                stopRequested = true;
+                consumer.wakeup();
+              },
+              "spool-consume-stop");
       Runtime.getRuntime().addShutdownHook(hook);
       try {
         printed = loop(consumer);
@@ -125,8 +154,9 @@ final class ConsumeCommand implements Callable<Integer> {
     List<TopicPartition> chosen = new ArrayList<>();
     for (int p : partitions) {
       if (p < 0 || p >= all.size()) {
-        throw new SpoolException(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "topic '" + topic + "' has "
-            + all.size() + " partitions, there is no partition " + p);
+        throw new SpoolException(
+            ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+            "topic '" + topic + "' has " + all.size() + " partitions, there is no partition " + p);
       }
       chosen.add(new TopicPartition(topic, p));
     }
@@ -177,29 +207,31 @@ final class ConsumeCommand implements Callable<Integer> {
 
   private void print(ConsumerRecord r) {
     if (output == Output.json) {
-      JsonLines.write(ctx.out(), g -> {
-        g.writeStartObject();
-        g.writeStringField("topic", r.topic());
-        g.writeNumberField("partition", r.partition());
-        g.writeNumberField("offset", r.offset());
-        g.writeNumberField("timestamp", r.timestamp());
-        g.writeStringField("timestampType", r.timestampType().configName());
-        JsonLines.nullableString(g, "key", r.keyAsString());
-        JsonLines.nullableString(g, "value", r.valueAsString());
-        g.writeArrayFieldStart("headers");
-        for (Header h : r.headers()) {
-          g.writeStartArray();
-          g.writeString(h.key());
-          if (h.value() == null) {
-            g.writeNull();
-          } else {
-            g.writeString(new String(h.value(), StandardCharsets.UTF_8));
-          }
-          g.writeEndArray();
-        }
-        g.writeEndArray();
-        g.writeEndObject();
-      });
+      JsonLines.write(
+          ctx.out(),
+          g -> {
+            g.writeStartObject();
+            g.writeStringField("topic", r.topic());
+            g.writeNumberField("partition", r.partition());
+            g.writeNumberField("offset", r.offset());
+            g.writeNumberField("timestamp", r.timestamp());
+            g.writeStringField("timestampType", r.timestampType().configName());
+            JsonLines.nullableString(g, "key", r.keyAsString());
+            JsonLines.nullableString(g, "value", r.valueAsString());
+            g.writeArrayFieldStart("headers");
+            for (Header h : r.headers()) {
+              g.writeStartArray();
+              g.writeString(h.key());
+              if (h.value() == null) {
+                g.writeNull();
+              } else {
+                g.writeString(new String(h.value(), StandardCharsets.UTF_8));
+              }
+              g.writeEndArray();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+          });
     } else if (printKey) {
       ctx.out().println(r.keyAsString() + keySeparator + r.valueAsString());
     } else {

@@ -11,10 +11,16 @@ import java.util.concurrent.ExecutionException;
 /** The exit codes every {@code spool} command uses, and how failures map onto them. */
 public final class ExitCodes {
   public static final int OK = 0;
+
   /** An operation failed: e.g. some produced lines failed, the topic exists, a bad record. */
   public static final int FAILED = 1;
-  /** Wrong usage: unknown option, bad value, unknown config key (picocli's own code for usage errors). */
+
+  /**
+   * Wrong usage: unknown option, bad value, unknown config key (picocli's own code for usage
+   * errors).
+   */
   public static final int USAGE = 2;
+
   /** The cluster could not be reached, or an operation timed out. */
   public static final int UNREACHABLE = 3;
 
@@ -33,7 +39,8 @@ public final class ExitCodes {
   /** Unwraps future wrappers to the exception that says what went wrong. */
   public static Throwable rootCause(Throwable t) {
     Throwable c = t;
-    while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
+    while ((c instanceof CompletionException || c instanceof ExecutionException)
+        && c.getCause() != null) {
       c = c.getCause();
     }
     return c;
@@ -61,9 +68,12 @@ public final class ExitCodes {
     Throwable c = rootCause(t);
     // Usage mistakes (IllegalArgumentException from argument checks) read as plain sentences;
     // anything unexpected keeps its exception type so it can be reported.
-    String m = c instanceof SpoolException || c instanceof ConfigException
-        || c instanceof IllegalArgumentException ? c.getMessage()
-        : c.getClass().getSimpleName() + ": " + c.getMessage();
+    String m =
+        c instanceof SpoolException
+                || c instanceof ConfigException
+                || c instanceof IllegalArgumentException
+            ? c.getMessage()
+            : c.getClass().getSimpleName() + ": " + c.getMessage();
     return "error: " + String.valueOf(m).replace('\n', ' ');
   }
 }

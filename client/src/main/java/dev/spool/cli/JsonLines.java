@@ -37,7 +37,8 @@ final class JsonLines {
     out.flush();
   }
 
-  static void intArray(JsonGenerator g, String field, java.util.List<Integer> values) throws IOException {
+  static void intArray(JsonGenerator g, String field, java.util.List<Integer> values)
+      throws IOException {
     g.writeArrayFieldStart(field);
     for (int v : values) {
       g.writeNumber(v);

@@ -3,8 +3,8 @@ package dev.spool.cli;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
 
 /** Parses repeatable {@code k=v} options (configs, client properties, headers). */
 final class KeyValues {
@@ -18,7 +18,8 @@ final class KeyValues {
     for (String p : pairs) {
       int eq = p.indexOf('=');
       if (eq <= 0) {
-        throw new ParameterException(spec.commandLine(), option + " expects key=value, got '" + p + "'");
+        throw new ParameterException(
+            spec.commandLine(), option + " expects key=value, got '" + p + "'");
       }
       out.put(p.substring(0, eq).trim(), p.substring(eq + 1));
     }

@@ -26,11 +26,9 @@ import picocli.CommandLine.Spec;
 final class PerfConsumeTool implements Callable<Integer> {
   private final CliContext ctx;
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Mixin
-  ClusterOptions cluster = new ClusterOptions();
+  @Mixin ClusterOptions cluster = new ClusterOptions();
 
   @Option(names = "--topic", required = true, paramLabel = "T")
   String topic;
@@ -38,17 +36,25 @@ final class PerfConsumeTool implements Callable<Integer> {
   @Option(names = "--messages", required = true, paramLabel = "N", description = "Records to read.")
   long messages;
 
-  @Option(names = "--timeout-ms", defaultValue = "10000", paramLabel = "T",
+  @Option(
+      names = "--timeout-ms",
+      defaultValue = "10000",
+      paramLabel = "T",
       description = "Give up when no record arrived for T ms (default: ${DEFAULT-VALUE}).")
   long timeoutMs;
 
-  @Option(names = "--consumer-prop", paramLabel = "k=v", description = "A consumer config (repeatable).")
+  @Option(
+      names = "--consumer-prop",
+      paramLabel = "k=v",
+      description = "A consumer config (repeatable).")
   List<String> consumerProps;
 
   @Option(names = "--reporting-interval-ms", defaultValue = "5000", paramLabel = "MS")
   long reportingIntervalMs;
 
-  @Option(names = "--json", description = "Print the final summary as one JSON object (progress goes to stderr).")
+  @Option(
+      names = "--json",
+      description = "Print the final summary as one JSON object (progress goes to stderr).")
   boolean json;
 
   PerfConsumeTool(CliContext ctx) {
@@ -89,7 +95,8 @@ final class PerfConsumeTool implements Callable<Integer> {
         } else {
           lastRecordNs = now;
           for (ConsumerRecord r : batch) {
-            long size = (r.key() == null ? 0 : r.key().length) + (r.value() == null ? 0 : r.value().length);
+            long size =
+                (r.key() == null ? 0 : r.key().length) + (r.value() == null ? 0 : r.value().length);
             records++;
             bytes += size;
             windowRecords++;
@@ -98,8 +105,13 @@ final class PerfConsumeTool implements Callable<Integer> {
         }
         if ((now - windowStartNs) / 1_000_000 >= reportingIntervalMs) {
           double secs = (now - windowStartNs) / 1e9;
-          progress.printf(Locale.ROOT, "%d records consumed, %.1f records/sec (%.2f MB/sec), %d total.%n",
-              windowRecords, windowRecords / secs, windowBytes / secs / (1024 * 1024), records);
+          progress.printf(
+              Locale.ROOT,
+              "%d records consumed, %.1f records/sec (%.2f MB/sec), %d total.%n",
+              windowRecords,
+              windowRecords / secs,
+              windowBytes / secs / (1024 * 1024),
+              records);
           windowStartNs = now;
           windowRecords = 0;
           windowBytes = 0;
@@ -110,7 +122,9 @@ final class PerfConsumeTool implements Callable<Integer> {
     double secs = Math.max(1e-9, (lastRecordNs - startNs) / 1e9);
     report(records, bytes, secs, metrics);
     if (timedOut) {
-      ctx.err().println("error: no record for " + timeoutMs + " ms; consumed " + records + " of " + messages);
+      ctx.err()
+          .println(
+              "error: no record for " + timeoutMs + " ms; consumed " + records + " of " + messages);
       return records == 0 ? ExitCodes.UNREACHABLE : ExitCodes.FAILED;
     }
     return ExitCodes.OK;
@@ -120,23 +134,34 @@ final class PerfConsumeTool implements Callable<Integer> {
     double rate = records / secs;
     double mb = bytes / secs / (1024 * 1024);
     if (json) {
-      JsonLines.write(ctx.out(), g -> {
-        g.writeStartObject();
-        g.writeStringField("tool", "perf consume");
-        g.writeStringField("topic", topic);
-        g.writeNumberField("records", records);
-        g.writeNumberField("bytes", bytes);
-        g.writeNumberField("elapsedMs", Math.round(secs * 1000));
-        g.writeNumberField("recordsPerSec", rate);
-        g.writeNumberField("mbPerSec", mb);
-        g.writeNumberField("fetchRequests", m.fetchRequests());
-        g.writeNumberField("fetchLatencyP50Ms", m.fetchLatencyP50Ms());
-        g.writeNumberField("fetchLatencyP99Ms", m.fetchLatencyP99Ms());
-        g.writeEndObject();
-      });
+      JsonLines.write(
+          ctx.out(),
+          g -> {
+            g.writeStartObject();
+            g.writeStringField("tool", "perf consume");
+            g.writeStringField("topic", topic);
+            g.writeNumberField("records", records);
+            g.writeNumberField("bytes", bytes);
+            g.writeNumberField("elapsedMs", Math.round(secs * 1000));
+            g.writeNumberField("recordsPerSec", rate);
+            g.writeNumberField("mbPerSec", mb);
+            g.writeNumberField("fetchRequests", m.fetchRequests());
+            g.writeNumberField("fetchLatencyP50Ms", m.fetchLatencyP50Ms());
+            g.writeNumberField("fetchLatencyP99Ms", m.fetchLatencyP99Ms());
+            g.writeEndObject();
+          });
       return;
     }
-    ctx.out().printf(Locale.ROOT, "%d records consumed in %.2f s, %.1f records/sec (%.2f MB/sec, %.2f MB total), "
-        + "%d fetches.%n", records, secs, rate, mb, bytes / (1024.0 * 1024), m.fetchRequests());
+    ctx.out()
+        .printf(
+            Locale.ROOT,
+            "%d records consumed in %.2f s, %.1f records/sec (%.2f MB/sec, %.2f MB total), "
+                + "%d fetches.%n",
+            records,
+            secs,
+            rate,
+            mb,
+            bytes / (1024.0 * 1024),
+            m.fetchRequests());
   }
 }

@@ -31,17 +31,18 @@ import picocli.CommandLine.Spec;
  * scheduled time, so a stalled producer counts too (no coordinated omission). The first {@code
  * --warmup-s} seconds are not recorded.
  */
-@Command(name = "e2e", mixinStandardHelpOptions = true, description = "Fixed-rate end-to-end latency.")
+@Command(
+    name = "e2e",
+    mixinStandardHelpOptions = true,
+    description = "Fixed-rate end-to-end latency.")
 final class PerfEndToEndTool implements Callable<Integer> {
   private static final long MAX_LATENCY_NS = TimeUnit.MINUTES.toNanos(1);
 
   private final CliContext ctx;
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Mixin
-  ClusterOptions cluster = new ClusterOptions();
+  @Mixin ClusterOptions cluster = new ClusterOptions();
 
   @Option(names = "--topic", required = true, paramLabel = "T")
   String topic;
@@ -49,28 +50,46 @@ final class PerfEndToEndTool implements Callable<Integer> {
   @Option(names = "--rate", required = true, paramLabel = "R", description = "Records per second.")
   int rate;
 
-  @Option(names = "--duration-s", required = true, paramLabel = "D", description = "Measured seconds.")
+  @Option(
+      names = "--duration-s",
+      required = true,
+      paramLabel = "D",
+      description = "Measured seconds.")
   int durationS;
 
-  @Option(names = "--record-size", defaultValue = "1024", paramLabel = "S",
+  @Option(
+      names = "--record-size",
+      defaultValue = "1024",
+      paramLabel = "S",
       description = "Value bytes, at least 16 (default: ${DEFAULT-VALUE}).")
   int recordSize;
 
   @Option(names = "--acks", defaultValue = "all", paramLabel = "all|1|0|-1")
   String acks;
 
-  @Option(names = "--warmup-s", defaultValue = "5", paramLabel = "W",
+  @Option(
+      names = "--warmup-s",
+      defaultValue = "5",
+      paramLabel = "W",
       description = "Seconds sent before measuring (default: ${DEFAULT-VALUE}).")
   int warmupS;
 
-  @Option(names = "--linger-ms", defaultValue = "0", paramLabel = "MS",
+  @Option(
+      names = "--linger-ms",
+      defaultValue = "0",
+      paramLabel = "MS",
       description = "Producer linger.ms (default ${DEFAULT-VALUE}, as FixedRateE2E).")
   long lingerMs;
 
-  @Option(names = "--producer-prop", paramLabel = "k=v", description = "A producer config (repeatable).")
+  @Option(
+      names = "--producer-prop",
+      paramLabel = "k=v",
+      description = "A producer config (repeatable).")
   List<String> producerProps;
 
-  @Option(names = "--consumer-prop", paramLabel = "k=v",
+  @Option(
+      names = "--consumer-prop",
+      paramLabel = "k=v",
       description = "A consumer config (repeatable; default fetch.max.wait.ms=100).")
   List<String> consumerProps;
 
@@ -84,7 +103,8 @@ final class PerfEndToEndTool implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (rate <= 0 || durationS <= 0 || warmupS < 0) {
-      throw new IllegalArgumentException("--rate and --duration-s must be positive, --warmup-s >= 0");
+      throw new IllegalArgumentException(
+          "--rate and --duration-s must be positive, --warmup-s >= 0");
     }
     String bootstrap = cluster.resolve(ctx);
     long total = (long) rate * (durationS + warmupS);
@@ -103,7 +123,9 @@ final class PerfEndToEndTool implements Callable<Integer> {
       consumer.assign(tps);
       consumer.seekToEnd(tps);
       tps.forEach(consumer::position);
-      Thread reader = new Thread(() -> consume(consumer, h, received, total, warmCount, stop), "spool-e2e-consumer");
+      Thread reader =
+          new Thread(
+              () -> consume(consumer, h, received, total, warmCount, stop), "spool-e2e-consumer");
       reader.start();
       Map<String, String> props = new HashMap<>();
       props.put("bootstrap.servers", bootstrap);
@@ -138,7 +160,12 @@ final class PerfEndToEndTool implements Callable<Integer> {
     return ExitCodes.OK;
   }
 
-  private static void consume(Consumer consumer, Histogram h, AtomicLong received, long total, long warmCount,
+  private static void consume(
+      Consumer consumer,
+      Histogram h,
+      AtomicLong received,
+      long total,
+      long warmCount,
       AtomicBoolean stop) {
     while (received.get() < total && !stop.get()) {
       for (ConsumerRecord r : consumer.poll(Duration.ofMillis(50))) {
@@ -159,34 +186,50 @@ final class PerfEndToEndTool implements Callable<Integer> {
   private void report(Histogram h, long received, long total, double achieved) {
     double ms = 1e6;
     if (json) {
-      JsonLines.write(ctx.out(), g -> {
-        g.writeStartObject();
-        g.writeStringField("tool", "perf e2e");
-        g.writeStringField("topic", topic);
-        g.writeNumberField("rate", rate);
-        g.writeNumberField("recordSize", recordSize);
-        g.writeStringField("acks", acks);
-        g.writeNumberField("lingerMs", lingerMs);
-        g.writeNumberField("measured", h.getTotalCount());
-        g.writeNumberField("received", received);
-        g.writeNumberField("sent", total);
-        g.writeNumberField("achievedPerSec", achieved);
-        g.writeObjectFieldStart("latencyMs");
-        g.writeNumberField("avg", h.getMean() / ms);
-        g.writeNumberField("p50", h.getValueAtPercentile(50) / ms);
-        g.writeNumberField("p90", h.getValueAtPercentile(90) / ms);
-        g.writeNumberField("p99", h.getValueAtPercentile(99) / ms);
-        g.writeNumberField("p999", h.getValueAtPercentile(99.9) / ms);
-        g.writeNumberField("max", h.getMaxValue() / ms);
-        g.writeEndObject();
-        g.writeEndObject();
-      });
+      JsonLines.write(
+          ctx.out(),
+          g -> {
+            g.writeStartObject();
+            g.writeStringField("tool", "perf e2e");
+            g.writeStringField("topic", topic);
+            g.writeNumberField("rate", rate);
+            g.writeNumberField("recordSize", recordSize);
+            g.writeStringField("acks", acks);
+            g.writeNumberField("lingerMs", lingerMs);
+            g.writeNumberField("measured", h.getTotalCount());
+            g.writeNumberField("received", received);
+            g.writeNumberField("sent", total);
+            g.writeNumberField("achievedPerSec", achieved);
+            g.writeObjectFieldStart("latencyMs");
+            g.writeNumberField("avg", h.getMean() / ms);
+            g.writeNumberField("p50", h.getValueAtPercentile(50) / ms);
+            g.writeNumberField("p90", h.getValueAtPercentile(90) / ms);
+            g.writeNumberField("p99", h.getValueAtPercentile(99) / ms);
+            g.writeNumberField("p999", h.getValueAtPercentile(99.9) / ms);
+            g.writeNumberField("max", h.getMaxValue() / ms);
+            g.writeEndObject();
+            g.writeEndObject();
+          });
       return;
     }
-    ctx.out().printf(Locale.ROOT, "e2e rate=%d/s size=%dB acks=%s linger.ms=%d measured=%d (of %d received, %d sent)"
-            + " achieved~%.0f/s  e2e ms: avg %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f%n",
-        rate, recordSize, acks, lingerMs, h.getTotalCount(), received, total, achieved, h.getMean() / ms,
-        h.getValueAtPercentile(50) / ms, h.getValueAtPercentile(90) / ms, h.getValueAtPercentile(99) / ms,
-        h.getValueAtPercentile(99.9) / ms, h.getMaxValue() / ms);
+    ctx.out()
+        .printf(
+            Locale.ROOT,
+            "e2e rate=%d/s size=%dB acks=%s linger.ms=%d measured=%d (of %d received, %d sent)"
+                + " achieved~%.0f/s  e2e ms: avg %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f%n",
+            rate,
+            recordSize,
+            acks,
+            lingerMs,
+            h.getTotalCount(),
+            received,
+            total,
+            achieved,
+            h.getMean() / ms,
+            h.getValueAtPercentile(50) / ms,
+            h.getValueAtPercentile(90) / ms,
+            h.getValueAtPercentile(99) / ms,
+            h.getValueAtPercentile(99.9) / ms,
+            h.getMaxValue() / ms);
   }
 }

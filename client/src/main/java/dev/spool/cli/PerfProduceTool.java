@@ -25,18 +25,19 @@ import picocli.CommandLine.Spec;
  * {@code spool perf produce}: Kafka's ProducerPerformance for Spool. Sends {@code --num-records}
  * records of {@code --record-size} random bytes (no key, so the sticky partitioner fills whole
  * batches), optionally paced to {@code --throughput} records/s; latency is from send() to the
- * acknowledgement, so with unlimited throughput it is mostly time queued in the producer buffer.
- * A progress line every interval; a final line with rates and latency percentiles (HdrHistogram).
+ * acknowledgement, so with unlimited throughput it is mostly time queued in the producer buffer. A
+ * progress line every interval; a final line with rates and latency percentiles (HdrHistogram).
  */
-@Command(name = "produce", mixinStandardHelpOptions = true, description = "Producer throughput and latency.")
+@Command(
+    name = "produce",
+    mixinStandardHelpOptions = true,
+    description = "Producer throughput and latency.")
 final class PerfProduceTool implements Callable<Integer> {
   private final CliContext ctx;
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Mixin
-  ClusterOptions cluster = new ClusterOptions();
+  @Mixin ClusterOptions cluster = new ClusterOptions();
 
   @Option(names = "--topic", required = true, paramLabel = "T")
   String topic;
@@ -44,23 +45,35 @@ final class PerfProduceTool implements Callable<Integer> {
   @Option(names = "--num-records", required = true, paramLabel = "N")
   long numRecords;
 
-  @Option(names = "--record-size", required = true, paramLabel = "S", description = "Value size in bytes.")
+  @Option(
+      names = "--record-size",
+      required = true,
+      paramLabel = "S",
+      description = "Value size in bytes.")
   int recordSize;
 
-  @Option(names = "--throughput", required = true, paramLabel = "R",
+  @Option(
+      names = "--throughput",
+      required = true,
+      paramLabel = "R",
       description = "Records per second to aim for; -1 = as fast as possible.")
   double throughput;
 
   @Option(names = "--acks", defaultValue = "all", paramLabel = "all|1|0|-1")
   String acks;
 
-  @Option(names = "--producer-prop", paramLabel = "k=v", description = "A producer config (repeatable).")
+  @Option(
+      names = "--producer-prop",
+      paramLabel = "k=v",
+      description = "A producer config (repeatable).")
   List<String> producerProps;
 
   @Option(names = "--reporting-interval-ms", defaultValue = "5000", paramLabel = "MS")
   long reportingIntervalMs;
 
-  @Option(names = "--json", description = "Print the final summary as one JSON object (progress goes to stderr).")
+  @Option(
+      names = "--json",
+      description = "Print the final summary as one JSON object (progress goes to stderr).")
   boolean json;
 
   PerfProduceTool(CliContext ctx) {
@@ -106,10 +119,15 @@ final class PerfProduceTool implements Callable<Integer> {
     synchronized String progressLine() {
       long now = System.nanoTime();
       double secs = Math.max(1e-9, (now - windowStartNs) / 1e9);
-      String line = String.format(Locale.ROOT,
-          "%d records sent, %.1f records/sec (%.2f MB/sec), %.1f ms avg latency, %.1f ms max latency.",
-          windowCount, windowCount / secs, windowBytes / secs / (1024 * 1024),
-          windowCount == 0 ? 0.0 : windowLatencyUsSum / 1000.0 / windowCount, windowLatencyUsMax / 1000.0);
+      String line =
+          String.format(
+              Locale.ROOT,
+              "%d records sent, %.1f records/sec (%.2f MB/sec), %.1f ms avg latency, %.1f ms max latency.",
+              windowCount,
+              windowCount / secs,
+              windowBytes / secs / (1024 * 1024),
+              windowCount == 0 ? 0.0 : windowLatencyUsSum / 1000.0 / windowCount,
+              windowLatencyUsMax / 1000.0);
       windowCount = 0;
       windowBytes = 0;
       windowLatencyUsSum = 0;
@@ -135,16 +153,21 @@ final class PerfProduceTool implements Callable<Integer> {
     }
     Stats stats = new Stats();
     var progress = json ? ctx.err() : ctx.out();
-    ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "spool-perf-reporter");
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledExecutorService reporter =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "spool-perf-reporter");
+              t.setDaemon(true);
+              return t;
+            });
     long startNs;
     long endNs;
     try (Producer producer = new Producer(props)) {
-      reporter.scheduleAtFixedRate(() -> progress.println(stats.progressLine()), reportingIntervalMs,
-          reportingIntervalMs, TimeUnit.MILLISECONDS);
+      reporter.scheduleAtFixedRate(
+          () -> progress.println(stats.progressLine()),
+          reportingIntervalMs,
+          reportingIntervalMs,
+          TimeUnit.MILLISECONDS);
       startNs = System.nanoTime();
       RatePacer pacer = new RatePacer(throughput, startNs);
       CompletableFuture<RecordMetadata> last = CompletableFuture.completedFuture(null);
@@ -152,7 +175,8 @@ final class PerfProduceTool implements Callable<Integer> {
         pacer.awaitTurn(i);
         long sendNs = System.nanoTime();
         last = producer.send(new ProducerRecord(topic, null, null, payload, null, null));
-        last.whenComplete((m, e) -> stats.record((System.nanoTime() - sendNs) / 1000, payload.length, e));
+        last.whenComplete(
+            (m, e) -> stats.record((System.nanoTime() - sendNs) / 1000, payload.length, e));
       }
       producer.flush();
       endNs = System.nanoTime();
@@ -163,7 +187,13 @@ final class PerfProduceTool implements Callable<Integer> {
     if (stats.errors == 0) {
       return ExitCodes.OK;
     }
-    ctx.err().println("error: " + stats.errors + " records failed (first: " + stats.firstError.substring(7) + ")");
+    ctx.err()
+        .println(
+            "error: "
+                + stats.errors
+                + " records failed (first: "
+                + stats.firstError.substring(7)
+                + ")");
     return stats.otherErrors ? ExitCodes.FAILED : ExitCodes.UNREACHABLE;
   }
 
@@ -172,33 +202,44 @@ final class PerfProduceTool implements Callable<Integer> {
     double rate = s.count / Math.max(secs, 1e-9);
     double mb = s.bytes / Math.max(secs, 1e-9) / (1024 * 1024);
     if (json) {
-      JsonLines.write(ctx.out(), g -> {
-        g.writeStartObject();
-        g.writeStringField("tool", "perf produce");
-        g.writeStringField("topic", topic);
-        g.writeNumberField("records", s.count);
-        g.writeNumberField("errors", s.errors);
-        g.writeNumberField("recordSize", recordSize);
-        g.writeStringField("acks", acks);
-        g.writeNumberField("elapsedMs", Math.round(secs * 1000));
-        g.writeNumberField("recordsPerSec", rate);
-        g.writeNumberField("mbPerSec", mb);
-        g.writeObjectFieldStart("latencyMs");
-        g.writeNumberField("avg", h.getMean() / 1000);
-        g.writeNumberField("p50", h.getValueAtPercentile(50) / 1000.0);
-        g.writeNumberField("p95", h.getValueAtPercentile(95) / 1000.0);
-        g.writeNumberField("p99", h.getValueAtPercentile(99) / 1000.0);
-        g.writeNumberField("p999", h.getValueAtPercentile(99.9) / 1000.0);
-        g.writeNumberField("max", h.getMaxValue() / 1000.0);
-        g.writeEndObject();
-        g.writeEndObject();
-      });
+      JsonLines.write(
+          ctx.out(),
+          g -> {
+            g.writeStartObject();
+            g.writeStringField("tool", "perf produce");
+            g.writeStringField("topic", topic);
+            g.writeNumberField("records", s.count);
+            g.writeNumberField("errors", s.errors);
+            g.writeNumberField("recordSize", recordSize);
+            g.writeStringField("acks", acks);
+            g.writeNumberField("elapsedMs", Math.round(secs * 1000));
+            g.writeNumberField("recordsPerSec", rate);
+            g.writeNumberField("mbPerSec", mb);
+            g.writeObjectFieldStart("latencyMs");
+            g.writeNumberField("avg", h.getMean() / 1000);
+            g.writeNumberField("p50", h.getValueAtPercentile(50) / 1000.0);
+            g.writeNumberField("p95", h.getValueAtPercentile(95) / 1000.0);
+            g.writeNumberField("p99", h.getValueAtPercentile(99) / 1000.0);
+            g.writeNumberField("p999", h.getValueAtPercentile(99.9) / 1000.0);
+            g.writeNumberField("max", h.getMaxValue() / 1000.0);
+            g.writeEndObject();
+            g.writeEndObject();
+          });
       return;
     }
-    ctx.out().printf(Locale.ROOT, "%d records sent, %.1f records/sec (%.2f MB/sec), %.2f ms avg latency, "
-            + "%.2f ms max latency, %.2f ms 50th, %.2f ms 95th, %.2f ms 99th, %.2f ms 99.9th.%n",
-        s.count, rate, mb, h.getMean() / 1000, h.getMaxValue() / 1000.0, h.getValueAtPercentile(50) / 1000.0,
-        h.getValueAtPercentile(95) / 1000.0, h.getValueAtPercentile(99) / 1000.0,
-        h.getValueAtPercentile(99.9) / 1000.0);
+    ctx.out()
+        .printf(
+            Locale.ROOT,
+            "%d records sent, %.1f records/sec (%.2f MB/sec), %.2f ms avg latency, "
+                + "%.2f ms max latency, %.2f ms 50th, %.2f ms 95th, %.2f ms 99th, %.2f ms 99.9th.%n",
+            s.count,
+            rate,
+            mb,
+            h.getMean() / 1000,
+            h.getMaxValue() / 1000.0,
+            h.getValueAtPercentile(50) / 1000.0,
+            h.getValueAtPercentile(95) / 1000.0,
+            h.getValueAtPercentile(99) / 1000.0,
+            h.getValueAtPercentile(99.9) / 1000.0);
   }
 }

@@ -21,62 +21,87 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
  * {@code spool produce TOPIC}: one record per stdin line. Results are reported per line, in input
- * order, as each settles: nothing (plain) or one JSON object per line ({@code --output json}).
- * Exit 1 when any line failed (3 when every failure was an unreachable cluster or a timeout).
+ * order, as each settles: nothing (plain) or one JSON object per line ({@code --output json}). Exit
+ * 1 when any line failed (3 when every failure was an unreachable cluster or a timeout).
  */
-@Command(name = "produce", mixinStandardHelpOptions = true,
+@Command(
+    name = "produce",
+    mixinStandardHelpOptions = true,
     description = "Read lines from stdin and send one record per line.")
 final class ProduceCommand implements Callable<Integer> {
   /** How long the CLI waits for metadata or buffer memory per record unless told otherwise. */
   private static final String CLI_MAX_BLOCK_MS = "15000";
 
-  enum Output { plain, json }
+  enum Output {
+    plain,
+    json
+  }
 
-  private record Pending(int lineNo, String key, String value, CompletableFuture<RecordMetadata> future) {}
+  private record Pending(
+      int lineNo, String key, String value, CompletableFuture<RecordMetadata> future) {}
 
   private static final Pending END = new Pending(-1, null, null, null);
 
   private final CliContext ctx;
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Mixin
-  ClusterOptions cluster = new ClusterOptions();
+  @Mixin ClusterOptions cluster = new ClusterOptions();
 
   @Parameters(index = "0", paramLabel = "TOPIC", description = "Topic to write to.")
   String topic;
 
-  @Option(names = "--key-separator", paramLabel = "SEP",
+  @Option(
+      names = "--key-separator",
+      paramLabel = "SEP",
       description = "Each line is KEY<SEP>VALUE: the key is what precedes the first SEP.")
   String keySeparator;
 
-  @Option(names = "--acks", defaultValue = "all", paramLabel = "all|1|0|-1",
+  @Option(
+      names = "--acks",
+      defaultValue = "all",
+      paramLabel = "all|1|0|-1",
       description = "Acknowledgement to wait for (default: ${DEFAULT-VALUE}).")
   String acks;
 
-  @Option(names = "--partition", paramLabel = "N", description = "Write every record to this partition.")
+  @Option(
+      names = "--partition",
+      paramLabel = "N",
+      description = "Write every record to this partition.")
   Integer partition;
 
-  @Option(names = "--header", paramLabel = "k=v", description = "A header for every record (repeatable).")
+  @Option(
+      names = "--header",
+      paramLabel = "k=v",
+      description = "A header for every record (repeatable).")
   List<String> headers;
 
-  @Option(names = "--producer-prop", paramLabel = "k=v",
-      description = "A producer config (repeatable), e.g. linger.ms=0. See `spool produce --help-config`.")
+  @Option(
+      names = "--producer-prop",
+      paramLabel = "k=v",
+      description =
+          "A producer config (repeatable), e.g. linger.ms=0. See `spool produce --help-config`.")
   List<String> producerProps;
 
-  @Option(names = "--help-config", help = true, description = "Print the producer config keys and exit.")
+  @Option(
+      names = "--help-config",
+      help = true,
+      description = "Print the producer config keys and exit.")
   boolean helpConfig;
 
-  @Option(names = "--output", defaultValue = "plain", paramLabel = "plain|json",
-      description = "json: one object per line, {\"value\",\"partition\",\"offset\"} or {\"value\",\"error\"} "
-          + "(plus \"key\"), in input order.")
+  @Option(
+      names = "--output",
+      defaultValue = "plain",
+      paramLabel = "plain|json",
+      description =
+          "json: one object per line, {\"value\",\"partition\",\"offset\"} or {\"value\",\"error\"} "
+              + "(plus \"key\"), in input order.")
   Output output;
 
   ProduceCommand(CliContext ctx) {
@@ -90,7 +115,8 @@ final class ProduceCommand implements Callable<Integer> {
       return ExitCodes.OK;
     }
     if (!List.of("all", "-1", "1", "0").contains(acks)) {
-      throw new ParameterException(spec.commandLine(), "--acks must be all, -1, 1 or 0, not '" + acks + "'");
+      throw new ParameterException(
+          spec.commandLine(), "--acks must be all, -1, 1 or 0, not '" + acks + "'");
     }
     if (keySeparator != null && keySeparator.isEmpty()) {
       throw new ParameterException(spec.commandLine(), "--key-separator must not be empty");
@@ -101,8 +127,8 @@ final class ProduceCommand implements Callable<Integer> {
     props.put("max.block.ms", CLI_MAX_BLOCK_MS);
     props.putAll(KeyValues.parse(producerProps, "--producer-prop", spec));
     List<Header> recordHeaders = new ArrayList<>();
-    KeyValues.parse(headers, "--header", spec).forEach((k, v) ->
-        recordHeaders.add(new Header(k, v.getBytes(StandardCharsets.UTF_8))));
+    KeyValues.parse(headers, "--header", spec)
+        .forEach((k, v) -> recordHeaders.add(new Header(k, v.getBytes(StandardCharsets.UTF_8))));
 
     Results results = new Results();
     try (Producer producer = new Producer(props)) {
@@ -119,9 +145,11 @@ final class ProduceCommand implements Callable<Integer> {
     return results.exitCode(ctx, output == Output.json);
   }
 
-  private void readAndSend(Producer producer, List<Header> recordHeaders, LinkedBlockingQueue<Pending> queue)
+  private void readAndSend(
+      Producer producer, List<Header> recordHeaders, LinkedBlockingQueue<Pending> queue)
       throws IOException, InterruptedException {
-    BufferedReader reader = new BufferedReader(new InputStreamReader(ctx.in(), StandardCharsets.UTF_8));
+    BufferedReader reader =
+        new BufferedReader(new InputStreamReader(ctx.in(), StandardCharsets.UTF_8));
     SpoolException unreachable = null;
     String line;
     int lineNo = 0;
@@ -133,8 +161,14 @@ final class ProduceCommand implements Callable<Integer> {
       if (keySeparator != null) {
         int at = line.indexOf(keySeparator);
         if (at < 0) {
-          queue.put(new Pending(lineNo, null, line, CompletableFuture.failedFuture(new IllegalArgumentException(
-              "no key separator '" + keySeparator + "' in line " + lineNo))));
+          queue.put(
+              new Pending(
+                  lineNo,
+                  null,
+                  line,
+                  CompletableFuture.failedFuture(
+                      new IllegalArgumentException(
+                          "no key separator '" + keySeparator + "' in line " + lineNo))));
           continue;
         }
         key = line.substring(0, at);
@@ -144,11 +178,16 @@ final class ProduceCommand implements Callable<Integer> {
         // The cluster or topic was unusable for an earlier line: fail the rest fast, in order.
         f = CompletableFuture.failedFuture(unreachable);
       } else {
-        f = producer.send(new ProducerRecord(topic, partition, bytes(key), bytes(value), recordHeaders, null));
+        f =
+            producer.send(
+                new ProducerRecord(
+                    topic, partition, bytes(key), bytes(value), recordHeaders, null));
         if (f.isCompletedExceptionally()) {
           Throwable cause = f.handle((m, e) -> ExitCodes.rootCause(e)).join();
-          if (cause instanceof SpoolException se && (ExitCodes.isConnectivity(se.errorCode())
-              || se.errorCode() == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || se.errorCode() == ErrorCode.INVALID_TOPIC)) {
+          if (cause instanceof SpoolException se
+              && (ExitCodes.isConnectivity(se.errorCode())
+                  || se.errorCode() == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                  || se.errorCode() == ErrorCode.INVALID_TOPIC)) {
             unreachable = se;
           }
         }
@@ -187,22 +226,29 @@ final class ProduceCommand implements Callable<Integer> {
     if (output == Output.json) {
       RecordMetadata meta = m;
       String err = error == null ? null : ExitCodes.describe(error).substring("error: ".length());
-      JsonLines.write(ctx.out(), g -> {
-        g.writeStartObject();
-        if (p.key() != null) {
-          g.writeStringField("key", p.key());
-        }
-        g.writeStringField("value", p.value());
-        if (err == null) {
-          g.writeNumberField("partition", meta.partition());
-          g.writeNumberField("offset", meta.offset());
-        } else {
-          g.writeStringField("error", err);
-        }
-        g.writeEndObject();
-      });
+      JsonLines.write(
+          ctx.out(),
+          g -> {
+            g.writeStartObject();
+            if (p.key() != null) {
+              g.writeStringField("key", p.key());
+            }
+            g.writeStringField("value", p.value());
+            if (err == null) {
+              g.writeNumberField("partition", meta.partition());
+              g.writeNumberField("offset", meta.offset());
+            } else {
+              g.writeStringField("error", err);
+            }
+            g.writeEndObject();
+          });
     } else if (error != null) {
-      ctx.err().println("error: line " + p.lineNo() + ": " + ExitCodes.describe(error).substring("error: ".length()));
+      ctx.err()
+          .println(
+              "error: line "
+                  + p.lineNo()
+                  + ": "
+                  + ExitCodes.describe(error).substring("error: ".length()));
     }
   }
 
@@ -232,7 +278,9 @@ final class ProduceCommand implements Callable<Integer> {
         return ExitCodes.OK;
       }
       if (summarize) {
-        ctx.err().println("error: " + failed + " of " + lines + " records failed (first: " + first + ")");
+        ctx.err()
+            .println(
+                "error: " + failed + " of " + lines + " records failed (first: " + first + ")");
       }
       return otherFailure ? ExitCodes.FAILED : ExitCodes.UNREACHABLE;
     }

@@ -20,19 +20,27 @@ import picocli.CommandLine.Spec;
  * }
  * }</pre>
  *
- * Extra subcommands may be picocli command objects or {@link CommandLine}s; they get the same
- * error handling (one {@code error: CODE: message} line on stderr), exit codes and help footer.
- * Exit codes: 0 success, 1 an operation failed, 2 usage error, 3 cannot reach the cluster or
- * timed out. Logs go through SLF4J (the node module's binding sends them to stderr at WARN);
- * stdout carries only command output.
+ * Extra subcommands may be picocli command objects or {@link CommandLine}s; they get the same error
+ * handling (one {@code error: CODE: message} line on stderr), exit codes and help footer. Exit
+ * codes: 0 success, 1 an operation failed, 2 usage error, 3 cannot reach the cluster or timed out.
+ * Logs go through SLF4J (the node module's binding sends them to stderr at WARN); stdout carries
+ * only command output.
  */
-@Command(name = "spool", mixinStandardHelpOptions = true, version = "spool 0.1.0",
+@Command(
+    name = "spool",
+    mixinStandardHelpOptions = true,
+    version = "spool 0.1.0",
     description = "Spool: a replicated log. Produce, consume, administer and benchmark a cluster.",
-    subcommands = {ProduceCommand.class, ConsumeCommand.class, TopicCommand.class, ClusterCommand.class,
-        PerfCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      ProduceCommand.class,
+      ConsumeCommand.class,
+      TopicCommand.class,
+      ClusterCommand.class,
+      PerfCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class SpoolCommand implements Callable<Integer> {
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
   private final CliContext ctx;
 
@@ -46,35 +54,52 @@ public final class SpoolCommand implements Callable<Integer> {
     return ExitCodes.USAGE;
   }
 
-  /** The command line for this process (System streams and environment) plus {@code extraSubcommands}. */
+  /**
+   * The command line for this process (System streams and environment) plus {@code
+   * extraSubcommands}.
+   */
   public static CommandLine commandLine(Map<String, Object> extraSubcommands) {
     return commandLine(CliContext.system(), extraSubcommands);
   }
 
-  /** The command line bound to {@code ctx}, plus {@code extraSubcommands} (name → command object). */
+  /**
+   * The command line bound to {@code ctx}, plus {@code extraSubcommands} (name → command object).
+   */
   public static CommandLine commandLine(CliContext ctx, Map<String, Object> extraSubcommands) {
     CommandLine cl = new CommandLine(new SpoolCommand(ctx), new Factory(ctx));
     extraSubcommands.forEach(cl::addSubcommand);
-    cl.setOut(new PrintWriter(new java.io.OutputStreamWriter(ctx.out(), StandardCharsets.UTF_8), true));
-    cl.setErr(new PrintWriter(new java.io.OutputStreamWriter(ctx.err(), StandardCharsets.UTF_8), true));
-    cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-      commandLine.getErr().println(ExitCodes.describe(ex));
-      commandLine.getErr().flush();
-      return ExitCodes.of(ex);
-    });
-    cl.setParameterExceptionHandler((ex, args) -> {
-      CommandLine bad = ex.getCommandLine();
-      bad.getErr().println("error: " + ex.getMessage().replace('\n', ' ') + " (try '"
-          + bad.getCommandSpec().qualifiedName() + " --help')");
-      bad.getErr().flush();
-      return ExitCodes.USAGE;
-    });
+    cl.setOut(
+        new PrintWriter(new java.io.OutputStreamWriter(ctx.out(), StandardCharsets.UTF_8), true));
+    cl.setErr(
+        new PrintWriter(new java.io.OutputStreamWriter(ctx.err(), StandardCharsets.UTF_8), true));
+    cl.setExecutionExceptionHandler(
+        (ex, commandLine, parseResult) -> {
+          commandLine.getErr().println(ExitCodes.describe(ex));
+          commandLine.getErr().flush();
+          return ExitCodes.of(ex);
+        });
+    cl.setParameterExceptionHandler(
+        (ex, args) -> {
+          CommandLine bad = ex.getCommandLine();
+          bad.getErr()
+              .println(
+                  "error: "
+                      + ex.getMessage().replace('\n', ' ')
+                      + " (try '"
+                      + bad.getCommandSpec().qualifiedName()
+                      + " --help')");
+          bad.getErr().flush();
+          return ExitCodes.USAGE;
+        });
     applyHelpFooter(cl);
     return cl;
   }
 
   private static void applyHelpFooter(CommandLine cl) {
-    cl.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(ExitCodes.helpList());
+    cl.getCommandSpec()
+        .usageMessage()
+        .exitCodeListHeading("%nExit codes:%n")
+        .exitCodeList(ExitCodes.helpList());
     cl.getSubcommands().values().forEach(SpoolCommand::applyHelpFooter);
   }
 

@@ -16,14 +16,22 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code spool topic create|list|describe|delete|configs|alter}. */
-@Command(name = "topic", mixinStandardHelpOptions = true, description = "Create, list, describe and delete topics.",
-    subcommands = {TopicCommand.Create.class, TopicCommand.ListTopics.class, TopicCommand.Describe.class,
-        TopicCommand.Delete.class, TopicCommand.Configs.class, TopicCommand.Alter.class})
+@Command(
+    name = "topic",
+    mixinStandardHelpOptions = true,
+    description = "Create, list, describe and delete topics.",
+    subcommands = {
+      TopicCommand.Create.class,
+      TopicCommand.ListTopics.class,
+      TopicCommand.Describe.class,
+      TopicCommand.Delete.class,
+      TopicCommand.Configs.class,
+      TopicCommand.Alter.class
+    })
 final class TopicCommand implements Callable<Integer> {
   private final CliContext ctx;
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
   TopicCommand(CliContext ctx) {
     this.ctx = ctx;
@@ -38,19 +46,30 @@ final class TopicCommand implements Callable<Integer> {
   @Command(name = "create", mixinStandardHelpOptions = true, description = "Create a topic.")
   static final class Create implements Callable<Integer> {
     private final CliContext ctx;
-    @Spec
-    CommandSpec spec;
-    @Mixin
-    AdminOptions admin = new AdminOptions();
+    @Spec CommandSpec spec;
+    @Mixin AdminOptions admin = new AdminOptions();
+
     @Parameters(index = "0", paramLabel = "NAME")
     String name;
-    @Option(names = "--partitions", defaultValue = "-1", paramLabel = "N",
+
+    @Option(
+        names = "--partitions",
+        defaultValue = "-1",
+        paramLabel = "N",
         description = "Number of partitions (default: the broker's).")
     int partitions;
-    @Option(names = "--replication-factor", defaultValue = "-1", paramLabel = "R",
+
+    @Option(
+        names = "--replication-factor",
+        defaultValue = "-1",
+        paramLabel = "R",
         description = "Replicas per partition (default: 3, capped by the number of brokers).")
     int replicationFactor;
-    @Option(names = "--config", paramLabel = "k=v", description = "A topic config override (repeatable).")
+
+    @Option(
+        names = "--config",
+        paramLabel = "k=v",
+        description = "A topic config override (repeatable).")
     List<String> configs;
 
     Create(CliContext ctx) {
@@ -59,7 +78,9 @@ final class TopicCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      NewTopic topic = new NewTopic(name, partitions, replicationFactor, KeyValues.parse(configs, "--config", spec));
+      NewTopic topic =
+          new NewTopic(
+              name, partitions, replicationFactor, KeyValues.parse(configs, "--config", spec));
       try (Admin a = admin.open(ctx, spec)) {
         a.createTopic(topic).join();
       }
@@ -71,10 +92,9 @@ final class TopicCommand implements Callable<Integer> {
   @Command(name = "list", mixinStandardHelpOptions = true, description = "List topic names.")
   static final class ListTopics implements Callable<Integer> {
     private final CliContext ctx;
-    @Spec
-    CommandSpec spec;
-    @Mixin
-    AdminOptions admin = new AdminOptions();
+    @Spec CommandSpec spec;
+    @Mixin AdminOptions admin = new AdminOptions();
+
     @Option(names = "--json", description = "Print {\"topics\": [...]}.")
     boolean json;
 
@@ -89,15 +109,17 @@ final class TopicCommand implements Callable<Integer> {
         names = a.listTopics().join();
       }
       if (json) {
-        JsonLines.write(ctx.out(), g -> {
-          g.writeStartObject();
-          g.writeArrayFieldStart("topics");
-          for (String n : names) {
-            g.writeString(n);
-          }
-          g.writeEndArray();
-          g.writeEndObject();
-        });
+        JsonLines.write(
+            ctx.out(),
+            g -> {
+              g.writeStartObject();
+              g.writeArrayFieldStart("topics");
+              for (String n : names) {
+                g.writeString(n);
+              }
+              g.writeEndArray();
+              g.writeEndObject();
+            });
       } else {
         names.forEach(ctx.out()::println);
       }
@@ -105,18 +127,23 @@ final class TopicCommand implements Callable<Integer> {
     }
   }
 
-  @Command(name = "describe", mixinStandardHelpOptions = true,
+  @Command(
+      name = "describe",
+      mixinStandardHelpOptions = true,
       description = "Show each partition's leader, leader epoch, replicas and ISR.")
   static final class Describe implements Callable<Integer> {
     private final CliContext ctx;
-    @Spec
-    CommandSpec spec;
-    @Mixin
-    AdminOptions admin = new AdminOptions();
+    @Spec CommandSpec spec;
+    @Mixin AdminOptions admin = new AdminOptions();
+
     @Parameters(index = "0", paramLabel = "NAME")
     String name;
-    @Option(names = "--json", description = "Print {\"topic\", \"partitions\": [{\"partition\", \"leader\", "
-        + "\"leaderEpoch\", \"replicas\", \"isr\"}], ...}.")
+
+    @Option(
+        names = "--json",
+        description =
+            "Print {\"topic\", \"partitions\": [{\"partition\", \"leader\", "
+                + "\"leaderEpoch\", \"replicas\", \"isr\"}], ...}.")
     boolean json;
 
     Describe(CliContext ctx) {
@@ -130,50 +157,75 @@ final class TopicCommand implements Callable<Integer> {
         d = a.describeTopic(name).join();
       }
       if (json) {
-        JsonLines.write(ctx.out(), g -> {
-          g.writeStartObject();
-          g.writeStringField("topic", d.name());
-          g.writeStringField("topicId", d.topicId());
-          g.writeArrayFieldStart("partitions");
-          for (TopicDescription.PartitionDescription p : d.partitions()) {
-            g.writeStartObject();
-            g.writeNumberField("partition", p.partition());
-            g.writeNumberField("leader", p.leader());
-            g.writeNumberField("leaderEpoch", p.leaderEpoch());
-            JsonLines.intArray(g, "replicas", p.replicas());
-            JsonLines.intArray(g, "isr", p.isr());
-            JsonLines.intArray(g, "offlineReplicas", p.offlineReplicas());
-            g.writeEndObject();
-          }
-          g.writeEndArray();
-          g.writeObjectFieldStart("configs");
-          for (Map.Entry<String, String> c : d.configs().entrySet()) {
-            g.writeStringField(c.getKey(), c.getValue());
-          }
-          g.writeEndObject();
-          g.writeEndObject();
-        });
+        JsonLines.write(
+            ctx.out(),
+            g -> {
+              g.writeStartObject();
+              g.writeStringField("topic", d.name());
+              g.writeStringField("topicId", d.topicId());
+              g.writeArrayFieldStart("partitions");
+              for (TopicDescription.PartitionDescription p : d.partitions()) {
+                g.writeStartObject();
+                g.writeNumberField("partition", p.partition());
+                g.writeNumberField("leader", p.leader());
+                g.writeNumberField("leaderEpoch", p.leaderEpoch());
+                JsonLines.intArray(g, "replicas", p.replicas());
+                JsonLines.intArray(g, "isr", p.isr());
+                JsonLines.intArray(g, "offlineReplicas", p.offlineReplicas());
+                g.writeEndObject();
+              }
+              g.writeEndArray();
+              g.writeObjectFieldStart("configs");
+              for (Map.Entry<String, String> c : d.configs().entrySet()) {
+                g.writeStringField(c.getKey(), c.getValue());
+              }
+              g.writeEndObject();
+              g.writeEndObject();
+            });
         return ExitCodes.OK;
       }
-      ctx.out().println("Topic: " + d.name() + "\tTopicId: " + d.topicId() + "\tPartitionCount: "
-          + d.partitions().size() + "\tConfigs: " + d.configs().entrySet().stream()
-          .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(",")));
+      ctx.out()
+          .println(
+              "Topic: "
+                  + d.name()
+                  + "\tTopicId: "
+                  + d.topicId()
+                  + "\tPartitionCount: "
+                  + d.partitions().size()
+                  + "\tConfigs: "
+                  + d.configs().entrySet().stream()
+                      .map(e -> e.getKey() + "=" + e.getValue())
+                      .collect(Collectors.joining(",")));
       for (TopicDescription.PartitionDescription p : d.partitions()) {
-        ctx.out().println("\tPartition: " + p.partition() + "\tLeader: " + (p.leader() < 0 ? "none" : p.leader())
-            + "\tLeaderEpoch: " + p.leaderEpoch() + "\tReplicas: " + join(p.replicas()) + "\tIsr: " + join(p.isr())
-            + (p.offlineReplicas().isEmpty() ? "" : "\tOffline: " + join(p.offlineReplicas())));
+        ctx.out()
+            .println(
+                "\tPartition: "
+                    + p.partition()
+                    + "\tLeader: "
+                    + (p.leader() < 0 ? "none" : p.leader())
+                    + "\tLeaderEpoch: "
+                    + p.leaderEpoch()
+                    + "\tReplicas: "
+                    + join(p.replicas())
+                    + "\tIsr: "
+                    + join(p.isr())
+                    + (p.offlineReplicas().isEmpty()
+                        ? ""
+                        : "\tOffline: " + join(p.offlineReplicas())));
       }
       return ExitCodes.OK;
     }
   }
 
-  @Command(name = "delete", mixinStandardHelpOptions = true, description = "Delete a topic and its data.")
+  @Command(
+      name = "delete",
+      mixinStandardHelpOptions = true,
+      description = "Delete a topic and its data.")
   static final class Delete implements Callable<Integer> {
     private final CliContext ctx;
-    @Spec
-    CommandSpec spec;
-    @Mixin
-    AdminOptions admin = new AdminOptions();
+    @Spec CommandSpec spec;
+    @Mixin AdminOptions admin = new AdminOptions();
+
     @Parameters(index = "0", paramLabel = "NAME")
     String name;
 
@@ -191,13 +243,15 @@ final class TopicCommand implements Callable<Integer> {
     }
   }
 
-  @Command(name = "configs", mixinStandardHelpOptions = true, description = "Show a topic's effective configs.")
+  @Command(
+      name = "configs",
+      mixinStandardHelpOptions = true,
+      description = "Show a topic's effective configs.")
   static final class Configs implements Callable<Integer> {
     private final CliContext ctx;
-    @Spec
-    CommandSpec spec;
-    @Mixin
-    AdminOptions admin = new AdminOptions();
+    @Spec CommandSpec spec;
+    @Mixin AdminOptions admin = new AdminOptions();
+
     @Parameters(index = "0", paramLabel = "NAME")
     String name;
 
@@ -218,18 +272,25 @@ final class TopicCommand implements Callable<Integer> {
     }
   }
 
-  @Command(name = "alter", mixinStandardHelpOptions = true, description = "Set or reset topic configs.")
+  @Command(
+      name = "alter",
+      mixinStandardHelpOptions = true,
+      description = "Set or reset topic configs.")
   static final class Alter implements Callable<Integer> {
     private final CliContext ctx;
-    @Spec
-    CommandSpec spec;
-    @Mixin
-    AdminOptions admin = new AdminOptions();
+    @Spec CommandSpec spec;
+    @Mixin AdminOptions admin = new AdminOptions();
+
     @Parameters(index = "0", paramLabel = "NAME")
     String name;
+
     @Option(names = "--set", paramLabel = "k=v", description = "Set a config (repeatable).")
     List<String> set;
-    @Option(names = "--delete", paramLabel = "KEY", description = "Return a config to its default (repeatable).")
+
+    @Option(
+        names = "--delete",
+        paramLabel = "KEY",
+        description = "Return a config to its default (repeatable).")
     List<String> delete;
 
     Alter(CliContext ctx) {
@@ -239,7 +300,9 @@ final class TopicCommand implements Callable<Integer> {
     @Override
     public Integer call() {
       try (Admin a = admin.open(ctx, spec)) {
-        a.alterConfigs(name, KeyValues.parse(set, "--set", spec), delete == null ? List.of() : delete).join();
+        a.alterConfigs(
+                name, KeyValues.parse(set, "--set", spec), delete == null ? List.of() : delete)
+            .join();
       }
       ctx.out().println("Updated configs of topic " + name + ".");
       return ExitCodes.OK;

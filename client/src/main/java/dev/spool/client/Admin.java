@@ -69,34 +69,49 @@ public final class Admin implements AutoCloseable {
   }
 
   Admin(AdminConfig config, Clock clock) {
-    this.context = new ClientContext("admin", AdminConfig.COMMON.read(config.config()), 5, 64 * 1024 * 1024, clock);
+    this.context =
+        new ClientContext(
+            "admin", AdminConfig.COMMON.read(config.config()), 5, 64 * 1024 * 1024, clock);
     this.calls = new AdminCalls(context, config.get(AdminConfig.DEFAULT_API_TIMEOUT_MS));
-    this.brokerTimeoutMs = (int) Math.min(Integer.MAX_VALUE, config.get(AdminConfig.REQUEST_TIMEOUT_MS));
+    this.brokerTimeoutMs =
+        (int) Math.min(Integer.MAX_VALUE, config.get(AdminConfig.REQUEST_TIMEOUT_MS));
   }
 
   // ------------------------------------------------------------------ topics
 
   /** Creates the topics; fails with the first topic's error if any could not be created. */
   public CompletableFuture<Void> createTopics(Collection<NewTopic> topics) {
-    CreateTopicsRequest.Builder req = CreateTopicsRequest.newBuilder().setTimeoutMs(brokerTimeoutMs);
+    CreateTopicsRequest.Builder req =
+        CreateTopicsRequest.newBuilder().setTimeoutMs(brokerTimeoutMs);
     for (NewTopic t : topics) {
-      req.addTopics(CreateTopicsRequest.Topic.newBuilder().setName(t.name()).setNumPartitions(t.partitions())
-          .setReplicationFactor(t.replicationFactor()).putAllConfigs(t.configs()));
+      req.addTopics(
+          CreateTopicsRequest.Topic.newBuilder()
+              .setName(t.name())
+              .setNumPartitions(t.partitions())
+              .setReplicationFactor(t.replicationFactor())
+              .putAllConfigs(t.configs()));
     }
     CreateTopicsRequest request = req.build();
-    return calls.call("CreateTopics", ApiKey.CREATE_TOPICS, () -> request, r -> {
-      List<SpoolException> errors = new ArrayList<>();
-      for (CreateTopicsResponse.Result res : r.body(CreateTopicsResponse.class).getTopicsList()) {
-        if (res.getErrorCode() != ErrorCode.NONE) {
-          SpoolException e = new SpoolException(res.getErrorCode(), topicMessage(res.getName(), res.getErrorMessage()));
-          if (e.retriable()) {
-            return new Retry<>(e);
+    return calls.call(
+        "CreateTopics",
+        ApiKey.CREATE_TOPICS,
+        () -> request,
+        r -> {
+          List<SpoolException> errors = new ArrayList<>();
+          for (CreateTopicsResponse.Result res :
+              r.body(CreateTopicsResponse.class).getTopicsList()) {
+            if (res.getErrorCode() != ErrorCode.NONE) {
+              SpoolException e =
+                  new SpoolException(
+                      res.getErrorCode(), topicMessage(res.getName(), res.getErrorMessage()));
+              if (e.retriable()) {
+                return new Retry<>(e);
+              }
+              errors.add(e);
+            }
           }
-          errors.add(e);
-        }
-      }
-      return errors.isEmpty() ? new Done<>(null) : new AdminCalls.Fail<>(errors.get(0));
-    });
+          return errors.isEmpty() ? new Done<>(null) : new AdminCalls.Fail<>(errors.get(0));
+        });
   }
 
   public CompletableFuture<Void> createTopic(NewTopic topic) {
@@ -105,28 +120,43 @@ public final class Admin implements AutoCloseable {
 
   /** Deletes the topics; fails with the first error (e.g. UNKNOWN_TOPIC_OR_PARTITION). */
   public CompletableFuture<Void> deleteTopics(Collection<String> names) {
-    DeleteTopicsRequest request = DeleteTopicsRequest.newBuilder().addAllNames(names).setTimeoutMs(brokerTimeoutMs)
-        .build();
-    return calls.call("DeleteTopics", ApiKey.DELETE_TOPICS, () -> request, r -> {
-      for (DeleteTopicsResponse.Result res : r.body(DeleteTopicsResponse.class).getTopicsList()) {
-        if (res.getErrorCode() != ErrorCode.NONE) {
-          SpoolException e = new SpoolException(res.getErrorCode(), topicMessage(res.getName(), res.getErrorMessage()));
-          if (e.retriable() && res.getErrorCode() != ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) {
-            return new Retry<>(e);
+    DeleteTopicsRequest request =
+        DeleteTopicsRequest.newBuilder().addAllNames(names).setTimeoutMs(brokerTimeoutMs).build();
+    return calls.call(
+        "DeleteTopics",
+        ApiKey.DELETE_TOPICS,
+        () -> request,
+        r -> {
+          for (DeleteTopicsResponse.Result res :
+              r.body(DeleteTopicsResponse.class).getTopicsList()) {
+            if (res.getErrorCode() != ErrorCode.NONE) {
+              SpoolException e =
+                  new SpoolException(
+                      res.getErrorCode(), topicMessage(res.getName(), res.getErrorMessage()));
+              if (e.retriable() && res.getErrorCode() != ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) {
+                return new Retry<>(e);
+              }
+              return new AdminCalls.Fail<>(e);
+            }
           }
-          return new AdminCalls.Fail<>(e);
-        }
-      }
-      return new Done<>(null);
-    });
+          return new Done<>(null);
+        });
   }
 
   /** Names of all topics, sorted. */
   public CompletableFuture<List<String>> listTopics() {
     MetadataRequest request = MetadataRequest.newBuilder().setAllTopics(true).build();
-    return calls.call("ListTopics", ApiKey.METADATA, () -> request, r -> new Done<>(
-        r.body(MetadataResponse.class).getTopicsList().stream().filter(t -> t.getErrorCode() == ErrorCode.NONE)
-            .map(TopicMetadata::getName).sorted().toList()));
+    return calls.call(
+        "ListTopics",
+        ApiKey.METADATA,
+        () -> request,
+        r ->
+            new Done<>(
+                r.body(MetadataResponse.class).getTopicsList().stream()
+                    .filter(t -> t.getErrorCode() == ErrorCode.NONE)
+                    .map(TopicMetadata::getName)
+                    .sorted()
+                    .toList()));
   }
 
   /**
@@ -135,23 +165,31 @@ public final class Admin implements AutoCloseable {
    * within a heartbeat) before the future fails with UNKNOWN_TOPIC_OR_PARTITION.
    */
   public CompletableFuture<Map<String, TopicDescription>> describeTopics(Collection<String> names) {
-    MetadataRequest request = MetadataRequest.newBuilder().addAllTopics(names).setIncludeConfigs(true).build();
+    MetadataRequest request =
+        MetadataRequest.newBuilder().addAllTopics(names).setIncludeConfigs(true).build();
     AtomicInteger unknownAnswers = new AtomicInteger();
-    return calls.call("DescribeTopics", ApiKey.METADATA, () -> request, r -> {
-      Map<String, TopicDescription> out = new LinkedHashMap<>();
-      for (TopicMetadata t : r.body(MetadataResponse.class).getTopicsList()) {
-        if (t.getErrorCode() != ErrorCode.NONE) {
-          SpoolException e = new SpoolException(t.getErrorCode(), topicMessage(t.getName(), t.getErrorMessage()));
-          boolean unknown = t.getErrorCode() == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-          if (unknown && unknownAnswers.incrementAndGet() < UNKNOWN_TOPIC_ATTEMPTS || !unknown && e.retriable()) {
-            return new Retry<>(e);
+    return calls.call(
+        "DescribeTopics",
+        ApiKey.METADATA,
+        () -> request,
+        r -> {
+          Map<String, TopicDescription> out = new LinkedHashMap<>();
+          for (TopicMetadata t : r.body(MetadataResponse.class).getTopicsList()) {
+            if (t.getErrorCode() != ErrorCode.NONE) {
+              SpoolException e =
+                  new SpoolException(
+                      t.getErrorCode(), topicMessage(t.getName(), t.getErrorMessage()));
+              boolean unknown = t.getErrorCode() == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+              if (unknown && unknownAnswers.incrementAndGet() < UNKNOWN_TOPIC_ATTEMPTS
+                  || !unknown && e.retriable()) {
+                return new Retry<>(e);
+              }
+              return new AdminCalls.Fail<>(e);
+            }
+            out.put(t.getName(), describe(t));
           }
-          return new AdminCalls.Fail<>(e);
-        }
-        out.put(t.getName(), describe(t));
-      }
-      return new Done<>(out);
-    });
+          return new Done<>(out);
+        });
   }
 
   public CompletableFuture<TopicDescription> describeTopic(String name) {
@@ -161,44 +199,72 @@ public final class Admin implements AutoCloseable {
   private static TopicDescription describe(TopicMetadata t) {
     List<TopicDescription.PartitionDescription> parts = new ArrayList<>();
     for (PartitionMetadata p : t.getPartitionsList()) {
-      parts.add(new TopicDescription.PartitionDescription(p.getPartition(), p.getLeaderId(), p.getLeaderEpoch(),
-          p.getReplicasList(), p.getIsrList(), p.getOfflineReplicasList()));
+      parts.add(
+          new TopicDescription.PartitionDescription(
+              p.getPartition(),
+              p.getLeaderId(),
+              p.getLeaderEpoch(),
+              p.getReplicasList(),
+              p.getIsrList(),
+              p.getOfflineReplicasList()));
     }
     parts.sort(Comparator.comparingInt(TopicDescription.PartitionDescription::partition));
-    return new TopicDescription(t.getName(), t.getTopicId(), parts, new TreeMap<>(t.getConfigsMap()));
+    return new TopicDescription(
+        t.getName(), t.getTopicId(), parts, new TreeMap<>(t.getConfigsMap()));
   }
 
   // ------------------------------------------------------------------ cluster
 
   /** Brokers, the metadata quorum with voter lag, and partition health, as one broker sees them. */
   public CompletableFuture<ClusterDescription> describeCluster() {
-    return calls.call("DescribeCluster", ApiKey.DESCRIBE_CLUSTER, DescribeClusterRequest::getDefaultInstance, r -> {
-      DescribeClusterResponse d = r.body(DescribeClusterResponse.class);
-      if (d.getErrorCode() != ErrorCode.NONE) {
-        return AdminCalls.errorOutcome(d.getErrorCode(), d.getErrorMessage());
-      }
-      return new Done<>(describe(d));
-    });
+    return calls.call(
+        "DescribeCluster",
+        ApiKey.DESCRIBE_CLUSTER,
+        DescribeClusterRequest::getDefaultInstance,
+        r -> {
+          DescribeClusterResponse d = r.body(DescribeClusterResponse.class);
+          if (d.getErrorCode() != ErrorCode.NONE) {
+            return AdminCalls.errorOutcome(d.getErrorCode(), d.getErrorMessage());
+          }
+          return new Done<>(describe(d));
+        });
   }
 
   private static ClusterDescription describe(DescribeClusterResponse d) {
     List<ClusterDescription.Broker> brokers = new ArrayList<>();
     for (BrokerInfo b : d.getBrokersList()) {
-      brokers.add(new ClusterDescription.Broker(b.getNodeId(), b.getHost(), b.getPort(), b.getRack(),
-          b.getBrokerEpoch(), b.getFenced(), b.getInControlledShutdown()));
+      brokers.add(
+          new ClusterDescription.Broker(
+              b.getNodeId(),
+              b.getHost(),
+              b.getPort(),
+              b.getRack(),
+              b.getBrokerEpoch(),
+              b.getFenced(),
+              b.getInControlledShutdown()));
     }
     brokers.sort(Comparator.comparingInt(ClusterDescription.Broker::id));
     QuorumInfo q = d.getQuorum();
     List<ClusterDescription.Voter> voters = new ArrayList<>();
     for (QuorumInfo.Voter v : q.getVotersList()) {
-      voters.add(new ClusterDescription.Voter(v.getNodeId(), v.getAddress(), v.getLastIndex(), v.getLag(),
-          v.getLastContactMsAgo()));
+      voters.add(
+          new ClusterDescription.Voter(
+              v.getNodeId(),
+              v.getAddress(),
+              v.getLastIndex(),
+              v.getLag(),
+              v.getLastContactMsAgo()));
     }
     voters.sort(Comparator.comparingInt(ClusterDescription.Voter::nodeId));
     int leader = d.hasQuorum() ? q.getLeaderId() : -1;
-    return new ClusterDescription(d.getClusterId(), leader, brokers,
+    return new ClusterDescription(
+        d.getClusterId(),
+        leader,
+        brokers,
         new ClusterDescription.Quorum(leader, q.getTerm(), q.getCommitIndex(), voters),
-        d.getOfflinePartitions(), d.getUnderReplicatedPartitions(), d.getUnderMinIsrPartitions(),
+        d.getOfflinePartitions(),
+        d.getUnderReplicatedPartitions(),
+        d.getUnderMinIsrPartitions(),
         d.getMetadataOffset());
   }
 
@@ -206,65 +272,100 @@ public final class Admin implements AutoCloseable {
    * Elects leaders for {@code partitions} (all partitions when empty). The future holds a result
    * per partition; it fails only when the request as a whole fails.
    */
-  public CompletableFuture<List<ElectionResult>> electLeaders(ElectionType type, Collection<TopicPartition> partitions) {
+  public CompletableFuture<List<ElectionResult>> electLeaders(
+      ElectionType type, Collection<TopicPartition> partitions) {
     Map<String, TopicPartitions.Builder> byTopic = new TreeMap<>();
     for (TopicPartition tp : partitions) {
-      byTopic.computeIfAbsent(tp.topic(), t -> TopicPartitions.newBuilder().setTopic(t)).addPartitions(tp.partition());
+      byTopic
+          .computeIfAbsent(tp.topic(), t -> TopicPartitions.newBuilder().setTopic(t))
+          .addPartitions(tp.partition());
     }
-    ElectLeadersRequest.Builder b = ElectLeadersRequest.newBuilder().setTimeoutMs(brokerTimeoutMs)
-        .setElectionType(type == ElectionType.UNCLEAN ? dev.spool.protocol.message.ElectionType.UNCLEAN
-            : dev.spool.protocol.message.ElectionType.PREFERRED);
+    ElectLeadersRequest.Builder b =
+        ElectLeadersRequest.newBuilder()
+            .setTimeoutMs(brokerTimeoutMs)
+            .setElectionType(
+                type == ElectionType.UNCLEAN
+                    ? dev.spool.protocol.message.ElectionType.UNCLEAN
+                    : dev.spool.protocol.message.ElectionType.PREFERRED);
     byTopic.values().forEach(b::addPartitions);
     ElectLeadersRequest request = b.build();
-    return calls.call("ElectLeaders", ApiKey.ELECT_LEADERS, () -> request, r -> {
-      ElectLeadersResponse e = r.body(ElectLeadersResponse.class);
-      if (e.getErrorCode() != ErrorCode.NONE) {
-        return AdminCalls.errorOutcome(e.getErrorCode(), e.getErrorMessage());
-      }
-      List<ElectionResult> results = new ArrayList<>();
-      for (ElectLeadersResponse.Result res : e.getResultsList()) {
-        results.add(new ElectionResult(new TopicPartition(res.getTopic(), res.getPartition()), res.getErrorCode(),
-            res.getErrorMessage()));
-      }
-      results.sort(Comparator.comparing(ElectionResult::partition));
-      return new Done<>(results);
-    });
+    return calls.call(
+        "ElectLeaders",
+        ApiKey.ELECT_LEADERS,
+        () -> request,
+        r -> {
+          ElectLeadersResponse e = r.body(ElectLeadersResponse.class);
+          if (e.getErrorCode() != ErrorCode.NONE) {
+            return AdminCalls.errorOutcome(e.getErrorCode(), e.getErrorMessage());
+          }
+          List<ElectionResult> results = new ArrayList<>();
+          for (ElectLeadersResponse.Result res : e.getResultsList()) {
+            results.add(
+                new ElectionResult(
+                    new TopicPartition(res.getTopic(), res.getPartition()),
+                    res.getErrorCode(),
+                    res.getErrorMessage()));
+          }
+          results.sort(Comparator.comparing(ElectionResult::partition));
+          return new Done<>(results);
+        });
   }
 
   // ------------------------------------------------------------------ configs
 
   /** Every config key of each topic with its effective value (defaults marked). */
-  public CompletableFuture<Map<String, List<ConfigEntry>>> describeConfigs(Collection<String> topics) {
-    DescribeConfigsRequest request = DescribeConfigsRequest.newBuilder().addAllTopics(topics).build();
-    return calls.call("DescribeConfigs", ApiKey.DESCRIBE_CONFIGS, () -> request, r -> {
-      Map<String, List<ConfigEntry>> out = new LinkedHashMap<>();
-      for (DescribeConfigsResponse.Result res : r.body(DescribeConfigsResponse.class).getTopicsList()) {
-        if (res.getErrorCode() != ErrorCode.NONE) {
-          return AdminCalls.errorOutcome(res.getErrorCode(), topicMessage(res.getName(), res.getErrorMessage()));
-        }
-        List<ConfigEntry> entries = new ArrayList<>();
-        for (DescribeConfigsResponse.ConfigEntry e : res.getEntriesList()) {
-          entries.add(new ConfigEntry(e.getKey(), e.getValue(), e.getIsDefault(), e.getDoc()));
-        }
-        entries.sort(Comparator.comparing(ConfigEntry::key));
-        out.put(res.getName(), entries);
-      }
-      return new Done<>(out);
-    });
+  public CompletableFuture<Map<String, List<ConfigEntry>>> describeConfigs(
+      Collection<String> topics) {
+    DescribeConfigsRequest request =
+        DescribeConfigsRequest.newBuilder().addAllTopics(topics).build();
+    return calls.call(
+        "DescribeConfigs",
+        ApiKey.DESCRIBE_CONFIGS,
+        () -> request,
+        r -> {
+          Map<String, List<ConfigEntry>> out = new LinkedHashMap<>();
+          for (DescribeConfigsResponse.Result res :
+              r.body(DescribeConfigsResponse.class).getTopicsList()) {
+            if (res.getErrorCode() != ErrorCode.NONE) {
+              return AdminCalls.errorOutcome(
+                  res.getErrorCode(), topicMessage(res.getName(), res.getErrorMessage()));
+            }
+            List<ConfigEntry> entries = new ArrayList<>();
+            for (DescribeConfigsResponse.ConfigEntry e : res.getEntriesList()) {
+              entries.add(new ConfigEntry(e.getKey(), e.getValue(), e.getIsDefault(), e.getDoc()));
+            }
+            entries.sort(Comparator.comparing(ConfigEntry::key));
+            out.put(res.getName(), entries);
+          }
+          return new Done<>(out);
+        });
   }
 
   /** Sets {@code set} and returns the keys in {@code delete} to their defaults, for one topic. */
-  public CompletableFuture<Void> alterConfigs(String topic, Map<String, String> set, Collection<String> delete) {
-    AlterConfigsRequest request = AlterConfigsRequest.newBuilder().addTopics(AlterConfigsRequest.Topic.newBuilder()
-        .setName(topic).putAllSet(set).addAllDelete(delete)).build();
-    return calls.call("AlterConfigs", ApiKey.ALTER_CONFIGS, () -> request, r -> {
-      for (AlterConfigsResponse.Result res : r.body(AlterConfigsResponse.class).getTopicsList()) {
-        if (res.getErrorCode() != ErrorCode.NONE) {
-          return AdminCalls.errorOutcome(res.getErrorCode(), topicMessage(res.getName(), res.getErrorMessage()));
-        }
-      }
-      return new Done<Void>(null);
-    });
+  public CompletableFuture<Void> alterConfigs(
+      String topic, Map<String, String> set, Collection<String> delete) {
+    AlterConfigsRequest request =
+        AlterConfigsRequest.newBuilder()
+            .addTopics(
+                AlterConfigsRequest.Topic.newBuilder()
+                    .setName(topic)
+                    .putAllSet(set)
+                    .addAllDelete(delete))
+            .build();
+    return calls.call(
+        "AlterConfigs",
+        ApiKey.ALTER_CONFIGS,
+        () -> request,
+        r -> {
+          for (AlterConfigsResponse.Result res :
+              r.body(AlterConfigsResponse.class).getTopicsList()) {
+            if (res.getErrorCode() != ErrorCode.NONE) {
+              return AdminCalls.errorOutcome(
+                  res.getErrorCode(), topicMessage(res.getName(), res.getErrorMessage()));
+            }
+          }
+          return new Done<Void>(null);
+        });
   }
 
   private static String topicMessage(String topic, String message) {

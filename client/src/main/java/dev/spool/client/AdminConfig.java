@@ -15,8 +15,12 @@ public final class AdminConfig {
   public static final ConfigKey<List<String>> BOOTSTRAP_SERVERS = COMMON.bootstrapServers();
   public static final ConfigKey<String> CLIENT_ID = COMMON.clientId();
   public static final ConfigKey<Long> REQUEST_TIMEOUT_MS = COMMON.requestTimeoutMs();
-  public static final ConfigKey<Long> DEFAULT_API_TIMEOUT_MS = DEF.longKey("default.api.timeout.ms", 60_000L,
-      ConfigKey.atLeast(1L), "How long one admin operation may take, retries included.");
+  public static final ConfigKey<Long> DEFAULT_API_TIMEOUT_MS =
+      DEF.longKey(
+          "default.api.timeout.ms",
+          60_000L,
+          ConfigKey.atLeast(1L),
+          "How long one admin operation may take, retries included.");
 
   private final Config config;
 

@@ -3,9 +3,9 @@ package dev.spool.client;
 import java.util.List;
 
 /**
- * The cluster as one broker sees it: brokers with their registration epoch and fencing state,
- * the metadata quorum (its leader is the active controller) with each voter's replication lag,
- * and partition health counts.
+ * The cluster as one broker sees it: brokers with their registration epoch and fencing state, the
+ * metadata quorum (its leader is the active controller) with each voter's replication lag, and
+ * partition health counts.
  *
  * @param controllerId the active controller (quorum leader) node id, -1 if unknown
  * @param offlinePartitions partitions without a leader
@@ -13,15 +13,30 @@ import java.util.List;
  * @param underMinIsrPartitions partitions whose ISR is below min.insync.replicas
  * @param metadataOffset the answering broker's metadata offset (Raft index it has applied)
  */
-public record ClusterDescription(String clusterId, int controllerId, List<Broker> brokers, Quorum quorum,
-    int offlinePartitions, int underReplicatedPartitions, int underMinIsrPartitions, long metadataOffset) {
+public record ClusterDescription(
+    String clusterId,
+    int controllerId,
+    List<Broker> brokers,
+    Quorum quorum,
+    int offlinePartitions,
+    int underReplicatedPartitions,
+    int underMinIsrPartitions,
+    long metadataOffset) {
 
   public ClusterDescription {
     brokers = List.copyOf(brokers);
   }
 
-  /** A registered broker; {@code epoch} is its broker epoch, {@code fenced} means it serves nothing. */
-  public record Broker(int id, String host, int port, String rack, long epoch, boolean fenced,
+  /**
+   * A registered broker; {@code epoch} is its broker epoch, {@code fenced} means it serves nothing.
+   */
+  public record Broker(
+      int id,
+      String host,
+      int port,
+      String rack,
+      long epoch,
+      boolean fenced,
       boolean inControlledShutdown) {}
 
   /**
@@ -44,5 +59,6 @@ public record ClusterDescription(String clusterId, int controllerId, List<Broker
    * @param lag the leader's last index minus this voter's, -1 if unknown
    * @param lastContactMsAgo time since the leader last heard from it, -1 if unknown
    */
-  public record Voter(int nodeId, String address, long lastIndex, long lag, long lastContactMsAgo) {}
+  public record Voter(
+      int nodeId, String address, long lastIndex, long lag, long lastContactMsAgo) {}
 }

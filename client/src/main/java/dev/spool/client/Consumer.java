@@ -61,19 +61,46 @@ public final class Consumer implements AutoCloseable {
   Consumer(ConsumerConfig config, Clock clock) {
     this.clock = clock;
     this.defaultApiTimeoutMs = config.get(ConsumerConfig.DEFAULT_API_TIMEOUT_MS);
-    int maxFrame = (int) Math.min(Integer.MAX_VALUE - 1024,
-        (long) Math.max(config.get(ConsumerConfig.FETCH_MAX_BYTES), config.get(ConsumerConfig.MAX_PARTITION_FETCH_BYTES))
-            + 16L * 1024 * 1024);
-    this.context = new ClientContext("consumer", ConsumerConfig.COMMON.read(config.config()), 5, maxFrame, clock);
-    Fetcher.Settings settings = new Fetcher.Settings(config.get(ConsumerConfig.FETCH_MIN_BYTES),
-        config.get(ConsumerConfig.FETCH_MAX_WAIT_MS), config.get(ConsumerConfig.FETCH_MAX_BYTES),
-        config.get(ConsumerConfig.MAX_PARTITION_FETCH_BYTES), config.get(ConsumerConfig.MAX_POLL_RECORDS),
-        Fetcher.PartitionFetchStateReset.valueOf(config.get(ConsumerConfig.AUTO_OFFSET_RESET).toUpperCase()),
-        config.get(ConsumerConfig.CHECK_CRCS), config.get(ConsumerConfig.REQUEST_TIMEOUT_MS));
-    OffsetLookup offsets = new OffsetLookup(context.metadata(), context.network(), clock, context.retryBackoff(),
-        config.get(ConsumerConfig.REQUEST_TIMEOUT_MS));
-    this.fetcher = new Fetcher(settings, context.metadata(), context.network(), offsets, clock,
-        context.retryBackoff(), defaultApiTimeoutMs, stats);
+    int maxFrame =
+        (int)
+            Math.min(
+                Integer.MAX_VALUE - 1024,
+                (long)
+                        Math.max(
+                            config.get(ConsumerConfig.FETCH_MAX_BYTES),
+                            config.get(ConsumerConfig.MAX_PARTITION_FETCH_BYTES))
+                    + 16L * 1024 * 1024);
+    this.context =
+        new ClientContext(
+            "consumer", ConsumerConfig.COMMON.read(config.config()), 5, maxFrame, clock);
+    Fetcher.Settings settings =
+        new Fetcher.Settings(
+            config.get(ConsumerConfig.FETCH_MIN_BYTES),
+            config.get(ConsumerConfig.FETCH_MAX_WAIT_MS),
+            config.get(ConsumerConfig.FETCH_MAX_BYTES),
+            config.get(ConsumerConfig.MAX_PARTITION_FETCH_BYTES),
+            config.get(ConsumerConfig.MAX_POLL_RECORDS),
+            Fetcher.PartitionFetchStateReset.valueOf(
+                config.get(ConsumerConfig.AUTO_OFFSET_RESET).toUpperCase()),
+            config.get(ConsumerConfig.CHECK_CRCS),
+            config.get(ConsumerConfig.REQUEST_TIMEOUT_MS));
+    OffsetLookup offsets =
+        new OffsetLookup(
+            context.metadata(),
+            context.network(),
+            clock,
+            context.retryBackoff(),
+            config.get(ConsumerConfig.REQUEST_TIMEOUT_MS));
+    this.fetcher =
+        new Fetcher(
+            settings,
+            context.metadata(),
+            context.network(),
+            offsets,
+            clock,
+            context.retryBackoff(),
+            defaultApiTimeoutMs,
+            stats);
     log.info("[client={}] {}", context.clientId(), config.toLogString());
   }
 
@@ -105,7 +132,9 @@ public final class Consumer implements AutoCloseable {
     fetcher.seekToEnd(partitions);
   }
 
-  /** The offset of the next record poll returns for {@code tp} (blocks to resolve a pending reset). */
+  /**
+   * The offset of the next record poll returns for {@code tp} (blocks to resolve a pending reset).
+   */
   public long position(TopicPartition tp) {
     checkOpen();
     try {
@@ -140,7 +169,10 @@ public final class Consumer implements AutoCloseable {
     return offsetsOf(partitions, OffsetLookup.EARLIEST);
   }
 
-  /** The high watermark of each partition: the offset the next record will get (ListOffsets with -1). */
+  /**
+   * The high watermark of each partition: the offset the next record will get (ListOffsets with
+   * -1).
+   */
   public Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions) {
     return offsetsOf(partitions, OffsetLookup.LATEST);
   }
@@ -158,13 +190,17 @@ public final class Consumer implements AutoCloseable {
    * For each partition, the first record with a timestamp at or after the given one (ms since the
    * epoch), or {@code null} when there is none.
    */
-  public Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(Map<TopicPartition, Long> timestamps) {
+  public Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(
+      Map<TopicPartition, Long> timestamps) {
     checkOpen();
-    timestamps.values().forEach(t -> {
-      if (t < 0) {
-        throw new IllegalArgumentException("timestamps must be >= 0: " + t);
-      }
-    });
+    timestamps
+        .values()
+        .forEach(
+            t -> {
+              if (t < 0) {
+                throw new IllegalArgumentException("timestamps must be >= 0: " + t);
+              }
+            });
     return fetcher.lookup(timestamps);
   }
 
@@ -173,9 +209,16 @@ public final class Consumer implements AutoCloseable {
     checkOpen();
     Objects.requireNonNull(topic, "topic");
     try {
-      return MetadataWaiter.awaitPartitions(context.metadata(), clock, topic, null,
-          clock.monotonicMs() + defaultApiTimeoutMs, "default.api.timeout.ms=" + defaultApiTimeoutMs)
-          .stream().map(PartitionInfo::topicPartition).toList();
+      return MetadataWaiter.awaitPartitions(
+              context.metadata(),
+              clock,
+              topic,
+              null,
+              clock.monotonicMs() + defaultApiTimeoutMs,
+              "default.api.timeout.ms=" + defaultApiTimeoutMs)
+          .stream()
+          .map(PartitionInfo::topicPartition)
+          .toList();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new SpoolException(ErrorCode.REQUEST_TIMED_OUT, "interrupted", e);

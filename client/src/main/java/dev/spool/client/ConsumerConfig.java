@@ -24,31 +24,58 @@ public final class ConsumerConfig {
   public static final ConfigKey<Long> RETRY_BACKOFF_MAX_MS = COMMON.retryBackoffMaxMs();
   public static final ConfigKey<Long> METADATA_MAX_AGE_MS = COMMON.metadataMaxAgeMs();
 
-  public static final ConfigKey<Integer> FETCH_MIN_BYTES = DEF.intKey("fetch.min.bytes", 1,
-      ConfigKey.atLeast(0), "A fetch waits (up to fetch.max.wait.ms) until this many bytes are available.");
-  public static final ConfigKey<Integer> FETCH_MAX_WAIT_MS = DEF.intKey("fetch.max.wait.ms", 500,
-      ConfigKey.atLeast(0), "Longest time the broker holds a fetch that has less than fetch.min.bytes.");
-  public static final ConfigKey<Integer> FETCH_MAX_BYTES = DEF.intKey("fetch.max.bytes", 50 * 1024 * 1024,
-      ConfigKey.atLeast(1024), "Most bytes one fetch response carries (at least one batch is always returned).");
-  public static final ConfigKey<Integer> MAX_PARTITION_FETCH_BYTES = DEF.intKey("max.partition.fetch.bytes",
-      1024 * 1024, ConfigKey.atLeast(1024), "Most bytes one fetch returns per partition (at least one batch).");
-  public static final ConfigKey<Integer> MAX_POLL_RECORDS = DEF.intKey("max.poll.records", 500,
-      ConfigKey.atLeast(1), "Most records one poll returns.");
-  public static final ConfigKey<String> AUTO_OFFSET_RESET = DEF.stringKey("auto.offset.reset", "latest",
-      ConfigKey.oneOf("earliest", "latest", "none"),
-      "Where to start without a position or when it is out of range: earliest, latest, or none (fail).");
-  public static final ConfigKey<Boolean> CHECK_CRCS = DEF.boolKey("check.crcs", true,
-      "Verify each fetched batch's CRC-32C before returning its records.");
-  public static final ConfigKey<Long> DEFAULT_API_TIMEOUT_MS = DEF.longKey("default.api.timeout.ms", 60_000L,
-      ConfigKey.atLeast(0L), "Timeout of blocking calls such as position, endOffsets and offsetsForTimes.");
+  public static final ConfigKey<Integer> FETCH_MIN_BYTES =
+      DEF.intKey(
+          "fetch.min.bytes",
+          1,
+          ConfigKey.atLeast(0),
+          "A fetch waits (up to fetch.max.wait.ms) until this many bytes are available.");
+  public static final ConfigKey<Integer> FETCH_MAX_WAIT_MS =
+      DEF.intKey(
+          "fetch.max.wait.ms",
+          500,
+          ConfigKey.atLeast(0),
+          "Longest time the broker holds a fetch that has less than fetch.min.bytes.");
+  public static final ConfigKey<Integer> FETCH_MAX_BYTES =
+      DEF.intKey(
+          "fetch.max.bytes",
+          50 * 1024 * 1024,
+          ConfigKey.atLeast(1024),
+          "Most bytes one fetch response carries (at least one batch is always returned).");
+  public static final ConfigKey<Integer> MAX_PARTITION_FETCH_BYTES =
+      DEF.intKey(
+          "max.partition.fetch.bytes",
+          1024 * 1024,
+          ConfigKey.atLeast(1024),
+          "Most bytes one fetch returns per partition (at least one batch).");
+  public static final ConfigKey<Integer> MAX_POLL_RECORDS =
+      DEF.intKey("max.poll.records", 500, ConfigKey.atLeast(1), "Most records one poll returns.");
+  public static final ConfigKey<String> AUTO_OFFSET_RESET =
+      DEF.stringKey(
+          "auto.offset.reset",
+          "latest",
+          ConfigKey.oneOf("earliest", "latest", "none"),
+          "Where to start without a position or when it is out of range: earliest, latest, or none (fail).");
+  public static final ConfigKey<Boolean> CHECK_CRCS =
+      DEF.boolKey(
+          "check.crcs", true, "Verify each fetched batch's CRC-32C before returning its records.");
+  public static final ConfigKey<Long> DEFAULT_API_TIMEOUT_MS =
+      DEF.longKey(
+          "default.api.timeout.ms",
+          60_000L,
+          ConfigKey.atLeast(0L),
+          "Timeout of blocking calls such as position, endOffsets and offsetsForTimes.");
 
   private final Config config;
 
   public ConsumerConfig(Map<String, String> props) {
     this.config = DEF.parse(props);
     if (config.get(REQUEST_TIMEOUT_MS) <= config.get(FETCH_MAX_WAIT_MS)) {
-      throw new ConfigException(REQUEST_TIMEOUT_MS.name(), "must be larger than fetch.max.wait.ms="
-          + config.get(FETCH_MAX_WAIT_MS) + " (a long-polling fetch would time out)");
+      throw new ConfigException(
+          REQUEST_TIMEOUT_MS.name(),
+          "must be larger than fetch.max.wait.ms="
+              + config.get(FETCH_MAX_WAIT_MS)
+              + " (a long-polling fetch would time out)");
     }
   }
 

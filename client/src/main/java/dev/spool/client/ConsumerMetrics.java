@@ -11,5 +11,10 @@ package dev.spool.client;
  * @param fetchLatencyP50Ms median fetch round trip (includes the broker's long-poll wait)
  * @param fetchLatencyP99Ms 99th percentile fetch round trip
  */
-public record ConsumerMetrics(long recordsConsumed, long bytesConsumed, long fetchRequests,
-    long truncationsDetected, double fetchLatencyP50Ms, double fetchLatencyP99Ms) {}
+public record ConsumerMetrics(
+    long recordsConsumed,
+    long bytesConsumed,
+    long fetchRequests,
+    long truncationsDetected,
+    double fetchLatencyP50Ms,
+    double fetchLatencyP99Ms) {}

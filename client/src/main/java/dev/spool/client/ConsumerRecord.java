@@ -8,13 +8,22 @@ import java.util.List;
 /**
  * One record read from a partition.
  *
- * @param timestamp milliseconds since the epoch (the producer's, or the broker's with LogAppendTime)
+ * @param timestamp milliseconds since the epoch (the producer's, or the broker's with
+ *     LogAppendTime)
  * @param key {@code null} for a null key
  * @param value {@code null} for a null value (a tombstone)
  * @param leaderEpoch the leader epoch of the batch the record came in, -1 if unknown
  */
-public record ConsumerRecord(String topic, int partition, long offset, long timestamp,
-    TimestampType timestampType, byte[] key, byte[] value, List<Header> headers, int leaderEpoch) {
+public record ConsumerRecord(
+    String topic,
+    int partition,
+    long offset,
+    long timestamp,
+    TimestampType timestampType,
+    byte[] key,
+    byte[] value,
+    List<Header> headers,
+    int leaderEpoch) {
 
   public ConsumerRecord {
     headers = List.copyOf(headers);
@@ -36,8 +45,16 @@ public record ConsumerRecord(String topic, int partition, long offset, long time
 
   @Override
   public String toString() {
-    return "ConsumerRecord(" + topic + "-" + partition + "@" + offset + ", key "
-        + (key == null ? "null" : key.length + " bytes") + ", value "
-        + (value == null ? "null" : value.length + " bytes") + ")";
+    return "ConsumerRecord("
+        + topic
+        + "-"
+        + partition
+        + "@"
+        + offset
+        + ", key "
+        + (key == null ? "null" : key.length + " bytes")
+        + ", value "
+        + (value == null ? "null" : value.length + " bytes")
+        + ")";
   }
 }

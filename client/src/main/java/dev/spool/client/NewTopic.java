@@ -10,14 +10,16 @@ import java.util.Objects;
  * @param replicationFactor replicas per partition, -1 for the default (3, capped by live brokers)
  * @param configs topic config overrides (see {@code dev.spool.config.TopicConfig})
  */
-public record NewTopic(String name, int partitions, int replicationFactor, Map<String, String> configs) {
+public record NewTopic(
+    String name, int partitions, int replicationFactor, Map<String, String> configs) {
   public NewTopic {
     Objects.requireNonNull(name, "name");
     if (partitions == 0 || partitions < -1) {
       throw new IllegalArgumentException("partitions must be positive or -1: " + partitions);
     }
     if (replicationFactor == 0 || replicationFactor < -1) {
-      throw new IllegalArgumentException("replication factor must be positive or -1: " + replicationFactor);
+      throw new IllegalArgumentException(
+          "replication factor must be positive or -1: " + replicationFactor);
     }
     configs = configs == null ? Map.of() : Map.copyOf(configs);
   }

@@ -7,12 +7,12 @@ package dev.spool.client;
  * been appended by any broker: the record was refused before it was sent, or every attempt that
  * left the client got an answer that the broker gives only before appending (for example
  * NOT_ENOUGH_REPLICAS, FENCED_LEADER_EPOCH, CORRUPT_MESSAGE, MESSAGE_TOO_LARGE, or
- * NOT_LEADER_OR_FOLLOWER with acks other than all). It is true when any attempt timed out, lost
- * its connection, was still unanswered when the batch failed, or got an answer a broker may give
- * after appending (REQUEST_TIMED_OUT; NOT_LEADER_OR_FOLLOWER with acks=all, which a leader
- * returns to produces waiting for replication when it loses leadership; STORAGE_ERROR; unknown
- * errors). Such a record may still be read later. Kafka's producer does not expose this; tests that
- * classify outcomes (a Jepsen-style history) need it.
+ * NOT_LEADER_OR_FOLLOWER with acks other than all). It is true when any attempt timed out, lost its
+ * connection, was still unanswered when the batch failed, or got an answer a broker may give after
+ * appending (REQUEST_TIMED_OUT; NOT_LEADER_OR_FOLLOWER with acks=all, which a leader returns to
+ * produces waiting for replication when it loses leadership; STORAGE_ERROR; unknown errors). Such a
+ * record may still be read later. Kafka's producer does not expose this; tests that classify
+ * outcomes (a Jepsen-style history) need it.
  */
 public final class ProduceException extends SpoolException {
   private final boolean mayHaveBeenAppended;

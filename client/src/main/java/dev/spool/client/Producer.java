@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #send} returns at once with a future, except that it blocks (up to {@code
  * max.block.ms}) while the topic's metadata is unknown or {@code buffer.memory} is used up. The
- * future fails with a {@link ProduceException} (a {@link SpoolException} that also tells whether the
- * record may have been appended anyway) whose code says why: e.g. UNKNOWN_TOPIC_OR_PARTITION,
+ * future fails with a {@link ProduceException} (a {@link SpoolException} that also tells whether
+ * the record may have been appended anyway) whose code says why: e.g. UNKNOWN_TOPIC_OR_PARTITION,
  * MESSAGE_TOO_LARGE, REQUEST_TIMED_OUT (not acknowledged within {@code delivery.timeout.ms}, or no
  * buffer memory within {@code max.block.ms}), OUT_OF_ORDER_SEQUENCE. Futures of one partition
  * complete in the order of their sends. They complete on the producer's I/O thread: callbacks
@@ -60,7 +60,9 @@ public final class Producer implements AutoCloseable {
   private final long bufferMemory;
   private volatile boolean closed;
 
-  /** A producer with {@code props} (see {@link ProducerConfig}); only bootstrap.servers is required. */
+  /**
+   * A producer with {@code props} (see {@link ProducerConfig}); only bootstrap.servers is required.
+   */
   public Producer(Map<String, String> props) {
     this(new ProducerConfig(props));
   }
@@ -78,17 +80,50 @@ public final class Producer implements AutoCloseable {
     this.bufferMemory = config.get(ProducerConfig.BUFFER_MEMORY);
     int batchSize = config.get(ProducerConfig.BATCH_SIZE);
     int maxInFlight = config.get(ProducerConfig.MAX_IN_FLIGHT);
-    this.context = new ClientContext("producer", ProducerConfig.COMMON.read(config.config()),
-        maxInFlight + 1, 16 * 1024 * 1024, clock);
-    this.accumulator = new RecordAccumulator(batchSize, config.get(ProducerConfig.LINGER_MS),
-        config.get(ProducerConfig.DELIVERY_TIMEOUT_MS), new BufferPool(bufferMemory, batchSize));
-    this.state = new ProduceState(config.idempotent(), config.acks() == -1, maxInFlight, config.get(ProducerConfig.RETRIES),
-        config.get(ProducerConfig.DELIVERY_TIMEOUT_MS), context.retryBackoff(), accumulator, stats);
-    this.sender = new Sender(new Sender.Settings(config.acks(), config.get(ProducerConfig.REQUEST_TIMEOUT_MS),
-        maxRequestSize, maxInFlight, context.retryBackoff()), accumulator, state, context.metadata(),
-        context.refresher(), context.network(), clock, stats);
+    this.context =
+        new ClientContext(
+            "producer",
+            ProducerConfig.COMMON.read(config.config()),
+            maxInFlight + 1,
+            16 * 1024 * 1024,
+            clock);
+    this.accumulator =
+        new RecordAccumulator(
+            batchSize,
+            config.get(ProducerConfig.LINGER_MS),
+            config.get(ProducerConfig.DELIVERY_TIMEOUT_MS),
+            new BufferPool(bufferMemory, batchSize));
+    this.state =
+        new ProduceState(
+            config.idempotent(),
+            config.acks() == -1,
+            maxInFlight,
+            config.get(ProducerConfig.RETRIES),
+            config.get(ProducerConfig.DELIVERY_TIMEOUT_MS),
+            context.retryBackoff(),
+            accumulator,
+            stats);
+    this.sender =
+        new Sender(
+            new Sender.Settings(
+                config.acks(),
+                config.get(ProducerConfig.REQUEST_TIMEOUT_MS),
+                maxRequestSize,
+                maxInFlight,
+                context.retryBackoff()),
+            accumulator,
+            state,
+            context.metadata(),
+            context.refresher(),
+            context.network(),
+            clock,
+            stats);
     this.sticky = new StickyPartitioner(batchSize);
-    log.info("[client={}] {} (idempotent={})", context.clientId(), config.toLogString(), config.idempotent());
+    log.info(
+        "[client={}] {} (idempotent={})",
+        context.clientId(),
+        config.toLogString(),
+        config.idempotent());
     sender.wakeup();
   }
 
@@ -107,18 +142,34 @@ public final class Producer implements AutoCloseable {
     }
     long deadlineMs = clock.monotonicMs() + maxBlockMs;
     try {
-      List<PartitionInfo> partitions = awaitPartitions(record.topic(), record.partition(), deadlineMs);
+      List<PartitionInfo> partitions =
+          awaitPartitions(record.topic(), record.partition(), deadlineMs);
       int partition = choosePartition(record, partitions);
-      int size = ProducerBatch.estimateSizeUpperBound(record.key(), record.value(), record.headers());
+      int size =
+          ProducerBatch.estimateSizeUpperBound(record.key(), record.value(), record.headers());
       if (size > maxRequestSize || size > bufferMemory) {
-        return CompletableFuture.failedFuture(notSent(new SpoolException(ErrorCode.MESSAGE_TOO_LARGE,
-            "record of about " + size + " bytes exceeds max.request.size=" + maxRequestSize
-                + " or buffer.memory=" + bufferMemory)));
+        return CompletableFuture.failedFuture(
+            notSent(
+                new SpoolException(
+                    ErrorCode.MESSAGE_TOO_LARGE,
+                    "record of about "
+                        + size
+                        + " bytes exceeds max.request.size="
+                        + maxRequestSize
+                        + " or buffer.memory="
+                        + bufferMemory)));
       }
       long timestamp = record.timestamp() != null ? record.timestamp() : clock.nowMs();
       long now = clock.monotonicMs();
-      RecordAccumulator.AppendResult r = accumulator.append(new TopicPartition(record.topic(), partition),
-          timestamp, record.key(), record.value(), record.headers(), Math.max(0, deadlineMs - now), now);
+      RecordAccumulator.AppendResult r =
+          accumulator.append(
+              new TopicPartition(record.topic(), partition),
+              timestamp,
+              record.key(),
+              record.value(),
+              record.headers(),
+              Math.max(0, deadlineMs - now),
+              now);
       if (record.partition() == null && record.key() == null) {
         sticky.onAppend(record.topic(), partition, r.appendedBytes(), partitions);
       }
@@ -136,7 +187,9 @@ public final class Producer implements AutoCloseable {
 
   /** A refusal before the record reached a batch: nothing of it can be in any log. */
   private static RuntimeException notSent(RuntimeException e) {
-    return e instanceof SpoolException se && !(e instanceof ProduceException) ? new ProduceException(se, false) : e;
+    return e instanceof SpoolException se && !(e instanceof ProduceException)
+        ? new ProduceException(se, false)
+        : e;
   }
 
   private int choosePartition(ProducerRecord record, List<PartitionInfo> partitions) {
@@ -156,14 +209,16 @@ public final class Producer implements AutoCloseable {
     if (known != null && !known.isEmpty() && (partition == null || partition < known.size())) {
       return known; // the common case: no allocation, no lock
     }
-    return MetadataWaiter.awaitPartitions(context.metadata(), clock, topic, partition, deadlineMs, maxBlockLimit);
+    return MetadataWaiter.awaitPartitions(
+        context.metadata(), clock, topic, partition, deadlineMs, maxBlockLimit);
   }
 
   /** The topic's partitions (blocking up to {@code max.block.ms} for metadata). */
   public List<TopicPartition> partitionsFor(String topic) {
     try {
       return awaitPartitions(topic, null, clock.monotonicMs() + maxBlockMs).stream()
-          .map(PartitionInfo::topicPartition).toList();
+          .map(PartitionInfo::topicPartition)
+          .toList();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new SpoolException(ErrorCode.REQUEST_TIMED_OUT, "interrupted", e);
@@ -223,11 +278,13 @@ public final class Producer implements AutoCloseable {
     try {
       accumulator.incompleteDone().get(waitMs, TimeUnit.MILLISECONDS);
     } catch (TimeoutException | ExecutionException e) {
-      log.warn("[client={}] closing with records still pending after {} ms", context.clientId(), waitMs);
+      log.warn(
+          "[client={}] closing with records still pending after {} ms", context.clientId(), waitMs);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    IllegalStateException closedError = new IllegalStateException("producer closed before the record was acknowledged");
+    IllegalStateException closedError =
+        new IllegalStateException("producer closed before the record was acknowledged");
     accumulator.pool().close();
     Runnable abort = () -> sender.abortAll(closedError);
     if (context.network().inEventLoop()) {
@@ -236,7 +293,8 @@ public final class Producer implements AutoCloseable {
       try {
         context.network().eventLoop().submit(abort).get(5, TimeUnit.SECONDS);
       } catch (Exception e) {
-        log.warn("[client={}] aborting pending records failed: {}", context.clientId(), e.toString());
+        log.warn(
+            "[client={}] aborting pending records failed: {}", context.clientId(), e.toString());
       }
     }
     context.close();

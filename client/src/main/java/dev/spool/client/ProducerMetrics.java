@@ -13,6 +13,13 @@ package dev.spool.client;
  * @param requestLatencyP99Ms 99th percentile produce-request round trip
  * @param requestLatencyMaxMs slowest produce-request round trip
  */
-public record ProducerMetrics(long recordsSent, long bytesSent, long batchesSent,
-    long recordsFailed, long retries, long produceRequests, double requestLatencyP50Ms,
-    double requestLatencyP99Ms, double requestLatencyMaxMs) {}
+public record ProducerMetrics(
+    long recordsSent,
+    long bytesSent,
+    long batchesSent,
+    long recordsFailed,
+    long retries,
+    long produceRequests,
+    double requestLatencyP50Ms,
+    double requestLatencyP99Ms,
+    double requestLatencyMaxMs) {}

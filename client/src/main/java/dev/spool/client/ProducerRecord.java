@@ -6,15 +6,20 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A record to send: a topic, optionally a partition (else chosen from the key as Kafka does:
- * {@code murmur2(key)}, or a sticky partition for a null key), a key and value (either may be
- * {@code null}), headers, and optionally a timestamp (else the producer's clock at send).
+ * A record to send: a topic, optionally a partition (else chosen from the key as Kafka does: {@code
+ * murmur2(key)}, or a sticky partition for a null key), a key and value (either may be {@code
+ * null}), headers, and optionally a timestamp (else the producer's clock at send).
  *
  * @param partition {@code null} to let the producer choose
  * @param timestamp milliseconds since the epoch, {@code null} for "now"
  */
-public record ProducerRecord(String topic, Integer partition, byte[] key, byte[] value,
-    List<Header> headers, Long timestamp) {
+public record ProducerRecord(
+    String topic,
+    Integer partition,
+    byte[] key,
+    byte[] value,
+    List<Header> headers,
+    Long timestamp) {
 
   public ProducerRecord {
     Objects.requireNonNull(topic, "topic");
@@ -46,8 +51,15 @@ public record ProducerRecord(String topic, Integer partition, byte[] key, byte[]
 
   @Override
   public String toString() {
-    return "ProducerRecord(" + topic + (partition == null ? "" : "-" + partition) + ", key "
-        + (key == null ? "null" : key.length + " bytes") + ", value "
-        + (value == null ? "null" : value.length + " bytes") + ", " + headers.size() + " headers)";
+    return "ProducerRecord("
+        + topic
+        + (partition == null ? "" : "-" + partition)
+        + ", key "
+        + (key == null ? "null" : key.length + " bytes")
+        + ", value "
+        + (value == null ? "null" : value.length + " bytes")
+        + ", "
+        + headers.size()
+        + " headers)";
   }
 }

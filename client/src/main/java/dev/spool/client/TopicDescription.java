@@ -9,7 +9,10 @@ import java.util.Map;
  * @param topicId the topic's id (changes when a topic is deleted and created again)
  * @param configs the topic's explicit config overrides
  */
-public record TopicDescription(String name, String topicId, List<PartitionDescription> partitions,
+public record TopicDescription(
+    String name,
+    String topicId,
+    List<PartitionDescription> partitions,
     Map<String, String> configs) {
   public TopicDescription {
     partitions = List.copyOf(partitions);
@@ -20,8 +23,13 @@ public record TopicDescription(String name, String topicId, List<PartitionDescri
    * One partition: its leader (-1 = none) and leader epoch, replicas, in-sync replicas, and the
    * replicas on brokers that are offline.
    */
-  public record PartitionDescription(int partition, int leader, int leaderEpoch, List<Integer> replicas,
-      List<Integer> isr, List<Integer> offlineReplicas) {
+  public record PartitionDescription(
+      int partition,
+      int leader,
+      int leaderEpoch,
+      List<Integer> replicas,
+      List<Integer> isr,
+      List<Integer> offlineReplicas) {
     public PartitionDescription {
       replicas = List.copyOf(replicas);
       isr = List.copyOf(isr);

@@ -2,7 +2,10 @@ package dev.spool.client;
 
 import java.util.Objects;
 
-/** A topic name and a partition number. Its string form {@code topic-3} is also the log directory name. */
+/**
+ * A topic name and a partition number. Its string form {@code topic-3} is also the log directory
+ * name.
+ */
 public record TopicPartition(String topic, int partition) implements Comparable<TopicPartition> {
   public TopicPartition {
     Objects.requireNonNull(topic, "topic");
@@ -11,7 +14,9 @@ public record TopicPartition(String topic, int partition) implements Comparable<
     }
   }
 
-  /** Parses {@code topic-3}; the partition is after the last dash (topic names may contain dashes). */
+  /**
+   * Parses {@code topic-3}; the partition is after the last dash (topic names may contain dashes).
+   */
   public static TopicPartition parse(String s) {
     int dash = s.lastIndexOf('-');
     if (dash <= 0 || dash == s.length() - 1) {

@@ -16,8 +16,8 @@
  * thread: callbacks must not block.
  *
  * <p><b>Defaults that differ from Kafka</b>: the producer's {@code batch.size} is 128 KiB (see
- * {@link dev.spool.client.ProducerConfig}); idempotence and {@code acks=all} are on, as in Kafka 3+.
- * Everything else keeps Kafka's defaults so that Kafka users' expectations hold.
+ * {@link dev.spool.client.ProducerConfig}); idempotence and {@code acks=all} are on, as in Kafka
+ * 3+. Everything else keeps Kafka's defaults so that Kafka users' expectations hold.
  *
  * <p>Everything under {@code dev.spool.client.internal} may change without notice.
  */

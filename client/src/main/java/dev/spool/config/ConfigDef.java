@@ -9,8 +9,8 @@ import java.util.Map;
 
 /**
  * The one place where a module declares its configuration keys (CONVENTIONS: typed config, one
- * place per module, validated at start). {@link #parse} rejects unknown keys, fills defaults,
- * and validates every value; relations between keys are checked by the module's own config class.
+ * place per module, validated at start). {@link #parse} rejects unknown keys, fills defaults, and
+ * validates every value; relations between keys are checked by the module's own config class.
  */
 public final class ConfigDef {
   private final String title;
@@ -45,7 +45,8 @@ public final class ConfigDef {
     return key;
   }
 
-  public ConfigKey<Integer> intKey(String name, Integer dflt, ConfigKey.Validator<Integer> v, String doc) {
+  public ConfigKey<Integer> intKey(
+      String name, Integer dflt, ConfigKey.Validator<Integer> v, String doc) {
     return add(new ConfigKey<>(name, "int", Integer::parseInt, dflt, dflt == null, v, doc));
   }
 
@@ -53,22 +54,25 @@ public final class ConfigDef {
     return add(new ConfigKey<>(name, "long", Long::parseLong, dflt, dflt == null, v, doc));
   }
 
-  public ConfigKey<Double> doubleKey(String name, Double dflt, ConfigKey.Validator<Double> v, String doc) {
+  public ConfigKey<Double> doubleKey(
+      String name, Double dflt, ConfigKey.Validator<Double> v, String doc) {
     return add(new ConfigKey<>(name, "double", Double::parseDouble, dflt, dflt == null, v, doc));
   }
 
   public ConfigKey<Boolean> boolKey(String name, Boolean dflt, String doc) {
-    return add(new ConfigKey<>(name, "boolean", ConfigDef::parseBoolean, dflt, dflt == null, null, doc));
+    return add(
+        new ConfigKey<>(name, "boolean", ConfigDef::parseBoolean, dflt, dflt == null, null, doc));
   }
 
   /** A string key; {@code dflt == null} makes it required, {@code ""} makes it optional-empty. */
-  public ConfigKey<String> stringKey(String name, String dflt, ConfigKey.Validator<String> v, String doc) {
+  public ConfigKey<String> stringKey(
+      String name, String dflt, ConfigKey.Validator<String> v, String doc) {
     return add(new ConfigKey<>(name, "string", s -> s, dflt, dflt == null, v, doc));
   }
 
   /** A comma-separated list of strings; blanks are dropped. */
-  public ConfigKey<List<String>> listKey(String name, List<String> dflt,
-      ConfigKey.Validator<List<String>> v, String doc) {
+  public ConfigKey<List<String>> listKey(
+      String name, List<String> dflt, ConfigKey.Validator<List<String>> v, String doc) {
     return add(new ConfigKey<>(name, "list", ConfigDef::parseList, dflt, dflt == null, v, doc));
   }
 
@@ -87,14 +91,17 @@ public final class ConfigDef {
     return Arrays.stream(s.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
   }
 
-  /** Parses {@code props}: every key must be known, every required key present, every value valid. */
+  /**
+   * Parses {@code props}: every key must be known, every required key present, every value valid.
+   */
   public Config parse(Map<String, String> props) {
     Map<ConfigKey<?>, Object> values = new LinkedHashMap<>();
     Map<String, String> explicit = new LinkedHashMap<>();
     for (Map.Entry<String, String> e : props.entrySet()) {
       if (!keys.containsKey(e.getKey())) {
-        throw new ConfigException(e.getKey(), "unknown key" + suggestion(e.getKey())
-            + " (see --help for the " + title + " keys)");
+        throw new ConfigException(
+            e.getKey(),
+            "unknown key" + suggestion(e.getKey()) + " (see --help for the " + title + " keys)");
       }
     }
     for (ConfigKey<?> key : keys.values()) {
@@ -150,8 +157,14 @@ public final class ConfigDef {
     List<ConfigKey<?>> sorted = new ArrayList<>(keys.values());
     for (ConfigKey<?> k : sorted) {
       String dflt = k.required() ? "(required)" : "default: " + k.render(k.defaultValue());
-      sb.append(String.format("  %-" + width + "s  %-7s %s%n  %" + width + "s  %s%n",
-          k.name(), k.typeName(), k.doc(), "", dflt));
+      sb.append(
+          String.format(
+              "  %-" + width + "s  %-7s %s%n  %" + width + "s  %s%n",
+              k.name(),
+              k.typeName(),
+              k.doc(),
+              "",
+              dflt));
     }
     return sb.toString();
   }

@@ -1,6 +1,8 @@
 package dev.spool.config;
 
-/** A configuration value is missing, unknown, unparsable or out of range. The message names the key. */
+/**
+ * A configuration value is missing, unknown, unparsable or out of range. The message names the key.
+ */
 public final class ConfigException extends RuntimeException {
   private final String key;
 

@@ -25,8 +25,14 @@ public final class ConfigKey<T> {
   private final Validator<T> validator;
   private final String doc;
 
-  ConfigKey(String name, String typeName, Function<String, T> parser, T defaultValue,
-      boolean required, Validator<T> validator, String doc) {
+  ConfigKey(
+      String name,
+      String typeName,
+      Function<String, T> parser,
+      T defaultValue,
+      boolean required,
+      Validator<T> validator,
+      String doc) {
     this.name = Objects.requireNonNull(name);
     this.typeName = typeName;
     this.parser = parser;
@@ -56,7 +62,9 @@ public final class ConfigKey<T> {
     return doc;
   }
 
-  /** Parses and validates {@code raw}; throws {@link ConfigException} naming this key on failure. */
+  /**
+   * Parses and validates {@code raw}; throws {@link ConfigException} naming this key on failure.
+   */
   public T parse(String raw) {
     T value;
     try {
@@ -98,8 +106,10 @@ public final class ConfigKey<T> {
   }
 
   public static <N extends Comparable<N>> Validator<N> between(N min, N max) {
-    return v -> v.compareTo(min) >= 0 && v.compareTo(max) <= 0
-        ? null : "must be between " + min + " and " + max;
+    return v ->
+        v.compareTo(min) >= 0 && v.compareTo(max) <= 0
+            ? null
+            : "must be between " + min + " and " + max;
   }
 
   public static Validator<String> oneOf(String... allowed) {

@@ -4,50 +4,91 @@ import java.util.Map;
 
 /**
  * Topic-level configuration keys: the one definition shared by the controller (which validates
- * {@code --config k=v} at topic creation), the broker's storage engine and the admin client.
- * Names and meanings follow Kafka's topic configs so operators recognise them.
+ * {@code --config k=v} at topic creation), the broker's storage engine and the admin client. Names
+ * and meanings follow Kafka's topic configs so operators recognise them.
  */
 public final class TopicConfig {
   private TopicConfig() {}
 
   public static final ConfigDef DEF = new ConfigDef("topic");
 
-  public static final ConfigKey<Integer> SEGMENT_BYTES = DEF.intKey("segment.bytes", 1 << 30,
-      ConfigKey.atLeast(1024), "Roll a new segment when the active one reaches this many bytes.");
-  public static final ConfigKey<Long> SEGMENT_MS = DEF.longKey("segment.ms", 7L * 24 * 3600 * 1000,
-      ConfigKey.atLeast(1L), "Roll a new segment when the active one's first batch is this old.");
-  public static final ConfigKey<Integer> SEGMENT_INDEX_BYTES = DEF.intKey("segment.index.bytes",
-      10 * 1024 * 1024, ConfigKey.atLeast(1024),
-      "Preallocated size of each segment's offset index; the segment rolls when it is full.");
-  public static final ConfigKey<Integer> INDEX_INTERVAL_BYTES = DEF.intKey("index.interval.bytes",
-      4096, ConfigKey.atLeast(0), "Add an offset/time index entry every this many bytes of log.");
-  public static final ConfigKey<Long> RETENTION_MS = DEF.longKey("retention.ms",
-      7L * 24 * 3600 * 1000, ConfigKey.atLeast(-1L),
-      "Delete whole segments whose newest record is older than this; -1 keeps them forever.");
-  public static final ConfigKey<Long> RETENTION_BYTES = DEF.longKey("retention.bytes", -1L,
-      ConfigKey.atLeast(-1L),
-      "Delete the oldest whole segments while the partition is larger than this; -1 = no limit.");
-  public static final ConfigKey<Integer> MAX_MESSAGE_BYTES = DEF.intKey("max.message.bytes",
-      1024 * 1024 + 12, ConfigKey.atLeast(64),
-      "Largest record batch (including its 12-byte log overhead) the partition accepts.");
-  public static final ConfigKey<String> MESSAGE_TIMESTAMP_TYPE = DEF.stringKey(
-      "message.timestamp.type", "CreateTime", ConfigKey.oneOf("CreateTime", "LogAppendTime"),
-      "CreateTime keeps the producer's timestamps; LogAppendTime stamps the broker's time on append.");
-  public static final ConfigKey<Long> MESSAGE_TIMESTAMP_AFTER_MAX_MS = DEF.longKey(
-      "message.timestamp.after.max.ms", 3600L * 1000, ConfigKey.atLeast(0L),
-      "Reject CreateTime batches whose timestamp is further than this in the broker's future.");
-  public static final ConfigKey<Long> MESSAGE_TIMESTAMP_BEFORE_MAX_MS = DEF.longKey(
-      "message.timestamp.before.max.ms", Long.MAX_VALUE, ConfigKey.atLeast(0L),
-      "Reject CreateTime batches whose timestamp is further than this in the broker's past.");
-  public static final ConfigKey<Integer> MIN_INSYNC_REPLICAS = DEF.intKey("min.insync.replicas",
-      -1, v -> v == -1 || v >= 1 ? null : "must be -1 or at least 1",
-      "acks=all writes need this many in-sync replicas; -1 = a majority of the replication factor.");
-  public static final ConfigKey<Boolean> UNCLEAN_LEADER_ELECTION_ENABLE = DEF.boolKey(
-      "unclean.leader.election.enable", false,
-      "Allow electing an out-of-sync replica when no in-sync one is alive (may lose acknowledged data).");
-  public static final ConfigKey<Long> FILE_DELETE_DELAY_MS = DEF.longKey("file.delete.delay.ms",
-      60_000L, ConfigKey.atLeast(0L),
-      "Delay between removing a segment from the log and deleting its files (in-flight reads finish).");
+  public static final ConfigKey<Integer> SEGMENT_BYTES =
+      DEF.intKey(
+          "segment.bytes",
+          1 << 30,
+          ConfigKey.atLeast(1024),
+          "Roll a new segment when the active one reaches this many bytes.");
+  public static final ConfigKey<Long> SEGMENT_MS =
+      DEF.longKey(
+          "segment.ms",
+          7L * 24 * 3600 * 1000,
+          ConfigKey.atLeast(1L),
+          "Roll a new segment when the active one's first batch is this old.");
+  public static final ConfigKey<Integer> SEGMENT_INDEX_BYTES =
+      DEF.intKey(
+          "segment.index.bytes",
+          10 * 1024 * 1024,
+          ConfigKey.atLeast(1024),
+          "Preallocated size of each segment's offset index; the segment rolls when it is full.");
+  public static final ConfigKey<Integer> INDEX_INTERVAL_BYTES =
+      DEF.intKey(
+          "index.interval.bytes",
+          4096,
+          ConfigKey.atLeast(0),
+          "Add an offset/time index entry every this many bytes of log.");
+  public static final ConfigKey<Long> RETENTION_MS =
+      DEF.longKey(
+          "retention.ms",
+          7L * 24 * 3600 * 1000,
+          ConfigKey.atLeast(-1L),
+          "Delete whole segments whose newest record is older than this; -1 keeps them forever.");
+  public static final ConfigKey<Long> RETENTION_BYTES =
+      DEF.longKey(
+          "retention.bytes",
+          -1L,
+          ConfigKey.atLeast(-1L),
+          "Delete the oldest whole segments while the partition is larger than this; -1 = no limit.");
+  public static final ConfigKey<Integer> MAX_MESSAGE_BYTES =
+      DEF.intKey(
+          "max.message.bytes",
+          1024 * 1024 + 12,
+          ConfigKey.atLeast(64),
+          "Largest record batch (including its 12-byte log overhead) the partition accepts.");
+  public static final ConfigKey<String> MESSAGE_TIMESTAMP_TYPE =
+      DEF.stringKey(
+          "message.timestamp.type",
+          "CreateTime",
+          ConfigKey.oneOf("CreateTime", "LogAppendTime"),
+          "CreateTime keeps the producer's timestamps; LogAppendTime stamps the broker's time on append.");
+  public static final ConfigKey<Long> MESSAGE_TIMESTAMP_AFTER_MAX_MS =
+      DEF.longKey(
+          "message.timestamp.after.max.ms",
+          3600L * 1000,
+          ConfigKey.atLeast(0L),
+          "Reject CreateTime batches whose timestamp is further than this in the broker's future.");
+  public static final ConfigKey<Long> MESSAGE_TIMESTAMP_BEFORE_MAX_MS =
+      DEF.longKey(
+          "message.timestamp.before.max.ms",
+          Long.MAX_VALUE,
+          ConfigKey.atLeast(0L),
+          "Reject CreateTime batches whose timestamp is further than this in the broker's past.");
+  public static final ConfigKey<Integer> MIN_INSYNC_REPLICAS =
+      DEF.intKey(
+          "min.insync.replicas",
+          -1,
+          v -> v == -1 || v >= 1 ? null : "must be -1 or at least 1",
+          "acks=all writes need this many in-sync replicas; -1 = a majority of the replication factor.");
+  public static final ConfigKey<Boolean> UNCLEAN_LEADER_ELECTION_ENABLE =
+      DEF.boolKey(
+          "unclean.leader.election.enable",
+          false,
+          "Allow electing an out-of-sync replica when no in-sync one is alive (may lose acknowledged data).");
+  public static final ConfigKey<Long> FILE_DELETE_DELAY_MS =
+      DEF.longKey(
+          "file.delete.delay.ms",
+          60_000L,
+          ConfigKey.atLeast(0L),
+          "Delay between removing a segment from the log and deleting its files (in-flight reads finish).");
 
   /** Parses a topic's explicit overrides; every other key takes its default. */
   public static Config parse(Map<String, String> overrides) {

@@ -69,8 +69,13 @@ public final class ApiVersionTable {
 
   public ApiVersionsResponse.Builder toResponse() {
     ApiVersionsResponse.Builder b = ApiVersionsResponse.newBuilder();
-    ranges.forEach((k, r) -> b.addApiVersions(ApiVersionsResponse.ApiVersionRange.newBuilder()
-        .setApiKey(k).setMinVersion(r.min()).setMaxVersion(r.max())));
+    ranges.forEach(
+        (k, r) ->
+            b.addApiVersions(
+                ApiVersionsResponse.ApiVersionRange.newBuilder()
+                    .setApiKey(k)
+                    .setMinVersion(r.min())
+                    .setMaxVersion(r.max())));
     return b;
   }
 }

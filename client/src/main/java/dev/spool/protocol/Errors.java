@@ -26,19 +26,30 @@ public final class Errors {
         FLAGS.put(c, plain);
       }
     }
-    for (ErrorCode c : new ErrorCode[] {
-        ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.FENCED_LEADER_EPOCH,
-        ErrorCode.UNKNOWN_LEADER_EPOCH, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-        ErrorCode.NOT_CONTROLLER, ErrorCode.BROKER_NOT_AVAILABLE, ErrorCode.LEADER_NOT_AVAILABLE,
-        ErrorCode.STORAGE_ERROR, ErrorCode.BROKER_SHUTTING_DOWN, ErrorCode.UNKNOWN_TOPIC_ID,
-        ErrorCode.OFFSET_NOT_AVAILABLE, ErrorCode.INCONSISTENT_TOPIC_ID}) {
+    for (ErrorCode c :
+        new ErrorCode[] {
+          ErrorCode.NOT_LEADER_OR_FOLLOWER,
+          ErrorCode.FENCED_LEADER_EPOCH,
+          ErrorCode.UNKNOWN_LEADER_EPOCH,
+          ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          ErrorCode.NOT_CONTROLLER,
+          ErrorCode.BROKER_NOT_AVAILABLE,
+          ErrorCode.LEADER_NOT_AVAILABLE,
+          ErrorCode.STORAGE_ERROR,
+          ErrorCode.BROKER_SHUTTING_DOWN,
+          ErrorCode.UNKNOWN_TOPIC_ID,
+          ErrorCode.OFFSET_NOT_AVAILABLE,
+          ErrorCode.INCONSISTENT_TOPIC_ID
+        }) {
       FLAGS.put(c, retryRefresh);
     }
-    for (ErrorCode c : new ErrorCode[] {
-        ErrorCode.NOT_ENOUGH_REPLICAS, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-        ErrorCode.REQUEST_TIMED_OUT, ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE,
-        ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE, ErrorCode.QUORUM_UNAVAILABLE,
-        ErrorCode.THROTTLING_QUOTA_EXCEEDED}) {
+    for (ErrorCode c :
+        new ErrorCode[] {
+          ErrorCode.NOT_ENOUGH_REPLICAS, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+          ErrorCode.REQUEST_TIMED_OUT, ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE,
+          ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE, ErrorCode.QUORUM_UNAVAILABLE,
+          ErrorCode.THROTTLING_QUOTA_EXCEEDED
+        }) {
       FLAGS.put(c, retry);
     }
   }

@@ -24,12 +24,13 @@ import java.io.IOException;
  *                        split by the records_size fields the body declares, in body order
  * </pre>
  *
- * The frame decoder hands over {@code frame} without the leading length field; {@link #parse}
- * only slices it, so produce can append record data from the network buffer without a copy.
+ * The frame decoder hands over {@code frame} without the leading length field; {@link #parse} only
+ * slices it, so produce can append record data from the network buffer without a copy.
  */
 public final class Frame {
   /** The fixed part of a frame after the length field: two section lengths. */
   public static final int SECTION_LENGTHS_BYTES = 8;
+
   /** Header size limit: headers are a few small fields; anything bigger is garbage. */
   public static final int MAX_HEADER_BYTES = 16 * 1024;
 
@@ -48,16 +49,19 @@ public final class Frame {
     int total = frame.readableBytes();
     int base = frame.readerIndex();
     if (total < SECTION_LENGTHS_BYTES) {
-      throw new InvalidFrameException("frame of " + total + " bytes is shorter than its section lengths");
+      throw new InvalidFrameException(
+          "frame of " + total + " bytes is shorter than its section lengths");
     }
     int headerLength = frame.getInt(base);
     if (headerLength < 0 || headerLength > MAX_HEADER_BYTES || 4 + headerLength + 4 > total) {
-      throw new InvalidFrameException("header length " + headerLength + " does not fit a frame of " + total + " bytes");
+      throw new InvalidFrameException(
+          "header length " + headerLength + " does not fit a frame of " + total + " bytes");
     }
     int bodyLength = frame.getInt(base + 4 + headerLength);
     int bodyStart = base + 8 + headerLength;
     if (bodyLength < 0 || (long) 8 + headerLength + bodyLength > total) {
-      throw new InvalidFrameException("body length " + bodyLength + " does not fit a frame of " + total + " bytes");
+      throw new InvalidFrameException(
+          "body length " + bodyLength + " does not fit a frame of " + total + " bytes");
     }
     int recordsStart = bodyStart + bodyLength;
     return new Frame(
@@ -89,7 +93,9 @@ public final class Frame {
   private static <T> T parseSection(ByteBuf section, Parser<T> parser, String what) {
     try {
       if (section.hasArray()) {
-        return parser.parseFrom(section.array(), section.arrayOffset() + section.readerIndex(),
+        return parser.parseFrom(
+            section.array(),
+            section.arrayOffset() + section.readerIndex(),
             section.readableBytes());
       }
       if (section.nioBufferCount() == 1) {
@@ -103,11 +109,11 @@ public final class Frame {
 
   /**
    * Encodes the length field, header and body of a frame whose {@code recordDataBytes} of record
-   * data the caller writes next (as buffers or file regions). The returned buffer is all the
-   * caller needs to write before the record data.
+   * data the caller writes next (as buffers or file regions). The returned buffer is all the caller
+   * needs to write before the record data.
    */
-  public static ByteBuf encodePrefix(ByteBufAllocator alloc, MessageLite header, MessageLite body,
-      long recordDataBytes) {
+  public static ByteBuf encodePrefix(
+      ByteBufAllocator alloc, MessageLite header, MessageLite body, long recordDataBytes) {
     int headerLength = header.getSerializedSize();
     int bodyLength = body.getSerializedSize();
     long frameLength = SECTION_LENGTHS_BYTES + (long) headerLength + bodyLength + recordDataBytes;
@@ -135,8 +141,8 @@ public final class Frame {
     try {
       if (out.hasArray()) {
         out.ensureWritable(size);
-        CodedOutputStream cos = CodedOutputStream.newInstance(out.array(),
-            out.arrayOffset() + out.writerIndex(), size);
+        CodedOutputStream cos =
+            CodedOutputStream.newInstance(out.array(), out.arrayOffset() + out.writerIndex(), size);
         m.writeTo(cos);
         cos.checkNoSpaceLeft();
         out.writerIndex(out.writerIndex() + size);

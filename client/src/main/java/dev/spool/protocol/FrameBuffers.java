@@ -14,46 +14,53 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@link #DIRECT}: a direct buffer from the channel's allocator. The broker's choice: produce
  *       data is appended to segment files straight from it, and the replica fetcher's answers too.
  *   <li>{@link #heap(long)}: a heap buffer, for a consumer that decodes every record of the frame
- *       on the application thread. Reading varints and copying keys and values out of a heap
- *       array is far cheaper than doing so byte by byte from direct memory, and the frame needs no
- *       second copy to get there. Arrays of frames of 64 KiB and more are reused (by power-of-two
- *       size class, at most {@code maxPooledBytes} kept): a fetch answer of several MiB would
- *       otherwise be a fresh humongous array, zeroed and page-faulted in, a hundred times a
- *       second.
+ *       on the application thread. Reading varints and copying keys and values out of a heap array
+ *       is far cheaper than doing so byte by byte from direct memory, and the frame needs no second
+ *       copy to get there. Arrays of frames of 64 KiB and more are reused (by power-of-two size
+ *       class, at most {@code maxPooledBytes} kept): a fetch answer of several MiB would otherwise
+ *       be a fresh humongous array, zeroed and page-faulted in, a hundred times a second.
  * </ul>
  */
 public interface FrameBuffers {
   /** An empty buffer with room for at least {@code length} bytes. */
   ByteBuf allocate(ByteBufAllocator alloc, int length);
 
-  /** Whether a frame that lies whole in the read buffer {@code in} may be passed on as its slice. */
+  /**
+   * Whether a frame that lies whole in the read buffer {@code in} may be passed on as its slice.
+   */
   boolean mayShare(ByteBuf in);
 
-  FrameBuffers DIRECT = new FrameBuffers() {
-    @Override
-    public ByteBuf allocate(ByteBufAllocator alloc, int length) {
-      return alloc.directBuffer(length, length);
-    }
+  FrameBuffers DIRECT =
+      new FrameBuffers() {
+        @Override
+        public ByteBuf allocate(ByteBufAllocator alloc, int length) {
+          return alloc.directBuffer(length, length);
+        }
 
-    @Override
-    public boolean mayShare(ByteBuf in) {
-      return in.isDirect();
-    }
-  };
+        @Override
+        public boolean mayShare(ByteBuf in) {
+          return in.isDirect();
+        }
+      };
 
   static FrameBuffers heap(long maxPooledBytes) {
     return new HeapArrays(maxPooledBytes);
   }
 
-  /** Heap frames; large arrays come back to a bounded pool when their buffer is released. Thread-safe. */
+  /**
+   * Heap frames; large arrays come back to a bounded pool when their buffer is released.
+   * Thread-safe.
+   */
   final class HeapArrays implements FrameBuffers {
     private static final int MIN_POOLED_SHIFT = 16; // 64 KiB
     private static final int MAX_POOLED_SHIFT = 30; // 1 GiB
 
     private final long maxPooledBytes;
     private final AtomicLong pooledBytes = new AtomicLong();
+
     @SuppressWarnings("unchecked")
-    private final ConcurrentLinkedQueue<byte[]>[] free = new ConcurrentLinkedQueue[MAX_POOLED_SHIFT + 1];
+    private final ConcurrentLinkedQueue<byte[]>[] free =
+        new ConcurrentLinkedQueue[MAX_POOLED_SHIFT + 1];
 
     HeapArrays(long maxPooledBytes) {
       this.maxPooledBytes = maxPooledBytes;
@@ -100,7 +107,9 @@ public interface FrameBuffers {
     }
   }
 
-  /** A heap buffer over a pooled array (maybe longer than the frame); returns the array when freed. */
+  /**
+   * A heap buffer over a pooled array (maybe longer than the frame); returns the array when freed.
+   */
   final class PooledArrayBuf extends UnpooledHeapByteBuf {
     private final HeapArrays pool;
 

@@ -8,9 +8,9 @@ import io.netty.handler.codec.DecoderException;
 /**
  * Splits a byte stream into frames: reads the int32 frame length, checks it against the limit
  * before buffering anything, and emits the frame's bytes (without the length field). A negative,
- * too small or oversize length raises a {@link DecoderException} caused by an
- * {@link InvalidFrameException}; the pipeline's exception handler closes the connection with one
- * log line, and nothing more is read from the stream.
+ * too small or oversize length raises a {@link DecoderException} caused by an {@link
+ * InvalidFrameException}; the pipeline's exception handler closes the connection with one log line,
+ * and nothing more is read from the stream.
  *
  * <p>Why not Netty's {@code ByteToMessageDecoder}: its cumulation buffer grows by doubling and
  * copying, so a frame of a few MiB that arrives in 64 KiB reads was copied two to three times
@@ -27,16 +27,24 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
   private final int maxFrameBytes;
   private final FrameBuffers buffers;
+
   /** The frame being filled, or null between frames. */
   private ByteBuf frame;
+
   /** Bytes the frame being filled still lacks. */
   private int frameRemaining;
-  /** Bytes of the length field seen so far (0-3) while no frame is being filled, and their value. */
+
+  /**
+   * Bytes of the length field seen so far (0-3) while no frame is being filled, and their value.
+   */
   private int lengthBytesSeen;
+
   private int partialLength;
   private boolean failed;
 
-  /** Frames in direct buffers from the channel's allocator (the broker: record data goes to files). */
+  /**
+   * Frames in direct buffers from the channel's allocator (the broker: record data goes to files).
+   */
   public FrameDecoder(int maxFrameBytes) {
     this(maxFrameBytes, FrameBuffers.DIRECT);
   }
@@ -100,8 +108,15 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     if (length < Frame.SECTION_LENGTHS_BYTES || length > maxFrameBytes) {
       failed = true;
       in.skipBytes(in.readableBytes());
-      throw new DecoderException(new InvalidFrameException("frame length " + length + " outside ["
-          + Frame.SECTION_LENGTHS_BYTES + ", " + maxFrameBytes + "]"));
+      throw new DecoderException(
+          new InvalidFrameException(
+              "frame length "
+                  + length
+                  + " outside ["
+                  + Frame.SECTION_LENGTHS_BYTES
+                  + ", "
+                  + maxFrameBytes
+                  + "]"));
     }
     if (in.readableBytes() >= length && buffers.mayShare(in)) {
       ctx.fireChannelRead(in.readRetainedSlice(length));

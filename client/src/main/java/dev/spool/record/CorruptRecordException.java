@@ -1,9 +1,9 @@
 package dev.spool.record;
 
 /**
- * Bytes that do not form a valid record batch or record: a length past the end, a bad magic, a
- * CRC mismatch, a malformed varint. The message says what is wrong; {@link #position()} says where
- * (a byte position in the buffer or file that was being read, or -1 when unknown).
+ * Bytes that do not form a valid record batch or record: a length past the end, a bad magic, a CRC
+ * mismatch, a malformed varint. The message says what is wrong; {@link #position()} says where (a
+ * byte position in the buffer or file that was being read, or -1 when unknown).
  */
 public class CorruptRecordException extends RuntimeException {
   private final long position;

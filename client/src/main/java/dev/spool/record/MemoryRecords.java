@@ -5,14 +5,14 @@ import java.util.Iterator;
 import java.util.NoSuchElementException;
 
 /**
- * A sequence of record batches laid back to back in a buffer, from its position to its limit
- * (what a produce request carries and what a fetch returns). The view does not copy and does not
- * move the buffer's position.
+ * A sequence of record batches laid back to back in a buffer, from its position to its limit (what
+ * a produce request carries and what a fetch returns). The view does not copy and does not move the
+ * buffer's position.
  *
  * <p>{@link #batches()} iterates with validation: every batch must lie within the buffer, have
- * magic 2 and a matching CRC, else a {@link CorruptRecordException} carries the batch's
- * position. The iterator hands out one reused {@link RecordBatch} view: copy what you need before
- * calling {@code next()} again. Not thread-safe.
+ * magic 2 and a matching CRC, else a {@link CorruptRecordException} carries the batch's position.
+ * The iterator hands out one reused {@link RecordBatch} view: copy what you need before calling
+ * {@code next()} again. Not thread-safe.
  */
 public final class MemoryRecords implements Iterable<RecordBatch> {
   private final ByteBuffer buffer;
@@ -99,8 +99,8 @@ public final class MemoryRecords implements Iterable<RecordBatch> {
       throw new CorruptRecordException("batch size " + size + " is below the minimum", pos);
     }
     if (size > end - pos) {
-      throw new CorruptRecordException("batch of " + size + " bytes runs past the end ("
-          + (end - pos) + " bytes left)", pos);
+      throw new CorruptRecordException(
+          "batch of " + size + " bytes runs past the end (" + (end - pos) + " bytes left)", pos);
     }
     if (batch.magic() != RecordBatch.MAGIC) {
       throw new CorruptRecordException("magic is " + batch.magic() + ", expected 2", pos);

@@ -4,13 +4,14 @@ import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 /**
- * A zero-allocation view of one Kafka RecordBatch v2 (magic 2) inside a {@link ByteBuffer}.
- * It reads and writes with absolute indexing only, so it never moves the buffer's position and
- * one instance is reused for many batches via {@link #wrap}. Accessors read the bytes as they
- * are; nothing is checked until {@link #ensureValid()} (or {@link #validationError()}) is called,
- * so callers validate before trusting a batch that came from the network or a file.
+ * A zero-allocation view of one Kafka RecordBatch v2 (magic 2) inside a {@link ByteBuffer}. It
+ * reads and writes with absolute indexing only, so it never moves the buffer's position and one
+ * instance is reused for many batches via {@link #wrap}. Accessors read the bytes as they are;
+ * nothing is checked until {@link #ensureValid()} (or {@link #validationError()}) is called, so
+ * callers validate before trusting a batch that came from the network or a file.
  *
  * <p>Layout (all integers big-endian; positions relative to the batch start):
+ *
  * <pre>
  * pos  field                 type    notes
  *   0  baseOffset            int64   offset of the first record; producers send 0, the leader assigns
@@ -36,8 +37,10 @@ import java.util.zip.CRC32C;
  */
 public final class RecordBatch {
   public static final byte MAGIC = 2;
+
   /** Bytes before and including the batch length field: baseOffset + batchLength. */
   public static final int LOG_OVERHEAD = 12;
+
   /** Size of the batch header; the smallest valid batch (no records). */
   public static final int HEADER_SIZE_BYTES = 61;
 
@@ -68,7 +71,10 @@ public final class RecordBatch {
   public static final int NO_PARTITION_LEADER_EPOCH = -1;
   public static final long NO_TIMESTAMP = -1L;
 
-  /** Smallest possible uncompressed record: 7 one-byte fields (length, attributes, deltas, null key/value, 0 headers). */
+  /**
+   * Smallest possible uncompressed record: 7 one-byte fields (length, attributes, deltas, null
+   * key/value, 0 headers).
+   */
   static final int MIN_RECORD_SIZE_BYTES = 7;
 
   private ByteBuffer buffer;
@@ -86,7 +92,9 @@ public final class RecordBatch {
     return this;
   }
 
-  /** A new view of the batch at {@code position} (allocates one view; use {@link #wrap} in loops). */
+  /**
+   * A new view of the batch at {@code position} (allocates one view; use {@link #wrap} in loops).
+   */
   public static RecordBatch at(ByteBuffer buffer, int position) {
     return new RecordBatch().wrap(buffer, position);
   }
@@ -199,7 +207,8 @@ public final class RecordBatch {
 
   public TimestampType timestampType() {
     return (attributes() & TIMESTAMP_TYPE_MASK) != 0
-        ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
+        ? TimestampType.LOG_APPEND_TIME
+        : TimestampType.CREATE_TIME;
   }
 
   public boolean isTransactional() {
@@ -242,9 +251,9 @@ public final class RecordBatch {
 
   /**
    * Null when the batch is valid, else a short reason. Checks, in order: the size field is
-   * readable, size ≥ 61, the batch lies within the buffer's limit, magic is 2, the codec is
-   * known, the record count is ≥ 0 and fits the size and the last offset delta, and the CRC.
-   * Allocates nothing when valid.
+   * readable, size ≥ 61, the batch lies within the buffer's limit, magic is 2, the codec is known,
+   * the record count is ≥ 0 and fits the size and the last offset delta, and the CRC. Allocates
+   * nothing when valid.
    */
   public String validationError() {
     int available = buffer.limit() - position;
@@ -253,12 +262,17 @@ public final class RecordBatch {
     }
     int batchLength = batchLength();
     if (batchLength < HEADER_SIZE_BYTES - LOG_OVERHEAD) {
-      return "batch length " + batchLength + " is below the minimum of "
+      return "batch length "
+          + batchLength
+          + " is below the minimum of "
           + (HEADER_SIZE_BYTES - LOG_OVERHEAD);
     }
     if (batchLength > available - LOG_OVERHEAD) {
-      return "batch of " + (batchLength + (long) LOG_OVERHEAD) + " bytes runs past the end ("
-          + available + " bytes left)";
+      return "batch of "
+          + (batchLength + (long) LOG_OVERHEAD)
+          + " bytes runs past the end ("
+          + available
+          + " bytes left)";
     }
     byte magic = magic();
     if (magic != MAGIC) {
@@ -274,7 +288,9 @@ public final class RecordBatch {
     long stored = checksum();
     long computed = computeChecksum();
     if (stored != computed) {
-      return "CRC mismatch: stored " + Long.toHexString(stored) + ", computed "
+      return "CRC mismatch: stored "
+          + Long.toHexString(stored)
+          + ", computed "
           + Long.toHexString(computed);
     }
     return null;
@@ -294,7 +310,10 @@ public final class RecordBatch {
       return "record count " + count + " exceeds last offset delta + 1 = " + (lastOffsetDelta + 1L);
     }
     if (!isCompressed() && (long) count * MIN_RECORD_SIZE_BYTES > sizeInBytes - HEADER_SIZE_BYTES) {
-      return "record count " + count + " cannot fit in " + (sizeInBytes - HEADER_SIZE_BYTES)
+      return "record count "
+          + count
+          + " cannot fit in "
+          + (sizeInBytes - HEADER_SIZE_BYTES)
           + " bytes of records";
     }
     return null;
@@ -331,8 +350,11 @@ public final class RecordBatch {
    */
   public void setMaxTimestampAndRecomputeCrc(TimestampType type, long maxTimestampMs) {
     short attributes = attributes();
-    short updated = (short) (type == TimestampType.LOG_APPEND_TIME
-        ? attributes | TIMESTAMP_TYPE_MASK : attributes & ~TIMESTAMP_TYPE_MASK);
+    short updated =
+        (short)
+            (type == TimestampType.LOG_APPEND_TIME
+                ? attributes | TIMESTAMP_TYPE_MASK
+                : attributes & ~TIMESTAMP_TYPE_MASK);
     if (updated == attributes && maxTimestamp() == maxTimestampMs) {
       return;
     }
@@ -349,9 +371,24 @@ public final class RecordBatch {
     if (buffer.limit() - position < HEADER_SIZE_BYTES) {
       return "RecordBatch(truncated at " + position + ")";
     }
-    return "RecordBatch(baseOffset=" + baseOffset() + ", lastOffset=" + lastOffset()
-        + ", count=" + recordsCount() + ", size=" + sizeInBytes() + ", epoch="
-        + partitionLeaderEpoch() + ", producerId=" + producerId() + ", baseSequence="
-        + baseSequence() + ", codec=" + compressionCodecId() + ", " + timestampType() + ")";
+    return "RecordBatch(baseOffset="
+        + baseOffset()
+        + ", lastOffset="
+        + lastOffset()
+        + ", count="
+        + recordsCount()
+        + ", size="
+        + sizeInBytes()
+        + ", epoch="
+        + partitionLeaderEpoch()
+        + ", producerId="
+        + producerId()
+        + ", baseSequence="
+        + baseSequence()
+        + ", codec="
+        + compressionCodecId()
+        + ", "
+        + timestampType()
+        + ")";
   }
 }

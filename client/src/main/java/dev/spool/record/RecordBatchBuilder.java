@@ -8,13 +8,13 @@ import java.util.List;
 /**
  * Builds one RecordBatch v2 (layout in {@link RecordBatch}, records in {@link RecordCursor}).
  * Records are encoded as they are appended, behind a 61-byte gap for the header; {@link #build()}
- * fills the header, the lengths and the CRC. The batch is written into the caller's buffer from
- * its position on; when that buffer is too small a larger heap buffer replaces it (see
- * {@link #buffer()}).
+ * fills the header, the lengths and the CRC. The batch is written into the caller's buffer from its
+ * position on; when that buffer is too small a larger heap buffer replaces it (see {@link
+ * #buffer()}).
  *
- * <p>Offsets are consecutive from {@link #baseOffset} (producers use 0; the leader assigns the
- * real base offset on append). The base timestamp is the first record's, the max timestamp is
- * tracked. Not thread-safe; single use: after {@link #build()} no more records may be added.
+ * <p>Offsets are consecutive from {@link #baseOffset} (producers use 0; the leader assigns the real
+ * base offset on append). The base timestamp is the first record's, the max timestamp is tracked.
+ * Not thread-safe; single use: after {@link #build()} no more records may be added.
  */
 public final class RecordBatchBuilder {
   private static final List<Header> NO_HEADERS = List.of();
@@ -101,16 +101,17 @@ public final class RecordBatchBuilder {
     return append(timestampMs, utf8(key), utf8(value), NO_HEADERS);
   }
 
-  public RecordBatchBuilder append(long timestampMs, byte[] key, byte[] value, List<Header> headers) {
+  public RecordBatchBuilder append(
+      long timestampMs, byte[] key, byte[] value, List<Header> headers) {
     return append(timestampMs, wrap(key), wrap(value), headers);
   }
 
   /**
-   * Appends one record with the next offset. {@code key}/{@code value} are read from their
-   * position to their limit and not consumed; null means a null key/value.
+   * Appends one record with the next offset. {@code key}/{@code value} are read from their position
+   * to their limit and not consumed; null means a null key/value.
    */
-  public RecordBatchBuilder append(long timestampMs, ByteBuffer key, ByteBuffer value,
-      List<Header> headers) {
+  public RecordBatchBuilder append(
+      long timestampMs, ByteBuffer key, ByteBuffer value, List<Header> headers) {
     if (built) {
       throw new IllegalStateException("batch already built");
     }
@@ -151,9 +152,15 @@ public final class RecordBatchBuilder {
     }
   }
 
-  /** Bytes of one record after its length field (Kafka's {@code DefaultRecord.sizeOfBodyInBytes}). */
-  static int bodySizeInBytes(int offsetDelta, long timestampDelta, ByteBuffer key,
-      ByteBuffer value, List<Header> headers) {
+  /**
+   * Bytes of one record after its length field (Kafka's {@code DefaultRecord.sizeOfBodyInBytes}).
+   */
+  static int bodySizeInBytes(
+      int offsetDelta,
+      long timestampDelta,
+      ByteBuffer key,
+      ByteBuffer value,
+      List<Header> headers) {
     int size = 1 + Varint.sizeOfVarlong(timestampDelta) + Varint.sizeOfVarint(offsetDelta);
     size += nullableSize(key) + nullableSize(value);
     size += Varint.sizeOfVarint(headers.size());
@@ -174,12 +181,16 @@ public final class RecordBatchBuilder {
   }
 
   /**
-   * Whether a record with these fields fits without the batch exceeding {@code sizeLimitBytes}.
-   * An empty builder always has room for one record (a lone oversized record is the caller's
-   * {@link RecordTooLargeException} to raise), as in Kafka.
+   * Whether a record with these fields fits without the batch exceeding {@code sizeLimitBytes}. An
+   * empty builder always has room for one record (a lone oversized record is the caller's {@link
+   * RecordTooLargeException} to raise), as in Kafka.
    */
-  public boolean hasRoomFor(long timestampMs, ByteBuffer key, ByteBuffer value,
-      List<Header> headers, int sizeLimitBytes) {
+  public boolean hasRoomFor(
+      long timestampMs,
+      ByteBuffer key,
+      ByteBuffer value,
+      List<Header> headers,
+      int sizeLimitBytes) {
     if (recordCount == 0) {
       return true;
     }
@@ -198,8 +209,8 @@ public final class RecordBatchBuilder {
     int used = buffer.position();
     long wanted = Math.max(2L * buffer.capacity(), (long) used + bytes);
     if (wanted > Integer.MAX_VALUE - 8) {
-      throw new RecordTooLargeException("record batch", (int) Math.min(wanted, Integer.MAX_VALUE),
-          Integer.MAX_VALUE - 8);
+      throw new RecordTooLargeException(
+          "record batch", (int) Math.min(wanted, Integer.MAX_VALUE), Integer.MAX_VALUE - 8);
     }
     ByteBuffer bigger = ByteBuffer.allocate((int) wanted);
     ByteBuffer old = buffer.duplicate();
@@ -209,8 +220,8 @@ public final class RecordBatchBuilder {
   }
 
   /**
-   * Writes the header, lengths and CRC and returns the batch as a buffer positioned at its
-   * first byte with its limit at the last. Needs at least one record.
+   * Writes the header, lengths and CRC and returns the batch as a buffer positioned at its first
+   * byte with its limit at the last. Needs at least one record.
    */
   public ByteBuffer build() {
     if (built) {
@@ -222,10 +233,11 @@ public final class RecordBatchBuilder {
     built = true;
     int end = buffer.position();
     int size = end - start;
-    short attributes = (short) ((timestampType == TimestampType.LOG_APPEND_TIME
-        ? RecordBatch.TIMESTAMP_TYPE_MASK : 0)
-        | (transactional ? RecordBatch.TRANSACTIONAL_FLAG_MASK : 0)
-        | (control ? RecordBatch.CONTROL_FLAG_MASK : 0));
+    short attributes =
+        (short)
+            ((timestampType == TimestampType.LOG_APPEND_TIME ? RecordBatch.TIMESTAMP_TYPE_MASK : 0)
+                | (transactional ? RecordBatch.TRANSACTIONAL_FLAG_MASK : 0)
+                | (control ? RecordBatch.CONTROL_FLAG_MASK : 0));
     buffer.putLong(start + RecordBatch.BASE_OFFSET_POSITION, baseOffset);
     buffer.putInt(start + RecordBatch.BATCH_LENGTH_POSITION, size - RecordBatch.LOG_OVERHEAD);
     buffer.putInt(start + RecordBatch.PARTITION_LEADER_EPOCH_POSITION, partitionLeaderEpoch);

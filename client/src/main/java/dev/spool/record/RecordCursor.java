@@ -7,10 +7,11 @@ import java.nio.charset.StandardCharsets;
 /**
  * Iterates the records of one uncompressed batch without allocating: after {@link #next()} the
  * accessors describe the current record, and key, value and headers are exposed as absolute
- * (position, length) pairs into {@link #buffer()} (length -1 = null). The convenience methods
- * that return slices or strings allocate and are meant for tests and tools.
+ * (position, length) pairs into {@link #buffer()} (length -1 = null). The convenience methods that
+ * return slices or strings allocate and are meant for tests and tools.
  *
  * <p>Record layout (zig-zag varints, see {@code internal.Varint}):
+ *
  * <pre>
  * length          varint   bytes after this field
  * attributes      int8     unused, 0
@@ -24,9 +25,9 @@ import java.nio.charset.StandardCharsets;
  * headers         headersCount x { keyLength varint, key UTF-8, valueLength varint (-1 = null), value }
  * </pre>
  *
- * <p>A compressed batch is refused with {@link UnsupportedCompressionException} rather than read
- * as garbage; a malformed record throws {@link CorruptRecordException} with its position.
- * Not thread-safe (it is a cursor).
+ * <p>A compressed batch is refused with {@link UnsupportedCompressionException} rather than read as
+ * garbage; a malformed record throws {@link CorruptRecordException} with its position. Not
+ * thread-safe (it is a cursor).
  */
 public final class RecordCursor {
   private final VarintReader reader = new VarintReader();
@@ -90,8 +91,13 @@ public final class RecordCursor {
     recordPosition = reader.position();
     int bodySize = reader.readVarint();
     if (bodySize < 0 || bodySize > reader.remaining()) {
-      throw new CorruptRecordException("record length " + bodySize + " does not fit in the "
-          + reader.remaining() + " bytes left in its batch", recordPosition);
+      throw new CorruptRecordException(
+          "record length "
+              + bodySize
+              + " does not fit in the "
+              + reader.remaining()
+              + " bytes left in its batch",
+          recordPosition);
     }
     int bodyEnd = reader.position() + bodySize;
     recordSizeBytes = bodyEnd - recordPosition;
@@ -122,8 +128,12 @@ public final class RecordCursor {
       skipNullable(body, body.readVarint(), "header value");
     }
     if (body.position() != bodyEnd) {
-      throw new CorruptRecordException("record declares " + bodySize + " bytes but its fields use "
-          + (body.position() - (bodyEnd - bodySize)), recordPosition);
+      throw new CorruptRecordException(
+          "record declares "
+              + bodySize
+              + " bytes but its fields use "
+              + (body.position() - (bodyEnd - bodySize)),
+          recordPosition);
     }
     reader.reposition(bodyEnd, outerLimit);
     headersLeft = headerCount;

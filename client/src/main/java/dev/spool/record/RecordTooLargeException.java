@@ -6,7 +6,8 @@ public class RecordTooLargeException extends RuntimeException {
   private final int limitBytes;
 
   public RecordTooLargeException(String what, int sizeInBytes, int limitBytes) {
-    super(what + " is " + sizeInBytes + " bytes, larger than the limit of " + limitBytes + " bytes");
+    super(
+        what + " is " + sizeInBytes + " bytes, larger than the limit of " + limitBytes + " bytes");
     this.sizeInBytes = sizeInBytes;
     this.limitBytes = limitBytes;
   }

@@ -9,9 +9,14 @@ public class UnsupportedCompressionException extends RuntimeException {
   private final CompressionType compressionType;
 
   public UnsupportedCompressionException(CompressionType compressionType, long position) {
-    super("cannot iterate the records of a " + compressionType.displayName()
-        + "-compressed batch (codec id " + compressionType.id() + ") at position " + position
-        + ": record-level decompression is not supported");
+    super(
+        "cannot iterate the records of a "
+            + compressionType.displayName()
+            + "-compressed batch (codec id "
+            + compressionType.id()
+            + ") at position "
+            + position
+            + ": record-level decompression is not supported");
     this.compressionType = compressionType;
   }
 

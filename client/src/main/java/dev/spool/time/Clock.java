@@ -1,8 +1,8 @@
 package dev.spool.time;
 
 /**
- * Time, injected (CONVENTIONS: time and randomness are injected). Logic takes a {@code Clock} or
- * a {@code nowMs} argument; only the edges use {@link #SYSTEM}.
+ * Time, injected (CONVENTIONS: time and randomness are injected). Logic takes a {@code Clock} or a
+ * {@code nowMs} argument; only the edges use {@link #SYSTEM}.
  */
 public interface Clock {
   /** Wall-clock milliseconds since the epoch (for timestamps and retention). */
@@ -16,15 +16,16 @@ public interface Clock {
     return nanoTime() / 1_000_000L;
   }
 
-  Clock SYSTEM = new Clock() {
-    @Override
-    public long nowMs() {
-      return System.currentTimeMillis();
-    }
+  Clock SYSTEM =
+      new Clock() {
+        @Override
+        public long nowMs() {
+          return System.currentTimeMillis();
+        }
 
-    @Override
-    public long nanoTime() {
-      return System.nanoTime();
-    }
-  };
+        @Override
+        public long nanoTime() {
+          return System.nanoTime();
+        }
+      };
 }

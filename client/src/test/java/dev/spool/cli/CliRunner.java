@@ -37,10 +37,15 @@ final class CliRunner {
   Result run(String stdin, Map<String, Object> extraSubcommands, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    CliContext ctx = new CliContext(new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8),
-        new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), env, workingDirectory);
+    CliContext ctx =
+        new CliContext(
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+            env,
+            workingDirectory);
     int code = SpoolCommand.commandLine(ctx, extraSubcommands).execute(args);
-    return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 }

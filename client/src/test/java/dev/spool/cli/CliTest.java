@@ -26,8 +26,7 @@ import picocli.CommandLine.Command;
 @Tag("integration")
 @Timeout(60)
 class CliTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   private FakeCluster cluster;
   private CliRunner cli;
 
@@ -60,11 +59,17 @@ class CliTest {
     for (String cmd : List.of("produce", "consume", "topic", "cluster", "perf")) {
       assertTrue(top.out().contains(cmd), cmd);
     }
-    for (String[] args : List.of(new String[] {"produce", "--help"}, new String[] {"topic", "describe", "--help"},
-        new String[] {"cluster", "status", "--help"}, new String[] {"perf", "e2e", "--help"})) {
+    for (String[] args :
+        List.of(
+            new String[] {"produce", "--help"},
+            new String[] {"topic", "describe", "--help"},
+            new String[] {"cluster", "status", "--help"},
+            new String[] {"perf", "e2e", "--help"})) {
       CliRunner.Result r = cli.run("", args);
       assertEquals(0, r.exitCode(), r.toString());
-      assertTrue(r.out().contains("Exit codes:") && r.out().contains("cannot reach the cluster"), r.toString());
+      assertTrue(
+          r.out().contains("Exit codes:") && r.out().contains("cannot reach the cluster"),
+          r.toString());
       assertTrue(r.out().contains("--bootstrap"), r.toString());
     }
   }
@@ -78,7 +83,10 @@ class CliTest {
     assertTrue(r.err().contains("--offset needs --partition"), r.toString());
     CliRunner.Result badProp = cli.run("x\n", "produce", "t", "--producer-prop", "linger.mss=1");
     assertEquals(2, badProp.exitCode(), badProp.toString());
-    assertTrue(badProp.err().startsWith("error: config 'linger.mss': unknown key, did you mean 'linger.ms'?"),
+    assertTrue(
+        badProp
+            .err()
+            .startsWith("error: config 'linger.mss': unknown key, did you mean 'linger.ms'?"),
         badProp.toString());
     assertEquals(2, cli.run("", "produce", "t", "--acks", "2").exitCode());
   }
@@ -91,7 +99,8 @@ class CliTest {
     Files.createDirectories(dir.resolve(".spool-cluster"));
     Files.writeString(dir.resolve(".spool-cluster/bootstrap"), "10.0.0.1:9092\n10.0.0.2:9092\n");
     assertEquals("10.0.0.1:9092,10.0.0.2:9092", o.resolve(noEnv));
-    CliContext withEnv = new CliContext(System.out, System.err, System.in, Map.of("SPOOL_BOOTSTRAP", "e:1"), dir);
+    CliContext withEnv =
+        new CliContext(System.out, System.err, System.in, Map.of("SPOOL_BOOTSTRAP", "e:1"), dir);
     assertEquals("e:1", o.resolve(withEnv));
     o.bootstrap = "flag:2";
     assertEquals("flag:2", o.resolve(withEnv));
@@ -102,8 +111,17 @@ class CliTest {
   @Test
   void shouldProduceLinesAndReportEachInInputOrderAsJson() {
     cluster.createTopic("t", 3);
-    CliRunner.Result r = cli.run("k1:v1\nk2:v2\nno-separator\nk1:v3\n", "produce", "t", "--key-separator", ":",
-        "--header", "src=cli", "--output", "json");
+    CliRunner.Result r =
+        cli.run(
+            "k1:v1\nk2:v2\nno-separator\nk1:v3\n",
+            "produce",
+            "t",
+            "--key-separator",
+            ":",
+            "--header",
+            "src=cli",
+            "--output",
+            "json");
     assertEquals(1, r.exitCode(), r.toString());
     List<String> lines = r.outLines();
     assertEquals(4, lines.size(), r.toString());
@@ -133,16 +151,21 @@ class CliTest {
   void shouldFailLinesForAMissingTopicWithTheErrorCode() {
     CliRunner.Result r = cli.run("x\n", "produce", "missing", "--output", "json");
     assertEquals(1, r.exitCode(), r.toString());
-    assertTrue(((String) Json.object(r.outLines().get(0)).get("error")).startsWith("UNKNOWN_TOPIC_OR_PARTITION"),
+    assertTrue(
+        ((String) Json.object(r.outLines().get(0)).get("error"))
+            .startsWith("UNKNOWN_TOPIC_OR_PARTITION"),
         r.toString());
   }
 
   @Test
   void shouldConsumeFromTheBeginningAsJson() {
     cluster.createTopic("t", 1);
-    assertEquals(0, cli.run("k:v1\nk:v2\n:v3\n", "produce", "t", "--key-separator", ":", "--header", "h=x")
-        .exitCode());
-    CliRunner.Result r = cli.run("", "consume", "t", "--from-beginning", "--max-messages", "3", "--output", "json");
+    assertEquals(
+        0,
+        cli.run("k:v1\nk:v2\n:v3\n", "produce", "t", "--key-separator", ":", "--header", "h=x")
+            .exitCode());
+    CliRunner.Result r =
+        cli.run("", "consume", "t", "--from-beginning", "--max-messages", "3", "--output", "json");
     assertEquals(0, r.exitCode(), r.toString());
     List<String> lines = r.outLines();
     assertEquals(3, lines.size(), r.toString());
@@ -160,11 +183,22 @@ class CliTest {
   void shouldConsumeFromAnOffsetPlainlyAndStopWhenIdle() {
     cluster.createTopic("t", 2);
     cli.run("a\nb\nc\n", "produce", "t", "--partition", "1");
-    CliRunner.Result r = cli.run("", "consume", "t", "--partition", "1", "--offset", "1", "--timeout-ms", "500");
+    CliRunner.Result r =
+        cli.run("", "consume", "t", "--partition", "1", "--offset", "1", "--timeout-ms", "500");
     assertEquals(0, r.exitCode(), r.toString());
     assertEquals(List.of("b", "c"), r.outLines());
-    CliRunner.Result keyed = cli.run("", "consume", "t", "--partition", "1", "--offset", "2", "--timeout-ms", "300",
-        "--print-key");
+    CliRunner.Result keyed =
+        cli.run(
+            "",
+            "consume",
+            "t",
+            "--partition",
+            "1",
+            "--offset",
+            "2",
+            "--timeout-ms",
+            "300",
+            "--print-key");
     assertEquals(List.of("null\tc"), keyed.outLines());
   }
 
@@ -172,8 +206,20 @@ class CliTest {
 
   @Test
   void shouldManageTopics() {
-    assertEquals(0, cli.run("", "topic", "create", "orders", "--partitions", "3", "--replication-factor", "2",
-        "--config", "retention.ms=1000").exitCode());
+    assertEquals(
+        0,
+        cli.run(
+                "",
+                "topic",
+                "create",
+                "orders",
+                "--partitions",
+                "3",
+                "--replication-factor",
+                "2",
+                "--config",
+                "retention.ms=1000")
+            .exitCode());
     CliRunner.Result exists = cli.run("", "topic", "create", "orders");
     assertEquals(1, exists.exitCode());
     assertTrue(exists.err().startsWith("error: TOPIC_ALREADY_EXISTS"), exists.toString());
@@ -192,22 +238,53 @@ class CliTest {
 
   @Test
   void shouldPrintClusterStatusAsJson() {
-    cluster.brokers().forEach(b -> b.handle(ApiKey.DESCRIBE_CLUSTER, (req, out) -> out.reply(
-        DescribeClusterResponse.newBuilder().setClusterId("c")
-            .addBrokers(BrokerInfo.newBuilder().setNodeId(1).setHost("h").setPort(1).setBrokerEpoch(7))
-            .addBrokers(BrokerInfo.newBuilder().setNodeId(2).setHost("h").setPort(2).setBrokerEpoch(8).setFenced(true))
-            .setQuorum(QuorumInfo.newBuilder().setLeaderId(2).addVoters(QuorumInfo.Voter.newBuilder().setNodeId(2)))
-            .setUnderReplicatedPartitions(4).build())));
+    cluster
+        .brokers()
+        .forEach(
+            b ->
+                b.handle(
+                    ApiKey.DESCRIBE_CLUSTER,
+                    (req, out) ->
+                        out.reply(
+                            DescribeClusterResponse.newBuilder()
+                                .setClusterId("c")
+                                .addBrokers(
+                                    BrokerInfo.newBuilder()
+                                        .setNodeId(1)
+                                        .setHost("h")
+                                        .setPort(1)
+                                        .setBrokerEpoch(7))
+                                .addBrokers(
+                                    BrokerInfo.newBuilder()
+                                        .setNodeId(2)
+                                        .setHost("h")
+                                        .setPort(2)
+                                        .setBrokerEpoch(8)
+                                        .setFenced(true))
+                                .setQuorum(
+                                    QuorumInfo.newBuilder()
+                                        .setLeaderId(2)
+                                        .addVoters(QuorumInfo.Voter.newBuilder().setNodeId(2)))
+                                .setUnderReplicatedPartitions(4)
+                                .build())));
     CliRunner.Result r = cli.run("", "cluster", "status", "--json");
     assertEquals(0, r.exitCode(), r.toString());
     Map<String, Object> s = Json.object(r.out());
     assertEquals((Object) 2L, path(s, "controller", "leader"));
     List<Map<String, Object>> brokers = path(s, "brokers");
-    assertEquals(Map.of("id", 2L, "epoch", 8L, "fenced", true),
-        Map.of("id", brokers.get(1).get("id"), "epoch", brokers.get(1).get("epoch"), "fenced", brokers.get(1).get("fenced")));
+    assertEquals(
+        Map.of("id", 2L, "epoch", 8L, "fenced", true),
+        Map.of(
+            "id",
+            brokers.get(1).get("id"),
+            "epoch",
+            brokers.get(1).get("epoch"),
+            "fenced",
+            brokers.get(1).get("fenced")));
     assertEquals(4L, s.get("underReplicatedPartitions"));
     CliRunner.Result plain = cli.run("", "cluster", "status");
-    assertTrue(plain.out().contains("FENCED") && plain.out().contains("leader 2"), plain.toString());
+    assertTrue(
+        plain.out().contains("FENCED") && plain.out().contains("leader 2"), plain.toString());
   }
 
   @Test
@@ -216,12 +293,15 @@ class CliTest {
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
-    CliRunner.Result r = cli.run("", "topic", "list", "--bootstrap", "127.0.0.1:" + port, "--timeout-ms", "500");
+    CliRunner.Result r =
+        cli.run("", "topic", "list", "--bootstrap", "127.0.0.1:" + port, "--timeout-ms", "500");
     assertEquals(3, r.exitCode(), r.toString());
     // Which of the two "cannot reach" codes wins depends on whether a connection attempt failed
     // before the 500 ms deadline (it is refused at once on an idle machine, not on a loaded one).
-    assertTrue(r.err().startsWith("error: BROKER_NOT_AVAILABLE")
-        || r.err().startsWith("error: REQUEST_TIMED_OUT"), r.toString());
+    assertTrue(
+        r.err().startsWith("error: BROKER_NOT_AVAILABLE")
+            || r.err().startsWith("error: REQUEST_TIMED_OUT"),
+        r.toString());
     assertEquals(1, r.err().strip().lines().count(), "one line");
   }
 
@@ -230,20 +310,47 @@ class CliTest {
   @Test
   void shouldRunPerfToolsAndSummarizeAsJson() {
     cluster.createTopic("bench", 2);
-    CliRunner.Result p = cli.run("", "perf", "produce", "--topic", "bench", "--num-records", "2000",
-        "--record-size", "100", "--throughput", "-1", "--json");
+    CliRunner.Result p =
+        cli.run(
+            "",
+            "perf",
+            "produce",
+            "--topic",
+            "bench",
+            "--num-records",
+            "2000",
+            "--record-size",
+            "100",
+            "--throughput",
+            "-1",
+            "--json");
     assertEquals(0, p.exitCode(), p.toString());
     Map<String, Object> ps = Json.object(p.out());
     assertEquals(2000L, ps.get("records"));
     for (String f : List.of("avg", "p50", "p95", "p99", "p999", "max")) {
       assertTrue(((Map<?, ?>) ps.get("latencyMs")).containsKey(f), f);
     }
-    CliRunner.Result c = cli.run("", "perf", "consume", "--topic", "bench", "--messages", "2000", "--json");
+    CliRunner.Result c =
+        cli.run("", "perf", "consume", "--topic", "bench", "--messages", "2000", "--json");
     assertEquals(0, c.exitCode(), c.toString());
     assertEquals(2000L, Json.object(c.out()).get("records"));
     assertEquals(200_000L, Json.object(c.out()).get("bytes"));
-    CliRunner.Result e = cli.run("", "perf", "e2e", "--topic", "bench", "--rate", "200", "--duration-s", "1",
-        "--warmup-s", "0", "--record-size", "64", "--json");
+    CliRunner.Result e =
+        cli.run(
+            "",
+            "perf",
+            "e2e",
+            "--topic",
+            "bench",
+            "--rate",
+            "200",
+            "--duration-s",
+            "1",
+            "--warmup-s",
+            "0",
+            "--record-size",
+            "64",
+            "--json");
     assertEquals(0, e.exitCode(), e.toString());
     Map<String, Object> es = Json.object(e.out());
     assertEquals(200L, es.get("measured"));
@@ -253,12 +360,26 @@ class CliTest {
   @Test
   void shouldPrintProgressAndAFinalLineInPlainMode() {
     cluster.createTopic("bench", 1);
-    CliRunner.Result p = cli.run("", "perf", "produce", "--topic", "bench", "--num-records", "500",
-        "--record-size", "10", "--throughput", "1000", "--reporting-interval-ms", "100");
+    CliRunner.Result p =
+        cli.run(
+            "",
+            "perf",
+            "produce",
+            "--topic",
+            "bench",
+            "--num-records",
+            "500",
+            "--record-size",
+            "10",
+            "--throughput",
+            "1000",
+            "--reporting-interval-ms",
+            "100");
     assertEquals(0, p.exitCode(), p.toString());
     List<String> lines = p.outLines();
     assertTrue(lines.size() >= 2, "progress lines then the final line: " + p);
-    assertTrue(lines.get(lines.size() - 1).matches("500 records sent, .* ms 99\\.9th\\."), p.toString());
+    assertTrue(
+        lines.get(lines.size() - 1).matches("500 records sent, .* ms 99\\.9th\\."), p.toString());
   }
 
   // ------------------------------------------------------------------ the node module's hook

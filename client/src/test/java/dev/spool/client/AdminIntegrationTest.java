@@ -45,8 +45,15 @@ class AdminIntegrationTest {
   }
 
   private Admin admin(String... extra) {
-    Map<String, String> props = new java.util.HashMap<>(Map.of("bootstrap.servers", cluster.bootstrap(),
-        "retry.backoff.ms", "10", "default.api.timeout.ms", "5000"));
+    Map<String, String> props =
+        new java.util.HashMap<>(
+            Map.of(
+                "bootstrap.servers",
+                cluster.bootstrap(),
+                "retry.backoff.ms",
+                "10",
+                "default.api.timeout.ms",
+                "5000"));
     for (int i = 0; i < extra.length; i += 2) {
       props.put(extra[i], extra[i + 1]);
     }
@@ -65,9 +72,13 @@ class AdminIntegrationTest {
     Admin a = admin();
     a.createTopic(new NewTopic("orders", 3, 3, Map.of("retention.ms", "1000"))).join();
     a.createTopic(NewTopic.of("audit")).join();
-    CreateTopicsRequest sent = cluster.brokers().stream().flatMap(b -> b.received(ApiKey.CREATE_TOPICS).stream())
-        .filter(r -> r.body(CreateTopicsRequest.class).getTopics(0).getName().equals("audit")).findFirst()
-        .orElseThrow().body(CreateTopicsRequest.class);
+    CreateTopicsRequest sent =
+        cluster.brokers().stream()
+            .flatMap(b -> b.received(ApiKey.CREATE_TOPICS).stream())
+            .filter(r -> r.body(CreateTopicsRequest.class).getTopics(0).getName().equals("audit"))
+            .findFirst()
+            .orElseThrow()
+            .body(CreateTopicsRequest.class);
     assertEquals(-1, sent.getTopics(0).getNumPartitions(), "server default");
     assertEquals(-1, sent.getTopics(0).getReplicationFactor(), "server default");
     assertEquals(List.of("audit", "orders"), a.listTopics().join());
@@ -80,32 +91,47 @@ class AdminIntegrationTest {
     assertEquals(List.of(1, 2, 3), p0.replicas());
     assertEquals(List.of(1, 2, 3), p0.isr());
 
-    assertEquals(ErrorCode.TOPIC_ALREADY_EXISTS, failure(a.createTopic(NewTopic.of("orders"))).errorCode());
+    assertEquals(
+        ErrorCode.TOPIC_ALREADY_EXISTS, failure(a.createTopic(NewTopic.of("orders"))).errorCode());
     a.deleteTopics(List.of("orders")).join();
     assertEquals(List.of("audit"), a.listTopics().join());
-    assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, failure(a.deleteTopics(List.of("orders"))).errorCode());
+    assertEquals(
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        failure(a.deleteTopics(List.of("orders"))).errorCode());
   }
 
   @Test
   void shouldFailDescribeOfAnUnknownTopicAfterAFewLookups() {
     cluster = FakeCluster.start(1);
     Admin a = admin();
-    assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, failure(a.describeTopic("nope")).errorCode());
-    assertTrue(cluster.broker(1).received(ApiKey.METADATA).stream()
-        .filter(r -> r.body(dev.spool.protocol.message.MetadataRequest.class).getIncludeConfigs()).count() >= 3);
+    assertEquals(
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, failure(a.describeTopic("nope")).errorCode());
+    assertTrue(
+        cluster.broker(1).received(ApiKey.METADATA).stream()
+                .filter(
+                    r ->
+                        r.body(dev.spool.protocol.message.MetadataRequest.class)
+                            .getIncludeConfigs())
+                .count()
+            >= 3);
   }
 
   @Test
   void shouldRetryRetriableErrorsUntilTheyClear() {
     cluster = FakeCluster.start(1);
     AtomicInteger calls = new AtomicInteger();
-    cluster.broker(1).handle(ApiKey.CREATE_TOPICS, (r, out) -> {
-      CreateTopicsResponse.Result.Builder res = CreateTopicsResponse.Result.newBuilder().setName("t");
-      if (calls.incrementAndGet() < 3) {
-        res.setErrorCode(ErrorCode.QUORUM_UNAVAILABLE);
-      }
-      out.reply(CreateTopicsResponse.newBuilder().addTopics(res).build());
-    });
+    cluster
+        .broker(1)
+        .handle(
+            ApiKey.CREATE_TOPICS,
+            (r, out) -> {
+              CreateTopicsResponse.Result.Builder res =
+                  CreateTopicsResponse.Result.newBuilder().setName("t");
+              if (calls.incrementAndGet() < 3) {
+                res.setErrorCode(ErrorCode.QUORUM_UNAVAILABLE);
+              }
+              out.reply(CreateTopicsResponse.newBuilder().addTopics(res).build());
+            });
     admin().createTopic(NewTopic.of("t")).join();
     assertEquals(3, calls.get());
   }
@@ -113,10 +139,20 @@ class AdminIntegrationTest {
   @Test
   void shouldGiveUpWithTimeoutWhenErrorsPersist() {
     cluster = FakeCluster.start(1);
-    cluster.broker(1).handle(ApiKey.CREATE_TOPICS, (r, out) -> out.reply(CreateTopicsResponse.newBuilder()
-        .addTopics(CreateTopicsResponse.Result.newBuilder().setName("t").setErrorCode(ErrorCode.NOT_CONTROLLER))
-        .build()));
-    SpoolException e = failure(admin("default.api.timeout.ms", "500").createTopic(NewTopic.of("t")));
+    cluster
+        .broker(1)
+        .handle(
+            ApiKey.CREATE_TOPICS,
+            (r, out) ->
+                out.reply(
+                    CreateTopicsResponse.newBuilder()
+                        .addTopics(
+                            CreateTopicsResponse.Result.newBuilder()
+                                .setName("t")
+                                .setErrorCode(ErrorCode.NOT_CONTROLLER))
+                        .build()));
+    SpoolException e =
+        failure(admin("default.api.timeout.ms", "500").createTopic(NewTopic.of("t")));
     assertEquals(ErrorCode.REQUEST_TIMED_OUT, e.errorCode());
     assertTrue(e.getMessage().contains("NOT_CONTROLLER"), e.getMessage());
   }
@@ -125,13 +161,44 @@ class AdminIntegrationTest {
   void shouldDescribeTheClusterAndQuorum() {
     cluster = FakeCluster.start(2);
     for (FakeBroker b : cluster.brokers()) {
-      b.handle(ApiKey.DESCRIBE_CLUSTER, (r, out) -> out.reply(DescribeClusterResponse.newBuilder().setClusterId("c1")
-          .addBrokers(BrokerInfo.newBuilder().setNodeId(2).setHost("h2").setPort(2).setBrokerEpoch(22).setFenced(true))
-          .addBrokers(BrokerInfo.newBuilder().setNodeId(1).setHost("h1").setPort(1).setBrokerEpoch(11))
-          .setQuorum(QuorumInfo.newBuilder().setLeaderId(1).setTerm(4).setCommitIndex(99)
-              .addVoters(QuorumInfo.Voter.newBuilder().setNodeId(1).setLag(0).setLastIndex(99))
-              .addVoters(QuorumInfo.Voter.newBuilder().setNodeId(2).setLag(5).setLastIndex(94)))
-          .setOfflinePartitions(1).setUnderReplicatedPartitions(2).setMetadataOffset(99).build()));
+      b.handle(
+          ApiKey.DESCRIBE_CLUSTER,
+          (r, out) ->
+              out.reply(
+                  DescribeClusterResponse.newBuilder()
+                      .setClusterId("c1")
+                      .addBrokers(
+                          BrokerInfo.newBuilder()
+                              .setNodeId(2)
+                              .setHost("h2")
+                              .setPort(2)
+                              .setBrokerEpoch(22)
+                              .setFenced(true))
+                      .addBrokers(
+                          BrokerInfo.newBuilder()
+                              .setNodeId(1)
+                              .setHost("h1")
+                              .setPort(1)
+                              .setBrokerEpoch(11))
+                      .setQuorum(
+                          QuorumInfo.newBuilder()
+                              .setLeaderId(1)
+                              .setTerm(4)
+                              .setCommitIndex(99)
+                              .addVoters(
+                                  QuorumInfo.Voter.newBuilder()
+                                      .setNodeId(1)
+                                      .setLag(0)
+                                      .setLastIndex(99))
+                              .addVoters(
+                                  QuorumInfo.Voter.newBuilder()
+                                      .setNodeId(2)
+                                      .setLag(5)
+                                      .setLastIndex(94)))
+                      .setOfflinePartitions(1)
+                      .setUnderReplicatedPartitions(2)
+                      .setMetadataOffset(99)
+                      .build()));
     }
     ClusterDescription d = admin().describeCluster().join();
     assertEquals(1, d.controllerId());
@@ -146,16 +213,30 @@ class AdminIntegrationTest {
   @Test
   void shouldElectLeadersAndReportPerPartition() {
     cluster = FakeCluster.start(1);
-    cluster.broker(1).handle(ApiKey.ELECT_LEADERS, (r, out) -> {
-      ElectLeadersRequest req = r.body(ElectLeadersRequest.class);
-      assertEquals(ElectionType.UNCLEAN, req.getElectionType());
-      out.reply(ElectLeadersResponse.newBuilder()
-          .addResults(ElectLeadersResponse.Result.newBuilder().setTopic("t").setPartition(1)
-              .setErrorCode(ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE))
-          .addResults(ElectLeadersResponse.Result.newBuilder().setTopic("t").setPartition(0)).build());
-    });
-    List<ElectionResult> results = admin().electLeaders(Admin.ElectionType.UNCLEAN,
-        List.of(new TopicPartition("t", 0), new TopicPartition("t", 1))).join();
+    cluster
+        .broker(1)
+        .handle(
+            ApiKey.ELECT_LEADERS,
+            (r, out) -> {
+              ElectLeadersRequest req = r.body(ElectLeadersRequest.class);
+              assertEquals(ElectionType.UNCLEAN, req.getElectionType());
+              out.reply(
+                  ElectLeadersResponse.newBuilder()
+                      .addResults(
+                          ElectLeadersResponse.Result.newBuilder()
+                              .setTopic("t")
+                              .setPartition(1)
+                              .setErrorCode(ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE))
+                      .addResults(
+                          ElectLeadersResponse.Result.newBuilder().setTopic("t").setPartition(0))
+                      .build());
+            });
+    List<ElectionResult> results =
+        admin()
+            .electLeaders(
+                Admin.ElectionType.UNCLEAN,
+                List.of(new TopicPartition("t", 0), new TopicPartition("t", 1)))
+            .join();
     assertEquals(2, results.size());
     assertTrue(results.get(0).succeeded());
     assertEquals(ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE, results.get(1).error());
@@ -164,24 +245,44 @@ class AdminIntegrationTest {
   @Test
   void shouldDescribeAndAlterConfigs() {
     cluster = FakeCluster.start(1);
-    cluster.broker(1).handle(ApiKey.DESCRIBE_CONFIGS, (r, out) -> out.reply(DescribeConfigsResponse.newBuilder()
-        .addTopics(DescribeConfigsResponse.Result.newBuilder().setName("t")
-            .addEntries(DescribeConfigsResponse.ConfigEntry.newBuilder().setKey("segment.ms").setValue("5")
-                .setIsDefault(false))
-            .addEntries(DescribeConfigsResponse.ConfigEntry.newBuilder().setKey("retention.ms").setValue("7")
-                .setIsDefault(true)))
-        .build()));
-    cluster.broker(1).handle(ApiKey.ALTER_CONFIGS, (r, out) -> {
-      AlterConfigsRequest.Topic t = r.body(AlterConfigsRequest.class).getTopics(0);
-      AlterConfigsResponse.Result.Builder res = AlterConfigsResponse.Result.newBuilder().setName(t.getName());
-      if (t.getSetMap().containsKey("bogus")) {
-        res.setErrorCode(ErrorCode.INVALID_CONFIG).setErrorMessage("unknown key bogus");
-      }
-      out.reply(AlterConfigsResponse.newBuilder().addTopics(res).build());
-    });
+    cluster
+        .broker(1)
+        .handle(
+            ApiKey.DESCRIBE_CONFIGS,
+            (r, out) ->
+                out.reply(
+                    DescribeConfigsResponse.newBuilder()
+                        .addTopics(
+                            DescribeConfigsResponse.Result.newBuilder()
+                                .setName("t")
+                                .addEntries(
+                                    DescribeConfigsResponse.ConfigEntry.newBuilder()
+                                        .setKey("segment.ms")
+                                        .setValue("5")
+                                        .setIsDefault(false))
+                                .addEntries(
+                                    DescribeConfigsResponse.ConfigEntry.newBuilder()
+                                        .setKey("retention.ms")
+                                        .setValue("7")
+                                        .setIsDefault(true)))
+                        .build()));
+    cluster
+        .broker(1)
+        .handle(
+            ApiKey.ALTER_CONFIGS,
+            (r, out) -> {
+              AlterConfigsRequest.Topic t = r.body(AlterConfigsRequest.class).getTopics(0);
+              AlterConfigsResponse.Result.Builder res =
+                  AlterConfigsResponse.Result.newBuilder().setName(t.getName());
+              if (t.getSetMap().containsKey("bogus")) {
+                res.setErrorCode(ErrorCode.INVALID_CONFIG).setErrorMessage("unknown key bogus");
+              }
+              out.reply(AlterConfigsResponse.newBuilder().addTopics(res).build());
+            });
     Admin a = admin();
     List<ConfigEntry> entries = a.describeConfigs(List.of("t")).join().get("t");
-    assertEquals(List.of("retention.ms", "segment.ms"), entries.stream().map(ConfigEntry::key).toList());
+    assertEquals(
+        List.of("retention.ms", "segment.ms"), entries.stream().map(ConfigEntry::key).toList());
     a.alterConfigs("t", Map.of("retention.ms", "1"), List.of("segment.ms")).join();
     SpoolException e = failure(a.alterConfigs("t", Map.of("bogus", "1"), List.of()));
     assertEquals(ErrorCode.INVALID_CONFIG, e.errorCode());
@@ -195,7 +296,9 @@ class AdminIntegrationTest {
     try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
       port = s.getLocalPort();
     }
-    admin = new Admin(Map.of("bootstrap.servers", "127.0.0.1:" + port, "default.api.timeout.ms", "500"));
+    admin =
+        new Admin(
+            Map.of("bootstrap.servers", "127.0.0.1:" + port, "default.api.timeout.ms", "500"));
     assertEquals(ErrorCode.BROKER_NOT_AVAILABLE, failure(admin.listTopics()).errorCode());
   }
 }

@@ -22,50 +22,77 @@ import org.junit.jupiter.api.Test;
 /** Module boundaries of the client module (CONVENTIONS §8). */
 @Tag("unit")
 class ArchitectureTest {
-  private static final JavaClasses MAIN = new ClassFileImporter()
-      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-      .importPackages("dev.spool");
+  private static final JavaClasses MAIN =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("dev.spool");
 
   @Test
   void shouldDependOnNothingOfOursOutsideTheClientModule() {
-    noClasses().should().dependOnClassesThat(resideInAPackage("dev.spool..").and(not(resideInAnyPackage(
-            "dev.spool.client..", "dev.spool.protocol..", "dev.spool.record..", "dev.spool.config..",
-            "dev.spool.time..", "dev.spool.cli.."))))
+    noClasses()
+        .should()
+        .dependOnClassesThat(
+            resideInAPackage("dev.spool..")
+                .and(
+                    not(
+                        resideInAnyPackage(
+                            "dev.spool.client..",
+                            "dev.spool.protocol..",
+                            "dev.spool.record..",
+                            "dev.spool.config..",
+                            "dev.spool.time..",
+                            "dev.spool.cli.."))))
         .because("every other module depends on client; client depends on none of them")
         .check(MAIN);
   }
 
   @Test
   void shouldBuildTheCommandLineOnThePublicApiOnly() {
-    noClasses().that().resideInAPackage("dev.spool.cli..")
-        .should().dependOnClassesThat().resideInAPackage("dev.spool.client.internal..")
+    noClasses()
+        .that()
+        .resideInAPackage("dev.spool.cli..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.spool.client.internal..")
         .because("the CLI is a user of the client library like any other")
         .check(MAIN);
   }
 
   @Test
   void shouldKeepInternalTypesOutOfPublicApiSignatures() {
-    codeUnits().that().arePublic().and().areDeclaredInClassesThat().arePublic()
-        .and().areDeclaredInClassesThat().resideInAPackage("dev.spool.client")
-        .should(new ArchCondition<JavaCodeUnit>("not mention internal types") {
-          @Override
-          public void check(JavaCodeUnit unit, ConditionEvents events) {
-            List<JavaClass> types = new ArrayList<>(unit.getRawParameterTypes());
-            types.add(unit.getRawReturnType());
-            for (JavaClass t : types) {
-              if (t.getPackageName().startsWith("dev.spool.client.internal")) {
-                events.add(SimpleConditionEvent.violated(unit, unit.getFullName() + " exposes " + t.getName()));
+    codeUnits()
+        .that()
+        .arePublic()
+        .and()
+        .areDeclaredInClassesThat()
+        .arePublic()
+        .and()
+        .areDeclaredInClassesThat()
+        .resideInAPackage("dev.spool.client")
+        .should(
+            new ArchCondition<JavaCodeUnit>("not mention internal types") {
+              @Override
+              public void check(JavaCodeUnit unit, ConditionEvents events) {
+                List<JavaClass> types = new ArrayList<>(unit.getRawParameterTypes());
+                types.add(unit.getRawReturnType());
+                for (JavaClass t : types) {
+                  if (t.getPackageName().startsWith("dev.spool.client.internal")) {
+                    events.add(
+                        SimpleConditionEvent.violated(
+                            unit, unit.getFullName() + " exposes " + t.getName()));
+                  }
+                }
               }
-            }
-          }
-        })
+            })
         .because("internal packages may change freely; the public API is small and stable")
         .check(MAIN);
   }
 
   @Test
   void shouldUseNoUtilHelperOrManagerPackages() {
-    noClasses().should().resideInAnyPackage("..util..", "..helper..", "..manager..")
+    noClasses()
+        .should()
+        .resideInAnyPackage("..util..", "..helper..", "..manager..")
         .because("CONVENTIONS: no util, helper or manager packages")
         .check(MAIN);
   }

@@ -73,8 +73,14 @@ class ConsumerIntegrationTest {
   private void produce(String topic, int partition, int from, int to) {
     Producer p = producer();
     for (int i = from; i < to; i++) {
-      p.send(new ProducerRecord(topic, partition, ("k" + i).getBytes(StandardCharsets.UTF_8),
-          ("v" + i).getBytes(StandardCharsets.UTF_8), List.of(new Header("h", new byte[] {(byte) i})), null));
+      p.send(
+          new ProducerRecord(
+              topic,
+              partition,
+              ("k" + i).getBytes(StandardCharsets.UTF_8),
+              ("v" + i).getBytes(StandardCharsets.UTF_8),
+              List.of(new Header("h", new byte[] {(byte) i})),
+              null));
     }
     p.flush();
   }
@@ -109,8 +115,15 @@ class ConsumerIntegrationTest {
     cluster = FakeCluster.start(1);
     cluster.createTopic("t", 1);
     Producer p = producer();
-    p.send(new ProducerRecord("t", 0, null, null, List.of(new Header("a", null), new Header("b", new byte[] {1})),
-        1234L)).join();
+    p.send(
+            new ProducerRecord(
+                "t",
+                0,
+                null,
+                null,
+                List.of(new Header("a", null), new Header("b", new byte[] {1})),
+                1234L))
+        .join();
     Consumer c = consumer("auto.offset.reset", "earliest");
     c.assign(List.of(new TopicPartition("t", 0)));
     ConsumerRecord r = pollUntil(c, 1).get(0);
@@ -132,7 +145,8 @@ class ConsumerIntegrationTest {
     assertEquals(10, c.position(tp));
     produce("t", 0, 10, 15);
     List<ConsumerRecord> records = pollUntil(c, 5);
-    assertEquals(List.of(10L, 11L, 12L, 13L, 14L), records.stream().map(ConsumerRecord::offset).toList());
+    assertEquals(
+        List.of(10L, 11L, 12L, 13L, 14L), records.stream().map(ConsumerRecord::offset).toList());
   }
 
   @Test
@@ -197,7 +211,8 @@ class ConsumerIntegrationTest {
     cluster.moveLeader(tp, 2);
     produce("t", 0, 50, 80);
     List<ConsumerRecord> more = pollUntil(c, 30);
-    assertEquals(IntStream.range(50, 80).mapToObj(i -> "v" + i).toList(),
+    assertEquals(
+        IntStream.range(50, 80).mapToObj(i -> "v" + i).toList(),
         more.stream().map(ConsumerRecord::valueAsString).toList());
     assertTrue(cluster.broker(2).received(ApiKey.FETCH).size() > 0);
   }
@@ -213,8 +228,10 @@ class ConsumerIntegrationTest {
     cluster.broker(1).dropConnections();
     produce("t", 0, 30, 60);
     List<ConsumerRecord> more = pollUntil(c, 30);
-    assertEquals(IntStream.range(30, 60).mapToObj(i -> "v" + i).toList(),
-        more.stream().map(ConsumerRecord::valueAsString).toList(), "no gap, no duplicate");
+    assertEquals(
+        IntStream.range(30, 60).mapToObj(i -> "v" + i).toList(),
+        more.stream().map(ConsumerRecord::valueAsString).toList(),
+        "no gap, no duplicate");
   }
 
   @Test
@@ -225,10 +242,19 @@ class ConsumerIntegrationTest {
     cluster.createTopic("t", 3);
     Producer p = producer();
     for (int i = 0; i < 3000; i++) {
-      p.send(new ProducerRecord("t", i % 3, null, ("v" + i).getBytes(StandardCharsets.UTF_8), null, null));
+      p.send(
+          new ProducerRecord(
+              "t", i % 3, null, ("v" + i).getBytes(StandardCharsets.UTF_8), null, null));
     }
     p.flush();
-    Consumer c = consumer("auto.offset.reset", "earliest", "max.poll.records", "50", "max.partition.fetch.bytes", "2048");
+    Consumer c =
+        consumer(
+            "auto.offset.reset",
+            "earliest",
+            "max.poll.records",
+            "50",
+            "max.partition.fetch.bytes",
+            "2048");
     c.assign(c.partitionsFor("t"));
     Map<Integer, List<String>> seen = new HashMap<>();
     int total = 0;
@@ -247,8 +273,10 @@ class ConsumerIntegrationTest {
     }
     for (int partition = 0; partition < 3; partition++) {
       int part = partition;
-      assertEquals(IntStream.range(0, 3000).filter(i -> i % 3 == part).mapToObj(i -> "v" + i).toList(),
-          seen.get(partition), "partition " + partition + " read once, in order (seed " + seed + ")");
+      assertEquals(
+          IntStream.range(0, 3000).filter(i -> i % 3 == part).mapToObj(i -> "v" + i).toList(),
+          seen.get(partition),
+          "partition " + partition + " read once, in order (seed " + seed + ")");
     }
   }
 
@@ -278,13 +306,19 @@ class ConsumerIntegrationTest {
     assertEquals(1, after.get(0).leaderEpoch());
     // The fetch after the new records (at offset 35) carries the new epochs; wait until the
     // consumer has sent it rather than reading whichever fetch happened to arrive last.
-    FetchRequest.FetchPartition next = org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
-        .until(() -> {
-          c.poll(Duration.ofMillis(20));
-          return cluster.broker(1).received(ApiKey.FETCH).stream()
-              .map(r -> r.body(FetchRequest.class).getTopics(0).getPartitions(0))
-              .filter(p -> p.getFetchOffset() == 35).findFirst().orElse(null);
-        }, java.util.Objects::nonNull);
+    FetchRequest.FetchPartition next =
+        org.awaitility.Awaitility.await()
+            .atMost(Duration.ofSeconds(10))
+            .until(
+                () -> {
+                  c.poll(Duration.ofMillis(20));
+                  return cluster.broker(1).received(ApiKey.FETCH).stream()
+                      .map(r -> r.body(FetchRequest.class).getTopics(0).getPartitions(0))
+                      .filter(p -> p.getFetchOffset() == 35)
+                      .findFirst()
+                      .orElse(null);
+                },
+                java.util.Objects::nonNull);
     assertEquals(1, next.getCurrentLeaderEpoch());
     assertEquals(1, next.getLastFetchedEpoch());
   }
@@ -316,10 +350,12 @@ class ConsumerIntegrationTest {
     produce("t", 0, 0, 5);
     Consumer strict = consumer("auto.offset.reset", "none");
     strict.assign(List.of(tp));
-    assertEquals(ErrorCode.OFFSET_OUT_OF_RANGE,
+    assertEquals(
+        ErrorCode.OFFSET_OUT_OF_RANGE,
         assertThrows(SpoolException.class, () -> strict.poll(Duration.ofMillis(100))).errorCode());
     strict.seek(tp, 1000);
-    assertEquals(ErrorCode.OFFSET_OUT_OF_RANGE,
+    assertEquals(
+        ErrorCode.OFFSET_OUT_OF_RANGE,
         assertThrows(SpoolException.class, () -> pollUntil(strict, 1)).errorCode());
 
     Consumer lenient = consumer("auto.offset.reset", "earliest");
@@ -332,10 +368,12 @@ class ConsumerIntegrationTest {
   void shouldFailUnknownTopics() {
     cluster = FakeCluster.start(1);
     Consumer c = consumer();
-    assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    assertEquals(
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
         assertThrows(SpoolException.class, () -> c.partitionsFor("nope")).errorCode());
     c.assign(List.of(new TopicPartition("nope2", 0)));
-    assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    assertEquals(
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
         assertThrows(SpoolException.class, () -> pollUntil(c, 1)).errorCode());
   }
 
@@ -348,9 +386,12 @@ class ConsumerIntegrationTest {
     c.assign(List.of(new TopicPartition("t", 0)));
     assertEquals(5, pollUntil(c, 1).size());
     // No further poll: the next fetch must already be on its way.
-    await().atMost(Duration.ofSeconds(5)).until(() -> cluster.broker(1).received(ApiKey.FETCH).size() >= 2);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> cluster.broker(1).received(ApiKey.FETCH).size() >= 2);
     FetchRequest second = cluster.broker(1).received(ApiKey.FETCH).get(1).body(FetchRequest.class);
-    assertEquals(20, second.getTopics(0).getPartitions(0).getFetchOffset(), "fetches ahead of the position");
+    assertEquals(
+        20, second.getTopics(0).getPartitions(0).getFetchOffset(), "fetches ahead of the position");
   }
 
   @Test

@@ -73,19 +73,29 @@ class ProducerIntegrationTest {
     Map<Integer, List<Long>> offsets = new HashMap<>();
     for (int i = 0; i < futures.size(); i++) {
       RecordMetadata m = futures.get(i).join();
-      int expected = KeyPartitioner.partition(("key-" + (i % 50)).getBytes(StandardCharsets.UTF_8), 6);
+      int expected =
+          KeyPartitioner.partition(("key-" + (i % 50)).getBytes(StandardCharsets.UTF_8), 6);
       assertEquals(expected, m.partition());
       offsets.computeIfAbsent(m.partition(), k -> new ArrayList<>()).add(m.offset());
     }
-    offsets.forEach((partition, list) -> assertEquals(
-        IntStream.range(0, list.size()).mapToObj(i -> (long) i).toList(), list,
-        "offsets of partition " + partition + " are consecutive in send order"));
-    long total = IntStream.range(0, 6).mapToLong(i -> cluster.log(new TopicPartition("orders", i)).logEndOffset()).sum();
+    offsets.forEach(
+        (partition, list) ->
+            assertEquals(
+                IntStream.range(0, list.size()).mapToObj(i -> (long) i).toList(),
+                list,
+                "offsets of partition " + partition + " are consecutive in send order"));
+    long total =
+        IntStream.range(0, 6)
+            .mapToLong(i -> cluster.log(new TopicPartition("orders", i)).logEndOffset())
+            .sum();
     assertEquals(1000, total);
     assertEquals(1000, p.metrics().recordsSent());
-    assertTrue(cluster.broker(1).received(ApiKey.INIT_PRODUCER_ID).size()
-        + cluster.broker(2).received(ApiKey.INIT_PRODUCER_ID).size()
-        + cluster.broker(3).received(ApiKey.INIT_PRODUCER_ID).size() == 1, "one producer id");
+    assertTrue(
+        cluster.broker(1).received(ApiKey.INIT_PRODUCER_ID).size()
+                + cluster.broker(2).received(ApiKey.INIT_PRODUCER_ID).size()
+                + cluster.broker(3).received(ApiKey.INIT_PRODUCER_ID).size()
+            == 1,
+        "one producer id");
   }
 
   @Test
@@ -94,43 +104,55 @@ class ProducerIntegrationTest {
     cluster.createTopic("t", 1);
     TopicPartition tp = new TopicPartition("t", 0);
     AtomicInteger produces = new AtomicInteger();
-    cluster.produceHook(new FakeCluster.ProduceHook() {
-      @Override
-      public FakeCluster.Fault decide(TopicPartition t, int broker, byte[] batch) {
-        int n = produces.incrementAndGet();
-        if (n % 7 == 0) {
-          return FakeCluster.Fault.ERROR_BEFORE_APPEND; // NOT_ENOUGH_REPLICAS: nothing written
-        }
-        if (n % 11 == 0) {
-          return FakeCluster.Fault.ERROR_AFTER_APPEND; // written, but answered with an error
-        }
-        if (n % 13 == 0) {
-          return FakeCluster.Fault.CLOSE_CONNECTION;
-        }
-        return FakeCluster.Fault.NONE;
-      }
-    });
+    cluster.produceHook(
+        new FakeCluster.ProduceHook() {
+          @Override
+          public FakeCluster.Fault decide(TopicPartition t, int broker, byte[] batch) {
+            int n = produces.incrementAndGet();
+            if (n % 7 == 0) {
+              return FakeCluster.Fault.ERROR_BEFORE_APPEND; // NOT_ENOUGH_REPLICAS: nothing written
+            }
+            if (n % 11 == 0) {
+              return FakeCluster.Fault.ERROR_AFTER_APPEND; // written, but answered with an error
+            }
+            if (n % 13 == 0) {
+              return FakeCluster.Fault.CLOSE_CONNECTION;
+            }
+            return FakeCluster.Fault.NONE;
+          }
+        });
     Producer p = producer("batch.size", "1024", "linger.ms", "1");
     List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
     List<Integer> completionOrder = new ArrayList<>();
     for (int i = 0; i < 2000; i++) {
       int n = i;
-      CompletableFuture<RecordMetadata> f = p.send(new ProducerRecord("t", 0, null,
-          String.format("%06d", i).getBytes(StandardCharsets.UTF_8), null, null));
-      f.whenComplete((m, e) -> {
-        synchronized (completionOrder) {
-          completionOrder.add(n);
-        }
-      });
+      CompletableFuture<RecordMetadata> f =
+          p.send(
+              new ProducerRecord(
+                  "t",
+                  0,
+                  null,
+                  String.format("%06d", i).getBytes(StandardCharsets.UTF_8),
+                  null,
+                  null));
+      f.whenComplete(
+          (m, e) -> {
+            synchronized (completionOrder) {
+              completionOrder.add(n);
+            }
+          });
       futures.add(f);
     }
     for (int i = 0; i < futures.size(); i++) {
       assertEquals(i, futures.get(i).join().offset(), "record " + i);
     }
     List<String> values = cluster.log(tp).values();
-    assertEquals(IntStream.range(0, 2000).mapToObj(i -> String.format("%06d", i)).toList(), values,
+    assertEquals(
+        IntStream.range(0, 2000).mapToObj(i -> String.format("%06d", i)).toList(),
+        values,
         "every record exactly once, in order");
-    assertEquals(IntStream.range(0, 2000).boxed().toList(), completionOrder, "futures complete in order");
+    assertEquals(
+        IntStream.range(0, 2000).boxed().toList(), completionOrder, "futures complete in order");
     assertTrue(p.metrics().retries() > 0);
   }
 
@@ -140,20 +162,21 @@ class ProducerIntegrationTest {
     Random random = new Random(seed);
     cluster = FakeCluster.start(3);
     cluster.createTopic("t", 4);
-    cluster.produceHook((tp, broker, batch) -> {
-      int roll;
-      synchronized (random) {
-        roll = random.nextInt(100);
-      }
-      if (roll < 5) {
-        return FakeCluster.Fault.ERROR_BEFORE_APPEND;
-      } else if (roll < 10) {
-        return FakeCluster.Fault.ERROR_AFTER_APPEND;
-      } else if (roll < 12) {
-        return FakeCluster.Fault.CLOSE_CONNECTION;
-      }
-      return FakeCluster.Fault.NONE;
-    });
+    cluster.produceHook(
+        (tp, broker, batch) -> {
+          int roll;
+          synchronized (random) {
+            roll = random.nextInt(100);
+          }
+          if (roll < 5) {
+            return FakeCluster.Fault.ERROR_BEFORE_APPEND;
+          } else if (roll < 10) {
+            return FakeCluster.Fault.ERROR_AFTER_APPEND;
+          } else if (roll < 12) {
+            return FakeCluster.Fault.CLOSE_CONNECTION;
+          }
+          return FakeCluster.Fault.NONE;
+        });
     Producer p = producer("batch.size", "2048", "linger.ms", "2");
     Map<Integer, List<String>> sent = new HashMap<>();
     List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
@@ -161,7 +184,10 @@ class ProducerIntegrationTest {
       int partition = i % 4;
       String v = "r" + i;
       sent.computeIfAbsent(partition, k -> new ArrayList<>()).add(v);
-      futures.add(p.send(new ProducerRecord("t", partition, null, v.getBytes(StandardCharsets.UTF_8), null, null)));
+      futures.add(
+          p.send(
+              new ProducerRecord(
+                  "t", partition, null, v.getBytes(StandardCharsets.UTF_8), null, null)));
       if (i % 500 == 250) {
         TopicPartition moved = new TopicPartition("t", random.nextInt(4));
         cluster.moveLeader(moved, 1 + random.nextInt(3));
@@ -173,7 +199,9 @@ class ProducerIntegrationTest {
       assertEquals(i / 4, m.offset(), () -> "record " + n + " (seed " + seed + ")");
     }
     for (int partition = 0; partition < 4; partition++) {
-      assertEquals(sent.get(partition), cluster.log(new TopicPartition("t", partition)).values(),
+      assertEquals(
+          sent.get(partition),
+          cluster.log(new TopicPartition("t", partition)).values(),
           "partition " + partition + " holds each record once, in order (seed " + seed + ")");
     }
   }
@@ -186,7 +214,10 @@ class ProducerIntegrationTest {
     Producer p = producer("linger.ms", "0");
     List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
     for (int i = 0; i < 300; i++) {
-      futures.add(p.send(new ProducerRecord("t", 0, null, ("r" + i).getBytes(StandardCharsets.UTF_8), null, null)));
+      futures.add(
+          p.send(
+              new ProducerRecord(
+                  "t", 0, null, ("r" + i).getBytes(StandardCharsets.UTF_8), null, null)));
       if (i == 100) {
         futures.get(i).join();
         cluster.moveLeader(tp, 2);
@@ -207,7 +238,8 @@ class ProducerIntegrationTest {
     cluster.moveLeader(tp, 1);
     Producer p = producer();
     p.send(ProducerRecord.of("t", null, "x")).join();
-    ProduceRequest req = cluster.broker(1).received(ApiKey.PRODUCE).get(0).body(ProduceRequest.class);
+    ProduceRequest req =
+        cluster.broker(1).received(ApiKey.PRODUCE).get(0).body(ProduceRequest.class);
     assertEquals(2, req.getTopics(0).getPartitions(0).getLeaderEpoch());
     assertEquals(-1, req.getAcks());
   }
@@ -220,7 +252,9 @@ class ProducerIntegrationTest {
     RecordMetadata m = p.send(ProducerRecord.of("t", null, "x")).join();
     assertEquals(-1, m.offset());
     await().until(() -> cluster.log(new TopicPartition("t", 0)).logEndOffset() == 1);
-    assertTrue(cluster.broker(1).received(ApiKey.INIT_PRODUCER_ID).isEmpty(), "acks=0 turns idempotence off");
+    assertTrue(
+        cluster.broker(1).received(ApiKey.INIT_PRODUCER_ID).isEmpty(),
+        "acks=0 turns idempotence off");
   }
 
   @Test
@@ -258,7 +292,8 @@ class ProducerIntegrationTest {
     cluster = FakeCluster.start(1);
     cluster.createTopic("t", 1);
     cluster.broker(1).handle(ApiKey.PRODUCE, (r, out) -> out.noReply());
-    Producer p = producer("request.timeout.ms", "300", "delivery.timeout.ms", "800", "linger.ms", "0");
+    Producer p =
+        producer("request.timeout.ms", "300", "delivery.timeout.ms", "800", "linger.ms", "0");
     SpoolException e = failure(p.send(ProducerRecord.of("t", null, "x")));
     assertEquals(ErrorCode.REQUEST_TIMED_OUT, e.errorCode());
   }
@@ -271,7 +306,8 @@ class ProducerIntegrationTest {
     Producer p = producer("buffer.memory", "65536", "batch.size", "16384", "max.block.ms", "300");
     SpoolException last = null;
     for (int i = 0; i < 20 && last == null; i++) {
-      CompletableFuture<RecordMetadata> f = p.send(new ProducerRecord("t", 0, null, new byte[16_000], null, null));
+      CompletableFuture<RecordMetadata> f =
+          p.send(new ProducerRecord("t", 0, null, new byte[16_000], null, null));
       if (f.isCompletedExceptionally()) {
         last = failure(f);
       }
@@ -286,7 +322,8 @@ class ProducerIntegrationTest {
     cluster = FakeCluster.start(1);
     cluster.createTopic("t", 1);
     Producer p = producer("max.request.size", "2048");
-    SpoolException e = failure(p.send(new ProducerRecord("t", 0, null, new byte[4096], null, null)));
+    SpoolException e =
+        failure(p.send(new ProducerRecord("t", 0, null, new byte[4096], null, null)));
     assertEquals(ErrorCode.MESSAGE_TOO_LARGE, e.errorCode());
   }
 
@@ -316,9 +353,13 @@ class ProducerIntegrationTest {
 
   @Test
   void shouldRejectUnknownConfigKeys() {
-    assertThrows(dev.spool.config.ConfigException.class,
+    assertThrows(
+        dev.spool.config.ConfigException.class,
         () -> new Producer(Map.of("bootstrap.servers", "x:1", "linger.mss", "5")));
-    assertThrows(dev.spool.config.ConfigException.class,
-        () -> new Producer(Map.of("bootstrap.servers", "x:1", "acks", "1", "enable.idempotence", "true")));
+    assertThrows(
+        dev.spool.config.ConfigException.class,
+        () ->
+            new Producer(
+                Map.of("bootstrap.servers", "x:1", "acks", "1", "enable.idempotence", "true")));
   }
 }

@@ -20,7 +20,9 @@ import org.junit.jupiter.api.Test;
 class FrameDecoderTest {
   private static final long SEED = 7L;
 
-  /** Frames of random sizes (some above the pooled size) back to back, then cut at random places. */
+  /**
+   * Frames of random sizes (some above the pooled size) back to back, then cut at random places.
+   */
   private static List<byte[]> frames(Random r, int n) {
     List<byte[]> out = new ArrayList<>();
     for (int i = 0; i < n; i++) {
@@ -31,8 +33,8 @@ class FrameDecoderTest {
     return out;
   }
 
-  private static List<byte[]> decodeCut(FrameBuffers buffers, List<byte[]> frames, Random r, boolean direct,
-      boolean expectHeap) {
+  private static List<byte[]> decodeCut(
+      FrameBuffers buffers, List<byte[]> frames, Random r, boolean direct, boolean expectHeap) {
     ByteBuf wire = Unpooled.buffer();
     for (byte[] f : frames) {
       wire.writeInt(f.length).writeBytes(f);
@@ -40,7 +42,8 @@ class FrameDecoderTest {
     EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(1 << 20, buffers));
     while (wire.isReadable()) {
       int n = Math.min(wire.readableBytes(), 1 + r.nextInt(r.nextBoolean() ? 16 : 100_000));
-      ByteBuf chunk = direct ? Unpooled.directBuffer(n).writeBytes(wire, n) : wire.readRetainedSlice(n);
+      ByteBuf chunk =
+          direct ? Unpooled.directBuffer(n).writeBytes(wire, n) : wire.readRetainedSlice(n);
       ch.writeInbound(chunk);
     }
     wire.release();

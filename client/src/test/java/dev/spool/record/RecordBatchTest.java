@@ -55,8 +55,8 @@ class RecordBatchTest {
     ByteBuffer built = new RecordBatchBuilder(buf).append(1L, "a", "b").build();
     int pos = built.position();
     built.put(pos + 40, (byte) (built.get(pos + 40) ^ 1));
-    CorruptRecordException e = assertThrows(CorruptRecordException.class,
-        () -> RecordBatch.at(built, pos).ensureValid());
+    CorruptRecordException e =
+        assertThrows(CorruptRecordException.class, () -> RecordBatch.at(built, pos).ensureValid());
     assertEquals(100L, e.position());
     assertTrue(e.getMessage().contains("CRC mismatch"), e.getMessage());
   }
@@ -98,8 +98,8 @@ class RecordBatchTest {
     assertTrue(b.isValid());
     assertTrue(b.isCompressed());
     assertEquals(CompressionType.ZSTD, b.compressionType());
-    UnsupportedCompressionException e = assertThrows(UnsupportedCompressionException.class,
-        () -> new RecordCursor().reset(b));
+    UnsupportedCompressionException e =
+        assertThrows(UnsupportedCompressionException.class, () -> new RecordCursor().reset(b));
     assertTrue(e.getMessage().contains("zstd"), e.getMessage());
   }
 
@@ -155,7 +155,8 @@ class RecordBatchTest {
     assertTrue(b.hasRoomFor(1L, null, new byte[10_000], 100));
     b.append(1L, null, new byte[10]);
     int size = b.estimatedSizeInBytes();
-    // second record of 10 bytes value: 1 (len) + 1 attr + 1 ts + 1 off + 1 key + 1 vlen + 10 + 1 hdr = 17
+    // second record of 10 bytes value: 1 (len) + 1 attr + 1 ts + 1 off + 1 key + 1 vlen + 10 + 1
+    // hdr = 17
     assertTrue(b.hasRoomFor(1L, null, new byte[10], size + 17));
     assertFalse(b.hasRoomFor(1L, null, new byte[10], size + 16));
   }

@@ -52,26 +52,26 @@ import org.slf4j.LoggerFactory;
  * with {@link #start} and stops it with {@link #controlledShutdown} then {@link #close}.
  *
  * <p>Start order, each step needing the previous ones:
+ *
  * <ol>
- *   <li>LogManager opens the data directory and recovers every partition log (an unclean stop
- *       scans from the recovery points);</li>
+ *   <li>LogManager opens the data directory and recovers every partition log (an unclean stop scans
+ *       from the recovery points);
  *   <li>partition workers start (retention is routed onto them), then the replica manager, the
- *       follower fetchers (one network client) and the periodic partition ticks;</li>
+ *       follower fetchers (one network client) and the periodic partition ticks;
  *   <li>the request handlers are registered and the listener binds (its port is what the broker
- *       registers when the configured port is 0);</li>
+ *       registers when the configured port is 0);
  *   <li>the BrokerLifecycle registers with the quorum and heartbeats; every metadata update it
  *       replays goes to the {@link MetadataPublisher}, which makes replicas leaders or followers.
- *       Clients are served from the start, but a broker that has no metadata yet leads nothing
- *       and answers NOT_LEADER_OR_FOLLOWER / UNKNOWN_TOPIC_OR_PARTITION.</li>
+ *       Clients are served from the start, but a broker that has no metadata yet leads nothing and
+ *       answers NOT_LEADER_OR_FOLLOWER / UNKNOWN_TOPIC_OR_PARTITION.
  * </ol>
  *
- * <p>Stop order ({@link #close}): the listener first (no new requests), then the lifecycle (a
- * last heartbeat asks to be fenced, so leaderships move at once), then the replicas (waiting
- * produces fail), the fetchers and their network client, the workers (queued tasks drain), the
- * timer, and last the LogManager's clean shutdown (flush, checkpoints, clean-shutdown marker) once
- * nothing mutates logs any more. {@link #controlledShutdown} before close moves leaderships away
- * while the broker still serves, so clients and followers switch without waiting for a session
- * timeout.
+ * <p>Stop order ({@link #close}): the listener first (no new requests), then the lifecycle (a last
+ * heartbeat asks to be fenced, so leaderships move at once), then the replicas (waiting produces
+ * fail), the fetchers and their network client, the workers (queued tasks drain), the timer, and
+ * last the LogManager's clean shutdown (flush, checkpoints, clean-shutdown marker) once nothing
+ * mutates logs any more. {@link #controlledShutdown} before close moves leaderships away while the
+ * broker still serves, so clients and followers switch without waiting for a session timeout.
  *
  * <p>Threads: start/close from the node's thread; accessors from any thread.
  */
@@ -113,66 +113,111 @@ public final class Broker implements AutoCloseable {
   private void startAll(Config config, QuorumClient quorum, Clock clock) {
     long startNs = clock.nanoTime();
     boolean flushAlways = config.get(BrokerConfig.LOG_FLUSH_POLICY).equals("always");
-    LogManagerConfig lmc = new LogManagerConfig(config.get(BrokerConfig.LOG_RECOVERY_THREADS),
-        config.get(BrokerConfig.LOG_RETENTION_CHECK_INTERVAL_MS),
-        config.get(BrokerConfig.CHECKPOINT_INTERVAL_MS),
-        LogConfig.from(TopicConfig.parse(Map.of()), flushAlways));
+    LogManagerConfig lmc =
+        new LogManagerConfig(
+            config.get(BrokerConfig.LOG_RECOVERY_THREADS),
+            config.get(BrokerConfig.LOG_RETENTION_CHECK_INTERVAL_MS),
+            config.get(BrokerConfig.CHECKPOINT_INTERVAL_MS),
+            LogConfig.from(TopicConfig.parse(Map.of()), flushAlways));
     logManager = LogManager.open(Path.of(config.get(BrokerConfig.DATA_DIR)), lmc, clock);
 
-    workers = new PartitionWorkers(config.get(BrokerConfig.NUM_PARTITION_THREADS),
-        config.get(BrokerConfig.PARTITION_WORKER_QUEUE_MAX_TASKS), "partition-" + brokerId);
-    logManager.setPartitionExecutor((tp, task) -> {
-      if (!workers.execute(tp, task)) {
-        log.warn("{} retention of {} skipped: its worker is busy", logPrefix, tp);
-      }
-    });
-    ReplicationSettings rs = new ReplicationSettings(brokerId,
-        config.get(BrokerConfig.REPLICA_LAG_TIME_MAX_MS),
-        config.get(BrokerConfig.REPLICA_MAX_PENDING_PRODUCES),
-        config.get(BrokerConfig.REPLICA_ISR_CHANGE_RETRY_BACKOFF_MS));
-    FetchWaiters fetchWaiters = new FetchWaiters(config.get(BrokerConfig.FETCH_MAX_WAITING_REQUESTS));
-    replicas = new ReplicaManager(rs, flushAlways, clock, logManager, workers, quorum,
-        this::brokerEpoch, fetchWaiters);
+    workers =
+        new PartitionWorkers(
+            config.get(BrokerConfig.NUM_PARTITION_THREADS),
+            config.get(BrokerConfig.PARTITION_WORKER_QUEUE_MAX_TASKS),
+            "partition-" + brokerId);
+    logManager.setPartitionExecutor(
+        (tp, task) -> {
+          if (!workers.execute(tp, task)) {
+            log.warn("{} retention of {} skipped: its worker is busy", logPrefix, tp);
+          }
+        });
+    ReplicationSettings rs =
+        new ReplicationSettings(
+            brokerId,
+            config.get(BrokerConfig.REPLICA_LAG_TIME_MAX_MS),
+            config.get(BrokerConfig.REPLICA_MAX_PENDING_PRODUCES),
+            config.get(BrokerConfig.REPLICA_ISR_CHANGE_RETRY_BACKOFF_MS));
+    FetchWaiters fetchWaiters =
+        new FetchWaiters(config.get(BrokerConfig.FETCH_MAX_WAITING_REQUESTS));
+    replicas =
+        new ReplicaManager(
+            rs, flushAlways, clock, logManager, workers, quorum, this::brokerEpoch, fetchWaiters);
     // Direct response frames: the fetched batches are appended to segment files as they are.
-    fetchClient = new NetworkClient(NetworkConfig.defaults("broker-" + brokerId + "-replica",
-        "replica-fetcher-" + brokerId).withDirectResponseFrames(), clock);
+    fetchClient =
+        new NetworkClient(
+            NetworkConfig.defaults("broker-" + brokerId + "-replica", "replica-fetcher-" + brokerId)
+                .withDirectResponseFrames(),
+            clock);
     int requestTimeoutMs = config.get(BrokerConfig.REQUEST_TIMEOUT_MS);
-    fetchers = new ReplicaFetcherManager(brokerId, new ReplicaFetcherManager.Settings(
-        config.get(BrokerConfig.REPLICA_FETCH_WAIT_MAX_MS), 1,
-        config.get(BrokerConfig.REPLICA_FETCH_RESPONSE_MAX_BYTES),
-        config.get(BrokerConfig.REPLICA_FETCH_MAX_BYTES),
-        config.get(BrokerConfig.REPLICA_FETCH_BACKOFF_MS), config.get(BrokerConfig.REPLICA_SOCKET_TIMEOUT_MS)),
-        fetchClient, replicas, clock);
+    fetchers =
+        new ReplicaFetcherManager(
+            brokerId,
+            new ReplicaFetcherManager.Settings(
+                config.get(BrokerConfig.REPLICA_FETCH_WAIT_MAX_MS),
+                1,
+                config.get(BrokerConfig.REPLICA_FETCH_RESPONSE_MAX_BYTES),
+                config.get(BrokerConfig.REPLICA_FETCH_MAX_BYTES),
+                config.get(BrokerConfig.REPLICA_FETCH_BACKOFF_MS),
+                config.get(BrokerConfig.REPLICA_SOCKET_TIMEOUT_MS)),
+            fetchClient,
+            replicas,
+            clock);
     replicas.setFetchers(fetchers);
     workers.startTicks(config.get(BrokerConfig.PARTITION_TICK_INTERVAL_MS), replicas::tick);
 
-    timer = new HashedWheelTimer(new DefaultThreadFactory("broker-timer-" + brokerId, true), 5,
-        TimeUnit.MILLISECONDS);
+    timer =
+        new HashedWheelTimer(
+            new DefaultThreadFactory("broker-timer-" + brokerId, true), 5, TimeUnit.MILLISECONDS);
     MetadataPublisher[] publisher = new MetadataPublisher[1];
-    MetadataWaiters metadataWaiters = new MetadataWaiters(
-        () -> publisher[0] == null ? MetadataImage.EMPTY : publisher[0].appliedImage(), timer, 10_000);
+    MetadataWaiters metadataWaiters =
+        new MetadataWaiters(
+            () -> publisher[0] == null ? MetadataImage.EMPTY : publisher[0].appliedImage(),
+            timer,
+            10_000);
     ReplicaManager rm = replicas;
     publisher[0] = new MetadataPublisher(rm, metadataWaiters);
-    ProducerIdManager producerIds = new ProducerIdManager(brokerId, this::brokerEpoch, quorum, 10_000);
-    BrokerContext ctx = new BrokerContext(brokerId, clusterId(config), replicas, quorum,
-        metadataWaiters, producerIds, timer, clock, config.get(BrokerConfig.AUTO_CREATE_TOPICS),
-        requestTimeoutMs, requestTimeoutMs, config.get(BrokerConfig.FETCH_MAX_WAIT_LIMIT_MS),
-        () -> {
-          BrokerLifecycle l = lifecycle;
-          return l == null ? -1 : l.activeControllerId();
-        });
+    ProducerIdManager producerIds =
+        new ProducerIdManager(brokerId, this::brokerEpoch, quorum, 10_000);
+    BrokerContext ctx =
+        new BrokerContext(
+            brokerId,
+            clusterId(config),
+            replicas,
+            quorum,
+            metadataWaiters,
+            producerIds,
+            timer,
+            clock,
+            config.get(BrokerConfig.AUTO_CREATE_TOPICS),
+            requestTimeoutMs,
+            requestTimeoutMs,
+            config.get(BrokerConfig.FETCH_MAX_WAIT_LIMIT_MS),
+            () -> {
+              BrokerLifecycle l = lifecycle;
+              return l == null ? -1 : l.activeControllerId();
+            });
     server = new BrokerServer(serverSettings(config), dispatcher(ctx));
     server.start();
 
     HostPort advertised = HostPort.parse(BrokerConfig.advertisedListener(config));
     String host = advertised.host().equals("0.0.0.0") ? "127.0.0.1" : advertised.host();
     int port = advertised.port() == 0 ? server.boundPort() : advertised.port();
-    lifecycle = new BrokerLifecycle(BrokerLifecycle.Settings.of(brokerId, host, port,
-        config.get(BrokerConfig.RACK), config), quorum, publisher[0]);
+    lifecycle =
+        new BrokerLifecycle(
+            BrokerLifecycle.Settings.of(
+                brokerId, host, port, config.get(BrokerConfig.RACK), config),
+            quorum,
+            publisher[0]);
     lifecycle.start();
-    log.info("{} broker started in {} ms: {} partition logs, listener {}:{}, {} partition workers",
-        logPrefix, TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - startNs),
-        logManager.all().size(), host, port, workers.size());
+    log.info(
+        "{} broker started in {} ms: {} partition logs, listener {}:{}, {} partition workers",
+        logPrefix,
+        TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - startNs),
+        logManager.all().size(),
+        host,
+        port,
+        workers.size());
   }
 
   static RequestDispatcher dispatcher(BrokerContext ctx) {
@@ -194,11 +239,15 @@ public final class Broker implements AutoCloseable {
 
   private BrokerServer.Settings serverSettings(Config config) {
     HostPort listener = HostPort.parse(config.get(BrokerConfig.LISTENER));
-    return new BrokerServer.Settings(listener.host(), listener.port(),
-        config.get(BrokerConfig.NUM_NETWORK_THREADS), config.get(BrokerConfig.SOCKET_REQUEST_MAX_BYTES),
+    return new BrokerServer.Settings(
+        listener.host(),
+        listener.port(),
+        config.get(BrokerConfig.NUM_NETWORK_THREADS),
+        config.get(BrokerConfig.SOCKET_REQUEST_MAX_BYTES),
         config.get(BrokerConfig.MAX_INFLIGHT_PER_CONNECTION),
         config.get(BrokerConfig.QUEUED_MAX_REQUEST_BYTES),
-        config.get(BrokerConfig.CONNECTIONS_MAX_IDLE_MS), logPrefix);
+        config.get(BrokerConfig.CONNECTIONS_MAX_IDLE_MS),
+        logPrefix);
   }
 
   static String clusterId(Config config) {
@@ -258,8 +307,10 @@ public final class Broker implements AutoCloseable {
     }
     try {
       boolean done = l.controlledShutdown(timeoutMs);
-      log.info("{} controlled shutdown {}", logPrefix, done ? "confirmed by the quorum"
-          : "not confirmed within " + timeoutMs + " ms");
+      log.info(
+          "{} controlled shutdown {}",
+          logPrefix,
+          done ? "confirmed by the quorum" : "not confirmed within " + timeoutMs + " ms");
       return done;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -7,9 +7,9 @@ import dev.spool.config.ConfigKey;
 import java.util.List;
 
 /**
- * Every configuration key of the data-plane module (the broker role and the node process), with
- * its default and one sentence of documentation: the one place (CONVENTIONS §5). The node merges
- * this definition with the quorum's and prints both in {@code spool node start --help}.
+ * Every configuration key of the data-plane module (the broker role and the node process), with its
+ * default and one sentence of documentation: the one place (CONVENTIONS §5). The node merges this
+ * definition with the quorum's and prints both in {@code spool node start --help}.
  */
 public final class BrokerConfig {
   private BrokerConfig() {}
@@ -17,102 +17,210 @@ public final class BrokerConfig {
   public static final ConfigDef DEF = new ConfigDef("node");
 
   // ---- node
-  public static final ConfigKey<Integer> NODE_ID = DEF.intKey("node.id", null,
-      ConfigKey.between(1, 1_000_000), "This node's id, unique in the cluster (also its controller voter id).");
-  public static final ConfigKey<List<String>> PROCESS_ROLES = DEF.listKey("process.roles",
-      List.of("broker", "controller"), BrokerConfig::validRoles,
-      "Roles this node runs: broker, controller, or both (combined, the default for small clusters).");
-  public static final ConfigKey<String> CLUSTER_ID = DEF.stringKey("cluster.id", "spool",
-      v -> v.matches("[A-Za-z0-9._-]{1,64}") ? null : "must be 1-64 characters of [A-Za-z0-9._-]",
-      "Name of the cluster; every node of one cluster uses the same (it derives the quorum's Raft group).");
-  public static final ConfigKey<String> DATA_DIR = DEF.stringKey("data.dir", "./data",
-      ConfigKey.nonEmpty(), "Directory for partition logs (and, under __cluster_metadata/, a controller's Raft log).");
-  public static final ConfigKey<String> RACK = DEF.stringKey("broker.rack", "", null,
-      "Rack (or zone) of this broker; replica placement spreads replicas over racks when set.");
+  public static final ConfigKey<Integer> NODE_ID =
+      DEF.intKey(
+          "node.id",
+          null,
+          ConfigKey.between(1, 1_000_000),
+          "This node's id, unique in the cluster (also its controller voter id).");
+  public static final ConfigKey<List<String>> PROCESS_ROLES =
+      DEF.listKey(
+          "process.roles",
+          List.of("broker", "controller"),
+          BrokerConfig::validRoles,
+          "Roles this node runs: broker, controller, or both (combined, the default for small clusters).");
+  public static final ConfigKey<String> CLUSTER_ID =
+      DEF.stringKey(
+          "cluster.id",
+          "spool",
+          v ->
+              v.matches("[A-Za-z0-9._-]{1,64}")
+                  ? null
+                  : "must be 1-64 characters of [A-Za-z0-9._-]",
+          "Name of the cluster; every node of one cluster uses the same (it derives the quorum's Raft group).");
+  public static final ConfigKey<String> DATA_DIR =
+      DEF.stringKey(
+          "data.dir",
+          "./data",
+          ConfigKey.nonEmpty(),
+          "Directory for partition logs (and, under __cluster_metadata/, a controller's Raft log).");
+  public static final ConfigKey<String> RACK =
+      DEF.stringKey(
+          "broker.rack",
+          "",
+          null,
+          "Rack (or zone) of this broker; replica placement spreads replicas over racks when set.");
 
   // ---- network
-  public static final ConfigKey<String> LISTENER = DEF.stringKey("listener", "127.0.0.1:9092",
-      BrokerConfig::validHostPort, "host:port the client listener binds (0.0.0.0 for all interfaces).");
-  public static final ConfigKey<String> ADVERTISED_LISTENER = DEF.stringKey("advertised.listener", "",
-      v -> v.isEmpty() ? null : validHostPort(v),
-      "host:port clients and other brokers use to reach this broker; defaults to listener.");
-  public static final ConfigKey<Integer> NUM_NETWORK_THREADS = DEF.intKey("num.network.threads", 2,
-      ConfigKey.between(1, 64), "Netty event-loop threads serving client connections.");
-  public static final ConfigKey<Integer> NUM_PARTITION_THREADS = DEF.intKey("num.partition.threads", 0,
-      ConfigKey.between(0, 256), "Threads that own partitions (append, read, replication state); 0 = one per core.");
-  public static final ConfigKey<Integer> SOCKET_REQUEST_MAX_BYTES = DEF.intKey(
-      "socket.request.max.bytes", 100 * 1024 * 1024, ConfigKey.atLeast(1024),
-      "Largest request frame accepted; a longer frame closes the connection.");
-  public static final ConfigKey<Integer> MAX_INFLIGHT_PER_CONNECTION = DEF.intKey(
-      "max.inflight.requests.per.connection", 32, ConfigKey.between(1, 1024),
-      "Unanswered requests per connection before the broker stops reading from it.");
-  public static final ConfigKey<Long> QUEUED_MAX_REQUEST_BYTES = DEF.longKey(
-      "queued.max.request.bytes", 100L * 1024 * 1024, ConfigKey.atLeast(1024L * 1024),
-      "Bytes all read-but-unanswered requests may hold; beyond it the broker stops reading (backpressure).");
-  public static final ConfigKey<Long> CONNECTIONS_MAX_IDLE_MS = DEF.longKey(
-      "connections.max.idle.ms", 600_000L, ConfigKey.atLeast(1_000L),
-      "Close connections that sent and received nothing for this long.");
+  public static final ConfigKey<String> LISTENER =
+      DEF.stringKey(
+          "listener",
+          "127.0.0.1:9092",
+          BrokerConfig::validHostPort,
+          "host:port the client listener binds (0.0.0.0 for all interfaces).");
+  public static final ConfigKey<String> ADVERTISED_LISTENER =
+      DEF.stringKey(
+          "advertised.listener",
+          "",
+          v -> v.isEmpty() ? null : validHostPort(v),
+          "host:port clients and other brokers use to reach this broker; defaults to listener.");
+  public static final ConfigKey<Integer> NUM_NETWORK_THREADS =
+      DEF.intKey(
+          "num.network.threads",
+          2,
+          ConfigKey.between(1, 64),
+          "Netty event-loop threads serving client connections.");
+  public static final ConfigKey<Integer> NUM_PARTITION_THREADS =
+      DEF.intKey(
+          "num.partition.threads",
+          0,
+          ConfigKey.between(0, 256),
+          "Threads that own partitions (append, read, replication state); 0 = one per core.");
+  public static final ConfigKey<Integer> SOCKET_REQUEST_MAX_BYTES =
+      DEF.intKey(
+          "socket.request.max.bytes",
+          100 * 1024 * 1024,
+          ConfigKey.atLeast(1024),
+          "Largest request frame accepted; a longer frame closes the connection.");
+  public static final ConfigKey<Integer> MAX_INFLIGHT_PER_CONNECTION =
+      DEF.intKey(
+          "max.inflight.requests.per.connection",
+          32,
+          ConfigKey.between(1, 1024),
+          "Unanswered requests per connection before the broker stops reading from it.");
+  public static final ConfigKey<Long> QUEUED_MAX_REQUEST_BYTES =
+      DEF.longKey(
+          "queued.max.request.bytes",
+          100L * 1024 * 1024,
+          ConfigKey.atLeast(1024L * 1024),
+          "Bytes all read-but-unanswered requests may hold; beyond it the broker stops reading (backpressure).");
+  public static final ConfigKey<Long> CONNECTIONS_MAX_IDLE_MS =
+      DEF.longKey(
+          "connections.max.idle.ms",
+          600_000L,
+          ConfigKey.atLeast(1_000L),
+          "Close connections that sent and received nothing for this long.");
 
   // ---- log
-  public static final ConfigKey<String> LOG_FLUSH_POLICY = DEF.stringKey("log.flush.policy", "none",
-      ConfigKey.oneOf("none", "always"),
-      "none: acknowledged = in the page cache of every ISR member (Kafka's default); always: fsync before a batch counts.");
-  public static final ConfigKey<Integer> LOG_RECOVERY_THREADS = DEF.intKey("log.recovery.threads", 2,
-      ConfigKey.between(1, 64), "Threads that open and recover partition logs at start-up.");
-  public static final ConfigKey<Long> LOG_RETENTION_CHECK_INTERVAL_MS = DEF.longKey(
-      "log.retention.check.interval.ms", 300_000L, ConfigKey.atLeast(100L),
-      "How often retention deletes expired segments.");
-  public static final ConfigKey<Long> CHECKPOINT_INTERVAL_MS = DEF.longKey(
-      "replica.high.watermark.checkpoint.interval.ms", 5_000L, ConfigKey.atLeast(100L),
-      "How often high watermarks, recovery points and log start offsets are checkpointed.");
+  public static final ConfigKey<String> LOG_FLUSH_POLICY =
+      DEF.stringKey(
+          "log.flush.policy",
+          "none",
+          ConfigKey.oneOf("none", "always"),
+          "none: acknowledged = in the page cache of every ISR member (Kafka's default); always: fsync before a batch counts.");
+  public static final ConfigKey<Integer> LOG_RECOVERY_THREADS =
+      DEF.intKey(
+          "log.recovery.threads",
+          2,
+          ConfigKey.between(1, 64),
+          "Threads that open and recover partition logs at start-up.");
+  public static final ConfigKey<Long> LOG_RETENTION_CHECK_INTERVAL_MS =
+      DEF.longKey(
+          "log.retention.check.interval.ms",
+          300_000L,
+          ConfigKey.atLeast(100L),
+          "How often retention deletes expired segments.");
+  public static final ConfigKey<Long> CHECKPOINT_INTERVAL_MS =
+      DEF.longKey(
+          "replica.high.watermark.checkpoint.interval.ms",
+          5_000L,
+          ConfigKey.atLeast(100L),
+          "How often high watermarks, recovery points and log start offsets are checkpointed.");
 
   // ---- replication
-  public static final ConfigKey<Long> REPLICA_LAG_TIME_MAX_MS = DEF.longKey("replica.lag.time.max.ms",
-      10_000L, ConfigKey.atLeast(100L),
-      "A follower not caught up with the leader for this long leaves the ISR.");
-  public static final ConfigKey<Integer> REPLICA_FETCH_MAX_BYTES = DEF.intKey("replica.fetch.max.bytes",
-      1024 * 1024, ConfigKey.atLeast(1024), "Bytes a follower asks for per partition per fetch.");
-  public static final ConfigKey<Integer> REPLICA_FETCH_RESPONSE_MAX_BYTES = DEF.intKey(
-      "replica.fetch.response.max.bytes", 10 * 1024 * 1024, ConfigKey.atLeast(1024),
-      "Bytes a follower asks for per fetch over all partitions.");
-  public static final ConfigKey<Integer> REPLICA_FETCH_WAIT_MAX_MS = DEF.intKey(
-      "replica.fetch.wait.max.ms", 500, ConfigKey.between(0, 60_000),
-      "How long a follower fetch waits at the leader for new data.");
-  public static final ConfigKey<Integer> REPLICA_SOCKET_TIMEOUT_MS = DEF.intKey(
-      "replica.socket.timeout.ms", 5_000, ConfigKey.between(100, 600_000),
-      "How long past replica.fetch.wait.max.ms a follower waits for a fetch answer before it closes the "
-          + "connection and connects again (a connection whose packets a healed partition dropped can "
-          + "otherwise sit in TCP retransmission backoff for many seconds).");
-  public static final ConfigKey<Long> REPLICA_FETCH_BACKOFF_MS = DEF.longKey("replica.fetch.backoff.ms",
-      100L, ConfigKey.atLeast(0L), "Pause before a follower retries a failed fetch.");
-  public static final ConfigKey<Boolean> AUTO_CREATE_TOPICS = DEF.boolKey("auto.create.topics.enable",
-      false, "Create a topic when a client produces to or asks metadata for an unknown one (off: explicit is safer).");
-  public static final ConfigKey<Long> CONTROLLED_SHUTDOWN_TIMEOUT_MS = DEF.longKey(
-      "controlled.shutdown.timeout.ms", 30_000L, ConfigKey.atLeast(0L),
-      "On SIGTERM, how long to wait for the quorum to move this broker's leaderships away.");
+  public static final ConfigKey<Long> REPLICA_LAG_TIME_MAX_MS =
+      DEF.longKey(
+          "replica.lag.time.max.ms",
+          10_000L,
+          ConfigKey.atLeast(100L),
+          "A follower not caught up with the leader for this long leaves the ISR.");
+  public static final ConfigKey<Integer> REPLICA_FETCH_MAX_BYTES =
+      DEF.intKey(
+          "replica.fetch.max.bytes",
+          1024 * 1024,
+          ConfigKey.atLeast(1024),
+          "Bytes a follower asks for per partition per fetch.");
+  public static final ConfigKey<Integer> REPLICA_FETCH_RESPONSE_MAX_BYTES =
+      DEF.intKey(
+          "replica.fetch.response.max.bytes",
+          10 * 1024 * 1024,
+          ConfigKey.atLeast(1024),
+          "Bytes a follower asks for per fetch over all partitions.");
+  public static final ConfigKey<Integer> REPLICA_FETCH_WAIT_MAX_MS =
+      DEF.intKey(
+          "replica.fetch.wait.max.ms",
+          500,
+          ConfigKey.between(0, 60_000),
+          "How long a follower fetch waits at the leader for new data.");
+  public static final ConfigKey<Integer> REPLICA_SOCKET_TIMEOUT_MS =
+      DEF.intKey(
+          "replica.socket.timeout.ms",
+          5_000,
+          ConfigKey.between(100, 600_000),
+          "How long past replica.fetch.wait.max.ms a follower waits for a fetch answer before it closes the "
+              + "connection and connects again (a connection whose packets a healed partition dropped can "
+              + "otherwise sit in TCP retransmission backoff for many seconds).");
+  public static final ConfigKey<Long> REPLICA_FETCH_BACKOFF_MS =
+      DEF.longKey(
+          "replica.fetch.backoff.ms",
+          100L,
+          ConfigKey.atLeast(0L),
+          "Pause before a follower retries a failed fetch.");
+  public static final ConfigKey<Boolean> AUTO_CREATE_TOPICS =
+      DEF.boolKey(
+          "auto.create.topics.enable",
+          false,
+          "Create a topic when a client produces to or asks metadata for an unknown one (off: explicit is safer).");
+  public static final ConfigKey<Long> CONTROLLED_SHUTDOWN_TIMEOUT_MS =
+      DEF.longKey(
+          "controlled.shutdown.timeout.ms",
+          30_000L,
+          ConfigKey.atLeast(0L),
+          "On SIGTERM, how long to wait for the quorum to move this broker's leaderships away.");
 
   // ---- replica core (partition workers, purgatories, long polls)
-  public static final ConfigKey<Integer> PARTITION_WORKER_QUEUE_MAX_TASKS = DEF.intKey(
-      "partition.worker.queue.max.tasks", 100_000, ConfigKey.between(100, 10_000_000),
-      "Tasks one partition worker may have queued; beyond it requests for its partitions are refused.");
-  public static final ConfigKey<Long> PARTITION_TICK_INTERVAL_MS = DEF.longKey(
-      "partition.tick.interval.ms", 100L, ConfigKey.between(1L, 10_000L),
-      "How often each partition checks ISR lag and expires acks=all produces that waited too long.");
-  public static final ConfigKey<Integer> REPLICA_MAX_PENDING_PRODUCES = DEF.intKey(
-      "replica.max.pending.produces.per.partition", 10_000, ConfigKey.between(1, 1_000_000),
-      "acks=all produces that may wait for replication per partition; more are refused before appending.");
-  public static final ConfigKey<Long> REPLICA_ISR_CHANGE_RETRY_BACKOFF_MS = DEF.longKey(
-      "replica.isr.change.retry.backoff.ms", 100L, ConfigKey.between(0L, 60_000L),
-      "Pause before a leader proposes or resends an ISR change after one was not confirmed.");
-  public static final ConfigKey<Integer> FETCH_MAX_WAITING_REQUESTS = DEF.intKey(
-      "fetch.max.waiting.requests", 10_000, ConfigKey.between(1, 1_000_000),
-      "Fetches that may wait in long poll at once; more are answered at once with what they have.");
-  public static final ConfigKey<Integer> FETCH_MAX_WAIT_LIMIT_MS = DEF.intKey(
-      "fetch.max.wait.limit.ms", 30_000, ConfigKey.between(0, 600_000),
-      "Cap on a fetch's max_wait_ms: no long poll holds a request longer.");
-  public static final ConfigKey<Integer> REQUEST_TIMEOUT_MS = DEF.intKey("request.timeout.ms",
-      30_000, ConfigKey.between(100, 600_000),
-      "Default wait for acks=all produces and forwarded admin requests that give no timeout.");
+  public static final ConfigKey<Integer> PARTITION_WORKER_QUEUE_MAX_TASKS =
+      DEF.intKey(
+          "partition.worker.queue.max.tasks",
+          100_000,
+          ConfigKey.between(100, 10_000_000),
+          "Tasks one partition worker may have queued; beyond it requests for its partitions are refused.");
+  public static final ConfigKey<Long> PARTITION_TICK_INTERVAL_MS =
+      DEF.longKey(
+          "partition.tick.interval.ms",
+          100L,
+          ConfigKey.between(1L, 10_000L),
+          "How often each partition checks ISR lag and expires acks=all produces that waited too long.");
+  public static final ConfigKey<Integer> REPLICA_MAX_PENDING_PRODUCES =
+      DEF.intKey(
+          "replica.max.pending.produces.per.partition",
+          10_000,
+          ConfigKey.between(1, 1_000_000),
+          "acks=all produces that may wait for replication per partition; more are refused before appending.");
+  public static final ConfigKey<Long> REPLICA_ISR_CHANGE_RETRY_BACKOFF_MS =
+      DEF.longKey(
+          "replica.isr.change.retry.backoff.ms",
+          100L,
+          ConfigKey.between(0L, 60_000L),
+          "Pause before a leader proposes or resends an ISR change after one was not confirmed.");
+  public static final ConfigKey<Integer> FETCH_MAX_WAITING_REQUESTS =
+      DEF.intKey(
+          "fetch.max.waiting.requests",
+          10_000,
+          ConfigKey.between(1, 1_000_000),
+          "Fetches that may wait in long poll at once; more are answered at once with what they have.");
+  public static final ConfigKey<Integer> FETCH_MAX_WAIT_LIMIT_MS =
+      DEF.intKey(
+          "fetch.max.wait.limit.ms",
+          30_000,
+          ConfigKey.between(0, 600_000),
+          "Cap on a fetch's max_wait_ms: no long poll holds a request longer.");
+  public static final ConfigKey<Integer> REQUEST_TIMEOUT_MS =
+      DEF.intKey(
+          "request.timeout.ms",
+          30_000,
+          ConfigKey.between(100, 600_000),
+          "Default wait for acks=all produces and forwarded admin requests that give no timeout.");
 
   /** Parses and checks relations between keys; throws {@link ConfigException} naming the key. */
   public static Config parse(java.util.Map<String, String> props) {

@@ -10,11 +10,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes every metadata update the broker lifecycle replays: the replica manager turns the
- * delta into per-partition tasks on the owner workers (create logs with the topic's config,
- * become leader or follower, take ISR changes, delete); once those tasks ran, waiting admin
- * requests re-check their conditions against that image. When the broker first becomes RUNNING (caught up with the metadata log and
- * unfenced), logs of partitions no longer assigned here are deleted.
+ * Publishes every metadata update the broker lifecycle replays: the replica manager turns the delta
+ * into per-partition tasks on the owner workers (create logs with the topic's config, become leader
+ * or follower, take ISR changes, delete); once those tasks ran, waiting admin requests re-check
+ * their conditions against that image. When the broker first becomes RUNNING (caught up with the
+ * metadata log and unfenced), logs of partitions no longer assigned here are deleted.
  *
  * <p>Threads: called on the broker lifecycle thread, one update at a time, in offset order.
  */
@@ -33,22 +33,29 @@ final class MetadataPublisher implements MetadataListener {
 
   @Override
   public void onMetadataUpdate(MetadataImage image, MetadataDelta delta) {
-    log.debug("[node={}] metadata {} -> {}: {} partitions changed, {} removed", replicas.brokerId(),
-        delta.fromOffset(), delta.toOffset(), delta.changedPartitions().size(),
+    log.debug(
+        "[node={}] metadata {} -> {}: {} partitions changed, {} removed",
+        replicas.brokerId(),
+        delta.fromOffset(),
+        delta.toOffset(),
+        delta.changedPartitions().size(),
         delta.removedPartitions().size());
-    replicas.applyMetadata(image, delta).whenComplete((v, e) -> {
-      synchronized (this) {
-        if (image.offset() > applied.offset()) {
-          applied = image;
-        }
-      }
-      waiters.onUpdate(applied);
-    });
+    replicas
+        .applyMetadata(image, delta)
+        .whenComplete(
+            (v, e) -> {
+              synchronized (this) {
+                if (image.offset() > applied.offset()) {
+                  applied = image;
+                }
+              }
+              waiters.onUpdate(applied);
+            });
   }
 
   /**
-   * The newest image whose partition tasks have all run: admin answers wait for this one, so
-   * that the replicas on this broker (not only its metadata) reflect the change.
+   * The newest image whose partition tasks have all run: admin answers wait for this one, so that
+   * the replicas on this broker (not only its metadata) reflect the change.
    */
   MetadataImage appliedImage() {
     return applied;

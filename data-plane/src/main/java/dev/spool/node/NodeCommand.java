@@ -14,22 +14,35 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code spool node start --config node.properties}: runs a node until SIGTERM. */
-@Command(name = "node", description = "Run a Spool node.", mixinStandardHelpOptions = true,
+@Command(
+    name = "node",
+    description = "Run a Spool node.",
+    mixinStandardHelpOptions = true,
     subcommands = {NodeCommand.Start.class})
 public final class NodeCommand {
 
-  @Command(name = "start", mixinStandardHelpOptions = true,
-      description = {"Start a node with the controller role, the broker role, or both (combined, the default).",
-          "Stops gracefully on SIGTERM (leaderships are moved away first); SIGKILL loses nothing acknowledged."},
-      footerHeading = "%nExit codes: 0 stopped cleanly, 1 failed while running, 2 bad configuration.%n%n")
+  @Command(
+      name = "start",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Start a node with the controller role, the broker role, or both (combined, the default).",
+        "Stops gracefully on SIGTERM (leaderships are moved away first); SIGKILL loses nothing acknowledged."
+      },
+      footerHeading =
+          "%nExit codes: 0 stopped cleanly, 1 failed while running, 2 bad configuration.%n%n")
   static final class Start implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(Start.class);
 
-    @Option(names = "--config", required = true, paramLabel = "FILE",
+    @Option(
+        names = "--config",
+        required = true,
+        paramLabel = "FILE",
         description = "Node properties file (key=value).")
     Path configFile;
 
-    @Option(names = "--override", paramLabel = "KEY=VALUE",
+    @Option(
+        names = "--override",
+        paramLabel = "KEY=VALUE",
         description = "Set a key, overriding the file (repeatable).")
     List<String> overrides = List.of();
 
@@ -75,6 +88,7 @@ public final class NodeCommand {
   /** The help footer of {@code node start}: every configuration key with its default and doc. */
   static String keysHelp() {
     return ("Configuration keys (in the file or as --override):%n" + NodeConfig.DEF.help())
-        .replace("%", "%%").replace("%%n", "%n");
+        .replace("%", "%%")
+        .replace("%%n", "%n");
   }
 }

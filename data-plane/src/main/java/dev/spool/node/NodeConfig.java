@@ -18,17 +18,16 @@ import java.util.Map;
 import java.util.Properties;
 
 /**
- * A node's configuration: the data-plane keys ({@link BrokerConfig}) and the quorum's
- * ({@link QuorumConfig}) in one file. Everything a node needs is checked here before anything
- * starts, so a bad configuration exits with one message that names the key.
+ * A node's configuration: the data-plane keys ({@link BrokerConfig}) and the quorum's ({@link
+ * QuorumConfig}) in one file. Everything a node needs is checked here before anything starts, so a
+ * bad configuration exits with one message that names the key.
  */
 public final class NodeConfig {
   private NodeConfig() {}
 
   /** Every key a node accepts, as printed by {@code spool node start --help}. */
-  public static final ConfigDef DEF = new ConfigDef("node")
-      .include(BrokerConfig.DEF)
-      .include(QuorumConfig.DEF);
+  public static final ConfigDef DEF =
+      new ConfigDef("node").include(BrokerConfig.DEF).include(QuorumConfig.DEF);
 
   /** Reads a properties file; {@code overrides} (from --override k=v) win. */
   public static Map<String, String> load(Path file, Map<String, String> overrides) {
@@ -51,8 +50,11 @@ public final class NodeConfig {
     Map<String, String> effective = new LinkedHashMap<>(props);
     Config first = DEF.parse(effective);
     if (first.get(QuorumConfig.METADATA_LOG_DIR).isEmpty()) {
-      effective.put(QuorumConfig.METADATA_LOG_DIR.name(),
-          Path.of(first.get(BrokerConfig.DATA_DIR)).resolve(LogManager.METADATA_DIR_NAME).toString());
+      effective.put(
+          QuorumConfig.METADATA_LOG_DIR.name(),
+          Path.of(first.get(BrokerConfig.DATA_DIR))
+              .resolve(LogManager.METADATA_DIR_NAME)
+              .toString());
     }
     Config config = DEF.parse(effective);
     QuorumConfig.validate(config);
@@ -60,26 +62,33 @@ public final class NodeConfig {
       Map<Integer, HostPort> voters = QuorumConfig.parseVoters(config.get(QuorumConfig.VOTERS));
       int id = config.get(BrokerConfig.NODE_ID);
       if (!voters.containsKey(id)) {
-        throw new ConfigException(QuorumConfig.VOTERS.name(), "this node (node.id=" + id
-            + ") runs the controller role but is not among the voters " + voters.keySet());
+        throw new ConfigException(
+            QuorumConfig.VOTERS.name(),
+            "this node (node.id="
+                + id
+                + ") runs the controller role but is not among the voters "
+                + voters.keySet());
       }
     }
     return config;
   }
 
   /**
-   * Checks what the machine must provide: writable directories and free listener ports. Run
-   * before starting anything so the error names the key instead of surfacing as a stack trace.
+   * Checks what the machine must provide: writable directories and free listener ports. Run before
+   * starting anything so the error names the key instead of surfacing as a stack trace.
    */
   public static void checkEnvironment(Config config) {
     checkWritableDir(BrokerConfig.DATA_DIR.name(), Path.of(config.get(BrokerConfig.DATA_DIR)));
     if (BrokerConfig.isController(config)) {
-      checkWritableDir(QuorumConfig.METADATA_LOG_DIR.name(),
-          Path.of(config.get(QuorumConfig.METADATA_LOG_DIR)));
-      HostPort self = QuorumConfig.parseVoters(config.get(QuorumConfig.VOTERS))
-          .get(config.get(BrokerConfig.NODE_ID));
-      checkPortFree(QuorumConfig.VOTERS.name() + " (this node's entry)",
-          config.get(QuorumConfig.BIND_HOST), self.port());
+      checkWritableDir(
+          QuorumConfig.METADATA_LOG_DIR.name(), Path.of(config.get(QuorumConfig.METADATA_LOG_DIR)));
+      HostPort self =
+          QuorumConfig.parseVoters(config.get(QuorumConfig.VOTERS))
+              .get(config.get(BrokerConfig.NODE_ID));
+      checkPortFree(
+          QuorumConfig.VOTERS.name() + " (this node's entry)",
+          config.get(QuorumConfig.BIND_HOST),
+          self.port());
     }
     if (BrokerConfig.isBroker(config)) {
       HostPort listener = HostPort.parse(config.get(BrokerConfig.LISTENER));
@@ -105,8 +114,14 @@ public final class NodeConfig {
       s.setReuseAddress(true);
       s.bind(new InetSocketAddress(host, port));
     } catch (IOException e) {
-      throw new ConfigException(key, host + ":" + port + " cannot be bound (" + e.getMessage()
-          + "); is another process using it?");
+      throw new ConfigException(
+          key,
+          host
+              + ":"
+              + port
+              + " cannot be bound ("
+              + e.getMessage()
+              + "); is another process using it?");
     }
   }
 }

@@ -5,15 +5,20 @@ import java.util.Map;
 import picocli.CommandLine;
 
 /**
- * The {@code spool} executable: the client command line ({@code produce}, {@code consume},
- * {@code topic}, {@code cluster}, {@code perf}) plus {@code node start}.
+ * The {@code spool} executable: the client command line ({@code produce}, {@code consume}, {@code
+ * topic}, {@code cluster}, {@code perf}) plus {@code node start}.
  */
 public final class SpoolMain {
   private SpoolMain() {}
 
   public static CommandLine commandLine() {
     CommandLine cl = SpoolCommand.commandLine(Map.of("node", new NodeCommand()));
-    cl.getSubcommands().get("node").getSubcommands().get("start").getCommandSpec().usageMessage()
+    cl.getSubcommands()
+        .get("node")
+        .getSubcommands()
+        .get("start")
+        .getCommandSpec()
+        .usageMessage()
         .footer(NodeCommand.keysHelp());
     return cl;
   }

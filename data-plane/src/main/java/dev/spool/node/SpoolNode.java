@@ -15,10 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One running node: the controller role (a voter of the metadata quorum), the broker role, or
- * both. Start order: controller first (so a combined node's broker can register with a quorum
- * that includes itself), then the broker. Stop order is the reverse; a broker stopping on purpose
- * first asks the quorum to move its leaderships away (controlled shutdown).
+ * One running node: the controller role (a voter of the metadata quorum), the broker role, or both.
+ * Start order: controller first (so a combined node's broker can register with a quorum that
+ * includes itself), then the broker. Stop order is the reverse; a broker stopping on purpose first
+ * asks the quorum to move its leaderships away (controlled shutdown).
  *
  * <p>Nothing here is needed for safety on SIGKILL: logs are recovered from their files and the
  * quorum from its Raft log and snapshots.
@@ -54,7 +54,10 @@ public final class SpoolNode implements AutoCloseable {
   private void startRoles(Clock clock) throws IOException {
     int nodeId = config.get(BrokerConfig.NODE_ID);
     String clusterId = config.get(BrokerConfig.CLUSTER_ID);
-    log.info("{} starting roles {} of cluster '{}'", logPrefix, config.get(BrokerConfig.PROCESS_ROLES),
+    log.info(
+        "{} starting roles {} of cluster '{}'",
+        logPrefix,
+        config.get(BrokerConfig.PROCESS_ROLES),
         clusterId);
     if (BrokerConfig.isController(config)) {
       quorumServer = QuorumServer.create(QuorumSettings.of(nodeId, clusterId, config), clock);
@@ -122,8 +125,13 @@ public final class SpoolNode implements AutoCloseable {
   }
 
   static String describe(Config config) {
-    return "node " + config.get(BrokerConfig.NODE_ID) + " roles=" + config.get(BrokerConfig.PROCESS_ROLES)
-        + (BrokerConfig.isBroker(config) ? " listener=" + BrokerConfig.advertisedListener(config) : "")
+    return "node "
+        + config.get(BrokerConfig.NODE_ID)
+        + " roles="
+        + config.get(BrokerConfig.PROCESS_ROLES)
+        + (BrokerConfig.isBroker(config)
+            ? " listener=" + BrokerConfig.advertisedListener(config)
+            : "")
         + (BrokerConfig.isController(config) ? " voters=" + config.get(QuorumConfig.VOTERS) : "");
   }
 }

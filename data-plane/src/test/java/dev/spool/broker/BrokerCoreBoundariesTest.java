@@ -9,29 +9,40 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * CONVENTIONS §8 for the broker core: replication does not know about requests or sockets
- * (handlers call it, never the reverse), handlers do not reach into storage internals, and
- * nothing here imports Ratis (only the quorum's ratis package may).
+ * CONVENTIONS §8 for the broker core: replication does not know about requests or sockets (handlers
+ * call it, never the reverse), handlers do not reach into storage internals, and nothing here
+ * imports Ratis (only the quorum's ratis package may).
  */
 @Tag("unit")
 class BrokerCoreBoundariesTest {
-  private static final JavaClasses MAIN = new ClassFileImporter()
-      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-      .importPackages("dev.spool.broker");
+  private static final JavaClasses MAIN =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("dev.spool.broker");
 
   @Test
   void replicationDependsOnNeitherHandlersNorTheServer() {
-    noClasses().that().resideInAPackage("dev.spool.broker.replication..")
-        .should().dependOnClassesThat().resideInAnyPackage("dev.spool.broker.request..",
-            "dev.spool.broker.network..")
+    noClasses()
+        .that()
+        .resideInAPackage("dev.spool.broker.replication..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("dev.spool.broker.request..", "dev.spool.broker.network..")
         .check(MAIN);
   }
 
   @Test
   void partitionLogicTouchesNoNettyChannels() {
-    noClasses().that().haveSimpleName("Partition").or().haveSimpleName("LeaderState")
-        .or().haveSimpleName("Divergence")
-        .should().dependOnClassesThat().resideInAnyPackage("io.netty..")
+    noClasses()
+        .that()
+        .haveSimpleName("Partition")
+        .or()
+        .haveSimpleName("LeaderState")
+        .or()
+        .haveSimpleName("Divergence")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("io.netty..")
         .check(MAIN);
   }
 

@@ -22,8 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 @Tag("unit")
 class NodeConfigTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   Map<String, String> valid() {
     Map<String, String> m = new HashMap<>();
@@ -39,7 +38,8 @@ class NodeConfigTest {
   void shouldAcceptACombinedNodeAndPutTheMetadataLogUnderTheDataDir() {
     Config c = NodeConfig.parse(valid());
     assertTrue(BrokerConfig.isBroker(c) && BrokerConfig.isController(c));
-    assertEquals(dir.resolve("data").resolve("__cluster_metadata").toString(),
+    assertEquals(
+        dir.resolve("data").resolve("__cluster_metadata").toString(),
         c.get(dev.spool.quorum.QuorumConfig.METADATA_LOG_DIR));
   }
 
@@ -71,7 +71,8 @@ class NodeConfigTest {
   void shouldRefuseAMalformedVoterList() {
     Map<String, String> m = valid();
     m.put("controller.quorum.voters", "1@127.0.0.1,2@x:1");
-    assertEquals("controller.quorum.voters",
+    assertEquals(
+        "controller.quorum.voters",
         assertThrows(ConfigException.class, () -> NodeConfig.parse(m)).key());
   }
 
@@ -94,7 +95,8 @@ class NodeConfigTest {
     Map<String, String> m = valid();
     m.put("data.dir", file.resolve("sub").toString());
     Config c = NodeConfig.parse(m);
-    assertEquals("data.dir",
+    assertEquals(
+        "data.dir",
         assertThrows(ConfigException.class, () -> NodeConfig.checkEnvironment(c)).key());
   }
 
@@ -128,8 +130,13 @@ class NodeConfigTest {
 
   @Test
   void shouldListEveryKeyInTheHelp() {
-    String help = SpoolMain.commandLine().getSubcommands().get("node").getSubcommands().get("start")
-        .getUsageMessage();
+    String help =
+        SpoolMain.commandLine()
+            .getSubcommands()
+            .get("node")
+            .getSubcommands()
+            .get("start")
+            .getUsageMessage();
     for (var key : NodeConfig.DEF.keys()) {
       assertTrue(help.contains(key.name()), "help lacks " + key.name());
     }

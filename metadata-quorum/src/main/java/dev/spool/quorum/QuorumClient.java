@@ -21,19 +21,19 @@ import dev.spool.quorum.ratis.RatisQuorumClient;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A broker's (or admin tool's) connection to the metadata quorum. Thread-safe; one per process
- * is enough.
+ * A broker's (or admin tool's) connection to the metadata quorum. Thread-safe; one per process is
+ * enough.
  *
- * <p>Every call finds the active controller by itself, retries across controllers within
- * {@code controller.quorum.total.timeout.ms}, and completes with the response. Per-item errors
- * (a topic, a partition) are in the response's error codes. A call that fails as a whole
- * completes exceptionally with a {@link dev.spool.client.SpoolException}: QUORUM_UNAVAILABLE
- * (no answer in time), NOT_CONTROLLER (no ready leader; retriable), INVALID_REQUEST (malformed
- * or oversize request).
+ * <p>Every call finds the active controller by itself, retries across controllers within {@code
+ * controller.quorum.total.timeout.ms}, and completes with the response. Per-item errors (a topic, a
+ * partition) are in the response's error codes. A call that fails as a whole completes
+ * exceptionally with a {@link dev.spool.client.SpoolException}: QUORUM_UNAVAILABLE (no answer in
+ * time), NOT_CONTROLLER (no ready leader; retriable), INVALID_REQUEST (malformed or oversize
+ * request).
  *
- * <p>Writes are committed to the metadata log before they complete (and are applied exactly
- * once even when retried: Ratis' retry cache). Heartbeats and describeQuorum are read-only
- * requests served by the active controller.
+ * <p>Writes are committed to the metadata log before they complete (and are applied exactly once
+ * even when retried: Ratis' retry cache). Heartbeats and describeQuorum are read-only requests
+ * served by the active controller.
  */
 public interface QuorumClient extends AutoCloseable {
 

@@ -11,8 +11,12 @@ import java.util.Map;
  * @param retryBackoffMs pause between attempts
  * @param totalTimeoutMs a call fails with QUORUM_UNAVAILABLE after this long
  */
-public record QuorumClientSettings(String clusterId, Map<Integer, HostPort> voters,
-    int requestTimeoutMs, int retryBackoffMs, int totalTimeoutMs) {
+public record QuorumClientSettings(
+    String clusterId,
+    Map<Integer, HostPort> voters,
+    int requestTimeoutMs,
+    int retryBackoffMs,
+    int totalTimeoutMs) {
 
   public QuorumClientSettings {
     voters = Map.copyOf(voters);
@@ -20,7 +24,8 @@ public record QuorumClientSettings(String clusterId, Map<Integer, HostPort> vote
 
   public static QuorumClientSettings of(String clusterId, Config config) {
     QuorumConfig.validate(config);
-    return new QuorumClientSettings(clusterId,
+    return new QuorumClientSettings(
+        clusterId,
         QuorumConfig.parseVoters(config.get(QuorumConfig.VOTERS)),
         config.get(QuorumConfig.CLIENT_REQUEST_TIMEOUT_MS),
         config.get(QuorumConfig.CLIENT_RETRY_BACKOFF_MS),

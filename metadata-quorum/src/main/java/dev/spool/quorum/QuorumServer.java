@@ -6,12 +6,12 @@ import dev.spool.time.Clock;
 import java.io.IOException;
 
 /**
- * The controller role of a node: one voting member of the metadata quorum (Ratis inside). The
- * Raft leader, once it has committed an entry of its term, is the active controller: it decides
+ * The controller role of a node: one voting member of the metadata quorum (Ratis inside). The Raft
+ * leader, once it has committed an entry of its term, is the active controller: it decides
  * requests, fences brokers whose sessions expire, repairs partitions and answers heartbeats.
  *
- * <p>Lifecycle: {@link #create}, {@link #start} once, {@link #close} once (graceful: a snapshot
- * is taken on stop). A restart in the same process builds a new instance.
+ * <p>Lifecycle: {@link #create}, {@link #start} once, {@link #close} once (graceful: a snapshot is
+ * taken on stop). A restart in the same process builds a new instance.
  */
 public interface QuorumServer extends AutoCloseable {
 
@@ -46,9 +46,9 @@ public interface QuorumServer extends AutoCloseable {
   long takeSnapshot() throws IOException;
 
   /**
-   * If this node is the active controller, hands leadership to the most caught-up other voter
-   * and waits up to {@code timeoutMs} for it to take over; a planned stop (rolling restart) then
-   * costs no election timeout. Call before {@link #close()}.
+   * If this node is the active controller, hands leadership to the most caught-up other voter and
+   * waits up to {@code timeoutMs} for it to take over; a planned stop (rolling restart) then costs
+   * no election timeout. Call before {@link #close()}.
    *
    * @return true when another voter leads now (or this node did not lead)
    */

@@ -7,8 +7,8 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * Everything a controller ({@link QuorumServer}) is built from: its node id, the cluster id
- * (from which the fixed Raft group id is derived), and the validated {@link QuorumConfig} values.
+ * Everything a controller ({@link QuorumServer}) is built from: its node id, the cluster id (from
+ * which the fixed Raft group id is derived), and the validated {@link QuorumConfig} values.
  *
  * @param nodeId this controller's id; must be one of the voters
  * @param clusterId the cluster's id; every node of the cluster uses the same
@@ -17,14 +17,20 @@ import java.util.Map;
  * @param storageDir the Raft log and snapshot directory
  * @param config the parsed, validated quorum config
  */
-public record QuorumSettings(int nodeId, String clusterId, Map<Integer, HostPort> voters,
-    String bindHost, Path storageDir, Config config) {
+public record QuorumSettings(
+    int nodeId,
+    String clusterId,
+    Map<Integer, HostPort> voters,
+    String bindHost,
+    Path storageDir,
+    Config config) {
 
   public QuorumSettings {
     voters = Map.copyOf(voters);
     if (!voters.containsKey(nodeId)) {
-      throw new ConfigException(QuorumConfig.VOTERS.name(), "node " + nodeId
-          + " is not among the voters " + voters.keySet());
+      throw new ConfigException(
+          QuorumConfig.VOTERS.name(),
+          "node " + nodeId + " is not among the voters " + voters.keySet());
     }
     if (clusterId == null || clusterId.isEmpty()) {
       throw new ConfigException(null, "cluster id is empty");
@@ -36,12 +42,16 @@ public record QuorumSettings(int nodeId, String clusterId, Map<Integer, HostPort
     QuorumConfig.validate(config);
     String dir = config.get(QuorumConfig.METADATA_LOG_DIR);
     if (dir.isEmpty()) {
-      throw new ConfigException(QuorumConfig.METADATA_LOG_DIR.name(),
-          "is required on a controller");
+      throw new ConfigException(
+          QuorumConfig.METADATA_LOG_DIR.name(), "is required on a controller");
     }
-    return new QuorumSettings(nodeId, clusterId,
+    return new QuorumSettings(
+        nodeId,
+        clusterId,
         QuorumConfig.parseVoters(config.get(QuorumConfig.VOTERS)),
-        config.get(QuorumConfig.BIND_HOST), Path.of(dir), config);
+        config.get(QuorumConfig.BIND_HOST),
+        Path.of(dir),
+        config);
   }
 
   /** This controller's advertised Raft address (its voters entry). */

@@ -11,24 +11,37 @@ import org.junit.jupiter.api.Test;
 /** Module boundaries (CONVENTIONS §8). */
 @Tag("unit")
 class ArchitectureTest {
-  private static final JavaClasses MAIN = new ClassFileImporter()
-      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-      .importPackages("dev.spool.quorum");
+  private static final JavaClasses MAIN =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("dev.spool.quorum");
 
   @Test
   void shouldImportRatisOnlyInTheRatisPackage() {
-    noClasses().that().resideOutsideOfPackage("dev.spool.quorum.ratis..")
-        .should().dependOnClassesThat().resideInAPackage("org.apache.ratis..")
-        .because("only dev.spool.quorum.ratis may know Ratis; everything else stays testable "
-            + "without it and replaceable")
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("dev.spool.quorum.ratis..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("org.apache.ratis..")
+        .because(
+            "only dev.spool.quorum.ratis may know Ratis; everything else stays testable "
+                + "without it and replaceable")
         .check(MAIN);
   }
 
   @Test
   void shouldKeepImageAndDecisionsFreeOfThreadsAndTheBrokerSide() {
-    noClasses().that().resideInAPackage("dev.spool.quorum.image..")
-        .should().dependOnClassesThat().resideInAnyPackage("dev.spool.quorum.controller..",
-            "dev.spool.quorum.broker..", "dev.spool.quorum.ratis..", "java.util.concurrent..")
+    noClasses()
+        .that()
+        .resideInAPackage("dev.spool.quorum.image..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "dev.spool.quorum.controller..",
+            "dev.spool.quorum.broker..",
+            "dev.spool.quorum.ratis..",
+            "java.util.concurrent..")
         .because("the image and its replay are a pure core shared by controllers and brokers")
         .check(MAIN);
   }

@@ -42,8 +42,13 @@ class QuorumClusterTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
   static CreateTopicsRequest topic(String name, int partitions, int rf) {
-    return CreateTopicsRequest.newBuilder().addTopics(CreateTopicsRequest.Topic.newBuilder()
-        .setName(name).setNumPartitions(partitions).setReplicationFactor(rf)).build();
+    return CreateTopicsRequest.newBuilder()
+        .addTopics(
+            CreateTopicsRequest.Topic.newBuilder()
+                .setName(name)
+                .setNumPartitions(partitions)
+                .setReplicationFactor(rf))
+        .build();
   }
 
   static CreateTopicsResponse.Result create(QuorumClient c, String name, int partitions, int rf)
@@ -54,14 +59,17 @@ class QuorumClusterTest {
   }
 
   static void awaitRunning(BrokerLifecycle... brokers) {
-    await().atMost(WAIT).until(() -> {
-      for (BrokerLifecycle b : brokers) {
-        if (b.state() != BrokerState.RUNNING) {
-          return false;
-        }
-      }
-      return true;
-    });
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              for (BrokerLifecycle b : brokers) {
+                if (b.state() != BrokerState.RUNNING) {
+                  return false;
+                }
+              }
+              return true;
+            });
   }
 
   @Test
@@ -79,13 +87,15 @@ class QuorumClusterTest {
       int stopped = first.nodeId();
       long stoppedNs = System.nanoTime();
       // Closing a Ratis server takes a while (graceful); write while it closes.
-      CompletableFuture<Void> stopping = CompletableFuture.runAsync(() -> {
-        try {
-          c.stop(stopped);
-        } catch (java.io.IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      });
+      CompletableFuture<Void> stopping =
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  c.stop(stopped);
+                } catch (java.io.IOException e) {
+                  throw new java.io.UncheckedIOException(e);
+                }
+              });
       QuorumServer old = first;
       await().atMost(WAIT).until(() -> !old.isActiveController());
       create(client, "after", 3, 3);
@@ -97,8 +107,13 @@ class QuorumClusterTest {
 
       // Brokers kept heartbeating through the election: the new controller's grace period
       // means nobody is fenced, and the new topic reaches them.
-      await().atMost(WAIT).until(() -> b1.image().topic("after") != null
-          && b2.image().topic("after") != null && b3.image().topic("after") != null);
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  b1.image().topic("after") != null
+                      && b2.image().topic("after") != null
+                      && b3.image().topic("after") != null);
       MetadataImage img = second.image();
       for (int id = 1; id <= 3; id++) {
         assertFalse(img.broker(id).fenced(), "broker " + id + " was fenced by the failover");
@@ -127,14 +142,23 @@ class QuorumClusterTest {
       long t0 = System.nanoTime();
       b1.halt();
       // Measured at the live brokers: fenced, and every partition led from its ISR without 1.
-      await().atMost(WAIT).pollInterval(Duration.ofMillis(10)).until(() -> {
-        MetadataImage img = b2.image();
-        return img.broker(1).fenced() && img.partitions("t").stream()
-            .allMatch(p -> p.leader() != 1 && p.hasLeader() && !p.isrContains(1));
-      });
+      await()
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(10))
+          .until(
+              () -> {
+                MetadataImage img = b2.image();
+                return img.broker(1).fenced()
+                    && img.partitions("t").stream()
+                        .allMatch(p -> p.leader() != 1 && p.hasLeader() && !p.isrContains(1));
+              });
       long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-      log.info("silent broker fenced and its partitions moved, seen by a broker, {} ms after its "
-          + "last chance to heartbeat (session {} ms, heartbeat {} ms)", ms, sessionMs, heartbeatMs);
+      log.info(
+          "silent broker fenced and its partitions moved, seen by a broker, {} ms after its "
+              + "last chance to heartbeat (session {} ms, heartbeat {} ms)",
+          ms,
+          sessionMs,
+          heartbeatMs);
       // The session runs from the last heartbeat (<= 1 interval before the halt); then a tick,
       // a commit, and one heartbeat interval for the news to reach the broker. Slack for a
       // loaded 2-core CI box.
@@ -157,7 +181,9 @@ class QuorumClusterTest {
         String name = "t" + i;
         create(client, name, 1, 1);
         long committed = System.nanoTime();
-        await().atMost(WAIT).pollInterval(Duration.ofMillis(2))
+        await()
+            .atMost(WAIT)
+            .pollInterval(Duration.ofMillis(2))
             .until(() -> b1.image().topic(name) != null);
         delays.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - committed));
       }
@@ -170,8 +196,11 @@ class QuorumClusterTest {
 
   @Test
   void shouldSendAFullImageToABrokerOlderThanTheRing() throws Exception {
-    try (QuorumTestCluster c = QuorumTestCluster.builder().voters(3)
-        .config(QuorumConfig.RING_BATCHES.name(), 10).start()) {
+    try (QuorumTestCluster c =
+        QuorumTestCluster.builder()
+            .voters(3)
+            .config(QuorumConfig.RING_BATCHES.name(), 10)
+            .start()) {
       QuorumClient client = c.newClient();
       BrokerLifecycle b1 = c.newBroker(1);
       awaitRunning(b1);
@@ -181,24 +210,40 @@ class QuorumClusterTest {
       QuorumServer active = c.awaitActiveController();
       long epoch = b1.brokerEpoch();
       // A broker that is 30 batches behind gets the whole image in one answer...
-      BrokerHeartbeatResponse old = client.heartbeat(BrokerHeartbeatRequest.newBuilder()
-          .setBrokerId(1).setBrokerEpoch(epoch).setMetadataOffset(epoch).build())
-          .get(10, TimeUnit.SECONDS);
+      BrokerHeartbeatResponse old =
+          client
+              .heartbeat(
+                  BrokerHeartbeatRequest.newBuilder()
+                      .setBrokerId(1)
+                      .setBrokerEpoch(epoch)
+                      .setMetadataOffset(epoch)
+                      .build())
+              .get(10, TimeUnit.SECONDS);
       assertTrue(old.hasFullImage());
       assertEquals(0, old.getBatchesCount());
       // ...one a few batches behind gets just those batches.
       long recent = active.image().offset() - 1;
-      BrokerHeartbeatResponse close = client.heartbeat(BrokerHeartbeatRequest.newBuilder()
-          .setBrokerId(1).setBrokerEpoch(epoch).setMetadataOffset(recent).build())
-          .get(10, TimeUnit.SECONDS);
+      BrokerHeartbeatResponse close =
+          client
+              .heartbeat(
+                  BrokerHeartbeatRequest.newBuilder()
+                      .setBrokerId(1)
+                      .setBrokerEpoch(epoch)
+                      .setMetadataOffset(recent)
+                      .build())
+              .get(10, TimeUnit.SECONDS);
       assertFalse(close.hasFullImage());
 
       // A broker starting now replays a full image and ends with the controller's content.
       List<MetadataDelta> deltas = new CopyOnWriteArrayList<>();
       BrokerLifecycle b2 = c.newBroker(2, "", (img, d) -> deltas.add(d));
       awaitRunning(b2);
-      await().atMost(WAIT).until(() -> b2.image().offset() >= active.image().offset()
-          && b2.image().topics().size() == 30);
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  b2.image().offset() >= active.image().offset()
+                      && b2.image().topics().size() == 30);
       assertTrue(deltas.get(0).fullImage(), "first update is a full image");
       assertEquals(30, deltas.get(0).changedTopics().size());
       // Identical images once both are at the same offset (replay is deterministic).
@@ -208,20 +253,32 @@ class QuorumClusterTest {
 
   @Test
   void shouldCatchUpARestartedControllerFromASnapshot() throws Exception {
-    try (QuorumTestCluster c = QuorumTestCluster.builder().voters(3)
-        .config(QuorumConfig.SNAPSHOT_THRESHOLD_ENTRIES.name(), 200)
-        .config(QuorumConfig.LOG_SEGMENT_BYTES.name(), 64 * 1024).start()) {
+    try (QuorumTestCluster c =
+        QuorumTestCluster.builder()
+            .voters(3)
+            .config(QuorumConfig.SNAPSHOT_THRESHOLD_ENTRIES.name(), 200)
+            .config(QuorumConfig.LOG_SEGMENT_BYTES.name(), 64 * 1024)
+            .start()) {
       QuorumServer leader = c.awaitActiveController();
-      int follower = c.servers().keySet().stream().filter(id -> id != leader.nodeId())
-          .findFirst().orElseThrow();
+      int follower =
+          c.servers().keySet().stream()
+              .filter(id -> id != leader.nodeId())
+              .findFirst()
+              .orElseThrow();
       QuorumClient client = c.newClient();
       c.stop(follower);
       // Many more entries than the snapshot threshold while the follower is down: the leader
       // snapshots and purges its log, so the follower can only catch up through a snapshot.
       List<CompletableFuture<?>> inFlight = new ArrayList<>();
       for (int i = 0; i < 1200; i++) {
-        inFlight.add(client.register(BrokerRegistrationRequest.newBuilder().setBrokerId(100 + i)
-            .setIncarnationId("inc-" + i).setHost("h" + i).setPort(9092).build()));
+        inFlight.add(
+            client.register(
+                BrokerRegistrationRequest.newBuilder()
+                    .setBrokerId(100 + i)
+                    .setIncarnationId("inc-" + i)
+                    .setHost("h" + i)
+                    .setPort(9092)
+                    .build()));
         if (inFlight.size() == 64) {
           CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new))
               .get(60, TimeUnit.SECONDS);
@@ -235,8 +292,11 @@ class QuorumClusterTest {
       QuorumServer restarted = c.restart(follower);
       await().atMost(WAIT).until(() -> restarted.appliedIndex() >= active.appliedIndex());
       assertTrue(restarted.loadedSnapshotIndex() > 0, "caught up through a snapshot");
-      log.info("restarted controller {} loaded snapshot at {} (leader applied {})", follower,
-          restarted.loadedSnapshotIndex(), active.appliedIndex());
+      log.info(
+          "restarted controller {} loaded snapshot at {} (leader applied {})",
+          follower,
+          restarted.loadedSnapshotIndex(),
+          active.appliedIndex());
       await().atMost(WAIT).until(() -> restarted.image().offset() == active.image().offset());
       assertEquals(active.image(), restarted.image());
       assertTrue(restarted.takeSnapshot() >= restarted.loadedSnapshotIndex());
@@ -245,25 +305,39 @@ class QuorumClusterTest {
 
   @Test
   void shouldRefuseBadRequestsWithErrorCodesAndKeepServing() throws Exception {
-    try (QuorumTestCluster c = QuorumTestCluster.builder().voters(3)
-        .config(QuorumConfig.MAX_REQUEST_BYTES.name(), 4096).start()) {
+    try (QuorumTestCluster c =
+        QuorumTestCluster.builder()
+            .voters(3)
+            .config(QuorumConfig.MAX_REQUEST_BYTES.name(), 4096)
+            .start()) {
       QuorumClient client = c.newClient();
       BrokerLifecycle b1 = c.newBroker(1);
       awaitRunning(b1);
       QuorumServer active = c.awaitActiveController();
       long before = active.image().topics().size();
 
-      CreateTopicsResponse bad = client.createTopics(topic("bad name", 1, 1))
-          .get(10, TimeUnit.SECONDS);
+      CreateTopicsResponse bad =
+          client.createTopics(topic("bad name", 1, 1)).get(10, TimeUnit.SECONDS);
       assertEquals(ErrorCode.INVALID_TOPIC, bad.getTopics(0).getErrorCode());
-      assertEquals(ErrorCode.INVALID_REPLICATION_FACTOR, client.createTopics(topic("x", 1, 3))
-          .get(10, TimeUnit.SECONDS).getTopics(0).getErrorCode());
+      assertEquals(
+          ErrorCode.INVALID_REPLICATION_FACTOR,
+          client
+              .createTopics(topic("x", 1, 3))
+              .get(10, TimeUnit.SECONDS)
+              .getTopics(0)
+              .getErrorCode());
 
-      CreateTopicsRequest huge = CreateTopicsRequest.newBuilder().addTopics(
-          CreateTopicsRequest.Topic.newBuilder().setName("big").setNumPartitions(1)
-              .setReplicationFactor(1).putConfigs("retention.ms", "1".repeat(5000))).build();
-      Exception e = assertThrows(Exception.class,
-          () -> client.createTopics(huge).get(10, TimeUnit.SECONDS));
+      CreateTopicsRequest huge =
+          CreateTopicsRequest.newBuilder()
+              .addTopics(
+                  CreateTopicsRequest.Topic.newBuilder()
+                      .setName("big")
+                      .setNumPartitions(1)
+                      .setReplicationFactor(1)
+                      .putConfigs("retention.ms", "1".repeat(5000)))
+              .build();
+      Exception e =
+          assertThrows(Exception.class, () -> client.createTopics(huge).get(10, TimeUnit.SECONDS));
       assertNotNull(e.getCause());
       assertTrue(e.getCause() instanceof SpoolException, String.valueOf(e.getCause()));
       assertEquals(ErrorCode.INVALID_REQUEST, ((SpoolException) e.getCause()).errorCode());
@@ -311,10 +385,14 @@ class QuorumClusterTest {
       BrokerLifecycle again = c.newBroker(1);
       awaitRunning(again);
       assertTrue(again.brokerEpoch() > oldEpoch);
-      await().atMost(WAIT).until(() -> {
-        PartitionState p = b2.image().partition(new TopicPartition("t", 0));
-        return p.leaderEpoch() > before.leaderEpoch() || p.partitionEpoch() > before.partitionEpoch();
-      });
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> {
+                PartitionState p = b2.image().partition(new TopicPartition("t", 0));
+                return p.leaderEpoch() > before.leaderEpoch()
+                    || p.partitionEpoch() > before.partitionEpoch();
+              });
     }
   }
 

@@ -28,34 +28,57 @@ class QuorumConfigTest {
   @Test
   void shouldRejectMalformedVoters() {
     for (String bad : new String[] {"", "1@h", "x@h:1", "1@h:1,1@h:2", "h:1"}) {
-      assertThrows(ConfigException.class,
-          () -> QuorumConfig.parse(Map.of("controller.quorum.voters", bad)), bad);
+      assertThrows(
+          ConfigException.class,
+          () -> QuorumConfig.parse(Map.of("controller.quorum.voters", bad)),
+          bad);
     }
   }
 
   @Test
   void shouldRejectASessionTimeoutNotAboveTwoHeartbeats() {
-    ConfigException e = assertThrows(ConfigException.class, () -> QuorumConfig.parse(Map.of(
-        "controller.quorum.voters", VOTERS, "broker.session.timeout.ms", "500",
-        "broker.heartbeat.interval.ms", "250")));
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                QuorumConfig.parse(
+                    Map.of(
+                        "controller.quorum.voters",
+                        VOTERS,
+                        "broker.session.timeout.ms",
+                        "500",
+                        "broker.heartbeat.interval.ms",
+                        "250")));
     assertTrue(e.getMessage().contains("broker.session.timeout.ms"), e.getMessage());
   }
 
   @Test
   void shouldRejectUnknownKeysAndInvertedElectionTimeouts() {
-    assertThrows(ConfigException.class, () -> QuorumConfig.parse(Map.of(
-        "controller.quorum.voters", VOTERS, "broker.sesion.timeout.ms", "5000")));
-    assertThrows(ConfigException.class, () -> QuorumConfig.parse(Map.of(
-        "controller.quorum.voters", VOTERS, "controller.quorum.election.timeout.min.ms", "900",
-        "controller.quorum.election.timeout.max.ms", "800")));
+    assertThrows(
+        ConfigException.class,
+        () ->
+            QuorumConfig.parse(
+                Map.of("controller.quorum.voters", VOTERS, "broker.sesion.timeout.ms", "5000")));
+    assertThrows(
+        ConfigException.class,
+        () ->
+            QuorumConfig.parse(
+                Map.of(
+                    "controller.quorum.voters",
+                    VOTERS,
+                    "controller.quorum.election.timeout.min.ms",
+                    "900",
+                    "controller.quorum.election.timeout.max.ms",
+                    "800")));
   }
 
   @Test
   void shouldRequireAStorageDirOnAControllerAndItsIdAmongTheVoters() {
     Config c = QuorumConfig.parse(Map.of("controller.quorum.voters", VOTERS));
     assertThrows(ConfigException.class, () -> QuorumSettings.of(1, "c", c));
-    Config withDir = QuorumConfig.parse(Map.of("controller.quorum.voters", VOTERS,
-        "metadata.log.dir", "/tmp/x"));
+    Config withDir =
+        QuorumConfig.parse(
+            Map.of("controller.quorum.voters", VOTERS, "metadata.log.dir", "/tmp/x"));
     assertThrows(ConfigException.class, () -> QuorumSettings.of(7, "c", withDir));
     assertEquals(new HostPort("host-a", 9093), QuorumSettings.of(1, "c", withDir).advertised());
   }

@@ -24,9 +24,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 
 /**
- * An in-JVM metadata quorum for integration tests: N controllers on ephemeral loopback ports,
- * each with its own storage directory, plus quorum clients and brokers ({@link BrokerLifecycle})
- * that the cluster closes at the end.
+ * An in-JVM metadata quorum for integration tests: N controllers on ephemeral loopback ports, each
+ * with its own storage directory, plus quorum clients and brokers ({@link BrokerLifecycle}) that
+ * the cluster closes at the end.
  *
  * <pre>
  * try (QuorumTestCluster c = QuorumTestCluster.builder().voters(3).start()) { ... }
@@ -83,8 +83,8 @@ public final class QuorumTestCluster implements AutoCloseable {
     }
     this.props = new HashMap<>(overrides);
     StringBuilder v = new StringBuilder();
-    voters.forEach((id, hp) -> v.append(v.length() == 0 ? "" : ",").append(id).append('@')
-        .append(hp));
+    voters.forEach(
+        (id, hp) -> v.append(v.length() == 0 ? "" : ",").append(id).append('@').append(hp));
     props.put(QuorumConfig.VOTERS.name(), v.toString());
     props.putIfAbsent(QuorumConfig.BIND_HOST.name(), "127.0.0.1");
   }
@@ -131,15 +131,19 @@ public final class QuorumTestCluster implements AutoCloseable {
 
   public QuorumServer awaitActiveController(Duration atMost) {
     QuorumServer[] found = new QuorumServer[1];
-    await().atMost(atMost).pollInterval(Duration.ofMillis(20)).until(() -> {
-      for (QuorumServer s : servers.values()) {
-        if (s.isActiveController()) {
-          found[0] = s;
-          return true;
-        }
-      }
-      return false;
-    });
+    await()
+        .atMost(atMost)
+        .pollInterval(Duration.ofMillis(20))
+        .until(
+            () -> {
+              for (QuorumServer s : servers.values()) {
+                if (s.isActiveController()) {
+                  found[0] = s;
+                  return true;
+                }
+              }
+              return false;
+            });
     return found[0];
   }
 
@@ -165,16 +169,18 @@ public final class QuorumTestCluster implements AutoCloseable {
 
   /** A started broker with its own quorum client. */
   public BrokerLifecycle newBroker(int id, String rack, MetadataListener listener) {
-    BrokerLifecycle b = new BrokerLifecycle(
-        BrokerLifecycle.Settings.of(id, "broker-" + id, 9092, rack, config()), newClient(),
-        listener);
+    BrokerLifecycle b =
+        new BrokerLifecycle(
+            BrokerLifecycle.Settings.of(id, "broker-" + id, 9092, rack, config()),
+            newClient(),
+            listener);
     brokers.add(b);
     b.start();
     return b;
   }
 
   public BrokerLifecycle newBroker(int id) {
-    return newBroker(id, "", (image, delta) -> { });
+    return newBroker(id, "", (image, delta) -> {});
   }
 
   @Override
@@ -184,13 +190,15 @@ public final class QuorumTestCluster implements AutoCloseable {
     // A graceful Ratis close takes ~2 s (snapshot, gRPC shutdown): close the voters together.
     List<CompletableFuture<Void>> closing = new ArrayList<>();
     for (QuorumServer s : servers.values()) {
-      closing.add(CompletableFuture.runAsync(() -> {
-        try {
-          s.close();
-        } catch (IOException | RuntimeException e) {
-          // keep closing the others
-        }
-      }));
+      closing.add(
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  s.close();
+                } catch (IOException | RuntimeException e) {
+                  // keep closing the others
+                }
+              }));
     }
     CompletableFuture.allOf(closing.toArray(CompletableFuture[]::new)).join();
     servers.clear();

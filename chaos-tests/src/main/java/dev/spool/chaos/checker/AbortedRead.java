@@ -10,8 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * <b>aborted-read</b> (Jepsen's {@code G1a}): a consumer read a value whose send failed
- * definitely.
+ * <b>aborted-read</b> (Jepsen's {@code G1a}): a consumer read a value whose send failed definitely.
  *
  * <p>Jepsen ({@code kafka.clj}, {@code g1a-cases}): "aborted reads, where a known-failed write is
  * nonetheless visible to a committed read": an ok poll returned a value whose writer completed
@@ -49,9 +48,19 @@ public final class AbortedRead implements Checker {
                       List.of(writer.timeNs(), reader.timeNs()))
                   .detail("writerError", writer.error())
                   .summary(
-                      "value " + ov.value() + " was read at " + e.getKey() + "@" + ov.offset()
-                          + " by op " + reader.index() + " (process " + reader.process()
-                          + ") but its send, op " + writer.index() + ", failed definitely with "
+                      "value "
+                          + ov.value()
+                          + " was read at "
+                          + e.getKey()
+                          + "@"
+                          + ov.offset()
+                          + " by op "
+                          + reader.index()
+                          + " (process "
+                          + reader.process()
+                          + ") but its send, op "
+                          + writer.index()
+                          + ", failed definitely with "
                           + writer.error()));
         }
       }

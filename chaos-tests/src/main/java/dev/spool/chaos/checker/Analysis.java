@@ -20,9 +20,9 @@ import java.util.TreeMap;
  * analysis}): version orders, the writer of each value, the values read by ok polls and who read
  * them. Pure and read-only.
  *
- * <p>Version orders take, as Jepsen's do, the offsets of sends we know took effect ({@code ok};
- * our sends carry one value, so an {@code info} send never has a known offset) and the offsets of
- * every polled record.
+ * <p>Version orders take, as Jepsen's do, the offsets of sends we know took effect ({@code ok}; our
+ * sends carry one value, so an {@code info} send never has a known offset) and the offsets of every
+ * polled record.
  */
 public final class Analysis {
   private final History history;
@@ -52,12 +52,14 @@ public final class Analysis {
         for (Map.Entry<TopicPartition, List<OffsetValue>> e : op.reads().entrySet()) {
           TopicPartition tp = e.getKey();
           for (OffsetValue ov : e.getValue()) {
-            builders.computeIfAbsent(tp, t -> new VersionOrder.Builder())
+            builders
+                .computeIfAbsent(tp, t -> new VersionOrder.Builder())
                 .claim(ov.offset(), ov.value(), op.index());
             if (op.type() == OpType.OK) {
               reads.computeIfAbsent(tp, t -> new HashSet<>()).add(ov.value());
               List<Op> rs =
-                  readers.computeIfAbsent(tp, t -> new HashMap<>())
+                  readers
+                      .computeIfAbsent(tp, t -> new HashMap<>())
                       .computeIfAbsent(ov.value(), v -> new ArrayList<>());
               if (rs.isEmpty() || rs.get(rs.size() - 1) != op) {
                 rs.add(op);
@@ -120,7 +122,6 @@ public final class Analysis {
    */
   public boolean mustHaveCommitted(Op writer) {
     return writer.type() == OpType.OK
-        || (writer.type() != OpType.FAIL
-            && okReads(writer.partition()).contains(writer.value()));
+        || (writer.type() != OpType.FAIL && okReads(writer.partition()).contains(writer.value()));
   }
 }

@@ -22,7 +22,16 @@ import java.util.Objects;
  * @param details anything else specific to the anomaly (nodes, batches, deltas)
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
-@JsonPropertyOrder({"kind", "summary", "partition", "offsets", "values", "ops", "timesNs", "details"})
+@JsonPropertyOrder({
+  "kind",
+  "summary",
+  "partition",
+  "offsets",
+  "values",
+  "ops",
+  "timesNs",
+  "details"
+})
 public record Anomaly(
     String kind,
     String summary,

@@ -12,8 +12,7 @@ import java.util.List;
 
 /**
  * Availability figures, not an anomaly: how long the cluster went without acknowledging any write,
- * overall and around each fault, and per-second throughput and latency for the report's plot.
- * Pure.
+ * overall and around each fault, and per-second throughput and latency for the report's plot. Pure.
  *
  * <p>A <em>gap</em> is a maximal interval with no acknowledged write (no {@code ok} send
  * completion), bounded by acknowledgements or by the run's start and end. A fault's longest gap is
@@ -36,8 +35,14 @@ public final class Availability {
   /** One fault window's figures. {@code recoveryNs} is null if no write was acked after heal. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record WindowAvailability(
-      int faultId, FaultKind kind, String label, long startNs, long endNs, int acknowledgedDuring,
-      Gap longestGap, Long recoveryNs) {}
+      int faultId,
+      FaultKind kind,
+      String label,
+      long startNs,
+      long endNs,
+      int acknowledgedDuring,
+      Gap longestGap,
+      Long recoveryNs) {}
 
   /**
    * One second of the run. Latencies are of ok sends completing in this second, in ms (null when
@@ -45,12 +50,22 @@ public final class Availability {
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record Bucket(
-      int second, int sendOk, int sendFail, int sendInfo, int pollOk, int valuesRead,
-      Double latencyP50Ms, Double latencyP99Ms, Double latencyMaxMs) {}
+      int second,
+      int sendOk,
+      int sendFail,
+      int sendInfo,
+      int pollOk,
+      int valuesRead,
+      Double latencyP50Ms,
+      Double latencyP99Ms,
+      Double latencyMaxMs) {}
 
   /** All availability figures of a run. */
   public record Report(
-      long runEndNs, int acknowledgedWrites, Gap longestGap, List<WindowAvailability> faults,
+      long runEndNs,
+      int acknowledgedWrites,
+      Gap longestGap,
+      List<WindowAvailability> faults,
       List<Bucket> series) {}
 
   public static Report compute(History history, List<FaultWindow> faults) {
@@ -77,8 +92,14 @@ public final class Availability {
       }
       windows.add(
           new WindowAvailability(
-              f.id(), f.kind(), f.label(), f.startNs(), f.endNs(), during,
-              longestOverlapping(gaps, f.startNs(), end), recovery));
+              f.id(),
+              f.kind(),
+              f.label(),
+              f.startNs(),
+              f.endNs(),
+              during,
+              longestOverlapping(gaps, f.startNs(), end),
+              recovery));
     }
     return new Report(runEnd, acks.length, longest, windows, series(history, runEnd));
   }
@@ -148,7 +169,7 @@ public final class Availability {
           }
           case FAIL -> fail[b]++;
           case INFO -> info[b]++;
-          default -> { }
+          default -> {}
         }
       } else if (op.is(OpType.OK, OpFunction.POLL)) {
         polls[b]++;
@@ -160,8 +181,15 @@ public final class Availability {
       long[] lat = latencies.get(i).stream().mapToLong(Long::longValue).sorted().toArray();
       out.add(
           new Bucket(
-              i, ok[i], fail[i], info[i], polls[i], read[i], percentileMs(lat, 0.50),
-              percentileMs(lat, 0.99), lat.length == 0 ? null : lat[lat.length - 1] / 1e6));
+              i,
+              ok[i],
+              fail[i],
+              info[i],
+              polls[i],
+              read[i],
+              percentileMs(lat, 0.50),
+              percentileMs(lat, 0.99),
+              lat.length == 0 ? null : lat[lat.length - 1] / 1e6));
     }
     return out;
   }

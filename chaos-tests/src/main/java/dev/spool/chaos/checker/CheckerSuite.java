@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Runs a set of {@link Checker}s over one history and merges their results into a {@link
- * Verdict}. Pure.
+ * Runs a set of {@link Checker}s over one history and merges their results into a {@link Verdict}.
+ * Pure.
  */
 public final class CheckerSuite {
   private final List<Checker> checkers;

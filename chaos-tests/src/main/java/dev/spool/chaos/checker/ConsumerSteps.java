@@ -26,8 +26,8 @@ import java.util.Set;
  *       {@code int-nonmonotonic-poll}, reported under the same names with a scope).
  *   <li>Polls that fail, are indeterminate or return nothing for a partition do not move the
  *       position.
- *   <li>An ok or info {@code assign} keeps the position only for partitions still assigned.
- *       Our addition: an assign with {@code seekToBeginning} also forgets the position of the
+ *   <li>An ok or info {@code assign} keeps the position only for partitions still assigned. Our
+ *       addition: an assign with {@code seekToBeginning} also forgets the position of the
  *       partitions it rewinds, since re-reading them is then what the consumer was told to do.
  *       (Jepsen's final polls crash the client first, which gives a new process and the same
  *       effect.)
@@ -45,8 +45,14 @@ final class ConsumerSteps {
 
   /** One move of one consumer session in one partition. */
   record Step(
-      TopicPartition partition, long process, Op from, Op to, long fromOffset, long toOffset,
-      int delta, String scope) {}
+      TopicPartition partition,
+      long process,
+      Op from,
+      Op to,
+      long fromOffset,
+      long toOffset,
+      int delta,
+      String scope) {}
 
   private record Position(Op op, long offset) {}
 
@@ -56,9 +62,11 @@ final class ConsumerSteps {
     List<Step> steps = new ArrayList<>();
     Map<Long, Map<TopicPartition, Position>> last = new HashMap<>();
     for (Op op : a.history().ops()) {
-      Map<TopicPartition, Position> positions = last.computeIfAbsent(op.process(), p -> new HashMap<>());
+      Map<TopicPartition, Position> positions =
+          last.computeIfAbsent(op.process(), p -> new HashMap<>());
       if (op.f() == OpFunction.ASSIGN && (op.type() == OpType.OK || op.type() == OpType.INFO)) {
-        Set<TopicPartition> keep = new HashSet<>(op.assignment() == null ? List.of() : op.assignment());
+        Set<TopicPartition> keep =
+            new HashSet<>(op.assignment() == null ? List.of() : op.assignment());
         if (Boolean.TRUE.equals(op.seekToBeginning())) {
           keep.clear();
         }
@@ -73,10 +81,28 @@ final class ConsumerSteps {
           VersionOrder vo = a.versionOrder(tp);
           Position prev = positions.get(tp);
           if (prev != null) {
-            steps.add(step(vo, tp, op.process(), prev.op(), op, prev.offset(), pairs.get(0).offset(), BETWEEN_POLLS));
+            steps.add(
+                step(
+                    vo,
+                    tp,
+                    op.process(),
+                    prev.op(),
+                    op,
+                    prev.offset(),
+                    pairs.get(0).offset(),
+                    BETWEEN_POLLS));
           }
           for (int i = 1; i < pairs.size(); i++) {
-            steps.add(step(vo, tp, op.process(), op, op, pairs.get(i - 1).offset(), pairs.get(i).offset(), WITHIN_POLL));
+            steps.add(
+                step(
+                    vo,
+                    tp,
+                    op.process(),
+                    op,
+                    op,
+                    pairs.get(i - 1).offset(),
+                    pairs.get(i).offset(),
+                    WITHIN_POLL));
           }
           positions.put(tp, new Position(op, pairs.get(pairs.size() - 1).offset()));
         }
@@ -86,8 +112,14 @@ final class ConsumerSteps {
   }
 
   private static Step step(
-      VersionOrder vo, TopicPartition tp, long process, Op from, Op to, long fromOffset,
-      long toOffset, String scope) {
+      VersionOrder vo,
+      TopicPartition tp,
+      long process,
+      Op from,
+      Op to,
+      long fromOffset,
+      long toOffset,
+      String scope) {
     int delta = vo.indexOf(toOffset) - vo.indexOf(fromOffset);
     return new Step(tp, process, from, to, fromOffset, toOffset, delta, scope);
   }

@@ -24,8 +24,17 @@ import java.util.Set;
  * @param epochObservations white-box epoch observations
  */
 public record Counts(
-    int ops, int sends, int sendOk, int sendFail, int sendInfo, int sendIncomplete, int polls,
-    long valuesRead, int distinctValuesRead, int replicaSnapshots, int epochObservations) {
+    int ops,
+    int sends,
+    int sendOk,
+    int sendFail,
+    int sendInfo,
+    int sendIncomplete,
+    int polls,
+    long valuesRead,
+    int distinctValuesRead,
+    int replicaSnapshots,
+    int epochObservations) {
 
   public static Counts of(History h) {
     int sends = 0;
@@ -53,7 +62,16 @@ public record Counts(
       }
     }
     return new Counts(
-        h.ops().size(), sends, ok, fail, info, sends - ok - fail - info, polls, read,
-        distinct.size(), h.replicaSnapshots().size(), h.epochObservations().size());
+        h.ops().size(),
+        sends,
+        ok,
+        fail,
+        info,
+        sends - ok - fail - info,
+        polls,
+        read,
+        distinct.size(),
+        h.replicaSnapshots().size(),
+        h.epochObservations().size());
   }
 }

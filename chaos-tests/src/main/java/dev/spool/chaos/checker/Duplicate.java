@@ -46,7 +46,15 @@ public final class Duplicate implements Checker {
                 .values(List.of(v))
                 .ops(opList, opList.stream().map(i -> a.history().op(i).timeNs()).toList())
                 .detail("count", offsets.size())
-                .summary("value " + v + " appears at " + offsets.size() + " offsets of " + tp + ": " + offsets));
+                .summary(
+                    "value "
+                        + v
+                        + " appears at "
+                        + offsets.size()
+                        + " offsets of "
+                        + tp
+                        + ": "
+                        + offsets));
       }
     }
     return CheckResult.of(NAME, found, null);

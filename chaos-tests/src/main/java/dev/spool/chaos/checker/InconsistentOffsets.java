@@ -12,8 +12,8 @@ import java.util.Map;
  * <p>Jepsen ({@code kafka.clj}, {@code version-orders} errors): "all sends and polls agree on the
  * value for a given key and offset"; an offset that maps to more than one value means the system
  * disagreed with itself about the log, e.g. a consumer read one value where a producer was told its
- * value landed, or two consumers read different records at one offset (a replica that diverged
- * and then served reads). Offsets do not need to be contiguous.
+ * value landed, or two consumers read different records at one offset (a replica that diverged and
+ * then served reads). Offsets do not need to be contiguous.
  */
 public final class InconsistentOffsets implements Checker {
   public static final String NAME = "inconsistent-offsets";
@@ -48,8 +48,17 @@ public final class InconsistentOffsets implements Checker {
                 .ops(ops, ops.stream().map(i -> a.history().op(i).timeNs()).toList())
                 .detail("opsByValue", claims)
                 .summary(
-                    "offset " + e.getKey() + " of " + tp + " holds " + values.size()
-                        + " different values " + values + " (ops by value: " + claims + ")"));
+                    "offset "
+                        + e.getKey()
+                        + " of "
+                        + tp
+                        + " holds "
+                        + values.size()
+                        + " different values "
+                        + values
+                        + " (ops by value: "
+                        + claims
+                        + ")"));
       }
     }
     return CheckResult.of(NAME, found, null);

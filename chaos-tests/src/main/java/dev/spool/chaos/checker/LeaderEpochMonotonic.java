@@ -15,8 +15,7 @@ import java.util.TreeSet;
  * <b>leader-epoch-monotonic</b> (white-box): partition leader epochs only grow, and one epoch has
  * one leader.
  *
- * <p>Three rules, each a consequence of "the epoch grows on every leader change" (ARCHITECTURE
- * §3):
+ * <p>Three rules, each a consequence of "the epoch grows on every leader change" (ARCHITECTURE §3):
  *
  * <ol>
  *   <li>{@code went-backwards}: one node's successive observations of a partition never show a
@@ -40,7 +39,8 @@ public final class LeaderEpochMonotonic implements Checker {
     List<EpochObservation> obs = a.history().epochObservations();
     List<ReplicaSnapshot> snaps = a.history().replicaSnapshots();
     if (obs.isEmpty() && snaps.isEmpty()) {
-      return CheckResult.unknown(NAME, "the history has no epoch observations or replica snapshots");
+      return CheckResult.unknown(
+          NAME, "the history has no epoch observations or replica snapshots");
     }
     List<Anomaly> found = new ArrayList<>();
     wentBackwards(obs, found);
@@ -62,8 +62,14 @@ public final class LeaderEpochMonotonic implements Checker {
                 .detail("epochs", List.of(prev.leaderEpoch(), o.leaderEpoch()))
                 .detail("timesNs", List.of(prev.timeNs(), o.timeNs()))
                 .summary(
-                    "node " + o.observer() + " saw " + o.partition() + " at epoch " + prev.leaderEpoch()
-                        + " and later at epoch " + o.leaderEpoch()));
+                    "node "
+                        + o.observer()
+                        + " saw "
+                        + o.partition()
+                        + " at epoch "
+                        + prev.leaderEpoch()
+                        + " and later at epoch "
+                        + o.leaderEpoch()));
         continue;
       }
       latest.put(o.observer() + "/" + o.partition(), o);
@@ -76,24 +82,39 @@ public final class LeaderEpochMonotonic implements Checker {
       if (o.leader() == EpochObservation.NO_LEADER) {
         continue;
       }
-      leaders.computeIfAbsent(o.partition(), tp -> new TreeMap<>())
+      leaders
+          .computeIfAbsent(o.partition(), tp -> new TreeMap<>())
           .computeIfAbsent(o.leaderEpoch(), e -> new TreeMap<>())
           .computeIfAbsent(o.leader(), l -> new ArrayList<>())
           .add(o.observer());
     }
-    leaders.forEach((tp, byEpoch) -> byEpoch.forEach((epoch, byLeader) -> {
-      if (byLeader.size() > 1) {
-        Map<String, Object> seenBy = new TreeMap<>();
-        byLeader.forEach((leader, observers) -> seenBy.put(Integer.toString(leader), new TreeSet<>(observers)));
-        found.add(
-            Anomaly.of(NAME, tp)
-                .detail("rule", "two-leaders")
-                .detail("epoch", epoch)
-                .detail("observersByLeader", seenBy)
-                .summary(tp + " had " + byLeader.size() + " leaders " + byLeader.keySet() + " in epoch " + epoch
-                    + " (observers by leader: " + seenBy + ")"));
-      }
-    }));
+    leaders.forEach(
+        (tp, byEpoch) ->
+            byEpoch.forEach(
+                (epoch, byLeader) -> {
+                  if (byLeader.size() > 1) {
+                    Map<String, Object> seenBy = new TreeMap<>();
+                    byLeader.forEach(
+                        (leader, observers) ->
+                            seenBy.put(Integer.toString(leader), new TreeSet<>(observers)));
+                    found.add(
+                        Anomaly.of(NAME, tp)
+                            .detail("rule", "two-leaders")
+                            .detail("epoch", epoch)
+                            .detail("observersByLeader", seenBy)
+                            .summary(
+                                tp
+                                    + " had "
+                                    + byLeader.size()
+                                    + " leaders "
+                                    + byLeader.keySet()
+                                    + " in epoch "
+                                    + epoch
+                                    + " (observers by leader: "
+                                    + seenBy
+                                    + ")"));
+                  }
+                }));
   }
 
   private static void batchEpochs(List<ReplicaSnapshot> snaps, List<Anomaly> found) {
@@ -108,9 +129,18 @@ public final class LeaderEpochMonotonic implements Checker {
                   .detail("node", s.node())
                   .detail("epochs", List.of(prev.leaderEpoch(), b.leaderEpoch()))
                   .summary(
-                      "node " + s.node() + "'s log of " + s.partition() + " has epoch " + b.leaderEpoch()
-                          + " at offset " + b.baseOffset() + " after epoch " + prev.leaderEpoch()
-                          + " at offset " + prev.baseOffset()));
+                      "node "
+                          + s.node()
+                          + "'s log of "
+                          + s.partition()
+                          + " has epoch "
+                          + b.leaderEpoch()
+                          + " at offset "
+                          + b.baseOffset()
+                          + " after epoch "
+                          + prev.leaderEpoch()
+                          + " at offset "
+                          + prev.baseOffset()));
           break;
         }
         prev = b;

@@ -11,12 +11,12 @@ import java.util.Set;
  * its offset.
  *
  * <p>Jepsen ({@code kafka.clj}, {@code lost-write-cases}): for each partition take the highest
- * index any ok poll reached, <em>bound</em> (for each value read, the earliest index it appears
- * at; the maximum of those). Every value whose <em>last</em> appearance in the version order is at
- * or below bound should have been read by someone. Those never read by an ok poll, whose send must
+ * index any ok poll reached, <em>bound</em> (for each value read, the earliest index it appears at;
+ * the maximum of those). Every value whose <em>last</em> appearance in the version order is at or
+ * below bound should have been read by someone. Those never read by an ok poll, whose send must
  * have committed ({@link Analysis#mustHaveCommitted}: ok, or info and seen), are lost. Sends above
- * the highest read offset are not lost (a consumer may simply not have got there yet); they show
- * up under {@link Unseen} if they stay unread to the end.
+ * the highest read offset are not lost (a consumer may simply not have got there yet); they show up
+ * under {@link Unseen} if they stay unread to the end.
  */
 public final class LostWrite implements Checker {
   public static final String NAME = "lost-write";
@@ -75,8 +75,16 @@ public final class LostWrite implements Checker {
                 .detail("maxReadIndex", bound)
                 .detail("maxReadOffset", boundOffset)
                 .summary(
-                    "value " + v + " acknowledged at " + tp + "@" + offset + " (op " + writer.index()
-                        + ") was never read, though consumers read up to offset " + boundOffset
+                    "value "
+                        + v
+                        + " acknowledged at "
+                        + tp
+                        + "@"
+                        + offset
+                        + " (op "
+                        + writer.index()
+                        + ") was never read, though consumers read up to offset "
+                        + boundOffset
                         + (boundReader == null ? "" : " (op " + boundReader.index() + ")")));
       }
     }

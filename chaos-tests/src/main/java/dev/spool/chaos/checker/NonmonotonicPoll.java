@@ -39,9 +39,22 @@ public final class NonmonotonicPoll implements Checker {
               .detail("delta", s.delta())
               .detail("scope", s.scope())
               .summary(
-                  "process " + s.process() + " read " + s.partition() + "@" + s.toOffset()
-                      + " (op " + s.to().index() + ") after it had read offset " + s.fromOffset()
-                      + " (op " + s.from().index() + "), delta " + s.delta() + ", " + s.scope()));
+                  "process "
+                      + s.process()
+                      + " read "
+                      + s.partition()
+                      + "@"
+                      + s.toOffset()
+                      + " (op "
+                      + s.to().index()
+                      + ") after it had read offset "
+                      + s.fromOffset()
+                      + " (op "
+                      + s.from().index()
+                      + "), delta "
+                      + s.delta()
+                      + ", "
+                      + s.scope()));
     }
     return CheckResult.of(NAME, found, null);
   }

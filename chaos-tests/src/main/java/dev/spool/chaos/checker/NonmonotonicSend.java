@@ -13,14 +13,14 @@ import java.util.Map;
  * <b>nonmonotonic-send</b>: a process's later send to a partition landed at or before its earlier
  * one.
  *
- * <p>Jepsen ({@code kafka.clj}, {@code nonmonotonic-send-cases}): per process, over its ok and
- * info sends in order, per key, compare the position of the last value the previous send wrote
- * with the first value of this send; a delta below 1 in the version order is an error. Positions
- * come from the acknowledged offset, or for an info send from where a poll saw its value; if
- * either is unknown the pair is not judged. A process runs one op at a time, so its sends are
- * ordered; a producer that pipelines must be recorded as several processes. Unlike Jepsen's
- * version we do not forget the last send on {@code assign}: consumer assignment has no bearing on
- * producer order (Jepsen reuses its poll bookkeeping there).
+ * <p>Jepsen ({@code kafka.clj}, {@code nonmonotonic-send-cases}): per process, over its ok and info
+ * sends in order, per key, compare the position of the last value the previous send wrote with the
+ * first value of this send; a delta below 1 in the version order is an error. Positions come from
+ * the acknowledged offset, or for an info send from where a poll saw its value; if either is
+ * unknown the pair is not judged. A process runs one op at a time, so its sends are ordered; a
+ * producer that pipelines must be recorded as several processes. Unlike Jepsen's version we do not
+ * forget the last send on {@code assign}: consumer assignment has no bearing on producer order
+ * (Jepsen reuses its poll bookkeeping there).
  */
 public final class NonmonotonicSend implements Checker {
   public static final String NAME = "nonmonotonic-send";
@@ -62,10 +62,25 @@ public final class NonmonotonicSend implements Checker {
               .detail("process", op.process())
               .detail("delta", delta)
               .summary(
-                  "process " + op.process() + " sent " + op.value() + " (op " + op.index()
-                      + ") which landed at " + op.partition() + "@" + offset + ", not after its "
-                      + "previous send " + prev.op().value() + " (op " + prev.op().index() + ") at @"
-                      + prev.offset() + ", delta " + delta));
+                  "process "
+                      + op.process()
+                      + " sent "
+                      + op.value()
+                      + " (op "
+                      + op.index()
+                      + ") which landed at "
+                      + op.partition()
+                      + "@"
+                      + offset
+                      + ", not after its "
+                      + "previous send "
+                      + prev.op().value()
+                      + " (op "
+                      + prev.op().index()
+                      + ") at @"
+                      + prev.offset()
+                      + ", delta "
+                      + delta));
     }
     return CheckResult.of(NAME, found, null);
   }

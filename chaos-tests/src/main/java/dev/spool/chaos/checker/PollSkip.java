@@ -8,11 +8,10 @@ import java.util.List;
  *
  * <p>Jepsen ({@code kafka.clj}, {@code poll-skip+nonmonotonic-cases}, {@code :skip}): "two
  * successive operations by a single process skipped over one or more values for some key": the
- * previous poll ended at offset o, the next one began beyond the next known offset after o, and
- * the history shows records at the offsets in between (offsets nobody ever saw are not counted,
- * so holes in the offset space are not skips). Also inside one poll (Jepsen's {@code
- * int-poll-skip}), reported with {@code scope=within-poll}. Sessions and resets: {@link
- * ConsumerSteps}.
+ * previous poll ended at offset o, the next one began beyond the next known offset after o, and the
+ * history shows records at the offsets in between (offsets nobody ever saw are not counted, so
+ * holes in the offset space are not skips). Also inside one poll (Jepsen's {@code int-poll-skip}),
+ * reported with {@code scope=within-poll}. Sessions and resets: {@link ConsumerSteps}.
  */
 public final class PollSkip implements Checker {
   public static final String NAME = "poll-skip";
@@ -52,10 +51,24 @@ public final class PollSkip implements Checker {
               .detail("scope", s.scope())
               .detail("skippedOffsets", skippedOffsets)
               .summary(
-                  "process " + s.process() + " read " + s.partition() + "@" + s.fromOffset()
-                      + " (op " + s.from().index() + ") then @" + s.toOffset() + " (op "
-                      + s.to().index() + "), skipping " + (s.delta() - 1) + " known record(s) at "
-                      + skippedOffsets + ", " + s.scope()));
+                  "process "
+                      + s.process()
+                      + " read "
+                      + s.partition()
+                      + "@"
+                      + s.fromOffset()
+                      + " (op "
+                      + s.from().index()
+                      + ") then @"
+                      + s.toOffset()
+                      + " (op "
+                      + s.to().index()
+                      + "), skipping "
+                      + (s.delta() - 1)
+                      + " known record(s) at "
+                      + skippedOffsets
+                      + ", "
+                      + s.scope()));
     }
     return CheckResult.of(NAME, found, null);
   }

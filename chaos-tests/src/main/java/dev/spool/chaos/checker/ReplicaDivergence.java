@@ -11,8 +11,8 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * <b>replica-divergence</b> (white-box): two replicas of a partition, or one replica at two moments,
- * hold different batches below their high watermarks.
+ * <b>replica-divergence</b> (white-box): two replicas of a partition, or one replica at two
+ * moments, hold different batches below their high watermarks.
  *
  * <p>Everything below a replica's high watermark is committed: it was in every ISR member's log,
  * and Spool stores batches exactly as the leader assigned them (same offsets, same leader epoch,
@@ -99,8 +99,12 @@ public final class ReplicaDivergence implements Checker {
     return out;
   }
 
-  private static Anomaly anomaly(ReplicaSnapshot x, ReplicaSnapshot y, BatchSummary bx, BatchSummary by) {
-    String who = x.node() == y.node() ? "node " + x.node() + " at two times" : "nodes " + x.node() + " and " + y.node();
+  private static Anomaly anomaly(
+      ReplicaSnapshot x, ReplicaSnapshot y, BatchSummary bx, BatchSummary by) {
+    String who =
+        x.node() == y.node()
+            ? "node " + x.node() + " at two times"
+            : "nodes " + x.node() + " and " + y.node();
     return Anomaly.of(NAME, x.partition())
         .offsets(List.of(Math.max(bx.baseOffset(), by.baseOffset())))
         .detail("nodes", List.of(x.node(), y.node()))
@@ -108,12 +112,24 @@ public final class ReplicaDivergence implements Checker {
         .detail("highWatermarks", List.of(x.highWatermark(), y.highWatermark()))
         .detail("batches", List.of(describe(bx), describe(by)))
         .summary(
-            x.partition() + ": " + who + " disagree below the high watermark: "
-                + describe(bx) + " vs " + describe(by));
+            x.partition()
+                + ": "
+                + who
+                + " disagree below the high watermark: "
+                + describe(bx)
+                + " vs "
+                + describe(by));
   }
 
   private static String describe(BatchSummary b) {
-    return "[" + b.baseOffset() + ".." + b.lastOffset() + " epoch " + b.leaderEpoch()
-        + " crc " + Long.toHexString(b.crc()) + "]";
+    return "["
+        + b.baseOffset()
+        + ".."
+        + b.lastOffset()
+        + " epoch "
+        + b.leaderEpoch()
+        + " crc "
+        + Long.toHexString(b.crc())
+        + "]";
   }
 }

@@ -14,10 +14,10 @@ import java.util.TreeMap;
  * <b>unseen</b>: at the end of the history, acknowledged sends that no ok poll ever read.
  *
  * <p>Jepsen ({@code kafka.clj}, {@code unseen}): the last point of the unseen series, per key the
- * values "successfully acknowledged, but not polled by any client"; a non-empty one is an error.
- * A run must end with final polls that read every partition from the beginning until they have
- * caught up (Jepsen's {@code final-polls}); otherwise this reports writes the workload simply
- * never went back for. One anomaly per partition, listing up to {@link #MAX_VALUES} values.
+ * values "successfully acknowledged, but not polled by any client"; a non-empty one is an error. A
+ * run must end with final polls that read every partition from the beginning until they have caught
+ * up (Jepsen's {@code final-polls}); otherwise this reports writes the workload simply never went
+ * back for. One anomaly per partition, listing up to {@link #MAX_VALUES} values.
  */
 public final class Unseen implements Checker {
   public static final String NAME = "unseen";
@@ -56,8 +56,11 @@ public final class Unseen implements Checker {
               .ops(shown.stream().map(Op::index).toList(), shown.stream().map(Op::timeNs).toList())
               .detail("count", ops.size())
               .summary(
-                  ops.size() + " acknowledged value(s) in " + e.getKey()
-                      + " were never read by any consumer, first at offset " + ops.get(0).offset()));
+                  ops.size()
+                      + " acknowledged value(s) in "
+                      + e.getKey()
+                      + " were never read by any consumer, first at offset "
+                      + ops.get(0).offset()));
     }
     return CheckResult.of(NAME, found, null);
   }

@@ -14,15 +14,16 @@ import java.util.TreeMap;
  * What the history says one partition's log looks like, Jepsen's {@code version-orders}: for every
  * offset anyone saw, which value(s) were claimed there and by which ops.
  *
- * <p>The <em>index</em> of an offset is its rank among the offsets known to exist (Jepsen's
- * "dense offsets": holes we never observed are not counted). Skips and reorderings are judged by
- * index, so an offset nobody ever saw can never be called skipped.
+ * <p>The <em>index</em> of an offset is its rank among the offsets known to exist (Jepsen's "dense
+ * offsets": holes we never observed are not counted). Skips and reorderings are judged by index, so
+ * an offset nobody ever saw can never be called skipped.
  *
  * <p>Built once by {@link Analysis}; read-only afterwards.
  */
 public final class VersionOrder {
   /** offset → value → indices of the ops that claimed this value at this offset. */
   private final NavigableMap<Long, Map<Long, List<Integer>>> log;
+
   private final long[] knownOffsets;
   private final Map<Long, List<Long>> offsetsOfValue;
 

@@ -21,7 +21,7 @@
  *
  * <p>{@link dev.spool.chaos.checker.CheckerSuite} runs them all and returns a {@link
  * dev.spool.chaos.checker.Verdict}. Shared derived data (version orders, writers, readers) is
- * computed once in {@link dev.spool.chaos.checker.Analysis}. Every class here is a pure function
- * of its input: no I/O, no clock, no randomness.
+ * computed once in {@link dev.spool.chaos.checker.Analysis}. Every class here is a pure function of
+ * its input: no I/O, no clock, no randomness.
  */
 package dev.spool.chaos.checker;

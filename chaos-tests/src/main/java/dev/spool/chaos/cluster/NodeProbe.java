@@ -24,9 +24,9 @@ import java.util.Collection;
 /**
  * A blocking one-request client that asks one node directly, on its own broker address (never
  * through a fault proxy and never redirected by metadata), what it believes: its Metadata (leaders,
- * epochs, ISRs as this node's image has them) or DescribeCluster (the quorum as this node sees
- * it). The harness uses it to find leaders and to observe each node's view for the white-box
- * epoch checker; the client library could not say which broker answered.
+ * epochs, ISRs as this node's image has them) or DescribeCluster (the quorum as this node sees it).
+ * The harness uses it to find leaders and to observe each node's view for the white-box epoch
+ * checker; the client library could not say which broker answered.
  *
  * <p>One connection per request, bounded by {@code timeoutMs} for connect and for the answer, so a
  * paused or partitioned node costs at most that. Thread-safe (no shared state).
@@ -48,13 +48,17 @@ public final class NodeProbe {
 
   /** The node's metadata for {@code topics} (all topics when empty). */
   public MetadataResponse metadata(Collection<String> topics) throws IOException {
-    MetadataRequest req = MetadataRequest.newBuilder().addAllTopics(topics).setAllTopics(topics.isEmpty()).build();
+    MetadataRequest req =
+        MetadataRequest.newBuilder().addAllTopics(topics).setAllTopics(topics.isEmpty()).build();
     return MetadataResponse.parseFrom(call(ApiKey.METADATA, req));
   }
 
-  /** The cluster and quorum as the node sees them (the error is set if the quorum did not answer). */
+  /**
+   * The cluster and quorum as the node sees them (the error is set if the quorum did not answer).
+   */
   public DescribeClusterResponse describeCluster() throws IOException {
-    return DescribeClusterResponse.parseFrom(call(ApiKey.DESCRIBE_CLUSTER, DescribeClusterRequest.getDefaultInstance()));
+    return DescribeClusterResponse.parseFrom(
+        call(ApiKey.DESCRIBE_CLUSTER, DescribeClusterRequest.getDefaultInstance()));
   }
 
   private byte[] call(ApiKey api, MessageLite body) throws IOException {
@@ -62,8 +66,13 @@ public final class NodeProbe {
       s.connect(address, timeoutMs);
       s.setSoTimeout(timeoutMs);
       s.setTcpNoDelay(true);
-      RequestHeader h = RequestHeader.newBuilder().setApiKey(api).setApiVersion(0).setCorrelationId(1)
-          .setClientId("chaos-harness-probe").build();
+      RequestHeader h =
+          RequestHeader.newBuilder()
+              .setApiKey(api)
+              .setApiVersion(0)
+              .setCorrelationId(1)
+              .setClientId("chaos-harness-probe")
+              .build();
       ByteBuf prefix = Frame.encodePrefix(ByteBufAllocator.DEFAULT, h, body, 0);
       byte[] bytes = new byte[prefix.readableBytes()];
       prefix.readBytes(bytes);
@@ -81,7 +90,8 @@ public final class NodeProbe {
       Frame f = Frame.parse(Unpooled.wrappedBuffer(frame));
       ResponseHeader rh = f.parseHeader(ResponseHeader.parser());
       if (rh.getErrorCode() != ErrorCode.NONE) {
-        throw new IOException(address + " refused " + api + ": " + rh.getErrorCode() + " " + rh.getErrorMessage());
+        throw new IOException(
+            address + " refused " + api + ": " + rh.getErrorCode() + " " + rh.getErrorMessage());
       }
       byte[] out2 = new byte[f.body().readableBytes()];
       f.body().getBytes(f.body().readerIndex(), out2);

@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
  */
 final class NodeProcess {
   private static final Logger LOG = LoggerFactory.getLogger(NodeProcess.class);
+
   /** How long a SIGKILLed process may take to be reaped. */
   private static final long REAP_TIMEOUT_MS = 10_000;
 
@@ -37,7 +38,13 @@ final class NodeProcess {
   private boolean paused;
   private int starts;
 
-  NodeProcess(int id, Path configFile, Path dataDir, Path logFile, List<String> command, boolean broker,
+  NodeProcess(
+      int id,
+      Path configFile,
+      Path dataDir,
+      Path logFile,
+      List<String> command,
+      boolean broker,
       boolean controller) {
     this.id = id;
     this.broker = broker;
@@ -95,10 +102,11 @@ final class NodeProcess {
       return;
     }
     note("starting node " + id + " (start #" + (starts + 1) + "): " + String.join(" ", command));
-    ProcessBuilder pb = new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-        .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
+            .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
     try {
       process = pb.start();
     } catch (IOException e) {
@@ -148,7 +156,10 @@ final class NodeProcess {
     }
   }
 
-  /** SIGCONT (a paused process cannot act on SIGTERM), SIGTERM, then SIGKILL after {@code timeoutMs}. */
+  /**
+   * SIGCONT (a paused process cannot act on SIGTERM), SIGTERM, then SIGKILL after {@code
+   * timeoutMs}.
+   */
   void stop(long timeoutMs) {
     if (!terminate()) {
       return;
@@ -208,8 +219,12 @@ final class NodeProcess {
   /** Appends a harness line to the node's log (the node may be writing too; lines are small). */
   private void note(String line) {
     try {
-      Files.writeString(logFile, "=== harness " + Instant.now() + ": " + line + "\n", StandardCharsets.UTF_8,
-          StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      Files.writeString(
+          logFile,
+          "=== harness " + Instant.now() + ": " + line + "\n",
+          StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
     } catch (IOException e) {
       LOG.warn("cannot write to {}: {}", logFile, e.toString());
     }

@@ -12,8 +12,8 @@ import java.util.Set;
 /**
  * Free TCP ports for node listeners, chosen <em>below</em> the kernel's ephemeral range. A node
  * keeps its ports across restarts; a port from the ephemeral range (what binding port 0 gives)
- * could be taken as the local port of some client's outgoing connection while the node is down,
- * and the restart would then fail to bind.
+ * could be taken as the local port of some client's outgoing connection while the node is down, and
+ * the restart would then fail to bind.
  */
 final class Ports {
   private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
@@ -44,7 +44,8 @@ final class Ports {
         // in use: try another
       }
     }
-    throw new IllegalStateException("no free port in [" + LOWEST + ", " + highestExclusive + ") on " + host);
+    throw new IllegalStateException(
+        "no free port in [" + LOWEST + ", " + highestExclusive + ") on " + host);
   }
 
   private static int ephemeralStart() {

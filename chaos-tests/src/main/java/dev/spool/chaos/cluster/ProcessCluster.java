@@ -54,10 +54,11 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>Writes one config file per node under {@code dir/node-<id>/} (combined roles unless {@link
- *       Builder#roles} says otherwise; the controllers are the voters; free ports below the ephemeral range, kept across restarts; {@code data.dir} =
- *       {@code dir/node-<id>/data}, so the metadata log lives under {@code data/metadata}) and
- *       starts each node as {@code java -cp <this JVM's class path> dev.spool.node.SpoolMain node
- *       start --config <file>}, with small heaps, output appended to {@code dir/node-<id>/node-<id>.log}.
+ *       Builder#roles} says otherwise; the controllers are the voters; free ports below the
+ *       ephemeral range, kept across restarts; {@code data.dir} = {@code dir/node-<id>/data}, so
+ *       the metadata log lives under {@code data/metadata}) and starts each node as {@code java -cp
+ *       <this JVM's class path> dev.spool.node.SpoolMain node start --config <file>}, with small
+ *       heaps, output appended to {@code dir/node-<id>/node-<id>.log}.
  *   <li>Records each node's PID and signals only that PID ({@link #kill}); {@link #stop} sends
  *       SIGTERM, then SIGKILL after a timeout. A JVM shutdown hook kills the nodes and removes the
  *       namespaces if the harness dies without {@link #close()}.
@@ -83,7 +84,8 @@ import org.slf4j.LoggerFactory;
  *       ({@link #clientLinks()}). Brokers find each other through metadata too, so inter-broker
  *       fetches <em>also</em> cross the proxies: latency on client links slows replication as well.
  *       With namespaces the proxies listen on per-node addresses on the bridge and a DATA-plane cut
- *       also cuts the sender's path to the target's proxy ({@link NetNamespaces#addProxyAddresses}).
+ *       also cuts the sender's path to the target's proxy ({@link
+ *       NetNamespaces#addProxyAddresses}).
  * </ul>
  *
  * <p>Thread-safe: nemeses, workload observers and the test thread call it concurrently.
@@ -91,17 +93,27 @@ import org.slf4j.LoggerFactory;
 public final class ProcessCluster implements ClusterControl, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
   private static final String MAIN_CLASS = "dev.spool.node.SpoolMain";
+
   /** Each node binds its broker on this port of its own DATA address in namespace mode. */
   private static final int NS_BROKER_PORT = 9092;
+
   private static final int NS_QUORUM_PORT = 9093;
   private static final int NS_PROXY_PORT = 9092;
   private static final int PROBE_TIMEOUT_MS = 3_000;
-  static final List<String> DEFAULT_JVM_OPTIONS = List.of(
-      "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
-      "-Djava.net.preferIPv4Stack=true");
+  static final List<String> DEFAULT_JVM_OPTIONS =
+      List.of(
+          "-Xmx256m",
+          "-XX:+UseSerialGC",
+          "-XX:TieredStopAtLevel=1",
+          "-XX:-UsePerfData",
+          "-Djava.net.preferIPv4Stack=true");
 
-  /** Where one node can be reached ({@code broker} and {@code client} are unused on controller-only nodes). */
-  public record NodeAddresses(int id, InetSocketAddress broker, InetSocketAddress quorum, InetSocketAddress client) {}
+  /**
+   * Where one node can be reached ({@code broker} and {@code client} are unused on controller-only
+   * nodes).
+   */
+  public record NodeAddresses(
+      int id, InetSocketAddress broker, InetSocketAddress quorum, InetSocketAddress client) {}
 
   private final Path dir;
   private final Map<Integer, NodeProcess> nodes;
@@ -113,18 +125,27 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
   private final Map<Integer, Long> epochBeforeStart = new HashMap<>();
   private final Map<Integer, Long> lastSeenEpoch = new HashMap<>();
   private final Thread shutdownHook;
+
   /** Probes run on these (daemon threads, so a stuck probe never holds the JVM). */
   private final java.util.concurrent.ExecutorService probeThreads =
-      java.util.concurrent.Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "cluster-probe");
-        t.setDaemon(true);
-        return t;
-      });
+      java.util.concurrent.Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "cluster-probe");
+            t.setDaemon(true);
+            return t;
+          });
+
   private Admin admin;
   private volatile boolean closed;
 
-  private ProcessCluster(Path dir, Map<Integer, NodeProcess> nodes, Map<Integer, NodeAddresses> addresses,
-      NetNamespaces net, ProxyGroup proxies, List<String> notes, long stopTimeoutMs) {
+  private ProcessCluster(
+      Path dir,
+      Map<Integer, NodeProcess> nodes,
+      Map<Integer, NodeAddresses> addresses,
+      NetNamespaces net,
+      ProxyGroup proxies,
+      List<String> notes,
+      long stopTimeoutMs) {
     this.dir = dir;
     this.nodes = nodes;
     this.addresses = addresses;
@@ -172,7 +193,8 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
     public Builder roles(int node, String roles) {
       String r = roles.replace(" ", "");
       if (!List.of("broker", "controller", "broker,controller", "controller,broker").contains(r)) {
-        throw new IllegalArgumentException("roles must be broker, controller or broker,controller: " + roles);
+        throw new IllegalArgumentException(
+            "roles must be broker, controller or broker,controller: " + roles);
       }
       this.roles.put(node, r);
       return this;
@@ -263,30 +285,40 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
           Map<Integer, InetSocketAddress> listen = new LinkedHashMap<>();
           Map<Integer, InetSocketAddress> upstream = new LinkedHashMap<>();
           for (NodeAddresses a : addrs.values()) {
-            listen.put(a.id(), net != null
-                ? new InetSocketAddress(net.proxyAddress(a.id()), NS_PROXY_PORT)
-                : new InetSocketAddress("127.0.0.1", 0));
+            listen.put(
+                a.id(),
+                net != null
+                    ? new InetSocketAddress(net.proxyAddress(a.id()), NS_PROXY_PORT)
+                    : new InetSocketAddress("127.0.0.1", 0));
             upstream.put(a.id(), a.broker());
           }
           proxyGroup = ProxyGroup.start(listen, upstream);
           Map<Integer, NodeAddresses> withProxies = new TreeMap<>();
           for (NodeAddresses a : addrs.values()) {
-            withProxies.put(a.id(), new NodeAddresses(a.id(), a.broker(), a.quorum(), proxyGroup.clientAddress(a.id())));
+            withProxies.put(
+                a.id(),
+                new NodeAddresses(
+                    a.id(), a.broker(), a.quorum(), proxyGroup.clientAddress(a.id())));
           }
           addrs = withProxies;
-          notes.add("brokers advertise their fault proxies: client AND inter-broker traffic crosses them");
+          notes.add(
+              "brokers advertise their fault proxies: client AND inter-broker traffic crosses them");
         }
         Map<Integer, String> roleOf = new TreeMap<>();
         ids.forEach(id -> roleOf.put(id, roles.getOrDefault(id, "broker,controller")));
-        String voters = addrs.values().stream()
-            .filter(a -> roleOf.get(a.id()).contains("controller"))
-            .map(a -> a.id() + "@" + a.quorum().getHostString() + ":" + a.quorum().getPort())
-            .collect(Collectors.joining(","));
+        String voters =
+            addrs.values().stream()
+                .filter(a -> roleOf.get(a.id()).contains("controller"))
+                .map(a -> a.id() + "@" + a.quorum().getHostString() + ":" + a.quorum().getPort())
+                .collect(Collectors.joining(","));
         if (voters.isEmpty() || roleOf.values().stream().noneMatch(r -> r.contains("broker"))) {
-          throw new IllegalArgumentException("a cluster needs a controller and a broker: " + roleOf);
+          throw new IllegalArgumentException(
+              "a cluster needs a controller and a broker: " + roleOf);
         }
-        String classPath = Optional.ofNullable(System.getProperty("surefire.test.class.path"))
-            .filter(s -> !s.isBlank()).orElse(System.getProperty("java.class.path"));
+        String classPath =
+            Optional.ofNullable(System.getProperty("surefire.test.class.path"))
+                .filter(s -> !s.isBlank())
+                .orElse(System.getProperty("java.class.path"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Map<Integer, NodeProcess> procs = new TreeMap<>();
         for (NodeAddresses a : addrs.values()) {
@@ -300,13 +332,15 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
           props.put("cluster.id", clusterId);
           props.put("listener", a.broker().getHostString() + ":" + a.broker().getPort());
           if (proxyGroup != null) {
-            props.put("advertised.listener", a.client().getHostString() + ":" + a.client().getPort());
+            props.put(
+                "advertised.listener", a.client().getHostString() + ":" + a.client().getPort());
           }
           props.put("data.dir", dataDir.toString());
           props.put("controller.quorum.voters", voters);
           props.put("controller.quorum.bind.host", a.quorum().getHostString());
           props.putAll(config);
-          StringBuilder sb = new StringBuilder("# Written by ProcessCluster for node " + a.id() + "\n");
+          StringBuilder sb =
+              new StringBuilder("# Written by ProcessCluster for node " + a.id() + "\n");
           props.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
           Files.writeString(configFile, sb.toString(), StandardCharsets.UTF_8);
           List<String> command = new ArrayList<>();
@@ -321,10 +355,19 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
           command.add(classPath);
           command.add(MAIN_CLASS);
           command.addAll(List.of("node", "start", "--config", configFile.toString()));
-          procs.put(a.id(), new NodeProcess(a.id(), configFile, dataDir, nodeDir.resolve("node-" + a.id() + ".log"), command,
-              roleOf.get(a.id()).contains("broker"), roleOf.get(a.id()).contains("controller")));
+          procs.put(
+              a.id(),
+              new NodeProcess(
+                  a.id(),
+                  configFile,
+                  dataDir,
+                  nodeDir.resolve("node-" + a.id() + ".log"),
+                  command,
+                  roleOf.get(a.id()).contains("broker"),
+                  roleOf.get(a.id()).contains("controller")));
         }
-        ProcessCluster c = new ProcessCluster(dir, procs, addrs, net, proxyGroup, notes, stopTimeout.toMillis());
+        ProcessCluster c =
+            new ProcessCluster(dir, procs, addrs, net, proxyGroup, notes, stopTimeout.toMillis());
         handedOver = true; // from here c.close() cleans up
         try {
           procs.values().forEach(NodeProcess::start);
@@ -372,14 +415,16 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
 
   /** {@code host:port,...} for clients: the proxies in proxy mode, else the brokers. */
   public String bootstrapServers() {
-    return addresses.values().stream().filter(a -> nodes.get(a.id()).isBroker())
+    return addresses.values().stream()
+        .filter(a -> nodes.get(a.id()).isBroker())
         .map(a -> a.client().getHostString() + ":" + a.client().getPort())
         .collect(Collectors.joining(","));
   }
 
   /** The brokers' own addresses (not through any proxy). */
   public String directBootstrapServers() {
-    return addresses.values().stream().filter(a -> nodes.get(a.id()).isBroker())
+    return addresses.values().stream()
+        .filter(a -> nodes.get(a.id()).isBroker())
         .map(a -> a.broker().getHostString() + ":" + a.broker().getPort())
         .collect(Collectors.joining(","));
   }
@@ -426,7 +471,9 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
   /** A shared admin client (through {@link #bootstrapServers()}), closed with the cluster. */
   public synchronized Admin admin() {
     if (admin == null) {
-      admin = new Admin(Map.of("bootstrap.servers", bootstrapServers(), "default.api.timeout.ms", "60000"));
+      admin =
+          new Admin(
+              Map.of("bootstrap.servers", bootstrapServers(), "default.api.timeout.ms", "60000"));
     }
     return admin;
   }
@@ -482,7 +529,9 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
   public OptionalInt activeController() {
     DescribeClusterResponse best = null;
     for (DescribeClusterResponse d : askAll(n -> probe(n).describeCluster()).values()) {
-      if (d.getErrorCode() == ErrorCode.NONE && d.hasQuorum() && d.getQuorum().getLeaderId() >= 0
+      if (d.getErrorCode() == ErrorCode.NONE
+          && d.hasQuorum()
+          && d.getQuorum().getLeaderId() >= 0
           && (best == null || d.getQuorum().getTerm() > best.getQuorum().getTerm())) {
         best = d;
       }
@@ -496,9 +545,9 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
   }
 
   /**
-   * Asks every serving broker at once (a node that cannot reach the quorum may take the whole
-   * probe timeout to answer DescribeCluster; one after the other that would add up); nodes that
-   * fail to answer are left out.
+   * Asks every serving broker at once (a node that cannot reach the quorum may take the whole probe
+   * timeout to answer DescribeCluster; one after the other that would add up); nodes that fail to
+   * answer are left out.
    */
   private <T> Map<Integer, T> askAll(Question<T> q) {
     Map<Integer, java.util.concurrent.Future<T>> futures = new TreeMap<>();
@@ -506,27 +555,32 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
       futures.put(n, probeThreads.submit(() -> q.ask(n)));
     }
     Map<Integer, T> out = new TreeMap<>();
-    futures.forEach((n, f) -> {
-      try {
-        out.put(n, f.get());
-      } catch (java.util.concurrent.ExecutionException e) {
-        LOG.debug("n{} did not answer: {}", n, e.getCause().toString());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
+    futures.forEach(
+        (n, f) -> {
+          try {
+            out.put(n, f.get());
+          } catch (java.util.concurrent.ExecutionException e) {
+            LOG.debug("n{} did not answer: {}", n, e.getCause().toString());
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
     return out;
   }
 
   @Override
   public OptionalInt partitionLeader(TopicPartition partition) {
-    return newestView(partition).map(p -> p.getLeaderId() < 0 ? OptionalInt.empty() : OptionalInt.of(p.getLeaderId()))
+    return newestView(partition)
+        .map(p -> p.getLeaderId() < 0 ? OptionalInt.empty() : OptionalInt.of(p.getLeaderId()))
         .orElse(OptionalInt.empty());
   }
 
   @Override
   public List<Integer> partitionReplicas(TopicPartition partition) {
-    return newestView(partition).map(PartitionMetadata::getReplicasList).map(List::copyOf).orElse(List.of());
+    return newestView(partition)
+        .map(PartitionMetadata::getReplicasList)
+        .map(List::copyOf)
+        .orElse(List.of());
   }
 
   /** The partition as the node with the highest leader epoch for it describes it. */
@@ -535,12 +589,16 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
         .map(m -> partitionOf(m, partition))
         .filter(Optional::isPresent)
         .map(Optional::get)
-        .max((a, b) -> a.getLeaderEpoch() != b.getLeaderEpoch()
-            ? Integer.compare(a.getLeaderEpoch(), b.getLeaderEpoch())
-            : Integer.compare(a.getPartitionEpoch(), b.getPartitionEpoch()));
+        .max(
+            (a, b) ->
+                a.getLeaderEpoch() != b.getLeaderEpoch()
+                    ? Integer.compare(a.getLeaderEpoch(), b.getLeaderEpoch())
+                    : Integer.compare(a.getPartitionEpoch(), b.getPartitionEpoch()));
   }
 
-  /** Each serving node's own metadata for {@code topics} (nodes that did not answer are left out). */
+  /**
+   * Each serving node's own metadata for {@code topics} (nodes that did not answer are left out).
+   */
   public Map<Integer, MetadataResponse> views(Collection<String> topics) {
     return askAll(n -> probe(n).metadata(topics));
   }
@@ -575,7 +633,10 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
 
   /** Brokers running and not paused: the nodes a probe can ask. */
   public List<Integer> servingBrokers() {
-    return nodes.values().stream().filter(p -> p.isBroker() && p.isServing()).map(NodeProcess::id).toList();
+    return nodes.values().stream()
+        .filter(p -> p.isBroker() && p.isServing())
+        .map(NodeProcess::id)
+        .toList();
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -614,11 +675,15 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
    */
   public void awaitReady(Duration timeout) {
     String[] last = {"no node answered yet"};
-    await("cluster ready", timeout, () -> {
-      String problem = readiness();
-      last[0] = problem;
-      return problem == null;
-    }, () -> last[0]);
+    await(
+        "cluster ready",
+        timeout,
+        () -> {
+          String problem = readiness();
+          last[0] = problem;
+          return problem == null;
+        },
+        () -> last[0]);
   }
 
   /** Null when ready, else what is missing. */
@@ -637,7 +702,14 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
         continue;
       }
       if (d.getErrorCode() != ErrorCode.NONE || !d.hasQuorum() || d.getQuorum().getLeaderId() < 0) {
-        problem = "n" + n + " sees no quorum leader (" + d.getErrorCode() + " " + d.getErrorMessage() + ")";
+        problem =
+            "n"
+                + n
+                + " sees no quorum leader ("
+                + d.getErrorCode()
+                + " "
+                + d.getErrorMessage()
+                + ")";
         continue;
       }
       Map<Integer, BrokerInfo> brokers = new HashMap<>();
@@ -650,8 +722,16 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
           before = epochBeforeStart.getOrDefault(b, -1L);
         }
         if (info == null || info.getFenced() || info.getBrokerEpoch() <= before) {
-          missing = "n" + n + " sees broker " + b + (info == null ? " unregistered"
-              : info.getFenced() ? " fenced" : " still at its old epoch " + info.getBrokerEpoch());
+          missing =
+              "n"
+                  + n
+                  + " sees broker "
+                  + b
+                  + (info == null
+                      ? " unregistered"
+                      : info.getFenced()
+                          ? " fenced"
+                          : " still at its old epoch " + info.getBrokerEpoch());
           break;
         }
       }
@@ -674,10 +754,14 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
    */
   public void awaitFullIsr(Collection<String> topics, Duration timeout) {
     String[] last = {"no answer yet"};
-    await("full ISR of " + topics, timeout, () -> {
-      last[0] = isrProblem(topics);
-      return last[0] == null;
-    }, () -> last[0]);
+    await(
+        "full ISR of " + topics,
+        timeout,
+        () -> {
+          last[0] = isrProblem(topics);
+          return last[0] == null;
+        },
+        () -> last[0]);
   }
 
   private String isrProblem(Collection<String> topics) {
@@ -692,7 +776,9 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
           continue;
         }
         for (PartitionMetadata p : t.getPartitionsList()) {
-          newest.merge(new TopicPartition(t.getName(), p.getPartition()), p,
+          newest.merge(
+              new TopicPartition(t.getName(), p.getPartition()),
+              p,
               (a, b) -> b.getPartitionEpoch() > a.getPartitionEpoch() ? b : a);
         }
       }
@@ -705,21 +791,35 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
     for (Map.Entry<TopicPartition, PartitionMetadata> e : newest.entrySet()) {
       PartitionMetadata p = e.getValue();
       if (p.getLeaderId() < 0 || p.getIsrCount() != p.getReplicasCount()) {
-        return e.getKey() + " leader " + p.getLeaderId() + " isr " + p.getIsrList() + " of " + p.getReplicasList();
+        return e.getKey()
+            + " leader "
+            + p.getLeaderId()
+            + " isr "
+            + p.getIsrList()
+            + " of "
+            + p.getReplicasList();
       }
     }
     return null;
   }
 
-  /** Polls {@code condition} every 200 ms until true or {@code timeout}; then throws with {@code why}. */
-  public static void await(String what, Duration timeout, BooleanSupplier condition, java.util.function.Supplier<String> why) {
+  /**
+   * Polls {@code condition} every 200 ms until true or {@code timeout}; then throws with {@code
+   * why}.
+   */
+  public static void await(
+      String what,
+      Duration timeout,
+      BooleanSupplier condition,
+      java.util.function.Supplier<String> why) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       if (condition.getAsBoolean()) {
         return;
       }
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("timed out after " + timeout.toSeconds() + " s waiting for " + what + ": " + why.get());
+        throw new IllegalStateException(
+            "timed out after " + timeout.toSeconds() + " s waiting for " + what + ": " + why.get());
       }
       try {
         Thread.sleep(200); // polling real processes: there is nothing to be notified by
@@ -734,7 +834,10 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
   public void dumpLogs(int lines) {
     for (NodeProcess p : nodes.values()) {
       try {
-        List<String> all = Files.exists(p.logFile()) ? Files.readAllLines(p.logFile(), StandardCharsets.UTF_8) : List.of();
+        List<String> all =
+            Files.exists(p.logFile())
+                ? Files.readAllLines(p.logFile(), StandardCharsets.UTF_8)
+                : List.of();
         String tail = String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
         LOG.error("---- last {} lines of n{} log {} ----\n{}", lines, p.id(), p.logFile(), tail);
       } catch (IOException | UncheckedIOException e) {
@@ -804,7 +907,8 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
     }
   }
 
-  private static final String NODE_LOGBACK = """
+  private static final String NODE_LOGBACK =
+      """
       <!-- Written by ProcessCluster: node logging to stdout, which the harness appends to node.log. -->
       <configuration>
         <appender name="OUT" class="ch.qos.logback.core.ConsoleAppender">

@@ -30,8 +30,10 @@ import java.util.stream.Stream;
 public final class ReplicaLogs {
   /** Bytes read per call when walking a log; a batch larger than this is still returned whole. */
   private static final int READ_BYTES = 1 << 20;
+
   /** Where a node keeps its Raft log under data.dir by default (now and before the rename). */
-  private static final java.util.Set<String> QUORUM_DIRS = java.util.Set.of("__cluster_metadata", "metadata");
+  private static final java.util.Set<String> QUORUM_DIRS =
+      java.util.Set.of("__cluster_metadata", "metadata");
 
   private ReplicaLogs() {}
 
@@ -41,8 +43,13 @@ public final class ReplicaLogs {
    * @param highWatermark the checkpointed high watermark (what the node would start with)
    * @param batches every batch from the log start to the log end, in offset order
    */
-  public record Replica(int node, TopicPartition partition, long highWatermark, long logStartOffset,
-      long logEndOffset, List<BatchSummary> batches) {
+  public record Replica(
+      int node,
+      TopicPartition partition,
+      long highWatermark,
+      long logStartOffset,
+      long logEndOffset,
+      List<BatchSummary> batches) {
     public Replica {
       batches = List.copyOf(batches);
     }
@@ -54,7 +61,8 @@ public final class ReplicaLogs {
   }
 
   /** Every partition replica in {@code dataDir}, read from a copy made under {@code scratch}. */
-  public static Map<TopicPartition, Replica> read(int node, Path dataDir, Path scratch) throws IOException {
+  public static Map<TopicPartition, Replica> read(int node, Path dataDir, Path scratch)
+      throws IOException {
     Path copy = Files.createTempDirectory(Files.createDirectories(scratch), "n" + node + "-");
     try {
       copyLogs(dataDir, copy);
@@ -64,7 +72,8 @@ public final class ReplicaLogs {
           out.put(log.topicPartition(), replica(node, log));
         }
         if (!logs.failedPartitions().isEmpty()) {
-          throw new IOException("n" + node + ": partitions could not be opened: " + logs.failedPartitions());
+          throw new IOException(
+              "n" + node + ": partitions could not be opened: " + logs.failedPartitions());
         }
       }
       return out;
@@ -96,15 +105,19 @@ public final class ReplicaLogs {
         if (pos + b.sizeInBytes() > buf.limit()) {
           break;
         }
-        batches.add(new BatchSummary(b.baseOffset(), b.lastOffset(), b.partitionLeaderEpoch(), b.checksum()));
+        batches.add(
+            new BatchSummary(
+                b.baseOffset(), b.lastOffset(), b.partitionLeaderEpoch(), b.checksum()));
         offset = b.nextOffset();
         pos += b.sizeInBytes();
       }
       if (pos == 0) {
-        throw new IOException(log.topicPartition() + " on n" + node + ": no whole batch at offset " + offset);
+        throw new IOException(
+            log.topicPartition() + " on n" + node + ": no whole batch at offset " + offset);
       }
     }
-    return new Replica(node, log.topicPartition(), log.highWatermark(), log.logStartOffset(), end, batches);
+    return new Replica(
+        node, log.topicPartition(), log.highWatermark(), log.logStartOffset(), end, batches);
   }
 
   private static void copyLogs(Path from, Path to) throws IOException {

@@ -12,7 +12,8 @@ package dev.spool.chaos.history;
 public record BatchSummary(long baseOffset, long lastOffset, int leaderEpoch, long crc) {
   public BatchSummary {
     if (lastOffset < baseOffset) {
-      throw new IllegalArgumentException("lastOffset " + lastOffset + " < baseOffset " + baseOffset);
+      throw new IllegalArgumentException(
+          "lastOffset " + lastOffset + " < baseOffset " + baseOffset);
     }
   }
 

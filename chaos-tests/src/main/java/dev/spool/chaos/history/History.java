@@ -13,6 +13,7 @@ public final class History {
   private final List<Op> ops;
   private final List<ReplicaSnapshot> replicaSnapshots;
   private final List<EpochObservation> epochObservations;
+
   /** For each op index: the index of its invocation if it is a completion, else -1. */
   private final int[] invocationIndex;
 
@@ -24,7 +25,11 @@ public final class History {
     for (int i = 0; i < this.ops.size(); i++) {
       if (this.ops.get(i).index() != i) {
         throw new IllegalArgumentException(
-            "op at position " + i + " has index " + this.ops.get(i).index() + ": indices must be 0..n-1");
+            "op at position "
+                + i
+                + " has index "
+                + this.ops.get(i).index()
+                + ": indices must be 0..n-1");
       }
     }
     this.invocationIndex = pairInvocations(this.ops);

@@ -19,8 +19,8 @@ import java.io.UncheckedIOException;
 
 /**
  * JSON for history lines, verdicts and timelines: one configured {@link ObjectMapper}. A {@link
- * TopicPartition} is written as its string form {@code "topic-3"}, also as a map key, so a
- * history is easy to grep.
+ * TopicPartition} is written as its string form {@code "topic-3"}, also as a map key, so a history
+ * is easy to grep.
  */
 public final class HistoryCodec {
   private static final ObjectMapper MAPPER = newMapper();
@@ -70,7 +70,8 @@ public final class HistoryCodec {
 
   private static final class TopicPartitionDeserializer extends JsonDeserializer<TopicPartition> {
     @Override
-    public TopicPartition deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+    public TopicPartition deserialize(JsonParser p, DeserializationContext ctxt)
+        throws IOException {
       return TopicPartition.parse(p.getValueAsString());
     }
   }

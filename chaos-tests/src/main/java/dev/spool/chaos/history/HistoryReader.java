@@ -9,9 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads a {@code history.jsonl} back. A run that crashed may have left its last line half
- * written; that line alone is dropped and reported in {@link Result#tornTail()}. A bad line
- * anywhere else means the file is not a history and is an error.
+ * Reads a {@code history.jsonl} back. A run that crashed may have left its last line half written;
+ * that line alone is dropped and reported in {@link Result#tornTail()}. A bad line anywhere else
+ * means the file is not a history and is an error.
  */
 public final class HistoryReader {
   private HistoryReader() {}
@@ -45,7 +45,8 @@ public final class HistoryReader {
         if (i == lines.size() - 1) {
           torn = lines.get(i);
         } else {
-          throw new IOException(source + ":" + (i + 1) + ": not a history line: " + e.getMessage(), e);
+          throw new IOException(
+              source + ":" + (i + 1) + ": not a history line: " + e.getMessage(), e);
         }
       }
     }

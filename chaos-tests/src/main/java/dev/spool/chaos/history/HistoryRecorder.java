@@ -12,10 +12,10 @@ import java.util.Objects;
  * started (from an injected {@link Clock}), and hands it to a {@link HistorySink}.
  *
  * <p>Processes follow Jepsen: a worker thread runs one process at a time, one op at a time. When a
- * process's op completes as {@code info} the process is crashed: the worker continues under a
- * fresh process number, so a new producer and a new consumer (a new consumer session, with no
- * position) are implied. The workload must then really close and reopen its client, since the old
- * one's state is unknown. {@link #processOf(int)} gives the current process of a worker.
+ * process's op completes as {@code info} the process is crashed: the worker continues under a fresh
+ * process number, so a new producer and a new consumer (a new consumer session, with no position)
+ * are implied. The workload must then really close and reopen its client, since the old one's state
+ * is unknown. {@link #processOf(int)} gives the current process of a worker.
  *
  * <p>Thread-safe: workers call it concurrently; one lock keeps index order and file order equal.
  */
@@ -44,17 +44,28 @@ public final class HistoryRecorder {
   }
 
   public Op invokeSend(int worker, TopicPartition partition, long value) {
-    return record(worker, -1, OpType.INVOKE, OpFunction.SEND, partition, value, null, null, null, null, null);
+    return record(
+        worker, -1, OpType.INVOKE, OpFunction.SEND, partition, value, null, null, null, null, null);
   }
 
   public Op invokePoll(int worker) {
-    return record(worker, -1, OpType.INVOKE, OpFunction.POLL, null, null, null, null, null, null, null);
+    return record(
+        worker, -1, OpType.INVOKE, OpFunction.POLL, null, null, null, null, null, null, null);
   }
 
   public Op invokeAssign(int worker, List<TopicPartition> partitions, boolean seekToBeginning) {
     return record(
-        worker, -1, OpType.INVOKE, OpFunction.ASSIGN, null, null, null, null, partitions,
-        seekToBeginning, null);
+        worker,
+        -1,
+        OpType.INVOKE,
+        OpFunction.ASSIGN,
+        null,
+        null,
+        null,
+        null,
+        partitions,
+        seekToBeginning,
+        null);
   }
 
   /** The send was acknowledged at {@code offset}. */
@@ -91,7 +102,10 @@ public final class HistoryRecorder {
 
   /** White-box: records what a replica holds below its high watermark. */
   public synchronized ReplicaSnapshot replicaSnapshot(
-      int node, TopicPartition partition, long highWatermark, long logStartOffset,
+      int node,
+      TopicPartition partition,
+      long highWatermark,
+      long logStartOffset,
       List<BatchSummary> batches) {
     ReplicaSnapshot s =
         new ReplicaSnapshot(elapsedNs(), node, partition, highWatermark, logStartOffset, batches);
@@ -102,29 +116,63 @@ public final class HistoryRecorder {
   /** White-box: records a node's view of a partition's leader and epoch. */
   public synchronized EpochObservation epochObservation(
       int observer, TopicPartition partition, int leader, int leaderEpoch) {
-    EpochObservation o = new EpochObservation(elapsedNs(), observer, partition, leader, leaderEpoch);
+    EpochObservation o =
+        new EpochObservation(elapsedNs(), observer, partition, leader, leaderEpoch);
     sink.append(o);
     return o;
   }
 
   private Op complete(
-      Op invoke, OpType type, Long offset, Map<TopicPartition, List<OffsetValue>> reads, String error) {
+      Op invoke,
+      OpType type,
+      Long offset,
+      Map<TopicPartition, List<OffsetValue>> reads,
+      String error) {
     if (invoke.type() != OpType.INVOKE) {
       throw new IllegalArgumentException("not an invocation: " + invoke.describe());
     }
     return record(
-        invoke.worker(), invoke.process(), type, invoke.f(), invoke.partition(), invoke.value(),
-        offset, reads, invoke.assignment(), invoke.seekToBeginning(), error);
+        invoke.worker(),
+        invoke.process(),
+        type,
+        invoke.f(),
+        invoke.partition(),
+        invoke.value(),
+        offset,
+        reads,
+        invoke.assignment(),
+        invoke.seekToBeginning(),
+        error);
   }
 
   private synchronized Op record(
-      int worker, long process, OpType type, OpFunction f, TopicPartition partition, Long value,
-      Long offset, Map<TopicPartition, List<OffsetValue>> reads, List<TopicPartition> assignment,
-      Boolean seekToBeginning, String error) {
+      int worker,
+      long process,
+      OpType type,
+      OpFunction f,
+      TopicPartition partition,
+      Long value,
+      Long offset,
+      Map<TopicPartition, List<OffsetValue>> reads,
+      List<TopicPartition> assignment,
+      Boolean seekToBeginning,
+      String error) {
     long p = process >= 0 ? process : processOf(worker);
     Op op =
-        new Op(nextIndex, elapsedNs(), p, worker, type, f, partition, value, offset, reads,
-            assignment, seekToBeginning, error);
+        new Op(
+            nextIndex,
+            elapsedNs(),
+            p,
+            worker,
+            type,
+            f,
+            partition,
+            value,
+            offset,
+            reads,
+            assignment,
+            seekToBeginning,
+            error);
     sink.append(op);
     nextIndex++;
     return op;

@@ -32,8 +32,19 @@ import java.util.Objects;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({
-  "index", "timeNs", "process", "worker", "type", "f", "partition", "value", "offset", "reads",
-  "assignment", "seekToBeginning", "error"
+  "index",
+  "timeNs",
+  "process",
+  "worker",
+  "type",
+  "f",
+  "partition",
+  "value",
+  "offset",
+  "reads",
+  "assignment",
+  "seekToBeginning",
+  "error"
 })
 public record Op(
     int index,

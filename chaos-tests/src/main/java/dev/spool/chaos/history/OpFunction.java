@@ -6,8 +6,7 @@ import java.util.Locale;
 
 /**
  * What an op does, Jepsen's {@code :f}. Every op sends or polls exactly one thing so the checkers
- * stay simple; Jepsen's multi-send {@code :txn} ops are not used because Spool has no
- * transactions.
+ * stay simple; Jepsen's multi-send {@code :txn} ops are not used because Spool has no transactions.
  */
 public enum OpFunction {
   /** Produce one record ({@link Op#value()}) to one partition; on {@code ok} the offset it got. */

@@ -19,21 +19,21 @@ import java.util.concurrent.ExecutionException;
  *       anything (the request was refused whole: wrong leader, fenced epoch, ISR too small, a bad
  *       or oversized batch), or a client-side refusal before any byte left the client ({@link
  *       #NOT_SENT}); and
- *   <li>no earlier attempt of the same send may have reached a broker. The producer retries;
- *       once any attempt timed out or lost its connection, an earlier copy may be in some log and
- *       a later definite refusal proves nothing about it.
+ *   <li>no earlier attempt of the same send may have reached a broker. The producer retries; once
+ *       any attempt timed out or lost its connection, an earlier copy may be in some log and a
+ *       later definite refusal proves nothing about it.
  * </ol>
  *
  * <p>Everything else is {@code info}: {@code REQUEST_TIMED_OUT}, connection loss, {@code
  * DUPLICATE_SEQUENCE} (the broker says an earlier copy exists, but we were not told its offset),
- * unknown codes, and exceptions. Jepsen's Kafka client draws the same line: only errors that
- * prove the broker rejected the request are {@code :fail}, the rest {@code :info}.
+ * unknown codes, and exceptions. Jepsen's Kafka client draws the same line: only errors that prove
+ * the broker rejected the request are {@code :fail}, the rest {@code :info}.
  *
  * <p>{@code NOT_LEADER_OR_FOLLOWER} is <em>not</em> a proof with acks=all: a leader that loses its
  * leadership answers it to the produces that were appended and are waiting for replication (as
- * Kafka does), and such a record may survive on the next leader. The producer retries
- * internally, so in practice the workload asks the client instead ({@link #classify(Throwable)}):
- * its {@link ProduceException} tracks every attempt and says whether any may have been appended.
+ * Kafka does), and such a record may survive on the next leader. The producer retries internally,
+ * so in practice the workload asks the client instead ({@link #classify(Throwable)}): its {@link
+ * ProduceException} tracks every attempt and says whether any may have been appended.
  */
 public final class SendErrors {
   /** Client-side refusal before any byte was sent (buffer full, closed producer, bad record). */
@@ -60,7 +60,8 @@ public final class SendErrors {
    * @param anEarlierAttemptMayHaveArrived true if any earlier attempt of this send timed out, lost
    *     its connection or otherwise ended without a definite answer
    */
-  public static boolean isDefiniteFailure(String finalError, boolean anEarlierAttemptMayHaveArrived) {
+  public static boolean isDefiniteFailure(
+      String finalError, boolean anEarlierAttemptMayHaveArrived) {
     if (anEarlierAttemptMayHaveArrived) {
       return false;
     }
@@ -74,10 +75,14 @@ public final class SendErrors {
    */
   public static OpType classify(Throwable error) {
     Throwable t = unwrap(error);
-    return t instanceof ProduceException pe && !pe.mayHaveBeenAppended() ? OpType.FAIL : OpType.INFO;
+    return t instanceof ProduceException pe && !pe.mayHaveBeenAppended()
+        ? OpType.FAIL
+        : OpType.INFO;
   }
 
-  /** The text recorded as the op's error: the error code name when there is one, else the exception. */
+  /**
+   * The text recorded as the op's error: the error code name when there is one, else the exception.
+   */
   public static String describe(Throwable error) {
     Throwable t = unwrap(error);
     if (t instanceof SpoolException se) {
@@ -88,7 +93,8 @@ public final class SendErrors {
 
   private static Throwable unwrap(Throwable error) {
     Throwable t = error;
-    while ((t instanceof ExecutionException || t instanceof CompletionException) && t.getCause() != null) {
+    while ((t instanceof ExecutionException || t instanceof CompletionException)
+        && t.getCause() != null) {
       t = t.getCause();
     }
     return t;
@@ -96,6 +102,8 @@ public final class SendErrors {
 
   /** {@link OpType#FAIL} or {@link OpType#INFO} for a send that ended with {@code finalError}. */
   public static OpType classify(String finalError, boolean anEarlierAttemptMayHaveArrived) {
-    return isDefiniteFailure(finalError, anEarlierAttemptMayHaveArrived) ? OpType.FAIL : OpType.INFO;
+    return isDefiniteFailure(finalError, anEarlierAttemptMayHaveArrived)
+        ? OpType.FAIL
+        : OpType.INFO;
   }
 }

@@ -18,7 +18,8 @@ public final class ClientLinkNemesis implements Nemesis {
 
   @Override
   public Set<FaultKind> kinds() {
-    return EnumSet.of(FaultKind.CLIENT_LATENCY, FaultKind.CLIENT_SLOW_LINK, FaultKind.CLIENT_CONNECTION_DROP);
+    return EnumSet.of(
+        FaultKind.CLIENT_LATENCY, FaultKind.CLIENT_SLOW_LINK, FaultKind.CLIENT_CONNECTION_DROP);
   }
 
   @Override

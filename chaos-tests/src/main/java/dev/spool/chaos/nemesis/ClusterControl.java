@@ -7,8 +7,8 @@ import java.util.OptionalInt;
 
 /**
  * What the nemeses need from the cluster harness. The harness implements it over real node
- * processes (it knows their PIDs and asks the cluster for leaders); tests implement it with a
- * fake. Node ids are the cluster's node ids.
+ * processes (it knows their PIDs and asks the cluster for leaders); tests implement it with a fake.
+ * Node ids are the cluster's node ids.
  *
  * <p>Processes are signalled and started by PID only, never by name: the harness keeps the PID of
  * each node it started.

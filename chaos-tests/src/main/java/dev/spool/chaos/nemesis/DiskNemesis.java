@@ -12,9 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Disk faults: SIGKILL a node, damage the tail of its newest segment or one of its checkpoint
- * files while it is down ({@link FileCorruption}), and restart it on heal, so recovery has to deal
- * with the damage. The damage is drawn from {@code new Random(seed * 31 + fault id)}, so a seed
+ * Disk faults: SIGKILL a node, damage the tail of its newest segment or one of its checkpoint files
+ * while it is down ({@link FileCorruption}), and restart it on heal, so recovery has to deal with
+ * the damage. The damage is drawn from {@code new Random(seed * 31 + fault id)}, so a seed
  * reproduces it.
  */
 public final class DiskNemesis implements Nemesis {
@@ -34,7 +34,9 @@ public final class DiskNemesis implements Nemesis {
   @Override
   public Set<FaultKind> kinds() {
     return EnumSet.of(
-        FaultKind.TORN_SEGMENT_TAIL, FaultKind.BITFLIP_SEGMENT_TAIL, FaultKind.TORN_CHECKPOINT,
+        FaultKind.TORN_SEGMENT_TAIL,
+        FaultKind.BITFLIP_SEGMENT_TAIL,
+        FaultKind.TORN_CHECKPOINT,
         FaultKind.BITFLIP_CHECKPOINT);
   }
 
@@ -53,10 +55,13 @@ public final class DiskNemesis implements Nemesis {
     try {
       Optional<FileCorruption.Plan> plan =
           FileCorruption.plan(
-              fault.kind(), FileCorruption.candidates(fault.kind(), cluster.nodeDataDir(n)),
+              fault.kind(),
+              FileCorruption.candidates(fault.kind(), cluster.nodeDataDir(n)),
               new Random(seed * 31 + fault.id()));
       if (plan.isEmpty()) {
-        return new Applied(List.of(TargetResolver.name(n)), "killed; no file to corrupt in " + cluster.nodeDataDir(n));
+        return new Applied(
+            List.of(TargetResolver.name(n)),
+            "killed; no file to corrupt in " + cluster.nodeDataDir(n));
       }
       FileCorruption.apply(plan.get());
       LOG.info("#{} {} on n{}: {}", fault.id(), fault.kind(), n, plan.get().describe());

@@ -18,8 +18,8 @@ import java.util.stream.Stream;
  * ({@link #plan}) is pure; {@link #apply} and {@link #candidates} do the I/O.
  *
  * <ul>
- *   <li><b>torn</b>: the file is cut short by 1 to {@value #MAX_TORN_BYTES} bytes, as when the
- *       last write reached the page cache only partly before power loss;
+ *   <li><b>torn</b>: the file is cut short by 1 to {@value #MAX_TORN_BYTES} bytes, as when the last
+ *       write reached the page cache only partly before power loss;
  *   <li><b>bit-flip</b>: one bit within the last {@value #FLIP_WINDOW_BYTES} bytes is inverted, as
  *       silent corruption would; the CRC or the checkpoint parser must catch it.
  * </ul>
@@ -36,7 +36,10 @@ public final class FileCorruption {
   /** A file and its size. */
   public record FileFacts(Path path, long sizeBytes) {}
 
-  /** Truncate {@code path} to {@code newLength}, or flip bit {@code bit} of the byte at {@code position}. */
+  /**
+   * Truncate {@code path} to {@code newLength}, or flip bit {@code bit} of the byte at {@code
+   * position}.
+   */
   public record Plan(Path path, boolean truncate, long newLength, long position, int bit) {
     public String describe() {
       return truncate
@@ -47,8 +50,11 @@ public final class FileCorruption {
     /** The file with its partition directory, e.g. {@code orders-3/00000000000000000000.log}. */
     private String shortName() {
       Path parent = path.getParent();
-      boolean inPartitionDir = parent != null && path.getFileName().toString().matches("\\d{20}\\..*");
-      return inPartitionDir ? parent.getFileName() + "/" + path.getFileName() : path.getFileName().toString();
+      boolean inPartitionDir =
+          parent != null && path.getFileName().toString().matches("\\d{20}\\..*");
+      return inPartitionDir
+          ? parent.getFileName() + "/" + path.getFileName()
+          : path.getFileName().toString();
     }
   }
 
@@ -58,17 +64,26 @@ public final class FileCorruption {
     if (!Files.isDirectory(dataDir)) {
       return out;
     }
-    boolean segments = kind == FaultKind.TORN_SEGMENT_TAIL || kind == FaultKind.BITFLIP_SEGMENT_TAIL;
+    boolean segments =
+        kind == FaultKind.TORN_SEGMENT_TAIL || kind == FaultKind.BITFLIP_SEGMENT_TAIL;
     try (Stream<Path> walk = Files.walk(dataDir, 3)) {
       List<Path> files = walk.filter(Files::isRegularFile).sorted().toList();
       if (segments) {
         files.stream()
             .filter(p -> p.getFileName().toString().endsWith(".log"))
-            .collect(java.util.stream.Collectors.groupingBy(Path::getParent, java.util.TreeMap::new, java.util.stream.Collectors.toList()))
+            .collect(
+                java.util.stream.Collectors.groupingBy(
+                    Path::getParent, java.util.TreeMap::new, java.util.stream.Collectors.toList()))
             .values()
-            .forEach(inDir -> inDir.stream().max(Comparator.comparing(p -> p.getFileName().toString())).ifPresent(p -> add(out, p)));
+            .forEach(
+                inDir ->
+                    inDir.stream()
+                        .max(Comparator.comparing(p -> p.getFileName().toString()))
+                        .ifPresent(p -> add(out, p)));
       } else {
-        files.stream().filter(p -> p.getFileName().toString().contains("checkpoint")).forEach(p -> add(out, p));
+        files.stream()
+            .filter(p -> p.getFileName().toString().contains("checkpoint"))
+            .forEach(p -> add(out, p));
       }
     }
     return out;
@@ -102,7 +117,8 @@ public final class FileCorruption {
   }
 
   public static void apply(Plan plan) throws IOException {
-    try (FileChannel ch = FileChannel.open(plan.path(), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(plan.path(), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       if (plan.truncate()) {
         ch.truncate(plan.newLength());
       } else {

@@ -18,7 +18,8 @@ public final class Grudge {
   private Grudge() {}
 
   /** Every link between the two groups, both directions. */
-  public static Set<Link> bothWays(Collection<Integer> a, Collection<Integer> b, Set<Plane> planes) {
+  public static Set<Link> bothWays(
+      Collection<Integer> a, Collection<Integer> b, Set<Plane> planes) {
     Set<Link> links = new LinkedHashSet<>();
     for (int x : a) {
       for (int y : b) {

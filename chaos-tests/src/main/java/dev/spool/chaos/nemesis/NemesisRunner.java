@@ -79,7 +79,9 @@ public final class NemesisRunner {
     Nemesis n = byKind.get(f.kind());
     if (n == null) {
       LOG.warn("SKIPPED fault #{} {}: no nemesis for this kind on this machine", f.id(), f.kind());
-      record(new FaultWindow(f.id(), f.kind(), List.of(), nowNs, nowNs, "skipped: no nemesis for " + f.kind()));
+      record(
+          new FaultWindow(
+              f.id(), f.kind(), List.of(), nowNs, nowNs, "skipped: no nemesis for " + f.kind()));
       return;
     }
     Nemesis.Applied applied;

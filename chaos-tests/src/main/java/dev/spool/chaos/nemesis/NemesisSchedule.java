@@ -14,15 +14,16 @@ import java.util.Set;
  *
  * <p>Structure, kept simple so a person can read a timeline: a quiet period, then a <em>main
  * sequence</em> of faults one after another, each followed by a quiet period, until {@code
- * durationMs - finalQuietMs}. Each fault's kind is drawn uniformly from the enabled families'
- * kinds and its target from the kind's target shapes. With {@code composeProbability}, a
- * partition gets one kill of a random node composed inside it (starting a quarter into the
- * partition and healed a quarter before it), so a node restarts into a partitioned cluster; the
- * composed fault names its parent.
+ * durationMs - finalQuietMs}. Each fault's kind is drawn uniformly from the enabled families' kinds
+ * and its target from the kind's target shapes. With {@code composeProbability}, a partition gets
+ * one kill of a random node composed inside it (starting a quarter into the partition and healed a
+ * quarter before it), so a node restarts into a partitioned cluster; the composed fault names its
+ * parent.
  */
 public final class NemesisSchedule {
   /** Latency added on client links, ms: one of these. */
   static final long[] LATENCIES_MS = {50, 200, 1_000};
+
   /** Bandwidth of a slow client link, bytes/s: one of these. */
   static final long[] BANDWIDTHS_BYTES_PER_SECOND = {16 * 1024, 128 * 1024, 1024 * 1024};
 
@@ -56,10 +57,20 @@ public final class NemesisSchedule {
       if (kind == FaultKind.PAUSE && t + config.pauseMinMs() > lastHealMs) {
         break; // a short pause would test nothing; end the sequence here
       }
-      long min = kind == FaultKind.PAUSE ? Math.max(config.faultMinMs(), config.pauseMinMs()) : config.faultMinMs();
+      long min =
+          kind == FaultKind.PAUSE
+              ? Math.max(config.faultMinMs(), config.pauseMinMs())
+              : config.faultMinMs();
       long duration = Math.min(between(rng, min, config.faultMaxMs()), lastHealMs - t);
       PlannedFault fault =
-          new PlannedFault(faults.size(), null, kind, target(kind, rng, config.partitions()), t, duration, params(kind, rng));
+          new PlannedFault(
+              faults.size(),
+              null,
+              kind,
+              target(kind, rng, config.partitions()),
+              t,
+              duration,
+              params(kind, rng));
       faults.add(fault);
       if (kind.family() == NemesisFamily.PARTITION
           && config.families().contains(NemesisFamily.KILL)
@@ -67,8 +78,13 @@ public final class NemesisSchedule {
           && rng.nextDouble() < config.composeProbability()) {
         faults.add(
             new PlannedFault(
-                faults.size(), fault.id(), FaultKind.KILL, new Target.RandomNode(rng.nextInt(1 << 16)),
-                t + duration / 4, duration / 2, Map.of()));
+                faults.size(),
+                fault.id(),
+                FaultKind.KILL,
+                new Target.RandomNode(rng.nextInt(1 << 16)),
+                t + duration / 4,
+                duration / 2,
+                Map.of()));
       }
       t += duration + between(rng, config.quietMinMs(), config.quietMaxMs());
     }
@@ -78,7 +94,11 @@ public final class NemesisSchedule {
   private static Target target(FaultKind kind, Random rng, List<TopicPartition> partitions) {
     return switch (kind) {
       case KILL, PAUSE -> nodeTarget(rng, partitions);
-      case ISOLATE_NODE, TORN_SEGMENT_TAIL, BITFLIP_SEGMENT_TAIL, TORN_CHECKPOINT, BITFLIP_CHECKPOINT ->
+      case ISOLATE_NODE,
+          TORN_SEGMENT_TAIL,
+          BITFLIP_SEGMENT_TAIL,
+          TORN_CHECKPOINT,
+          BITFLIP_CHECKPOINT ->
           new Target.RandomNode(rng.nextInt(1 << 16));
       case SPLIT_MAJORITY_MINORITY -> new Target.MajorityMinority(rng.nextInt(1 << 16));
       case ISOLATE_CONTROLLER_FROM_BROKERS -> new Target.ActiveController();
@@ -92,7 +112,9 @@ public final class NemesisSchedule {
     };
   }
 
-  /** Kill and pause hit a random node, a partition leader or the active controller, equally often. */
+  /**
+   * Kill and pause hit a random node, a partition leader or the active controller, equally often.
+   */
   private static Target nodeTarget(Random rng, List<TopicPartition> partitions) {
     int choice = rng.nextInt(3);
     if (choice == 1 && !partitions.isEmpty()) {
@@ -108,7 +130,9 @@ public final class NemesisSchedule {
     return switch (kind) {
       case CLIENT_LATENCY -> Map.of("latencyMs", LATENCIES_MS[rng.nextInt(LATENCIES_MS.length)]);
       case CLIENT_SLOW_LINK ->
-          Map.of("bytesPerSecond", BANDWIDTHS_BYTES_PER_SECOND[rng.nextInt(BANDWIDTHS_BYTES_PER_SECOND.length)]);
+          Map.of(
+              "bytesPerSecond",
+              BANDWIDTHS_BYTES_PER_SECOND[rng.nextInt(BANDWIDTHS_BYTES_PER_SECOND.length)]);
       default -> Map.of();
     };
   }

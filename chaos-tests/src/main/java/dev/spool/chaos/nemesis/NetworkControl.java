@@ -6,8 +6,8 @@ package dev.spool.chaos.nemesis;
  */
 public interface NetworkControl {
   /**
-   * From now on, packets that node {@code from} sends to {@code to}'s address on {@code plane}
-   * are dropped. Packets from {@code to} to {@code from} are not affected: call again with the
+   * From now on, packets that node {@code from} sends to {@code to}'s address on {@code plane} are
+   * dropped. Packets from {@code to} to {@code from} are not affected: call again with the
    * arguments swapped to cut both directions.
    */
   void drop(int from, int to, Plane plane);

@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  *       controller, so this degenerates to isolating the controller, and the timeline says so.
  *   <li>{@code ISOLATE_LEADER_FROM_FOLLOWERS}: a partition leader from that partition's followers
  *       on the data plane only, so replication stops while the quorum still hears the leader.
- *   <li>{@code ONE_WAY_LOSS}: packets from one node to another are dropped, the reverse
- *       direction is untouched.
+ *   <li>{@code ONE_WAY_LOSS}: packets from one node to another are dropped, the reverse direction
+ *       is untouched.
  * </ul>
  */
 public final class PartitionNemesis implements Nemesis {
@@ -41,8 +41,10 @@ public final class PartitionNemesis implements Nemesis {
   @Override
   public Set<FaultKind> kinds() {
     return EnumSet.of(
-        FaultKind.ISOLATE_NODE, FaultKind.SPLIT_MAJORITY_MINORITY,
-        FaultKind.ISOLATE_CONTROLLER_FROM_BROKERS, FaultKind.ISOLATE_LEADER_FROM_FOLLOWERS,
+        FaultKind.ISOLATE_NODE,
+        FaultKind.SPLIT_MAJORITY_MINORITY,
+        FaultKind.ISOLATE_CONTROLLER_FROM_BROKERS,
+        FaultKind.ISOLATE_LEADER_FROM_FOLLOWERS,
         FaultKind.ONE_WAY_LOSS);
   }
 
@@ -59,7 +61,12 @@ public final class PartitionNemesis implements Nemesis {
       network.drop(link.from(), link.to(), link.plane());
     }
     active = true;
-    LOG.info("partition #{} {}: cut {} links ({})", fault.id(), fault.kind(), plan.links().size(), plan.targets());
+    LOG.info(
+        "partition #{} {}: cut {} links ({})",
+        fault.id(),
+        fault.kind(),
+        plan.links().size(),
+        plan.targets());
     return new Applied(plan.targets(), plan.note());
   }
 
@@ -81,7 +88,8 @@ public final class PartitionNemesis implements Nemesis {
         TargetResolver.Split s = resolver.split((Target.MajorityMinority) fault.target());
         yield new Plan(
             Grudge.bothWays(s.minority(), s.majority(), Grudge.ALL_PLANES),
-            List.of(TargetResolver.names(s.minority()) + " | " + TargetResolver.names(s.majority())),
+            List.of(
+                TargetResolver.names(s.minority()) + " | " + TargetResolver.names(s.majority())),
             null);
       }
       case ISOLATE_CONTROLLER_FROM_BROKERS -> {
@@ -89,14 +97,20 @@ public final class PartitionNemesis implements Nemesis {
         List<Integer> brokersOnly = new ArrayList<>(cluster.brokers());
         brokersOnly.removeAll(cluster.controllers());
         if (brokersOnly.isEmpty()) {
-          yield isolate(c, nodes, Grudge.ALL_PLANES, "combined roles: no broker-only node, so the controller is isolated from all");
+          yield isolate(
+              c,
+              nodes,
+              Grudge.ALL_PLANES,
+              "combined roles: no broker-only node, so the controller is isolated from all");
         }
         yield isolate(c, brokersOnly, Grudge.ALL_PLANES, null);
       }
       case ISOLATE_LEADER_FROM_FOLLOWERS -> {
         OptionalInt leader = resolver.node(fault.target());
         List<Integer> followers =
-            fault.target() instanceof Target.PartitionLeader pl ? followers(pl.partition(), leader) : nodes;
+            fault.target() instanceof Target.PartitionLeader pl
+                ? followers(pl.partition(), leader)
+                : nodes;
         yield isolate(leader, followers, EnumSet.of(Plane.DATA), "data plane only");
       }
       case ONE_WAY_LOSS -> {
@@ -104,7 +118,11 @@ public final class PartitionNemesis implements Nemesis {
         yield new Plan(
             Grudge.oneWay(p[0], p[1], Grudge.ALL_PLANES),
             List.of(TargetResolver.name(p[0]) + " -> " + TargetResolver.name(p[1])),
-            "packets from " + TargetResolver.name(p[0]) + " to " + TargetResolver.name(p[1]) + " dropped");
+            "packets from "
+                + TargetResolver.name(p[0])
+                + " to "
+                + TargetResolver.name(p[1])
+                + " dropped");
       }
       default -> throw new IllegalArgumentException("not a partition: " + fault.kind());
     };
@@ -116,9 +134,11 @@ public final class PartitionNemesis implements Nemesis {
     return f;
   }
 
-  private static Plan isolate(OptionalInt node, List<Integer> from, Set<Plane> planes, String note) {
+  private static Plan isolate(
+      OptionalInt node, List<Integer> from, Set<Plane> planes, String note) {
     if (node.isEmpty()) {
-      return new Plan(Set.of(), List.of(), "target could not be resolved (no leader known); nothing cut");
+      return new Plan(
+          Set.of(), List.of(), "target could not be resolved (no leader known); nothing cut");
     }
     List<Integer> others = new ArrayList<>(from);
     others.remove(Integer.valueOf(node.getAsInt()));

@@ -18,13 +18,19 @@ import java.util.TreeMap;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"id", "parentId", "kind", "target", "startMs", "durationMs", "params"})
 public record PlannedFault(
-    int id, Integer parentId, FaultKind kind, Target target, long startMs, long durationMs,
+    int id,
+    Integer parentId,
+    FaultKind kind,
+    Target target,
+    long startMs,
+    long durationMs,
     Map<String, Long> params) {
   public PlannedFault {
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(target, "target");
     if (startMs < 0 || durationMs <= 0) {
-      throw new IllegalArgumentException("bad window " + startMs + "+" + durationMs + " for fault " + id);
+      throw new IllegalArgumentException(
+          "bad window " + startMs + "+" + durationMs + " for fault " + id);
     }
     params = params == null ? Map.of() : new TreeMap<>(params);
   }
@@ -40,7 +46,13 @@ public record PlannedFault(
   @Override
   public String toString() {
     return String.format(
-        "#%d %s %s at %d ms for %d ms%s%s", id, kind, target, startMs, durationMs,
-        params.isEmpty() ? "" : " " + params, parentId == null ? "" : " (inside #" + parentId + ")");
+        "#%d %s %s at %d ms for %d ms%s%s",
+        id,
+        kind,
+        target,
+        startMs,
+        durationMs,
+        params.isEmpty() ? "" : " " + params,
+        parentId == null ? "" : " (inside #" + parentId + ")");
   }
 }

@@ -4,11 +4,14 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * A planned run of faults, in start order. {@code skippedFamilies} are families that were asked
- * for but are not available on this machine (say it loudly: a run without partitions proves less).
+ * A planned run of faults, in start order. {@code skippedFamilies} are families that were asked for
+ * but are not available on this machine (say it loudly: a run without partitions proves less).
  */
 public record Schedule(
-    long seed, ScheduleConfig config, List<PlannedFault> faults, Set<NemesisFamily> skippedFamilies) {
+    long seed,
+    ScheduleConfig config,
+    List<PlannedFault> faults,
+    Set<NemesisFamily> skippedFamilies) {
   public Schedule {
     faults = List.copyOf(faults);
     skippedFamilies = Set.copyOf(skippedFamilies);
@@ -16,7 +19,8 @@ public record Schedule(
 
   /** One line per fault, for logs and the report. */
   public String describe() {
-    StringBuilder sb = new StringBuilder("nemesis schedule, seed " + seed + ", " + faults.size() + " faults");
+    StringBuilder sb =
+        new StringBuilder("nemesis schedule, seed " + seed + ", " + faults.size() + " faults");
     if (!skippedFamilies.isEmpty()) {
       sb.append(", SKIPPED families ").append(skippedFamilies);
     }

@@ -23,8 +23,16 @@ import java.util.Set;
  * @param partitions the partitions the workload uses, for partition-leader targets
  */
 public record ScheduleConfig(
-    long seed, Set<NemesisFamily> families, long durationMs, long faultMinMs, long faultMaxMs,
-    long quietMinMs, long quietMaxMs, long pauseMinMs, long finalQuietMs, double composeProbability,
+    long seed,
+    Set<NemesisFamily> families,
+    long durationMs,
+    long faultMinMs,
+    long faultMaxMs,
+    long quietMinMs,
+    long quietMaxMs,
+    long pauseMinMs,
+    long finalQuietMs,
+    double composeProbability,
     List<TopicPartition> partitions) {
 
   public ScheduleConfig {
@@ -35,7 +43,8 @@ public record ScheduleConfig(
     require(0 <= quietMinMs && quietMinMs <= quietMaxMs, "need 0 <= quietMinMs <= quietMaxMs");
     require(pauseMinMs <= faultMaxMs, "pauseMinMs must be <= faultMaxMs");
     require(finalQuietMs >= 0 && finalQuietMs < durationMs, "need 0 <= finalQuietMs < durationMs");
-    require(composeProbability >= 0 && composeProbability <= 1, "composeProbability must be in [0,1]");
+    require(
+        composeProbability >= 0 && composeProbability <= 1, "composeProbability must be in [0,1]");
   }
 
   /**
@@ -47,8 +56,17 @@ public record ScheduleConfig(
       long seed, Set<NemesisFamily> families, long durationMs, List<TopicPartition> partitions) {
     double compose = durationMs >= 300_000 ? 0.25 : 0.0;
     return new ScheduleConfig(
-        seed, families, durationMs, 5_000, 20_000, 5_000, 15_000, 12_000,
-        Math.min(20_000, durationMs / 4), compose, partitions);
+        seed,
+        families,
+        durationMs,
+        5_000,
+        20_000,
+        5_000,
+        15_000,
+        12_000,
+        Math.min(20_000, durationMs / 4),
+        compose,
+        partitions);
   }
 
   /** The same config limited to {@code available} families (e.g. no PARTITION without root). */
@@ -60,8 +78,17 @@ public record ScheduleConfig(
       }
     }
     return new ScheduleConfig(
-        seed, kept, durationMs, faultMinMs, faultMaxMs, quietMinMs, quietMaxMs, pauseMinMs,
-        finalQuietMs, composeProbability, partitions);
+        seed,
+        kept,
+        durationMs,
+        faultMinMs,
+        faultMaxMs,
+        quietMinMs,
+        quietMaxMs,
+        pauseMinMs,
+        finalQuietMs,
+        composeProbability,
+        partitions);
   }
 
   private static void require(boolean ok, String message) {

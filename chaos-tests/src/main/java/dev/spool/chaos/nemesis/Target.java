@@ -62,7 +62,10 @@ public sealed interface Target {
     }
   }
 
-  /** An ordered pair of distinct nodes, for one-way faults: {@code from} loses packets to {@code to}. */
+  /**
+   * An ordered pair of distinct nodes, for one-way faults: {@code from} loses packets to {@code
+   * to}.
+   */
   record NodePair(int fromPick, int toPick) implements Target {
     @Override
     public String toString() {

@@ -11,9 +11,9 @@ import java.util.Set;
 
 /**
  * What fault injection this machine allows. Network namespaces need CAP_SYS_ADMIN (to create a
- * namespace) and CAP_NET_ADMIN (links, addresses, routes), plus the {@code ip} tool; root has
- * both. Without them the harness still runs the process, disk, restart and proxy nemeses, and
- * {@link #report()} says loudly what it skipped.
+ * namespace) and CAP_NET_ADMIN (links, addresses, routes), plus the {@code ip} tool; root has both.
+ * Without them the harness still runs the process, disk, restart and proxy nemeses, and {@link
+ * #report()} says loudly what it skipped.
  *
  * @param capEffective the effective capability mask from {@code /proc/self/status}
  * @param ipTool whether {@code ip -V} runs
@@ -76,7 +76,8 @@ public record Capabilities(long capEffective, boolean ipTool, List<String> probl
     if (canPartition()) {
       return "network faults available (namespaces, veth, bridge, blackhole routes)";
     }
-    return "NETWORK FAULTS UNAVAILABLE, partition nemeses are SKIPPED: " + String.join("; ", problems)
+    return "NETWORK FAULTS UNAVAILABLE, partition nemeses are SKIPPED: "
+        + String.join("; ", problems)
         + ". Run as root for IP-level partitions. Process, disk, restart and proxy faults still run.";
   }
 }

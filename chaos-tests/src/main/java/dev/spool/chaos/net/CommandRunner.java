@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
  */
 public class CommandRunner {
   private static final Logger LOG = LoggerFactory.getLogger(CommandRunner.class);
+
   /** iproute2 answers in milliseconds; 10 s means something is wrong with the machine. */
   static final long TIMEOUT_MS = 10_000;
 
@@ -34,9 +35,13 @@ public class CommandRunner {
     private final Result result;
 
     CommandFailedException(Result r) {
-      super("command failed (exit " + r.exitCode() + "): " + String.join(" ", r.command())
-          + (r.stderr().isBlank() ? "" : "\n  stderr: " + r.stderr().strip())
-          + (r.stdout().isBlank() ? "" : "\n  stdout: " + r.stdout().strip()));
+      super(
+          "command failed (exit "
+              + r.exitCode()
+              + "): "
+              + String.join(" ", r.command())
+              + (r.stderr().isBlank() ? "" : "\n  stderr: " + r.stderr().strip())
+              + (r.stdout().isBlank() ? "" : "\n  stdout: " + r.stdout().strip()));
       this.result = r;
     }
 
@@ -86,14 +91,15 @@ public class CommandRunner {
   }
 
   private static CompletableFuture<String> drain(InputStream in) {
-    return CompletableFuture.supplyAsync(() -> {
-      try (in) {
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        in.transferTo(buf);
-        return buf.toString(StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try (in) {
+            ByteArrayOutputStream buf = new ByteArrayOutputStream();
+            in.transferTo(buf);
+            return buf.toString(StandardCharsets.UTF_8);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
   }
 }

@@ -69,7 +69,12 @@ public final class FaultProxy implements Closeable {
   private volatile boolean refuseNew;
   private volatile boolean blackHole;
 
-  private FaultProxy(String name, InetSocketAddress upstream, EventLoopGroup group, boolean ownsGroup, InetSocketAddress listen) {
+  private FaultProxy(
+      String name,
+      InetSocketAddress upstream,
+      EventLoopGroup group,
+      boolean ownsGroup,
+      InetSocketAddress listen) {
     this.name = name;
     this.upstream = upstream;
     this.group = group;
@@ -80,13 +85,14 @@ public final class FaultProxy implements Closeable {
             .channel(NioServerSocketChannel.class)
             .childOption(ChannelOption.AUTO_READ, false)
             .childOption(ChannelOption.TCP_NODELAY, true)
-            .childHandler(new ChannelInitializer<SocketChannel>() {
-              @Override
-              protected void initChannel(SocketChannel ch) {
-                Pair p = new Pair(ch);
-                ch.pipeline().addLast(p.clientHandler());
-              }
-            })
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    Pair p = new Pair(ch);
+                    ch.pipeline().addLast(p.clientHandler());
+                  }
+                })
             .bind(listen)
             .syncUninterruptibly()
             .channel();
@@ -94,12 +100,19 @@ public final class FaultProxy implements Closeable {
   }
 
   /** A proxy with its own single-threaded event loop, listening on {@code listen} (port 0: any). */
-  public static FaultProxy start(String name, InetSocketAddress listen, InetSocketAddress upstream) {
-    return new FaultProxy(name, upstream, new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()), true, listen);
+  public static FaultProxy start(
+      String name, InetSocketAddress listen, InetSocketAddress upstream) {
+    return new FaultProxy(
+        name,
+        upstream,
+        new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()),
+        true,
+        listen);
   }
 
   /** A proxy on a shared event loop group, which the caller closes. */
-  public static FaultProxy start(String name, InetSocketAddress listen, InetSocketAddress upstream, EventLoopGroup group) {
+  public static FaultProxy start(
+      String name, InetSocketAddress listen, InetSocketAddress upstream, EventLoopGroup group) {
     return new FaultProxy(name, upstream, group, false, listen);
   }
 
@@ -119,13 +132,15 @@ public final class FaultProxy implements Closeable {
   public void setLatency(long toUpstreamMs, long toClientMs) {
     toUpstreamLatencyNs = TimeUnit.MILLISECONDS.toNanos(toUpstreamMs);
     toClientLatencyNs = TimeUnit.MILLISECONDS.toNanos(toClientMs);
-    LOG.info("proxy {}: latency {} ms to upstream, {} ms to client", name, toUpstreamMs, toClientMs);
+    LOG.info(
+        "proxy {}: latency {} ms to upstream, {} ms to client", name, toUpstreamMs, toClientMs);
   }
 
   /** Limits each direction of each connection (0 or less: unlimited). */
   public void setBandwidth(long bytesPerSecond) {
     this.bytesPerSecond = Math.max(0, bytesPerSecond);
-    LOG.info("proxy {}: bandwidth {} bytes/s", name, bytesPerSecond <= 0 ? "unlimited" : bytesPerSecond);
+    LOG.info(
+        "proxy {}: bandwidth {} bytes/s", name, bytesPerSecond <= 0 ? "unlimited" : bytesPerSecond);
   }
 
   public void refuseNewConnections(boolean refuse) {
@@ -274,22 +289,26 @@ public final class FaultProxy implements Closeable {
           .option(ChannelOption.TCP_NODELAY, true)
           .handler(upstreamHandler())
           .connect(upstream)
-          .addListener((ChannelFutureListener) f -> {
-            connecting = false;
-            if (!f.isSuccess() || done) {
-              LOG.debug("proxy {}: upstream connect failed: {}", name, f.cause());
-              f.channel().close();
-              reset();
-              return;
-            }
-            upstreamChannel = f.channel();
-            toUpstream.drain();
-            toUpstream.updateReading();
-            toClient.updateReading();
-          });
+          .addListener(
+              (ChannelFutureListener)
+                  f -> {
+                    connecting = false;
+                    if (!f.isSuccess() || done) {
+                      LOG.debug("proxy {}: upstream connect failed: {}", name, f.cause());
+                      f.channel().close();
+                      reset();
+                      return;
+                    }
+                    upstreamChannel = f.channel();
+                    toUpstream.drain();
+                    toUpstream.updateReading();
+                    toClient.updateReading();
+                  });
     }
 
-    /** Data from {@code from}'s source ended: deliver what is queued, then close its destination. */
+    /**
+     * Data from {@code from}'s source ended: deliver what is queued, then close its destination.
+     */
     void sourceClosed(Direction from, Direction reverse) {
       from.closeAfterDrain = true;
       from.drain();
@@ -391,10 +410,15 @@ public final class FaultProxy implements Closeable {
         if (!queue.isEmpty()) {
           if (!drainScheduled) {
             drainScheduled = true;
-            client.eventLoop().schedule(() -> {
-              drainScheduled = false;
-              drain();
-            }, sendAtNs.peek() - now, TimeUnit.NANOSECONDS);
+            client
+                .eventLoop()
+                .schedule(
+                    () -> {
+                      drainScheduled = false;
+                      drain();
+                    },
+                    sendAtNs.peek() - now,
+                    TimeUnit.NANOSECONDS);
           }
         } else if (closeAfterDrain && !closing) {
           closing = true; // the source ended and everything it sent is out: close once
@@ -409,7 +433,8 @@ public final class FaultProxy implements Closeable {
         if (src == null || !src.isOpen()) {
           return;
         }
-        boolean read = !blackHole && dst != null && dst.isWritable() && queuedBytes < MAX_QUEUED_BYTES;
+        boolean read =
+            !blackHole && dst != null && dst.isWritable() && queuedBytes < MAX_QUEUED_BYTES;
         src.config().setAutoRead(read);
       }
 

@@ -31,17 +31,17 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>Addresses</b>: our own range 10.87.0.0/16, one /24 per run (S is the first third octet
- *       not used by any route or address of the host). 10.87/16 is an unremarkable corner of
- *       10/8 that Docker, Kubernetes and libvirt defaults do not use. Node ids must be 1..99.
+ *       not used by any route or address of the host). 10.87/16 is an unremarkable corner of 10/8
+ *       that Docker, Kubernetes and libvirt defaults do not use. Node ids must be 1..99.
  *   <li><b>Two addresses per node</b>: a node binds its broker listener on the DATA address and its
  *       Ratis/controller port on the QUORUM address, so a partition can cut replication without
- *       cutting the quorum ({@link Plane}). The harness (in the root namespace) reaches every
- *       node over the bridge, through the gateway address, and is never partitioned.
+ *       cutting the quorum ({@link Plane}). The harness (in the root namespace) reaches every node
+ *       over the bridge, through the gateway address, and is never partitioned.
  *   <li><b>Names</b> carry the run id, which is the harness's PID: namespaces {@code
  *       spoolc-<pid>-n<id>}, links {@code spc<pid>b} (bridge) and {@code spc<pid>v<id>} (host end
- *       of each veth; interface names are limited to 15 characters). At start, namespaces and
- *       links of runs whose PID is no longer alive are stale and are removed; those of live runs
- *       (another engineer's harness on the same machine) are left alone.
+ *       of each veth; interface names are limited to 15 characters). At start, namespaces and links
+ *       of runs whose PID is no longer alive are stale and are removed; those of live runs (another
+ *       engineer's harness on the same machine) are left alone.
  * </ul>
  *
  * <h2>Partitions: blackhole routes</h2>
@@ -51,9 +51,9 @@ import org.slf4j.LoggerFactory;
  * namespace only A's own outgoing packets are routed there (the /32 beats the /24 connected route),
  * so exactly the direction A → B is cut: local senders get EINVAL, TCP retransmits vanish. Packets
  * from B still reach A, which makes one-way loss possible: cut A → B only, and B's datagrams keep
- * arriving at A. (For TCP a one-way cut breaks both directions of a connection, since ACKs from
- * A are lost too — the same as Jepsen's one-way drops.) To cut both directions, drop A → B and B →
- * A. Heal deletes exactly the routes we added. tc netem is not available on these kernels, which is
+ * arriving at A. (For TCP a one-way cut breaks both directions of a connection, since ACKs from A
+ * are lost too — the same as Jepsen's one-way drops.) To cut both directions, drop A → B and B → A.
+ * Heal deletes exactly the routes we added. tc netem is not available on these kernels, which is
  * why latency and slow links go through {@link FaultProxy} instead.
  *
  * <p>Not thread-safe: the nemesis runner's thread owns it.
@@ -64,10 +64,14 @@ public final class NetNamespaces implements NetworkControl, Closeable {
   static final String LINK_PREFIX = "spc";
   static final int QUORUM_HOST_OFFSET = 100;
   static final int GATEWAY_HOST = 254;
+
   /** Host part of the root-namespace address of node id's fault proxy: PROXY_HOST_OFFSET + id. */
   static final int PROXY_HOST_OFFSET = 200;
+
   /** Exactly hosts 100..199 (the QUORUM plane addresses), as a cover of CIDR blocks. */
-  static final List<String> QUORUM_RANGE_CIDRS = List.of("100/30", "104/29", "112/28", "128/26", "192/29");
+  static final List<String> QUORUM_RANGE_CIDRS =
+      List.of("100/30", "104/29", "112/28", "128/26", "192/29");
+
   private static final Pattern NS_NAME = Pattern.compile("^" + NS_PREFIX + "(\\d+)-.*");
   private static final Pattern LINK_NAME = Pattern.compile("^" + LINK_PREFIX + "(\\d+)[bv]\\d*$");
   private static final Pattern SUBNET = Pattern.compile("10\\.87\\.(\\d+)\\.");
@@ -89,13 +93,14 @@ public final class NetNamespaces implements NetworkControl, Closeable {
   }
 
   /**
-   * Removes stale namespaces of earlier runs, then creates the bridge and a namespace per node.
-   * On failure everything created so far is removed again before the exception propagates.
+   * Removes stale namespaces of earlier runs, then creates the bridge and a namespace per node. On
+   * failure everything created so far is removed again before the exception propagates.
    */
   public static NetNamespaces create(CommandRunner cmd, List<Integer> nodeIds) {
     for (int id : nodeIds) {
       if (id < 1 || id >= QUORUM_HOST_OFFSET) {
-        throw new IllegalArgumentException("node ids must be 1.." + (QUORUM_HOST_OFFSET - 1) + ": " + id);
+        throw new IllegalArgumentException(
+            "node ids must be 1.." + (QUORUM_HOST_OFFSET - 1) + ": " + id);
       }
     }
     removeStale(cmd);
@@ -137,8 +142,17 @@ public final class NetNamespaces implements NetworkControl, Closeable {
       // the replies to quorum traffic. These routes make quorum-plane connections leave from the
       // node's QUORUM address, so the two planes can really be cut apart.
       for (String cidr : QUORUM_RANGE_CIDRS) {
-        cmd.run("ip", "-n", ns, "route", "add", "10.87." + subnet + "." + cidr, "dev", "eth0",
-            "src", address(id, Plane.QUORUM));
+        cmd.run(
+            "ip",
+            "-n",
+            ns,
+            "route",
+            "add",
+            "10.87." + subnet + "." + cidr,
+            "dev",
+            "eth0",
+            "src",
+            address(id, Plane.QUORUM));
       }
       cmd.run("ip", "link", "set", hostEnd, "master", bridge);
       cmd.run("ip", "link", "set", hostEnd, "up");
@@ -191,7 +205,8 @@ public final class NetNamespaces implements NetworkControl, Closeable {
     }
     for (int id : nodes) {
       if (PROXY_HOST_OFFSET + id >= GATEWAY_HOST) {
-        throw new IllegalArgumentException("proxy addresses need node ids below " + (GATEWAY_HOST - PROXY_HOST_OFFSET));
+        throw new IllegalArgumentException(
+            "proxy addresses need node ids below " + (GATEWAY_HOST - PROXY_HOST_OFFSET));
       }
       cmd.run("ip", "addr", "add", proxyAddress(id) + "/32", "dev", bridgeName());
     }
@@ -228,7 +243,9 @@ public final class NetNamespaces implements NetworkControl, Closeable {
     }
   }
 
-  /** Removes everything this instance created. Safe to call twice; logs what it could not remove. */
+  /**
+   * Removes everything this instance created. Safe to call twice; logs what it could not remove.
+   */
   @Override
   public void close() {
     blackholes.clear();
@@ -316,17 +333,21 @@ public final class NetNamespaces implements NetworkControl, Closeable {
     return names;
   }
 
-  /** The first 10.87.S.0/24 the host uses for nothing, starting from a place derived from the run. */
+  /**
+   * The first 10.87.S.0/24 the host uses for nothing, starting from a place derived from the run.
+   */
   static int freeSubnet(CommandRunner cmd, long runId) {
-    String inUse = cmd.tryRun("ip", "-4", "route", "show", "table", "all").stdout()
-        + cmd.tryRun("ip", "-4", "addr", "show").stdout();
+    String inUse =
+        cmd.tryRun("ip", "-4", "route", "show", "table", "all").stdout()
+            + cmd.tryRun("ip", "-4", "addr", "show").stdout();
     Set<Integer> used = new java.util.HashSet<>();
     Matcher m = SUBNET.matcher(inUse);
     while (m.find()) {
       used.add(Integer.parseInt(m.group(1)));
     }
     if (inUse.contains("10.87.0.0/16") || inUse.contains("10.0.0.0/8")) {
-      throw new IllegalStateException("the host already routes 10.87.0.0/16; refusing to add our namespaces there");
+      throw new IllegalStateException(
+          "the host already routes 10.87.0.0/16; refusing to add our namespaces there");
     }
     for (int i = 0; i < 250; i++) {
       int s = 1 + (int) ((runId + i) % 250);

@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * own address.
  */
 public final class ProxyGroup implements ClientLinkControl, Closeable {
-  private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+  private final EventLoopGroup group =
+      new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
   private final Map<Integer, FaultProxy> proxies = new LinkedHashMap<>();
   private final Map<Integer, String> listenHosts = new LinkedHashMap<>();
 
@@ -31,17 +32,19 @@ public final class ProxyGroup implements ClientLinkControl, Closeable {
    * Starts a proxy for each node of {@code brokerByNode}, listening on that node's entry of {@code
    * listenByNode} (port 0: any free port).
    */
-  public static ProxyGroup start(Map<Integer, InetSocketAddress> listenByNode, Map<Integer, InetSocketAddress> brokerByNode) {
+  public static ProxyGroup start(
+      Map<Integer, InetSocketAddress> listenByNode, Map<Integer, InetSocketAddress> brokerByNode) {
     ProxyGroup g = new ProxyGroup();
     try {
-      brokerByNode.forEach((node, addr) -> {
-        InetSocketAddress listen = listenByNode.get(node);
-        if (listen == null) {
-          throw new IllegalArgumentException("no listen address for the proxy of node " + node);
-        }
-        g.proxies.put(node, FaultProxy.start("n" + node, listen, addr, g.group));
-        g.listenHosts.put(node, listen.getHostString());
-      });
+      brokerByNode.forEach(
+          (node, addr) -> {
+            InetSocketAddress listen = listenByNode.get(node);
+            if (listen == null) {
+              throw new IllegalArgumentException("no listen address for the proxy of node " + node);
+            }
+            g.proxies.put(node, FaultProxy.start("n" + node, listen, addr, g.group));
+            g.listenHosts.put(node, listen.getHostString());
+          });
     } catch (RuntimeException e) {
       g.close();
       throw e;
@@ -49,7 +52,10 @@ public final class ProxyGroup implements ClientLinkControl, Closeable {
     return g;
   }
 
-  /** Where clients (and, when brokers advertise it, other brokers) reach {@code node} through its proxy. */
+  /**
+   * Where clients (and, when brokers advertise it, other brokers) reach {@code node} through its
+   * proxy.
+   */
   public InetSocketAddress clientAddress(int node) {
     return new InetSocketAddress(listenHosts.get(node), proxy(node).port());
   }
@@ -74,10 +80,13 @@ public final class ProxyGroup implements ClientLinkControl, Closeable {
 
   @Override
   public void dropConnections() {
-    proxies.values().forEach(p -> {
-      p.refuseNewConnections(true);
-      p.resetConnections();
-    });
+    proxies
+        .values()
+        .forEach(
+            p -> {
+              p.refuseNewConnections(true);
+              p.resetConnections();
+            });
   }
 
   @Override

@@ -18,7 +18,12 @@ import java.util.Objects;
  */
 @JsonPropertyOrder({"runId", "seed", "startedAtMs", "rerunCommand", "cluster", "nemeses", "notes"})
 public record RunInfo(
-    String runId, long seed, long startedAtMs, String rerunCommand, String cluster, String nemeses,
+    String runId,
+    long seed,
+    long startedAtMs,
+    String rerunCommand,
+    String cluster,
+    String nemeses,
     List<String> notes) {
   public RunInfo {
     Objects.requireNonNull(runId, "runId");

@@ -44,7 +44,12 @@ public final class RunReport {
 
   /** Writes the folder and returns the path of {@code index.html}. */
   public static Path write(
-      Path dir, RunInfo info, History history, Verdict verdict, List<FaultWindow> faults, List<Path> nodeLogs)
+      Path dir,
+      RunInfo info,
+      History history,
+      Verdict verdict,
+      List<FaultWindow> faults,
+      List<Path> nodeLogs)
       throws IOException {
     Files.createDirectories(dir);
     Path historyFile = dir.resolve(HISTORY);
@@ -71,7 +76,10 @@ public final class RunReport {
     return index;
   }
 
-  /** Copies each log into {@code nodes/}, keeping its name; a repeated name gets its parent's name in front. */
+  /**
+   * Copies each log into {@code nodes/}, keeping its name; a repeated name gets its parent's name
+   * in front.
+   */
   private static void copyNodeLogs(Path nodesDir, List<Path> logs) throws IOException {
     Files.createDirectories(nodesDir);
     Set<String> used = new HashSet<>();

@@ -34,14 +34,22 @@ final class SvgChart {
   private final double seconds;
   private final StringBuilder svg = new StringBuilder();
 
-  private SvgChart(List<Availability.Bucket> series, List<FaultWindow> faults, List<Anomaly> anomalies, long runEndNs) {
+  private SvgChart(
+      List<Availability.Bucket> series,
+      List<FaultWindow> faults,
+      List<Anomaly> anomalies,
+      long runEndNs) {
     this.series = series;
     this.faults = faults;
     this.anomalies = anomalies;
     this.seconds = Math.max(1.0, Math.max(series.size(), runEndNs / 1e9));
   }
 
-  static String render(List<Availability.Bucket> series, List<FaultWindow> faults, List<Anomaly> anomalies, long runEndNs) {
+  static String render(
+      List<Availability.Bucket> series,
+      List<FaultWindow> faults,
+      List<Anomaly> anomalies,
+      long runEndNs) {
     return new SvgChart(series, faults, anomalies, runEndNs).draw();
   }
 
@@ -58,11 +66,16 @@ final class SvgChart {
   }
 
   private String draw() {
-    svg.append(String.format(Locale.ROOT,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
-            + "font-family=\"system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif\" font-size=\"11\" role=\"img\" "
-            + "aria-label=\"throughput and latency over time with fault windows\">",
-        WIDTH, HEIGHT, WIDTH, HEIGHT));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
+                + "font-family=\"system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif\" font-size=\"11\" role=\"img\" "
+                + "aria-label=\"throughput and latency over time with fault windows\">",
+            WIDTH,
+            HEIGHT,
+            WIDTH,
+            HEIGHT));
     svg.append("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>");
     faultBands();
     throughputPanel();
@@ -88,12 +101,28 @@ final class SvgChart {
         x1 = x0 + 1.5; // a skipped or instant fault still shows as a hairline
       }
       String c = color(f.kind().family());
-      String tip = HtmlReport.esc("#" + f.id() + " " + f.label() + (f.note() == null ? "" : " — " + f.note()));
-      svg.append(String.format(Locale.ROOT,
-          "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" fill-opacity=\"0.13\"><title>%s</title></rect>",
-          x0, TOP, x1 - x0, bottom - TOP, c, tip));
-      svg.append(String.format(Locale.ROOT,
-          "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-opacity=\"0.55\"/>", x0, x0, TOP, bottom, c));
+      String tip =
+          HtmlReport.esc(
+              "#" + f.id() + " " + f.label() + (f.note() == null ? "" : " — " + f.note()));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" fill-opacity=\"0.13\"><title>%s</title></rect>",
+              x0,
+              TOP,
+              x1 - x0,
+              bottom - TOP,
+              c,
+              tip));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-opacity=\"0.55\"/>",
+              x0,
+              x0,
+              TOP,
+              bottom,
+              c));
       // Labels go to the first row where they do not overlap the previous label.
       String label = f.kind().label();
       double width = label.length() * 6.2 + 6;
@@ -106,8 +135,15 @@ final class SvgChart {
       }
       rowEnd[r] = x0 + width;
       int y = 12 + r * LABEL_ROW_PX + 9;
-      svg.append(String.format(Locale.ROOT,
-          "<text x=\"%.1f\" y=\"%d\" fill=\"%s\" font-weight=\"600\">%s<title>%s</title></text>", x0 + 2, y, c, HtmlReport.esc(label), tip));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<text x=\"%.1f\" y=\"%d\" fill=\"%s\" font-weight=\"600\">%s<title>%s</title></text>",
+              x0 + 2,
+              y,
+              c,
+              HtmlReport.esc(label),
+              tip));
     }
   }
 
@@ -123,39 +159,71 @@ final class SvgChart {
     StringBuilder area = new StringBuilder(String.format(Locale.ROOT, "M%.1f %d", x(0), base));
     for (Availability.Bucket b : series) {
       double y = base - b.sendOk() / yMax * THROUGHPUT_PX;
-      area.append(String.format(Locale.ROOT, " L%.1f %.1f L%.1f %.1f", x(b.second()), y, x(b.second() + 1), y));
+      area.append(
+          String.format(
+              Locale.ROOT, " L%.1f %.1f L%.1f %.1f", x(b.second()), y, x(b.second() + 1), y));
     }
     area.append(String.format(Locale.ROOT, " L%.1f %d Z", x(series.size()), base));
-    svg.append("<path d=\"").append(area).append("\" fill=\"#2da44e\" fill-opacity=\"0.35\" stroke=\"#1a7f37\" stroke-width=\"1.2\"/>");
+    svg.append("<path d=\"")
+        .append(area)
+        .append(
+            "\" fill=\"#2da44e\" fill-opacity=\"0.35\" stroke=\"#1a7f37\" stroke-width=\"1.2\"/>");
     for (Availability.Bucket b : series) {
       int bad = b.sendFail() + b.sendInfo();
       if (bad > 0) {
         double h = Math.max(1.5, bad / yMax * THROUGHPUT_PX);
-        svg.append(String.format(Locale.ROOT,
-            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#cf222e\" fill-opacity=\"0.8\"><title>%ds: %d failed, %d indeterminate</title></rect>",
-            x(b.second()) + 0.5, base - h, Math.max(1, x(b.second() + 1) - x(b.second()) - 1), h, b.second(), b.sendFail(), b.sendInfo()));
+        svg.append(
+            String.format(
+                Locale.ROOT,
+                "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#cf222e\" fill-opacity=\"0.8\"><title>%ds: %d failed, %d indeterminate</title></rect>",
+                x(b.second()) + 0.5,
+                base - h,
+                Math.max(1, x(b.second() + 1) - x(b.second()) - 1),
+                h,
+                b.second(),
+                b.sendFail(),
+                b.sendInfo()));
       }
     }
   }
 
   private void grid(int top, int base, double yMax, String title) {
-    svg.append(String.format(Locale.ROOT,
-        "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#57606a\"/>", LEFT, WIDTH - RIGHT, base, base));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#57606a\"/>",
+            LEFT,
+            WIDTH - RIGHT,
+            base,
+            base));
     for (int i = 0; i <= 4; i++) {
       double v = yMax * i / 4;
       double y = base - (double) THROUGHPUT_PX * i / 4;
-      svg.append(String.format(Locale.ROOT,
-          "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d0d7de\" stroke-dasharray=\"%s\"/>"
-              + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#57606a\">%s</text>",
-          LEFT, WIDTH - RIGHT, y, y, i == 0 ? "none" : "2 3", LEFT - 6, y + 4, fmt(v)));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d0d7de\" stroke-dasharray=\"%s\"/>"
+                  + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#57606a\">%s</text>",
+              LEFT,
+              WIDTH - RIGHT,
+              y,
+              y,
+              i == 0 ? "none" : "2 3",
+              LEFT - 6,
+              y + 4,
+              fmt(v)));
     }
     axisTitle(top, top + THROUGHPUT_PX, title);
   }
 
   private void axisTitle(int top, int bottom, String title) {
     int cy = (top + bottom) / 2;
-    svg.append(String.format(Locale.ROOT,
-        "<text transform=\"translate(14 %d) rotate(-90)\" text-anchor=\"middle\" fill=\"#24292f\" font-weight=\"600\">%s</text>", cy, title));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<text transform=\"translate(14 %d) rotate(-90)\" text-anchor=\"middle\" fill=\"#24292f\" font-weight=\"600\">%s</text>",
+            cy,
+            title));
   }
 
   private void latencyPanel() {
@@ -175,21 +243,36 @@ final class SvgChart {
     }
     double logLo = Math.floor(Math.log10(lo));
     double logHi = Math.max(logLo + 1, Math.ceil(Math.log10(hi)));
-    svg.append(String.format(Locale.ROOT,
-        "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#57606a\"/>", LEFT, WIDTH - RIGHT, base, base));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#57606a\"/>",
+            LEFT,
+            WIDTH - RIGHT,
+            base,
+            base));
     for (double e = logLo; e <= logHi; e++) {
       double y = base - (e - logLo) / (logHi - logLo) * LATENCY_PX;
-      svg.append(String.format(Locale.ROOT,
-          "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d0d7de\" stroke-dasharray=\"2 3\"/>"
-              + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#57606a\">%s</text>",
-          LEFT, WIDTH - RIGHT, y, y, LEFT - 6, y + 4, msLabel(Math.pow(10, e))));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d0d7de\" stroke-dasharray=\"2 3\"/>"
+                  + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#57606a\">%s</text>",
+              LEFT,
+              WIDTH - RIGHT,
+              y,
+              y,
+              LEFT - 6,
+              y + 4,
+              msLabel(Math.pow(10, e))));
     }
     axisTitle(top, base, "send latency");
     line(top, base, logLo, logHi, true, "#0969da", 1.6);
     line(top, base, logLo, logHi, false, "#bf8700", 1.3);
   }
 
-  private void line(int top, int base, double logLo, double logHi, boolean p50, String color, double width) {
+  private void line(
+      int top, int base, double logLo, double logHi, boolean p50, String color, double width) {
     StringBuilder d = new StringBuilder();
     boolean pen = false;
     for (Availability.Bucket b : series) {
@@ -204,8 +287,13 @@ final class SvgChart {
       pen = true;
     }
     if (d.length() > 0) {
-      svg.append("<path d=\"").append(d).append("\" fill=\"none\" stroke=\"").append(color)
-          .append("\" stroke-width=\"").append(width).append("\" stroke-linejoin=\"round\"/>");
+      svg.append("<path d=\"")
+          .append(d)
+          .append("\" fill=\"none\" stroke=\"")
+          .append(color)
+          .append("\" stroke-width=\"")
+          .append(width)
+          .append("\" stroke-linejoin=\"round\"/>");
     }
   }
 
@@ -213,17 +301,33 @@ final class SvgChart {
     int y = TOP + THROUGHPUT_PX + GAP_PX + LATENCY_PX;
     double step = niceStep(seconds / 10);
     for (double s = 0; s <= seconds + 1e-9; s += step) {
-      svg.append(String.format(Locale.ROOT,
-          "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#57606a\"/>"
-              + "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#57606a\">%s</text>",
-          x(s), x(s), y, y + 4, x(s), y + 16, timeLabel(s)));
-      svg.append(String.format(Locale.ROOT,
-          "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#57606a\"/>",
-          x(s), x(s), TOP + THROUGHPUT_PX, TOP + THROUGHPUT_PX + 4));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#57606a\"/>"
+                  + "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#57606a\">%s</text>",
+              x(s),
+              x(s),
+              y,
+              y + 4,
+              x(s),
+              y + 16,
+              timeLabel(s)));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#57606a\"/>",
+              x(s),
+              x(s),
+              TOP + THROUGHPUT_PX,
+              TOP + THROUGHPUT_PX + 4));
     }
-    svg.append(String.format(Locale.ROOT,
-        "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#24292f\" font-weight=\"600\">time since start</text>",
-        (LEFT + WIDTH - RIGHT) / 2, y + 33));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#24292f\" font-weight=\"600\">time since start</text>",
+            (LEFT + WIDTH - RIGHT) / 2,
+            y + 33));
   }
 
   private void anomalyMarkers() {
@@ -236,9 +340,13 @@ final class SvgChart {
     for (Anomaly a : shown) {
       double cx = x(a.timesNs().get(0) / 1e9);
       int y = TOP;
-      svg.append(String.format(Locale.ROOT,
-          "<path d=\"M%.1f %d l-5 -8 h10 z\" fill=\"#cf222e\" stroke=\"#ffffff\" stroke-width=\"0.8\"><title>%s</title></path>",
-          cx, y + 1, HtmlReport.esc(a.kind() + ": " + a.summary())));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<path d=\"M%.1f %d l-5 -8 h10 z\" fill=\"#cf222e\" stroke=\"#ffffff\" stroke-width=\"0.8\"><title>%s</title></path>",
+              cx,
+              y + 1,
+              HtmlReport.esc(a.kind() + ": " + a.summary())));
     }
   }
 

@@ -43,7 +43,8 @@ public final class ChaosMain {
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)?");
   private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss");
 
-  static final String USAGE_TEXT = """
+  static final String USAGE_TEXT =
+      """
       usage: chaos.sh --nodes N --duration D --nemesis LIST [--seed S] [--dir DIR]
                       [--producers P] [--rate SENDS_PER_S_PER_PRODUCER]
              chaos.sh --scenario NAME [--seed S] [--dir DIR]
@@ -76,17 +77,23 @@ public final class ChaosMain {
       out.print(USAGE_TEXT.formatted(Scenarios.all().keySet()));
       return OK;
     }
-    ChaosOptions options = a.scenario != null
-        ? Scenarios.options(Scenarios.get(a.scenario), a.seed, a.dir, a.rerunCommand())
-        : ChaosOptions.defaults("random", a.nodes, a.duration, a.families, a.seed, a.dir, a.rerunCommand())
-            .withLoad(a.producers, 2, a.rate);
+    ChaosOptions options =
+        a.scenario != null
+            ? Scenarios.options(Scenarios.get(a.scenario), a.seed, a.dir, a.rerunCommand())
+            : ChaosOptions.defaults(
+                    "random", a.nodes, a.duration, a.families, a.seed, a.dir, a.rerunCommand())
+                .withLoad(a.producers, 2, a.rate);
     out.println("chaos: seed " + a.seed + "; re-run exactly with: " + a.rerunCommand());
     ChaosRun.Result r;
     try {
-      r = new ChaosRun(options, line -> {
-        out.println(CLOCK.format(LocalTime.now()) + " " + line);
-        out.flush();
-      }).run();
+      r =
+          new ChaosRun(
+                  options,
+                  line -> {
+                    out.println(CLOCK.format(LocalTime.now()) + " " + line);
+                    out.flush();
+                  })
+              .run();
     } catch (Exception | Error e) {
       err.println("chaos: HARNESS FAILURE: " + e);
       e.printStackTrace(err);
@@ -100,21 +107,41 @@ public final class ChaosMain {
       return ANOMALIES;
     }
     if (r.verdict().valid() == Validity.UNKNOWN) {
-      err.println("chaos: some checkers could not judge this run; it proves nothing (see " + r.index() + ")");
+      err.println(
+          "chaos: some checkers could not judge this run; it proves nothing (see "
+              + r.index()
+              + ")");
       return HARNESS_FAILURE;
     }
     return OK;
   }
 
-  /** The figures a person wants at the end: counts, anomalies per checker, worst outage per fault kind. */
+  /**
+   * The figures a person wants at the end: counts, anomalies per checker, worst outage per fault
+   * kind.
+   */
   static void summary(ChaosRun.Result r, PrintStream out) {
-    out.println("==== " + r.runId() + ": " + (r.verdict().valid() == Validity.TRUE ? "VALID, no anomaly"
-        : r.verdict().valid() == Validity.FALSE ? "INVALID, " + r.verdict().anomalyCount() + " anomalies" : "UNKNOWN"));
+    out.println(
+        "==== "
+            + r.runId()
+            + ": "
+            + (r.verdict().valid() == Validity.TRUE
+                ? "VALID, no anomaly"
+                : r.verdict().valid() == Validity.FALSE
+                    ? "INVALID, " + r.verdict().anomalyCount() + " anomalies"
+                    : "UNKNOWN"));
     out.println("counts: " + r.counts());
     for (CheckResult c : r.verdict().results().values()) {
       if (c.valid() != Validity.TRUE) {
-        out.println("  " + c.checker() + ": " + c.valid() + ", " + c.anomalyCount() + " anomalies"
-            + (c.anomalies().isEmpty() ? "" : "; first: " + c.anomalies().get(0).summary()));
+        out.println(
+            "  "
+                + c.checker()
+                + ": "
+                + c.valid()
+                + ", "
+                + c.anomalyCount()
+                + " anomalies"
+                + (c.anomalies().isEmpty() ? "" : "; first: " + c.anomalies().get(0).summary()));
       }
     }
     Map<FaultKind, long[]> worst = new TreeMap<>();
@@ -124,8 +151,12 @@ public final class ChaosMain {
       v[0]++;
       v[1] = Math.max(v[1], gapMs);
     }
-    out.println("longest time without an acknowledged write, per fault kind (overlapping gap, unclipped):");
-    worst.forEach((k, v) -> out.printf(Locale.ROOT, "  %-32s %3d faults, longest gap %6.1f s%n", k, v[0], v[1] / 1000.0));
+    out.println(
+        "longest time without an acknowledged write, per fault kind (overlapping gap, unclipped):");
+    worst.forEach(
+        (k, v) ->
+            out.printf(
+                Locale.ROOT, "  %-32s %3d faults, longest gap %6.1f s%n", k, v[0], v[1] / 1000.0));
     r.notes().forEach(n -> out.println("note: " + n));
   }
 
@@ -133,8 +164,9 @@ public final class ChaosMain {
   static final class Args {
     int nodes = 5;
     Duration duration = Duration.ofMinutes(5);
-    Set<NemesisFamily> families = EnumSet.of(NemesisFamily.KILL, NemesisFamily.PAUSE, NemesisFamily.PARTITION,
-        NemesisFamily.DISK);
+    Set<NemesisFamily> families =
+        EnumSet.of(
+            NemesisFamily.KILL, NemesisFamily.PAUSE, NemesisFamily.PARTITION, NemesisFamily.DISK);
     long seed = ThreadLocalRandom.current().nextLong(1, 1_000_000);
     Path dir = Path.of("chaos-runs");
     String scenario;
@@ -173,9 +205,12 @@ public final class ChaosMain {
           default -> throw new IllegalArgumentException("unknown option " + k);
         }
       }
-      if (a.scenario != null && (a.given.containsKey("--nodes") || a.given.containsKey("--nemesis")
-          || a.given.containsKey("--duration"))) {
-        throw new IllegalArgumentException("--scenario fixes nodes, duration and nemeses; give only --seed and --dir");
+      if (a.scenario != null
+          && (a.given.containsKey("--nodes")
+              || a.given.containsKey("--nemesis")
+              || a.given.containsKey("--duration"))) {
+        throw new IllegalArgumentException(
+            "--scenario fixes nodes, duration and nemeses; give only --seed and --dir");
       }
       return a;
     }
@@ -186,8 +221,22 @@ public final class ChaosMain {
       if (scenario != null) {
         parts.addAll(List.of("--scenario", scenario));
       } else {
-        parts.addAll(List.of("--nodes", Integer.toString(nodes), "--duration", duration.toSeconds() + "s", "--nemesis",
-            String.join(",", families.stream().map(f -> f == NemesisFamily.PROXY ? "latency" : f.name().toLowerCase(Locale.ROOT)).toList())));
+        parts.addAll(
+            List.of(
+                "--nodes",
+                Integer.toString(nodes),
+                "--duration",
+                duration.toSeconds() + "s",
+                "--nemesis",
+                String.join(
+                    ",",
+                    families.stream()
+                        .map(
+                            f ->
+                                f == NemesisFamily.PROXY
+                                    ? "latency"
+                                    : f.name().toLowerCase(Locale.ROOT))
+                        .toList())));
         if (given.containsKey("--producers")) {
           parts.addAll(List.of("--producers", Integer.toString(producers)));
         }
@@ -209,12 +258,13 @@ public final class ChaosMain {
       }
       long n = Long.parseLong(m.group(1));
       String unit = m.group(2) == null ? "s" : m.group(2);
-      Duration d = switch (unit) {
-        case "ms" -> Duration.ofMillis(n);
-        case "m" -> Duration.ofMinutes(n);
-        case "h" -> Duration.ofHours(n);
-        default -> Duration.ofSeconds(n);
-      };
+      Duration d =
+          switch (unit) {
+            case "ms" -> Duration.ofMillis(n);
+            case "m" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            default -> Duration.ofSeconds(n);
+          };
       if (d.compareTo(Duration.ofSeconds(20)) < 0 || d.compareTo(Duration.ofHours(24)) > 0) {
         throw new IllegalArgumentException("--duration must be between 20s and 24h: " + v);
       }
@@ -228,15 +278,20 @@ public final class ChaosMain {
         if (n.isEmpty()) {
           continue;
         }
-        out.add(switch (n) {
-          case "kill" -> NemesisFamily.KILL;
-          case "pause" -> NemesisFamily.PAUSE;
-          case "partition" -> NemesisFamily.PARTITION;
-          case "disk" -> NemesisFamily.DISK;
-          case "restart" -> NemesisFamily.RESTART;
-          case "latency", "proxy", "client" -> NemesisFamily.PROXY;
-          default -> throw new IllegalArgumentException("--nemesis: unknown '" + s + "' (kill, pause, partition, disk, restart, latency)");
-        });
+        out.add(
+            switch (n) {
+              case "kill" -> NemesisFamily.KILL;
+              case "pause" -> NemesisFamily.PAUSE;
+              case "partition" -> NemesisFamily.PARTITION;
+              case "disk" -> NemesisFamily.DISK;
+              case "restart" -> NemesisFamily.RESTART;
+              case "latency", "proxy", "client" -> NemesisFamily.PROXY;
+              default ->
+                  throw new IllegalArgumentException(
+                      "--nemesis: unknown '"
+                          + s
+                          + "' (kill, pause, partition, disk, restart, latency)");
+            });
       }
       if (out.isEmpty()) {
         throw new IllegalArgumentException("--nemesis needs at least one family");

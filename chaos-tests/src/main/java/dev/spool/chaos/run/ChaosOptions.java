@@ -18,7 +18,8 @@ import java.util.function.Function;
  * @param scenario name of the run (a named scenario, or "random" for a generated schedule)
  * @param nodes combined broker + controller nodes
  * @param duration the fault phase (the final heal, drain and checks come after)
- * @param families the nemesis families asked for (those this machine cannot run are skipped, loudly)
+ * @param families the nemesis families asked for (those this machine cannot run are skipped,
+ *     loudly)
  * @param seed seeds the schedule, the disk damage and the workload's choices
  * @param baseDir runs go to {@code baseDir/<run id>}
  * @param schedule a fixed schedule for the topic partitions, or null to generate one from the seed
@@ -28,10 +29,22 @@ import java.util.function.Function;
  * @param rerunCommand the exact command that repeats this run, printed and stored in run.json
  */
 public record ChaosOptions(
-    String scenario, int nodes, Duration duration, Set<NemesisFamily> families, long seed, Path baseDir,
-    int topics, int partitionsPerTopic, int producers, int consumers, double sendsPerSecondPerProducer,
-    Function<List<TopicPartition>, Schedule> schedule, boolean unsafe, Map<String, String> nodeConfig,
-    String rerunCommand, int progressIntervalSeconds) {
+    String scenario,
+    int nodes,
+    Duration duration,
+    Set<NemesisFamily> families,
+    long seed,
+    Path baseDir,
+    int topics,
+    int partitionsPerTopic,
+    int producers,
+    int consumers,
+    double sendsPerSecondPerProducer,
+    Function<List<TopicPartition>, Schedule> schedule,
+    boolean unsafe,
+    Map<String, String> nodeConfig,
+    String rerunCommand,
+    int progressIntervalSeconds) {
   public ChaosOptions {
     Objects.requireNonNull(scenario, "scenario");
     families = families.isEmpty() ? EnumSet.noneOf(NemesisFamily.class) : EnumSet.copyOf(families);
@@ -41,35 +54,134 @@ public record ChaosOptions(
     }
   }
 
-  /** Defaults for a run of {@code nodes} nodes: 2 topics x 3 partitions, 4 producers at 25/s, 2 consumers. */
-  public static ChaosOptions defaults(String scenario, int nodes, Duration duration, Set<NemesisFamily> families,
-      long seed, Path baseDir, String rerunCommand) {
-    return new ChaosOptions(scenario, nodes, duration, families, seed, baseDir, 2, 3, 4, 2, 25, null, false,
-        Map.of(), rerunCommand, 5);
+  /**
+   * Defaults for a run of {@code nodes} nodes: 2 topics x 3 partitions, 4 producers at 25/s, 2
+   * consumers.
+   */
+  public static ChaosOptions defaults(
+      String scenario,
+      int nodes,
+      Duration duration,
+      Set<NemesisFamily> families,
+      long seed,
+      Path baseDir,
+      String rerunCommand) {
+    return new ChaosOptions(
+        scenario,
+        nodes,
+        duration,
+        families,
+        seed,
+        baseDir,
+        2,
+        3,
+        4,
+        2,
+        25,
+        null,
+        false,
+        Map.of(),
+        rerunCommand,
+        5);
   }
 
   public ChaosOptions withSchedule(Function<List<TopicPartition>, Schedule> s) {
-    return new ChaosOptions(scenario, nodes, duration, families, seed, baseDir, topics, partitionsPerTopic, producers,
-        consumers, sendsPerSecondPerProducer, s, unsafe, nodeConfig, rerunCommand, progressIntervalSeconds);
+    return new ChaosOptions(
+        scenario,
+        nodes,
+        duration,
+        families,
+        seed,
+        baseDir,
+        topics,
+        partitionsPerTopic,
+        producers,
+        consumers,
+        sendsPerSecondPerProducer,
+        s,
+        unsafe,
+        nodeConfig,
+        rerunCommand,
+        progressIntervalSeconds);
   }
 
   public ChaosOptions withUnsafe(boolean u) {
-    return new ChaosOptions(scenario, nodes, duration, families, seed, baseDir, topics, partitionsPerTopic, producers,
-        consumers, sendsPerSecondPerProducer, schedule, u, nodeConfig, rerunCommand, progressIntervalSeconds);
+    return new ChaosOptions(
+        scenario,
+        nodes,
+        duration,
+        families,
+        seed,
+        baseDir,
+        topics,
+        partitionsPerTopic,
+        producers,
+        consumers,
+        sendsPerSecondPerProducer,
+        schedule,
+        u,
+        nodeConfig,
+        rerunCommand,
+        progressIntervalSeconds);
   }
 
   public ChaosOptions withTopics(int t, int partitions) {
-    return new ChaosOptions(scenario, nodes, duration, families, seed, baseDir, t, partitions, producers,
-        consumers, sendsPerSecondPerProducer, schedule, unsafe, nodeConfig, rerunCommand, progressIntervalSeconds);
+    return new ChaosOptions(
+        scenario,
+        nodes,
+        duration,
+        families,
+        seed,
+        baseDir,
+        t,
+        partitions,
+        producers,
+        consumers,
+        sendsPerSecondPerProducer,
+        schedule,
+        unsafe,
+        nodeConfig,
+        rerunCommand,
+        progressIntervalSeconds);
   }
 
   public ChaosOptions withLoad(int p, int c, double rate) {
-    return new ChaosOptions(scenario, nodes, duration, families, seed, baseDir, topics, partitionsPerTopic, p,
-        c, rate, schedule, unsafe, nodeConfig, rerunCommand, progressIntervalSeconds);
+    return new ChaosOptions(
+        scenario,
+        nodes,
+        duration,
+        families,
+        seed,
+        baseDir,
+        topics,
+        partitionsPerTopic,
+        p,
+        c,
+        rate,
+        schedule,
+        unsafe,
+        nodeConfig,
+        rerunCommand,
+        progressIntervalSeconds);
   }
 
   public ChaosOptions withNodeConfig(Map<String, String> cfg) {
-    return new ChaosOptions(scenario, nodes, duration, families, seed, baseDir, topics, partitionsPerTopic, producers,
-        consumers, sendsPerSecondPerProducer, schedule, unsafe, cfg, rerunCommand, progressIntervalSeconds);
+    return new ChaosOptions(
+        scenario,
+        nodes,
+        duration,
+        families,
+        seed,
+        baseDir,
+        topics,
+        partitionsPerTopic,
+        producers,
+        consumers,
+        sendsPerSecondPerProducer,
+        schedule,
+        unsafe,
+        cfg,
+        rerunCommand,
+        progressIntervalSeconds);
   }
 }

@@ -58,8 +58,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link Capabilities} → the nemesis families this machine allows (skipped ones said loudly);
  *   <li>a {@link ProcessCluster} (in namespaces if partitions are on and allowed; behind fault
  *       proxies if client-link faults are on), RF-3 topics;
- *   <li>the {@link Workload} recording into {@code history.jsonl}, an {@link EpochObserver}, and the
- *       {@link NemesisRunner} ticked every 100 ms with the seeded {@link Schedule};
+ *   <li>the {@link Workload} recording into {@code history.jsonl}, an {@link EpochObserver}, and
+ *       the {@link NemesisRunner} ticked every 100 ms with the seeded {@link Schedule};
  *   <li>heal everything, restart stopped nodes, wait for a full ISR, stop producers, drain every
  *       partition to its end with fresh consumer sessions;
  *   <li>stop the cluster cleanly and record every replica's batches below its checkpointed high
@@ -67,16 +67,20 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link CheckerSuite#standard()} → {@link Verdict}, {@link RunReport} → the run folder.
  * </ol>
  *
- * A problem of the harness itself (the cluster does not start, a file cannot be written) throws;
- * a cluster that stays unavailable is not a harness problem: the run goes on and the checkers and
- * the availability figures say what it cost.
+ * A problem of the harness itself (the cluster does not start, a file cannot be written) throws; a
+ * cluster that stays unavailable is not a harness problem: the run goes on and the checkers and the
+ * availability figures say what it cost.
  */
 public final class ChaosRun {
   private static final Logger LOG = LoggerFactory.getLogger(ChaosRun.class);
   static final long TICK_MS = 100;
   static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(120);
   static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(120);
-  /** {@code -Dspool.chaos.namespaces=false}: run on loopback even as root (partitions are then skipped). */
+
+  /**
+   * {@code -Dspool.chaos.namespaces=false}: run on loopback even as root (partitions are then
+   * skipped).
+   */
   public static final String NAMESPACES_PROPERTY = "spool.chaos.namespaces";
 
   private final ChaosOptions options;
@@ -89,16 +93,28 @@ public final class ChaosRun {
 
   /** What a finished run produced. */
   public record Result(
-      String runId, Path runDir, Path index, Verdict verdict, Schedule schedule, List<FaultWindow> timeline,
-      List<String> notes, Map<String, Long> counts) {
+      String runId,
+      Path runDir,
+      Path index,
+      Verdict verdict,
+      Schedule schedule,
+      List<FaultWindow> timeline,
+      List<String> notes,
+      Map<String, Long> counts) {
     public boolean valid() {
       return verdict.valid() == dev.spool.chaos.checker.Validity.TRUE;
     }
   }
 
   public Result run() throws IOException, InterruptedException {
-    String runId = options.scenario() + "-seed" + options.seed() + "-"
-        + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
+    String runId =
+        options.scenario()
+            + "-seed"
+            + options.seed()
+            + "-"
+            + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+                .withZone(ZoneOffset.UTC)
+                .format(Instant.now());
     Path runDir = options.baseDir().resolve(runId).toAbsolutePath();
     Files.createDirectories(runDir);
     long startedAtMs = System.currentTimeMillis();
@@ -107,8 +123,12 @@ public final class ChaosRun {
     say("re-run: " + options.rerunCommand());
 
     Capabilities caps = Capabilities.detect(new CommandRunner());
-    boolean namespacesAllowed = caps.canPartition() && !"false".equals(System.getProperty(NAMESPACES_PROPERTY));
-    String why = caps.canPartition() ? "namespaces disabled with -D" + NAMESPACES_PROPERTY + "=false" : caps.report();
+    boolean namespacesAllowed =
+        caps.canPartition() && !"false".equals(System.getProperty(NAMESPACES_PROPERTY));
+    String why =
+        caps.canPartition()
+            ? "namespaces disabled with -D" + NAMESPACES_PROPERTY + "=false"
+            : caps.report();
     Set<NemesisFamily> available = EnumSet.copyOf(caps.availableFamilies());
     if (!namespacesAllowed) {
       available.remove(NemesisFamily.PARTITION);
@@ -116,8 +136,11 @@ public final class ChaosRun {
     Set<NemesisFamily> skipped = EnumSet.noneOf(NemesisFamily.class);
     options.families().stream().filter(f -> !available.contains(f)).forEach(skipped::add);
     if (options.unsafe() && !namespacesAllowed) {
-      String loud = "!!! no network namespaces (" + why + "): the unsafe scenario SIGSTOPs the followers instead of "
-          + "cutting them off";
+      String loud =
+          "!!! no network namespaces ("
+              + why
+              + "): the unsafe scenario SIGSTOPs the followers instead of "
+              + "cutting them off";
       say(loud);
       notes.add(loud);
     } else if (!skipped.isEmpty()) {
@@ -128,9 +151,13 @@ public final class ChaosRun {
     boolean partitions = options.families().contains(NemesisFamily.PARTITION) && namespacesAllowed;
     boolean proxies = options.families().contains(NemesisFamily.PROXY);
 
-    ProcessCluster.Builder b = ProcessCluster.builder().nodes(options.nodes()).dir(runDir.resolve("cluster"))
-        .namespaces(partitions || options.unsafe() && namespacesAllowed).proxies(proxies)
-        .clusterId("chaos-" + options.seed());
+    ProcessCluster.Builder b =
+        ProcessCluster.builder()
+            .nodes(options.nodes())
+            .dir(runDir.resolve("cluster"))
+            .namespaces(partitions || options.unsafe() && namespacesAllowed)
+            .proxies(proxies)
+            .clusterId("chaos-" + options.seed());
     options.nodeConfig().forEach(b::config);
     try (ProcessCluster cluster = b.start()) {
       notes.addAll(cluster.notes());
@@ -154,7 +181,10 @@ public final class ChaosRun {
       String name = "chaos-" + t;
       names.add(name);
       try {
-        cluster.admin().createTopic(new NewTopic(name, options.partitionsPerTopic(), 3, configs)).get(60, TimeUnit.SECONDS);
+        cluster
+            .admin()
+            .createTopic(new NewTopic(name, options.partitionsPerTopic(), 3, configs))
+            .get(60, TimeUnit.SECONDS);
       } catch (Exception e) {
         throw new IOException("cannot create topic " + name + ": " + e, e);
       }
@@ -173,28 +203,55 @@ public final class ChaosRun {
     long ms = options.duration().toMillis();
     ScheduleConfig defaults = ScheduleConfig.defaults(options.seed(), options.families(), ms, tps);
     // Spool's broker session timeout is 1.5 s: pauses of 4 s and more get a node fenced.
-    ScheduleConfig config = new ScheduleConfig(options.seed(), options.families(), ms,
-        Math.min(defaults.faultMinMs(), Math.max(3_000, ms / 20)), Math.min(defaults.faultMaxMs(), Math.max(6_000, ms / 6)),
-        Math.min(defaults.quietMinMs(), Math.max(3_000, ms / 20)), Math.min(defaults.quietMaxMs(), Math.max(6_000, ms / 10)),
-        4_000, Math.min(defaults.finalQuietMs(), Math.max(5_000, ms / 6)), defaults.composeProbability(), tps);
+    ScheduleConfig config =
+        new ScheduleConfig(
+            options.seed(),
+            options.families(),
+            ms,
+            Math.min(defaults.faultMinMs(), Math.max(3_000, ms / 20)),
+            Math.min(defaults.faultMaxMs(), Math.max(6_000, ms / 6)),
+            Math.min(defaults.quietMinMs(), Math.max(3_000, ms / 20)),
+            Math.min(defaults.quietMaxMs(), Math.max(6_000, ms / 10)),
+            4_000,
+            Math.min(defaults.finalQuietMs(), Math.max(5_000, ms / 6)),
+            defaults.composeProbability(),
+            tps);
     return NemesisSchedule.generate(config, available);
   }
 
-  private Result runWith(ProcessCluster cluster, List<TopicPartition> tps, Schedule schedule, String runId, Path runDir,
-      long startedAtMs, List<String> notes) throws IOException, InterruptedException {
+  private Result runWith(
+      ProcessCluster cluster,
+      List<TopicPartition> tps,
+      Schedule schedule,
+      String runId,
+      Path runDir,
+      long startedAtMs,
+      List<String> notes)
+      throws IOException, InterruptedException {
     // Appended under the recorder's lock (HistorySink's contract), read after every writer stopped.
     // Not a CopyOnWriteArrayList: a 30-minute run records around a million entries.
     List<HistoryEntry> entries = Collections.synchronizedList(new ArrayList<>());
     List<FaultWindow> timeline;
     try (HistoryWriter writer = HistoryWriter.create(runDir.resolve(RunReport.HISTORY))) {
-      HistorySink tee = e -> {
-        writer.append(e);
-        entries.add(e);
-      };
+      HistorySink tee =
+          e -> {
+            writer.append(e);
+            entries.add(e);
+          };
       HistoryRecorder recorder = new HistoryRecorder(Clock.SYSTEM, tee);
-      NemesisRunner runner = new NemesisRunner(schedule, nemeses(cluster), w -> say("fault " + describe(w)));
-      Workload workload = new Workload(new WorkloadConfig(cluster.bootstrapServers(), tps, options.producers(),
-          options.consumers(), options.sendsPerSecondPerProducer(), producerOverrides(), options.seed()), recorder);
+      NemesisRunner runner =
+          new NemesisRunner(schedule, nemeses(cluster), w -> say("fault " + describe(w)));
+      Workload workload =
+          new Workload(
+              new WorkloadConfig(
+                  cluster.bootstrapServers(),
+                  tps,
+                  options.producers(),
+                  options.consumers(),
+                  options.sendsPerSecondPerProducer(),
+                  producerOverrides(),
+                  options.seed()),
+              recorder);
       List<String> topics = tps.stream().map(TopicPartition::topic).distinct().toList();
       EpochObserver observer = new EpochObserver(cluster, recorder, topics, 500);
       observer.start();
@@ -207,7 +264,10 @@ public final class ChaosRun {
         workload.stopProducers(Duration.ofSeconds(60));
         try {
           Map<TopicPartition, Long> end = workload.drain(DRAIN_TIMEOUT);
-          say("drained to " + end.values().stream().mapToLong(Long::longValue).sum() + " records in total");
+          say(
+              "drained to "
+                  + end.values().stream().mapToLong(Long::longValue).sum()
+                  + " records in total");
         } catch (IllegalStateException e) {
           notes.add("the final drain did not complete: " + e.getMessage());
           say("!!! " + e.getMessage());
@@ -227,16 +287,33 @@ public final class ChaosRun {
       history = History.of(entries);
     }
     Verdict verdict = CheckerSuite.standard().check(history, timeline);
-    stalledWorkload(verdict).ifPresent(n -> {
-      notes.add(n);
-      say("!!! " + n);
-    });
-    RunInfo info = new RunInfo(runId, options.seed(), startedAtMs, options.rerunCommand(),
-        options.nodes() + " nodes (combined roles), " + options.topics() + " topics x " + options.partitionsPerTopic()
-            + " partitions, RF 3" + (options.unsafe() ? ", UNSAFE: acks=1, min.insync.replicas=1, unclean election"
-            : ", acks=all idempotent, min.insync.replicas=2") + (cluster.network().isPresent() ? ", network namespaces" : "")
-            + (cluster.clientLinks().isPresent() ? ", fault proxies" : ""),
-        options.families().stream().map(f -> f.name().toLowerCase()).collect(Collectors.joining(",")), notes);
+    stalledWorkload(verdict)
+        .ifPresent(
+            n -> {
+              notes.add(n);
+              say("!!! " + n);
+            });
+    RunInfo info =
+        new RunInfo(
+            runId,
+            options.seed(),
+            startedAtMs,
+            options.rerunCommand(),
+            options.nodes()
+                + " nodes (combined roles), "
+                + options.topics()
+                + " topics x "
+                + options.partitionsPerTopic()
+                + " partitions, RF 3"
+                + (options.unsafe()
+                    ? ", UNSAFE: acks=1, min.insync.replicas=1, unclean election"
+                    : ", acks=all idempotent, min.insync.replicas=2")
+                + (cluster.network().isPresent() ? ", network namespaces" : "")
+                + (cluster.clientLinks().isPresent() ? ", fault proxies" : ""),
+            options.families().stream()
+                .map(f -> f.name().toLowerCase())
+                .collect(Collectors.joining(",")),
+            notes);
     Path index = RunReport.write(runDir, info, history, verdict, timeline, cluster.logFiles());
     Map<String, Long> counts = new LinkedHashMap<>();
     counts.put("ops", (long) verdict.counts().ops());
@@ -248,7 +325,8 @@ public final class ChaosRun {
     counts.put("anomalies", (long) verdict.anomalyCount());
     say("verdict: " + verdict.valid() + ", " + verdict.anomalyCount() + " anomalies; " + counts);
     say("report: " + index);
-    return new Result(runId, runDir, index, verdict, schedule, timeline, List.copyOf(notes), counts);
+    return new Result(
+        runId, runDir, index, verdict, schedule, timeline, List.copyOf(notes), counts);
   }
 
   /**
@@ -266,8 +344,10 @@ public final class ChaosRun {
     }
     long silentNs = faultPhaseNs - Math.max(0, lastAckNs);
     if (silentNs > Math.max(faultPhaseNs / 4, TimeUnit.SECONDS.toNanos(60))) {
-      return java.util.Optional.of("WORKLOAD STALLED: no write was acknowledged in the last "
-          + TimeUnit.NANOSECONDS.toSeconds(silentNs) + " s of the fault phase; the faults after that tested little");
+      return java.util.Optional.of(
+          "WORKLOAD STALLED: no write was acknowledged in the last "
+              + TimeUnit.NANOSECONDS.toSeconds(silentNs)
+              + " s of the fault phase; the faults after that tested little");
     }
     return java.util.Optional.empty();
   }
@@ -291,7 +371,8 @@ public final class ChaosRun {
     return n;
   }
 
-  private void mainLoop(HistoryRecorder recorder, NemesisRunner runner, Workload workload) throws InterruptedException {
+  private void mainLoop(HistoryRecorder recorder, NemesisRunner runner, Workload workload)
+      throws InterruptedException {
     long durationNs = options.duration().toNanos();
     long nextReportNs = 0;
     long lastOk = 0;
@@ -305,12 +386,22 @@ public final class ChaosRun {
       if (now >= nextReportNs) {
         long ok = workload.counters().sendOk.get();
         double seconds = Math.max(1e-9, (now - lastReportNs) / 1e9);
-        String active = runner.timeline().stream().filter(w -> !w.healed()).map(FaultWindow::label)
-            .collect(Collectors.joining("; "));
-        say(String.format("[%4ds] acks %d (%.0f/s), failed %d, indeterminate %d, polls %d, read %d | fault: %s",
-            TimeUnit.NANOSECONDS.toSeconds(now), ok, (ok - lastOk) / seconds, workload.counters().sendFail.get(),
-            workload.counters().sendInfo.get(), workload.counters().polls.get(),
-            workload.counters().recordsRead.get(), active.isEmpty() ? "none" : active));
+        String active =
+            runner.timeline().stream()
+                .filter(w -> !w.healed())
+                .map(FaultWindow::label)
+                .collect(Collectors.joining("; "));
+        say(
+            String.format(
+                "[%4ds] acks %d (%.0f/s), failed %d, indeterminate %d, polls %d, read %d | fault: %s",
+                TimeUnit.NANOSECONDS.toSeconds(now),
+                ok,
+                (ok - lastOk) / seconds,
+                workload.counters().sendFail.get(),
+                workload.counters().sendInfo.get(),
+                workload.counters().polls.get(),
+                workload.counters().recordsRead.get(),
+                active.isEmpty() ? "none" : active));
         lastOk = ok;
         lastReportNs = now;
         nextReportNs = now + TimeUnit.SECONDS.toNanos(options.progressIntervalSeconds());
@@ -334,19 +425,24 @@ public final class ChaosRun {
     try {
       cluster.awaitReady(RECOVERY_TIMEOUT);
       cluster.awaitFullIsr(topics, RECOVERY_TIMEOUT);
-      say("healed: every node up, full ISRs after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
+      say(
+          "healed: every node up, full ISRs after "
+              + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)
+              + " ms");
     } catch (IllegalStateException e) {
       notes.add("the cluster did not fully recover after the faults: " + e.getMessage());
       say("!!! the cluster did not fully recover: " + e.getMessage());
     }
   }
 
-  private void recordReplicas(ProcessCluster cluster, HistoryRecorder recorder, Path runDir) throws IOException {
+  private void recordReplicas(ProcessCluster cluster, HistoryRecorder recorder, Path runDir)
+      throws IOException {
     Path scratch = runDir.resolve("replica-scratch");
     int replicas = 0;
     for (int n : cluster.brokers()) {
       for (ReplicaLogs.Replica r : ReplicaLogs.read(n, cluster.nodeDataDir(n), scratch).values()) {
-        recorder.replicaSnapshot(n, r.partition(), r.highWatermark(), r.logStartOffset(), r.belowHighWatermark());
+        recorder.replicaSnapshot(
+            n, r.partition(), r.highWatermark(), r.logStartOffset(), r.belowHighWatermark());
         replicas++;
       }
     }
@@ -355,8 +451,14 @@ public final class ChaosRun {
   }
 
   private static String describe(FaultWindow w) {
-    return "#" + w.id() + " " + w.label() + (w.healed() ? " healed after " + TimeUnit.NANOSECONDS.toMillis(w.endNs() - w.startNs())
-        + " ms" : " started") + (w.note() == null ? "" : " (" + w.note() + ")");
+    return "#"
+        + w.id()
+        + " "
+        + w.label()
+        + (w.healed()
+            ? " healed after " + TimeUnit.NANOSECONDS.toMillis(w.endNs() - w.startNs()) + " ms"
+            : " started")
+        + (w.note() == null ? "" : " (" + w.note() + ")");
   }
 
   private void say(String line) {

@@ -40,7 +40,8 @@ final class EpochObserver implements AutoCloseable {
   private final Thread thread;
   private long observations;
 
-  EpochObserver(ProcessCluster cluster, HistoryRecorder recorder, List<String> topics, long intervalMs) {
+  EpochObserver(
+      ProcessCluster cluster, HistoryRecorder recorder, List<String> topics, long intervalMs) {
     this.cluster = cluster;
     this.recorder = recorder;
     this.topics = List.copyOf(topics);
@@ -82,7 +83,10 @@ final class EpochObserver implements AutoCloseable {
         }
         for (PartitionMetadata p : t.getPartitionsList()) {
           TopicPartition tp = new TopicPartition(t.getName(), p.getPartition());
-          View v = new View(p.getLeaderId() < 0 ? EpochObservation.NO_LEADER : p.getLeaderId(), p.getLeaderEpoch());
+          View v =
+              new View(
+                  p.getLeaderId() < 0 ? EpochObservation.NO_LEADER : p.getLeaderId(),
+                  p.getLeaderEpoch());
           if (!v.equals(last.put(node + "/" + tp, v))) {
             recorder.epochObservation(node, tp, v.leader(), v.epoch());
             observations++;

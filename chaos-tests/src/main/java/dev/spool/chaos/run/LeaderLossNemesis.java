@@ -23,11 +23,11 @@ import org.slf4j.LoggerFactory;
  * The fault that <em>must</em> lose data when the configuration allows it, for proving that the
  * checkers can fail: the leader of a partition is cut off from its followers (DATA plane only, so
  * it keeps its leadership; without root its followers are SIGSTOPped instead) while it keeps
- * acknowledging acks=1 writes that never reach them. On heal the leader is SIGKILLed <em>before</em>
- * anything is reconnected, the followers come back, one of them becomes leader (cleanly, or
- * uncleanly once the ISR has shrunk to the dead leader), and only then the old leader restarts and
- * truncates what it alone had. Handles {@link FaultKind#ISOLATE_LEADER_FROM_FOLLOWERS}; used only by
- * the unsafe scenario.
+ * acknowledging acks=1 writes that never reach them. On heal the leader is SIGKILLed
+ * <em>before</em> anything is reconnected, the followers come back, one of them becomes leader
+ * (cleanly, or uncleanly once the ISR has shrunk to the dead leader), and only then the old leader
+ * restarts and truncates what it alone had. Handles {@link
+ * FaultKind#ISOLATE_LEADER_FROM_FOLLOWERS}; used only by the unsafe scenario.
  */
 final class LeaderLossNemesis implements Nemesis {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderLossNemesis.class);
@@ -58,7 +58,8 @@ final class LeaderLossNemesis implements Nemesis {
       throw new IllegalStateException("n" + leader + " is still isolated");
     }
     if (!(fault.target() instanceof Target.PartitionLeader pl)) {
-      throw new IllegalArgumentException("the leader-loss fault needs a partition leader target: " + fault.target());
+      throw new IllegalArgumentException(
+          "the leader-loss fault needs a partition leader target: " + fault.target());
     }
     OptionalInt l = resolver.node(pl);
     if (l.isEmpty()) {
@@ -78,8 +79,15 @@ final class LeaderLossNemesis implements Nemesis {
       followers.forEach(f -> cluster.kill(f, Signal.STOP));
       how = "followers SIGSTOPped (no root for a partition)";
     }
-    LOG.info("#{} leader n{} of {} isolated from {}: {}", fault.id(), leader, pl.partition(), followers, how);
-    return new Applied(List.of(TargetResolver.name(leader) + " | " + TargetResolver.names(followers)),
+    LOG.info(
+        "#{} leader n{} of {} isolated from {}: {}",
+        fault.id(),
+        leader,
+        pl.partition(),
+        followers,
+        how);
+    return new Applied(
+        List.of(TargetResolver.name(leader) + " | " + TargetResolver.names(followers)),
         how + "; on heal the leader is killed first, so what only it acknowledged is lost");
   }
 
@@ -98,7 +106,11 @@ final class LeaderLossNemesis implements Nemesis {
     while (System.nanoTime() < deadline) {
       OptionalInt now = cluster.partitionLeader(target.partition());
       if (now.isPresent() && now.getAsInt() != leader) {
-        LOG.info("{} is now led by n{}; restarting the old leader n{}", target.partition(), now.getAsInt(), leader);
+        LOG.info(
+            "{} is now led by n{}; restarting the old leader n{}",
+            target.partition(),
+            now.getAsInt(),
+            leader);
         break;
       }
       try {

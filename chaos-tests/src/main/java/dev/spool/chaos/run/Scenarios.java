@@ -28,12 +28,21 @@ import java.util.function.Function;
 public final class Scenarios {
   private Scenarios() {}
 
-  /** One scenario: its families, fault-phase length and faults (built once the partitions are known). */
-  public record Scenario(String name, String what, Set<NemesisFamily> families, Duration duration,
-      Function<List<TopicPartition>, List<Spec>> faults, boolean unsafe) {}
+  /**
+   * One scenario: its families, fault-phase length and faults (built once the partitions are
+   * known).
+   */
+  public record Scenario(
+      String name,
+      String what,
+      Set<NemesisFamily> families,
+      Duration duration,
+      Function<List<TopicPartition>, List<Spec>> faults,
+      boolean unsafe) {}
 
   /** A fault of a scenario before ids are assigned: start and length in ms. */
-  public record Spec(FaultKind kind, Target target, long startMs, long durationMs, Map<String, Long> params) {
+  public record Spec(
+      FaultKind kind, Target target, long startMs, long durationMs, Map<String, Long> params) {
     static Spec of(FaultKind kind, Target target, long startMs, long durationMs) {
       return new Spec(kind, target, startMs, durationMs, Map.of());
     }
@@ -42,46 +51,122 @@ public final class Scenarios {
   private static final Map<String, Scenario> ALL = new LinkedHashMap<>();
 
   static {
-    add(new Scenario("process", "SIGKILL and SIGSTOP (longer than the session timeout) of a partition leader, the "
-        + "active controller and a random node", EnumSet.of(NemesisFamily.KILL, NemesisFamily.PAUSE),
-        Duration.ofSeconds(50), tps -> List.of(
-            Spec.of(FaultKind.KILL, new Target.PartitionLeader(tps.get(0)), 5_000, 6_000),
-            Spec.of(FaultKind.PAUSE, new Target.ActiveController(), 16_000, 6_000),
-            Spec.of(FaultKind.KILL, new Target.ActiveController(), 27_000, 5_000),
-            Spec.of(FaultKind.PAUSE, new Target.PartitionLeader(tps.get(tps.size() - 1)), 37_000, 6_000)), false));
-    add(new Scenario("partition", "IP-level partitions: a leader cut from its followers but not from the quorum, "
-        + "majority/minority, one-way loss, an isolated node with a kill inside, the active controller isolated",
-        EnumSet.of(NemesisFamily.PARTITION, NemesisFamily.KILL), Duration.ofSeconds(70), tps -> List.of(
-            // Longer than replica.lag.time.max.ms (10 s): with 3 nodes every partition has the cut
-            // leader as a replica, so acks=all writes wait until the ISRs shrink through the quorum.
-            Spec.of(FaultKind.ISOLATE_LEADER_FROM_FOLLOWERS, new Target.PartitionLeader(tps.get(0)), 5_000, 15_000),
-            Spec.of(FaultKind.SPLIT_MAJORITY_MINORITY, new Target.MajorityMinority(1), 25_000, 6_000),
-            Spec.of(FaultKind.ONE_WAY_LOSS, new Target.NodePair(0, 1), 36_000, 5_000),
-            Spec.of(FaultKind.ISOLATE_NODE, new Target.RandomNode(2), 46_000, 8_000),
-            Spec.of(FaultKind.KILL, new Target.RandomNode(0), 48_000, 4_000),
-            Spec.of(FaultKind.ISOLATE_CONTROLLER_FROM_BROKERS, new Target.ActiveController(), 59_000, 6_000)), false));
-    add(new Scenario("disk", "a node killed and its newest segment torn or bit-flipped, a checkpoint torn or "
-        + "bit-flipped, then restarted", EnumSet.of(NemesisFamily.DISK), Duration.ofSeconds(44), tps -> List.of(
-            Spec.of(FaultKind.TORN_SEGMENT_TAIL, new Target.RandomNode(0), 5_000, 4_000),
-            Spec.of(FaultKind.BITFLIP_SEGMENT_TAIL, new Target.RandomNode(1), 14_000, 4_000),
-            Spec.of(FaultKind.TORN_CHECKPOINT, new Target.RandomNode(2), 23_000, 4_000),
-            Spec.of(FaultKind.BITFLIP_CHECKPOINT, new Target.RandomNode(0), 32_000, 4_000)), false));
-    add(new Scenario("restart", "every node SIGKILLed at once and restarted, then a leader kill on the restarted cluster",
-        EnumSet.of(NemesisFamily.RESTART, NemesisFamily.KILL), Duration.ofSeconds(32), tps -> List.of(
-            Spec.of(FaultKind.FULL_RESTART, new Target.AllNodes(), 5_000, 4_000),
-            Spec.of(FaultKind.KILL, new Target.PartitionLeader(tps.get(1)), 19_000, 5_000)), false));
-    add(new Scenario("client-links", "latency, a slow link and reset-and-refused connections on every client link "
-        + "(brokers advertise the proxies, so replication crosses them too)", EnumSet.of(NemesisFamily.PROXY),
-        Duration.ofSeconds(36), tps -> List.of(
-            new Spec(FaultKind.CLIENT_LATENCY, new Target.ClientLinks(), 5_000, 6_000, Map.of("latencyMs", 200L)),
-            Spec.of(FaultKind.CLIENT_CONNECTION_DROP, new Target.ClientLinks(), 16_000, 4_000),
-            new Spec(FaultKind.CLIENT_SLOW_LINK, new Target.ClientLinks(), 25_000, 5_000,
-                Map.of("bytesPerSecond", 128L * 1024))), false));
-    add(new Scenario("unsafe-leader-loss", "UNSAFE configuration (acks=1, min.insync.replicas=1, unclean election): "
-        + "a leader keeps acknowledging while cut off from its followers and is then killed; the checkers MUST find "
-        + "lost writes", EnumSet.of(NemesisFamily.PARTITION), Duration.ofSeconds(22), tps -> List.of(
-            Spec.of(FaultKind.ISOLATE_LEADER_FROM_FOLLOWERS, new Target.PartitionLeader(tps.get(0)), 5_000, 7_000)),
-        true));
+    add(
+        new Scenario(
+            "process",
+            "SIGKILL and SIGSTOP (longer than the session timeout) of a partition leader, the "
+                + "active controller and a random node",
+            EnumSet.of(NemesisFamily.KILL, NemesisFamily.PAUSE),
+            Duration.ofSeconds(50),
+            tps ->
+                List.of(
+                    Spec.of(FaultKind.KILL, new Target.PartitionLeader(tps.get(0)), 5_000, 6_000),
+                    Spec.of(FaultKind.PAUSE, new Target.ActiveController(), 16_000, 6_000),
+                    Spec.of(FaultKind.KILL, new Target.ActiveController(), 27_000, 5_000),
+                    Spec.of(
+                        FaultKind.PAUSE,
+                        new Target.PartitionLeader(tps.get(tps.size() - 1)),
+                        37_000,
+                        6_000)),
+            false));
+    add(
+        new Scenario(
+            "partition",
+            "IP-level partitions: a leader cut from its followers but not from the quorum, "
+                + "majority/minority, one-way loss, an isolated node with a kill inside, the active controller isolated",
+            EnumSet.of(NemesisFamily.PARTITION, NemesisFamily.KILL),
+            Duration.ofSeconds(70),
+            tps ->
+                List.of(
+                    // Longer than replica.lag.time.max.ms (10 s): with 3 nodes every partition has
+                    // the cut
+                    // leader as a replica, so acks=all writes wait until the ISRs shrink through
+                    // the quorum.
+                    Spec.of(
+                        FaultKind.ISOLATE_LEADER_FROM_FOLLOWERS,
+                        new Target.PartitionLeader(tps.get(0)),
+                        5_000,
+                        15_000),
+                    Spec.of(
+                        FaultKind.SPLIT_MAJORITY_MINORITY,
+                        new Target.MajorityMinority(1),
+                        25_000,
+                        6_000),
+                    Spec.of(FaultKind.ONE_WAY_LOSS, new Target.NodePair(0, 1), 36_000, 5_000),
+                    Spec.of(FaultKind.ISOLATE_NODE, new Target.RandomNode(2), 46_000, 8_000),
+                    Spec.of(FaultKind.KILL, new Target.RandomNode(0), 48_000, 4_000),
+                    Spec.of(
+                        FaultKind.ISOLATE_CONTROLLER_FROM_BROKERS,
+                        new Target.ActiveController(),
+                        59_000,
+                        6_000)),
+            false));
+    add(
+        new Scenario(
+            "disk",
+            "a node killed and its newest segment torn or bit-flipped, a checkpoint torn or "
+                + "bit-flipped, then restarted",
+            EnumSet.of(NemesisFamily.DISK),
+            Duration.ofSeconds(44),
+            tps ->
+                List.of(
+                    Spec.of(FaultKind.TORN_SEGMENT_TAIL, new Target.RandomNode(0), 5_000, 4_000),
+                    Spec.of(
+                        FaultKind.BITFLIP_SEGMENT_TAIL, new Target.RandomNode(1), 14_000, 4_000),
+                    Spec.of(FaultKind.TORN_CHECKPOINT, new Target.RandomNode(2), 23_000, 4_000),
+                    Spec.of(FaultKind.BITFLIP_CHECKPOINT, new Target.RandomNode(0), 32_000, 4_000)),
+            false));
+    add(
+        new Scenario(
+            "restart",
+            "every node SIGKILLed at once and restarted, then a leader kill on the restarted cluster",
+            EnumSet.of(NemesisFamily.RESTART, NemesisFamily.KILL),
+            Duration.ofSeconds(32),
+            tps ->
+                List.of(
+                    Spec.of(FaultKind.FULL_RESTART, new Target.AllNodes(), 5_000, 4_000),
+                    Spec.of(FaultKind.KILL, new Target.PartitionLeader(tps.get(1)), 19_000, 5_000)),
+            false));
+    add(
+        new Scenario(
+            "client-links",
+            "latency, a slow link and reset-and-refused connections on every client link "
+                + "(brokers advertise the proxies, so replication crosses them too)",
+            EnumSet.of(NemesisFamily.PROXY),
+            Duration.ofSeconds(36),
+            tps ->
+                List.of(
+                    new Spec(
+                        FaultKind.CLIENT_LATENCY,
+                        new Target.ClientLinks(),
+                        5_000,
+                        6_000,
+                        Map.of("latencyMs", 200L)),
+                    Spec.of(
+                        FaultKind.CLIENT_CONNECTION_DROP, new Target.ClientLinks(), 16_000, 4_000),
+                    new Spec(
+                        FaultKind.CLIENT_SLOW_LINK,
+                        new Target.ClientLinks(),
+                        25_000,
+                        5_000,
+                        Map.of("bytesPerSecond", 128L * 1024))),
+            false));
+    add(
+        new Scenario(
+            "unsafe-leader-loss",
+            "UNSAFE configuration (acks=1, min.insync.replicas=1, unclean election): "
+                + "a leader keeps acknowledging while cut off from its followers and is then killed; the checkers MUST find "
+                + "lost writes",
+            EnumSet.of(NemesisFamily.PARTITION),
+            Duration.ofSeconds(22),
+            tps ->
+                List.of(
+                    Spec.of(
+                        FaultKind.ISOLATE_LEADER_FROM_FOLLOWERS,
+                        new Target.PartitionLeader(tps.get(0)),
+                        5_000,
+                        7_000)),
+            true));
   }
 
   private static void add(Scenario s) {
@@ -104,29 +189,59 @@ public final class Scenarios {
    * The options for {@code scenario} on a 3-node cluster: its fixed faults, targets with picks
    * drawn from {@code seed} where the scenario leaves them open.
    */
-  public static ChaosOptions options(Scenario scenario, long seed, Path baseDir, String rerunCommand) {
-    Function<List<TopicPartition>, Schedule> schedule = tps -> {
-      List<PlannedFault> faults = new ArrayList<>();
-      Random rng = new Random(seed);
-      Integer parent = null;
-      long parentEnd = -1;
-      for (Spec s : scenario.faults().apply(tps)) {
-        boolean inside = s.startMs() < parentEnd;
-        Target target = seeded(s.target(), rng);
-        PlannedFault f = new PlannedFault(faults.size(), inside ? parent : null, s.kind(), target, s.startMs(),
-            s.durationMs(), s.params());
-        faults.add(f);
-        if (!inside) {
-          parent = f.id();
-          parentEnd = f.endMs();
-        }
-      }
-      ScheduleConfig config = new ScheduleConfig(seed, scenario.families(), scenario.duration().toMillis(), 1_000,
-          60_000, 0, 60_000, 0, 1_000, 0, tps);
-      return new Schedule(seed, config, faults, Set.of());
-    };
-    ChaosOptions o = ChaosOptions.defaults(scenario.name(), 3, scenario.duration(), scenario.families(), seed, baseDir,
-        rerunCommand).withSchedule(schedule).withUnsafe(scenario.unsafe()).withLoad(3, 2, 30);
+  public static ChaosOptions options(
+      Scenario scenario, long seed, Path baseDir, String rerunCommand) {
+    Function<List<TopicPartition>, Schedule> schedule =
+        tps -> {
+          List<PlannedFault> faults = new ArrayList<>();
+          Random rng = new Random(seed);
+          Integer parent = null;
+          long parentEnd = -1;
+          for (Spec s : scenario.faults().apply(tps)) {
+            boolean inside = s.startMs() < parentEnd;
+            Target target = seeded(s.target(), rng);
+            PlannedFault f =
+                new PlannedFault(
+                    faults.size(),
+                    inside ? parent : null,
+                    s.kind(),
+                    target,
+                    s.startMs(),
+                    s.durationMs(),
+                    s.params());
+            faults.add(f);
+            if (!inside) {
+              parent = f.id();
+              parentEnd = f.endMs();
+            }
+          }
+          ScheduleConfig config =
+              new ScheduleConfig(
+                  seed,
+                  scenario.families(),
+                  scenario.duration().toMillis(),
+                  1_000,
+                  60_000,
+                  0,
+                  60_000,
+                  0,
+                  1_000,
+                  0,
+                  tps);
+          return new Schedule(seed, config, faults, Set.of());
+        };
+    ChaosOptions o =
+        ChaosOptions.defaults(
+                scenario.name(),
+                3,
+                scenario.duration(),
+                scenario.families(),
+                seed,
+                baseDir,
+                rerunCommand)
+            .withSchedule(schedule)
+            .withUnsafe(scenario.unsafe())
+            .withLoad(3, 2, 30);
     // One partition, so every write goes to the leader that is cut off: many acknowledged writes
     // only it has, whether its followers are partitioned away or paused (no root).
     return scenario.unsafe() ? o.withTopics(1, 1) : o;
@@ -141,7 +256,8 @@ public final class Scenarios {
       return new Target.MajorityMinority(m.pick() + rng.nextInt(1 << 16));
     }
     if (t instanceof Target.NodePair p) {
-      return new Target.NodePair(p.fromPick() + rng.nextInt(1 << 16), p.toPick() + rng.nextInt(1 << 16));
+      return new Target.NodePair(
+          p.fromPick() + rng.nextInt(1 << 16), p.toPick() + rng.nextInt(1 << 16));
     }
     return t;
   }

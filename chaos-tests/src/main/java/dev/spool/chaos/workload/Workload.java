@@ -1,8 +1,8 @@
 package dev.spool.chaos.workload;
 
 import dev.spool.chaos.history.HistoryRecorder;
-import dev.spool.chaos.history.Op;
 import dev.spool.chaos.history.OffsetValue;
+import dev.spool.chaos.history.Op;
 import dev.spool.chaos.history.OpType;
 import dev.spool.chaos.history.SendErrors;
 import dev.spool.client.Consumer;
@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>Processes.</b> A worker thread runs one Jepsen process at a time and one operation at a
- *       time (a send waits for its acknowledgement). After an {@code info} the recorder starts a new
- *       process, so the worker closes its client and opens a fresh one: a new producer (new
+ *       time (a send waits for its acknowledgement). After an {@code info} the recorder starts a
+ *       new process, so the worker closes its client and opens a fresh one: a new producer (new
  *       producer id), or a new consumer session that assigns all partitions from the beginning. A
  *       producer is also replaced after a {@code fail} (same process): a definite failure can come
  *       from a producer that will never send again, and one such producer would silence its worker
@@ -56,13 +56,20 @@ import org.slf4j.LoggerFactory;
  */
 public final class Workload implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Workload.class);
+
   /** Consumer workers are numbered from here, drain sessions from {@link #DRAIN_WORKER}. */
   static final int CONSUMER_WORKER_BASE = 100;
+
   static final int DRAIN_WORKER = 1_000;
   static final long DELIVERY_TIMEOUT_MS = 15_000;
   static final long REQUEST_TIMEOUT_MS = 5_000;
-  /** How much longer than the producer's delivery timeout we wait for a future before calling it info. */
+
+  /**
+   * How much longer than the producer's delivery timeout we wait for a future before calling it
+   * info.
+   */
   static final long ACK_WAIT_SLACK_MS = 10_000;
+
   static final Duration POLL_TIMEOUT = Duration.ofMillis(500);
 
   private final WorkloadConfig config;
@@ -109,8 +116,12 @@ public final class Workload implements AutoCloseable {
       consumerThreads.add(t);
       t.start();
     }
-    LOG.info("workload started: {} producers at {}/s each, {} consumers, {} partitions", config.producers(),
-        config.sendsPerSecondPerProducer(), config.consumers(), config.partitions().size());
+    LOG.info(
+        "workload started: {} producers at {}/s each, {} consumers, {} partitions",
+        config.producers(),
+        config.sendsPerSecondPerProducer(),
+        config.consumers(),
+        config.partitions().size());
   }
 
   // ---------------------------------------------------------------- producers
@@ -167,18 +178,29 @@ public final class Workload implements AutoCloseable {
   }
 
   /** One send op; false unless it was acknowledged (the caller then replaces the producer). */
-  private boolean send(int worker, Producer producer, TopicPartition tp, long value) throws InterruptedException {
+  private boolean send(int worker, Producer producer, TopicPartition tp, long value)
+      throws InterruptedException {
     Op invoke = recorder.invokeSend(worker, tp, value);
     try {
-      RecordMetadata m = producer.send(new ProducerRecord(tp.topic(), tp.partition(), null,
-              Long.toString(value).getBytes(StandardCharsets.UTF_8), List.of(), null))
-          .get(DELIVERY_TIMEOUT_MS + ACK_WAIT_SLACK_MS, TimeUnit.MILLISECONDS);
+      RecordMetadata m =
+          producer
+              .send(
+                  new ProducerRecord(
+                      tp.topic(),
+                      tp.partition(),
+                      null,
+                      Long.toString(value).getBytes(StandardCharsets.UTF_8),
+                      List.of(),
+                      null))
+              .get(DELIVERY_TIMEOUT_MS + ACK_WAIT_SLACK_MS, TimeUnit.MILLISECONDS);
       recorder.sendOk(invoke, m.offset());
       counters.sendOk.incrementAndGet();
       return true;
     } catch (ExecutionException | TimeoutException | RuntimeException e) {
-      String error = e instanceof TimeoutException ? "no answer within " + (DELIVERY_TIMEOUT_MS + ACK_WAIT_SLACK_MS)
-          + " ms" : SendErrors.describe(e);
+      String error =
+          e instanceof TimeoutException
+              ? "no answer within " + (DELIVERY_TIMEOUT_MS + ACK_WAIT_SLACK_MS) + " ms"
+              : SendErrors.describe(e);
       if (SendErrors.classify(e) == OpType.FAIL) {
         recorder.fail(invoke, error);
         counters.sendFail.incrementAndGet();
@@ -229,7 +251,9 @@ public final class Workload implements AutoCloseable {
     }
   }
 
-  /** A new consumer session: assign every partition from its beginning. Null if it failed (info). */
+  /**
+   * A new consumer session: assign every partition from its beginning. Null if it failed (info).
+   */
   private Consumer openSession(int worker) {
     Op invoke = recorder.invokeAssign(worker, config.partitions(), true);
     Consumer c = null;
@@ -297,9 +321,9 @@ public final class Workload implements AutoCloseable {
   }
 
   /**
-   * Reads every partition from its beginning to the end offsets of this moment with fresh
-   * consumer sessions (recorded like any other), retrying a session that fails. Returns the end
-   * offsets it caught up with; throws if it could not within {@code timeout}.
+   * Reads every partition from its beginning to the end offsets of this moment with fresh consumer
+   * sessions (recorded like any other), retrying a session that fails. Returns the end offsets it
+   * caught up with; throws if it could not within {@code timeout}.
    */
   public Map<TopicPartition, Long> drain(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -331,7 +355,8 @@ public final class Workload implements AutoCloseable {
           if (reads == null) {
             break;
           }
-          reads.forEach((tp, pairs) -> pairs.forEach(ov -> position.merge(tp, ov.offset(), Math::max)));
+          reads.forEach(
+              (tp, pairs) -> pairs.forEach(ov -> position.merge(tp, ov.offset(), Math::max)));
           for (TopicPartition tp : config.partitions()) {
             // Offsets with nothing readable (an empty end) count as caught up via the position.
             if (position.get(tp) + 1 < end.get(tp)) {
@@ -352,10 +377,12 @@ public final class Workload implements AutoCloseable {
       }
       worker++;
     }
-    throw new IllegalStateException("the final drain did not reach the end offsets within " + timeout + ": " + lastProblem);
+    throw new IllegalStateException(
+        "the final drain did not reach the end offsets within " + timeout + ": " + lastProblem);
   }
 
-  private static boolean caughtUp(Map<TopicPartition, Long> lastReadOffset, Map<TopicPartition, Long> end) {
+  private static boolean caughtUp(
+      Map<TopicPartition, Long> lastReadOffset, Map<TopicPartition, Long> end) {
     for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
       if (lastReadOffset.getOrDefault(e.getKey(), -1L) + 1 < e.getValue()) {
         return false;

@@ -18,14 +18,20 @@ import java.util.Objects;
  * @param seed seeds each worker's partition choice
  */
 public record WorkloadConfig(
-    String bootstrapServers, List<TopicPartition> partitions, int producers, int consumers,
-    double sendsPerSecondPerProducer, Map<String, String> producerOverrides, long seed) {
+    String bootstrapServers,
+    List<TopicPartition> partitions,
+    int producers,
+    int consumers,
+    double sendsPerSecondPerProducer,
+    Map<String, String> producerOverrides,
+    long seed) {
   public WorkloadConfig {
     Objects.requireNonNull(bootstrapServers, "bootstrapServers");
     partitions = List.copyOf(partitions);
     producerOverrides = Map.copyOf(producerOverrides);
     if (partitions.isEmpty() || producers < 1 || consumers < 0 || sendsPerSecondPerProducer <= 0) {
-      throw new IllegalArgumentException("need partitions, at least one producer and a positive rate");
+      throw new IllegalArgumentException(
+          "need partitions, at least one producer and a positive rate");
     }
   }
 }

@@ -18,7 +18,8 @@ class AvailabilityTest {
   @Test
   void shouldChargeTheOutageAroundAFaultToThatFault() {
     // acks complete at 2 ms and 4 ms, then nothing for 3 s, then at 3006 ms.
-    Histories h = history().sendOk(0, T0, 1, 0).sendOk(0, T0, 2, 1).idleMs(3000).sendOk(0, T0, 3, 2);
+    Histories h =
+        history().sendOk(0, T0, 1, 0).sendOk(0, T0, 2, 1).idleMs(3000).sendOk(0, T0, 3, 2);
     FaultWindow kill = new FaultWindow(7, FaultKind.KILL, List.of("n1"), 100 * MS, 2000 * MS, null);
     Availability.Report r = Availability.compute(h.build(), List.of(kill));
 
@@ -41,7 +42,13 @@ class AvailabilityTest {
 
   @Test
   void shouldBucketThroughputAndLatencyPerSecond() {
-    Histories h = history().sendOk(0, T0, 1, 0).sendFail(0, T0, 2).idleMs(1000).sendOk(0, T0, 3, 1).poll(1, T0, 0, 1, 1, 3);
+    Histories h =
+        history()
+            .sendOk(0, T0, 1, 0)
+            .sendFail(0, T0, 2)
+            .idleMs(1000)
+            .sendOk(0, T0, 3, 1)
+            .poll(1, T0, 0, 1, 1, 3);
     List<Availability.Bucket> s = Availability.compute(h.build(), List.of()).series();
     assertEquals(2, s.size());
     assertEquals(1, s.get(0).sendOk());

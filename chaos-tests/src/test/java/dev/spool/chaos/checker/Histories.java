@@ -15,8 +15,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Hand-written histories for checker tests. Each call appends an invocation and its completion
- * for one process; time advances 1 ms per op so op times are easy to read in failures.
+ * Hand-written histories for checker tests. Each call appends an invocation and its completion for
+ * one process; time advances 1 ms per op so op times are easy to read in failures.
  */
 final class Histories {
   static final TopicPartition T0 = new TopicPartition("t", 0);
@@ -41,13 +41,33 @@ final class Histories {
 
   Histories sendFail(long process, TopicPartition tp, long value) {
     add(process, OpType.INVOKE, OpFunction.SEND, tp, value, null, null, null, null, null);
-    add(process, OpType.FAIL, OpFunction.SEND, tp, value, null, null, null, null, "NOT_LEADER_OR_FOLLOWER");
+    add(
+        process,
+        OpType.FAIL,
+        OpFunction.SEND,
+        tp,
+        value,
+        null,
+        null,
+        null,
+        null,
+        "NOT_LEADER_OR_FOLLOWER");
     return this;
   }
 
   Histories sendInfo(long process, TopicPartition tp, long value) {
     add(process, OpType.INVOKE, OpFunction.SEND, tp, value, null, null, null, null, null);
-    add(process, OpType.INFO, OpFunction.SEND, tp, value, null, null, null, null, "REQUEST_TIMED_OUT");
+    add(
+        process,
+        OpType.INFO,
+        OpFunction.SEND,
+        tp,
+        value,
+        null,
+        null,
+        null,
+        null,
+        "REQUEST_TIMED_OUT");
     return this;
   }
 
@@ -73,8 +93,28 @@ final class Histories {
   }
 
   Histories assign(long process, boolean seekToBeginning, TopicPartition... tps) {
-    add(process, OpType.INVOKE, OpFunction.ASSIGN, null, null, null, null, List.of(tps), seekToBeginning, null);
-    add(process, OpType.OK, OpFunction.ASSIGN, null, null, null, null, List.of(tps), seekToBeginning, null);
+    add(
+        process,
+        OpType.INVOKE,
+        OpFunction.ASSIGN,
+        null,
+        null,
+        null,
+        null,
+        List.of(tps),
+        seekToBeginning,
+        null);
+    add(
+        process,
+        OpType.OK,
+        OpFunction.ASSIGN,
+        null,
+        null,
+        null,
+        null,
+        List.of(tps),
+        seekToBeginning,
+        null);
     return this;
   }
 
@@ -113,10 +153,31 @@ final class Histories {
   }
 
   private void add(
-      long process, OpType type, OpFunction f, TopicPartition tp, Long value, Long offset,
-      Map<TopicPartition, List<OffsetValue>> reads, List<TopicPartition> assignment, Boolean seek,
+      long process,
+      OpType type,
+      OpFunction f,
+      TopicPartition tp,
+      Long value,
+      Long offset,
+      Map<TopicPartition, List<OffsetValue>> reads,
+      List<TopicPartition> assignment,
+      Boolean seek,
       String error) {
     nowNs += STEP_NS;
-    ops.add(new Op(ops.size(), nowNs, process, (int) process, type, f, tp, value, offset, reads, assignment, seek, error));
+    ops.add(
+        new Op(
+            ops.size(),
+            nowNs,
+            process,
+            (int) process,
+            type,
+            f,
+            tp,
+            value,
+            offset,
+            reads,
+            assignment,
+            seek,
+            error));
   }
 }

@@ -57,7 +57,8 @@ class JepsenAnomalyCheckersTest {
     @Test
     void shouldNotCallIndeterminateOrFailedSendsLost() {
       // v=7 (info) and v=8 (fail) have no known offset; v=9 was read; nothing acked is missing.
-      Histories h = history().sendInfo(0, T0, 7).sendFail(0, T0, 8).sendOk(0, T0, 9, 1).poll(1, T0, 1, 9);
+      Histories h =
+          history().sendInfo(0, T0, 7).sendFail(0, T0, 8).sendOk(0, T0, 9, 1).poll(1, T0, 1, 9);
       assertValid(run(new LostWrite(), h));
     }
 
@@ -92,7 +93,8 @@ class JepsenAnomalyCheckersTest {
 
     @Test
     void shouldPassWhenEveryAckWasRead() {
-      Histories h = history().sendOkRange(0, T0, 100, 2).sendInfo(0, T0, 5).poll(1, T0, 0, 100, 1, 101);
+      Histories h =
+          history().sendOkRange(0, T0, 100, 2).sendInfo(0, T0, 5).poll(1, T0, 0, 100, 1, 101);
       assertValid(run(new Unseen(), h));
     }
 
@@ -141,7 +143,8 @@ class JepsenAnomalyCheckersTest {
 
     @Test
     void shouldAcceptAgreementAndGapsInOffsets() {
-      Histories h = history().sendOk(0, T0, 100, 0).sendOk(0, T0, 101, 7).poll(1, T0, 0, 100, 7, 101);
+      Histories h =
+          history().sendOk(0, T0, 100, 0).sendOk(0, T0, 101, 7).poll(1, T0, 0, 100, 7, 101);
       assertValid(run(new InconsistentOffsets(), h));
     }
   }
@@ -160,7 +163,8 @@ class JepsenAnomalyCheckersTest {
     @Test
     void shouldUseWhereAnIndeterminateSendWasRead() {
       // p0's info send of 101 turns up at offset 0, before its earlier acked send at offset 1.
-      Histories h = history().sendOk(0, T0, 100, 1).sendInfo(0, T0, 101).poll(9, T0, 0, 101, 1, 100);
+      Histories h =
+          history().sendOk(0, T0, 100, 1).sendInfo(0, T0, 101).poll(9, T0, 0, 101, 1, 100);
       Anomaly a = only(run(new NonmonotonicSend(), h));
       assertEquals(List.of(1L, 0L), a.offsets());
     }
@@ -168,7 +172,11 @@ class JepsenAnomalyCheckersTest {
     @Test
     void shouldIgnoreOrderAcrossProcessesAndPartitions() {
       Histories h =
-          history().sendOk(0, T0, 100, 5).sendOk(1, T0, 101, 3).sendOk(0, T1, 102, 0).sendOk(0, T0, 103, 6);
+          history()
+              .sendOk(0, T0, 100, 5)
+              .sendOk(1, T0, 101, 3)
+              .sendOk(0, T1, 102, 0)
+              .sendOk(0, T0, 103, 6);
       assertValid(run(new NonmonotonicSend(), h));
     }
   }
@@ -177,7 +185,11 @@ class JepsenAnomalyCheckersTest {
   class NonmonotonicPollTest {
     @Test
     void shouldReportConsumerGoingBackwardsBetweenPolls() {
-      Histories h = history().sendOkRange(0, T0, 100, 3).poll(1, T0, 0, 100, 1, 101, 2, 102).poll(1, T0, 1, 101);
+      Histories h =
+          history()
+              .sendOkRange(0, T0, 100, 3)
+              .poll(1, T0, 0, 100, 1, 101, 2, 102)
+              .poll(1, T0, 1, 101);
       Anomaly a = only(run(new NonmonotonicPoll(), h));
       assertEquals(List.of(2L, 1L), a.offsets());
       assertEquals(-1, a.details().get("delta"));
@@ -211,7 +223,8 @@ class JepsenAnomalyCheckersTest {
 
     @Test
     void shouldKeepPositionWhenReassignedToSamePartitionWithoutSeek() {
-      Histories h = history().poll(1, T0, 0, 100, 1, 101).assign(1, false, T0, T1).poll(1, T0, 0, 100);
+      Histories h =
+          history().poll(1, T0, 0, 100, 1, 101).assign(1, false, T0, T1).poll(1, T0, 0, 100);
       assertEquals(Validity.FALSE, run(new NonmonotonicPoll(), h).valid());
     }
   }
@@ -220,7 +233,11 @@ class JepsenAnomalyCheckersTest {
   class PollSkipTest {
     @Test
     void shouldReportConsumerSkippingKnownRecords() {
-      Histories h = history().sendOkRange(0, T0, 100, 5).poll(1, T0, 0, 100, 1, 101).poll(1, T0, 3, 103, 4, 104);
+      Histories h =
+          history()
+              .sendOkRange(0, T0, 100, 5)
+              .poll(1, T0, 0, 100, 1, 101)
+              .poll(1, T0, 3, 103, 4, 104);
       Anomaly a = only(run(new PollSkip(), h));
       assertEquals(List.of(1L, 3L), a.offsets());
       assertEquals(List.of(102L), a.values(), "the skipped value");
@@ -231,7 +248,12 @@ class JepsenAnomalyCheckersTest {
     @Test
     void shouldNotCallAHoleNobodySawASkip() {
       // Offset 2 was never acknowledged or read by anyone: no proof that a record exists there.
-      Histories h = history().sendOk(0, T0, 100, 1).sendOk(0, T0, 103, 3).poll(1, T0, 1, 100).poll(1, T0, 3, 103);
+      Histories h =
+          history()
+              .sendOk(0, T0, 100, 1)
+              .sendOk(0, T0, 103, 3)
+              .poll(1, T0, 1, 100)
+              .poll(1, T0, 3, 103);
       assertValid(run(new PollSkip(), h));
     }
 
@@ -283,9 +305,17 @@ class JepsenAnomalyCheckersTest {
     Verdict v = CheckerSuite.standard().check(h.build(), List.of());
     assertEquals(Validity.FALSE, v.valid());
     for (String name :
-        List.of("lost-write", "unseen", "duplicate", "inconsistent-offsets", "nonmonotonic-send",
-            "poll-skip", "aborted-read")) {
-      assertTrue(v.results().get(name).anomalyCount() > 0, name + " should have fired: " + v.results().get(name));
+        List.of(
+            "lost-write",
+            "unseen",
+            "duplicate",
+            "inconsistent-offsets",
+            "nonmonotonic-send",
+            "poll-skip",
+            "aborted-read")) {
+      assertTrue(
+          v.results().get(name).anomalyCount() > 0,
+          name + " should have fired: " + v.results().get(name));
     }
     assertValid(v.results().get("nonmonotonic-poll"));
   }

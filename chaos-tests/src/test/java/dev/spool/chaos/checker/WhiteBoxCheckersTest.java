@@ -20,7 +20,8 @@ class WhiteBoxCheckersTest {
 
   @Test
   void shouldPassIdenticalReplicas() {
-    Histories h = history().replica(1, T0, 13, A, B, C).replica(2, T0, 10, A, B).replica(3, T0, 13, A, B, C);
+    Histories h =
+        history().replica(1, T0, 13, A, B, C).replica(2, T0, 10, A, B).replica(3, T0, 13, A, B, C);
     CheckResult r = new ReplicaDivergence().check(h.analysis());
     assertEquals(Validity.TRUE, r.valid(), () -> r.anomalies().toString());
   }
@@ -58,7 +59,12 @@ class WhiteBoxCheckersTest {
   @Test
   void shouldPassGrowingEpochsWithOneLeaderEach() {
     Histories h =
-        history().epoch(1, T0, 1, 1).epoch(2, T0, 1, 1).epoch(1, T0, 2, 2).epoch(2, T0, 2, 2).replica(1, T0, 13, A, B, C);
+        history()
+            .epoch(1, T0, 1, 1)
+            .epoch(2, T0, 1, 1)
+            .epoch(1, T0, 2, 2)
+            .epoch(2, T0, 2, 2)
+            .replica(1, T0, 13, A, B, C);
     CheckResult r = new LeaderEpochMonotonic().check(h.analysis());
     assertEquals(Validity.TRUE, r.valid(), () -> r.anomalies().toString());
   }
@@ -81,7 +87,8 @@ class WhiteBoxCheckersTest {
 
   @Test
   void shouldReportBatchEpochDecreasingAlongTheLog() {
-    Histories h = history().replica(1, T0, 13, new BatchSummary(0, 4, 3, 1), new BatchSummary(5, 9, 2, 2));
+    Histories h =
+        history().replica(1, T0, 13, new BatchSummary(0, 4, 3, 1), new BatchSummary(5, 9, 2, 2));
     CheckResult r = new LeaderEpochMonotonic().check(h.analysis());
     assertEquals(1, r.anomalyCount());
     assertEquals("batch-epochs", r.anomalies().get(0).details().get("rule"));

@@ -29,7 +29,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The harness itself against real node processes: signals by PID, restarts, namespaces, proxies. */
+/**
+ * The harness itself against real node processes: signals by PID, restarts, namespaces, proxies.
+ */
 @Tag("integration")
 class ProcessClusterIntegrationTest {
   private static Path dir(String name) throws Exception {
@@ -43,21 +45,30 @@ class ProcessClusterIntegrationTest {
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   void shouldSignalRestartAndStopNodesByTheirPids() throws Exception {
-    try (ProcessCluster c = ProcessCluster.builder().nodes(3).dir(dir("harness-loopback")).start()) {
+    try (ProcessCluster c =
+        ProcessCluster.builder().nodes(3).dir(dir("harness-loopback")).start()) {
       int victim = c.activeController().orElseThrow();
       long pid = c.pid(victim);
       assertTrue(ProcessHandle.of(pid).isPresent());
 
       c.kill(victim, Signal.KILL);
       assertFalse(c.isRunning(victim));
-      assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "pid " + pid + " is gone");
-      await().atMost(Duration.ofSeconds(30)).until(() -> c.activeController().orElse(victim) != victim);
+      assertFalse(
+          ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false),
+          "pid " + pid + " is gone");
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> c.activeController().orElse(victim) != victim);
 
       c.start(victim);
       assertNotEquals(pid, c.pid(victim));
       c.awaitReady(Duration.ofSeconds(60));
 
-      int paused = c.nodes().stream().filter(n -> n != c.activeController().orElse(-1)).findFirst().orElseThrow();
+      int paused =
+          c.nodes().stream()
+              .filter(n -> n != c.activeController().orElse(-1))
+              .findFirst()
+              .orElseThrow();
       c.kill(paused, Signal.STOP);
       assertTrue(c.isRunning(paused));
       assertFalse(c.isServing(paused));
@@ -69,9 +80,12 @@ class ProcessClusterIntegrationTest {
       List<Long> pids = c.nodes().stream().map(c::pid).toList();
       c.close();
       for (long p : pids) {
-        assertFalse(ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false), "pid " + p + " stopped");
+        assertFalse(
+            ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false), "pid " + p + " stopped");
       }
-      assertTrue(Files.readString(c.logFile(victim)).contains("=== harness"), "the log carries the harness timeline");
+      assertTrue(
+          Files.readString(c.logFile(victim)).contains("=== harness"),
+          "the log carries the harness timeline");
     }
   }
 
@@ -81,19 +95,28 @@ class ProcessClusterIntegrationTest {
     Capabilities caps = Capabilities.detect(new CommandRunner());
     assumeTrue(caps.canPartition(), "skipped, needs root for network namespaces: " + caps.report());
     String ours = "spoolc-" + ProcessHandle.current().pid() + "-";
-    try (ProcessCluster c = ProcessCluster.builder().nodes(3).dir(dir("harness-netns")).namespaces(true).proxies(true)
-        .config("replica.lag.time.max.ms", "2000").start()) {
+    try (ProcessCluster c =
+        ProcessCluster.builder()
+            .nodes(3)
+            .dir(dir("harness-netns"))
+            .namespaces(true)
+            .proxies(true)
+            .config("replica.lag.time.max.ms", "2000")
+            .start()) {
       NetNamespaces net = c.network().orElseThrow();
       assertTrue(c.bootstrapServers().contains(net.proxyAddress(1)), c.bootstrapServers());
       c.admin().createTopic(new NewTopic("ns", 1, 3, Map.of())).get(60, TimeUnit.SECONDS);
       c.awaitFullIsr(List.of("ns"), Duration.ofSeconds(60));
       TopicPartition tp = new TopicPartition("ns", 0);
       try (Producer p = new Producer(Map.of("bootstrap.servers", c.bootstrapServers()))) {
-        p.send(new ProducerRecord("ns", "through the proxy".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
+        p.send(new ProducerRecord("ns", "through the proxy".getBytes(StandardCharsets.UTF_8)))
+            .get(30, TimeUnit.SECONDS);
       }
-      assertTrue(c.clientLinks().orElseThrow().proxy(1).openConnections() > 0
-          || c.clientLinks().orElseThrow().proxy(2).openConnections() > 0
-          || c.clientLinks().orElseThrow().proxy(3).openConnections() > 0, "clients and replicas use the proxies");
+      assertTrue(
+          c.clientLinks().orElseThrow().proxy(1).openConnections() > 0
+              || c.clientLinks().orElseThrow().proxy(2).openConnections() > 0
+              || c.clientLinks().orElseThrow().proxy(3).openConnections() > 0,
+          "clients and replicas use the proxies");
 
       PartitionMetadata before = c.newestView(tp).orElseThrow();
       int leader = before.getLeaderId();
@@ -105,13 +128,21 @@ class ProcessClusterIntegrationTest {
       }
       // Replication stops, so the leader shrinks the ISR to itself through the quorum, which it
       // still reaches: the quorum plane survived the DATA-plane cut, replies included.
-      await().atMost(Duration.ofSeconds(30)).until(() ->
-          c.newestView(tp).map(p -> p.getIsrList().equals(List.of(leader)) && p.getLeaderId() == leader).orElse(false));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  c.newestView(tp)
+                      .map(p -> p.getIsrList().equals(List.of(leader)) && p.getLeaderId() == leader)
+                      .orElse(false));
       c.awaitReady(Duration.ofSeconds(10));
       net.healAll();
       c.awaitFullIsr(List.of("ns"), Duration.ofSeconds(60));
-      assertEquals(leader, c.partitionLeader(tp).orElseThrow(), "no leader change: it was never fenced");
+      assertEquals(
+          leader, c.partitionLeader(tp).orElseThrow(), "no leader change: it was never fenced");
     }
-    assertFalse(new CommandRunner().tryRun("ip", "netns", "list").stdout().contains(ours), "namespaces removed");
+    assertFalse(
+        new CommandRunner().tryRun("ip", "netns", "list").stdout().contains(ours),
+        "namespaces removed");
   }
 }

@@ -35,10 +35,11 @@ class HistoryCodecTest {
 
   private static List<HistoryEntry> sample(HistorySink sink, ManualClock clock) {
     List<HistoryEntry> out = new ArrayList<>();
-    HistorySink both = e -> {
-      out.add(e);
-      sink.append(e);
-    };
+    HistorySink both =
+        e -> {
+          out.add(e);
+          sink.append(e);
+        };
     HistoryRecorder rec = new HistoryRecorder(clock, both);
     Op send = rec.invokeSend(0, TP, 42);
     clock.advanceMs(3);
@@ -79,7 +80,11 @@ class HistoryCodecTest {
     HistoryWriter w = HistoryWriter.create(file);
     List<HistoryEntry> written = sample(w, new ManualClock(0));
     // No close(): the run "crashed". Then a half-written line, as a kill -9 mid-write leaves.
-    Files.writeString(file, "{\"kind\":\"op\",\"index\":8,\"ti", StandardCharsets.UTF_8, StandardOpenOption.APPEND);
+    Files.writeString(
+        file,
+        "{\"kind\":\"op\",\"index\":8,\"ti",
+        StandardCharsets.UTF_8,
+        StandardOpenOption.APPEND);
 
     HistoryReader.Result r = HistoryReader.read(file);
     assertEquals("{\"kind\":\"op\",\"index\":8,\"ti", r.tornTail());
@@ -103,7 +108,7 @@ class HistoryCodecTest {
   void shouldStampTimesSinceStartAndPairCompletionsWithInvocations() {
     ManualClock clock = new ManualClock(1_700_000_000_000L);
     clock.advanceMs(500); // before the run starts: not counted
-    List<HistoryEntry> entries = sample(e -> { }, clock);
+    List<HistoryEntry> entries = sample(e -> {}, clock);
     History h = History.of(entries);
     assertEquals(0, h.op(0).timeNs());
     assertEquals(3_000_000L, h.op(1).timeNs());
@@ -114,7 +119,7 @@ class HistoryCodecTest {
 
   @Test
   void shouldMoveWorkerToANewProcessAfterAnIndeterminateOp() {
-    HistoryRecorder rec = new HistoryRecorder(new ManualClock(0), e -> { });
+    HistoryRecorder rec = new HistoryRecorder(new ManualClock(0), e -> {});
     long before = rec.processOf(0);
     Op send = rec.invokeSend(0, TP, 1);
     Op info = rec.info(send, "connection reset");
@@ -135,10 +140,15 @@ class HistoryCodecTest {
   @Test
   void shouldClassifyOnlyProvablyRejectedSendsAsFailed() {
     assertEquals(OpType.FAIL, SendErrors.classify("NOT_ENOUGH_REPLICAS", false));
-    assertEquals(OpType.INFO, SendErrors.classify("NOT_LEADER_OR_FOLLOWER", false),
+    assertEquals(
+        OpType.INFO,
+        SendErrors.classify("NOT_LEADER_OR_FOLLOWER", false),
         "with acks=all a leader losing leadership says this after appending");
     assertEquals(OpType.FAIL, SendErrors.classify(SendErrors.NOT_SENT, false));
-    assertEquals(OpType.INFO, SendErrors.classify("NOT_ENOUGH_REPLICAS", true), "an earlier attempt may have landed");
+    assertEquals(
+        OpType.INFO,
+        SendErrors.classify("NOT_ENOUGH_REPLICAS", true),
+        "an earlier attempt may have landed");
     assertEquals(OpType.INFO, SendErrors.classify("REQUEST_TIMED_OUT", false));
     assertEquals(OpType.INFO, SendErrors.classify("DUPLICATE_SEQUENCE", false));
     assertFalse(SendErrors.isDefiniteFailure("SOMETHING_NEW", false));
@@ -147,10 +157,19 @@ class HistoryCodecTest {
   @Test
   void shouldClassifyAFailedSendByWhatTheClientKnowsOfItsAttempts() {
     SpoolException refused = new SpoolException(ErrorCode.NOT_ENOUGH_REPLICAS, "isr too small");
-    assertEquals(OpType.FAIL, SendErrors.classify(new ExecutionException(new ProduceException(refused, false))));
-    assertEquals(OpType.INFO, SendErrors.classify(new CompletionException(new ProduceException(refused, true))));
-    assertEquals(OpType.INFO, SendErrors.classify(refused), "a bare SpoolException says nothing about attempts");
+    assertEquals(
+        OpType.FAIL,
+        SendErrors.classify(new ExecutionException(new ProduceException(refused, false))));
+    assertEquals(
+        OpType.INFO,
+        SendErrors.classify(new CompletionException(new ProduceException(refused, true))));
+    assertEquals(
+        OpType.INFO,
+        SendErrors.classify(refused),
+        "a bare SpoolException says nothing about attempts");
     assertEquals(OpType.INFO, SendErrors.classify(new TimeoutException()), "our own wait ran out");
-    assertEquals("NOT_ENOUGH_REPLICAS", SendErrors.describe(new ExecutionException(new ProduceException(refused, false))));
+    assertEquals(
+        "NOT_ENOUGH_REPLICAS",
+        SendErrors.describe(new ExecutionException(new ProduceException(refused, false))));
   }
 }

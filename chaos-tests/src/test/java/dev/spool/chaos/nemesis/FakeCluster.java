@@ -10,7 +10,9 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
 
-/** An in-memory cluster that records what the nemeses did to it, and a network and proxy likewise. */
+/**
+ * An in-memory cluster that records what the nemeses did to it, and a network and proxy likewise.
+ */
 final class FakeCluster implements ClusterControl, NetworkControl, ClientLinkControl {
   final List<String> calls = new ArrayList<>();
   final Set<Grudge.Link> dropped = new HashSet<>();

@@ -24,20 +24,37 @@ class NemesisRunnerTest {
   private static final TopicPartition TP = new TopicPartition("t", 0);
 
   private static Schedule schedule(PlannedFault... faults) {
-    ScheduleConfig c = ScheduleConfig.defaults(1, EnumSet.allOf(NemesisFamily.class), 60_000, List.of(TP));
+    ScheduleConfig c =
+        ScheduleConfig.defaults(1, EnumSet.allOf(NemesisFamily.class), 60_000, List.of(TP));
     return new Schedule(1, c, List.of(faults), Set.of());
   }
 
   private static List<Nemesis> all(FakeCluster c) {
-    return List.of(new ProcessNemesis(c), new PartitionNemesis(c, c), new ClientLinkNemesis(c), new FullRestartNemesis(c), new DiskNemesis(c, 1));
+    return List.of(
+        new ProcessNemesis(c),
+        new PartitionNemesis(c, c),
+        new ClientLinkNemesis(c),
+        new FullRestartNemesis(c),
+        new DiskNemesis(c, 1));
   }
 
   @Test
   void shouldKillTheLeaderAndRestartItWhenTheWindowEnds() {
     FakeCluster c = FakeCluster.combined(3).leader(TP, 2, 2, 1, 3);
     List<FaultWindow> seen = new ArrayList<>();
-    NemesisRunner r = new NemesisRunner(
-        schedule(new PlannedFault(0, null, FaultKind.KILL, new Target.PartitionLeader(TP), 1_000, 2_000, Map.of())), all(c), seen::add);
+    NemesisRunner r =
+        new NemesisRunner(
+            schedule(
+                new PlannedFault(
+                    0,
+                    null,
+                    FaultKind.KILL,
+                    new Target.PartitionLeader(TP),
+                    1_000,
+                    2_000,
+                    Map.of())),
+            all(c),
+            seen::add);
     r.tick(999 * MS);
     assertEquals(List.of(), c.calls);
     r.tick(1_000 * MS);
@@ -56,8 +73,13 @@ class NemesisRunnerTest {
   @Test
   void shouldPauseWithStopAndResumeWithCont() {
     FakeCluster c = FakeCluster.combined(3).activeController(3);
-    NemesisRunner r = new NemesisRunner(
-        schedule(new PlannedFault(0, null, FaultKind.PAUSE, new Target.ActiveController(), 0, 12_000, Map.of())), all(c), w -> { });
+    NemesisRunner r =
+        new NemesisRunner(
+            schedule(
+                new PlannedFault(
+                    0, null, FaultKind.PAUSE, new Target.ActiveController(), 0, 12_000, Map.of())),
+            all(c),
+            w -> {});
     r.tick(0);
     r.tick(12_000 * MS);
     assertEquals(List.of("STOP n3", "CONT n3"), c.calls);
@@ -66,12 +88,26 @@ class NemesisRunnerTest {
   @Test
   void shouldCutExactlyOneDirectionForOneWayLoss() {
     FakeCluster c = FakeCluster.combined(3);
-    NemesisRunner r = new NemesisRunner(
-        schedule(new PlannedFault(0, null, FaultKind.ONE_WAY_LOSS, new Target.NodePair(0, 0), 0, 5_000, Map.of())), all(c), w -> { });
+    NemesisRunner r =
+        new NemesisRunner(
+            schedule(
+                new PlannedFault(
+                    0,
+                    null,
+                    FaultKind.ONE_WAY_LOSS,
+                    new Target.NodePair(0, 0),
+                    0,
+                    5_000,
+                    Map.of())),
+            all(c),
+            w -> {});
     r.tick(0);
     int[] pair = TargetResolver.pair(c.nodes(), 0, 0);
     assertEquals(
-        Set.of(new Grudge.Link(pair[0], pair[1], Plane.DATA), new Grudge.Link(pair[0], pair[1], Plane.QUORUM)), c.dropped);
+        Set.of(
+            new Grudge.Link(pair[0], pair[1], Plane.DATA),
+            new Grudge.Link(pair[0], pair[1], Plane.QUORUM)),
+        c.dropped);
     r.tick(5_000 * MS);
     assertEquals(Set.of(), c.dropped);
   }
@@ -80,7 +116,16 @@ class NemesisRunnerTest {
   void shouldIsolateALeaderFromItsFollowersOnTheDataPlaneOnly() {
     FakeCluster c = FakeCluster.combined(5).leader(TP, 4, 4, 1, 2);
     PartitionNemesis n = new PartitionNemesis(c, c);
-    Nemesis.Applied a = n.start(new PlannedFault(0, null, FaultKind.ISOLATE_LEADER_FROM_FOLLOWERS, new Target.PartitionLeader(TP), 0, 1, Map.of()));
+    Nemesis.Applied a =
+        n.start(
+            new PlannedFault(
+                0,
+                null,
+                FaultKind.ISOLATE_LEADER_FROM_FOLLOWERS,
+                new Target.PartitionLeader(TP),
+                0,
+                1,
+                Map.of()));
     assertEquals(List.of("n4 | n1 n2"), a.targets());
     assertEquals(4, c.dropped.size(), "4->1, 1->4, 4->2, 2->4");
     assertTrue(c.dropped.stream().allMatch(l -> l.plane() == Plane.DATA));
@@ -89,16 +134,31 @@ class NemesisRunnerTest {
   @Test
   void shouldSplitMajorityFromMinorityBothWaysOnBothPlanes() {
     FakeCluster c = FakeCluster.combined(5);
-    new PartitionNemesis(c, c).start(new PlannedFault(0, null, FaultKind.SPLIT_MAJORITY_MINORITY, new Target.MajorityMinority(3), 0, 1, Map.of()));
-    assertEquals(2 * 3 * 2 * 2, c.dropped.size(), "2 minority x 3 majority x 2 directions x 2 planes");
+    new PartitionNemesis(c, c)
+        .start(
+            new PlannedFault(
+                0,
+                null,
+                FaultKind.SPLIT_MAJORITY_MINORITY,
+                new Target.MajorityMinority(3),
+                0,
+                1,
+                Map.of()));
+    assertEquals(
+        2 * 3 * 2 * 2, c.dropped.size(), "2 minority x 3 majority x 2 directions x 2 planes");
   }
 
   @Test
   void shouldRecordAFaultWhoseTargetCannotBeResolvedWithoutDoingAnything() {
     FakeCluster c = FakeCluster.combined(3); // no active controller known
     List<FaultWindow> seen = new ArrayList<>();
-    NemesisRunner r = new NemesisRunner(
-        schedule(new PlannedFault(0, null, FaultKind.KILL, new Target.ActiveController(), 0, 1_000, Map.of())), all(c), seen::add);
+    NemesisRunner r =
+        new NemesisRunner(
+            schedule(
+                new PlannedFault(
+                    0, null, FaultKind.KILL, new Target.ActiveController(), 0, 1_000, Map.of())),
+            all(c),
+            seen::add);
     r.tick(0);
     assertEquals(List.of(), c.calls);
     assertEquals(1, seen.size());
@@ -109,11 +169,21 @@ class NemesisRunnerTest {
   void shouldSkipKindsWithoutANemesisLoudlyAndHealEverythingAtTheEnd() {
     FakeCluster c = FakeCluster.combined(3);
     List<FaultWindow> seen = new ArrayList<>();
-    NemesisRunner r = new NemesisRunner(
-        schedule(
-            new PlannedFault(0, null, FaultKind.ISOLATE_NODE, new Target.RandomNode(1), 0, 10_000, Map.of()),
-            new PlannedFault(1, null, FaultKind.CLIENT_LATENCY, new Target.ClientLinks(), 1_000, 50_000, Map.of("latencyMs", 200L))),
-        List.of(new ClientLinkNemesis(c)), seen::add);
+    NemesisRunner r =
+        new NemesisRunner(
+            schedule(
+                new PlannedFault(
+                    0, null, FaultKind.ISOLATE_NODE, new Target.RandomNode(1), 0, 10_000, Map.of()),
+                new PlannedFault(
+                    1,
+                    null,
+                    FaultKind.CLIENT_LATENCY,
+                    new Target.ClientLinks(),
+                    1_000,
+                    50_000,
+                    Map.of("latencyMs", 200L))),
+            List.of(new ClientLinkNemesis(c)),
+            seen::add);
     r.tick(1_000 * MS);
     assertTrue(seen.get(0).note().startsWith("skipped"), seen.get(0).note());
     r.healAll(2_000 * MS);
@@ -128,14 +198,22 @@ class NemesisRunnerTest {
     byte[] data = new byte[1000];
     Files.write(dir.resolve("00000000000000000000.log"), data);
     Files.write(dir.resolve("00000000000000000100.log"), data);
-    Files.write(root.resolve("n1").resolve("recovery-point-offset-checkpoint"), "0\n1\nt 0 100\n".getBytes());
+    Files.write(
+        root.resolve("n1").resolve("recovery-point-offset-checkpoint"),
+        "0\n1\nt 0 100\n".getBytes());
     FakeCluster c = FakeCluster.combined(1).dataRoot(root);
     DiskNemesis n = new DiskNemesis(c, 99);
-    Nemesis.Applied a = n.start(new PlannedFault(3, null, FaultKind.TORN_SEGMENT_TAIL, new Target.RandomNode(0), 0, 1, Map.of()));
+    Nemesis.Applied a =
+        n.start(
+            new PlannedFault(
+                3, null, FaultKind.TORN_SEGMENT_TAIL, new Target.RandomNode(0), 0, 1, Map.of()));
     assertEquals(List.of("KILL n1"), c.calls);
     assertTrue(a.note().contains("00000000000000000100.log"), a.note());
-    assertTrue(Files.size(dir.resolve("00000000000000000100.log")) < 1000, "the newest segment lost its tail");
-    assertEquals(1000, Files.size(dir.resolve("00000000000000000000.log")), "older segments untouched");
+    assertTrue(
+        Files.size(dir.resolve("00000000000000000100.log")) < 1000,
+        "the newest segment lost its tail");
+    assertEquals(
+        1000, Files.size(dir.resolve("00000000000000000000.log")), "older segments untouched");
     n.heal();
     assertEquals(List.of("KILL n1", "START n1"), c.calls);
   }
@@ -146,7 +224,10 @@ class NemesisRunnerTest {
     byte[] before = "0\n1\nt 0 100\n".getBytes();
     Files.write(cp, before);
     FakeCluster c = FakeCluster.combined(1).dataRoot(root);
-    new DiskNemesis(c, 7).start(new PlannedFault(0, null, FaultKind.BITFLIP_CHECKPOINT, new Target.RandomNode(0), 0, 1, Map.of()));
+    new DiskNemesis(c, 7)
+        .start(
+            new PlannedFault(
+                0, null, FaultKind.BITFLIP_CHECKPOINT, new Target.RandomNode(0), 0, 1, Map.of()));
     byte[] after = Files.readAllBytes(cp);
     assertEquals(before.length, after.length);
     int differingBits = 0;
@@ -158,9 +239,16 @@ class NemesisRunnerTest {
 
   @Test
   void shouldDamageTheSameWayForTheSameSeed(@TempDir Path root) {
-    List<FileCorruption.FileFacts> files = List.of(new FileCorruption.FileFacts(root.resolve("a.log"), 5000), new FileCorruption.FileFacts(root.resolve("b.log"), 300));
-    FileCorruption.Plan p1 = FileCorruption.plan(FaultKind.BITFLIP_SEGMENT_TAIL, files, new java.util.Random(5)).orElseThrow();
-    FileCorruption.Plan p2 = FileCorruption.plan(FaultKind.BITFLIP_SEGMENT_TAIL, files, new java.util.Random(5)).orElseThrow();
+    List<FileCorruption.FileFacts> files =
+        List.of(
+            new FileCorruption.FileFacts(root.resolve("a.log"), 5000),
+            new FileCorruption.FileFacts(root.resolve("b.log"), 300));
+    FileCorruption.Plan p1 =
+        FileCorruption.plan(FaultKind.BITFLIP_SEGMENT_TAIL, files, new java.util.Random(5))
+            .orElseThrow();
+    FileCorruption.Plan p2 =
+        FileCorruption.plan(FaultKind.BITFLIP_SEGMENT_TAIL, files, new java.util.Random(5))
+            .orElseThrow();
     assertEquals(p1, p2);
     assertArrayEquals(new long[] {p1.position()}, new long[] {p2.position()});
     assertNotEquals(-1, p1.position());

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 @Tag("unit")
 class CapabilitiesTest {
-  private static final String ROOT = "Name:\tjava\nCapInh:\t0000000000000000\nCapEff:\t000001ffffffffff\n";
+  private static final String ROOT =
+      "Name:\tjava\nCapInh:\t0000000000000000\nCapEff:\t000001ffffffffff\n";
   private static final String USER = "Name:\tjava\nCapEff:\t0000000000000000\n";
 
   @Test
@@ -26,7 +27,14 @@ class CapabilitiesTest {
     Capabilities c = Capabilities.of(USER, true);
     assertFalse(c.canPartition());
     assertFalse(c.availableFamilies().contains(NemesisFamily.PARTITION));
-    assertTrue(c.availableFamilies().containsAll(List.of(NemesisFamily.KILL, NemesisFamily.PAUSE, NemesisFamily.DISK, NemesisFamily.PROXY)));
+    assertTrue(
+        c.availableFamilies()
+            .containsAll(
+                List.of(
+                    NemesisFamily.KILL,
+                    NemesisFamily.PAUSE,
+                    NemesisFamily.DISK,
+                    NemesisFamily.PROXY)));
     assertTrue(c.report().startsWith("NETWORK FAULTS UNAVAILABLE"), c.report());
     assertTrue(c.report().contains("CAP_SYS_ADMIN"), c.report());
   }
@@ -39,7 +47,9 @@ class CapabilitiesTest {
 
   @Test
   void shouldParseNamesFromIpOutput() {
-    assertEquals(List.of("spoolc-12-n1", "other"), NetNamespaces.namespaceNames("spoolc-12-n1 (id: 3)\nother\n"));
+    assertEquals(
+        List.of("spoolc-12-n1", "other"),
+        NetNamespaces.namespaceNames("spoolc-12-n1 (id: 3)\nother\n"));
     assertEquals(
         List.of("lo", "spc12v1", "spc12b"),
         NetNamespaces.linkNames(

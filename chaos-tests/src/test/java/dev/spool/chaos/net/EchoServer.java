@@ -42,7 +42,9 @@ final class EchoServer implements Closeable {
   }
 
   private void echo(Socket s) {
-    try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
+    try (s;
+        InputStream in = s.getInputStream();
+        OutputStream out = s.getOutputStream()) {
       byte[] buf = new byte[8192];
       for (int n = in.read(buf); n >= 0; n = in.read(buf)) {
         out.write(buf, 0, n);

@@ -95,7 +95,8 @@ class FaultProxyTest {
       long start = System.nanoTime();
       assertArrayEquals(data, roundTrip(s, data));
       long ms = (System.nanoTime() - start) / 1_000_000;
-      assertTrue(ms >= 450, "32 KiB at 64 KiB/s took " + ms + " ms, expected >= 500 ms less a chunk");
+      assertTrue(
+          ms >= 450, "32 KiB at 64 KiB/s took " + ms + " ms, expected >= 500 ms less a chunk");
     }
   }
 
@@ -125,13 +126,20 @@ class FaultProxyTest {
       await().atMost(Duration.ofSeconds(5)).until(() -> proxy.openConnections() == 1);
       proxy.resetConnections();
       await().atMost(Duration.ofSeconds(5)).until(() -> proxy.openConnections() == 0);
-      IOException e = assertThrows(IOException.class, () -> {
-        s.getOutputStream().write(bytes("after"));
-        if (s.getInputStream().read() == -1) {
-          throw new IOException("EOF");
-        }
-      });
-      assertTrue(e.getMessage().contains("reset") || e.getMessage().contains("EOF") || e.getMessage().contains("Broken pipe"), e.toString());
+      IOException e =
+          assertThrows(
+              IOException.class,
+              () -> {
+                s.getOutputStream().write(bytes("after"));
+                if (s.getInputStream().read() == -1) {
+                  throw new IOException("EOF");
+                }
+              });
+      assertTrue(
+          e.getMessage().contains("reset")
+              || e.getMessage().contains("EOF")
+              || e.getMessage().contains("Broken pipe"),
+          e.toString());
     }
   }
 
@@ -159,17 +167,22 @@ class FaultProxyTest {
       proxy.setBlackHole(true);
       open.setSoTimeout(SILENCE_MS);
       open.getOutputStream().write(bytes("held"));
-      assertThrows(SocketTimeoutException.class, () -> open.getInputStream().read(), "nothing comes back");
+      assertThrows(
+          SocketTimeoutException.class, () -> open.getInputStream().read(), "nothing comes back");
 
       try (Socket fresh = connect()) {
         fresh.setSoTimeout(SILENCE_MS);
         fresh.getOutputStream().write(bytes("new"));
-        assertThrows(SocketTimeoutException.class, () -> fresh.getInputStream().read(), "accepted, never forwarded");
+        assertThrows(
+            SocketTimeoutException.class,
+            () -> fresh.getInputStream().read(),
+            "accepted, never forwarded");
 
         proxy.heal();
         open.setSoTimeout(5_000);
         fresh.setSoTimeout(5_000);
-        assertArrayEquals(bytes("held"), open.getInputStream().readNBytes(4), "held bytes flow after heal");
+        assertArrayEquals(
+            bytes("held"), open.getInputStream().readNBytes(4), "held bytes flow after heal");
         assertArrayEquals(bytes("new"), fresh.getInputStream().readNBytes(3));
       }
     }

@@ -65,23 +65,33 @@ class NetNamespacesIntegrationTest {
 
   private void startProbe(int node) throws IOException {
     List<String> command = new ArrayList<>(net.execPrefix(node));
-    command.addAll(List.of(
-        ProcessHandle.current().info().command().orElse("java"), "-Xmx32m", "-XX:TieredStopAtLevel=1",
-        "-cp", System.getProperty("java.class.path"), NetProbe.class.getName(),
-        Integer.toString(UDP_PORT), Integer.toString(TCP_PORT)));
+    command.addAll(
+        List.of(
+            ProcessHandle.current().info().command().orElse("java"),
+            "-Xmx32m",
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            System.getProperty("java.class.path"),
+            NetProbe.class.getName(),
+            Integer.toString(UDP_PORT),
+            Integer.toString(TCP_PORT)));
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     probes.add(p);
     Queue<String> out = new ConcurrentLinkedQueue<>();
     outputs.add(out);
-    Thread reader = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line = r.readLine(); line != null; line = r.readLine()) {
-          out.add(line);
-        }
-      } catch (IOException e) {
-        // The probe was destroyed.
-      }
-    });
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = r.readLine(); line != null; line = r.readLine()) {
+                  out.add(line);
+                }
+              } catch (IOException e) {
+                // The probe was destroyed.
+              }
+            });
     reader.setDaemon(true);
     reader.start();
   }
@@ -89,16 +99,28 @@ class NetNamespacesIntegrationTest {
   /** Sends one datagram from {@code from}'s namespace with bash's /dev/udp. */
   private boolean sendUdp(int from, int to, Plane plane, String msg) {
     List<String> c = new ArrayList<>(net.execPrefix(from));
-    c.addAll(List.of("bash", "-c", "echo " + msg + " > /dev/udp/" + net.address(to, plane) + "/" + UDP_PORT));
+    c.addAll(
+        List.of(
+            "bash",
+            "-c",
+            "echo " + msg + " > /dev/udp/" + net.address(to, plane) + "/" + UDP_PORT));
     return cmd.tryRun(c.toArray(String[]::new)).ok();
   }
 
   /** A TCP round trip from {@code from}'s namespace; true if the echo came back within 2 s. */
   private boolean tcpEcho(int from, int to) {
     List<String> c = new ArrayList<>(net.execPrefix(from));
-    c.addAll(List.of("timeout", "3", "bash", "-c",
-        "exec 3<>/dev/tcp/" + net.address(to, Plane.DATA) + "/" + TCP_PORT
-            + " && echo ping >&3 && read -t 2 line <&3 && [ \"$line\" = ping ]"));
+    c.addAll(
+        List.of(
+            "timeout",
+            "3",
+            "bash",
+            "-c",
+            "exec 3<>/dev/tcp/"
+                + net.address(to, Plane.DATA)
+                + "/"
+                + TCP_PORT
+                + " && echo ping >&3 && read -t 2 line <&3 && [ \"$line\" = ping ]"));
     return cmd.tryRun(c.toArray(String[]::new)).ok();
   }
 
@@ -109,7 +131,9 @@ class NetNamespacesIntegrationTest {
 
   private void assertNotDelivered(int to, String msg) {
     Queue<String> out = outputs.get(to - 1);
-    await().during(NOT_DELIVERED_WITHIN).atMost(NOT_DELIVERED_WITHIN.plusSeconds(1))
+    await()
+        .during(NOT_DELIVERED_WITHIN)
+        .atMost(NOT_DELIVERED_WITHIN.plusSeconds(1))
         .until(() -> !out.contains("UDP " + msg));
   }
 

@@ -20,31 +20,37 @@ public final class NetProbe {
   private NetProbe() {}
 
   public static void main(String[] args) throws IOException {
-    DatagramSocket udp = new DatagramSocket(new InetSocketAddress("0.0.0.0", Integer.parseInt(args[0])));
+    DatagramSocket udp =
+        new DatagramSocket(new InetSocketAddress("0.0.0.0", Integer.parseInt(args[0])));
     ServerSocket tcp = new ServerSocket();
     tcp.bind(new InetSocketAddress("0.0.0.0", Integer.parseInt(args[1])));
-    daemon(() -> {
-      byte[] buf = new byte[512];
-      while (true) {
-        DatagramPacket p = new DatagramPacket(buf, buf.length);
-        udp.receive(p);
-        String msg = new String(p.getData(), 0, p.getLength(), StandardCharsets.UTF_8).strip();
-        synchronized (System.out) {
-          System.out.println("UDP " + msg);
-          System.out.flush();
-        }
-      }
-    });
-    daemon(() -> {
-      while (true) {
-        Socket s = tcp.accept();
-        daemon(() -> {
-          try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
-            in.transferTo(out);
+    daemon(
+        () -> {
+          byte[] buf = new byte[512];
+          while (true) {
+            DatagramPacket p = new DatagramPacket(buf, buf.length);
+            udp.receive(p);
+            String msg = new String(p.getData(), 0, p.getLength(), StandardCharsets.UTF_8).strip();
+            synchronized (System.out) {
+              System.out.println("UDP " + msg);
+              System.out.flush();
+            }
           }
         });
-      }
-    });
+    daemon(
+        () -> {
+          while (true) {
+            Socket s = tcp.accept();
+            daemon(
+                () -> {
+                  try (s;
+                      InputStream in = s.getInputStream();
+                      OutputStream out = s.getOutputStream()) {
+                    in.transferTo(out);
+                  }
+                });
+          }
+        });
     synchronized (System.out) {
       System.out.println("READY");
       System.out.flush();
@@ -60,13 +66,15 @@ public final class NetProbe {
   }
 
   private static void daemon(IoRunnable r) {
-    Thread t = new Thread(() -> {
-      try {
-        r.run();
-      } catch (IOException e) {
-        // Connection ended; nothing to report in a probe.
-      }
-    });
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                r.run();
+              } catch (IOException e) {
+                // Connection ended; nothing to report in a probe.
+              }
+            });
     t.setDaemon(true);
     t.start();
   }

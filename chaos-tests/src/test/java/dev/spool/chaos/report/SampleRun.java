@@ -20,8 +20,8 @@ import java.util.PriorityQueue;
 import java.util.Random;
 
 /**
- * A synthetic but plausible two-minute run for report tests and for looking at the rendered page:
- * 3 partitions, 4 producer and 3 consumer processes, four faults that visibly hurt throughput and
+ * A synthetic but plausible two-minute run for report tests and for looking at the rendered page: 3
+ * partitions, 4 producer and 3 consumer processes, four faults that visibly hurt throughput and
  * latency, and two injected bugs: one acknowledged record missing from the log (lost-write, unseen,
  * poll-skip) and one record appended twice (duplicate). Seeded, so every build sees the same run.
  */
@@ -30,15 +30,29 @@ final class SampleRun {
   static final long S = 1_000_000_000L;
   static final long MS = 1_000_000L;
   static final long DURATION_NS = 120 * S;
-  static final List<TopicPartition> TPS = List.of(new TopicPartition("orders", 0), new TopicPartition("orders", 1), new TopicPartition("orders", 2));
+  static final List<TopicPartition> TPS =
+      List.of(
+          new TopicPartition("orders", 0),
+          new TopicPartition("orders", 1),
+          new TopicPartition("orders", 2));
   static final long LOST_VALUE = 1_500;
   static final long DUPLICATED_VALUE = 1_200;
 
-  final List<FaultWindow> faults = List.of(
-      new FaultWindow(0, FaultKind.KILL, List.of("n2"), 20 * S, 32 * S, "PARTITION_LEADER(orders-1)"),
-      new FaultWindow(1, FaultKind.SPLIT_MAJORITY_MINORITY, List.of("n3 | n1 n2"), 48 * S, 63 * S, null),
-      new FaultWindow(2, FaultKind.CLIENT_LATENCY, List.of("client links"), 78 * S, 92 * S, "+200 ms each way"),
-      new FaultWindow(3, FaultKind.PAUSE, List.of("n1"), 100 * S, 112 * S, "ACTIVE_CONTROLLER"));
+  final List<FaultWindow> faults =
+      List.of(
+          new FaultWindow(
+              0, FaultKind.KILL, List.of("n2"), 20 * S, 32 * S, "PARTITION_LEADER(orders-1)"),
+          new FaultWindow(
+              1, FaultKind.SPLIT_MAJORITY_MINORITY, List.of("n3 | n1 n2"), 48 * S, 63 * S, null),
+          new FaultWindow(
+              2,
+              FaultKind.CLIENT_LATENCY,
+              List.of("client links"),
+              78 * S,
+              92 * S,
+              "+200 ms each way"),
+          new FaultWindow(
+              3, FaultKind.PAUSE, List.of("n1"), 100 * S, 112 * S, "ACTIVE_CONTROLLER"));
   final History history;
 
   private record Rec(long offset, long value, long visibleNs) {}
@@ -57,8 +71,21 @@ final class SampleRun {
     List<Op> ops = new ArrayList<>();
     for (Timed t : timed) {
       Op o = t.op();
-      ops.add(new Op(ops.size(), o.timeNs(), o.process(), o.worker(), o.type(), o.f(), o.partition(), o.value(), o.offset(),
-          o.reads(), o.assignment(), o.seekToBeginning(), o.error()));
+      ops.add(
+          new Op(
+              ops.size(),
+              o.timeNs(),
+              o.process(),
+              o.worker(),
+              o.type(),
+              o.f(),
+              o.partition(),
+              o.value(),
+              o.offset(),
+              o.reads(),
+              o.assignment(),
+              o.seekToBeginning(),
+              o.error()));
     }
     history = History.of(ops, replicas(), epochs());
   }
@@ -89,7 +116,8 @@ final class SampleRun {
       } else {
         done = poll(worker, t, position);
       }
-      next.add(new long[] {done + (worker < 4 ? 20 * MS + rng.nextInt(40) * MS : 100 * MS), worker});
+      next.add(
+          new long[] {done + (worker < 4 ? 20 * MS + rng.nextInt(40) * MS : 100 * MS), worker});
     }
   }
 
@@ -114,17 +142,62 @@ final class SampleRun {
   }
 
   private long send(int worker, long t, TopicPartition tp, long value) {
-    add(t, new Op(0, t, worker, worker, OpType.INVOKE, OpFunction.SEND, tp, value, null, null, null, null, null));
+    add(
+        t,
+        new Op(
+            0,
+            t,
+            worker,
+            worker,
+            OpType.INVOKE,
+            OpFunction.SEND,
+            tp,
+            value,
+            null,
+            null,
+            null,
+            null,
+            null));
     // A kill of the leader stalls writes for ~3 s, then they flow via the new leader.
     if (in(t, 0) && t < 20 * S + 3 * S) {
       long end = 20 * S + 3 * S + rng.nextInt(400) * MS;
-      add(end, new Op(0, end, worker, worker, OpType.INFO, OpFunction.SEND, tp, value, null, null, null, null, "REQUEST_TIMED_OUT"));
+      add(
+          end,
+          new Op(
+              0,
+              end,
+              worker,
+              worker,
+              OpType.INFO,
+              OpFunction.SEND,
+              tp,
+              value,
+              null,
+              null,
+              null,
+              null,
+              "REQUEST_TIMED_OUT"));
       return end;
     }
     // The split leaves the minority leader refusing with NOT_ENOUGH_REPLICAS for ~6 s.
     if (in(t, 1) && t < 48 * S + 6 * S) {
       long end = t + 30 * MS;
-      add(end, new Op(0, end, worker, worker, OpType.FAIL, OpFunction.SEND, tp, value, null, null, null, null, "NOT_ENOUGH_REPLICAS"));
+      add(
+          end,
+          new Op(
+              0,
+              end,
+              worker,
+              worker,
+              OpType.FAIL,
+              OpFunction.SEND,
+              tp,
+              value,
+              null,
+              null,
+              null,
+              null,
+              "NOT_ENOUGH_REPLICAS"));
       return end + 250 * MS;
     }
     long end = t + latency(t);
@@ -141,14 +214,44 @@ final class SampleRun {
         log.add(new Rec(offset + 1, value, visible)); // the bug: a retried batch appended twice
       }
     }
-    add(end, new Op(0, end, worker, worker, OpType.OK, OpFunction.SEND, tp, value, offset, null, null, null, null));
+    add(
+        end,
+        new Op(
+            0,
+            end,
+            worker,
+            worker,
+            OpType.OK,
+            OpFunction.SEND,
+            tp,
+            value,
+            offset,
+            null,
+            null,
+            null,
+            null));
     return end;
   }
 
   private long poll(int worker, long t, long[] position) {
     int p = worker - 4;
     TopicPartition tp = TPS.get(p);
-    add(t, new Op(0, t, worker, worker, OpType.INVOKE, OpFunction.POLL, null, null, null, null, null, null, null));
+    add(
+        t,
+        new Op(
+            0,
+            t,
+            worker,
+            worker,
+            OpType.INVOKE,
+            OpFunction.POLL,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null));
     long end = t + latency(t) / 2;
     List<OffsetValue> read = new ArrayList<>();
     for (Rec r : logs.get(tp)) {
@@ -159,7 +262,22 @@ final class SampleRun {
         position[p] = r.offset() + 1;
       }
     }
-    add(end, new Op(0, end, worker, worker, OpType.OK, OpFunction.POLL, null, null, null, Map.of(tp, read), null, null, null));
+    add(
+        end,
+        new Op(
+            0,
+            end,
+            worker,
+            worker,
+            OpType.OK,
+            OpFunction.POLL,
+            null,
+            null,
+            null,
+            Map.of(tp, read),
+            null,
+            null,
+            null));
     return end;
   }
 
@@ -173,7 +291,12 @@ final class SampleRun {
       long hw = logs.get(tp).size();
       List<BatchSummary> batches = new ArrayList<>();
       for (long base = 0; base < hw; base += 10) {
-        batches.add(new BatchSummary(base, Math.min(hw - 1, base + 9), base < hw / 2 ? 1 : 2, 0x1000 + base * 7 + tp.partition()));
+        batches.add(
+            new BatchSummary(
+                base,
+                Math.min(hw - 1, base + 9),
+                base < hw / 2 ? 1 : 2,
+                0x1000 + base * 7 + tp.partition()));
       }
       for (int node = 1; node <= 3; node++) {
         out.add(new ReplicaSnapshot(DURATION_NS - S, node, tp, hw, 0, batches));

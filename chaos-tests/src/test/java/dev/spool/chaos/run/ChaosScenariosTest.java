@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.spool.chaos.checker.Availability;
 import dev.spool.chaos.checker.CheckResult;
 import dev.spool.chaos.checker.Validity;
-import dev.spool.chaos.history.Op;
 import dev.spool.chaos.nemesis.FaultKind;
 import dev.spool.chaos.nemesis.FaultWindow;
 import dev.spool.chaos.nemesis.PlannedFault;
@@ -46,7 +45,15 @@ class ChaosScenariosTest {
     System.out.println("chaos scenario " + scenario + ", seed " + seed + ", re-run: " + rerun);
     ChaosOptions o = Scenarios.options(Scenarios.get(scenario), seed, RUNS, rerun);
     ChaosRun.Result r = new ChaosRun(o, line -> LOG.info("[{}] {}", scenario, line)).run();
-    System.out.println("chaos scenario " + scenario + ": " + r.verdict().valid() + ", " + r.counts() + ", report " + r.index());
+    System.out.println(
+        "chaos scenario "
+            + scenario
+            + ": "
+            + r.verdict().valid()
+            + ", "
+            + r.counts()
+            + ", report "
+            + r.index());
     return r;
   }
 
@@ -56,12 +63,19 @@ class ChaosScenariosTest {
 
   /**
    * The verdict is valid, every fault was applied and healed, and writes were acknowledged before
-   * the first fault, after the last heal, and during the faults not listed in {@code mayStopWrites}.
+   * the first fault, after the last heal, and during the faults not listed in {@code
+   * mayStopWrites}.
    */
   private static void assertValidAndExercised(ChaosRun.Result r, Set<FaultKind> mayStopWrites) {
-    String anomalies = r.verdict().results().values().stream().filter(c -> c.valid() == Validity.FALSE)
-        .map(CheckResult::toString).collect(Collectors.joining("\n"));
-    assertEquals(Validity.TRUE, r.verdict().valid(), "verdict of " + r.runId() + " (report " + r.index() + ")\n" + anomalies);
+    String anomalies =
+        r.verdict().results().values().stream()
+            .filter(c -> c.valid() == Validity.FALSE)
+            .map(CheckResult::toString)
+            .collect(Collectors.joining("\n"));
+    assertEquals(
+        Validity.TRUE,
+        r.verdict().valid(),
+        "verdict of " + r.runId() + " (report " + r.index() + ")\n" + anomalies);
     List<PlannedFault> planned = r.schedule().faults();
     List<FaultWindow> applied = r.timeline().stream().filter(FaultWindow::healed).toList();
     for (PlannedFault f : planned) {
@@ -70,7 +84,9 @@ class ChaosScenariosTest {
       assertFalse(w.targets().isEmpty(), "fault " + f + " hit something: " + w);
       assertTrue(w.endNs() > w.startNs(), "fault " + f + " lasted: " + w);
       String note = w.note() == null ? "" : w.note();
-      assertFalse(note.contains("failed") || note.contains("skipped") || note.contains("no file"), "fault " + f + ": " + note);
+      assertFalse(
+          note.contains("failed") || note.contains("skipped") || note.contains("no file"),
+          "fault " + f + ": " + note);
     }
     Availability.Report a = r.verdict().availability();
     long firstStart = r.timeline().stream().mapToLong(FaultWindow::startNs).min().orElseThrow();
@@ -81,14 +97,21 @@ class ChaosScenariosTest {
         acks.add(b.second() * 1_000_000_000L);
       }
     }
-    assertTrue(acks.stream().anyMatch(t -> t + 1_000_000_000L <= firstStart), "writes acknowledged before the first fault");
-    assertTrue(acks.stream().anyMatch(t -> t >= lastEnd), "writes acknowledged after the last heal");
-    int during = a.faults().stream().filter(w -> !mayStopWrites.contains(w.kind()))
-        .mapToInt(Availability.WindowAvailability::acknowledgedDuring).sum();
+    assertTrue(
+        acks.stream().anyMatch(t -> t + 1_000_000_000L <= firstStart),
+        "writes acknowledged before the first fault");
+    assertTrue(
+        acks.stream().anyMatch(t -> t >= lastEnd), "writes acknowledged after the last heal");
+    int during =
+        a.faults().stream()
+            .filter(w -> !mayStopWrites.contains(w.kind()))
+            .mapToInt(Availability.WindowAvailability::acknowledgedDuring)
+            .sum();
     boolean anyExpected = a.faults().stream().anyMatch(w -> !mayStopWrites.contains(w.kind()));
     // A worker waits for each ack, and a send stuck on a paused or cut-off leader waits for its
     // request timeout, so a single window may pass without an ack; across the windows some must.
-    assertTrue(!anyExpected || during > 0, "writes acknowledged while faults were active: " + a.faults());
+    assertTrue(
+        !anyExpected || during > 0, "writes acknowledged while faults were active: " + a.faults());
   }
 
   @Test
@@ -102,8 +125,14 @@ class ChaosScenariosTest {
   void networkPartitions() throws Exception {
     assumeTrue(root(), "SKIPPED: IP-level partitions need root (network namespaces)");
     // A split or an isolated controller may stop all writes for a moment; a one-way cut may too.
-    assertValidAndExercised(run("partition", 23), Set.of(FaultKind.SPLIT_MAJORITY_MINORITY,
-        FaultKind.ISOLATE_CONTROLLER_FROM_BROKERS, FaultKind.ONE_WAY_LOSS, FaultKind.ISOLATE_NODE, FaultKind.KILL));
+    assertValidAndExercised(
+        run("partition", 23),
+        Set.of(
+            FaultKind.SPLIT_MAJORITY_MINORITY,
+            FaultKind.ISOLATE_CONTROLLER_FROM_BROKERS,
+            FaultKind.ONE_WAY_LOSS,
+            FaultKind.ISOLATE_NODE,
+            FaultKind.KILL));
   }
 
   @Test
@@ -112,7 +141,8 @@ class ChaosScenariosTest {
     ChaosRun.Result r = run("disk", 37);
     assertValidAndExercised(r, Set.of());
     for (FaultWindow w : r.timeline()) {
-      assertTrue(w.note() != null && (w.note().startsWith("truncated") || w.note().startsWith("flipped")),
+      assertTrue(
+          w.note() != null && (w.note().startsWith("truncated") || w.note().startsWith("flipped")),
           "the file damage is recorded: " + w);
     }
   }
@@ -139,10 +169,18 @@ class ChaosScenariosTest {
   void unsafeConfigurationMustLoseWrites() throws Exception {
     ChaosRun.Result r = run("unsafe-leader-loss", 67);
     Map<String, CheckResult> results = r.verdict().results();
-    assertEquals(Validity.FALSE, r.verdict().valid(), "the checkers found nothing in an unsafe run: " + r.index());
+    assertEquals(
+        Validity.FALSE,
+        r.verdict().valid(),
+        "the checkers found nothing in an unsafe run: " + r.index());
     int lost = results.get("lost-write").anomalyCount() + results.get("unseen").anomalyCount();
-    assertTrue(lost > 0, "lost-write or unseen must report the writes only the killed leader had: " + results);
-    LOG.info("unsafe run found {} lost-write and {} unseen anomalies, {} in total", results.get("lost-write").anomalyCount(),
-        results.get("unseen").anomalyCount(), r.verdict().anomalyCount());
+    assertTrue(
+        lost > 0,
+        "lost-write or unseen must report the writes only the killed leader had: " + results);
+    LOG.info(
+        "unsafe run found {} lost-write and {} unseen anomalies, {} in total",
+        results.get("lost-write").anomalyCount(),
+        results.get("unseen").anomalyCount(),
+        r.verdict().anomalyCount());
   }
 }

@@ -15,11 +15,18 @@ import java.util.Set;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** The fixed scenarios of the chaos tier: well-formed, reproducible, and together covering every fault kind. */
+/**
+ * The fixed scenarios of the chaos tier: well-formed, reproducible, and together covering every
+ * fault kind.
+ */
 @Tag("unit")
 class ScenariosTest {
-  private static final List<TopicPartition> TPS = List.of(new TopicPartition("chaos-0", 0),
-      new TopicPartition("chaos-0", 1), new TopicPartition("chaos-1", 0), new TopicPartition("chaos-1", 1));
+  private static final List<TopicPartition> TPS =
+      List.of(
+          new TopicPartition("chaos-0", 0),
+          new TopicPartition("chaos-0", 1),
+          new TopicPartition("chaos-1", 0),
+          new TopicPartition("chaos-1", 1));
 
   private static Schedule schedule(String name, long seed) {
     return Scenarios.options(Scenarios.get(name), seed, Path.of("x"), "cmd").schedule().apply(TPS);
@@ -40,13 +47,18 @@ class ScenariosTest {
       Schedule sch = schedule(s.name(), 7);
       PlannedFault previousTop = null;
       for (PlannedFault f : sch.faults()) {
-        assertTrue(f.endMs() <= s.duration().toMillis() - 3_000, s.name() + ": " + f + " leaves time to recover");
+        assertTrue(
+            f.endMs() <= s.duration().toMillis() - 3_000,
+            s.name() + ": " + f + " leaves time to recover");
         if (f.parentId() == null) {
-          assertTrue(previousTop == null || f.startMs() >= previousTop.endMs(), s.name() + ": " + f + " overlaps");
+          assertTrue(
+              previousTop == null || f.startMs() >= previousTop.endMs(),
+              s.name() + ": " + f + " overlaps");
           previousTop = f;
         } else {
           PlannedFault parent = sch.faults().get(f.parentId());
-          assertTrue(f.startMs() >= parent.startMs() && f.endMs() <= parent.endMs(), s.name() + ": " + f);
+          assertTrue(
+              f.startMs() >= parent.startMs() && f.endMs() <= parent.endMs(), s.name() + ": " + f);
         }
         if (f.kind() == FaultKind.PAUSE) {
           assertTrue(f.durationMs() >= 4_000, "a pause outlasts the 1.5 s session timeout: " + f);
@@ -64,7 +76,10 @@ class ScenariosTest {
   @Test
   void shouldOnlyMakeTheLeaderLossScenarioUnsafe() {
     for (Scenarios.Scenario s : Scenarios.all().values()) {
-      assertEquals(s.name().startsWith("unsafe"), Scenarios.options(s, 1, Path.of("x"), "cmd").unsafe(), s.name());
+      assertEquals(
+          s.name().startsWith("unsafe"),
+          Scenarios.options(s, 1, Path.of("x"), "cmd").unsafe(),
+          s.name());
     }
   }
 }

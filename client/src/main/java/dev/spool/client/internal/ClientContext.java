@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class ClientContext implements AutoCloseable {
   /** Refreshes before a topic that metadata does not name is reported as unknown. */
   public static final int UNKNOWN_TOPIC_MAX_REFRESHES = 3;
+
   private static final AtomicInteger CLIENT_SEQUENCE = new AtomicInteger();
 
   private final String clientId;
@@ -29,8 +30,12 @@ public final class ClientContext implements AutoCloseable {
   private final ExponentialBackoff retryBackoff;
   private final CommonClientConfig.Values values;
 
-  public ClientContext(String kind, CommonClientConfig.Values values, int maxInFlightPerConnection,
-      int maxResponseFrameBytes, Clock clock) {
+  public ClientContext(
+      String kind,
+      CommonClientConfig.Values values,
+      int maxInFlightPerConnection,
+      int maxResponseFrameBytes,
+      Clock clock) {
     List<Node> bootstrap;
     try {
       bootstrap = Node.parseBootstrap(values.bootstrapServers());
@@ -42,13 +47,25 @@ public final class ClientContext implements AutoCloseable {
     this.clock = clock;
     this.values = values;
     Random random = new Random();
-    this.retryBackoff = new ExponentialBackoff(values.retryBackoffMs(), values.retryBackoffMaxMs(), 0.2, random);
-    this.network = new NetworkClient(new NetworkConfig(clientId, "spool-" + kind + "-io-" + n,
-        maxInFlightPerConnection, 10_000, values.connectionSetupTimeoutMs(),
-        values.reconnectBackoffMs(), values.reconnectBackoffMaxMs(), maxResponseFrameBytes, 20),
-        clock, random);
-    this.metadata = new Metadata(bootstrap, values.metadataMaxAgeMs(), retryBackoff,
-        UNKNOWN_TOPIC_MAX_REFRESHES);
+    this.retryBackoff =
+        new ExponentialBackoff(values.retryBackoffMs(), values.retryBackoffMaxMs(), 0.2, random);
+    this.network =
+        new NetworkClient(
+            new NetworkConfig(
+                clientId,
+                "spool-" + kind + "-io-" + n,
+                maxInFlightPerConnection,
+                10_000,
+                values.connectionSetupTimeoutMs(),
+                values.reconnectBackoffMs(),
+                values.reconnectBackoffMaxMs(),
+                maxResponseFrameBytes,
+                20),
+            clock,
+            random);
+    this.metadata =
+        new Metadata(
+            bootstrap, values.metadataMaxAgeMs(), retryBackoff, UNKNOWN_TOPIC_MAX_REFRESHES);
     this.refresher = new MetadataRefresher(metadata, network, clock, values.requestTimeoutMs());
     refresher.wakeup();
   }

@@ -22,38 +22,76 @@ public record CommonClientConfig(
     ConfigKey<Long> metadataMaxAgeMs) {
 
   /** The common values of one parsed client config. */
-  public record Values(String bootstrapServers, String clientId, long requestTimeoutMs,
-      long retryBackoffMs, long retryBackoffMaxMs, long reconnectBackoffMs, long reconnectBackoffMaxMs,
-      long connectionSetupTimeoutMs, long metadataMaxAgeMs) {}
+  public record Values(
+      String bootstrapServers,
+      String clientId,
+      long requestTimeoutMs,
+      long retryBackoffMs,
+      long retryBackoffMaxMs,
+      long reconnectBackoffMs,
+      long reconnectBackoffMaxMs,
+      long connectionSetupTimeoutMs,
+      long metadataMaxAgeMs) {}
 
   public Values read(Config config) {
-    return new Values(String.join(",", config.get(bootstrapServers)), config.get(clientId),
-        config.get(requestTimeoutMs), config.get(retryBackoffMs),
+    return new Values(
+        String.join(",", config.get(bootstrapServers)),
+        config.get(clientId),
+        config.get(requestTimeoutMs),
+        config.get(retryBackoffMs),
         Math.max(config.get(retryBackoffMs), config.get(retryBackoffMaxMs)),
         config.get(reconnectBackoffMs),
         Math.max(config.get(reconnectBackoffMs), config.get(reconnectBackoffMaxMs)),
-        config.get(connectionSetupTimeoutMs), config.get(metadataMaxAgeMs));
+        config.get(connectionSetupTimeoutMs),
+        config.get(metadataMaxAgeMs));
   }
 
   public static CommonClientConfig define(ConfigDef def, long requestTimeoutDefaultMs) {
     return new CommonClientConfig(
-        def.listKey("bootstrap.servers", null, v -> v.isEmpty() ? "must name at least one host:port" : null,
+        def.listKey(
+            "bootstrap.servers",
+            null,
+            v -> v.isEmpty() ? "must name at least one host:port" : null,
             "Comma-separated host:port list of brokers to learn the cluster from (any subset works)."),
-        def.stringKey("client.id", "", null,
+        def.stringKey(
+            "client.id",
+            "",
+            null,
             "A name sent with every request, to find this client in broker logs."),
-        def.longKey("request.timeout.ms", requestTimeoutDefaultMs, ConfigKey.atLeast(1L),
+        def.longKey(
+            "request.timeout.ms",
+            requestTimeoutDefaultMs,
+            ConfigKey.atLeast(1L),
             "How long to wait for the answer to one request before failing it (and the connection)."),
-        def.longKey("retry.backoff.ms", 100L, ConfigKey.atLeast(0L),
+        def.longKey(
+            "retry.backoff.ms",
+            100L,
+            ConfigKey.atLeast(0L),
             "First wait before retrying a failed request; doubles per attempt, with ±20% jitter."),
-        def.longKey("retry.backoff.max.ms", 1000L, ConfigKey.atLeast(0L),
+        def.longKey(
+            "retry.backoff.max.ms",
+            1000L,
+            ConfigKey.atLeast(0L),
             "Cap of the exponential retry wait."),
-        def.longKey("reconnect.backoff.ms", 50L, ConfigKey.atLeast(0L),
+        def.longKey(
+            "reconnect.backoff.ms",
+            50L,
+            ConfigKey.atLeast(0L),
             "First wait before reconnecting to a broker after a connection failure; doubles per failure."),
-        def.longKey("reconnect.backoff.max.ms", 1000L, ConfigKey.atLeast(0L),
+        def.longKey(
+            "reconnect.backoff.max.ms",
+            1000L,
+            ConfigKey.atLeast(0L),
             "Cap of the exponential reconnect wait."),
-        def.longKey("socket.connection.setup.timeout.ms", 10_000L, ConfigKey.atLeast(1L),
+        def.longKey(
+            "socket.connection.setup.timeout.ms",
+            10_000L,
+            ConfigKey.atLeast(1L),
             "How long a TCP connect plus the ApiVersions handshake may take."),
-        def.longKey("metadata.max.age.ms", 300_000L, ConfigKey.atLeast(0L),
+        def.longKey(
+            "metadata.max.age.ms",
+            300_000L,
+            ConfigKey.atLeast(0L),
             "Refresh cluster metadata at least this often even without errors."));
   }
 }

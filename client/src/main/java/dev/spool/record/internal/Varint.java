@@ -3,10 +3,10 @@ package dev.spool.record.internal;
 import java.nio.ByteBuffer;
 
 /**
- * Zig-zag variable-length integers as in protobuf and Kafka's {@code DefaultRecord}: the value
- * is zig-zag mapped ({@code (n << 1) ^ (n >> 31)}) so small negative numbers stay short, then
- * written 7 bits at a time, least significant group first, high bit set on every byte but the
- * last. An int takes 1–5 bytes, a long 1–10. Decoding lives in {@link VarintReader}.
+ * Zig-zag variable-length integers as in protobuf and Kafka's {@code DefaultRecord}: the value is
+ * zig-zag mapped ({@code (n << 1) ^ (n >> 31)}) so small negative numbers stay short, then written
+ * 7 bits at a time, least significant group first, high bit set on every byte but the last. An int
+ * takes 1–5 bytes, a long 1–10. Decoding lives in {@link VarintReader}.
  */
 public final class Varint {
   private Varint() {}

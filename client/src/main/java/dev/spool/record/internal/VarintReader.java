@@ -4,24 +4,27 @@ import dev.spool.record.CorruptRecordException;
 import java.nio.ByteBuffer;
 
 /**
- * A reusable reader of big-endian fixed-size fields and zig-zag varints at absolute positions of
- * a buffer, bounded by a limit. It never touches the buffer's own position, so one buffer can be
- * read by several readers, and it allocates nothing. Every read past the limit or of an
- * over-long varint throws {@link CorruptRecordException} with the position.
+ * A reusable reader of big-endian fixed-size fields and zig-zag varints at absolute positions of a
+ * buffer, bounded by a limit. It never touches the buffer's own position, so one buffer can be read
+ * by several readers, and it allocates nothing. Every read past the limit or of an over-long varint
+ * throws {@link CorruptRecordException} with the position.
  *
- * <p>A buffer backed by an accessible array is read from the array directly: a consumer decodes
- * a few varints per record, and {@code ByteBuffer.get(int)} costs an index check and a call per
- * byte where an array read costs one bounds check the compiler can often drop (measured: the
- * varint reads were the second cost of a consumer's application thread after the copies).
+ * <p>A buffer backed by an accessible array is read from the array directly: a consumer decodes a
+ * few varints per record, and {@code ByteBuffer.get(int)} costs an index check and a call per byte
+ * where an array read costs one bounds check the compiler can often drop (measured: the varint
+ * reads were the second cost of a consumer's application thread after the copies).
  *
  * <p>Not thread-safe: one reader per thread (it is a cursor).
  */
 public final class VarintReader {
   private ByteBuffer buffer;
+
   /** The buffer's array, or null when it has none (direct or read-only). */
   private byte[] array;
+
   /** Array index of buffer position 0 (the buffer's array offset). */
   private int arrayBase;
+
   private int position;
   private int limit;
 
@@ -124,8 +127,9 @@ public final class VarintReader {
 
   private void require(int bytes) {
     if (bytes > limit - position) {
-      throw new CorruptRecordException("field of " + bytes + " bytes runs past the end ("
-          + (limit - position) + " bytes left)", position);
+      throw new CorruptRecordException(
+          "field of " + bytes + " bytes runs past the end (" + (limit - position) + " bytes left)",
+          position);
     }
   }
 }

@@ -37,12 +37,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A scripted broker for tests: a Netty server on an ephemeral 127.0.0.1 port that decodes frames
  * with {@link FrameDecoder}/{@link Frame}, hands each request to the handler registered for its
  * API, and writes answers in request order (handlers may answer later, out of order; the broker
- * queues them like a real one). ApiVersions is answered from {@link ApiVersionTable#CURRENT}
- * unless replaced. Every request is recorded in {@link #received()}.
+ * queues them like a real one). ApiVersions is answered from {@link ApiVersionTable#CURRENT} unless
+ * replaced. Every request is recorded in {@link #received()}.
  */
 public final class FakeBroker implements AutoCloseable {
   /** A received request: header, parsed body, record data bytes. */
-  public record Request(RequestHeader header, MessageLite body, byte[] recordData, int connectionId) {
+  public record Request(
+      RequestHeader header, MessageLite body, byte[] recordData, int connectionId) {
     public <T extends MessageLite> T body(Class<T> type) {
       return type.cast(body);
     }
@@ -70,7 +71,8 @@ public final class FakeBroker implements AutoCloseable {
   }
 
   private final int nodeId;
-  private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+  private final EventLoopGroup group =
+      new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
   private final Map<ApiKey, Handler> handlers = new ConcurrentHashMap<>();
   private final LinkedBlockingQueue<Request> received = new LinkedBlockingQueue<>();
   private final List<Channel> channels = new CopyOnWriteArrayList<>();
@@ -80,8 +82,11 @@ public final class FakeBroker implements AutoCloseable {
 
   public FakeBroker(int nodeId) {
     this.nodeId = nodeId;
-    handlers.put(ApiKey.API_VERSIONS, (r, out) -> out.reply(ApiVersionTable.CURRENT.toResponse()
-        .setServerSoftwareVersion("fake").build()));
+    handlers.put(
+        ApiKey.API_VERSIONS,
+        (r, out) ->
+            out.reply(
+                ApiVersionTable.CURRENT.toResponse().setServerSoftwareVersion("fake").build()));
   }
 
   public FakeBroker start() {
@@ -90,14 +95,24 @@ public final class FakeBroker implements AutoCloseable {
 
   /** Starts on {@code port} (0 = ephemeral); a fixed port lets a test restart a broker in place. */
   public FakeBroker start(int wantedPort) {
-    server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-        .childHandler(new ChannelInitializer<Channel>() {
-          @Override
-          protected void initChannel(Channel ch) {
-            channels.add(ch);
-            ch.pipeline().addLast(new FrameDecoder(64 * 1024 * 1024), new Connection(connections.incrementAndGet()));
-          }
-        }).bind("127.0.0.1", wantedPort).syncUninterruptibly().channel();
+    server =
+        new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .childHandler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    channels.add(ch);
+                    ch.pipeline()
+                        .addLast(
+                            new FrameDecoder(64 * 1024 * 1024),
+                            new Connection(connections.incrementAndGet()));
+                  }
+                })
+            .bind("127.0.0.1", wantedPort)
+            .syncUninterruptibly()
+            .channel();
     port = ((InetSocketAddress) server.localAddress()).getPort();
     return this;
   }
@@ -195,16 +210,26 @@ public final class FakeBroker implements AutoCloseable {
       @Override
       public void reply(MessageLite body, byte[] recordData) {
         ResponseHeader h = ResponseHeader.newBuilder().setCorrelationId(correlationId).build();
-        ByteBuf prefix = Frame.encodePrefix(ch.alloc(), h, body, recordData == null ? 0 : recordData.length);
-        ByteBuf buf = recordData == null ? prefix : Unpooled.wrappedBuffer(prefix, Unpooled.wrappedBuffer(recordData));
+        ByteBuf prefix =
+            Frame.encodePrefix(ch.alloc(), h, body, recordData == null ? 0 : recordData.length);
+        ByteBuf buf =
+            recordData == null
+                ? prefix
+                : Unpooled.wrappedBuffer(prefix, Unpooled.wrappedBuffer(recordData));
         finish(buf, false);
       }
 
       @Override
       public void error(ErrorCode code, String message) {
-        ResponseHeader h = ResponseHeader.newBuilder().setCorrelationId(correlationId)
-            .setErrorCode(code).setErrorMessage(message).build();
-        finish(Frame.encodePrefix(ch.alloc(), h, com.google.protobuf.Empty.getDefaultInstance(), 0), false);
+        ResponseHeader h =
+            ResponseHeader.newBuilder()
+                .setCorrelationId(correlationId)
+                .setErrorCode(code)
+                .setErrorMessage(message)
+                .build();
+        finish(
+            Frame.encodePrefix(ch.alloc(), h, com.google.protobuf.Empty.getDefaultInstance(), 0),
+            false);
       }
 
       @Override
@@ -218,12 +243,14 @@ public final class FakeBroker implements AutoCloseable {
       }
 
       private void finish(ByteBuf buf, boolean closeAfter) {
-        ch.eventLoop().execute(() -> {
-          out = buf;
-          close = closeAfter;
-          done = true;
-          flushSlots();
-        });
+        ch.eventLoop()
+            .execute(
+                () -> {
+                  out = buf;
+                  close = closeAfter;
+                  done = true;
+                  flushSlots();
+                });
       }
     }
 
@@ -254,7 +281,9 @@ public final class FakeBroker implements AutoCloseable {
         slots.addLast(slot);
         Handler handler = handlers.get(h.getApiKey());
         if (handler == null) {
-          slot.error(ErrorCode.UNSUPPORTED_VERSION, "fake broker " + nodeId + " has no handler for " + h.getApiKey());
+          slot.error(
+              ErrorCode.UNSUPPORTED_VERSION,
+              "fake broker " + nodeId + " has no handler for " + h.getApiKey());
         } else {
           handler.handle(r, slot);
         }

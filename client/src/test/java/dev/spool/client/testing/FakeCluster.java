@@ -45,7 +45,12 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class FakeCluster implements AutoCloseable {
   /** What a produce fault hook decides for one partition's batch. */
-  public enum Fault { NONE, ERROR_BEFORE_APPEND, ERROR_AFTER_APPEND, CLOSE_CONNECTION }
+  public enum Fault {
+    NONE,
+    ERROR_BEFORE_APPEND,
+    ERROR_AFTER_APPEND,
+    CLOSE_CONNECTION
+  }
 
   /** Decides a fault for a produce of {@code tp}; {@code error} is used for the two error kinds. */
   public interface ProduceHook {
@@ -66,11 +71,13 @@ public final class FakeCluster implements AutoCloseable {
   private final Map<String, List<PartitionState>> topics = new ConcurrentHashMap<>();
   private final Map<String, String> topicIds = new ConcurrentHashMap<>();
   private final AtomicLong nextProducerId = new AtomicLong(1000);
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "fake-cluster-timer");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "fake-cluster-timer");
+            t.setDaemon(true);
+            return t;
+          });
   private volatile ProduceHook produceHook = (tp, b, batch) -> Fault.NONE;
   private volatile boolean leaderHints = true;
 
@@ -155,13 +162,26 @@ public final class FakeCluster implements AutoCloseable {
 
   private void install(FakeBroker b) {
     b.handle(ApiKey.METADATA, (r, out) -> out.reply(metadata(r.body(MetadataRequest.class))));
-    b.handle(ApiKey.INIT_PRODUCER_ID, (r, out) -> out.reply(InitProducerIdResponse.newBuilder()
-        .setProducerId(nextProducerId.getAndIncrement()).setProducerEpoch(0).build()));
+    b.handle(
+        ApiKey.INIT_PRODUCER_ID,
+        (r, out) ->
+            out.reply(
+                InitProducerIdResponse.newBuilder()
+                    .setProducerId(nextProducerId.getAndIncrement())
+                    .setProducerEpoch(0)
+                    .build()));
     b.handle(ApiKey.PRODUCE, (r, out) -> produce(b, r, out));
-    b.handle(ApiKey.FETCH, (r, out) -> fetch(b, r.body(FetchRequest.class), out, System.nanoTime()));
-    b.handle(ApiKey.LIST_OFFSETS, (r, out) -> out.reply(listOffsets(b, r.body(ListOffsetsRequest.class))));
-    b.handle(ApiKey.CREATE_TOPICS, (r, out) -> out.reply(createTopics(r.body(CreateTopicsRequest.class))));
-    b.handle(ApiKey.DELETE_TOPICS, (r, out) -> out.reply(deleteTopics(r.body(DeleteTopicsRequest.class))));
+    b.handle(
+        ApiKey.FETCH, (r, out) -> fetch(b, r.body(FetchRequest.class), out, System.nanoTime()));
+    b.handle(
+        ApiKey.LIST_OFFSETS,
+        (r, out) -> out.reply(listOffsets(b, r.body(ListOffsetsRequest.class))));
+    b.handle(
+        ApiKey.CREATE_TOPICS,
+        (r, out) -> out.reply(createTopics(r.body(CreateTopicsRequest.class))));
+    b.handle(
+        ApiKey.DELETE_TOPICS,
+        (r, out) -> out.reply(deleteTopics(r.body(DeleteTopicsRequest.class))));
   }
 
   private List<Integer> brokerIds() {
@@ -169,24 +189,41 @@ public final class FakeCluster implements AutoCloseable {
   }
 
   public MetadataResponse metadata(MetadataRequest req) {
-    MetadataResponse.Builder resp = MetadataResponse.newBuilder().setClusterId("fake-cluster")
-        .setControllerId(1).setMetadataOffset(100);
+    MetadataResponse.Builder resp =
+        MetadataResponse.newBuilder()
+            .setClusterId("fake-cluster")
+            .setControllerId(1)
+            .setMetadataOffset(100);
     for (FakeBroker fb : brokers) {
-      resp.addBrokers(BrokerInfo.newBuilder().setNodeId(fb.nodeId()).setHost("127.0.0.1")
-          .setPort(fb.port()).setBrokerEpoch(10 + fb.nodeId()));
+      resp.addBrokers(
+          BrokerInfo.newBuilder()
+              .setNodeId(fb.nodeId())
+              .setHost("127.0.0.1")
+              .setPort(fb.port())
+              .setBrokerEpoch(10 + fb.nodeId()));
     }
-    List<String> names = req.getAllTopics() ? new ArrayList<>(new TreeMap<>(topics).keySet()) : req.getTopicsList();
+    List<String> names =
+        req.getAllTopics() ? new ArrayList<>(new TreeMap<>(topics).keySet()) : req.getTopicsList();
     for (String name : names) {
       List<PartitionState> parts = topics.get(name);
       if (parts == null) {
-        resp.addTopics(TopicMetadata.newBuilder().setName(name).setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+        resp.addTopics(
+            TopicMetadata.newBuilder()
+                .setName(name)
+                .setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
         continue;
       }
-      TopicMetadata.Builder t = TopicMetadata.newBuilder().setName(name).setTopicId(topicIds.get(name));
+      TopicMetadata.Builder t =
+          TopicMetadata.newBuilder().setName(name).setTopicId(topicIds.get(name));
       for (int i = 0; i < parts.size(); i++) {
         PartitionState p = parts.get(i);
-        t.addPartitions(PartitionMetadata.newBuilder().setPartition(i).setLeaderId(p.leader)
-            .setLeaderEpoch(p.epoch).addAllReplicas(brokerIds()).addAllIsr(brokerIds()));
+        t.addPartitions(
+            PartitionMetadata.newBuilder()
+                .setPartition(i)
+                .setLeaderId(p.leader)
+                .setLeaderEpoch(p.epoch)
+                .addAllReplicas(brokerIds())
+                .addAllIsr(brokerIds()));
       }
       resp.addTopics(t);
     }
@@ -198,11 +235,17 @@ public final class FakeCluster implements AutoCloseable {
       return null;
     }
     FakeBroker leader = broker(p.leader);
-    return LeaderHint.newBuilder().setLeaderId(p.leader).setLeaderEpoch(p.epoch)
-        .setEndpoint(Endpoint.newBuilder().setHost("127.0.0.1").setPort(leader.port())).build();
+    return LeaderHint.newBuilder()
+        .setLeaderId(p.leader)
+        .setLeaderEpoch(p.epoch)
+        .setEndpoint(Endpoint.newBuilder().setHost("127.0.0.1").setPort(leader.port()))
+        .build();
   }
 
-  /** Leadership and epoch check shared by produce/fetch/list-offsets; NONE when this broker may serve. */
+  /**
+   * Leadership and epoch check shared by produce/fetch/list-offsets; NONE when this broker may
+   * serve.
+   */
   private ErrorCode checkLeader(FakeBroker b, PartitionState p, int requestEpoch) {
     if (p.leader != b.nodeId()) {
       return ErrorCode.NOT_LEADER_OR_FOLLOWER;
@@ -222,12 +265,16 @@ public final class FakeCluster implements AutoCloseable {
     int dataPos = 0;
     boolean close = false;
     for (ProduceRequest.TopicData td : req.getTopicsList()) {
-      ProduceResponse.TopicResponse.Builder tr = ProduceResponse.TopicResponse.newBuilder().setName(td.getName());
+      ProduceResponse.TopicResponse.Builder tr =
+          ProduceResponse.TopicResponse.newBuilder().setName(td.getName());
       for (ProduceRequest.PartitionData pd : td.getPartitionsList()) {
         byte[] data = Arrays.copyOfRange(r.recordData(), dataPos, dataPos + pd.getRecordsSize());
         dataPos += pd.getRecordsSize();
-        ProduceResponse.PartitionResponse.Builder pr = ProduceResponse.PartitionResponse.newBuilder()
-            .setPartition(pd.getPartition()).setLogAppendTimeMs(-1).setBaseOffset(-1);
+        ProduceResponse.PartitionResponse.Builder pr =
+            ProduceResponse.PartitionResponse.newBuilder()
+                .setPartition(pd.getPartition())
+                .setLogAppendTimeMs(-1)
+                .setBaseOffset(-1);
         List<PartitionState> parts = topics.get(td.getName());
         if (parts == null || pd.getPartition() >= parts.size()) {
           tr.addPartitions(pr.setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
@@ -259,9 +306,12 @@ public final class FakeCluster implements AutoCloseable {
           long base = -1;
           int pos = 0;
           while (pos < data.length) {
-            int size = ByteBuffer.wrap(data, pos, data.length - pos).getInt(pos + RecordBatch.BATCH_LENGTH_POSITION)
-                + RecordBatch.LOG_OVERHEAD;
-            PartitionLog.AppendResult res = p.log.append(Arrays.copyOfRange(data, pos, pos + size), p.epoch);
+            int size =
+                ByteBuffer.wrap(data, pos, data.length - pos)
+                        .getInt(pos + RecordBatch.BATCH_LENGTH_POSITION)
+                    + RecordBatch.LOG_OVERHEAD;
+            PartitionLog.AppendResult res =
+                p.log.append(Arrays.copyOfRange(data, pos, pos + size), p.epoch);
             if (res.error() != ErrorCode.NONE) {
               err = res.error();
               break;
@@ -294,10 +344,11 @@ public final class FakeCluster implements AutoCloseable {
     ByteArrayOutputStream data = new ByteArrayOutputStream();
     int total = 0;
     for (FetchRequest.FetchTopic ft : req.getTopicsList()) {
-      FetchResponse.TopicResponse.Builder tr = FetchResponse.TopicResponse.newBuilder().setName(ft.getName());
+      FetchResponse.TopicResponse.Builder tr =
+          FetchResponse.TopicResponse.newBuilder().setName(ft.getName());
       for (FetchRequest.FetchPartition fp : ft.getPartitionsList()) {
-        FetchResponse.PartitionResponse.Builder pr = FetchResponse.PartitionResponse.newBuilder()
-            .setPartition(fp.getPartition());
+        FetchResponse.PartitionResponse.Builder pr =
+            FetchResponse.PartitionResponse.newBuilder().setPartition(fp.getPartition());
         List<PartitionState> parts = topics.get(ft.getName());
         if (parts == null || fp.getPartition() >= parts.size()) {
           tr.addPartitions(pr.setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
@@ -318,8 +369,9 @@ public final class FakeCluster implements AutoCloseable {
           }
           long[] div = p.log.divergence(fp.getLastFetchedEpoch(), fp.getFetchOffset());
           if (div != null) {
-            tr.addPartitions(pr.setDivergingEpoch(EpochEndOffset.newBuilder().setEpoch((int) div[0])
-                .setEndOffset(div[1])));
+            tr.addPartitions(
+                pr.setDivergingEpoch(
+                    EpochEndOffset.newBuilder().setEpoch((int) div[0]).setEndOffset(div[1])));
             continue;
           }
           if (fp.getFetchOffset() > leo || fp.getFetchOffset() < 0) {
@@ -327,7 +379,8 @@ public final class FakeCluster implements AutoCloseable {
             continue;
           }
           int budget = Math.max(1, Math.min(fp.getPartitionMaxBytes(), req.getMaxBytes() - total));
-          byte[] bytes = fp.getFetchOffset() == leo ? new byte[0] : p.log.read(fp.getFetchOffset(), budget);
+          byte[] bytes =
+              fp.getFetchOffset() == leo ? new byte[0] : p.log.read(fp.getFetchOffset(), budget);
           data.writeBytes(bytes);
           total += bytes.length;
           tr.addPartitions(pr.setRecordsSize(bytes.length));
@@ -346,10 +399,14 @@ public final class FakeCluster implements AutoCloseable {
   private ListOffsetsResponse listOffsets(FakeBroker b, ListOffsetsRequest req) {
     ListOffsetsResponse.Builder resp = ListOffsetsResponse.newBuilder();
     for (ListOffsetsRequest.Topic t : req.getTopicsList()) {
-      ListOffsetsResponse.Topic.Builder tr = ListOffsetsResponse.Topic.newBuilder().setName(t.getName());
+      ListOffsetsResponse.Topic.Builder tr =
+          ListOffsetsResponse.Topic.newBuilder().setName(t.getName());
       for (ListOffsetsRequest.Partition lp : t.getPartitionsList()) {
-        ListOffsetsResponse.Partition.Builder pr = ListOffsetsResponse.Partition.newBuilder()
-            .setPartition(lp.getPartition()).setTimestamp(-1).setOffset(-1);
+        ListOffsetsResponse.Partition.Builder pr =
+            ListOffsetsResponse.Partition.newBuilder()
+                .setPartition(lp.getPartition())
+                .setTimestamp(-1)
+                .setOffset(-1);
         List<PartitionState> parts = topics.get(t.getName());
         if (parts == null || lp.getPartition() >= parts.size()) {
           tr.addPartitions(pr.setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
@@ -384,16 +441,21 @@ public final class FakeCluster implements AutoCloseable {
   private CreateTopicsResponse createTopics(CreateTopicsRequest req) {
     CreateTopicsResponse.Builder resp = CreateTopicsResponse.newBuilder();
     for (CreateTopicsRequest.Topic t : req.getTopicsList()) {
-      CreateTopicsResponse.Result.Builder r = CreateTopicsResponse.Result.newBuilder().setName(t.getName());
+      CreateTopicsResponse.Result.Builder r =
+          CreateTopicsResponse.Result.newBuilder().setName(t.getName());
       if (topics.containsKey(t.getName())) {
-        r.setErrorCode(ErrorCode.TOPIC_ALREADY_EXISTS).setErrorMessage("topic '" + t.getName() + "' already exists");
+        r.setErrorCode(ErrorCode.TOPIC_ALREADY_EXISTS)
+            .setErrorMessage("topic '" + t.getName() + "' already exists");
       } else {
         int n = t.getNumPartitions() < 0 ? 1 : t.getNumPartitions();
-        int rf = t.getReplicationFactor() < 0 ? Math.min(3, brokers.size()) : t.getReplicationFactor();
+        int rf =
+            t.getReplicationFactor() < 0 ? Math.min(3, brokers.size()) : t.getReplicationFactor();
         if (!req.getValidateOnly()) {
           createTopic(t.getName(), n);
         }
-        r.setNumPartitions(n).setReplicationFactor(rf).setTopicId(String.valueOf(topicIds.get(t.getName())));
+        r.setNumPartitions(n)
+            .setReplicationFactor(rf)
+            .setTopicId(String.valueOf(topicIds.get(t.getName())));
       }
       resp.addTopics(r);
     }
@@ -403,7 +465,8 @@ public final class FakeCluster implements AutoCloseable {
   private DeleteTopicsResponse deleteTopics(DeleteTopicsRequest req) {
     DeleteTopicsResponse.Builder resp = DeleteTopicsResponse.newBuilder();
     for (String name : req.getNamesList()) {
-      DeleteTopicsResponse.Result.Builder r = DeleteTopicsResponse.Result.newBuilder().setName(name);
+      DeleteTopicsResponse.Result.Builder r =
+          DeleteTopicsResponse.Result.newBuilder().setName(name);
       if (topics.remove(name) == null) {
         r.setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
       }

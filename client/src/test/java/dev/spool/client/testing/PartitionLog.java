@@ -12,8 +12,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * An in-memory partition for the fake cluster: stored batches with broker-assigned base offsets
- * and leader epochs, idempotent-producer deduplication over the last five batches per producer
+ * An in-memory partition for the fake cluster: stored batches with broker-assigned base offsets and
+ * leader epochs, idempotent-producer deduplication over the last five batches per producer
  * (answering a duplicate with its original offset, as Kafka does), a leader-epoch history for
  * divergence checks, and truncation to simulate an unclean leader change. Thread-safe.
  */
@@ -61,7 +61,8 @@ public final class PartitionLog {
           return new AppendResult(ErrorCode.NONE, e.baseOffset(), true);
         }
       }
-      int expected = seqs.isEmpty() ? 0 : RecordBatch.incrementSequence(seqs.peekLast().lastSeq(), 1);
+      int expected =
+          seqs.isEmpty() ? 0 : RecordBatch.incrementSequence(seqs.peekLast().lastSeq(), 1);
       if (b.baseSequence() != expected) {
         return new AppendResult(ErrorCode.OUT_OF_ORDER_SEQUENCE, -1, false);
       }
@@ -181,12 +182,13 @@ public final class PartitionLog {
   }
 
   /**
-   * Simulates an unclean leader change: drops everything from {@code offset} on and starts
-   * {@code newEpoch} there.
+   * Simulates an unclean leader change: drops everything from {@code offset} on and starts {@code
+   * newEpoch} there.
    */
   public synchronized void truncateAndStartEpoch(long offset, int newEpoch) {
     if (offset < logEndOffset && batches.stream().noneMatch(s -> s.baseOffset() == offset)) {
-      throw new IllegalArgumentException("the fake log truncates at batch boundaries only, not at " + offset);
+      throw new IllegalArgumentException(
+          "the fake log truncates at batch boundaries only, not at " + offset);
     }
     batches.removeIf(s -> s.baseOffset() >= offset);
     logEndOffset = batches.isEmpty() ? 0 : batches.get(batches.size() - 1).lastOffset() + 1;

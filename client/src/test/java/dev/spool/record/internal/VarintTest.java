@@ -45,17 +45,20 @@ class VarintTest {
       reader.reset(b, 0, b.position());
       assertEquals(vi, reader.readVarint(), "seed " + seed);
       assertEquals(vl, reader.readVarlong(), "seed " + seed);
-      assertEquals(Varint.sizeOfVarint(vi) + Varint.sizeOfVarlong(vl), reader.position(), "seed " + seed);
+      assertEquals(
+          Varint.sizeOfVarint(vi) + Varint.sizeOfVarlong(vl), reader.position(), "seed " + seed);
     }
   }
 
   @Test
   void overlongOrTruncatedVarintsAreCorrupt() {
     ByteBuffer six = ByteBuffer.wrap(HexFormat.of().parseHex("ffffffffff01"));
-    assertThrows(CorruptRecordException.class, () -> new VarintReader().reset(six, 0, 6).readVarint());
+    assertThrows(
+        CorruptRecordException.class, () -> new VarintReader().reset(six, 0, 6).readVarint());
     ByteBuffer cut = ByteBuffer.wrap(HexFormat.of().parseHex("8080"));
-    CorruptRecordException e = assertThrows(CorruptRecordException.class,
-        () -> new VarintReader().reset(cut, 0, 2).readVarlong());
+    CorruptRecordException e =
+        assertThrows(
+            CorruptRecordException.class, () -> new VarintReader().reset(cut, 0, 2).readVarlong());
     assertEquals(0L, e.position());
   }
 }

@@ -1,6 +1,9 @@
 package dev.spool.broker.log;
 
-/** An idempotent batch from a producer epoch older than the one this partition knows: a fenced (zombie) producer. */
+/**
+ * An idempotent batch from a producer epoch older than the one this partition knows: a fenced
+ * (zombie) producer.
+ */
 public class InvalidProducerEpochException extends RuntimeException {
   public InvalidProducerEpochException(String message) {
     super(message);

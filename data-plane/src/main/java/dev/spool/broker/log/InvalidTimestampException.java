@@ -1,6 +1,9 @@
 package dev.spool.broker.log;
 
-/** A CreateTime record timestamp outside message.timestamp.before.max.ms / after.max.ms of the broker's clock. */
+/**
+ * A CreateTime record timestamp outside message.timestamp.before.max.ms / after.max.ms of the
+ * broker's clock.
+ */
 public class InvalidTimestampException extends RuntimeException {
   public InvalidTimestampException(String message) {
     super(message);

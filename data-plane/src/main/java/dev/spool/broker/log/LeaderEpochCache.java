@@ -14,16 +14,18 @@ import org.slf4j.LoggerFactory;
  * The partition's leader-epoch history: for each epoch, the first offset written in it. Followers
  * use {@link #endOffsetFor} (Kafka's OffsetForLeaderEpoch) to find where their log diverges from a
  * new leader's. Persisted after every change in {@code leader-epoch-checkpoint} (Kafka's format):
+ *
  * <pre>
  * 0            version
  * 2            entry count
  * 3 0          epoch (int32) and start offset (int64), ascending in both
  * 5 1200
  * </pre>
+ *
  * Invariant: epochs and start offsets both strictly increase.
  *
- * <p>Threads: mutated by the partition's owner thread; readable from any thread (the entries are
- * an immutable list behind a volatile reference).
+ * <p>Threads: mutated by the partition's owner thread; readable from any thread (the entries are an
+ * immutable list behind a volatile reference).
  */
 public final class LeaderEpochCache {
   private static final Logger log = LoggerFactory.getLogger(LeaderEpochCache.class);
@@ -33,24 +35,27 @@ public final class LeaderEpochCache {
 
   public record EpochEntry(int epoch, long startOffset) {}
 
-  /** Answer of {@link #endOffsetFor}: (-1, -1) when the epoch is unknown and after every known one. */
+  /**
+   * Answer of {@link #endOffsetFor}: (-1, -1) when the epoch is unknown and after every known one.
+   */
   public record EpochEndOffset(int epoch, long endOffset) {}
 
-  private static final CheckpointFile.EntryFormat<EpochEntry> FORMAT = new CheckpointFile.EntryFormat<>() {
-    @Override
-    public String format(EpochEntry e) {
-      return e.epoch + " " + e.startOffset;
-    }
+  private static final CheckpointFile.EntryFormat<EpochEntry> FORMAT =
+      new CheckpointFile.EntryFormat<>() {
+        @Override
+        public String format(EpochEntry e) {
+          return e.epoch + " " + e.startOffset;
+        }
 
-    @Override
-    public EpochEntry parse(String line) {
-      String[] f = line.trim().split(" ");
-      if (f.length != 2) {
-        throw new IllegalArgumentException("expected 'epoch offset', got '" + line + "'");
-      }
-      return new EpochEntry(Integer.parseInt(f[0]), Long.parseLong(f[1]));
-    }
-  };
+        @Override
+        public EpochEntry parse(String line) {
+          String[] f = line.trim().split(" ");
+          if (f.length != 2) {
+            throw new IllegalArgumentException("expected 'epoch offset', got '" + line + "'");
+          }
+          return new EpochEntry(Integer.parseInt(f[0]), Long.parseLong(f[1]));
+        }
+      };
 
   private final CheckpointFile<EpochEntry> checkpoint; // null: in memory only
   private final LongSupplier logEndOffset;
@@ -63,12 +68,14 @@ public final class LeaderEpochCache {
   }
 
   /**
-   * A cache persisted in {@code partitionDir/leader-epoch-checkpoint}, loaded now. An unparsable
-   * or non-monotonic file is logged and treated as empty (recovery re-derives epochs from the
-   * batches it scans).
+   * A cache persisted in {@code partitionDir/leader-epoch-checkpoint}, loaded now. An unparsable or
+   * non-monotonic file is logged and treated as empty (recovery re-derives epochs from the batches
+   * it scans).
    */
-  public static LeaderEpochCache load(Path partitionDir, LongSupplier logEndOffset, String logPrefix) {
-    CheckpointFile<EpochEntry> file = new CheckpointFile<>(partitionDir.resolve(CHECKPOINT_FILE), 0, FORMAT);
+  public static LeaderEpochCache load(
+      Path partitionDir, LongSupplier logEndOffset, String logPrefix) {
+    CheckpointFile<EpochEntry> file =
+        new CheckpointFile<>(partitionDir.resolve(CHECKPOINT_FILE), 0, FORMAT);
     LeaderEpochCache cache = new LeaderEpochCache(file, logEndOffset, logPrefix);
     List<EpochEntry> loaded = file.read().orElse(List.of());
     for (int i = 1; i < loaded.size(); i++) {
@@ -83,8 +90,8 @@ public final class LeaderEpochCache {
     return cache;
   }
 
-  private LeaderEpochCache(CheckpointFile<EpochEntry> checkpoint, LongSupplier logEndOffset,
-      String logPrefix) {
+  private LeaderEpochCache(
+      CheckpointFile<EpochEntry> checkpoint, LongSupplier logEndOffset, String logPrefix) {
     this.checkpoint = checkpoint;
     this.logEndOffset = logEndOffset;
     this.logPrefix = logPrefix;
@@ -105,13 +112,14 @@ public final class LeaderEpochCache {
   }
 
   /**
-   * Records that {@code epoch} starts at {@code startOffset}. A no-op when it is already the
-   * latest epoch with an earlier or equal start. Entries that conflict (an epoch ≥ this one, or a
-   * start offset ≥ this one) are removed first, as in Kafka. Owner thread.
+   * Records that {@code epoch} starts at {@code startOffset}. A no-op when it is already the latest
+   * epoch with an earlier or equal start. Entries that conflict (an epoch ≥ this one, or a start
+   * offset ≥ this one) are removed first, as in Kafka. Owner thread.
    */
   public void assign(int epoch, long startOffset) {
     if (epoch < 0 || startOffset < 0) {
-      throw new IllegalArgumentException("invalid epoch entry (" + epoch + ", " + startOffset + ")");
+      throw new IllegalArgumentException(
+          "invalid epoch entry (" + epoch + ", " + startOffset + ")");
     }
     List<EpochEntry> current = entries;
     EpochEntry latest = current.isEmpty() ? null : current.get(current.size() - 1);
@@ -123,7 +131,12 @@ public final class LeaderEpochCache {
       if (e.epoch < epoch && e.startOffset < startOffset) {
         next.add(e);
       } else {
-        log.info("{}leader epoch entry {} removed by new entry ({}, {})", logPrefix, e, epoch, startOffset);
+        log.info(
+            "{}leader epoch entry {} removed by new entry ({}, {})",
+            logPrefix,
+            e,
+            epoch,
+            startOffset);
       }
     }
     next.add(new EpochEntry(epoch, startOffset));
@@ -132,9 +145,9 @@ public final class LeaderEpochCache {
 
   /**
    * Kafka's OffsetForLeaderEpoch: for the largest known epoch ≤ {@code requestedEpoch}, that epoch
-   * and its end offset (the next epoch's start offset, or the log end offset for the latest
-   * epoch). If the requested epoch is below every known epoch: (requested, first start offset).
-   * If it is above every known epoch and not the latest: (-1, -1).
+   * and its end offset (the next epoch's start offset, or the log end offset for the latest epoch).
+   * If the requested epoch is below every known epoch: (requested, first start offset). If it is
+   * above every known epoch and not the latest: (-1, -1).
    */
   public EpochEndOffset endOffsetFor(int requestedEpoch, long logEndOffset) {
     List<EpochEntry> e = entries;
@@ -216,8 +229,10 @@ public final class LeaderEpochCache {
 
   private void publish(List<EpochEntry> next) {
     for (int i = 1; i < next.size(); i++) {
-      if (next.get(i).epoch <= next.get(i - 1).epoch || next.get(i).startOffset <= next.get(i - 1).startOffset) {
-        throw new IllegalStateException(logPrefix + "leader epoch history would not be monotonic: " + next);
+      if (next.get(i).epoch <= next.get(i - 1).epoch
+          || next.get(i).startOffset <= next.get(i - 1).startOffset) {
+        throw new IllegalStateException(
+            logPrefix + "leader epoch history would not be monotonic: " + next);
       }
     }
     entries = List.copyOf(next);

@@ -9,10 +9,19 @@ import dev.spool.record.TimestampType;
  * The topic-level settings one partition log works with, taken from {@link TopicConfig} plus the
  * broker's flush policy. Immutable; {@link PartitionLog#updateConfig} swaps it atomically.
  */
-public record LogConfig(int segmentBytes, long segmentMs, int segmentIndexBytes,
-    int indexIntervalBytes, long retentionMs, long retentionBytes, int maxMessageBytes,
-    TimestampType timestampType, long timestampAfterMaxMs, long timestampBeforeMaxMs,
-    long fileDeleteDelayMs, boolean flushEveryAppend) {
+public record LogConfig(
+    int segmentBytes,
+    long segmentMs,
+    int segmentIndexBytes,
+    int indexIntervalBytes,
+    long retentionMs,
+    long retentionBytes,
+    int maxMessageBytes,
+    TimestampType timestampType,
+    long timestampAfterMaxMs,
+    long timestampBeforeMaxMs,
+    long fileDeleteDelayMs,
+    boolean flushEveryAppend) {
 
   public LogConfig {
     check(segmentBytes >= RecordBatch.HEADER_SIZE_BYTES, "segmentBytes", segmentBytes);
@@ -58,8 +67,18 @@ public record LogConfig(int segmentBytes, long segmentMs, int segmentIndexBytes,
   }
 
   public LogConfig withSegmentBytes(int bytes) {
-    return new LogConfig(bytes, segmentMs, segmentIndexBytes, indexIntervalBytes, retentionMs,
-        retentionBytes, maxMessageBytes, timestampType, timestampAfterMaxMs, timestampBeforeMaxMs,
-        fileDeleteDelayMs, flushEveryAppend);
+    return new LogConfig(
+        bytes,
+        segmentMs,
+        segmentIndexBytes,
+        indexIntervalBytes,
+        retentionMs,
+        retentionBytes,
+        maxMessageBytes,
+        timestampType,
+        timestampAfterMaxMs,
+        timestampBeforeMaxMs,
+        fileDeleteDelayMs,
+        flushEveryAppend);
   }
 }

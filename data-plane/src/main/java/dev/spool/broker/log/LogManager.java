@@ -31,16 +31,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * All partition logs of one data directory. At {@link #open} it reads the directory's
- * checkpoints, notes and removes the clean-shutdown marker (so a crash from now on is detected),
- * removes leftovers of deleted partitions ({@code *-delete} directories), and opens every
- * partition directory in parallel on a bounded recovery pool; a partition that fails is logged
- * and listed in {@link #failedPartitions()} while the others open. {@link #close} is the clean
- * shutdown: flush, producer snapshots, checkpoints, then the marker.
+ * All partition logs of one data directory. At {@link #open} it reads the directory's checkpoints,
+ * notes and removes the clean-shutdown marker (so a crash from now on is detected), removes
+ * leftovers of deleted partitions ({@code *-delete} directories), and opens every partition
+ * directory in parallel on a bounded recovery pool; a partition that fails is logged and listed in
+ * {@link #failedPartitions()} while the others open. {@link #close} is the clean shutdown: flush,
+ * producer snapshots, checkpoints, then the marker.
  *
- * <p>Files of the data directory: {@code recovery-point-offset-checkpoint},
- * {@code replication-offset-checkpoint}, {@code log-start-offset-checkpoint} (layout in
- * {@link OffsetCheckpoints}) and the empty marker {@code .spool_cleanshutdown}.
+ * <p>Files of the data directory: {@code recovery-point-offset-checkpoint}, {@code
+ * replication-offset-checkpoint}, {@code log-start-offset-checkpoint} (layout in {@link
+ * OffsetCheckpoints}) and the empty marker {@code .spool_cleanshutdown}.
  *
  * <p>Threads: {@code getOrCreate}, {@code delete} and {@code close} are called by the broker's
  * control thread; {@code get}/{@code all} from any thread. Background tasks (checkpoints every
@@ -52,9 +52,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class LogManager implements Closeable {
   /**
-   * The quorum's Raft log lives in this directory inside the data directory by default (as
-   * Kafka's {@code __cluster_metadata-0}); it is not a partition, and no topic-partition directory
-   * can have this name (it has no {@code -<partition>} suffix).
+   * The quorum's Raft log lives in this directory inside the data directory by default (as Kafka's
+   * {@code __cluster_metadata-0}); it is not a partition, and no topic-partition directory can have
+   * this name (it has no {@code -<partition>} suffix).
    */
   public static final String METADATA_DIR_NAME = "__cluster_metadata";
 
@@ -86,11 +86,14 @@ public final class LogManager implements Closeable {
     this.dataDir = dataDir;
     this.config = config;
     this.clock = clock;
-    ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "log-manager-" + dataDir.getFileName());
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledThreadPoolExecutor s =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "log-manager-" + dataDir.getFileName());
+              t.setDaemon(true);
+              return t;
+            });
     s.setRemoveOnCancelPolicy(true);
     // At close, pending delayed deletions are dropped: the next open removes *.deleted files.
     s.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
@@ -105,12 +108,16 @@ public final class LogManager implements Closeable {
   }
 
   /** Opens the data directory; {@code topicConfigs} gives each existing partition its config. */
-  public static LogManager open(Path dataDir, LogManagerConfig config, Clock clock,
+  public static LogManager open(
+      Path dataDir,
+      LogManagerConfig config,
+      Clock clock,
       Function<String, LogConfig> topicConfigs) {
     try {
       Files.createDirectories(dataDir);
     } catch (IOException e) {
-      throw new LogStorageException("cannot create data directory " + dataDir + ": " + e.getMessage(), e);
+      throw new LogStorageException(
+          "cannot create data directory " + dataDir + ": " + e.getMessage(), e);
     }
     LogManager m = new LogManager(dataDir, config, clock);
     m.loadLogs(topicConfigs);
@@ -145,13 +152,17 @@ public final class LogManager implements Closeable {
         }
       }
     } catch (IOException e) {
-      throw new LogStorageException("cannot list data directory " + dataDir + ": " + e.getMessage(), e);
+      throw new LogStorageException(
+          "cannot list data directory " + dataDir + ": " + e.getMessage(), e);
     }
-    ExecutorService pool = Executors.newFixedThreadPool(config.recoveryThreads(), r -> {
-      Thread t = new Thread(r, "log-recovery-" + dataDir.getFileName());
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            config.recoveryThreads(),
+            r -> {
+              Thread t = new Thread(r, "log-recovery-" + dataDir.getFileName());
+              t.setDaemon(true);
+              return t;
+            });
     Map<TopicPartition, Future<PartitionLog>> futures = new HashMap<>();
     try {
       for (Path p : partitionDirs) {
@@ -165,10 +176,15 @@ public final class LogManager implements Closeable {
           log.warn("ignoring {}: not a <topic>-<partition> directory", p);
           continue;
         }
-        LogStartupState state = new LogStartupState(rps.getOrDefault(tp, 0L),
-            starts.getOrDefault(tp, 0L), hws.getOrDefault(tp, 0L), clean);
+        LogStartupState state =
+            new LogStartupState(
+                rps.getOrDefault(tp, 0L),
+                starts.getOrDefault(tp, 0L),
+                hws.getOrDefault(tp, 0L),
+                clean);
         LogConfig cfg = topicConfigs.apply(tp.topic());
-        futures.put(tp, pool.submit(() -> PartitionLog.open(p, tp, null, cfg, state, clock, scheduler)));
+        futures.put(
+            tp, pool.submit(() -> PartitionLog.open(p, tp, null, cfg, state, clock, scheduler)));
       }
       long scanned = 0;
       long truncated = 0;
@@ -181,29 +197,46 @@ public final class LogManager implements Closeable {
           truncated += l.recoveryReport().bytesTruncated();
         } catch (java.util.concurrent.ExecutionException ex) {
           Throwable cause = ex.getCause();
-          failed.put(e.getKey(), new LogRecoveryException("[partition=" + e.getKey()
-              + "] cannot be opened: " + cause.getMessage(), cause));
+          failed.put(
+              e.getKey(),
+              new LogRecoveryException(
+                  "[partition=" + e.getKey() + "] cannot be opened: " + cause.getMessage(), cause));
           log.error("[partition={}] cannot be opened; it stays offline", e.getKey(), cause);
         } catch (InterruptedException ex) {
           Thread.currentThread().interrupt();
           throw new LogStorageException("interrupted while opening " + dataDir, ex);
         }
       }
-      String previous = clean ? "a clean shutdown" : partitionDirs.isEmpty() ? "no previous run"
-          : "an UNCLEAN shutdown";
-      log.info("opened {} partitions in {} ({} failed) in {} ms after {}: {} bytes scanned, "
-          + "{} bytes truncated", logs.size(), dataDir, failed.size(),
-          (clock.nanoTime() - startNs) / 1_000_000L, previous, scanned, truncated);
+      String previous =
+          clean
+              ? "a clean shutdown"
+              : partitionDirs.isEmpty() ? "no previous run" : "an UNCLEAN shutdown";
+      log.info(
+          "opened {} partitions in {} ({} failed) in {} ms after {}: {} bytes scanned, "
+              + "{} bytes truncated",
+          logs.size(),
+          dataDir,
+          failed.size(),
+          (clock.nanoTime() - startNs) / 1_000_000L,
+          previous,
+          scanned,
+          truncated);
     } finally {
       pool.shutdownNow();
     }
   }
 
   private void startBackgroundTasks() {
-    scheduler.scheduleWithFixedDelay(this::checkpointSafely, config.checkpointIntervalMs(),
-        config.checkpointIntervalMs(), TimeUnit.MILLISECONDS);
-    scheduler.scheduleWithFixedDelay(this::runRetention, config.retentionCheckIntervalMs(),
-        config.retentionCheckIntervalMs(), TimeUnit.MILLISECONDS);
+    scheduler.scheduleWithFixedDelay(
+        this::checkpointSafely,
+        config.checkpointIntervalMs(),
+        config.checkpointIntervalMs(),
+        TimeUnit.MILLISECONDS);
+    scheduler.scheduleWithFixedDelay(
+        this::runRetention,
+        config.retentionCheckIntervalMs(),
+        config.retentionCheckIntervalMs(),
+        TimeUnit.MILLISECONDS);
   }
 
   private void checkpointSafely() {
@@ -217,13 +250,15 @@ public final class LogManager implements Closeable {
   private void runRetention() {
     long nowMs = clock.nowMs();
     for (PartitionLog l : logs.values()) {
-      partitionExecutor.execute(l.topicPartition(), () -> {
-        try {
-          l.deleteRetainedSegments(nowMs);
-        } catch (RuntimeException e) {
-          log.error("[partition={}] retention failed", l.topicPartition(), e);
-        }
-      });
+      partitionExecutor.execute(
+          l.topicPartition(),
+          () -> {
+            try {
+              l.deleteRetainedSegments(nowMs);
+            } catch (RuntimeException e) {
+              log.error("[partition={}] retention failed", l.topicPartition(), e);
+            }
+          });
     }
   }
 
@@ -255,11 +290,12 @@ public final class LogManager implements Closeable {
   }
 
   /**
-   * The log of {@code tp}, created if absent. An existing directory recorded with a different
-   * topic id holds a stale log of a deleted topic of the same name: it is deleted and a fresh log
+   * The log of {@code tp}, created if absent. An existing directory recorded with a different topic
+   * id holds a stale log of a deleted topic of the same name: it is deleted and a fresh log
    * created.
    */
-  public synchronized PartitionLog getOrCreate(TopicPartition tp, String topicId, LogConfig config) {
+  public synchronized PartitionLog getOrCreate(
+      TopicPartition tp, String topicId, LogConfig config) {
     ensureOpen();
     PartitionLog existing = logs.get(tp);
     if (existing != null) {
@@ -270,8 +306,11 @@ public final class LogManager implements Closeable {
       if (topicId == null || existing.topicId().equals(topicId)) {
         return existing;
       }
-      log.warn("[partition={}] on disk belongs to topic id {}, not {}: deleting the stale log", tp,
-          existing.topicId(), topicId);
+      log.warn(
+          "[partition={}] on disk belongs to topic id {}, not {}: deleting the stale log",
+          tp,
+          existing.topicId(),
+          topicId);
       delete(tp);
     }
     Path dir = dataDir.resolve(tp.toString());
@@ -281,16 +320,17 @@ public final class LogManager implements Closeable {
       renameAndDeleteLater(dir, tp, null, 0);
     }
     failed.remove(tp);
-    PartitionLog created = PartitionLog.open(dir, tp, topicId, config,
-        new LogStartupState(0, 0, 0, false), clock, scheduler);
+    PartitionLog created =
+        PartitionLog.open(
+            dir, tp, topicId, config, new LogStartupState(0, 0, 0, false), clock, scheduler);
     logs.put(tp, created);
     return created;
   }
 
   /**
    * Removes the partition: its directory is renamed to {@code <dir>.<uuid>-delete} at once (so a
-   * restart never reopens it), the log is closed and the files deleted after
-   * {@code file.delete.delay.ms} (in-flight reads finish).
+   * restart never reopens it), the log is closed and the files deleted after {@code
+   * file.delete.delay.ms} (in-flight reads finish).
    */
   public synchronized void delete(TopicPartition tp) {
     ensureOpen();
@@ -302,25 +342,30 @@ public final class LogManager implements Closeable {
   }
 
   private void renameAndDeleteLater(Path dir, TopicPartition tp, PartitionLog l, long delayMs) {
-    Path target = dataDir.resolve(tp + "." + UUID.randomUUID().toString().replace("-", "") + DELETE_DIR_SUFFIX);
+    Path target =
+        dataDir.resolve(
+            tp + "." + UUID.randomUUID().toString().replace("-", "") + DELETE_DIR_SUFFIX);
     try {
       Files.move(dir, target);
       dev.spool.broker.log.internal.CheckpointFile.fsyncDirectory(dataDir);
     } catch (IOException e) {
-      throw new LogStorageException("[partition=" + tp + "] cannot rename " + dir + " for deletion: "
-          + e.getMessage(), e);
+      throw new LogStorageException(
+          "[partition=" + tp + "] cannot rename " + dir + " for deletion: " + e.getMessage(), e);
     }
     log.info("[partition={}] deleted; files go in {} ms ({})", tp, delayMs, target.getFileName());
-    scheduler.schedule(() -> {
-      try {
-        if (l != null && !l.isClosed()) {
-          l.closeForDeletion();
-        }
-        deleteRecursively(target);
-      } catch (RuntimeException e) {
-        log.warn("[partition={}] cannot remove {}: {}", tp, target, e.toString());
-      }
-    }, delayMs, TimeUnit.MILLISECONDS);
+    scheduler.schedule(
+        () -> {
+          try {
+            if (l != null && !l.isClosed()) {
+              l.closeForDeletion();
+            }
+            deleteRecursively(target);
+          } catch (RuntimeException e) {
+            log.warn("[partition={}] cannot remove {}: {}", tp, target, e.toString());
+          }
+        },
+        delayMs,
+        TimeUnit.MILLISECONDS);
   }
 
   /** Writes the three offset checkpoint files from the open logs (any thread). */
@@ -372,7 +417,8 @@ public final class LogManager implements Closeable {
         closedLogs.incrementAndGet();
       } catch (RuntimeException e) {
         allClean = false;
-        log.error("[partition={}] close failed; the next start will recover it", l.topicPartition(), e);
+        log.error(
+            "[partition={}] close failed; the next start will recover it", l.topicPartition(), e);
       }
     }
     try {
@@ -385,7 +431,10 @@ public final class LogManager implements Closeable {
     } catch (IOException | RuntimeException e) {
       log.error("clean shutdown of {} incomplete; the next start will recover", dataDir, e);
     }
-    log.info("closed {} partitions in {}{}", closedLogs.get(), dataDir,
+    log.info(
+        "closed {} partitions in {}{}",
+        closedLogs.get(),
+        dataDir,
         allClean ? " cleanly" : " (not cleanly: recovery will scan at next start)");
   }
 
@@ -401,19 +450,23 @@ public final class LogManager implements Closeable {
       return;
     }
     try {
-      Files.walkFileTree(root, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-          Files.deleteIfExists(file);
-          return FileVisitResult.CONTINUE;
-        }
+      Files.walkFileTree(
+          root,
+          new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+                throws IOException {
+              Files.deleteIfExists(file);
+              return FileVisitResult.CONTINUE;
+            }
 
-        @Override
-        public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
-          Files.deleteIfExists(dir);
-          return FileVisitResult.CONTINUE;
-        }
-      });
+            @Override
+            public FileVisitResult postVisitDirectory(Path dir, IOException exc)
+                throws IOException {
+              Files.deleteIfExists(dir);
+              return FileVisitResult.CONTINUE;
+            }
+          });
     } catch (IOException e) {
       throw new LogStorageException("cannot delete " + root + ": " + e.getMessage(), e);
     }

@@ -3,14 +3,17 @@ package dev.spool.broker.log;
 /**
  * Data-directory level settings of a {@link LogManager}.
  *
- * @param recoveryThreads          threads that open partitions in parallel at startup (bounded pool)
+ * @param recoveryThreads threads that open partitions in parallel at startup (bounded pool)
  * @param retentionCheckIntervalMs how often retention runs over every partition
- * @param checkpointIntervalMs     how often high watermarks, recovery points and log start
- *                                 offsets are written to the data directory's checkpoint files
- * @param defaultLogConfig         the config of partitions opened at startup, until updated
+ * @param checkpointIntervalMs how often high watermarks, recovery points and log start offsets are
+ *     written to the data directory's checkpoint files
+ * @param defaultLogConfig the config of partitions opened at startup, until updated
  */
-public record LogManagerConfig(int recoveryThreads, long retentionCheckIntervalMs,
-    long checkpointIntervalMs, LogConfig defaultLogConfig) {
+public record LogManagerConfig(
+    int recoveryThreads,
+    long retentionCheckIntervalMs,
+    long checkpointIntervalMs,
+    LogConfig defaultLogConfig) {
 
   public LogManagerConfig {
     if (recoveryThreads < 1 || recoveryThreads > 64) {

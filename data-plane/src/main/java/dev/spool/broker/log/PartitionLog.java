@@ -2,7 +2,6 @@ package dev.spool.broker.log;
 
 import dev.spool.broker.log.LeaderEpochCache.EpochEntry;
 import dev.spool.broker.log.ProducerStateEntry.BatchMetadata;
-import dev.spool.broker.log.internal.CheckpointFile;
 import dev.spool.broker.log.internal.LeaderBatchValidator;
 import dev.spool.broker.log.internal.LogLoader;
 import dev.spool.broker.log.internal.LogSegment;
@@ -32,20 +31,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The log of one partition replica: a directory {@code <data.dir>/<topic>-<partition>/} of
- * segments (see {@link LogSegment}), the leader-epoch history, producer state and the
- * {@code partition.metadata} file. Batches are stored exactly as received once the leader has
- * assigned their offsets and stamped its epoch, so reads hand out file regions untouched.
+ * The log of one partition replica: a directory {@code <data.dir>/<topic>-<partition>/} of segments
+ * (see {@link LogSegment}), the leader-epoch history, producer state and the {@code
+ * partition.metadata} file. Batches are stored exactly as received once the leader has assigned
+ * their offsets and stamped its epoch, so reads hand out file regions untouched.
  *
- * <p>Threads: every mutation (appends, truncation, high watermark, retention, flush, config,
- * close) happens on ONE owner thread at a time — the partition's worker. A concurrent mutation
- * from a second thread is detected and refused with {@link IllegalStateException} (the check
- * stays on in production: it costs one CAS). {@link #read}, {@link #offsetForTimestamp} and the
- * offset getters are lock-free and safe from any thread concurrently with appends: segments live
- * in a concurrent map, a segment's committed size and the log end offset are volatiles written
- * after the bytes, and index entries are published after the size. A segment removed by
- * retention keeps its channel open for {@code file.delete.delay.ms} so slices handed out before
- * still read correctly.
+ * <p>Threads: every mutation (appends, truncation, high watermark, retention, flush, config, close)
+ * happens on ONE owner thread at a time — the partition's worker. A concurrent mutation from a
+ * second thread is detected and refused with {@link IllegalStateException} (the check stays on in
+ * production: it costs one CAS). {@link #read}, {@link #offsetForTimestamp} and the offset getters
+ * are lock-free and safe from any thread concurrently with appends: segments live in a concurrent
+ * map, a segment's committed size and the log end offset are volatiles written after the bytes, and
+ * index entries are published after the size. A segment removed by retention keeps its channel open
+ * for {@code file.delete.delay.ms} so slices handed out before still read correctly.
  */
 public final class PartitionLog implements Closeable {
   private static final Logger log = LoggerFactory.getLogger(PartitionLog.class);
@@ -77,9 +75,18 @@ public final class PartitionLog implements Closeable {
   private final RecordBatch view = new RecordBatch();
   private final LeaderBatchValidator validator;
 
-  private PartitionLog(TopicPartition tp, Path dir, String topicId, LogConfig config, Clock clock,
-      ScheduledExecutorService scheduler, String logPrefix, LeaderEpochCache epochCache,
-      ProducerStateManager producerState, LogLoader.Loaded loaded, LogStartupState startup) {
+  private PartitionLog(
+      TopicPartition tp,
+      Path dir,
+      String topicId,
+      LogConfig config,
+      Clock clock,
+      ScheduledExecutorService scheduler,
+      String logPrefix,
+      LeaderEpochCache epochCache,
+      ProducerStateManager producerState,
+      LogLoader.Loaded loaded,
+      LogStartupState startup) {
     this.topicPartition = tp;
     this.dir = dir;
     this.topicId = topicId;
@@ -94,18 +101,25 @@ public final class PartitionLog implements Closeable {
     this.logStartOffset = loaded.logStartOffset();
     this.logEndOffset = loaded.logEndOffset();
     this.recoveryPoint = loaded.recoveryPoint();
-    this.highWatermark = clamp(startup.highWatermark(), loaded.logStartOffset(), loaded.logEndOffset());
+    this.highWatermark =
+        clamp(startup.highWatermark(), loaded.logStartOffset(), loaded.logEndOffset());
     this.recoveryReport = loaded.report();
     this.validator = new LeaderBatchValidator(logPrefix);
   }
 
   /**
    * Opens (creating if needed) the log in {@code dir}, recovering it as {@code startup} says.
-   * {@code topicId} may be null to keep the one on disk; a new log records it in
-   * {@code partition.metadata}. The scheduler runs delayed file deletion and post-roll flushes.
+   * {@code topicId} may be null to keep the one on disk; a new log records it in {@code
+   * partition.metadata}. The scheduler runs delayed file deletion and post-roll flushes.
    */
-  public static PartitionLog open(Path dir, TopicPartition tp, String topicId, LogConfig config,
-      LogStartupState startup, Clock clock, ScheduledExecutorService scheduler) {
+  public static PartitionLog open(
+      Path dir,
+      TopicPartition tp,
+      String topicId,
+      LogConfig config,
+      LogStartupState startup,
+      Clock clock,
+      ScheduledExecutorService scheduler) {
     String prefix = "[partition=" + tp + "] ";
     try {
       Files.createDirectories(dir);
@@ -114,27 +128,49 @@ public final class PartitionLog implements Closeable {
     }
     Optional<String> onDisk = readTopicId(dir);
     if (topicId != null && onDisk.isPresent() && !onDisk.get().equals(topicId)) {
-      throw new IllegalStateException(prefix + dir + " belongs to topic id " + onDisk.get()
-          + ", not " + topicId);
+      throw new IllegalStateException(
+          prefix + dir + " belongs to topic id " + onDisk.get() + ", not " + topicId);
     }
     String effectiveTopicId = topicId != null ? topicId : onDisk.orElse(null);
     if (topicId != null && onDisk.isEmpty()) {
       PartitionMetadataFile.write(dir, topicId);
     }
     PartitionLog[] self = new PartitionLog[1];
-    LeaderEpochCache epochs = LeaderEpochCache.load(dir,
-        () -> self[0] == null ? 0 : self[0].logEndOffset, prefix);
+    LeaderEpochCache epochs =
+        LeaderEpochCache.load(dir, () -> self[0] == null ? 0 : self[0].logEndOffset, prefix);
     ProducerStateManager producers = new ProducerStateManager(dir, prefix);
-    LogLoader.Loaded loaded = new LogLoader(dir, tp, config, startup, clock, epochs, producers, prefix).load();
-    self[0] = new PartitionLog(tp, dir, effectiveTopicId, config, clock, scheduler, prefix, epochs,
-        producers, loaded, startup);
+    LogLoader.Loaded loaded =
+        new LogLoader(dir, tp, config, startup, clock, epochs, producers, prefix).load();
+    self[0] =
+        new PartitionLog(
+            tp,
+            dir,
+            effectiveTopicId,
+            config,
+            clock,
+            scheduler,
+            prefix,
+            epochs,
+            producers,
+            loaded,
+            startup);
     RecoveryReport r = loaded.report();
     if (r.bytesScanned() == 0 && r.bytesTruncated() == 0) {
-      log.debug("{}opened in {} ms without scanning (clean shutdown: {}): log end offset {}", prefix,
-          r.durationMs(), r.cleanShutdown(), r.logEndOffset());
+      log.debug(
+          "{}opened in {} ms without scanning (clean shutdown: {}): log end offset {}",
+          prefix,
+          r.durationMs(),
+          r.cleanShutdown(),
+          r.logEndOffset());
     } else {
-      log.info("{}recovered in {} ms: {} segments, {} bytes scanned, {} bytes truncated, log end offset {}",
-          prefix, r.durationMs(), r.segmentsScanned(), r.bytesScanned(), r.bytesTruncated(), r.logEndOffset());
+      log.info(
+          "{}recovered in {} ms: {} segments, {} bytes scanned, {} bytes truncated, log end offset {}",
+          prefix,
+          r.durationMs(),
+          r.segmentsScanned(),
+          r.bytesScanned(),
+          r.bytesTruncated(),
+          r.logEndOffset());
     }
     return self[0];
   }
@@ -225,9 +261,14 @@ public final class PartitionLog implements Closeable {
     Thread me = Thread.currentThread();
     if (!mutator.compareAndSet(null, me)) {
       Thread other = mutator.get();
-      throw new IllegalStateException(logPrefix + operation + " on thread " + me.getName()
-          + " while thread " + (other == null ? "?" : other.getName())
-          + " mutates the log: a partition log has one owner thread at a time");
+      throw new IllegalStateException(
+          logPrefix
+              + operation
+              + " on thread "
+              + me.getName()
+              + " while thread "
+              + (other == null ? "?" : other.getName())
+              + " mutates the log: a partition log has one owner thread at a time");
     }
     if (closed) {
       mutator.set(null);
@@ -253,16 +294,16 @@ public final class PartitionLog implements Closeable {
   // ---- appends (owner thread) ----
 
   /**
-   * Validates the batches in {@code batches} (position to limit), then assigns offsets from the
-   * log end offset IN PLACE, stamps {@code leaderEpoch}, rewrites LogAppendTime if configured and
+   * Validates the batches in {@code batches} (position to limit), then assigns offsets from the log
+   * end offset IN PLACE, stamps {@code leaderEpoch}, rewrites LogAppendTime if configured and
    * appends them. Nothing is written when any batch is refused; the exception says which and why:
    * {@link CorruptRecordException} (incomplete, bad magic/CRC), {@link RecordTooLargeException},
-   * {@link InvalidRecordException} (counts, offsets, sequences missing),
-   * {@link InvalidTimestampException}, {@link InvalidProducerEpochException},
-   * {@link OutOfOrderSequenceException}. An idempotent retry returns the original offsets with
-   * {@code duplicate = true} and appends nothing (as in Kafka, a request holding a retried batch
-   * is answered for that batch only: producers send one batch per partition per request).
-   * {@code batches} must be writable: the header fields are rewritten in it, then it is written.
+   * {@link InvalidRecordException} (counts, offsets, sequences missing), {@link
+   * InvalidTimestampException}, {@link InvalidProducerEpochException}, {@link
+   * OutOfOrderSequenceException}. An idempotent retry returns the original offsets with {@code
+   * duplicate = true} and appends nothing (as in Kafka, a request holding a retried batch is
+   * answered for that batch only: producers send one batch per partition per request). {@code
+   * batches} must be writable: the header fields are rewritten in it, then it is written.
    */
   public LogAppendInfo appendAsLeader(ByteBuffer batches, int leaderEpoch) {
     enter("appendAsLeader");
@@ -272,8 +313,12 @@ public final class PartitionLog implements Closeable {
       }
       OptionalInt latestEpoch = epochCache.latestEpoch();
       if (latestEpoch.isPresent() && leaderEpoch < latestEpoch.getAsInt()) {
-        throw new IllegalArgumentException(logPrefix + "leader epoch " + leaderEpoch
-            + " is older than the log's latest epoch " + latestEpoch.getAsInt());
+        throw new IllegalArgumentException(
+            logPrefix
+                + "leader epoch "
+                + leaderEpoch
+                + " is older than the log's latest epoch "
+                + latestEpoch.getAsInt());
       }
       LogConfig cfg = config;
       long nowMs = clock.nowMs();
@@ -288,8 +333,14 @@ public final class PartitionLog implements Closeable {
         long last = next + view.lastOffsetDelta();
         BatchMetadata dup = staging.checkAndStage(view, next, last);
         if (dup != null) {
-          return new LogAppendInfo(dup.firstOffset(), dup.lastOffset(), dup.maxTimestampMs(),
-              RecordBatch.NO_TIMESTAMP, view.recordsCount(), 0, true);
+          return new LogAppendInfo(
+              dup.firstOffset(),
+              dup.lastOffset(),
+              dup.maxTimestampMs(),
+              RecordBatch.NO_TIMESTAMP,
+              view.recordsCount(),
+              0,
+              true);
         }
         next = last + 1;
       }
@@ -306,7 +357,8 @@ public final class PartitionLog implements Closeable {
         if (logAppendTime) {
           view.setMaxTimestampAndRecomputeCrc(TimestampType.LOG_APPEND_TIME, nowMs);
         } else {
-          view.setMaxTimestampAndRecomputeCrc(TimestampType.CREATE_TIME, validator.maxTimestampOf(i));
+          view.setMaxTimestampAndRecomputeCrc(
+              TimestampType.CREATE_TIME, validator.maxTimestampOf(i));
         }
         maxTimestamp = Math.max(maxTimestamp, view.maxTimestamp());
         records += view.recordsCount();
@@ -321,8 +373,14 @@ public final class PartitionLog implements Closeable {
       if (cfg.flushEveryAppend()) {
         flushAll();
       }
-      return new LogAppendInfo(firstOffset, lastOffset, maxTimestamp,
-          logAppendTime ? nowMs : RecordBatch.NO_TIMESTAMP, records, batches.remaining(), false);
+      return new LogAppendInfo(
+          firstOffset,
+          lastOffset,
+          maxTimestamp,
+          logAppendTime ? nowMs : RecordBatch.NO_TIMESTAMP,
+          records,
+          batches.remaining(),
+          false);
     } finally {
       exit();
     }
@@ -330,14 +388,15 @@ public final class PartitionLog implements Closeable {
 
   private LogAppendInfo emptyAppend() {
     long leo = logEndOffset;
-    return new LogAppendInfo(leo, leo - 1, RecordBatch.NO_TIMESTAMP, RecordBatch.NO_TIMESTAMP, 0, 0, false);
+    return new LogAppendInfo(
+        leo, leo - 1, RecordBatch.NO_TIMESTAMP, RecordBatch.NO_TIMESTAMP, 0, 0, false);
   }
 
   /**
    * Appends batches whose offsets the leader already assigned. The first base offset must be the
-   * log end offset and the batches contiguous, else {@link InvalidOffsetException} (gap or
-   * overlap) and nothing is written. Batches are checked for integrity (size, magic, CRC) but not
-   * against producer state, which is updated as they come.
+   * log end offset and the batches contiguous, else {@link InvalidOffsetException} (gap or overlap)
+   * and nothing is written. Batches are checked for integrity (size, magic, CRC) but not against
+   * producer state, which is updated as they come.
    */
   public LogAppendInfo appendAsFollower(ByteBuffer batches) {
     enter("appendAsFollower");
@@ -352,17 +411,26 @@ public final class PartitionLog implements Closeable {
         view.wrap(batches, pos);
         String problem = view.validationError();
         if (problem != null) {
-          throw new CorruptRecordException(logPrefix + "batch " + count + ": " + problem, pos - start);
+          throw new CorruptRecordException(
+              logPrefix + "batch " + count + ": " + problem, pos - start);
         }
         if (view.sizeInBytes() > cfg.maxMessageBytes()) {
-          throw new RecordTooLargeException(logPrefix + "batch " + count, view.sizeInBytes(),
-              cfg.maxMessageBytes());
+          throw new RecordTooLargeException(
+              logPrefix + "batch " + count, view.sizeInBytes(), cfg.maxMessageBytes());
         }
         if (view.baseOffset() != expected) {
           String kind = view.baseOffset() > expected ? "gap" : "overlap";
-          throw new InvalidOffsetException(logPrefix + "follower append " + kind + ": batch " + count
-              + " starts at offset " + view.baseOffset() + ", expected " + expected
-              + (count == 0 ? " (the log end offset)" : " (after the previous batch)"));
+          throw new InvalidOffsetException(
+              logPrefix
+                  + "follower append "
+                  + kind
+                  + ": batch "
+                  + count
+                  + " starts at offset "
+                  + view.baseOffset()
+                  + ", expected "
+                  + expected
+                  + (count == 0 ? " (the log end offset)" : " (after the previous batch)"));
         }
         expected = view.nextOffset();
         maxTimestamp = Math.max(maxTimestamp, view.maxTimestamp());
@@ -385,8 +453,14 @@ public final class PartitionLog implements Closeable {
       if (cfg.flushEveryAppend()) {
         flushAll();
       }
-      return new LogAppendInfo(firstOffset, expected - 1, maxTimestamp, RecordBatch.NO_TIMESTAMP,
-          records, batches.remaining(), false);
+      return new LogAppendInfo(
+          firstOffset,
+          expected - 1,
+          maxTimestamp,
+          RecordBatch.NO_TIMESTAMP,
+          records,
+          batches.remaining(),
+          false);
     } finally {
       exit();
     }
@@ -398,19 +472,26 @@ public final class PartitionLog implements Closeable {
     LogSegment segment = activeSegment;
     int size = batches.remaining();
     boolean nonEmpty = segment.sizeBytes() > 0;
-    boolean roll = nonEmpty && ((long) segment.sizeBytes() + size > cfg.segmentBytes()
-        || clock.nowMs() - segment.createdMs() >= cfg.segmentMs())
-        || segment.indexesFull()
-        || lastOffset - segment.baseOffset() > Integer.MAX_VALUE;
+    boolean roll =
+        nonEmpty
+                && ((long) segment.sizeBytes() + size > cfg.segmentBytes()
+                    || clock.nowMs() - segment.createdMs() >= cfg.segmentMs())
+            || segment.indexesFull()
+            || lastOffset - segment.baseOffset() > Integer.MAX_VALUE;
     if (roll) {
       if (!nonEmpty && segment.baseOffset() == firstOffset) {
-        throw new IllegalStateException(logPrefix + "cannot roll the empty segment at " + firstOffset);
+        throw new IllegalStateException(
+            logPrefix + "cannot roll the empty segment at " + firstOffset);
       }
       segment = roll(firstOffset);
     }
     if (firstOffset < segment.baseOffset()) {
-      throw new IllegalStateException(logPrefix + "offset " + firstOffset
-          + " is below the active segment's base offset " + segment.baseOffset());
+      throw new IllegalStateException(
+          logPrefix
+              + "offset "
+              + firstOffset
+              + " is below the active segment's base offset "
+              + segment.baseOffset());
     }
     segment.append(batches, cfg.indexIntervalBytes());
     logEndOffset = lastOffset + 1;
@@ -419,11 +500,15 @@ public final class PartitionLog implements Closeable {
   private LogSegment roll(long newBaseOffset) {
     LogSegment old = activeSegment;
     old.onBecomeInactive();
-    LogSegment fresh = LogSegment.open(dir, newBaseOffset, config.segmentIndexBytes(), true, clock.nowMs());
+    LogSegment fresh =
+        LogSegment.open(dir, newBaseOffset, config.segmentIndexBytes(), true, clock.nowMs());
     segments.put(newBaseOffset, fresh);
     activeSegment = fresh;
     producerState.takeSnapshot();
-    log.debug("{}rolled to segment {} ({} bytes in the previous one)", logPrefix, newBaseOffset,
+    log.debug(
+        "{}rolled to segment {} ({} bytes in the previous one)",
+        logPrefix,
+        newBaseOffset,
         old.sizeBytes());
     long generation;
     synchronized (recoveryPointLock) {
@@ -434,7 +519,9 @@ public final class PartitionLog implements Closeable {
     return fresh;
   }
 
-  /** Flushes the segments below {@code offset} (they are inactive) and advances the recovery point. */
+  /**
+   * Flushes the segments below {@code offset} (they are inactive) and advances the recovery point.
+   */
   private void flushUpTo(long offset, long generation) {
     Long from = segments.floorKey(recoveryPoint);
     for (LogSegment s : segments.subMap(from == null ? 0L : from, offset).values()) {
@@ -444,8 +531,12 @@ public final class PartitionLog implements Closeable {
         if (closed || segments.get(s.baseOffset()) != s) {
           return; // closed, truncated or deleted meanwhile: nothing to advance
         }
-        log.error("{}flush of rolled segment {} failed; the recovery point stays at {}", logPrefix,
-            s.logFile(), recoveryPoint, e);
+        log.error(
+            "{}flush of rolled segment {} failed; the recovery point stays at {}",
+            logPrefix,
+            s.logFile(),
+            recoveryPoint,
+            e);
         return;
       }
     }
@@ -466,13 +557,14 @@ public final class PartitionLog implements Closeable {
    * Whole batches from the one holding {@code startOffset}: see {@link LogSegment#read}. At most
    * one segment is read. Throws {@link OffsetOutOfRangeException} outside [log start, LEO].
    */
-  public LogReadResult read(long startOffset, int maxBytes, long maxOffsetExclusive, boolean minOneBatch) {
+  public LogReadResult read(
+      long startOffset, int maxBytes, long maxOffsetExclusive, boolean minOneBatch) {
     long leo = logEndOffset;
     long lso = logStartOffset;
     long hw = highWatermark;
     if (startOffset < lso || startOffset > leo) {
-      throw new OffsetOutOfRangeException(logPrefix + "offset " + startOffset
-          + " is outside the log [" + lso + ", " + leo + "]");
+      throw new OffsetOutOfRangeException(
+          logPrefix + "offset " + startOffset + " is outside the log [" + lso + ", " + leo + "]");
     }
     if (maxBytes < 0) {
       throw new IllegalArgumentException("maxBytes must be >= 0: " + maxBytes);
@@ -530,14 +622,15 @@ public final class PartitionLog implements Closeable {
 
   /**
    * Removes every batch that contains an offset ≥ {@code offset}: whole batches, so the log end
-   * offset may end below {@code offset}. Indexes, leader epochs, producer state, the high
-   * watermark and the recovery point follow.
+   * offset may end below {@code offset}. Indexes, leader epochs, producer state, the high watermark
+   * and the recovery point follow.
    */
   public void truncateTo(long offset) {
     enter("truncateTo");
     try {
       if (offset < 0) {
-        throw new IllegalArgumentException(logPrefix + "cannot truncate to negative offset " + offset);
+        throw new IllegalArgumentException(
+            logPrefix + "cannot truncate to negative offset " + offset);
       }
       if (offset >= logEndOffset) {
         return;
@@ -569,7 +662,8 @@ public final class PartitionLog implements Closeable {
       epochCache.truncateFromEnd(newLeo);
       producerState.truncateAndReload(newLeo, logStartOffset);
       LogLoader.replayProducerState(segments, producerState, producerState.mapEndOffset(), newLeo);
-      log.info("{}truncated to offset {} (log end offset {} -> {})", logPrefix, offset, oldLeo, newLeo);
+      log.info(
+          "{}truncated to offset {} (log end offset {} -> {})", logPrefix, offset, oldLeo, newLeo);
     } finally {
       exit();
     }
@@ -584,7 +678,9 @@ public final class PartitionLog implements Closeable {
     }
   }
 
-  /** Deletes the whole log and starts it empty at {@code newStartOffset} (a follower far behind). */
+  /**
+   * Deletes the whole log and starts it empty at {@code newStartOffset} (a follower far behind).
+   */
   public void truncateFullyAndStartAt(long newStartOffset) {
     enter("truncateFullyAndStartAt");
     try {
@@ -604,7 +700,8 @@ public final class PartitionLog implements Closeable {
       // Not trimmed: a concurrent reader may still index into the old mapping's length.
       scheduleDeletion(s);
     }
-    LogSegment fresh = LogSegment.open(dir, newStartOffset, config.segmentIndexBytes(), true, clock.nowMs());
+    LogSegment fresh =
+        LogSegment.open(dir, newStartOffset, config.segmentIndexBytes(), true, clock.nowMs());
     segments.put(newStartOffset, fresh);
     activeSegment = fresh;
     synchronized (recoveryPointLock) {
@@ -623,13 +720,16 @@ public final class PartitionLog implements Closeable {
   /** Renames the segment's files to *.deleted now and deletes them after file.delete.delay.ms. */
   private void scheduleDeletion(LogSegment s) {
     s.renameToDeleted();
-    scheduler.schedule(() -> {
-      try {
-        s.closeAndDeleteFiles();
-      } catch (RuntimeException e) {
-        log.warn("{}cannot delete {}: {}", logPrefix, s.logFile(), e.toString());
-      }
-    }, config.fileDeleteDelayMs(), TimeUnit.MILLISECONDS);
+    scheduler.schedule(
+        () -> {
+          try {
+            s.closeAndDeleteFiles();
+          } catch (RuntimeException e) {
+            log.warn("{}cannot delete {}: {}", logPrefix, s.logFile(), e.toString());
+          }
+        },
+        config.fileDeleteDelayMs(),
+        TimeUnit.MILLISECONDS);
   }
 
   // ---- retention (owner thread) ----
@@ -649,11 +749,13 @@ public final class PartitionLog implements Closeable {
       List<LogSegment> all = new ArrayList<>(segments.values());
       List<RetentionPolicy.SegmentInfo> infos = new ArrayList<>(all.size());
       for (LogSegment s : all) {
-        infos.add(new RetentionPolicy.SegmentInfo(s.baseOffset(), s.sizeBytes(),
-            s.largestTimestampForRetention()));
+        infos.add(
+            new RetentionPolicy.SegmentInfo(
+                s.baseOffset(), s.sizeBytes(), s.largestTimestampForRetention()));
       }
-      int count = RetentionPolicy.segmentsToDelete(infos, highWatermark, cfg.retentionMs(),
-          cfg.retentionBytes(), nowMs);
+      int count =
+          RetentionPolicy.segmentsToDelete(
+              infos, highWatermark, cfg.retentionMs(), cfg.retentionBytes(), nowMs);
       List<LogSegment> doomed = all.subList(0, count);
       long newStart = count == 0 ? logStartOffset : all.get(count).baseOffset();
       if (doomed.isEmpty()) {
@@ -666,8 +768,11 @@ public final class PartitionLog implements Closeable {
       }
       epochCache.truncateFromStart(logStartOffset);
       producerState.onLogStartOffsetIncremented(logStartOffset);
-      log.info("{}retention deleted {} segments; log start offset is now {}", logPrefix,
-          doomed.size(), logStartOffset);
+      log.info(
+          "{}retention deleted {} segments; log start offset is now {}",
+          logPrefix,
+          doomed.size(),
+          logStartOffset);
       return doomed.size();
     } finally {
       exit();
@@ -740,7 +845,16 @@ public final class PartitionLog implements Closeable {
 
   @Override
   public String toString() {
-    return "PartitionLog(" + topicPartition + ", start=" + logStartOffset + ", end=" + logEndOffset
-        + ", hw=" + highWatermark + ", segments=" + segments.size() + ")";
+    return "PartitionLog("
+        + topicPartition
+        + ", start="
+        + logStartOffset
+        + ", end="
+        + logEndOffset
+        + ", hw="
+        + highWatermark
+        + ", segments="
+        + segments.size()
+        + ")";
   }
 }

@@ -7,12 +7,12 @@ import java.util.List;
  * batches (oldest first, at most {@link ProducerStateManager#NUM_BATCHES_TO_RETAIN}) and the max
  * timestamp of its last batch. Immutable.
  */
-public record ProducerStateEntry(long producerId, short producerEpoch, List<BatchMetadata> batches,
-    long lastTimestampMs) {
+public record ProducerStateEntry(
+    long producerId, short producerEpoch, List<BatchMetadata> batches, long lastTimestampMs) {
 
   /** One appended batch of the producer. Sequences are inclusive; offsets are log offsets. */
-  public record BatchMetadata(int firstSeq, int lastSeq, long firstOffset, long lastOffset,
-      long maxTimestampMs) {}
+  public record BatchMetadata(
+      int firstSeq, int lastSeq, long firstOffset, long lastOffset, long maxTimestampMs) {}
 
   public ProducerStateEntry {
     batches = List.copyOf(batches);

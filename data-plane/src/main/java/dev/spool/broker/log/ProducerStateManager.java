@@ -20,21 +20,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Idempotent-producer state of one partition: per producer id, its epoch and its newest 5
- * batches, so that a retried batch is recognised and answered with its original offsets, and a
- * gap in sequences is refused. Rules on the leader (as Kafka since KIP-360):
+ * Idempotent-producer state of one partition: per producer id, its epoch and its newest 5 batches,
+ * so that a retried batch is recognised and answered with its original offsets, and a gap in
+ * sequences is refused. Rules on the leader (as Kafka since KIP-360):
+ *
  * <ul>
  *   <li>producer id -1: no check;
  *   <li>epoch older than the known one: {@link InvalidProducerEpochException};
  *   <li>(epoch, firstSeq, lastSeq) equal to one of the cached batches: duplicate;
- *   <li>same epoch: firstSeq must follow the newest cached lastSeq (wrapping past
- *       {@link Integer#MAX_VALUE} to 0); newer epoch: firstSeq must be 0; else
- *       {@link OutOfOrderSequenceException};
+ *   <li>same epoch: firstSeq must follow the newest cached lastSeq (wrapping past {@link
+ *       Integer#MAX_VALUE} to 0); newer epoch: firstSeq must be 0; else {@link
+ *       OutOfOrderSequenceException};
  *   <li>unknown producer id: accepted (its state may have been removed with old segments).
  * </ul>
- * Followers and recovery apply batches without checks ({@link #update}). The state is
- * snapshotted to {@code NNNNNNNNNNNNNNNNNNNN.snapshot} files (layout in
- * {@link ProducerSnapshotCodec}) at segment roll and clean shutdown; the newest 2 are kept.
+ *
+ * Followers and recovery apply batches without checks ({@link #update}). The state is snapshotted
+ * to {@code NNNNNNNNNNNNNNNNNNNN.snapshot} files (layout in {@link ProducerSnapshotCodec}) at
+ * segment roll and clean shutdown; the newest 2 are kept.
  *
  * <p>Threads: owned by the partition's owner thread, like the log's mutations.
  */
@@ -75,9 +77,9 @@ public final class ProducerStateManager {
   }
 
   /**
-   * The producer states one leader append would produce. Batches are checked in order, each
-   * against the state left by the ones before it, so several batches of one producer in one
-   * request are checked as if appended one by one. Nothing changes until {@link #commit}.
+   * The producer states one leader append would produce. Batches are checked in order, each against
+   * the state left by the ones before it, so several batches of one producer in one request are
+   * checked as if appended one by one. Nothing changes until {@link #commit}.
    */
   public final class Staging {
     private final Map<Long, ProducerStateEntry> staged = new HashMap<>();
@@ -96,8 +98,13 @@ public final class ProducerStateManager {
       short epoch = batch.producerEpoch();
       ProducerStateEntry known = staged.containsKey(pid) ? staged.get(pid) : producers.get(pid);
       if (known != null && epoch < known.producerEpoch()) {
-        throw new InvalidProducerEpochException("producer " + pid + " epoch " + epoch
-            + " is older than the current epoch " + known.producerEpoch());
+        throw new InvalidProducerEpochException(
+            "producer "
+                + pid
+                + " epoch "
+                + epoch
+                + " is older than the current epoch "
+                + known.producerEpoch());
       }
       if (batch.isControl()) {
         staged.put(pid, withBatch(known, pid, epoch, null, batch.maxTimestamp()));
@@ -105,8 +112,8 @@ public final class ProducerStateManager {
       }
       int firstSeq = batch.baseSequence();
       if (firstSeq < 0) {
-        throw new dev.spool.record.InvalidRecordException("idempotent batch of producer " + pid
-            + " has no base sequence");
+        throw new dev.spool.record.InvalidRecordException(
+            "idempotent batch of producer " + pid + " has no base sequence");
       }
       int lastSeq = batch.lastSequence();
       BatchMetadata dup = known == null ? null : known.findDuplicate(epoch, firstSeq, lastSeq);
@@ -116,18 +123,37 @@ public final class ProducerStateManager {
       if (known != null) {
         if (epoch != known.producerEpoch()) {
           if (firstSeq != 0) {
-            throw new OutOfOrderSequenceException("producer " + pid + " starts new epoch " + epoch
-                + " at sequence " + firstSeq + ", expected 0");
+            throw new OutOfOrderSequenceException(
+                "producer "
+                    + pid
+                    + " starts new epoch "
+                    + epoch
+                    + " at sequence "
+                    + firstSeq
+                    + ", expected 0");
           }
         } else if (known.lastSeq() >= 0 && !inSequence(known.lastSeq(), firstSeq)) {
-          throw new OutOfOrderSequenceException("producer " + pid + " epoch " + epoch
-              + " sent sequence " + firstSeq + " after " + known.lastSeq() + ", expected "
-              + RecordBatch.incrementSequence(known.lastSeq(), 1));
+          throw new OutOfOrderSequenceException(
+              "producer "
+                  + pid
+                  + " epoch "
+                  + epoch
+                  + " sent sequence "
+                  + firstSeq
+                  + " after "
+                  + known.lastSeq()
+                  + ", expected "
+                  + RecordBatch.incrementSequence(known.lastSeq(), 1));
         }
       }
-      staged.put(pid, withBatch(known, pid, epoch,
-          new BatchMetadata(firstSeq, lastSeq, firstOffset, lastOffset, batch.maxTimestamp()),
-          batch.maxTimestamp()));
+      staged.put(
+          pid,
+          withBatch(
+              known,
+              pid,
+              epoch,
+              new BatchMetadata(firstSeq, lastSeq, firstOffset, lastOffset, batch.maxTimestamp()),
+              batch.maxTimestamp()));
       return null;
     }
   }
@@ -136,8 +162,8 @@ public final class ProducerStateManager {
     return nextSeq == lastSeq + 1L || (nextSeq == 0 && lastSeq == Integer.MAX_VALUE);
   }
 
-  private static ProducerStateEntry withBatch(ProducerStateEntry known, long pid, short epoch,
-      BatchMetadata batch, long timestampMs) {
+  private static ProducerStateEntry withBatch(
+      ProducerStateEntry known, long pid, short epoch, BatchMetadata batch, long timestampMs) {
     List<BatchMetadata> batches = new ArrayList<>();
     if (known != null && known.producerEpoch() == epoch) {
       batches.addAll(known.batches());
@@ -151,7 +177,10 @@ public final class ProducerStateManager {
     return new ProducerStateEntry(pid, epoch, batches, timestampMs);
   }
 
-  /** Applies a staged append after it was written; the state now covers offsets below {@code logEndOffset}. */
+  /**
+   * Applies a staged append after it was written; the state now covers offsets below {@code
+   * logEndOffset}.
+   */
   public void commit(Staging staging, long logEndOffset) {
     producers.putAll(staging.staged);
     mapEndOffset = logEndOffset;
@@ -159,16 +188,27 @@ public final class ProducerStateManager {
 
   // ---- followers and recovery ----
 
-  /** Applies a batch without checks (follower append, log replay). Batches must come in offset order. */
+  /**
+   * Applies a batch without checks (follower append, log replay). Batches must come in offset
+   * order.
+   */
   public void update(RecordBatch batch) {
     long pid = batch.producerId();
     if (pid != RecordBatch.NO_PRODUCER_ID) {
       ProducerStateEntry known = producers.get(pid);
-      BatchMetadata meta = batch.isControl() || batch.baseSequence() < 0 ? null
-          : new BatchMetadata(batch.baseSequence(), batch.lastSequence(), batch.baseOffset(),
-              batch.lastOffset(), batch.maxTimestamp());
-      short epoch = known != null && batch.producerEpoch() < known.producerEpoch()
-          ? known.producerEpoch() : batch.producerEpoch();
+      BatchMetadata meta =
+          batch.isControl() || batch.baseSequence() < 0
+              ? null
+              : new BatchMetadata(
+                  batch.baseSequence(),
+                  batch.lastSequence(),
+                  batch.baseOffset(),
+                  batch.lastOffset(),
+                  batch.maxTimestamp());
+      short epoch =
+          known != null && batch.producerEpoch() < known.producerEpoch()
+              ? known.producerEpoch()
+              : batch.producerEpoch();
       producers.put(pid, withBatch(known, pid, epoch, meta, batch.maxTimestamp()));
     }
     mapEndOffset = Math.max(mapEndOffset, batch.nextOffset());
@@ -196,13 +236,17 @@ public final class ProducerStateManager {
 
   // ---- snapshots ----
 
-  /** Writes a snapshot at {@link #mapEndOffset()} and keeps only the newest {@value #SNAPSHOTS_TO_KEEP}. */
+  /**
+   * Writes a snapshot at {@link #mapEndOffset()} and keeps only the newest {@value
+   * #SNAPSHOTS_TO_KEEP}.
+   */
   public void takeSnapshot() {
     if (dir == null) {
       return;
     }
     Path file = snapshotFile(mapEndOffset);
-    CheckpointFile.writeAtomically(file, ProducerSnapshotCodec.encode(mapEndOffset, producers.values()));
+    CheckpointFile.writeAtomically(
+        file, ProducerSnapshotCodec.encode(mapEndOffset, producers.values()));
     List<Long> offsets = new ArrayList<>(snapshotOffsets());
     for (int i = 0; i < offsets.size() - SNAPSHOTS_TO_KEEP; i++) {
       deleteSnapshot(offsets.get(i));
@@ -220,15 +264,17 @@ public final class ProducerStateManager {
       return out;
     }
     try (Stream<Path> files = Files.list(dir)) {
-      files.map(p -> p.getFileName().toString())
+      files
+          .map(p -> p.getFileName().toString())
           .filter(n -> n.endsWith(SNAPSHOT_SUFFIX) && n.length() == 20 + SNAPSHOT_SUFFIX.length())
-          .forEach(n -> {
-            try {
-              out.add(Long.parseLong(n.substring(0, 20)));
-            } catch (NumberFormatException ignored) {
-              // not one of ours
-            }
-          });
+          .forEach(
+              n -> {
+                try {
+                  out.add(Long.parseLong(n.substring(0, 20)));
+                } catch (NumberFormatException ignored) {
+                  // not one of ours
+                }
+              });
     } catch (IOException e) {
       throw new LogStorageException(logPrefix + "cannot list " + dir + ": " + e.getMessage(), e);
     }
@@ -239,7 +285,8 @@ public final class ProducerStateManager {
     try {
       Files.deleteIfExists(snapshotFile(offset));
     } catch (IOException e) {
-      throw new LogStorageException(logPrefix + "cannot delete snapshot " + snapshotFile(offset), e);
+      throw new LogStorageException(
+          logPrefix + "cannot delete snapshot " + snapshotFile(offset), e);
     }
   }
 
@@ -258,7 +305,8 @@ public final class ProducerStateManager {
     mapEndOffset = fallbackStartOffset;
     for (long o : snapshotOffsets().descendingSet()) {
       try {
-        ProducerSnapshotCodec.Snapshot s = ProducerSnapshotCodec.decode(Files.readAllBytes(snapshotFile(o)));
+        ProducerSnapshotCodec.Snapshot s =
+            ProducerSnapshotCodec.decode(Files.readAllBytes(snapshotFile(o)));
         if (s.snapshotOffset() != o) {
           throw new IllegalArgumentException("holds offset " + s.snapshotOffset());
         }
@@ -266,7 +314,10 @@ public final class ProducerStateManager {
         mapEndOffset = Math.max(o, fallbackStartOffset);
         return;
       } catch (IOException | IllegalArgumentException e) {
-        log.warn("{}producer snapshot {} is unusable ({}); deleting it", logPrefix, snapshotFile(o),
+        log.warn(
+            "{}producer snapshot {} is unusable ({}); deleting it",
+            logPrefix,
+            snapshotFile(o),
             e.getMessage());
         deleteSnapshot(o);
       }

@@ -2,6 +2,7 @@
  * The partition log: Spool's storage engine (ARCHITECTURE §4 "Log storage").
  *
  * <h2>On disk</h2>
+ *
  * <pre>
  * &lt;data.dir&gt;/
  *   .spool_cleanshutdown                 empty marker, written last by a clean shutdown, removed at open
@@ -19,28 +20,30 @@
  * </pre>
  *
  * <h2>Threads</h2>
- * A {@link dev.spool.broker.log.PartitionLog} is mutated by one owner thread at a time (a concurrent
- * mutation is detected and refused); reads, timestamp lookups and offset getters are lock-free from
- * any thread. {@link dev.spool.broker.log.LogManager} owns a scheduler for checkpoints, retention
- * (handed to the partition's owner through a {@code PartitionExecutor}), post-roll flushes and
- * delayed file deletion.
+ *
+ * A {@link dev.spool.broker.log.PartitionLog} is mutated by one owner thread at a time (a
+ * concurrent mutation is detected and refused); reads, timestamp lookups and offset getters are
+ * lock-free from any thread. {@link dev.spool.broker.log.LogManager} owns a scheduler for
+ * checkpoints, retention (handed to the partition's owner through a {@code PartitionExecutor}),
+ * post-roll flushes and delayed file deletion.
  *
  * <h2>Choices, and where Spool differs from Kafka</h2>
+ *
  * <ul>
  *   <li>Spool never compacts, so offsets are contiguous; recovery requires it, which also catches a
- *       corrupted base offset (a field the CRC does not cover).</li>
+ *       corrupted base offset (a field the CRC does not cover).
  *   <li>Compressed batches are accepted and stored as opaque bytes; their records cannot be
  *       iterated, so their timestamps are checked at batch level and a timestamp lookup landing in
- *       one answers with its base offset.</li>
+ *       one answers with its base offset.
  *   <li>Every batch (not every append) may get an index entry, so a fetch usually finds its batch
- *       with one header read.</li>
- *   <li>After a crash, recovery scans from the segment holding the recovery point; corruption
- *       below the recovery point (flushed data) is logged as an error and still ends the log
- *       there, since nothing after a bad batch can be trusted.</li>
+ *       with one header read.
+ *   <li>After a crash, recovery scans from the segment holding the recovery point; corruption below
+ *       the recovery point (flushed data) is logged as an error and still ends the log there, since
+ *       nothing after a bad batch can be trusted.
  *   <li>{@code segment.ms} counts from when the active segment was created or, after a restart,
- *       opened (Kafka uses the first batch's timestamp).</li>
+ *       opened (Kafka uses the first batch's timestamp).
  *   <li>No transaction index yet: transactional batches are stored and replicated, but aborted
- *       ranges are not tracked (read_committed needs it; it waits for transactions).</li>
+ *       ranges are not tracked (read_committed needs it; it waits for transactions).
  * </ul>
  */
 package dev.spool.broker.log;

@@ -22,8 +22,14 @@ public final class BrokerServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(BrokerServer.class);
 
   /** Network limits and sizes; the node builds it from its config keys. */
-  public record Settings(String bindHost, int bindPort, int networkThreads, int maxFrameBytes,
-      int maxInFlightPerConnection, long maxQueuedRequestBytes, long connectionMaxIdleMs,
+  public record Settings(
+      String bindHost,
+      int bindPort,
+      int networkThreads,
+      int maxFrameBytes,
+      int maxInFlightPerConnection,
+      long maxQueuedRequestBytes,
+      long connectionMaxIdleMs,
       String logPrefix) {}
 
   private final Settings settings;
@@ -43,34 +49,54 @@ public final class BrokerServer implements AutoCloseable {
   public void start() {
     boss = Transport.group(1, "spool-accept");
     workers = Transport.group(settings.networkThreads(), "spool-network");
-    ServerBootstrap b = new ServerBootstrap()
-        .group(boss, workers)
-        .channel(Transport.serverChannel())
-        .option(ChannelOption.SO_BACKLOG, 1024)
-        .option(ChannelOption.SO_REUSEADDR, true)
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
-            new WriteBufferWaterMark(1 << 20, 4 << 20))
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline()
-                .addLast("idle", new IdleStateHandler(0, 0, settings.connectionMaxIdleMs(),
-                    TimeUnit.MILLISECONDS))
-                .addLast("frames", new FrameDecoder(settings.maxFrameBytes()))
-                .addLast("requests", new ConnectionHandler(dispatcher, memory,
-                    settings.maxInFlightPerConnection(), settings.logPrefix()));
-          }
-        });
+    ServerBootstrap b =
+        new ServerBootstrap()
+            .group(boss, workers)
+            .channel(Transport.serverChannel())
+            .option(ChannelOption.SO_BACKLOG, 1024)
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(
+                ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 4 << 20))
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast(
+                            "idle",
+                            new IdleStateHandler(
+                                0, 0, settings.connectionMaxIdleMs(), TimeUnit.MILLISECONDS))
+                        .addLast("frames", new FrameDecoder(settings.maxFrameBytes()))
+                        .addLast(
+                            "requests",
+                            new ConnectionHandler(
+                                dispatcher,
+                                memory,
+                                settings.maxInFlightPerConnection(),
+                                settings.logPrefix()));
+                  }
+                });
     try {
-      serverChannel = b.bind(settings.bindHost(), settings.bindPort()).syncUninterruptibly().channel();
+      serverChannel =
+          b.bind(settings.bindHost(), settings.bindPort()).syncUninterruptibly().channel();
     } catch (RuntimeException e) {
       close();
-      throw new IllegalStateException("cannot listen on " + settings.bindHost() + ":"
-          + settings.bindPort() + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot listen on "
+              + settings.bindHost()
+              + ":"
+              + settings.bindPort()
+              + ": "
+              + e.getMessage(),
+          e);
     }
-    log.info("{} listening on {} ({} transport, {} network threads)", settings.logPrefix(),
-        serverChannel.localAddress(), Transport.name(), settings.networkThreads());
+    log.info(
+        "{} listening on {} ({} transport, {} network threads)",
+        settings.logPrefix(),
+        serverChannel.localAddress(),
+        Transport.name(),
+        settings.networkThreads());
   }
 
   public int boundPort() {

@@ -19,18 +19,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One client connection: parses frames, dispatches requests, and writes responses strictly in
- * request order although requests complete out of order (pipelining). Owned by the channel's
- * event loop; completions from other threads hop onto it.
+ * request order although requests complete out of order (pipelining). Owned by the channel's event
+ * loop; completions from other threads hop onto it.
  *
  * <p>A request that arrives while earlier ones are unanswered fires their {@link
- * NewerRequestSignal}: a fetch waiting in long poll then answers with what it has, since its
- * answer would otherwise hold back this one's.
+ * NewerRequestSignal}: a fetch waiting in long poll then answers with what it has, since its answer
+ * would otherwise hold back this one's.
  *
  * <p>Limits: at most {@code maxInFlight} unanswered requests (then reading pauses), the shared
  * {@link RequestMemoryPool} for bytes held by unanswered requests, and reading pauses while the
  * socket is not writable (a client that never reads its responses stops being read from, so it
- * cannot make the broker buffer more). A frame that cannot be parsed closes the connection with
- * one log line; an unknown API gets UNSUPPORTED_VERSION and the connection is closed after it.
+ * cannot make the broker buffer more). A frame that cannot be parsed closes the connection with one
+ * log line; an unknown API gets UNSUPPORTED_VERSION and the connection is closed after it.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
@@ -60,8 +60,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private boolean closing;
   private boolean waitingForMemory;
 
-  ConnectionHandler(RequestDispatcher dispatcher, RequestMemoryPool memory, int maxInFlight,
-      String logPrefix) {
+  ConnectionHandler(
+      RequestDispatcher dispatcher, RequestMemoryPool memory, int maxInFlight, String logPrefix) {
     this.dispatcher = dispatcher;
     this.memory = memory;
     this.maxInFlight = maxInFlight;
@@ -95,7 +95,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     Pending p = new Pending(header.getCorrelationId(), frameBuffer);
     for (Pending earlier : pending) {
       if (earlier.response == null) {
-        earlier.newerRequest.fire(); // a long-polling fetch answers now rather than hold this one back
+        earlier.newerRequest
+            .fire(); // a long-polling fetch answers now rather than hold this one back
       }
     }
     pending.add(p);
@@ -105,49 +106,81 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     ApiKey key = header.getApiKey();
     var handler = dispatcher.handler(key);
     if (handler.isEmpty() || key == ApiKey.UNRECOGNIZED) {
-      log.warn("{} unknown API key {} from {}, closing the connection", logPrefix,
-          header.getApiKeyValue(), connectionId);
-      complete(p, Response.requestError(ErrorCode.UNSUPPORTED_VERSION,
-          "unknown API key " + header.getApiKeyValue(), true), null);
+      log.warn(
+          "{} unknown API key {} from {}, closing the connection",
+          logPrefix,
+          header.getApiKeyValue(),
+          connectionId);
+      complete(
+          p,
+          Response.requestError(
+              ErrorCode.UNSUPPORTED_VERSION, "unknown API key " + header.getApiKeyValue(), true),
+          null);
       return;
     }
     if (!dispatcher.supports(key, header.getApiVersion())) {
-      complete(p, Response.requestError(ErrorCode.UNSUPPORTED_VERSION, key + " version "
-          + header.getApiVersion() + " is not supported; see ApiVersions", false), null);
+      complete(
+          p,
+          Response.requestError(
+              ErrorCode.UNSUPPORTED_VERSION,
+              key + " version " + header.getApiVersion() + " is not supported; see ApiVersions",
+              false),
+          null);
       return;
     }
     CompletableFuture<Response> future;
     try {
-      future = handler.get().handle(new RequestContext(header, frame, frameBuffer, connectionId,
-          ctx.channel().remoteAddress(), System.nanoTime(), p.newerRequest));
+      future =
+          handler
+              .get()
+              .handle(
+                  new RequestContext(
+                      header,
+                      frame,
+                      frameBuffer,
+                      connectionId,
+                      ctx.channel().remoteAddress(),
+                      System.nanoTime(),
+                      p.newerRequest));
     } catch (InvalidFrameException e) {
-      log.warn("{} malformed {} request from {}: {}; closing the connection", logPrefix, key,
-          connectionId, e.getMessage());
+      log.warn(
+          "{} malformed {} request from {}: {}; closing the connection",
+          logPrefix,
+          key,
+          connectionId,
+          e.getMessage());
       complete(p, Response.requestError(ErrorCode.INVALID_REQUEST, e.getMessage(), true), null);
       return;
     } catch (RuntimeException e) {
       future = CompletableFuture.failedFuture(e);
     }
-    future.whenComplete((r, err) -> {
-      if (ctx.executor().inEventLoop()) {
-        complete(p, r, err);
-      } else {
-        ctx.executor().execute(() -> complete(p, r, err));
-      }
-    });
+    future.whenComplete(
+        (r, err) -> {
+          if (ctx.executor().inEventLoop()) {
+            complete(p, r, err);
+          } else {
+            ctx.executor().execute(() -> complete(p, r, err));
+          }
+        });
   }
 
   private void complete(Pending p, Response response, Throwable error) {
     if (error != null) {
-      Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-          ? error.getCause() : error;
+      Throwable cause =
+          error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+              ? error.getCause()
+              : error;
       if (cause instanceof InvalidFrameException) {
-        log.warn("{} malformed request from {}: {}; closing the connection", logPrefix,
-            connectionId, cause.getMessage());
+        log.warn(
+            "{} malformed request from {}: {}; closing the connection",
+            logPrefix,
+            connectionId,
+            cause.getMessage());
         response = Response.requestError(ErrorCode.INVALID_REQUEST, cause.getMessage(), true);
       } else {
         log.error("{} request {} from {} failed", logPrefix, p.correlationId, connectionId, cause);
-        response = Response.requestError(ErrorCode.UNKNOWN_SERVER_ERROR, String.valueOf(cause), false);
+        response =
+            Response.requestError(ErrorCode.UNKNOWN_SERVER_ERROR, String.valueOf(cause), false);
       }
     }
     p.response = response;
@@ -175,7 +208,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       }
       if (r.closeAfterSend()) {
         closing = true;
-        ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
+            .addListener(ChannelFutureListener.CLOSE);
         wrote = false;
       }
     }
@@ -190,8 +224,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     if (r.requestError() != ErrorCode.NONE) {
       header.setErrorCode(r.requestError()).setErrorMessage(r.requestErrorMessage());
     }
-    ByteBuf prefix = Frame.encodePrefix(ctx.alloc(), header.build(),
-        r.body() == null ? com.google.protobuf.Empty.getDefaultInstance() : r.body(), r.recordBytes());
+    ByteBuf prefix =
+        Frame.encodePrefix(
+            ctx.alloc(),
+            header.build(),
+            r.body() == null ? com.google.protobuf.Empty.getDefaultInstance() : r.body(),
+            r.recordBytes());
     ctx.write(prefix, ctx.voidPromise());
     for (Object part : r.recordParts()) {
       ctx.write(part).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
@@ -218,10 +256,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
     if (!memoryOk && !waitingForMemory) {
       waitingForMemory = true;
-      memory.awaitAvailable(() -> ctx.executor().execute(() -> {
-        waitingForMemory = false;
-        updateReading();
-      }));
+      memory.awaitAvailable(
+          () ->
+              ctx.executor()
+                  .execute(
+                      () -> {
+                        waitingForMemory = false;
+                        updateReading();
+                      }));
     }
   }
 
@@ -243,7 +285,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     Throwable c = cause.getCause() instanceof InvalidFrameException ? cause.getCause() : cause;
-    if (c instanceof InvalidFrameException || c instanceof io.netty.handler.codec.DecoderException) {
+    if (c instanceof InvalidFrameException
+        || c instanceof io.netty.handler.codec.DecoderException) {
       closeWithReason(c.getMessage());
     } else if (c instanceof IOException) {
       log.debug("{} connection {} failed: {}", logPrefix, connectionId, c.toString());
@@ -269,7 +312,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     super.channelInactive(ctx);
   }
 
-  /** The connection is gone: release whatever is answered; the rest is released when it completes. */
+  /**
+   * The connection is gone: release whatever is answered; the rest is released when it completes.
+   */
   private void drainOnClose() {
     while (!pending.isEmpty() && pending.peek().response != null) {
       Pending p = pending.poll();

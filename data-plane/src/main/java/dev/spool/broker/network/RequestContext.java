@@ -7,18 +7,36 @@ import io.netty.buffer.ByteBuf;
 import java.net.SocketAddress;
 
 /**
- * One received request: its header, its frame sections (views over the received buffer, valid
- * until the response completes), where it came from, and the signal that a newer request arrived
- * on the same connection (see {@link NewerRequestSignal}). Handlers that keep record data past
- * the response (they should not) must retain it themselves.
+ * One received request: its header, its frame sections (views over the received buffer, valid until
+ * the response completes), where it came from, and the signal that a newer request arrived on the
+ * same connection (see {@link NewerRequestSignal}). Handlers that keep record data past the
+ * response (they should not) must retain it themselves.
  */
-public record RequestContext(RequestHeader header, Frame frame, ByteBuf frameBuffer,
-    String connectionId, SocketAddress remoteAddress, long receivedNanos, NewerRequestSignal newerRequest) {
+public record RequestContext(
+    RequestHeader header,
+    Frame frame,
+    ByteBuf frameBuffer,
+    String connectionId,
+    SocketAddress remoteAddress,
+    long receivedNanos,
+    NewerRequestSignal newerRequest) {
 
   /** A request whose connection never signals a newer request (tests, internal callers). */
-  public RequestContext(RequestHeader header, Frame frame, ByteBuf frameBuffer, String connectionId,
-      SocketAddress remoteAddress, long receivedNanos) {
-    this(header, frame, frameBuffer, connectionId, remoteAddress, receivedNanos, new NewerRequestSignal());
+  public RequestContext(
+      RequestHeader header,
+      Frame frame,
+      ByteBuf frameBuffer,
+      String connectionId,
+      SocketAddress remoteAddress,
+      long receivedNanos) {
+    this(
+        header,
+        frame,
+        frameBuffer,
+        connectionId,
+        remoteAddress,
+        receivedNanos,
+        new NewerRequestSignal());
   }
 
   public ApiKey apiKey() {

@@ -6,7 +6,9 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
 
-/** Maps API keys to their handlers; the versions it answers are those of {@link ApiVersionTable}. */
+/**
+ * Maps API keys to their handlers; the versions it answers are those of {@link ApiVersionTable}.
+ */
 public final class RequestDispatcher {
   private final Map<ApiKey, RequestHandler> handlers = new EnumMap<>(ApiKey.class);
   private final ApiVersionTable versions;

@@ -5,10 +5,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Bounds the bytes held by requests that have been read but not yet answered, across all
- * connections (backpressure, not out-of-memory). A connection whose read pushes the total over
- * the limit stops reading; it is resumed when enough memory is released. A single request is
- * always admitted when the pool is below its limit, so a frame up to the frame-size limit can
- * never deadlock the pool.
+ * connections (backpressure, not out-of-memory). A connection whose read pushes the total over the
+ * limit stops reading; it is resumed when enough memory is released. A single request is always
+ * admitted when the pool is below its limit, so a frame up to the frame-size limit can never
+ * deadlock the pool.
  */
 final class RequestMemoryPool {
   private final long limitBytes;

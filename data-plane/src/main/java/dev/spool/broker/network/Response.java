@@ -6,8 +6,8 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.List;
 
 /**
- * What a handler answers: a protobuf body plus record data parts written after it, in order.
- * A part is a Netty {@code ByteBuf} or {@code FileRegion}; ownership of every part passes to the
+ * What a handler answers: a protobuf body plus record data parts written after it, in order. A part
+ * is a Netty {@code ByteBuf} or {@code FileRegion}; ownership of every part passes to the
  * connection, which writes or releases it. A request-level error has no body; {@link #none()} is
  * the answer to a request that gets no response (produce with acks=0).
  */
@@ -21,8 +21,13 @@ public final class Response {
   private final String requestErrorMessage;
   private final boolean closeAfterSend;
 
-  private Response(MessageLite body, List<Object> recordParts, long recordBytes,
-      ErrorCode requestError, String requestErrorMessage, boolean closeAfterSend) {
+  private Response(
+      MessageLite body,
+      List<Object> recordParts,
+      long recordBytes,
+      ErrorCode requestError,
+      String requestErrorMessage,
+      boolean closeAfterSend) {
     this.body = body;
     this.recordParts = recordParts;
     this.recordBytes = recordBytes;

@@ -5,30 +5,30 @@ import java.util.Optional;
 /**
  * Leader-epoch based log divergence (Kafka KIP-101/KIP-279/KIP-595), pure.
  *
- * <p>A fetcher (follower or consumer) tells the leader the epoch of the last batch it holds
- * ({@code lastFetchedEpoch}) and the offset it wants next. Its log matches the leader's below
- * {@code fetchOffset} only if the leader's history has that epoch lasting at least to
- * {@code fetchOffset}. Otherwise the leader answers with the largest epoch it has at or below
- * {@code lastFetchedEpoch} and that epoch's end offset, and the fetcher truncates. Truncation is
- * always decided by epochs, never by the high watermark alone: a high watermark can lag (it is
- * propagated lazily) and truncating to it could drop records a new leader already committed, or
- * keep records it never had.
+ * <p>A fetcher (follower or consumer) tells the leader the epoch of the last batch it holds ({@code
+ * lastFetchedEpoch}) and the offset it wants next. Its log matches the leader's below {@code
+ * fetchOffset} only if the leader's history has that epoch lasting at least to {@code fetchOffset}.
+ * Otherwise the leader answers with the largest epoch it has at or below {@code lastFetchedEpoch}
+ * and that epoch's end offset, and the fetcher truncates. Truncation is always decided by epochs,
+ * never by the high watermark alone: a high watermark can lag (it is propagated lazily) and
+ * truncating to it could drop records a new leader already committed, or keep records it never had.
  */
 public final class Divergence {
   private Divergence() {}
 
   /**
-   * Leader side: empty when the fetch is consistent with the leader's log, else the diverging
-   * epoch and end offset to send back. {@code lastFetchedEpoch < 0} (an empty fetcher log, or a
-   * fetcher that does not track epochs) is never diverging.
+   * Leader side: empty when the fetch is consistent with the leader's log, else the diverging epoch
+   * and end offset to send back. {@code lastFetchedEpoch < 0} (an empty fetcher log, or a fetcher
+   * that does not track epochs) is never diverging.
    */
-  public static Optional<EpochEndOffset> check(EpochLookup leaderLog, int lastFetchedEpoch,
-      long fetchOffset) {
+  public static Optional<EpochEndOffset> check(
+      EpochLookup leaderLog, int lastFetchedEpoch, long fetchOffset) {
     if (lastFetchedEpoch < 0) {
       return Optional.empty();
     }
     EpochEndOffset leader = leaderLog.endOffsetFor(lastFetchedEpoch);
-    if (leader.isUndefined() || leader.epoch() < lastFetchedEpoch
+    if (leader.isUndefined()
+        || leader.epoch() < lastFetchedEpoch
         || leader.endOffset() < fetchOffset) {
       return Optional.of(leader);
     }
@@ -42,12 +42,12 @@ public final class Divergence {
    * logs agree up to the smaller of both end offsets. If its largest epoch at or below is an older
    * one, the logs agree at most up to where that older epoch ends on the follower (and never past
    * the leader's end offset); the next fetch carries that older epoch and the leader checks again,
-   * so a few rounds converge on the true divergence point. An undefined answer from the leader
-   * (it has no epoch that old, e.g. after retention) truncates to the leader's end offset, which is
+   * so a few rounds converge on the true divergence point. An undefined answer from the leader (it
+   * has no epoch that old, e.g. after retention) truncates to the leader's end offset, which is
    * then its log start (a follower fetching below it gets OFFSET_OUT_OF_RANGE and starts over).
    */
-  public static long followerTruncationOffset(EpochEndOffset diverging, EpochLookup followerLog,
-      long followerLogEndOffset) {
+  public static long followerTruncationOffset(
+      EpochEndOffset diverging, EpochLookup followerLog, long followerLogEndOffset) {
     if (diverging.isUndefined()) {
       return 0L;
     }

@@ -1,9 +1,8 @@
 package dev.spool.broker.replication;
 
 /**
- * A log's leader-epoch history as the divergence logic needs it (the storage engine's
- * leader-epoch cache implements it): the largest epoch at or below {@code epoch} and where it
- * ends.
+ * A log's leader-epoch history as the divergence logic needs it (the storage engine's leader-epoch
+ * cache implements it): the largest epoch at or below {@code epoch} and where it ends.
  */
 @FunctionalInterface
 public interface EpochLookup {

@@ -10,8 +10,13 @@ package dev.spool.broker.replication;
  * @param maxBytes bytes for this partition
  * @param minOneBatch return a whole first batch even when it is larger than {@code maxBytes}
  */
-public record FetchParams(int replicaId, long fetchOffset, int currentLeaderEpoch,
-    int lastFetchedEpoch, int maxBytes, boolean minOneBatch) {
+public record FetchParams(
+    int replicaId,
+    long fetchOffset,
+    int currentLeaderEpoch,
+    int lastFetchedEpoch,
+    int maxBytes,
+    boolean minOneBatch) {
 
   public boolean isFollower() {
     return replicaId >= 0;

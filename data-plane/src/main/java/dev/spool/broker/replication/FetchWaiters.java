@@ -8,20 +8,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Fetches in long poll, by partition: a waiting fetch is woken once when one of its partitions
- * gets something it may want. Consumers read only below the high watermark, so they wake on high
+ * Fetches in long poll, by partition: a waiting fetch is woken once when one of its partitions gets
+ * something it may want. Consumers read only below the high watermark, so they wake on high
  * watermark moves; followers wake on appends (new data to replicate), not on high watermark moves
  * alone: every append costs a follower one fetch round trip already, and waking it again for the
  * high watermark (which the next answer carries anyway) doubled the replication traffic of a
- * lightly loaded partition, with a worker hop on both brokers each time (as Kafka, an idle
- * follower learns the last high watermark when its long poll ends). Leadership changes wake
- * both. A woken fetch reads again and answers, or waits again if it still has too little and
- * time is left.
+ * lightly loaded partition, with a worker hop on both brokers each time (as Kafka, an idle follower
+ * learns the last high watermark when its long poll ends). Leadership changes wake both. A woken
+ * fetch reads again and answers, or waits again if it still has too little and time is left.
  *
- * <p>Threads: {@link #watch} from Netty threads, {@link #wake} from partition workers,
- * {@link Waiter#cancel} from timers; everything here is concurrent and lock-free. Limit: at most
- * {@code maxWaiters} fetches wait at once; {@link #watch} refuses more (the fetch then answers
- * at once with what it has).
+ * <p>Threads: {@link #watch} from Netty threads, {@link #wake} from partition workers, {@link
+ * Waiter#cancel} from timers; everything here is concurrent and lock-free. Limit: at most {@code
+ * maxWaiters} fetches wait at once; {@link #watch} refuses more (the fetch then answers at once
+ * with what it has).
  */
 public final class FetchWaiters {
   /** One waiting fetch. {@link #fire} runs at most once. */
@@ -69,7 +68,8 @@ public final class FetchWaiters {
     }
   }
 
-  private final ConcurrentHashMap<TopicPartition, Set<Waiter>> byPartition = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<TopicPartition, Set<Waiter>> byPartition =
+      new ConcurrentHashMap<>();
   private final AtomicInteger waiting = new AtomicInteger();
   private final int maxWaiters;
 

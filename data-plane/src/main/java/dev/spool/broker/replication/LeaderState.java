@@ -10,25 +10,26 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * A partition leader's view of its followers: their log end offsets, whether they are in sync,
- * the ISR (committed and pending) and the high watermark. Pure: no threads, no I/O, time passed
- * in. Owned by the partition's owner thread.
+ * A partition leader's view of its followers: their log end offsets, whether they are in sync, the
+ * ISR (committed and pending) and the high watermark. Pure: no threads, no I/O, time passed in.
+ * Owned by the partition's owner thread.
  *
  * <p>Rules (ARCHITECTURE §4, as Kafka's {@code Partition}):
+ *
  * <ul>
  *   <li>High watermark = min log end offset over the <em>maximal</em> ISR (the leader included).
  *       While a shrink is pending at the quorum the old, larger ISR counts; an expansion counts at
  *       once. A follower whose log end offset is unknown in this epoch (it has not fetched since
  *       this broker became leader) holds the high watermark where it is. The high watermark never
- *       decreases.</li>
- *   <li>A follower is caught up at time t when a fetch at t reached the leader's log end offset,
- *       or reached the leader's log end offset as of its previous fetch (then it was caught up at
- *       that previous fetch). A member not caught up for {@code replica.lag.time.max.ms} is
- *       proposed for removal.</li>
- *   <li>A replica outside the ISR is proposed for addition once its log end offset reaches both
- *       the high watermark and the start offset of the current leader epoch.</li>
+ *       decreases.
+ *   <li>A follower is caught up at time t when a fetch at t reached the leader's log end offset, or
+ *       reached the leader's log end offset as of its previous fetch (then it was caught up at that
+ *       previous fetch). A member not caught up for {@code replica.lag.time.max.ms} is proposed for
+ *       removal.
+ *   <li>A replica outside the ISR is proposed for addition once its log end offset reaches both the
+ *       high watermark and the start offset of the current leader epoch.
  *   <li>At most one ISR change is in flight; it ends when the quorum commits it (or a newer
- *       partition state arrives) or fails.</li>
+ *       partition state arrives) or fails.
  * </ul>
  */
 public final class LeaderState {
@@ -52,11 +53,23 @@ public final class LeaderState {
   private Set<Integer> pendingIsr;
   private long highWatermark;
 
-  public LeaderState(int localBrokerId, List<Integer> replicas, Set<Integer> isr, int leaderEpoch,
-      int partitionEpoch, long leaderEpochStartOffset, long highWatermark, long nowMs) {
+  public LeaderState(
+      int localBrokerId,
+      List<Integer> replicas,
+      Set<Integer> isr,
+      int leaderEpoch,
+      int partitionEpoch,
+      long leaderEpochStartOffset,
+      long highWatermark,
+      long nowMs) {
     if (!replicas.contains(localBrokerId) || !isr.contains(localBrokerId)) {
-      throw new IllegalArgumentException("leader " + localBrokerId + " must be a replica and in the ISR: replicas="
-          + replicas + " isr=" + isr);
+      throw new IllegalArgumentException(
+          "leader "
+              + localBrokerId
+              + " must be a replica and in the ISR: replicas="
+              + replicas
+              + " isr="
+              + isr);
     }
     this.localBrokerId = localBrokerId;
     this.replicas = List.copyOf(replicas);
@@ -125,11 +138,15 @@ public final class LeaderState {
   }
 
   /**
-   * Records a follower fetch whose epoch check passed: the follower's log matches ours below
-   * {@code fetchOffset}. Returns the (possibly advanced) high watermark.
+   * Records a follower fetch whose epoch check passed: the follower's log matches ours below {@code
+   * fetchOffset}. Returns the (possibly advanced) high watermark.
    */
-  public long onFollowerFetch(int followerId, long followerBrokerEpoch, long fetchOffset,
-      long leaderLogEndOffset, long nowMs) {
+  public long onFollowerFetch(
+      int followerId,
+      long followerBrokerEpoch,
+      long fetchOffset,
+      long leaderLogEndOffset,
+      long nowMs) {
     FollowerProgress p = followers.get(followerId);
     if (p == null) {
       throw new IllegalArgumentException("broker " + followerId + " is not a replica: " + replicas);
@@ -194,7 +211,10 @@ public final class LeaderState {
     return Optional.of(Collections.unmodifiableSet(proposed));
   }
 
-  /** The ISR to propose with {@code followerId} added, when it has caught up and nothing is in flight. */
+  /**
+   * The ISR to propose with {@code followerId} added, when it has caught up and nothing is in
+   * flight.
+   */
   public Optional<Set<Integer>> proposeExpand(int followerId) {
     if (pendingIsr != null || isr.contains(followerId)) {
       return Optional.empty();

@@ -33,34 +33,50 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One local replica of a partition: its {@link PartitionLog}, its {@link ReplicaRole}, the
- * {@link LeaderState} while it leads, the known leader and epoch while it follows, and the
- * acks=all produces waiting for the high watermark (the partition's purgatory).
+ * One local replica of a partition: its {@link PartitionLog}, its {@link ReplicaRole}, the {@link
+ * LeaderState} while it leads, the known leader and epoch while it follows, and the acks=all
+ * produces waiting for the high watermark (the partition's purgatory).
  *
- * <p>Threads: every method that is not documented "any thread" runs on the partition's owner
- * thread (its partition worker in production, the simulator's single thread in the simulation):
- * nothing here locks. {@link #role()}, {@link #leaderEpoch()}, {@link #leaderId()} and
- * {@link #followerFetchState()} read volatile fields and may be called from any thread.
- * Collaborators are injected (clock, log, {@link PartitionListener}), so the simulation drives
- * exactly this code synchronously.
+ * <p>Threads: every method that is not documented "any thread" runs on the partition's owner thread
+ * (its partition worker in production, the simulator's single thread in the simulation): nothing
+ * here locks. {@link #role()}, {@link #leaderEpoch()}, {@link #leaderId()} and {@link
+ * #followerFetchState()} read volatile fields and may be called from any thread. Collaborators are
+ * injected (clock, log, {@link PartitionListener}), so the simulation drives exactly this code
+ * synchronously.
  *
  * <p>Invariants enforced here (see package-info): the leader's high watermark never decreases; an
- * acks=all produce completes only once the high watermark passes its last offset, computed over
- * the maximal ISR; a replica that stops leading fails its waiting produces; a follower truncates
- * only by leader epochs (diverging epoch) or below the leader's log start, never by the high
- * watermark. A broken invariant takes the partition OFFLINE rather than let it go on.
+ * acks=all produce completes only once the high watermark passes its last offset, computed over the
+ * maximal ISR; a replica that stops leading fails its waiting produces; a follower truncates only
+ * by leader epochs (diverging epoch) or below the leader's log start, never by the high watermark.
+ * A broken invariant takes the partition OFFLINE rather than let it go on.
  */
 public final class Partition {
   private static final Logger log = LoggerFactory.getLogger(Partition.class);
 
   /** What {@link #applyPartitionState} did. */
-  public enum StateChange { STALE, UNCHANGED, BECAME_LEADER, BECAME_FOLLOWER, ISR_UPDATED }
+  public enum StateChange {
+    STALE,
+    UNCHANGED,
+    BECAME_LEADER,
+    BECAME_FOLLOWER,
+    ISR_UPDATED
+  }
 
   /** What {@link #processFetchResponse} did with one partition of a follower fetch answer. */
-  public enum FollowerOutcome { APPENDED, TRUNCATED, NOTHING, STALE, RETRY_LATER, OFFLINE }
+  public enum FollowerOutcome {
+    APPENDED,
+    TRUNCATED,
+    NOTHING,
+    STALE,
+    RETRY_LATER,
+    OFFLINE
+  }
 
   /** An acks=all produce waiting until the high watermark reaches {@code requiredOffset}. */
-  private record PendingProduce(long requiredOffset, long deadlineMs, ProduceResult success,
+  private record PendingProduce(
+      long requiredOffset,
+      long deadlineMs,
+      ProduceResult success,
       CompletableFuture<ProduceResult> future) {}
 
   private final TopicPartition tp;
@@ -85,7 +101,11 @@ public final class Partition {
   private IsrChange inFlightIsrChange;
   private boolean awaitingIsrAnswer;
 
-  public Partition(TopicPartition tp, PartitionLog log, Clock clock, PartitionListener listener,
+  public Partition(
+      TopicPartition tp,
+      PartitionLog log,
+      Clock clock,
+      PartitionListener listener,
       ReplicationSettings settings) {
     this.tp = tp;
     this.log0 = log;
@@ -141,8 +161,13 @@ public final class Partition {
       return Optional.empty();
     }
     OptionalInt last = log0.leaderEpochCache().latestEpoch();
-    return Optional.of(new FollowerFetchState(leader, epoch, log0.logEndOffset(),
-        last.isPresent() ? last.getAsInt() : -1, log0.logStartOffset()));
+    return Optional.of(
+        new FollowerFetchState(
+            leader,
+            epoch,
+            log0.logEndOffset(),
+            last.isPresent() ? last.getAsInt() : -1,
+            log0.logStartOffset()));
   }
 
   private String prefix() {
@@ -164,8 +189,8 @@ public final class Partition {
   private void transitionTo(ReplicaRole next, String reason) {
     ReplicaRole from = role;
     if (!from.canMoveTo(next)) {
-      throw new IllegalStateException(prefix() + "illegal role change " + from + " -> " + next
-          + " (" + reason + ")");
+      throw new IllegalStateException(
+          prefix() + "illegal role change " + from + " -> " + next + " (" + reason + ")");
     }
     role = next;
     log.info("{}{} -> {}: {}", prefix(), from, next, reason);
@@ -207,13 +232,23 @@ public final class Partition {
     this.leaderEpoch = st.leaderEpoch();
     this.leaderId = st.leader();
     this.leaderState = null;
-    failPendingProduces(ErrorCode.NOT_LEADER_OR_FOLLOWER, "this broker no longer leads " + tp
-        + " (leader " + st.leader() + ", epoch " + st.leaderEpoch() + ")");
+    failPendingProduces(
+        ErrorCode.NOT_LEADER_OR_FOLLOWER,
+        "this broker no longer leads "
+            + tp
+            + " (leader "
+            + st.leader()
+            + ", epoch "
+            + st.leaderEpoch()
+            + ")");
     if (!changed) {
       return StateChange.UNCHANGED;
     }
-    transitionTo(ReplicaRole.FOLLOWER, st.leader() < 0 ? "no leader in epoch " + st.leaderEpoch()
-        : "following broker " + st.leader() + " in epoch " + st.leaderEpoch());
+    transitionTo(
+        ReplicaRole.FOLLOWER,
+        st.leader() < 0
+            ? "no leader in epoch " + st.leaderEpoch()
+            : "following broker " + st.leader() + " in epoch " + st.leaderEpoch());
     listener.onRoleChanged(this, role, leaderId, leaderEpoch);
     return StateChange.BECAME_FOLLOWER;
   }
@@ -222,8 +257,12 @@ public final class Partition {
     long leo = log0.logEndOffset();
     OptionalInt latest = log0.leaderEpochCache().latestEpoch();
     if (latest.isPresent() && latest.getAsInt() > st.leaderEpoch()) {
-      goOffline("the log holds epoch " + latest.getAsInt() + ", newer than the leader epoch "
-          + st.leaderEpoch() + " it was asked to lead in");
+      goOffline(
+          "the log holds epoch "
+              + latest.getAsInt()
+              + ", newer than the leader epoch "
+              + st.leaderEpoch()
+              + " it was asked to lead in");
       return false;
     }
     // The new epoch starts at the current log end offset: a follower whose log holds more in an
@@ -232,13 +271,22 @@ public final class Partition {
     log0.leaderEpochCache().assign(st.leaderEpoch(), leo);
     this.leaderEpoch = st.leaderEpoch();
     this.leaderId = localBrokerId;
-    this.leaderState = new LeaderState(localBrokerId, st.replicas(), new TreeSet<>(st.isr()),
-        st.leaderEpoch(), st.partitionEpoch(), leo, log0.highWatermark(), nowMs);
+    this.leaderState =
+        new LeaderState(
+            localBrokerId,
+            st.replicas(),
+            new TreeSet<>(st.isr()),
+            st.leaderEpoch(),
+            st.partitionEpoch(),
+            leo,
+            log0.highWatermark(),
+            nowMs);
     this.nextIsrProposalMs = 0;
     this.inFlightIsrChange = null;
     this.awaitingIsrAnswer = false;
-    transitionTo(ReplicaRole.LEADER, "leading in epoch " + st.leaderEpoch() + " from offset " + leo
-        + " with ISR " + st.isr());
+    transitionTo(
+        ReplicaRole.LEADER,
+        "leading in epoch " + st.leaderEpoch() + " from offset " + leo + " with ISR " + st.isr());
     maybeIncrementHighWatermark();
     listener.onRoleChanged(this, role, leaderId, leaderEpoch);
     return true;
@@ -271,8 +319,9 @@ public final class Partition {
     }
     offlineReason = reason;
     log.error("{}replica goes OFFLINE: {}", prefix(), reason);
-    failPendingProduces(ErrorCode.STORAGE_ERROR, "replica of " + tp + " on broker "
-        + localBrokerId + " is offline: " + reason);
+    failPendingProduces(
+        ErrorCode.STORAGE_ERROR,
+        "replica of " + tp + " on broker " + localBrokerId + " is offline: " + reason);
     leaderState = null;
     transitionTo(ReplicaRole.OFFLINE, reason);
     listener.onRoleChanged(this, role, leaderId, leaderEpoch);
@@ -282,11 +331,11 @@ public final class Partition {
 
   /**
    * Appends a produce request's batches for this partition. The future completes at once for
-   * errors, acks=0 and acks=1, and for acks=-1 when the high watermark passes the last offset
-   * (or the request times out, or this replica stops leading).
+   * errors, acks=0 and acks=1, and for acks=-1 when the high watermark passes the last offset (or
+   * the request times out, or this replica stops leading).
    */
-  public CompletableFuture<ProduceResult> appendAsLeader(ByteBuffer records, int acks,
-      int clientLeaderEpoch, long timeoutMs) {
+  public CompletableFuture<ProduceResult> appendAsLeader(
+      ByteBuffer records, int acks, int clientLeaderEpoch, long timeoutMs) {
     ProduceResult refused = checkProduce(acks, clientLeaderEpoch);
     if (refused != null) {
       return CompletableFuture.completedFuture(refused);
@@ -297,8 +346,14 @@ public final class Partition {
     } catch (RuntimeException e) {
       return CompletableFuture.completedFuture(appendError(e));
     }
-    ProduceResult ok = new ProduceResult(ErrorCode.NONE, "", info.firstOffset(),
-        info.logAppendTimeMs(), log0.logStartOffset(), null);
+    ProduceResult ok =
+        new ProduceResult(
+            ErrorCode.NONE,
+            "",
+            info.firstOffset(),
+            info.logAppendTimeMs(),
+            log0.logStartOffset(),
+            null);
     if (!info.duplicate() && info.recordCount() > 0) {
       listener.onAppended(tp, log0.logEndOffset());
       maybeIncrementHighWatermark();
@@ -320,22 +375,39 @@ public final class Partition {
       return ProduceResult.error(ErrorCode.INVALID_REQUEST, "acks must be -1, 0 or 1, not " + acks);
     }
     if (role != ReplicaRole.LEADER) {
-      return ProduceResult.error(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker " + localBrokerId
-          + " does not lead " + tp + (role == ReplicaRole.OFFLINE ? " (replica offline: "
-          + offlineReason + ")" : "; leader is " + leaderId + " in epoch " + leaderEpoch), hint());
+      return ProduceResult.error(
+          ErrorCode.NOT_LEADER_OR_FOLLOWER,
+          "broker "
+              + localBrokerId
+              + " does not lead "
+              + tp
+              + (role == ReplicaRole.OFFLINE
+                  ? " (replica offline: " + offlineReason + ")"
+                  : "; leader is " + leaderId + " in epoch " + leaderEpoch),
+          hint());
     }
     ProduceResult fenced = checkLeaderEpoch(clientLeaderEpoch);
     if (fenced != null) {
       return fenced;
     }
     if (acks == -1 && !leaderState.hasMinIsr(minInsyncReplicas)) {
-      return ProduceResult.error(ErrorCode.NOT_ENOUGH_REPLICAS, "the ISR of " + tp + " is "
-          + leaderState.isr() + ", fewer than min.insync.replicas=" + minInsyncReplicas
-          + "; nothing was written");
+      return ProduceResult.error(
+          ErrorCode.NOT_ENOUGH_REPLICAS,
+          "the ISR of "
+              + tp
+              + " is "
+              + leaderState.isr()
+              + ", fewer than min.insync.replicas="
+              + minInsyncReplicas
+              + "; nothing was written");
     }
     if (acks == -1 && pendingProduces.size() >= settings.maxPendingProducesPerPartition()) {
-      return ProduceResult.error(ErrorCode.REQUEST_TIMED_OUT, pendingProduces.size()
-          + " acks=all produces already wait for replication of " + tp + "; nothing was written");
+      return ProduceResult.error(
+          ErrorCode.REQUEST_TIMED_OUT,
+          pendingProduces.size()
+              + " acks=all produces already wait for replication of "
+              + tp
+              + "; nothing was written");
     }
     return null;
   }
@@ -345,11 +417,26 @@ public final class Partition {
       return null;
     }
     if (clientLeaderEpoch < leaderEpoch) {
-      return ProduceResult.error(ErrorCode.FENCED_LEADER_EPOCH, "leader epoch " + clientLeaderEpoch
-          + " is older than the current " + leaderEpoch + " of " + tp, hint());
+      return ProduceResult.error(
+          ErrorCode.FENCED_LEADER_EPOCH,
+          "leader epoch "
+              + clientLeaderEpoch
+              + " is older than the current "
+              + leaderEpoch
+              + " of "
+              + tp,
+          hint());
     }
-    return ProduceResult.error(ErrorCode.UNKNOWN_LEADER_EPOCH, "leader epoch " + clientLeaderEpoch
-        + " is newer than the " + leaderEpoch + " broker " + localBrokerId + " knows for " + tp);
+    return ProduceResult.error(
+        ErrorCode.UNKNOWN_LEADER_EPOCH,
+        "leader epoch "
+            + clientLeaderEpoch
+            + " is newer than the "
+            + leaderEpoch
+            + " broker "
+            + localBrokerId
+            + " knows for "
+            + tp);
   }
 
   private ProduceResult appendError(RuntimeException e) {
@@ -409,10 +496,18 @@ public final class Partition {
       if (copies >= minInsyncReplicas) {
         p.future().complete(p.success());
       } else {
-        p.future().complete(ProduceResult.error(ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-            "written at offset " + p.success().baseOffset() + " but the ISR of " + tp
-                + " shrank to " + copies + " members, below min.insync.replicas="
-                + minInsyncReplicas));
+        p.future()
+            .complete(
+                ProduceResult.error(
+                    ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+                    "written at offset "
+                        + p.success().baseOffset()
+                        + " but the ISR of "
+                        + tp
+                        + " shrank to "
+                        + copies
+                        + " members, below min.insync.replicas="
+                        + minInsyncReplicas));
       }
     }
   }
@@ -433,42 +528,65 @@ public final class Partition {
     long nowMs = clock.monotonicMs();
     if (!pendingProduces.isEmpty()) {
       List<PendingProduce> expired = new ArrayList<>();
-      pendingProduces.removeIf(p -> {
-        if (p.deadlineMs() <= nowMs) {
-          expired.add(p);
-          return true;
-        }
-        return false;
-      });
+      pendingProduces.removeIf(
+          p -> {
+            if (p.deadlineMs() <= nowMs) {
+              expired.add(p);
+              return true;
+            }
+            return false;
+          });
       for (PendingProduce p : expired) {
-        p.future().complete(ProduceResult.error(ErrorCode.REQUEST_TIMED_OUT, "offset "
-            + (p.requiredOffset() - 1) + " of " + tp + " was written but not replicated to the ISR "
-            + (leaderState == null ? "" : leaderState.maximalIsr()) + " within the timeout"));
+        p.future()
+            .complete(
+                ProduceResult.error(
+                    ErrorCode.REQUEST_TIMED_OUT,
+                    "offset "
+                        + (p.requiredOffset() - 1)
+                        + " of "
+                        + tp
+                        + " was written but not replicated to the ISR "
+                        + (leaderState == null ? "" : leaderState.maximalIsr())
+                        + " within the timeout"));
       }
     }
     if (role == ReplicaRole.LEADER) {
       maybeResendIsrChange(nowMs);
     }
     if (role == ReplicaRole.LEADER && nowMs >= nextIsrProposalMs) {
-      leaderState.proposeShrink(nowMs, settings.replicaLagTimeMaxMs())
-          .ifPresent(isr -> proposeIsr(isr, "followers " + leaderState.outOfSyncReplicas(nowMs,
-              settings.replicaLagTimeMaxMs()) + " lag more than replica.lag.time.max.ms="
-              + settings.replicaLagTimeMaxMs()));
+      leaderState
+          .proposeShrink(nowMs, settings.replicaLagTimeMaxMs())
+          .ifPresent(
+              isr ->
+                  proposeIsr(
+                      isr,
+                      "followers "
+                          + leaderState.outOfSyncReplicas(nowMs, settings.replicaLagTimeMaxMs())
+                          + " lag more than replica.lag.time.max.ms="
+                          + settings.replicaLagTimeMaxMs()));
     }
   }
 
   private void proposeIsr(Set<Integer> isr, String why) {
     leaderState.markPending(isr);
     log.info("{}proposing ISR {} (now {}): {}", prefix(), isr, leaderState.isr(), why);
-    inFlightIsrChange = new IsrChange(tp.topic(), topicId, tp.partition(), leaderEpoch,
-        leaderState.partitionEpoch(), List.copyOf(isr));
+    inFlightIsrChange =
+        new IsrChange(
+            tp.topic(),
+            topicId,
+            tp.partition(),
+            leaderEpoch,
+            leaderState.partitionEpoch(),
+            List.copyOf(isr));
     awaitingIsrAnswer = true;
     listener.sendIsrChange(this, inFlightIsrChange);
   }
 
   /** Sends the pending ISR change again when its answer was lost or inconclusive. */
   private void maybeResendIsrChange(long nowMs) {
-    if (inFlightIsrChange != null && !awaitingIsrAnswer && nowMs >= nextIsrProposalMs
+    if (inFlightIsrChange != null
+        && !awaitingIsrAnswer
+        && nowMs >= nextIsrProposalMs
         && leaderState.pendingIsr().isPresent()
         && inFlightIsrChange.partitionEpoch() == leaderState.partitionEpoch()) {
       awaitingIsrAnswer = true;
@@ -479,12 +597,18 @@ public final class Partition {
   /**
    * The quorum's answer to an ISR change. Success installs the new ISR. A refusal that proves the
    * change was not committed (INELIGIBLE_REPLICA, INVALID_REQUEST) drops it. Every other failure
-   * may hide a committed change (the answer to a first attempt was lost): the change stays
-   * pending, so the high watermark keeps counting the maximal ISR, until a newer partition state
-   * from metadata supersedes it or a resend after a backoff gets a conclusive answer.
+   * may hide a committed change (the answer to a first attempt was lost): the change stays pending,
+   * so the high watermark keeps counting the maximal ISR, until a newer partition state from
+   * metadata supersedes it or a resend after a backoff gets a conclusive answer.
    */
-  public void onIsrChangeResult(IsrChange sent, ErrorCode error, String message, int leader,
-      List<Integer> isr, int resultLeaderEpoch, int resultPartitionEpoch) {
+  public void onIsrChangeResult(
+      IsrChange sent,
+      ErrorCode error,
+      String message,
+      int leader,
+      List<Integer> isr,
+      int resultLeaderEpoch,
+      int resultPartitionEpoch) {
     if (role != ReplicaRole.LEADER || sent.leaderEpoch() != leaderEpoch) {
       return; // an answer for an earlier leadership
     }
@@ -503,8 +627,9 @@ public final class Partition {
       completeReadyProduces();
       return;
     }
-    boolean current = leaderState.pendingIsr().isPresent()
-        && sent.partitionEpoch() == leaderState.partitionEpoch();
+    boolean current =
+        leaderState.pendingIsr().isPresent()
+            && sent.partitionEpoch() == leaderState.partitionEpoch();
     if (!current) {
       return;
     }
@@ -516,46 +641,70 @@ public final class Partition {
       log.info("{}ISR change to {} refused: {} {}", prefix(), sent.newIsr(), error, message);
       return;
     }
-    boolean transport = error == ErrorCode.QUORUM_UNAVAILABLE || error == ErrorCode.NOT_CONTROLLER
-        || error == ErrorCode.REQUEST_TIMED_OUT || error == ErrorCode.UNKNOWN_SERVER_ERROR;
+    boolean transport =
+        error == ErrorCode.QUORUM_UNAVAILABLE
+            || error == ErrorCode.NOT_CONTROLLER
+            || error == ErrorCode.REQUEST_TIMED_OUT
+            || error == ErrorCode.UNKNOWN_SERVER_ERROR;
     nextIsrProposalMs = nowMs + settings.isrChangeRetryBackoffMs() * (transport ? 1 : 20);
-    log.info("{}ISR change to {} not confirmed ({} {}); it stays pending until metadata or a resend"
-        + " settles it", prefix(), sent.newIsr(), error, message);
+    log.info(
+        "{}ISR change to {} not confirmed ({} {}); it stays pending until metadata or a resend"
+            + " settles it",
+        prefix(),
+        sent.newIsr(),
+        error,
+        message);
   }
 
   // ---------------------------------------------------------------- owner thread: fetch (leader)
 
   /**
-   * Serves one partition of a fetch, from a consumer or a follower. A follower's fetch (its
-   * epochs checked) records its progress: the high watermark may advance and the follower may
-   * join the ISR. The caller has checked the follower's broker epoch.
+   * Serves one partition of a fetch, from a consumer or a follower. A follower's fetch (its epochs
+   * checked) records its progress: the high watermark may advance and the follower may join the
+   * ISR. The caller has checked the follower's broker epoch.
    */
   public PartitionFetchResult fetch(FetchParams p) {
     if (role != ReplicaRole.LEADER) {
-      return PartitionFetchResult.error(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker "
-          + localBrokerId + " does not lead " + tp + "; leader is " + leaderId + " in epoch "
-          + leaderEpoch, hint());
+      return PartitionFetchResult.error(
+          ErrorCode.NOT_LEADER_OR_FOLLOWER,
+          "broker "
+              + localBrokerId
+              + " does not lead "
+              + tp
+              + "; leader is "
+              + leaderId
+              + " in epoch "
+              + leaderEpoch,
+          hint());
     }
     ProduceResult fenced = checkLeaderEpoch(p.currentLeaderEpoch());
     if (fenced != null) {
       return PartitionFetchResult.error(fenced.error(), fenced.message(), fenced.hint());
     }
     if (p.isFollower() && !leaderState.isReplica(p.replicaId())) {
-      return PartitionFetchResult.error(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker "
-          + p.replicaId() + " is not a replica of " + tp + " (replicas " + replicas + ")", hint());
+      return PartitionFetchResult.error(
+          ErrorCode.NOT_LEADER_OR_FOLLOWER,
+          "broker " + p.replicaId() + " is not a replica of " + tp + " (replicas " + replicas + ")",
+          hint());
     }
     long leo = log0.logEndOffset();
     long lso = log0.logStartOffset();
-    Optional<EpochEndOffset> diverging = Divergence.check(this::epochEndOffset,
-        p.lastFetchedEpoch(), p.fetchOffset());
+    Optional<EpochEndOffset> diverging =
+        Divergence.check(this::epochEndOffset, p.lastFetchedEpoch(), p.fetchOffset());
     if (diverging.isPresent()) {
-      return new PartitionFetchResult(ErrorCode.NONE, "", log0.highWatermark(), lso, leo,
-          diverging.get(), null, null);
+      return new PartitionFetchResult(
+          ErrorCode.NONE, "", log0.highWatermark(), lso, leo, diverging.get(), null, null);
     }
     if (p.fetchOffset() > leo || p.fetchOffset() < lso) {
-      return new PartitionFetchResult(ErrorCode.OFFSET_OUT_OF_RANGE, "offset " + p.fetchOffset()
-          + " is outside [" + lso + ", " + leo + "] of " + tp, log0.highWatermark(), lso, leo,
-          null, null, null);
+      return new PartitionFetchResult(
+          ErrorCode.OFFSET_OUT_OF_RANGE,
+          "offset " + p.fetchOffset() + " is outside [" + lso + ", " + leo + "] of " + tp,
+          log0.highWatermark(),
+          lso,
+          leo,
+          null,
+          null,
+          null);
     }
     if (p.isFollower()) {
       onFollowerFetch(p.replicaId(), p.fetchOffset(), leo);
@@ -567,11 +716,25 @@ public final class Partition {
       r = log0.read(p.fetchOffset(), p.maxBytes(), bound, p.minOneBatch());
     } catch (OffsetOutOfRangeException e) {
       // Retention moved the log start between the check and the read.
-      return new PartitionFetchResult(ErrorCode.OFFSET_OUT_OF_RANGE, e.getMessage(), hw,
-          log0.logStartOffset(), log0.logEndOffset(), null, null, null);
+      return new PartitionFetchResult(
+          ErrorCode.OFFSET_OUT_OF_RANGE,
+          e.getMessage(),
+          hw,
+          log0.logStartOffset(),
+          log0.logEndOffset(),
+          null,
+          null,
+          null);
     }
-    return new PartitionFetchResult(ErrorCode.NONE, "", hw, r.logStartOffset(),
-        r.logEndOffset(), null, r.slice().isEmpty() ? null : r.slice(), null);
+    return new PartitionFetchResult(
+        ErrorCode.NONE,
+        "",
+        hw,
+        r.logStartOffset(),
+        r.logEndOffset(),
+        null,
+        r.slice().isEmpty() ? null : r.slice(),
+        null);
   }
 
   private void onFollowerFetch(int followerId, long fetchOffset, long leo) {
@@ -579,30 +742,42 @@ public final class Partition {
     leaderState.onFollowerFetch(followerId, -1L, fetchOffset, leo, nowMs);
     maybeIncrementHighWatermark();
     if (role == ReplicaRole.LEADER && nowMs >= nextIsrProposalMs) {
-      leaderState.proposeExpand(followerId).ifPresent(isr -> proposeIsr(isr,
-          "follower " + followerId + " caught up to offset " + fetchOffset));
+      leaderState
+          .proposeExpand(followerId)
+          .ifPresent(
+              isr ->
+                  proposeIsr(
+                      isr, "follower " + followerId + " caught up to offset " + fetchOffset));
     }
   }
 
   /** Epoch history of the local log as the divergence logic reads it. */
   EpochEndOffset epochEndOffset(int epoch) {
-    LeaderEpochCache.EpochEndOffset e = log0.leaderEpochCache().endOffsetFor(epoch,
-        log0.logEndOffset());
+    LeaderEpochCache.EpochEndOffset e =
+        log0.leaderEpochCache().endOffsetFor(epoch, log0.logEndOffset());
     return e.epoch() < 0 ? EpochEndOffset.UNDEFINED : new EpochEndOffset(e.epoch(), e.endOffset());
   }
 
   // ---------------------------------------------------------------- owner thread: follower
 
   /**
-   * Handles the leader's answer for this partition to a fetch sent with {@code sent}. Answers to
-   * an older leadership, or to a fetch from an offset the log has since left, are dropped.
-   * {@code records} holds whole batches (may be empty).
+   * Handles the leader's answer for this partition to a fetch sent with {@code sent}. Answers to an
+   * older leadership, or to a fetch from an offset the log has since left, are dropped. {@code
+   * records} holds whole batches (may be empty).
    */
-  public FollowerOutcome processFetchResponse(FollowerFetchState sent, ErrorCode error,
-      String message, long leaderHw, long leaderLogStart, long leaderLeo,
-      EpochEndOffset diverging, ByteBuffer records) {
-    if (role != ReplicaRole.FOLLOWER || leaderEpoch != sent.leaderEpoch()
-        || leaderId != sent.leaderId() || log0.logEndOffset() != sent.fetchOffset()
+  public FollowerOutcome processFetchResponse(
+      FollowerFetchState sent,
+      ErrorCode error,
+      String message,
+      long leaderHw,
+      long leaderLogStart,
+      long leaderLeo,
+      EpochEndOffset diverging,
+      ByteBuffer records) {
+    if (role != ReplicaRole.FOLLOWER
+        || leaderEpoch != sent.leaderEpoch()
+        || leaderId != sent.leaderId()
+        || log0.logEndOffset() != sent.fetchOffset()
         || latestEpoch() != sent.lastFetchedEpoch()) {
       // The answer was computed against a log state this replica no longer has (or the fetch
       // state was read while the log changed): applying it could truncate too much.
@@ -619,8 +794,10 @@ public final class Partition {
           return FollowerOutcome.RETRY_LATER;
       }
     } catch (LogStorageException e) {
-      goOffline("follower append or truncation failed: " + e.getMessage()
-          + "; the leader will drop this replica from the ISR by the lag rule");
+      goOffline(
+          "follower append or truncation failed: "
+              + e.getMessage()
+              + "; the leader will drop this replica from the ISR by the lag rule");
       return FollowerOutcome.OFFLINE;
     } catch (RuntimeException e) {
       // Not an expected answer of the log (those are handled above): a bug or a closed log.
@@ -636,13 +813,20 @@ public final class Partition {
     return e.isPresent() ? e.getAsInt() : -1;
   }
 
-  private FollowerOutcome onFetchedData(long leaderHw, EpochEndOffset diverging, ByteBuffer records) {
+  private FollowerOutcome onFetchedData(
+      long leaderHw, EpochEndOffset diverging, ByteBuffer records) {
     if (diverging != null) {
       long leo = log0.logEndOffset();
       long to = Divergence.followerTruncationOffset(diverging, this::epochEndOffset, leo);
       if (to < leo) {
-        log.info("{}log diverges from leader {} at epoch {} (end offset {}): truncating {} -> {}",
-            prefix(), leaderId, diverging.epoch(), diverging.endOffset(), leo, to);
+        log.info(
+            "{}log diverges from leader {} at epoch {} (end offset {}): truncating {} -> {}",
+            prefix(),
+            leaderId,
+            diverging.epoch(),
+            diverging.endOffset(),
+            leo,
+            to);
         log0.truncateTo(to);
         return FollowerOutcome.TRUNCATED;
       }
@@ -656,7 +840,10 @@ public final class Partition {
         log0.appendAsFollower(records);
         outcome = FollowerOutcome.APPENDED;
       } catch (InvalidOffsetException | CorruptRecordException | RecordTooLargeException e) {
-        log.warn("{}cannot append what leader {} sent: {}; fetching again", prefix(), leaderId,
+        log.warn(
+            "{}cannot append what leader {} sent: {}; fetching again",
+            prefix(),
+            leaderId,
             e.getMessage());
         return FollowerOutcome.RETRY_LATER;
       }
@@ -671,14 +858,22 @@ public final class Partition {
   private FollowerOutcome onOutOfRange(long leaderLogStart, long leaderLeo) {
     long leo = log0.logEndOffset();
     if (leaderLogStart >= 0 && leo < leaderLogStart) {
-      log.info("{}log end offset {} is below leader {}'s log start {}: starting over there",
-          prefix(), leo, leaderId, leaderLogStart);
+      log.info(
+          "{}log end offset {} is below leader {}'s log start {}: starting over there",
+          prefix(),
+          leo,
+          leaderId,
+          leaderLogStart);
       log0.truncateFullyAndStartAt(leaderLogStart);
       return FollowerOutcome.TRUNCATED;
     }
     if (leaderLeo >= 0 && leo > leaderLeo) {
-      log.info("{}log end offset {} is beyond leader {}'s log end {}: truncating", prefix(), leo,
-          leaderId, leaderLeo);
+      log.info(
+          "{}log end offset {} is beyond leader {}'s log end {}: truncating",
+          prefix(),
+          leo,
+          leaderId,
+          leaderLeo);
       log0.truncateTo(leaderLeo);
       return FollowerOutcome.TRUNCATED;
     }
@@ -688,8 +883,13 @@ public final class Partition {
   // ---------------------------------------------------------------- owner thread: offsets
 
   /** The result of {@link #listOffset}. */
-  public record ListOffsetResult(ErrorCode error, String message, long timestamp, long offset,
-      int leaderEpoch, LeaderHintInfo hint) {}
+  public record ListOffsetResult(
+      ErrorCode error,
+      String message,
+      long timestamp,
+      long offset,
+      int leaderEpoch,
+      LeaderHintInfo hint) {}
 
   /**
    * ListOffsets: -2 earliest (log start), -1 latest (the high watermark for consumers, the log end
@@ -698,8 +898,13 @@ public final class Partition {
    */
   public ListOffsetResult listOffset(long timestamp, int currentLeaderEpoch, boolean consumer) {
     if (role != ReplicaRole.LEADER) {
-      return new ListOffsetResult(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker " + localBrokerId
-          + " does not lead " + tp, -1, -1, -1, hint());
+      return new ListOffsetResult(
+          ErrorCode.NOT_LEADER_OR_FOLLOWER,
+          "broker " + localBrokerId + " does not lead " + tp,
+          -1,
+          -1,
+          -1,
+          hint());
     }
     ProduceResult fenced = checkLeaderEpoch(currentLeaderEpoch);
     if (fenced != null) {
@@ -714,15 +919,21 @@ public final class Partition {
       return new ListOffsetResult(ErrorCode.NONE, "", -1, bound, epochAt(bound - 1), null);
     }
     if (timestamp < 0) {
-      return new ListOffsetResult(ErrorCode.INVALID_REQUEST, "timestamp " + timestamp
-          + " is neither -1 (latest), -2 (earliest) nor a time", -1, -1, -1, null);
+      return new ListOffsetResult(
+          ErrorCode.INVALID_REQUEST,
+          "timestamp " + timestamp + " is neither -1 (latest), -2 (earliest) nor a time",
+          -1,
+          -1,
+          -1,
+          null);
     }
     Optional<TimestampAndOffset> found = log0.offsetForTimestamp(timestamp);
     if (found.isEmpty() || found.get().offset() >= bound) {
       return new ListOffsetResult(ErrorCode.NONE, "", -1, -1, -1, null);
     }
     TimestampAndOffset t = found.get();
-    return new ListOffsetResult(ErrorCode.NONE, "", t.timestampMs(), t.offset(), t.leaderEpoch(), null);
+    return new ListOffsetResult(
+        ErrorCode.NONE, "", t.timestampMs(), t.offset(), t.leaderEpoch(), null);
   }
 
   private int epochAt(long offset) {
@@ -733,8 +944,13 @@ public final class Partition {
   /** OffsetForLeaderEpoch: the largest epoch at or below {@code epoch} and where it ends. */
   public ListOffsetResult endOffsetForEpoch(int currentLeaderEpoch, int epoch) {
     if (role != ReplicaRole.LEADER) {
-      return new ListOffsetResult(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker " + localBrokerId
-          + " does not lead " + tp, -1, -1, -1, hint());
+      return new ListOffsetResult(
+          ErrorCode.NOT_LEADER_OR_FOLLOWER,
+          "broker " + localBrokerId + " does not lead " + tp,
+          -1,
+          -1,
+          -1,
+          hint());
     }
     ProduceResult fenced = checkLeaderEpoch(currentLeaderEpoch);
     if (fenced != null) {
@@ -746,7 +962,18 @@ public final class Partition {
 
   @Override
   public String toString() {
-    return "Partition(" + tp + " on " + localBrokerId + ", " + role + ", leader=" + leaderId
-        + ", epoch=" + leaderEpoch + ", " + log0 + ")";
+    return "Partition("
+        + tp
+        + " on "
+        + localBrokerId
+        + ", "
+        + role
+        + ", leader="
+        + leaderId
+        + ", epoch="
+        + leaderEpoch
+        + ", "
+        + log0
+        + ")";
   }
 }

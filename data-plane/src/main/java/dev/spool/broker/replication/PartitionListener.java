@@ -9,9 +9,9 @@ import dev.spool.client.TopicPartition;
 public interface PartitionListener {
 
   /**
-   * Send {@code change} to the quorum (AlterPartition). The answer must come back through
-   * {@link Partition#onIsrChangeResult} on the owner thread; a lost answer is fine as long as a
-   * failure is reported (the partition then proposes again later).
+   * Send {@code change} to the quorum (AlterPartition). The answer must come back through {@link
+   * Partition#onIsrChangeResult} on the owner thread; a lost answer is fine as long as a failure is
+   * reported (the partition then proposes again later).
    */
   void sendIsrChange(Partition partition, IsrChange change);
 
@@ -22,7 +22,8 @@ public interface PartitionListener {
   default void onAppended(TopicPartition tp, long logEndOffset) {}
 
   /** The replica changed role, leader or epoch (fetchers and waiting fetches react). */
-  default void onRoleChanged(Partition partition, ReplicaRole role, int leaderId, int leaderEpoch) {}
+  default void onRoleChanged(
+      Partition partition, ReplicaRole role, int leaderId, int leaderEpoch) {}
 
   /** A listener that sends nothing (tests). */
   PartitionListener NONE = (p, c) -> {};

@@ -18,13 +18,13 @@ import org.slf4j.LoggerFactory;
 /**
  * A fixed pool of single-threaded partition workers. Each partition is hashed onto one worker,
  * which is its owner thread: every mutation of the partition's log and replica state runs there
- * (CONVENTIONS §2), so nothing in a {@link Partition} needs a lock. Netty threads and fetchers
- * hand tasks over and never block on disk.
+ * (CONVENTIONS §2), so nothing in a {@link Partition} needs a lock. Netty threads and fetchers hand
+ * tasks over and never block on disk.
  *
  * <p>Limits: each worker's queue holds at most {@code maxQueuedTasksPerWorker} tasks; beyond it a
- * task is refused ({@link #execute} returns false, {@link #submit} fails with
- * {@link RejectedExecutionException}) and the caller answers with an error instead of queueing
- * without bound. A ticker thread posts a periodic tick to every worker.
+ * task is refused ({@link #execute} returns false, {@link #submit} fails with {@link
+ * RejectedExecutionException}) and the caller answers with an error instead of queueing without
+ * bound. A ticker thread posts a periodic tick to every worker.
  */
 public final class PartitionWorkers implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PartitionWorkers.class);
@@ -37,20 +37,28 @@ public final class PartitionWorkers implements AutoCloseable {
     int n = threadCount <= 0 ? Runtime.getRuntime().availableProcessors() : threadCount;
     for (int i = 0; i < n; i++) {
       String name = namePrefix + "-" + i;
-      ThreadPoolExecutor w = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-          new ArrayBlockingQueue<>(maxQueuedTasksPerWorker), r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-          });
+      ThreadPoolExecutor w =
+          new ThreadPoolExecutor(
+              1,
+              1,
+              0,
+              TimeUnit.MILLISECONDS,
+              new ArrayBlockingQueue<>(maxQueuedTasksPerWorker),
+              r -> {
+                Thread t = new Thread(r, name);
+                t.setDaemon(true);
+                return t;
+              });
       w.prestartAllCoreThreads();
       workers.add(w);
     }
-    ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, namePrefix + "-ticker");
-      t.setDaemon(true);
-      return t;
-    });
+    ticker =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, namePrefix + "-ticker");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   public int size() {
@@ -73,13 +81,16 @@ public final class PartitionWorkers implements AutoCloseable {
       return false;
     }
     try {
-      workers.get(worker).execute(() -> {
-        try {
-          task.run();
-        } catch (RuntimeException e) {
-          log.error("partition task failed on {}", Thread.currentThread().getName(), e);
-        }
-      });
+      workers
+          .get(worker)
+          .execute(
+              () -> {
+                try {
+                  task.run();
+                } catch (RuntimeException e) {
+                  log.error("partition task failed on {}", Thread.currentThread().getName(), e);
+                }
+              });
       return true;
     } catch (RejectedExecutionException e) {
       return false;
@@ -89,31 +100,41 @@ public final class PartitionWorkers implements AutoCloseable {
   /** Runs {@code task} on the owner of {@code tp}; the future fails when it cannot be queued. */
   public <T> CompletableFuture<T> submit(TopicPartition tp, Supplier<T> task) {
     CompletableFuture<T> f = new CompletableFuture<>();
-    boolean queued = execute(tp, () -> {
-      try {
-        f.complete(task.get());
-      } catch (RuntimeException e) {
-        f.completeExceptionally(e);
-        throw e;
-      }
-    });
+    boolean queued =
+        execute(
+            tp,
+            () -> {
+              try {
+                f.complete(task.get());
+              } catch (RuntimeException e) {
+                f.completeExceptionally(e);
+                throw e;
+              }
+            });
     if (!queued) {
-      f.completeExceptionally(new RejectedExecutionException("the partition worker of " + tp
-          + " has " + (closed ? "stopped" : "a full queue")));
+      f.completeExceptionally(
+          new RejectedExecutionException(
+              "the partition worker of " + tp + " has " + (closed ? "stopped" : "a full queue")));
     }
     return f;
   }
 
-  /** Every {@code intervalMs}, runs {@code tick(worker)} on each worker (skipped while it is full). */
+  /**
+   * Every {@code intervalMs}, runs {@code tick(worker)} on each worker (skipped while it is full).
+   */
   public void startTicks(long intervalMs, IntConsumer tick) {
-    ticker.scheduleWithFixedDelay(() -> {
-      for (int i = 0; i < workers.size(); i++) {
-        int worker = i;
-        if (workers.get(i).getQueue().size() < 1000) {
-          executeOn(i, () -> tick.accept(worker));
-        }
-      }
-    }, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+    ticker.scheduleWithFixedDelay(
+        () -> {
+          for (int i = 0; i < workers.size(); i++) {
+            int worker = i;
+            if (workers.get(i).getQueue().size() < 1000) {
+              executeOn(i, () -> tick.accept(worker));
+            }
+          }
+        },
+        intervalMs,
+        intervalMs,
+        TimeUnit.MILLISECONDS);
   }
 
   /** Stops taking tasks, lets queued ones finish (bounded wait), stops the threads. */

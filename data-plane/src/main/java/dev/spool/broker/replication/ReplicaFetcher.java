@@ -26,12 +26,12 @@ import org.slf4j.LoggerFactory;
  * time: (fetch offset = log end offset, last fetched epoch, current leader epoch, broker epoch).
  * Each partition's answer is handed to its owner worker ({@link Partition#processFetchResponse}),
  * which appends, truncates on a diverging epoch or after OFFSET_OUT_OF_RANGE, and moves the
- * follower's high watermark; the next fetch goes out when every partition is done (the record
- * data lives in the response buffer until then). A partition whose fetch failed waits
- * {@code backoffMs}; one that went offline is dropped.
+ * follower's high watermark; the next fetch goes out when every partition is done (the record data
+ * lives in the response buffer until then). A partition whose fetch failed waits {@code backoffMs};
+ * one that went offline is dropped.
  *
- * <p>Threads: runs on the network client's I/O thread; {@link #add}/{@link #remove} from any
- * thread (the partition map is concurrent).
+ * <p>Threads: runs on the network client's I/O thread; {@link #add}/{@link #remove} from any thread
+ * (the partition map is concurrent).
  */
 final class ReplicaFetcher {
   private static final Logger log = LoggerFactory.getLogger(ReplicaFetcher.class);
@@ -58,8 +58,13 @@ final class ReplicaFetcher {
   private boolean scheduled;
   private volatile boolean closed;
 
-  ReplicaFetcher(int brokerId, int sourceBrokerId, ReplicaFetcherManager.Settings settings,
-      NetworkClient client, ReplicaManager replicas, Clock clock) {
+  ReplicaFetcher(
+      int brokerId,
+      int sourceBrokerId,
+      ReplicaFetcherManager.Settings settings,
+      NetworkClient client,
+      ReplicaManager replicas,
+      Clock clock) {
     this.brokerId = brokerId;
     this.sourceBrokerId = sourceBrokerId;
     this.settings = settings;
@@ -96,10 +101,15 @@ final class ReplicaFetcher {
       return;
     }
     scheduled = true;
-    client.eventLoop().schedule(() -> {
-      scheduled = false;
-      maybeFetch();
-    }, Math.max(1, delayMs), TimeUnit.MILLISECONDS);
+    client
+        .eventLoop()
+        .schedule(
+            () -> {
+              scheduled = false;
+              maybeFetch();
+            },
+            Math.max(1, delayMs),
+            TimeUnit.MILLISECONDS);
   }
 
   private void maybeFetch() {
@@ -115,7 +125,9 @@ final class ReplicaFetcher {
         nextDelay = Math.min(nextDelay, f.delayedUntilMs - nowMs);
         continue;
       }
-      f.partition.followerFetchState().filter(s -> s.leaderId() == sourceBrokerId)
+      f.partition
+          .followerFetchState()
+          .filter(s -> s.leaderId() == sourceBrokerId)
           .ifPresent(s -> sent.put(e.getKey(), s));
     }
     if (sent.isEmpty()) {
@@ -131,33 +143,54 @@ final class ReplicaFetcher {
     }
     inFlight = true;
     Node node = new Node(sourceBrokerId, leader.host(), leader.port());
-    client.send(node, ApiKey.FETCH, buildRequest(sent), null,
-        settings.maxWaitMs() + settings.requestTimeoutMs(), true)
+    client
+        .send(
+            node,
+            ApiKey.FETCH,
+            buildRequest(sent),
+            null,
+            settings.maxWaitMs() + settings.requestTimeoutMs(),
+            true)
         .whenComplete((resp, err) -> client.eventLoop().execute(() -> onResponse(sent, resp, err)));
   }
 
   private FetchRequest buildRequest(Map<TopicPartition, FollowerFetchState> sent) {
-    FetchRequest.Builder b = FetchRequest.newBuilder().setReplicaId(brokerId)
-        .setBrokerEpoch(replicas.brokerEpoch()).setMaxWaitMs(settings.maxWaitMs())
-        .setMinBytes(settings.minBytes()).setMaxBytes(settings.responseMaxBytes());
+    FetchRequest.Builder b =
+        FetchRequest.newBuilder()
+            .setReplicaId(brokerId)
+            .setBrokerEpoch(replicas.brokerEpoch())
+            .setMaxWaitMs(settings.maxWaitMs())
+            .setMinBytes(settings.minBytes())
+            .setMaxBytes(settings.responseMaxBytes());
     Map<String, FetchRequest.FetchTopic.Builder> topics = new LinkedHashMap<>();
-    sent.forEach((tp, s) -> topics.computeIfAbsent(tp.topic(),
-        t -> FetchRequest.FetchTopic.newBuilder().setName(t)).addPartitions(
-        FetchRequest.FetchPartition.newBuilder().setPartition(tp.partition())
-            .setFetchOffset(s.fetchOffset()).setCurrentLeaderEpoch(s.leaderEpoch())
-            .setLastFetchedEpoch(s.lastFetchedEpoch()).setLogStartOffset(s.logStartOffset())
-            .setPartitionMaxBytes(settings.partitionMaxBytes())));
+    sent.forEach(
+        (tp, s) ->
+            topics
+                .computeIfAbsent(tp.topic(), t -> FetchRequest.FetchTopic.newBuilder().setName(t))
+                .addPartitions(
+                    FetchRequest.FetchPartition.newBuilder()
+                        .setPartition(tp.partition())
+                        .setFetchOffset(s.fetchOffset())
+                        .setCurrentLeaderEpoch(s.leaderEpoch())
+                        .setLastFetchedEpoch(s.lastFetchedEpoch())
+                        .setLogStartOffset(s.logStartOffset())
+                        .setPartitionMaxBytes(settings.partitionMaxBytes())));
     topics.values().forEach(t -> b.addTopics(t));
     return b.build();
   }
 
-  private void onResponse(Map<TopicPartition, FollowerFetchState> sent, Response resp, Throwable err) {
+  private void onResponse(
+      Map<TopicPartition, FollowerFetchState> sent, Response resp, Throwable err) {
     if (err != null || resp.header().getErrorCode() != ErrorCode.NONE) {
       if (resp != null) {
         resp.close();
       }
-      log.debug("{} fetch failed: {}", logPrefix, err != null ? err.toString()
-          : resp.header().getErrorCode() + " " + resp.header().getErrorMessage());
+      log.debug(
+          "{} fetch failed: {}",
+          logPrefix,
+          err != null
+              ? err.toString()
+              : resp.header().getErrorCode() + " " + resp.header().getErrorMessage());
       inFlight = false;
       scheduleFetch(settings.backoffMs());
       return;
@@ -197,32 +230,64 @@ final class ReplicaFetcher {
       }
     }
     // One task per partition worker for the whole answer (ReplicaManager.onPartitions).
-    replicas.onPartitions(tps, (p, i) -> {
-      Answer a = answers.get(i);
-      if (p == a.fetched().partition) { // else the replica was replaced or removed meanwhile: stale
-        apply(a.tp(), a.fetched(), a.state(), a.response(), a.records());
-      }
-    }, i -> answers.get(i).fetched().delayedUntilMs = clock.monotonicMs() + settings.backoffMs())
-        .whenComplete((v, e) -> client.eventLoop().execute(() -> {
-          resp.close();
-          inFlight = false;
-          maybeFetch();
-        }));
+    replicas
+        .onPartitions(
+            tps,
+            (p, i) -> {
+              Answer a = answers.get(i);
+              if (p
+                  == a.fetched()
+                      .partition) { // else the replica was replaced or removed meanwhile: stale
+                apply(a.tp(), a.fetched(), a.state(), a.response(), a.records());
+              }
+            },
+            i ->
+                answers.get(i).fetched().delayedUntilMs =
+                    clock.monotonicMs() + settings.backoffMs())
+        .whenComplete(
+            (v, e) ->
+                client
+                    .eventLoop()
+                    .execute(
+                        () -> {
+                          resp.close();
+                          inFlight = false;
+                          maybeFetch();
+                        }));
   }
 
   /** One partition's part of an answer, waiting for its owner thread. */
-  private record Answer(TopicPartition tp, Fetched fetched, FollowerFetchState state,
-      FetchResponse.PartitionResponse response, ByteBuffer records) {}
+  private record Answer(
+      TopicPartition tp,
+      Fetched fetched,
+      FollowerFetchState state,
+      FetchResponse.PartitionResponse response,
+      ByteBuffer records) {}
 
   /** Applies one partition's answer; owner thread. */
-  private void apply(TopicPartition tp, Fetched f, FollowerFetchState state,
-      FetchResponse.PartitionResponse pr, ByteBuffer records) {
-    EpochEndOffset diverging = pr.hasDivergingEpoch() ? new EpochEndOffset(
-        pr.getDivergingEpoch().getEpoch(), pr.getDivergingEpoch().getEndOffset()) : null;
+  private void apply(
+      TopicPartition tp,
+      Fetched f,
+      FollowerFetchState state,
+      FetchResponse.PartitionResponse pr,
+      ByteBuffer records) {
+    EpochEndOffset diverging =
+        pr.hasDivergingEpoch()
+            ? new EpochEndOffset(
+                pr.getDivergingEpoch().getEpoch(), pr.getDivergingEpoch().getEndOffset())
+            : null;
     Partition.FollowerOutcome outcome;
     try {
-      outcome = f.partition.processFetchResponse(state, pr.getErrorCode(), pr.getErrorMessage(),
-          pr.getHighWatermark(), pr.getLogStartOffset(), pr.getLogEndOffset(), diverging, records);
+      outcome =
+          f.partition.processFetchResponse(
+              state,
+              pr.getErrorCode(),
+              pr.getErrorMessage(),
+              pr.getHighWatermark(),
+              pr.getLogStartOffset(),
+              pr.getLogEndOffset(),
+              diverging,
+              records);
     } catch (RuntimeException e) {
       log.error("{} applying the answer for {} failed", logPrefix, tp, e);
       outcome = Partition.FollowerOutcome.RETRY_LATER;

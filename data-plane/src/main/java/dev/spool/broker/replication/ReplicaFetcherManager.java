@@ -10,19 +10,24 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The follower fetchers of one broker: one {@link ReplicaFetcher} per source (leader) broker,
- * carrying every partition this broker follows from it — not a thread per partition. All
- * fetchers share one {@link NetworkClient} (one I/O thread).
+ * carrying every partition this broker follows from it — not a thread per partition. All fetchers
+ * share one {@link NetworkClient} (one I/O thread).
  *
- * <p>Threads: {@link #onRoleChanged} from partition workers; fetchers run on the network
- * client's I/O thread. The assignment maps are guarded by this object's monitor (changes are
- * rare: role changes only).
+ * <p>Threads: {@link #onRoleChanged} from partition workers; fetchers run on the network client's
+ * I/O thread. The assignment maps are guarded by this object's monitor (changes are rare: role
+ * changes only).
  */
 public final class ReplicaFetcherManager implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ReplicaFetcherManager.class);
 
   /** How followers fetch (from BrokerConfig's replica.fetch.* keys). */
-  public record Settings(int maxWaitMs, int minBytes, int responseMaxBytes, int partitionMaxBytes,
-      long backoffMs, long requestTimeoutMs) {}
+  public record Settings(
+      int maxWaitMs,
+      int minBytes,
+      int responseMaxBytes,
+      int partitionMaxBytes,
+      long backoffMs,
+      long requestTimeoutMs) {}
 
   private final int brokerId;
   private final Settings settings;
@@ -33,8 +38,8 @@ public final class ReplicaFetcherManager implements AutoCloseable {
   private final Map<TopicPartition, Integer> sourceOf = new HashMap<>();
   private boolean closed;
 
-  public ReplicaFetcherManager(int brokerId, Settings settings, NetworkClient client,
-      ReplicaManager replicas, Clock clock) {
+  public ReplicaFetcherManager(
+      int brokerId, Settings settings, NetworkClient client, ReplicaManager replicas, Clock clock) {
     this.brokerId = brokerId;
     this.settings = settings;
     this.client = client;
@@ -57,16 +62,22 @@ public final class ReplicaFetcherManager implements AutoCloseable {
         if (f.isEmpty()) {
           fetchers.remove(current);
           f.close();
-          log.info("[node={}] stopped the fetcher from broker {} (no partitions left)", brokerId, current);
+          log.info(
+              "[node={}] stopped the fetcher from broker {} (no partitions left)",
+              brokerId,
+              current);
         }
       }
       sourceOf.remove(tp);
     }
     if (leader >= 0 && leader != brokerId) {
-      ReplicaFetcher f = fetchers.computeIfAbsent(leader, id -> {
-        log.info("[node={}] starting a fetcher from broker {}", brokerId, id);
-        return new ReplicaFetcher(brokerId, id, settings, client, replicas, clock);
-      });
+      ReplicaFetcher f =
+          fetchers.computeIfAbsent(
+              leader,
+              id -> {
+                log.info("[node={}] starting a fetcher from broker {}", brokerId, id);
+                return new ReplicaFetcher(brokerId, id, settings, client, replicas, clock);
+              });
       sourceOf.put(tp, leader);
       f.add(p);
     }

@@ -36,16 +36,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The broker's replicas: one {@link Partition} per local replica, each confined to its owner
- * {@link PartitionWorkers worker}. Turns metadata into per-partition tasks (create the log, become
- * leader or follower, take a new ISR, stop and delete), routes produce/fetch/offset work to the
- * owner thread, sends ISR changes to the quorum and brings the answers back to the owner thread,
- * and tells the follower fetchers and waiting fetches about role changes.
+ * The broker's replicas: one {@link Partition} per local replica, each confined to its owner {@link
+ * PartitionWorkers worker}. Turns metadata into per-partition tasks (create the log, become leader
+ * or follower, take a new ISR, stop and delete), routes produce/fetch/offset work to the owner
+ * thread, sends ISR changes to the quorum and brings the answers back to the owner thread, and
+ * tells the follower fetchers and waiting fetches about role changes.
  *
- * <p>Threads: {@link #applyMetadata} on the broker lifecycle thread (it only queues tasks);
- * request entry points on Netty threads (they only queue tasks and return futures); everything
- * that touches a partition on its owner worker. The partition map is concurrent; an entry is
- * added and removed only on the partition's owner worker.
+ * <p>Threads: {@link #applyMetadata} on the broker lifecycle thread (it only queues tasks); request
+ * entry points on Netty threads (they only queue tasks and return futures); everything that touches
+ * a partition on its owner worker. The partition map is concurrent; an entry is added and removed
+ * only on the partition's owner worker.
  */
 public final class ReplicaManager implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ReplicaManager.class);
@@ -66,8 +66,14 @@ public final class ReplicaManager implements AutoCloseable {
   private volatile ReplicaFetcherManager fetchers;
   private volatile boolean closed;
 
-  public ReplicaManager(ReplicationSettings settings, boolean flushEveryAppend, Clock clock,
-      LogManager logManager, PartitionWorkers workers, QuorumClient quorum, LongSupplier brokerEpoch,
+  public ReplicaManager(
+      ReplicationSettings settings,
+      boolean flushEveryAppend,
+      Clock clock,
+      LogManager logManager,
+      PartitionWorkers workers,
+      QuorumClient quorum,
+      LongSupplier brokerEpoch,
       FetchWaiters fetchWaiters) {
     this.brokerId = settings.localBrokerId();
     this.settings = settings;
@@ -121,23 +127,37 @@ public final class ReplicaManager implements AutoCloseable {
   }
 
   /** Runs {@code task} with the current partition on its owner thread; fails when not hosted. */
-  public <T> CompletableFuture<T> onPartition(TopicPartition tp,
-      java.util.function.Function<Partition, T> task, Supplier<T> notHosted) {
-    return workers.submit(tp, () -> {
-      Partition p = partitions.get(tp);
-      return p == null ? notHosted.get() : task.apply(p);
-    });
+  public <T> CompletableFuture<T> onPartition(
+      TopicPartition tp, java.util.function.Function<Partition, T> task, Supplier<T> notHosted) {
+    return workers.submit(
+        tp,
+        () -> {
+          Partition p = partitions.get(tp);
+          return p == null ? notHosted.get() : task.apply(p);
+        });
   }
 
   /** Appends a produce request's batches for {@code tp} on its owner thread. */
-  public CompletableFuture<ProduceResult> appendRecords(TopicPartition tp, ByteBuffer records,
-      int acks, int clientLeaderEpoch, long timeoutMs) {
-    CompletableFuture<CompletableFuture<ProduceResult>> queued = onPartition(tp,
-        p -> p.appendAsLeader(records, acks, clientLeaderEpoch, timeoutMs),
-        () -> CompletableFuture.completedFuture(notHostedProduce(tp)));
-    return queued.thenCompose(f -> f).exceptionally(e -> ProduceResult.error(
-        ErrorCode.REQUEST_TIMED_OUT, "broker " + brokerId + " could not queue the append to "
-            + tp + ": " + rootMessage(e) + "; nothing was written"));
+  public CompletableFuture<ProduceResult> appendRecords(
+      TopicPartition tp, ByteBuffer records, int acks, int clientLeaderEpoch, long timeoutMs) {
+    CompletableFuture<CompletableFuture<ProduceResult>> queued =
+        onPartition(
+            tp,
+            p -> p.appendAsLeader(records, acks, clientLeaderEpoch, timeoutMs),
+            () -> CompletableFuture.completedFuture(notHostedProduce(tp)));
+    return queued
+        .thenCompose(f -> f)
+        .exceptionally(
+            e ->
+                ProduceResult.error(
+                    ErrorCode.REQUEST_TIMED_OUT,
+                    "broker "
+                        + brokerId
+                        + " could not queue the append to "
+                        + tp
+                        + ": "
+                        + rootMessage(e)
+                        + "; nothing was written"));
   }
 
   /**
@@ -148,8 +168,8 @@ public final class ReplicaManager implements AutoCloseable {
    * {@code refused(i)} runs instead, on the caller's thread, for partitions whose worker refused
    * the task (full queue or stopped). The future completes when every partition was handled.
    */
-  public CompletableFuture<Void> onPartitions(List<TopicPartition> tps,
-      ObjIntConsumer<Partition> action, IntConsumer refused) {
+  public CompletableFuture<Void> onPartitions(
+      List<TopicPartition> tps, ObjIntConsumer<Partition> action, IntConsumer refused) {
     int n = tps.size();
     CompletableFuture<Void> done = new CompletableFuture<>();
     int[] workerOf = new int[n];
@@ -172,19 +192,20 @@ public final class ReplicaManager implements AutoCloseable {
         continue;
       }
       int worker = w;
-      Runnable task = () -> {
-        try {
-          for (int i = 0; i < n; i++) {
-            if (workerOf[i] == worker) {
-              action.accept(partitions.get(tps.get(i)), i);
+      Runnable task =
+          () -> {
+            try {
+              for (int i = 0; i < n; i++) {
+                if (workerOf[i] == worker) {
+                  action.accept(partitions.get(tps.get(i)), i);
+                }
+              }
+            } finally {
+              if (pending.decrementAndGet() == 0) {
+                done.complete(null);
+              }
             }
-          }
-        } finally {
-          if (pending.decrementAndGet() == 0) {
-            done.complete(null);
-          }
-        }
-      };
+          };
       if (!workers.executeOn(worker, task)) {
         for (int i = 0; i < n; i++) {
           if (workerOf[i] == worker) {
@@ -203,33 +224,45 @@ public final class ReplicaManager implements AutoCloseable {
    * Several partitions of one fetch, read on their owner threads ({@link #onPartitions}: one task
    * per worker). Results come back in the order of {@code tps}.
    */
-  public CompletableFuture<PartitionFetchResult[]> fetchPartitions(List<TopicPartition> tps,
-      List<FetchParams> params) {
+  public CompletableFuture<PartitionFetchResult[]> fetchPartitions(
+      List<TopicPartition> tps, List<FetchParams> params) {
     PartitionFetchResult[] out = new PartitionFetchResult[tps.size()];
-    return onPartitions(tps, (p, i) -> out[i] = fetchOnOwner(p, tps.get(i), params.get(i)),
-        i -> out[i] = PartitionFetchResult.error(ErrorCode.UNKNOWN_SERVER_ERROR, "fetch from "
-            + tps.get(i) + " failed: its partition worker has a full queue or stopped", null))
+    return onPartitions(
+            tps,
+            (p, i) -> out[i] = fetchOnOwner(p, tps.get(i), params.get(i)),
+            i ->
+                out[i] =
+                    PartitionFetchResult.error(
+                        ErrorCode.UNKNOWN_SERVER_ERROR,
+                        "fetch from "
+                            + tps.get(i)
+                            + " failed: its partition worker has a full queue or stopped",
+                        null))
         .thenApply(v -> out);
   }
 
   /** One partition of a fetch; owner thread. */
   private PartitionFetchResult fetchOnOwner(Partition p, TopicPartition tp, FetchParams params) {
     if (p == null) {
-      return PartitionFetchResult.error(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker " + brokerId
-          + " has no replica of " + tp, hintFromImage(tp));
+      return PartitionFetchResult.error(
+          ErrorCode.NOT_LEADER_OR_FOLLOWER,
+          "broker " + brokerId + " has no replica of " + tp,
+          hintFromImage(tp));
     }
     try {
       return p.fetch(params);
     } catch (RuntimeException e) {
       log.error("{} fetch from {} failed", logPrefix, tp, e);
-      return PartitionFetchResult.error(ErrorCode.UNKNOWN_SERVER_ERROR, "fetch from " + tp
-          + " failed: " + e.getMessage(), null);
+      return PartitionFetchResult.error(
+          ErrorCode.UNKNOWN_SERVER_ERROR, "fetch from " + tp + " failed: " + e.getMessage(), null);
     }
   }
 
   private ProduceResult notHostedProduce(TopicPartition tp) {
-    return ProduceResult.error(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker " + brokerId
-        + " has no replica of " + tp, hintFromImage(tp));
+    return ProduceResult.error(
+        ErrorCode.NOT_LEADER_OR_FOLLOWER,
+        "broker " + brokerId + " has no replica of " + tp,
+        hintFromImage(tp));
   }
 
   /** The leader and epoch of {@code tp} in this broker's metadata image. */
@@ -247,10 +280,10 @@ public final class ReplicaManager implements AutoCloseable {
 
   /**
    * Turns a metadata update into tasks on the owner workers: removals first (a topic deleted and
-   * re-created under the same name appears in both), then new or changed partitions assigned
-   * here, then config changes. Only queues work; a full worker queue makes this thread wait
-   * (metadata is never dropped: a replica must learn that it lost leadership). The future
-   * completes when every queued task has run, i.e. when the replicas reflect {@code newImage}.
+   * re-created under the same name appears in both), then new or changed partitions assigned here,
+   * then config changes. Only queues work; a full worker queue makes this thread wait (metadata is
+   * never dropped: a replica must learn that it lost leadership). The future completes when every
+   * queued task has run, i.e. when the replicas reflect {@code newImage}.
    */
   public CompletableFuture<Void> applyMetadata(MetadataImage newImage, MetadataDelta delta) {
     this.image = newImage;
@@ -258,7 +291,9 @@ public final class ReplicaManager implements AutoCloseable {
     for (Map.Entry<TopicPartition, PartitionState> e : delta.removedPartitions().entrySet()) {
       TopicPartition tp = e.getKey();
       String topicId = e.getValue().topicId();
-      tasks.add(controlTask(tp, () -> removeReplica(tp, topicId, "topic " + tp.topic() + " was deleted")));
+      tasks.add(
+          controlTask(
+              tp, () -> removeReplica(tp, topicId, "topic " + tp.topic() + " was deleted")));
     }
     for (Map.Entry<TopicPartition, PartitionState> e : delta.changedPartitions().entrySet()) {
       TopicPartition tp = e.getKey();
@@ -270,8 +305,12 @@ public final class ReplicaManager implements AutoCloseable {
       if (st.isReplica(brokerId)) {
         tasks.add(controlTask(tp, () -> becomeReplica(st, topic)));
       } else {
-        tasks.add(controlTask(tp, () -> removeReplica(tp, null, "this broker is no longer a replica ("
-            + st.replicas() + ")")));
+        tasks.add(
+            controlTask(
+                tp,
+                () ->
+                    removeReplica(
+                        tp, null, "this broker is no longer a replica (" + st.replicas() + ")")));
       }
     }
     for (TopicImage t : delta.changedTopics().values()) {
@@ -286,36 +325,41 @@ public final class ReplicaManager implements AutoCloseable {
 
   /**
    * Called once the broker has caught up with the metadata (unfenced): local logs of partitions
-   * that are no longer assigned here (their topic was deleted while this broker was down) go.
-   * Not earlier: an image still being replayed lacks topics created later in the log.
+   * that are no longer assigned here (their topic was deleted while this broker was down) go. Not
+   * earlier: an image still being replayed lacks topics created later in the log.
    */
   public void deleteOrphanLogs() {
     MetadataImage img = image;
     for (PartitionLog l : logManager.all()) {
       TopicPartition tp = l.topicPartition();
       PartitionState st = img.partition(tp);
-      boolean assigned = st != null && st.isReplica(brokerId)
-          && (l.topicId() == null || l.topicId().equals(st.topicId()));
+      boolean assigned =
+          st != null
+              && st.isReplica(brokerId)
+              && (l.topicId() == null || l.topicId().equals(st.topicId()));
       if (!assigned) {
-        controlTask(tp, () -> {
-          PartitionState now = image.partition(tp);
-          if (now == null || !now.isReplica(brokerId)) {
-            removeReplica(tp, null, "not assigned to this broker in the metadata");
-          }
-        });
+        controlTask(
+            tp,
+            () -> {
+              PartitionState now = image.partition(tp);
+              if (now == null || !now.isReplica(brokerId)) {
+                removeReplica(tp, null, "not assigned to this broker in the metadata");
+              }
+            });
       }
     }
   }
 
   private CompletableFuture<Void> controlTask(TopicPartition tp, Runnable task) {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    Runnable wrapped = () -> {
-      try {
-        task.run();
-      } finally {
-        done.complete(null);
-      }
-    };
+    Runnable wrapped =
+        () -> {
+          try {
+            task.run();
+          } finally {
+            done.complete(null);
+          }
+        };
     long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (!workers.execute(tp, wrapped)) {
       if (closed) {
@@ -323,7 +367,8 @@ public final class ReplicaManager implements AutoCloseable {
         return done;
       }
       if (System.nanoTime() > deadlineNs) {
-        log.error("{} the worker of {} refused a metadata task for 60 s; dropping it", logPrefix, tp);
+        log.error(
+            "{} the worker of {} refused a metadata task for 60 s; dropping it", logPrefix, tp);
         done.complete(null);
         return done;
       }
@@ -346,7 +391,10 @@ public final class ReplicaManager implements AutoCloseable {
       try {
         l = logManager.getOrCreate(tp, st.topicId(), cfg);
       } catch (LogStorageException | IllegalStateException e) {
-        log.error("{} cannot open the log of {}: {}; the replica stays offline", logPrefix, tp,
+        log.error(
+            "{} cannot open the log of {}: {}; the replica stays offline",
+            logPrefix,
+            tp,
             e.getMessage());
         return;
       }
@@ -372,14 +420,16 @@ public final class ReplicaManager implements AutoCloseable {
     if (!cfg.equals(p.log().config())) {
       p.log().updateConfig(cfg);
     }
-    p.setMinInsyncReplicas(TopicConfig.effectiveMinInsyncReplicas(topic.config(),
-        st.replicas().size()));
+    p.setMinInsyncReplicas(
+        TopicConfig.effectiveMinInsyncReplicas(topic.config(), st.replicas().size()));
   }
 
   /** Owner thread: stop the replica and delete its log (only the log of {@code topicId} if set). */
   private void removeReplica(TopicPartition tp, String topicId, String reason) {
     Partition p = partitions.get(tp);
-    if (p != null && topicId != null && p.log().topicId() != null
+    if (p != null
+        && topicId != null
+        && p.log().topicId() != null
         && !p.log().topicId().equals(topicId)) {
       return; // the removal of an older incarnation of the topic
     }
@@ -388,8 +438,8 @@ public final class ReplicaManager implements AutoCloseable {
       p.stop(reason);
     }
     Optional<PartitionLog> l = logManager.get(tp);
-    if (l.isPresent() && (topicId == null || l.get().topicId() == null
-        || l.get().topicId().equals(topicId))) {
+    if (l.isPresent()
+        && (topicId == null || l.get().topicId() == null || l.get().topicId().equals(topicId))) {
       try {
         logManager.delete(tp);
         log.info("{} deleted the replica of {}: {}", logPrefix, tp, reason);
@@ -419,45 +469,81 @@ public final class ReplicaManager implements AutoCloseable {
   private final class Listener implements PartitionListener {
     @Override
     public void sendIsrChange(Partition partition, IsrChange change) {
-      AlterPartitionRequest req = AlterPartitionRequest.newBuilder()
-          .setBrokerId(brokerId).setBrokerEpoch(brokerEpoch.getAsLong())
-          .addPartitions(AlterPartitionRequest.Partition.newBuilder()
-              .setTopic(change.topic()).setTopicId(change.topicId())
-              .setPartition(change.partition()).setLeaderEpoch(change.leaderEpoch())
-              .setPartitionEpoch(change.partitionEpoch()).addAllNewIsr(change.newIsr()))
-          .build();
+      AlterPartitionRequest req =
+          AlterPartitionRequest.newBuilder()
+              .setBrokerId(brokerId)
+              .setBrokerEpoch(brokerEpoch.getAsLong())
+              .addPartitions(
+                  AlterPartitionRequest.Partition.newBuilder()
+                      .setTopic(change.topic())
+                      .setTopicId(change.topicId())
+                      .setPartition(change.partition())
+                      .setLeaderEpoch(change.leaderEpoch())
+                      .setPartitionEpoch(change.partitionEpoch())
+                      .addAllNewIsr(change.newIsr()))
+              .build();
       TopicPartition tp = partition.topicPartition();
-      quorum.alterPartition(req).whenComplete((resp, err) -> {
-        Runnable answer = () -> deliverIsrAnswer(partition, change, resp, err);
-        if (!workers.execute(tp, answer)) {
-          log.warn("{} could not queue the AlterPartition answer for {}; it will be resent",
-              logPrefix, tp);
-          workers.execute(tp, () -> partition.onIsrChangeResult(change,
-              ErrorCode.REQUEST_TIMED_OUT, "answer dropped", -1, List.of(), -1, -1));
-        }
-      });
+      quorum
+          .alterPartition(req)
+          .whenComplete(
+              (resp, err) -> {
+                Runnable answer = () -> deliverIsrAnswer(partition, change, resp, err);
+                if (!workers.execute(tp, answer)) {
+                  log.warn(
+                      "{} could not queue the AlterPartition answer for {}; it will be resent",
+                      logPrefix,
+                      tp);
+                  workers.execute(
+                      tp,
+                      () ->
+                          partition.onIsrChangeResult(
+                              change,
+                              ErrorCode.REQUEST_TIMED_OUT,
+                              "answer dropped",
+                              -1,
+                              List.of(),
+                              -1,
+                              -1));
+                }
+              });
     }
 
-    private void deliverIsrAnswer(Partition partition, IsrChange change, AlterPartitionResponse resp,
-        Throwable err) {
+    private void deliverIsrAnswer(
+        Partition partition, IsrChange change, AlterPartitionResponse resp, Throwable err) {
       if (partitions.get(partition.topicPartition()) != partition) {
         return;
       }
       if (err != null) {
-        Throwable c = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
-        ErrorCode code = c instanceof SpoolException se ? se.errorCode() : ErrorCode.QUORUM_UNAVAILABLE;
-        partition.onIsrChangeResult(change, code, String.valueOf(c.getMessage()), -1, List.of(), -1, -1);
+        Throwable c =
+            err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
+        ErrorCode code =
+            c instanceof SpoolException se ? se.errorCode() : ErrorCode.QUORUM_UNAVAILABLE;
+        partition.onIsrChangeResult(
+            change, code, String.valueOf(c.getMessage()), -1, List.of(), -1, -1);
         return;
       }
       if (resp.getErrorCode() != ErrorCode.NONE || resp.getPartitionsCount() == 0) {
-        partition.onIsrChangeResult(change, resp.getErrorCode() == ErrorCode.NONE
-            ? ErrorCode.UNKNOWN_SERVER_ERROR : resp.getErrorCode(), resp.getErrorMessage(), -1,
-            List.of(), -1, -1);
+        partition.onIsrChangeResult(
+            change,
+            resp.getErrorCode() == ErrorCode.NONE
+                ? ErrorCode.UNKNOWN_SERVER_ERROR
+                : resp.getErrorCode(),
+            resp.getErrorMessage(),
+            -1,
+            List.of(),
+            -1,
+            -1);
         return;
       }
       AlterPartitionResponse.PartitionResult r = resp.getPartitions(0);
-      partition.onIsrChangeResult(change, r.getErrorCode(), r.getErrorMessage(), r.getLeader(),
-          r.getIsrList(), r.getLeaderEpoch(), r.getPartitionEpoch());
+      partition.onIsrChangeResult(
+          change,
+          r.getErrorCode(),
+          r.getErrorMessage(),
+          r.getLeader(),
+          r.getIsrList(),
+          r.getLeaderEpoch(),
+          r.getPartitionEpoch());
     }
 
     @Override
@@ -471,7 +557,8 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     @Override
-    public void onRoleChanged(Partition partition, ReplicaRole role, int leaderId, int leaderEpoch) {
+    public void onRoleChanged(
+        Partition partition, ReplicaRole role, int leaderId, int leaderEpoch) {
       ReplicaFetcherManager f = fetchers;
       if (f != null) {
         f.onRoleChanged(partition);

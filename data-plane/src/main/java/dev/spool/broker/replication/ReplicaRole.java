@@ -16,13 +16,17 @@ import java.util.Set;
  * </pre>
  */
 public enum ReplicaRole {
-  NONE, LEADER, FOLLOWER, OFFLINE;
+  NONE,
+  LEADER,
+  FOLLOWER,
+  OFFLINE;
 
-  private static final Map<ReplicaRole, Set<ReplicaRole>> NEXT = Map.of(
-      NONE, EnumSet.of(LEADER, FOLLOWER, OFFLINE, NONE),
-      LEADER, EnumSet.of(LEADER, FOLLOWER, OFFLINE, NONE),
-      FOLLOWER, EnumSet.of(FOLLOWER, LEADER, OFFLINE, NONE),
-      OFFLINE, EnumSet.of(NONE));
+  private static final Map<ReplicaRole, Set<ReplicaRole>> NEXT =
+      Map.of(
+          NONE, EnumSet.of(LEADER, FOLLOWER, OFFLINE, NONE),
+          LEADER, EnumSet.of(LEADER, FOLLOWER, OFFLINE, NONE),
+          FOLLOWER, EnumSet.of(FOLLOWER, LEADER, OFFLINE, NONE),
+          OFFLINE, EnumSet.of(NONE));
 
   public boolean canMoveTo(ReplicaRole next) {
     return NEXT.get(this).contains(next);

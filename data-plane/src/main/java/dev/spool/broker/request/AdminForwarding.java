@@ -11,7 +11,8 @@ final class AdminForwarding {
   record Failure(ErrorCode code, String message) {}
 
   static Failure failure(Throwable err) {
-    Throwable c = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
+    Throwable c =
+        err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
     if (c instanceof SpoolException se) {
       return new Failure(se.errorCode(), "metadata quorum: " + se.getMessage());
     }

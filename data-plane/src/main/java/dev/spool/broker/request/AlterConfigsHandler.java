@@ -11,8 +11,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * AlterConfigs (topic overrides), forwarded to the quorum; answers once this broker's image
- * carries the new overrides, bounded by the admin timeout. Netty thread.
+ * AlterConfigs (topic overrides), forwarded to the quorum; answers once this broker's image carries
+ * the new overrides, bounded by the admin timeout. Netty thread.
  */
 public final class AlterConfigsHandler implements RequestHandler {
   private final BrokerContext ctx;
@@ -24,32 +24,54 @@ public final class AlterConfigsHandler implements RequestHandler {
   @Override
   public CompletableFuture<Response> handle(RequestContext request) {
     AlterConfigsRequest req = request.frame().parseBody(AlterConfigsRequest.parser());
-    return ctx.quorum().alterConfigs(req).handle((resp, err) -> {
-      if (err == null) {
-        return resp;
-      }
-      AdminForwarding.Failure f = AdminForwarding.failure(err);
-      AlterConfigsResponse.Builder b = AlterConfigsResponse.newBuilder();
-      req.getTopicsList().forEach(t -> b.addTopics(AlterConfigsResponse.Result.newBuilder()
-          .setName(t.getName()).setErrorCode(f.code()).setErrorMessage(f.message())));
-      return b.build();
-    }).thenCompose(resp -> {
-      if (req.getValidateOnly()) {
-        return CompletableFuture.completedFuture(Response.of(resp));
-      }
-      return ctx.metadataWaiters().await(img -> req.getTopicsList().stream()
-          .filter(t -> resp.getTopicsList().stream().anyMatch(r -> r.getName().equals(t.getName())
-              && r.getErrorCode() == ErrorCode.NONE))
-          .allMatch(t -> {
-            TopicImage ti = img.topic(t.getName());
-            if (ti == null) {
-              return true;
-            }
-            Map<String, String> now = ti.configs();
-            return t.getSetMap().entrySet().stream()
-                .allMatch(e -> e.getValue().equals(now.get(e.getKey())))
-                && t.getDeleteList().stream().noneMatch(now::containsKey);
-          }), ctx.adminTimeoutMs()).thenApply(img -> Response.of(resp));
-    });
+    return ctx.quorum()
+        .alterConfigs(req)
+        .handle(
+            (resp, err) -> {
+              if (err == null) {
+                return resp;
+              }
+              AdminForwarding.Failure f = AdminForwarding.failure(err);
+              AlterConfigsResponse.Builder b = AlterConfigsResponse.newBuilder();
+              req.getTopicsList()
+                  .forEach(
+                      t ->
+                          b.addTopics(
+                              AlterConfigsResponse.Result.newBuilder()
+                                  .setName(t.getName())
+                                  .setErrorCode(f.code())
+                                  .setErrorMessage(f.message())));
+              return b.build();
+            })
+        .thenCompose(
+            resp -> {
+              if (req.getValidateOnly()) {
+                return CompletableFuture.completedFuture(Response.of(resp));
+              }
+              return ctx.metadataWaiters()
+                  .await(
+                      img ->
+                          req.getTopicsList().stream()
+                              .filter(
+                                  t ->
+                                      resp.getTopicsList().stream()
+                                          .anyMatch(
+                                              r ->
+                                                  r.getName().equals(t.getName())
+                                                      && r.getErrorCode() == ErrorCode.NONE))
+                              .allMatch(
+                                  t -> {
+                                    TopicImage ti = img.topic(t.getName());
+                                    if (ti == null) {
+                                      return true;
+                                    }
+                                    Map<String, String> now = ti.configs();
+                                    return t.getSetMap().entrySet().stream()
+                                            .allMatch(e -> e.getValue().equals(now.get(e.getKey())))
+                                        && t.getDeleteList().stream().noneMatch(now::containsKey);
+                                  }),
+                      ctx.adminTimeoutMs())
+                  .thenApply(img -> Response.of(resp));
+            });
   }
 }

@@ -14,7 +14,11 @@ public final class ApiVersionsHandler implements RequestHandler {
   @Override
   public CompletableFuture<Response> handle(RequestContext request) {
     request.frame().parseBody(ApiVersionsRequest.parser());
-    return CompletableFuture.completedFuture(Response.of(ApiVersionTable.CURRENT.toResponse()
-        .setServerSoftwareVersion(SOFTWARE_VERSION).build()));
+    return CompletableFuture.completedFuture(
+        Response.of(
+            ApiVersionTable.CURRENT
+                .toResponse()
+                .setServerSoftwareVersion(SOFTWARE_VERSION)
+                .build()));
   }
 }

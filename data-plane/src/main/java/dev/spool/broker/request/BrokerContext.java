@@ -22,10 +22,20 @@ import io.netty.util.Timer;
  * @param fetchMaxWaitMs cap on a fetch's max_wait_ms (a long poll cannot hold a slot longer)
  * @param activeControllerId the active controller as this broker last heard it, -1 unknown
  */
-public record BrokerContext(int brokerId, String clusterId, ReplicaManager replicas,
-    QuorumClient quorum, MetadataWaiters metadataWaiters, ProducerIdManager producerIds,
-    Timer timer, Clock clock, boolean autoCreateTopics, long adminTimeoutMs,
-    long produceTimeoutMs, int fetchMaxWaitMs, java.util.function.IntSupplier activeControllerId) {
+public record BrokerContext(
+    int brokerId,
+    String clusterId,
+    ReplicaManager replicas,
+    QuorumClient quorum,
+    MetadataWaiters metadataWaiters,
+    ProducerIdManager producerIds,
+    Timer timer,
+    Clock clock,
+    boolean autoCreateTopics,
+    long adminTimeoutMs,
+    long produceTimeoutMs,
+    int fetchMaxWaitMs,
+    java.util.function.IntSupplier activeControllerId) {
 
   public MetadataImage image() {
     return replicas.image();

@@ -26,26 +26,46 @@ public final class CreateTopicsHandler implements RequestHandler {
   public CompletableFuture<Response> handle(RequestContext request) {
     CreateTopicsRequest req = request.frame().parseBody(CreateTopicsRequest.parser());
     long timeoutMs = ctx.adminTimeout(req.getTimeoutMs());
-    return ctx.quorum().createTopics(req).handle((resp, err) -> {
-      if (err == null) {
-        return resp;
-      }
-      AdminForwarding.Failure f = AdminForwarding.failure(err);
-      CreateTopicsResponse.Builder b = CreateTopicsResponse.newBuilder();
-      req.getTopicsList().forEach(t -> b.addTopics(CreateTopicsResponse.Result.newBuilder()
-          .setName(t.getName()).setErrorCode(f.code()).setErrorMessage(f.message())));
-      return b.build();
-    }).thenCompose(resp -> {
-      if (req.getValidateOnly()) {
-        return CompletableFuture.completedFuture(Response.of(resp));
-      }
-      return ctx.metadataWaiters().await(img -> resp.getTopicsList().stream()
-          .filter(r -> r.getErrorCode() == ErrorCode.NONE)
-          .allMatch(r -> {
-            TopicImage t = img.topic(r.getName());
-            return t != null && (r.getTopicId().isEmpty() || t.id().equals(r.getTopicId()))
-                && t.partitions().stream().allMatch(PartitionState::hasLeader);
-          }), timeoutMs).thenApply(img -> Response.of(resp));
-    });
+    return ctx.quorum()
+        .createTopics(req)
+        .handle(
+            (resp, err) -> {
+              if (err == null) {
+                return resp;
+              }
+              AdminForwarding.Failure f = AdminForwarding.failure(err);
+              CreateTopicsResponse.Builder b = CreateTopicsResponse.newBuilder();
+              req.getTopicsList()
+                  .forEach(
+                      t ->
+                          b.addTopics(
+                              CreateTopicsResponse.Result.newBuilder()
+                                  .setName(t.getName())
+                                  .setErrorCode(f.code())
+                                  .setErrorMessage(f.message())));
+              return b.build();
+            })
+        .thenCompose(
+            resp -> {
+              if (req.getValidateOnly()) {
+                return CompletableFuture.completedFuture(Response.of(resp));
+              }
+              return ctx.metadataWaiters()
+                  .await(
+                      img ->
+                          resp.getTopicsList().stream()
+                              .filter(r -> r.getErrorCode() == ErrorCode.NONE)
+                              .allMatch(
+                                  r -> {
+                                    TopicImage t = img.topic(r.getName());
+                                    return t != null
+                                        && (r.getTopicId().isEmpty()
+                                            || t.id().equals(r.getTopicId()))
+                                        && t.partitions().stream()
+                                            .allMatch(PartitionState::hasLeader);
+                                  }),
+                      timeoutMs)
+                  .thenApply(img -> Response.of(resp));
+            });
   }
 }

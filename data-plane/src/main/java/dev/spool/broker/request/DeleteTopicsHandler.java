@@ -9,8 +9,8 @@ import dev.spool.protocol.message.ErrorCode;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * DeleteTopics, forwarded to the quorum; answers once the topics are gone from this broker's
- * image (bounded by the timeout). Netty thread.
+ * DeleteTopics, forwarded to the quorum; answers once the topics are gone from this broker's image
+ * (bounded by the timeout). Netty thread.
  */
 public final class DeleteTopicsHandler implements RequestHandler {
   private final BrokerContext ctx;
@@ -23,18 +23,34 @@ public final class DeleteTopicsHandler implements RequestHandler {
   public CompletableFuture<Response> handle(RequestContext request) {
     DeleteTopicsRequest req = request.frame().parseBody(DeleteTopicsRequest.parser());
     long timeoutMs = ctx.adminTimeout(req.getTimeoutMs());
-    return ctx.quorum().deleteTopics(req).handle((resp, err) -> {
-      if (err == null) {
-        return resp;
-      }
-      AdminForwarding.Failure f = AdminForwarding.failure(err);
-      DeleteTopicsResponse.Builder b = DeleteTopicsResponse.newBuilder();
-      req.getNamesList().forEach(n -> b.addTopics(DeleteTopicsResponse.Result.newBuilder()
-          .setName(n).setErrorCode(f.code()).setErrorMessage(f.message())));
-      return b.build();
-    }).thenCompose(resp -> ctx.metadataWaiters().await(img -> resp.getTopicsList().stream()
-        .filter(r -> r.getErrorCode() == ErrorCode.NONE)
-        .allMatch(r -> img.topic(r.getName()) == null), timeoutMs)
-        .thenApply(img -> Response.of(resp)));
+    return ctx.quorum()
+        .deleteTopics(req)
+        .handle(
+            (resp, err) -> {
+              if (err == null) {
+                return resp;
+              }
+              AdminForwarding.Failure f = AdminForwarding.failure(err);
+              DeleteTopicsResponse.Builder b = DeleteTopicsResponse.newBuilder();
+              req.getNamesList()
+                  .forEach(
+                      n ->
+                          b.addTopics(
+                              DeleteTopicsResponse.Result.newBuilder()
+                                  .setName(n)
+                                  .setErrorCode(f.code())
+                                  .setErrorMessage(f.message())));
+              return b.build();
+            })
+        .thenCompose(
+            resp ->
+                ctx.metadataWaiters()
+                    .await(
+                        img ->
+                            resp.getTopicsList().stream()
+                                .filter(r -> r.getErrorCode() == ErrorCode.NONE)
+                                .allMatch(r -> img.topic(r.getName()) == null),
+                        timeoutMs)
+                    .thenApply(img -> Response.of(resp)));
   }
 }

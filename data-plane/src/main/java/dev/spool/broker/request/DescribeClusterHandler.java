@@ -17,8 +17,8 @@ import java.util.concurrent.CompletableFuture;
  * DescribeCluster: every registered broker (fenced ones flagged) from this broker's image, the
  * quorum's state (leader, term, voters and their lag) from the quorum, and counts of partitions
  * with no leader, with an ISR smaller than their replicas, and with an ISR below
- * min.insync.replicas. When the quorum does not answer, the rest is still returned with the
- * error set. Netty thread.
+ * min.insync.replicas. When the quorum does not answer, the rest is still returned with the error
+ * set. Netty thread.
  */
 public final class DescribeClusterHandler implements RequestHandler {
   private final BrokerContext ctx;
@@ -31,9 +31,12 @@ public final class DescribeClusterHandler implements RequestHandler {
   public CompletableFuture<Response> handle(RequestContext request) {
     request.frame().parseBody(DescribeClusterRequest.parser());
     MetadataImage image = ctx.image();
-    DescribeClusterResponse.Builder b = DescribeClusterResponse.newBuilder()
-        .setClusterId(ctx.clusterId()).setMetadataOffset(image.offset());
-    image.brokers().values().stream().sorted(Comparator.comparingInt(BrokerRegistration::id))
+    DescribeClusterResponse.Builder b =
+        DescribeClusterResponse.newBuilder()
+            .setClusterId(ctx.clusterId())
+            .setMetadataOffset(image.offset());
+    image.brokers().values().stream()
+        .sorted(Comparator.comparingInt(BrokerRegistration::id))
         .forEach(r -> b.addBrokers(MetadataHandler.brokerInfo(r)));
     int offline = 0;
     int under = 0;
@@ -46,23 +49,27 @@ public final class DescribeClusterHandler implements RequestHandler {
         if (p.isr().size() < p.replicas().size()) {
           under++;
         }
-        if (p.isr().size() < TopicConfig.effectiveMinInsyncReplicas(t.config(), p.replicas().size())) {
+        if (p.isr().size()
+            < TopicConfig.effectiveMinInsyncReplicas(t.config(), p.replicas().size())) {
           underMin++;
         }
       }
     }
-    b.setOfflinePartitions(offline).setUnderReplicatedPartitions(under)
+    b.setOfflinePartitions(offline)
+        .setUnderReplicatedPartitions(under)
         .setUnderMinIsrPartitions(underMin);
-    return ctx.quorum().describeQuorum()
+    return ctx.quorum()
+        .describeQuorum()
         .orTimeout(ctx.adminTimeoutMs(), java.util.concurrent.TimeUnit.MILLISECONDS)
-        .handle((q, err) -> {
-          if (err != null) {
-            AdminForwarding.Failure f = AdminForwarding.failure(err);
-            b.setErrorCode(f.code()).setErrorMessage(f.message());
-          } else {
-            b.setQuorum(q);
-          }
-          return Response.of(b.build());
-        });
+        .handle(
+            (q, err) -> {
+              if (err != null) {
+                AdminForwarding.Failure f = AdminForwarding.failure(err);
+                b.setErrorCode(f.code()).setErrorMessage(f.message());
+              } else {
+                b.setQuorum(q);
+              }
+              return Response.of(b.build());
+            });
   }
 }

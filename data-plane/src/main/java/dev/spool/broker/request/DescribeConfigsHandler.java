@@ -32,19 +32,25 @@ public final class DescribeConfigsHandler implements RequestHandler {
     DescribeConfigsResponse.Builder b = DescribeConfigsResponse.newBuilder();
     for (String name : req.getTopicsList()) {
       TopicImage t = image.topic(name);
-      DescribeConfigsResponse.Result.Builder r = DescribeConfigsResponse.Result.newBuilder().setName(name);
+      DescribeConfigsResponse.Result.Builder r =
+          DescribeConfigsResponse.Result.newBuilder().setName(name);
       if (t == null) {
-        b.addTopics(r.setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-            .setErrorMessage("topic '" + name + "' does not exist"));
+        b.addTopics(
+            r.setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+                .setErrorMessage("topic '" + name + "' does not exist"));
         continue;
       }
       Config effective = t.config();
       Map<String, String> overrides = t.configs();
       for (ConfigKey<?> k : TopicConfig.DEF.keys()) {
-        String value = overrides.containsKey(k.name()) ? overrides.get(k.name())
-            : k.render(effective.get(k));
-        r.addEntries(DescribeConfigsResponse.ConfigEntry.newBuilder().setKey(k.name())
-            .setValue(value).setIsDefault(!overrides.containsKey(k.name())).setDoc(k.doc()));
+        String value =
+            overrides.containsKey(k.name()) ? overrides.get(k.name()) : k.render(effective.get(k));
+        r.addEntries(
+            DescribeConfigsResponse.ConfigEntry.newBuilder()
+                .setKey(k.name())
+                .setValue(value)
+                .setIsDefault(!overrides.containsKey(k.name()))
+                .setDoc(k.doc()));
       }
       b.addTopics(r);
     }

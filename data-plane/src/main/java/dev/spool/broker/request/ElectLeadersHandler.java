@@ -27,20 +27,40 @@ public final class ElectLeadersHandler implements RequestHandler {
   public CompletableFuture<Response> handle(RequestContext request) {
     ElectLeadersRequest req = request.frame().parseBody(ElectLeadersRequest.parser());
     long timeoutMs = ctx.adminTimeout(req.getTimeoutMs());
-    return ctx.quorum().electLeaders(req).handle((resp, err) -> {
-      if (err == null) {
-        return resp;
-      }
-      AdminForwarding.Failure f = AdminForwarding.failure(err);
-      return ElectLeadersResponse.newBuilder().setErrorCode(f.code()).setErrorMessage(f.message())
-          .build();
-    }).thenCompose(resp -> ctx.metadataWaiters().await(img -> resp.getResultsList().stream()
-        .filter(r -> r.getErrorCode() == ErrorCode.NONE)
-        .allMatch(r -> {
-          PartitionState p = r.getPartition() < 0 ? null
-              : img.partition(new TopicPartition(r.getTopic(), r.getPartition()));
-          return p == null || (req.getElectionType() == ElectionType.PREFERRED
-              ? p.leader() == p.preferredLeader() : p.hasLeader());
-        }), timeoutMs).thenApply(img -> Response.of(resp)));
+    return ctx.quorum()
+        .electLeaders(req)
+        .handle(
+            (resp, err) -> {
+              if (err == null) {
+                return resp;
+              }
+              AdminForwarding.Failure f = AdminForwarding.failure(err);
+              return ElectLeadersResponse.newBuilder()
+                  .setErrorCode(f.code())
+                  .setErrorMessage(f.message())
+                  .build();
+            })
+        .thenCompose(
+            resp ->
+                ctx.metadataWaiters()
+                    .await(
+                        img ->
+                            resp.getResultsList().stream()
+                                .filter(r -> r.getErrorCode() == ErrorCode.NONE)
+                                .allMatch(
+                                    r -> {
+                                      PartitionState p =
+                                          r.getPartition() < 0
+                                              ? null
+                                              : img.partition(
+                                                  new TopicPartition(
+                                                      r.getTopic(), r.getPartition()));
+                                      return p == null
+                                          || (req.getElectionType() == ElectionType.PREFERRED
+                                              ? p.leader() == p.preferredLeader()
+                                              : p.hasLeader());
+                                    }),
+                        timeoutMs)
+                    .thenApply(img -> Response.of(resp)));
   }
 }

@@ -24,34 +24,34 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Fetch, for consumers (replica_id -1: up to the high watermark) and followers (replica_id ≥ 0:
- * up to the log end; the follower must be a replica, and its broker epoch must be its current
+ * Fetch, for consumers (replica_id -1: up to the high watermark) and followers (replica_id ≥ 0: up
+ * to the log end; the follower must be a replica, and its broker epoch must be its current
  * registration in this broker's image, else STALE_BROKER_EPOCH for the whole request). Per
  * partition the owner thread checks leadership, current_leader_epoch and last_fetched_epoch
  * (diverging_epoch, for consumers too so they detect truncation) and reads file slices; the
  * partitions of one owner thread are read in one task ({@code ReplicaManager.fetchPartitions}).
  *
- * <p>Long poll: when the first read has fewer than min_bytes, no errors and max_wait_ms allows,
- * the fetch waits on {@link FetchWaiters} until an append (followers) or a high watermark move
- * (consumers) on one of its partitions, then reads again; it answers when it has enough or at
- * the deadline. Followers learn the high watermark from each answer; a move alone does not end
- * their wait (see FetchWaiters).
+ * <p>Long poll: when the first read has fewer than min_bytes, no errors and max_wait_ms allows, the
+ * fetch waits on {@link FetchWaiters} until an append (followers) or a high watermark move
+ * (consumers) on one of its partitions, then reads again; it answers when it has enough or at the
+ * deadline. Followers learn the high watermark from each answer; a move alone does not end their
+ * wait (see FetchWaiters).
  *
  * <p>A newer request on the same connection ends the wait early ({@link NewerRequestSignal}):
- * answers go out in request order, so waiting would hold the newer one back. A consumer uses
- * this to fetch a partition with data while its fetch of caught-up partitions long-polls.
+ * answers go out in request order, so waiting would hold the newer one back. A consumer uses this
+ * to fetch a partition with data while its fetch of caught-up partitions long-polls.
  *
- * <p>Limits: partition_max_bytes per partition and max_bytes per response, with at least one
- * whole batch from the first partition that has data (so a batch bigger than the limits still
- * makes progress). A partition that would exceed the response limit is answered without records.
+ * <p>Limits: partition_max_bytes per partition and max_bytes per response, with at least one whole
+ * batch from the first partition that has data (so a batch bigger than the limits still makes
+ * progress). A partition that would exceed the response limit is answered without records.
  *
  * <p>Records go out as {@link DefaultFileRegion}s straight from the segment files (sendfile). A
  * DefaultFileRegion built on a FileChannel closes that channel in {@code deallocate()} when its
  * reference count reaches zero; the channel belongs to the segment, which other reads and the
- * appender keep using. So each region is retained once more than the connection releases: its
- * count never reaches zero, {@code deallocate()} never runs, and the garbage collector reclaims
- * the region object. The segment keeps its channel open for file.delete.delay.ms after it leaves
- * the log, so a region written late still reads valid bytes.
+ * appender keep using. So each region is retained once more than the connection releases: its count
+ * never reaches zero, {@code deallocate()} never runs, and the garbage collector reclaims the
+ * region object. The segment keeps its channel open for file.delete.delay.ms after it leaves the
+ * log, so a region written late still reads valid bytes.
  */
 public final class FetchHandler implements RequestHandler {
   private final BrokerContext ctx;
@@ -66,19 +66,26 @@ public final class FetchHandler implements RequestHandler {
     if (req.getReplicaId() >= 0) {
       BrokerRegistration b = ctx.image().broker(req.getReplicaId());
       if (b == null || b.epoch() != req.getBrokerEpoch()) {
-        return CompletableFuture.completedFuture(Response.of(FetchResponse.newBuilder()
-            .setErrorCode(ErrorCode.STALE_BROKER_EPOCH)
-            .setErrorMessage("broker " + req.getReplicaId() + " fetched with broker epoch "
-                + req.getBrokerEpoch() + " but its registration here has epoch "
-                + (b == null ? "(none)" : String.valueOf(b.epoch())))
-            .build()));
+        return CompletableFuture.completedFuture(
+            Response.of(
+                FetchResponse.newBuilder()
+                    .setErrorCode(ErrorCode.STALE_BROKER_EPOCH)
+                    .setErrorMessage(
+                        "broker "
+                            + req.getReplicaId()
+                            + " fetched with broker epoch "
+                            + req.getBrokerEpoch()
+                            + " but its registration here has epoch "
+                            + (b == null ? "(none)" : String.valueOf(b.epoch())))
+                    .build()));
       }
     }
     return new FetchOperation(req, request.newerRequest()).start();
   }
 
   /** One entry of the request, in request order. */
-  private record Item(String topic, int partition, TopicPartition tp, FetchRequest.FetchPartition req) {}
+  private record Item(
+      String topic, int partition, TopicPartition tp, FetchRequest.FetchPartition req) {}
 
   /** One fetch request through its reads and waits. */
   private final class FetchOperation {
@@ -113,17 +120,21 @@ public final class FetchHandler implements RequestHandler {
     }
 
     private void attempt() {
-      readAll().whenComplete((results, err) -> {
-        if (err != null) {
-          result.completeExceptionally(err);
-          return;
-        }
-        long remainingNs = deadlineNs - ctx.clock().nanoTime();
-        if (remainingNs <= 0 || newerRequest.fired() || satisfied(results)
-            || !waitFor(remainingNs, results)) {
-          result.complete(respond(results));
-        }
-      });
+      readAll()
+          .whenComplete(
+              (results, err) -> {
+                if (err != null) {
+                  result.completeExceptionally(err);
+                  return;
+                }
+                long remainingNs = deadlineNs - ctx.clock().nanoTime();
+                if (remainingNs <= 0
+                    || newerRequest.fired()
+                    || satisfied(results)
+                    || !waitFor(remainingNs, results)) {
+                  result.complete(respond(results));
+                }
+              });
     }
 
     private CompletableFuture<List<PartitionFetchResult>> readAll() {
@@ -136,24 +147,37 @@ public final class FetchHandler implements RequestHandler {
       for (int i = 0; i < items.size(); i++) {
         Item it = items.get(i);
         if (it.tp() == null || image.partition(it.tp()) == null) {
-          results[i] = PartitionFetchResult.error(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "partition "
-              + it.topic() + "-" + it.partition() + " does not exist", null);
+          results[i] =
+              PartitionFetchResult.error(
+                  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                  "partition " + it.topic() + "-" + it.partition() + " does not exist",
+                  null);
           continue;
         }
         FetchRequest.FetchPartition p = it.req();
-        int max = Math.min(p.getPartitionMaxBytes() > 0 ? p.getPartitionMaxBytes() : responseMax,
-            responseMax);
+        int max =
+            Math.min(
+                p.getPartitionMaxBytes() > 0 ? p.getPartitionMaxBytes() : responseMax, responseMax);
         index[toRead.size()] = i;
         toRead.add(it.tp());
-        params.add(new FetchParams(req.getReplicaId(), p.getFetchOffset(), p.getCurrentLeaderEpoch(),
-            p.getLastFetchedEpoch(), max, true));
+        params.add(
+            new FetchParams(
+                req.getReplicaId(),
+                p.getFetchOffset(),
+                p.getCurrentLeaderEpoch(),
+                p.getLastFetchedEpoch(),
+                max,
+                true));
       }
-      return ctx.replicas().fetchPartitions(toRead, params).thenApply(read -> {
-        for (int j = 0; j < read.length; j++) {
-          results[index[j]] = read[j];
-        }
-        return Arrays.asList(results);
-      });
+      return ctx.replicas()
+          .fetchPartitions(toRead, params)
+          .thenApply(
+              read -> {
+                for (int j = 0; j < read.length; j++) {
+                  results[index[j]] = read[j];
+                }
+                return Arrays.asList(results);
+              });
     }
 
     private boolean satisfied(List<PartitionFetchResult> results) {
@@ -175,11 +199,15 @@ public final class FetchHandler implements RequestHandler {
       if (!waiters.watch(tps, holder[0])) {
         return false;
       }
-      ctx.timer().newTimeout(t -> {
-        if (holder[0].cancel()) {
-          attempt(); // past the deadline now: answers whatever it reads
-        }
-      }, remainingNs, TimeUnit.NANOSECONDS);
+      ctx.timer()
+          .newTimeout(
+              t -> {
+                if (holder[0].cancel()) {
+                  attempt(); // past the deadline now: answers whatever it reads
+                }
+              },
+              remainingNs,
+              TimeUnit.NANOSECONDS);
       // A newer request on the connection waits behind this answer: stop waiting (see
       // NewerRequestSignal); the attempt it triggers sees the signal and answers.
       newerRequest.onNewerRequest(() -> holder[0].fire());
@@ -201,7 +229,8 @@ public final class FetchHandler implements RequestHandler {
         if (p == null) {
           continue;
         }
-        if (follower ? p.log().logEndOffset() != r.logEndOffset()
+        if (follower
+            ? p.log().logEndOffset() != r.logEndOffset()
             : p.log().highWatermark() != r.highWatermark()) {
           return true;
         }
@@ -225,16 +254,23 @@ public final class FetchHandler implements RequestHandler {
           }
           current = FetchResponse.TopicResponse.newBuilder().setName(it.topic());
         }
-        FetchResponse.PartitionResponse.Builder pr = FetchResponse.PartitionResponse.newBuilder()
-            .setPartition(it.partition()).setErrorCode(r.error()).setErrorMessage(r.message())
-            .setHighWatermark(r.highWatermark()).setLogStartOffset(r.logStartOffset())
-            .setLogEndOffset(follower ? r.logEndOffset() : -1L);
+        FetchResponse.PartitionResponse.Builder pr =
+            FetchResponse.PartitionResponse.newBuilder()
+                .setPartition(it.partition())
+                .setErrorCode(r.error())
+                .setErrorMessage(r.message())
+                .setHighWatermark(r.highWatermark())
+                .setLogStartOffset(r.logStartOffset())
+                .setLogEndOffset(follower ? r.logEndOffset() : -1L);
         if (r.divergingEpoch() != null) {
-          pr.setDivergingEpoch(EpochEndOffset.newBuilder().setEpoch(r.divergingEpoch().epoch())
-              .setEndOffset(r.divergingEpoch().endOffset()));
+          pr.setDivergingEpoch(
+              EpochEndOffset.newBuilder()
+                  .setEpoch(r.divergingEpoch().epoch())
+                  .setEndOffset(r.divergingEpoch().endOffset()));
         }
         if ((r.error() == ErrorCode.NOT_LEADER_OR_FOLLOWER
-            || r.error() == ErrorCode.FENCED_LEADER_EPOCH) && it.tp() != null) {
+                || r.error() == ErrorCode.FENCED_LEADER_EPOCH)
+            && it.tp() != null) {
           pr.setCurrentLeader(ctx.hint(it.tp(), r.hint()));
         }
         FileSlice s = r.slice();
@@ -243,7 +279,8 @@ public final class FetchHandler implements RequestHandler {
           remaining -= s.sizeInBytes();
           total += s.sizeInBytes();
           pr.setRecordsSize(s.sizeInBytes());
-          // One extra reference: see the class comment (deallocate() would close the segment's channel).
+          // One extra reference: see the class comment (deallocate() would close the segment's
+          // channel).
           parts.add(new DefaultFileRegion(s.channel(), s.position(), s.sizeInBytes()).retain());
         }
         current.addPartitions(pr);

@@ -26,17 +26,25 @@ public final class InitProducerIdHandler implements RequestHandler {
   @Override
   public CompletableFuture<Response> handle(RequestContext request) {
     request.frame().parseBody(InitProducerIdRequest.parser());
-    return ctx.producerIds().nextProducerId().handle((id, err) -> {
-      InitProducerIdResponse.Builder b = InitProducerIdResponse.newBuilder();
-      if (err != null) {
-        Throwable c = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
-        b.setErrorCode(clientCode(c)).setErrorMessage("cannot allocate a producer id: " + c.getMessage())
-            .setProducerId(-1).setProducerEpoch(-1);
-      } else {
-        b.setProducerId(id).setProducerEpoch(0);
-      }
-      return Response.of(b.build());
-    });
+    return ctx.producerIds()
+        .nextProducerId()
+        .handle(
+            (id, err) -> {
+              InitProducerIdResponse.Builder b = InitProducerIdResponse.newBuilder();
+              if (err != null) {
+                Throwable c =
+                    err instanceof CompletionException && err.getCause() != null
+                        ? err.getCause()
+                        : err;
+                b.setErrorCode(clientCode(c))
+                    .setErrorMessage("cannot allocate a producer id: " + c.getMessage())
+                    .setProducerId(-1)
+                    .setProducerEpoch(-1);
+              } else {
+                b.setProducerId(id).setProducerEpoch(0);
+              }
+              return Response.of(b.build());
+            });
   }
 
   /**
@@ -49,7 +57,8 @@ public final class InitProducerIdHandler implements RequestHandler {
    * another broker; any other non-retriable code becomes QUORUM_UNAVAILABLE.
    */
   static ErrorCode clientCode(Throwable failure) {
-    ErrorCode code = failure instanceof SpoolException se ? se.errorCode() : ErrorCode.QUORUM_UNAVAILABLE;
+    ErrorCode code =
+        failure instanceof SpoolException se ? se.errorCode() : ErrorCode.QUORUM_UNAVAILABLE;
     if (code == ErrorCode.STALE_BROKER_EPOCH) {
       return ErrorCode.BROKER_NOT_AVAILABLE;
     }

@@ -35,38 +35,68 @@ public final class ListOffsetsHandler implements RequestHandler {
       for (ListOffsetsRequest.Partition p : t.getPartitionsList()) {
         parts.add(one(t.getName(), p, consumer));
       }
-      topics.add(CompletableFuture.allOf(parts.toArray(new CompletableFuture[0])).thenApply(v ->
-          ListOffsetsResponse.Topic.newBuilder().setName(t.getName())
-              .addAllPartitions(parts.stream().map(CompletableFuture::join).toList()).build()));
+      topics.add(
+          CompletableFuture.allOf(parts.toArray(new CompletableFuture[0]))
+              .thenApply(
+                  v ->
+                      ListOffsetsResponse.Topic.newBuilder()
+                          .setName(t.getName())
+                          .addAllPartitions(parts.stream().map(CompletableFuture::join).toList())
+                          .build()));
     }
-    return CompletableFuture.allOf(topics.toArray(new CompletableFuture[0])).thenApply(v ->
-        Response.of(ListOffsetsResponse.newBuilder()
-            .addAllTopics(topics.stream().map(CompletableFuture::join).toList()).build()));
+    return CompletableFuture.allOf(topics.toArray(new CompletableFuture[0]))
+        .thenApply(
+            v ->
+                Response.of(
+                    ListOffsetsResponse.newBuilder()
+                        .addAllTopics(topics.stream().map(CompletableFuture::join).toList())
+                        .build()));
   }
 
-  private CompletableFuture<ListOffsetsResponse.Partition> one(String topic,
-      ListOffsetsRequest.Partition p, boolean consumer) {
+  private CompletableFuture<ListOffsetsResponse.Partition> one(
+      String topic, ListOffsetsRequest.Partition p, boolean consumer) {
     TopicPartition tp = BrokerContext.tpOrNull(topic, p.getPartition());
-    ListOffsetsResponse.Partition.Builder b = ListOffsetsResponse.Partition.newBuilder()
-        .setPartition(p.getPartition()).setTimestamp(-1).setOffset(-1).setLeaderEpoch(-1);
+    ListOffsetsResponse.Partition.Builder b =
+        ListOffsetsResponse.Partition.newBuilder()
+            .setPartition(p.getPartition())
+            .setTimestamp(-1)
+            .setOffset(-1)
+            .setLeaderEpoch(-1);
     if (tp == null || ctx.image().partition(tp) == null) {
-      return CompletableFuture.completedFuture(b.setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-          .setErrorMessage("partition " + topic + "-" + p.getPartition() + " does not exist").build());
+      return CompletableFuture.completedFuture(
+          b.setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+              .setErrorMessage("partition " + topic + "-" + p.getPartition() + " does not exist")
+              .build());
     }
-    return ctx.replicas().onPartition(tp,
-        part -> part.listOffset(p.getTimestamp(), p.getCurrentLeaderEpoch(), consumer),
-        () -> new Partition.ListOffsetResult(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker "
-            + ctx.brokerId() + " has no replica of " + tp, -1, -1, -1, null))
-        .handle((r, err) -> {
-          if (err != null) {
-            return b.setErrorCode(ErrorCode.UNKNOWN_SERVER_ERROR).setErrorMessage(String.valueOf(err)).build();
-          }
-          b.setErrorCode(r.error()).setErrorMessage(r.message()).setTimestamp(r.timestamp())
-              .setOffset(r.offset()).setLeaderEpoch(r.leaderEpoch());
-          if (r.error() == ErrorCode.NOT_LEADER_OR_FOLLOWER || r.error() == ErrorCode.FENCED_LEADER_EPOCH) {
-            b.setCurrentLeader(ctx.hint(tp, r.hint()));
-          }
-          return b.build();
-        });
+    return ctx.replicas()
+        .onPartition(
+            tp,
+            part -> part.listOffset(p.getTimestamp(), p.getCurrentLeaderEpoch(), consumer),
+            () ->
+                new Partition.ListOffsetResult(
+                    ErrorCode.NOT_LEADER_OR_FOLLOWER,
+                    "broker " + ctx.brokerId() + " has no replica of " + tp,
+                    -1,
+                    -1,
+                    -1,
+                    null))
+        .handle(
+            (r, err) -> {
+              if (err != null) {
+                return b.setErrorCode(ErrorCode.UNKNOWN_SERVER_ERROR)
+                    .setErrorMessage(String.valueOf(err))
+                    .build();
+              }
+              b.setErrorCode(r.error())
+                  .setErrorMessage(r.message())
+                  .setTimestamp(r.timestamp())
+                  .setOffset(r.offset())
+                  .setLeaderEpoch(r.leaderEpoch());
+              if (r.error() == ErrorCode.NOT_LEADER_OR_FOLLOWER
+                  || r.error() == ErrorCode.FENCED_LEADER_EPOCH) {
+                b.setCurrentLeader(ctx.hint(tp, r.hint()));
+              }
+              return b.build();
+            });
   }
 }

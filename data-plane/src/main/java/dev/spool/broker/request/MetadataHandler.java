@@ -21,11 +21,11 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Metadata: live brokers with their advertised endpoints and, per requested topic, each
- * partition's leader, leader epoch, replicas, ISR and offline replicas, from this broker's image.
- * An unknown topic is UNKNOWN_TOPIC_OR_PARTITION, unless {@code auto.create.topics.enable}: then
- * it is created through the quorum (default partitions and replication) and described once this
- * broker sees it. Netty thread; reads only the immutable image.
+ * Metadata: live brokers with their advertised endpoints and, per requested topic, each partition's
+ * leader, leader epoch, replicas, ISR and offline replicas, from this broker's image. An unknown
+ * topic is UNKNOWN_TOPIC_OR_PARTITION, unless {@code auto.create.topics.enable}: then it is created
+ * through the quorum (default partitions and replication) and described once this broker sees it.
+ * Netty thread; reads only the immutable image.
  */
 public final class MetadataHandler implements RequestHandler {
   private final BrokerContext ctx;
@@ -49,24 +49,39 @@ public final class MetadataHandler implements RequestHandler {
     if (missing.isEmpty() || !ctx.autoCreateTopics()) {
       return CompletableFuture.completedFuture(Response.of(describe(req, image)));
     }
-    CreateTopicsRequest.Builder create = CreateTopicsRequest.newBuilder()
-        .setTimeoutMs((int) ctx.adminTimeoutMs());
+    CreateTopicsRequest.Builder create =
+        CreateTopicsRequest.newBuilder().setTimeoutMs((int) ctx.adminTimeoutMs());
     for (String t : missing) {
-      create.addTopics(CreateTopicsRequest.Topic.newBuilder().setName(t).setNumPartitions(-1)
-          .setReplicationFactor(-1));
+      create.addTopics(
+          CreateTopicsRequest.Topic.newBuilder()
+              .setName(t)
+              .setNumPartitions(-1)
+              .setReplicationFactor(-1));
     }
-    return ctx.quorum().createTopics(create.build())
+    return ctx.quorum()
+        .createTopics(create.build())
         .handle((resp, err) -> null)
-        .thenCompose(x -> ctx.metadataWaiters().await(
-            img -> missing.stream().allMatch(t -> img.topic(t) != null
-                && img.partitions(t).stream().allMatch(PartitionState::hasLeader)),
-            ctx.adminTimeoutMs()))
+        .thenCompose(
+            x ->
+                ctx.metadataWaiters()
+                    .await(
+                        img ->
+                            missing.stream()
+                                .allMatch(
+                                    t ->
+                                        img.topic(t) != null
+                                            && img.partitions(t).stream()
+                                                .allMatch(PartitionState::hasLeader)),
+                        ctx.adminTimeoutMs()))
         .thenApply(img -> Response.of(describe(req, img)));
   }
 
   private MetadataResponse describe(MetadataRequest req, MetadataImage image) {
-    MetadataResponse.Builder b = MetadataResponse.newBuilder().setClusterId(ctx.clusterId())
-        .setControllerId(ctx.activeControllerId().getAsInt()).setMetadataOffset(image.offset());
+    MetadataResponse.Builder b =
+        MetadataResponse.newBuilder()
+            .setClusterId(ctx.clusterId())
+            .setControllerId(ctx.activeControllerId().getAsInt())
+            .setMetadataOffset(image.offset());
     for (BrokerRegistration r : image.liveBrokers()) {
       b.addBrokers(brokerInfo(r));
     }
@@ -84,23 +99,36 @@ public final class MetadataHandler implements RequestHandler {
   }
 
   static BrokerInfo brokerInfo(BrokerRegistration r) {
-    return BrokerInfo.newBuilder().setNodeId(r.id()).setHost(r.host()).setPort(r.port())
-        .setRack(r.rack()).setBrokerEpoch(r.epoch()).setFenced(r.fenced())
-        .setInControlledShutdown(r.inControlledShutdown()).build();
+    return BrokerInfo.newBuilder()
+        .setNodeId(r.id())
+        .setHost(r.host())
+        .setPort(r.port())
+        .setRack(r.rack())
+        .setBrokerEpoch(r.epoch())
+        .setFenced(r.fenced())
+        .setInControlledShutdown(r.inControlledShutdown())
+        .build();
   }
 
   private static TopicMetadata topic(MetadataImage image, String name, boolean configs) {
     TopicImage t = image.topic(name);
     if (t == null) {
-      return TopicMetadata.newBuilder().setName(name)
+      return TopicMetadata.newBuilder()
+          .setName(name)
           .setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-          .setErrorMessage("topic '" + name + "' does not exist").build();
+          .setErrorMessage("topic '" + name + "' does not exist")
+          .build();
     }
     TopicMetadata.Builder tb = TopicMetadata.newBuilder().setName(name).setTopicId(t.id());
     for (PartitionState p : t.partitions()) {
-      PartitionMetadata.Builder pb = PartitionMetadata.newBuilder().setPartition(p.partition())
-          .setLeaderId(p.leader()).setLeaderEpoch(p.leaderEpoch()).addAllReplicas(p.replicas())
-          .addAllIsr(p.isr()).setPartitionEpoch(p.partitionEpoch());
+      PartitionMetadata.Builder pb =
+          PartitionMetadata.newBuilder()
+              .setPartition(p.partition())
+              .setLeaderId(p.leader())
+              .setLeaderEpoch(p.leaderEpoch())
+              .addAllReplicas(p.replicas())
+              .addAllIsr(p.isr())
+              .setPartitionEpoch(p.partitionEpoch());
       for (int r : p.replicas()) {
         BrokerRegistration reg = image.broker(r);
         if (reg == null || reg.fenced()) {

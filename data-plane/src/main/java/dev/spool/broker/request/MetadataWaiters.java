@@ -10,18 +10,18 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * Admin requests forwarded to the quorum answer only once their effect is visible in this
- * broker's own metadata image (so a Metadata call right after sees it), bounded by the request's
- * timeout. A waiter completes with the first image that satisfies its condition, or with the
- * latest image when time runs out (the change is committed either way; it just has not reached
- * this broker yet).
+ * Admin requests forwarded to the quorum answer only once their effect is visible in this broker's
+ * own metadata image (so a Metadata call right after sees it), bounded by the request's timeout. A
+ * waiter completes with the first image that satisfies its condition, or with the latest image when
+ * time runs out (the change is committed either way; it just has not reached this broker yet).
  *
- * <p>Threads: {@link #onUpdate} on the broker lifecycle thread; {@link #await} from Netty
- * threads; timeouts on the shared timer. Limit: at most {@code maxWaiters} waiting; beyond it a
- * waiter completes at once.
+ * <p>Threads: {@link #onUpdate} on the broker lifecycle thread; {@link #await} from Netty threads;
+ * timeouts on the shared timer. Limit: at most {@code maxWaiters} waiting; beyond it a waiter
+ * completes at once.
  */
 public final class MetadataWaiters {
-  private record Waiter(Predicate<MetadataImage> condition, CompletableFuture<MetadataImage> future) {}
+  private record Waiter(
+      Predicate<MetadataImage> condition, CompletableFuture<MetadataImage> future) {}
 
   private final CopyOnWriteArrayList<Waiter> waiters = new CopyOnWriteArrayList<>();
   private final Supplier<MetadataImage> current;
@@ -34,17 +34,22 @@ public final class MetadataWaiters {
     this.maxWaiters = maxWaiters;
   }
 
-  public CompletableFuture<MetadataImage> await(Predicate<MetadataImage> condition, long timeoutMs) {
+  public CompletableFuture<MetadataImage> await(
+      Predicate<MetadataImage> condition, long timeoutMs) {
     MetadataImage now = current.get();
     if (condition.test(now) || timeoutMs <= 0 || waiters.size() >= maxWaiters) {
       return CompletableFuture.completedFuture(now);
     }
     Waiter w = new Waiter(condition, new CompletableFuture<>());
     waiters.add(w);
-    Timeout t = timer.newTimeout(x -> {
-      waiters.remove(w);
-      w.future().complete(current.get());
-    }, timeoutMs, TimeUnit.MILLISECONDS);
+    Timeout t =
+        timer.newTimeout(
+            x -> {
+              waiters.remove(w);
+              w.future().complete(current.get());
+            },
+            timeoutMs,
+            TimeUnit.MILLISECONDS);
     w.future().whenComplete((img, e) -> t.cancel());
     // The image may have moved between the first test and the registration.
     MetadataImage again = current.get();

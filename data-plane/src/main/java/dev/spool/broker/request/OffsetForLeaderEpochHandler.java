@@ -14,8 +14,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * OffsetForLeaderEpoch (KIP-320): on the leader, the largest epoch at or below the one asked and
- * its end offset, from the leader-epoch cache. Consumers use it to detect truncation after a
- * leader change. Netty thread; the lookup runs on the owner worker.
+ * its end offset, from the leader-epoch cache. Consumers use it to detect truncation after a leader
+ * change. Netty thread; the lookup runs on the owner worker.
  */
 public final class OffsetForLeaderEpochHandler implements RequestHandler {
   private final BrokerContext ctx;
@@ -26,38 +26,68 @@ public final class OffsetForLeaderEpochHandler implements RequestHandler {
 
   @Override
   public CompletableFuture<Response> handle(RequestContext request) {
-    OffsetForLeaderEpochRequest req = request.frame().parseBody(OffsetForLeaderEpochRequest.parser());
+    OffsetForLeaderEpochRequest req =
+        request.frame().parseBody(OffsetForLeaderEpochRequest.parser());
     List<CompletableFuture<OffsetForLeaderEpochResponse.Topic>> topics = new ArrayList<>();
     for (OffsetForLeaderEpochRequest.Topic t : req.getTopicsList()) {
       List<CompletableFuture<OffsetForLeaderEpochResponse.Partition>> parts = new ArrayList<>();
       for (OffsetForLeaderEpochRequest.Partition p : t.getPartitionsList()) {
         parts.add(one(t.getName(), p));
       }
-      topics.add(CompletableFuture.allOf(parts.toArray(new CompletableFuture[0])).thenApply(v ->
-          OffsetForLeaderEpochResponse.Topic.newBuilder().setName(t.getName())
-              .addAllPartitions(parts.stream().map(CompletableFuture::join).toList()).build()));
+      topics.add(
+          CompletableFuture.allOf(parts.toArray(new CompletableFuture[0]))
+              .thenApply(
+                  v ->
+                      OffsetForLeaderEpochResponse.Topic.newBuilder()
+                          .setName(t.getName())
+                          .addAllPartitions(parts.stream().map(CompletableFuture::join).toList())
+                          .build()));
     }
-    return CompletableFuture.allOf(topics.toArray(new CompletableFuture[0])).thenApply(v ->
-        Response.of(OffsetForLeaderEpochResponse.newBuilder()
-            .addAllTopics(topics.stream().map(CompletableFuture::join).toList()).build()));
+    return CompletableFuture.allOf(topics.toArray(new CompletableFuture[0]))
+        .thenApply(
+            v ->
+                Response.of(
+                    OffsetForLeaderEpochResponse.newBuilder()
+                        .addAllTopics(topics.stream().map(CompletableFuture::join).toList())
+                        .build()));
   }
 
-  private CompletableFuture<OffsetForLeaderEpochResponse.Partition> one(String topic,
-      OffsetForLeaderEpochRequest.Partition p) {
+  private CompletableFuture<OffsetForLeaderEpochResponse.Partition> one(
+      String topic, OffsetForLeaderEpochRequest.Partition p) {
     TopicPartition tp = BrokerContext.tpOrNull(topic, p.getPartition());
-    OffsetForLeaderEpochResponse.Partition.Builder b = OffsetForLeaderEpochResponse.Partition
-        .newBuilder().setPartition(p.getPartition()).setLeaderEpoch(-1).setEndOffset(-1);
+    OffsetForLeaderEpochResponse.Partition.Builder b =
+        OffsetForLeaderEpochResponse.Partition.newBuilder()
+            .setPartition(p.getPartition())
+            .setLeaderEpoch(-1)
+            .setEndOffset(-1);
     if (tp == null || ctx.image().partition(tp) == null) {
-      return CompletableFuture.completedFuture(b.setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-          .setErrorMessage("partition " + topic + "-" + p.getPartition() + " does not exist").build());
+      return CompletableFuture.completedFuture(
+          b.setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+              .setErrorMessage("partition " + topic + "-" + p.getPartition() + " does not exist")
+              .build());
     }
-    return ctx.replicas().onPartition(tp,
-        part -> part.endOffsetForEpoch(p.getCurrentLeaderEpoch(), p.getLeaderEpoch()),
-        () -> new Partition.ListOffsetResult(ErrorCode.NOT_LEADER_OR_FOLLOWER, "broker "
-            + ctx.brokerId() + " has no replica of " + tp, -1, -1, -1, null))
-        .handle((r, err) -> err != null
-            ? b.setErrorCode(ErrorCode.UNKNOWN_SERVER_ERROR).setErrorMessage(String.valueOf(err)).build()
-            : b.setErrorCode(r.error()).setErrorMessage(r.message()).setLeaderEpoch(r.leaderEpoch())
-                .setEndOffset(r.offset()).build());
+    return ctx.replicas()
+        .onPartition(
+            tp,
+            part -> part.endOffsetForEpoch(p.getCurrentLeaderEpoch(), p.getLeaderEpoch()),
+            () ->
+                new Partition.ListOffsetResult(
+                    ErrorCode.NOT_LEADER_OR_FOLLOWER,
+                    "broker " + ctx.brokerId() + " has no replica of " + tp,
+                    -1,
+                    -1,
+                    -1,
+                    null))
+        .handle(
+            (r, err) ->
+                err != null
+                    ? b.setErrorCode(ErrorCode.UNKNOWN_SERVER_ERROR)
+                        .setErrorMessage(String.valueOf(err))
+                        .build()
+                    : b.setErrorCode(r.error())
+                        .setErrorMessage(r.message())
+                        .setLeaderEpoch(r.leaderEpoch())
+                        .setEndOffset(r.offset())
+                        .build());
   }
 }

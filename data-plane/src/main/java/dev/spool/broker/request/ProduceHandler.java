@@ -19,14 +19,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Produce. The body must declare exactly the record data the frame carries (else
- * INVALID_REQUEST and the connection is closed: the stream cannot be trusted). Per partition the
- * batches are appended on the partition's owner thread from the received buffer (no copy):
- * leadership (NOT_LEADER_OR_FOLLOWER with a LeaderHint), leader-epoch fencing, acks, min ISR and
- * the log's validation (CORRUPT_MESSAGE, MESSAGE_TOO_LARGE, INVALID_RECORD, sequence and epoch
- * errors) decide; a refused partition leaves its log untouched. acks=all answers when the high
- * watermark passes the batch or the timeout ends; acks=0 sends no response (after the appends,
- * because the record data lives in the request buffer until then). Netty thread.
+ * Produce. The body must declare exactly the record data the frame carries (else INVALID_REQUEST
+ * and the connection is closed: the stream cannot be trusted). Per partition the batches are
+ * appended on the partition's owner thread from the received buffer (no copy): leadership
+ * (NOT_LEADER_OR_FOLLOWER with a LeaderHint), leader-epoch fencing, acks, min ISR and the log's
+ * validation (CORRUPT_MESSAGE, MESSAGE_TOO_LARGE, INVALID_RECORD, sequence and epoch errors)
+ * decide; a refused partition leaves its log untouched. acks=all answers when the high watermark
+ * passes the batch or the timeout ends; acks=0 sends no response (after the appends, because the
+ * record data lives in the request buffer until then). Netty thread.
  */
 public final class ProduceHandler implements RequestHandler {
   private static final Logger log = LoggerFactory.getLogger(ProduceHandler.class);
@@ -47,15 +47,26 @@ public final class ProduceHandler implements RequestHandler {
     for (ProduceRequest.TopicData t : req.getTopicsList()) {
       for (ProduceRequest.PartitionData p : t.getPartitionsList()) {
         if (p.getRecordsSize() < 0) {
-          return invalid(request, "partition " + t.getName() + "-" + p.getPartition()
-              + " declares a negative records_size " + p.getRecordsSize());
+          return invalid(
+              request,
+              "partition "
+                  + t.getName()
+                  + "-"
+                  + p.getPartition()
+                  + " declares a negative records_size "
+                  + p.getRecordsSize());
         }
         declared += p.getRecordsSize();
       }
     }
     if (declared != data.readableBytes()) {
-      return invalid(request, "the body declares " + declared + " bytes of record data but the "
-          + "frame carries " + data.readableBytes());
+      return invalid(
+          request,
+          "the body declares "
+              + declared
+              + " bytes of record data but the "
+              + "frame carries "
+              + data.readableBytes());
     }
     int acks = req.getAcks();
     long timeoutMs = req.getTimeoutMs() > 0 ? req.getTimeoutMs() : ctx.produceTimeoutMs();
@@ -66,29 +77,40 @@ public final class ProduceHandler implements RequestHandler {
       for (ProduceRequest.PartitionData p : t.getPartitionsList()) {
         ByteBuf slice = data.slice(position, p.getRecordsSize());
         position += p.getRecordsSize();
-        parts.add(new Part(t.getName(), p.getPartition(),
-            append(image, t.getName(), p, slice, acks, timeoutMs)));
+        parts.add(
+            new Part(
+                t.getName(),
+                p.getPartition(),
+                append(image, t.getName(), p, slice, acks, timeoutMs)));
       }
     }
     CompletableFuture<?>[] all = parts.stream().map(Part::result).toArray(CompletableFuture[]::new);
-    return CompletableFuture.allOf(all).thenApply(v -> {
-      if (acks == 0) {
-        return Response.none();
-      }
-      return Response.of(response(parts));
-    });
+    return CompletableFuture.allOf(all)
+        .thenApply(
+            v -> {
+              if (acks == 0) {
+                return Response.none();
+              }
+              return Response.of(response(parts));
+            });
   }
 
-  private CompletableFuture<ProduceResult> append(MetadataImage image, String topic,
-      ProduceRequest.PartitionData p, ByteBuf slice, int acks, long timeoutMs) {
+  private CompletableFuture<ProduceResult> append(
+      MetadataImage image,
+      String topic,
+      ProduceRequest.PartitionData p,
+      ByteBuf slice,
+      int acks,
+      long timeoutMs) {
     if (acks != -1 && acks != 0 && acks != 1) {
       return done(ErrorCode.INVALID_REQUEST, "acks must be -1 (all), 0 or 1, not " + acks);
     }
     TopicImage t = image.topic(topic);
     TopicPartition tp = BrokerContext.tpOrNull(topic, p.getPartition());
     if (t == null || tp == null || t.partition(p.getPartition()) == null) {
-      return done(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "partition " + topic + "-"
-          + p.getPartition() + " does not exist");
+      return done(
+          ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          "partition " + topic + "-" + p.getPartition() + " does not exist");
     }
     if (p.getRecordsSize() == 0) {
       return done(ErrorCode.INVALID_RECORD, "no record batches for " + tp);
@@ -119,20 +141,30 @@ public final class ProduceHandler implements RequestHandler {
         current = ProduceResponse.TopicResponse.newBuilder().setName(part.topic());
       }
       ProduceResult r = part.result().join();
-      ProduceResponse.PartitionResponse.Builder pr = ProduceResponse.PartitionResponse.newBuilder()
-          .setPartition(part.partition()).setErrorCode(r.error()).setErrorMessage(r.message())
-          .setBaseOffset(r.baseOffset()).setLogAppendTimeMs(r.logAppendTimeMs())
-          .setLogStartOffset(r.logStartOffset());
-      if (r.error() == ErrorCode.NOT_LEADER_OR_FOLLOWER || r.error() == ErrorCode.FENCED_LEADER_EPOCH) {
+      ProduceResponse.PartitionResponse.Builder pr =
+          ProduceResponse.PartitionResponse.newBuilder()
+              .setPartition(part.partition())
+              .setErrorCode(r.error())
+              .setErrorMessage(r.message())
+              .setBaseOffset(r.baseOffset())
+              .setLogAppendTimeMs(r.logAppendTimeMs())
+              .setLogStartOffset(r.logStartOffset());
+      if (r.error() == ErrorCode.NOT_LEADER_OR_FOLLOWER
+          || r.error() == ErrorCode.FENCED_LEADER_EPOCH) {
         TopicPartition tp = BrokerContext.tpOrNull(part.topic(), part.partition());
         if (tp != null) {
           pr.setCurrentLeader(ctx.hint(tp, r.hint()));
         }
       }
-      if (r.error() == ErrorCode.CORRUPT_MESSAGE || r.error() == ErrorCode.INVALID_RECORD
+      if (r.error() == ErrorCode.CORRUPT_MESSAGE
+          || r.error() == ErrorCode.INVALID_RECORD
           || r.error() == ErrorCode.MESSAGE_TOO_LARGE) {
-        log.debug("[node={}] produce to {}-{} refused: {}", ctx.brokerId(), part.topic(),
-            part.partition(), r.message());
+        log.debug(
+            "[node={}] produce to {}-{} refused: {}",
+            ctx.brokerId(),
+            part.topic(),
+            part.partition(),
+            r.message());
       }
       current.addPartitions(pr);
     }
@@ -143,8 +175,12 @@ public final class ProduceHandler implements RequestHandler {
   }
 
   private CompletableFuture<Response> invalid(RequestContext request, String why) {
-    log.warn("[node={}] malformed produce request from {}: {}; closing the connection",
-        ctx.brokerId(), request.connectionId(), why);
-    return CompletableFuture.completedFuture(Response.requestError(ErrorCode.INVALID_REQUEST, why, true));
+    log.warn(
+        "[node={}] malformed produce request from {}: {}; closing the connection",
+        ctx.brokerId(),
+        request.connectionId(),
+        why);
+    return CompletableFuture.completedFuture(
+        Response.requestError(ErrorCode.INVALID_REQUEST, why, true));
   }
 }

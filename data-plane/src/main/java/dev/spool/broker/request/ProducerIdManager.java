@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Hands out producer ids for InitProducerId from blocks the quorum allocates to this broker
  * (AllocateProducerIds, as Kafka's ProducerIdManager): ids are unique cluster-wide because each
- * block is committed to the metadata log. The next block is fetched when 90% of the current one
- * is used, so most calls answer at once.
+ * block is committed to the metadata log. The next block is fetched when 90% of the current one is
+ * used, so most calls answer at once.
  *
  * <p>Threads: any; state guarded by this object's monitor. Limit: at most {@code maxWaiting}
  * requests wait for a block; more fail at once with a retriable error.
@@ -35,7 +35,8 @@ public final class ProducerIdManager {
   private int blockLength = 1;
   private boolean requestInFlight;
 
-  public ProducerIdManager(int brokerId, LongSupplier brokerEpoch, QuorumClient quorum, int maxWaiting) {
+  public ProducerIdManager(
+      int brokerId, LongSupplier brokerEpoch, QuorumClient quorum, int maxWaiting) {
     this.brokerId = brokerId;
     this.brokerEpoch = brokerEpoch;
     this.quorum = quorum;
@@ -57,8 +58,11 @@ public final class ProducerIdManager {
         return f;
       }
       if (waiting.size() >= maxWaiting) {
-        f.completeExceptionally(new SpoolException(ErrorCode.QUORUM_UNAVAILABLE,
-            waiting.size() + " InitProducerId requests already wait for a block of producer ids"));
+        f.completeExceptionally(
+            new SpoolException(
+                ErrorCode.QUORUM_UNAVAILABLE,
+                waiting.size()
+                    + " InitProducerId requests already wait for a block of producer ids"));
         return f;
       }
       waiting.add(f);
@@ -84,8 +88,13 @@ public final class ProducerIdManager {
       return;
     }
     requestInFlight = true;
-    quorum.allocateProducerIds(AllocateProducerIdsRequest.newBuilder().setBrokerId(brokerId)
-        .setBrokerEpoch(brokerEpoch.getAsLong()).build()).whenComplete(this::onBlock);
+    quorum
+        .allocateProducerIds(
+            AllocateProducerIdsRequest.newBuilder()
+                .setBrokerId(brokerId)
+                .setBrokerEpoch(brokerEpoch.getAsLong())
+                .build())
+        .whenComplete(this::onBlock);
   }
 
   private void onBlock(AllocateProducerIdsResponse resp, Throwable err) {
@@ -94,9 +103,14 @@ public final class ProducerIdManager {
     synchronized (this) {
       requestInFlight = false;
       if (err != null || resp.getErrorCode() != ErrorCode.NONE || resp.getProducerIdLen() <= 0) {
-        failure = err != null ? err : new SpoolException(resp.getErrorCode() == ErrorCode.NONE
-            ? ErrorCode.UNKNOWN_SERVER_ERROR : resp.getErrorCode(),
-            "no producer id block: " + resp.getErrorMessage());
+        failure =
+            err != null
+                ? err
+                : new SpoolException(
+                    resp.getErrorCode() == ErrorCode.NONE
+                        ? ErrorCode.UNKNOWN_SERVER_ERROR
+                        : resp.getErrorCode(),
+                    "no producer id block: " + resp.getErrorMessage());
         log.warn("[node={}] producer id block request failed: {}", brokerId, failure.toString());
         failed.addAll(waiting);
         waiting.clear();

@@ -35,8 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 @Timeout(180)
 class ReplicationIntegrationTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
 
   static TestCluster cluster;
   static TestClient client;
@@ -58,7 +57,9 @@ class ReplicationIntegrationTest {
   }
 
   private static ByteBuffer batch(String value) {
-    return new RecordBatchBuilder(128).append(System.currentTimeMillis(), null, value.getBytes()).build();
+    return new RecordBatchBuilder(128)
+        .append(System.currentTimeMillis(), null, value.getBytes())
+        .build();
   }
 
   private static Broker any() {
@@ -72,17 +73,22 @@ class ReplicationIntegrationTest {
 
   /** Creates a topic and waits until every running broker's image has it with a leader. */
   private static void create(String topic) {
-    assertEquals(ErrorCode.NONE, client.createTopic(any(), topic, 1, 3).getTopics(0).getErrorCode());
-    Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> {
-      for (int id = 1; id <= cluster.size(); id++) {
-        Broker b = cluster.broker(id);
-        PartitionState st = b == null ? null : b.image().partition(new TopicPartition(topic, 0));
-        if (b != null && (st == null || !st.hasLeader())) {
-          return false;
-        }
-      }
-      return true;
-    });
+    assertEquals(
+        ErrorCode.NONE, client.createTopic(any(), topic, 1, 3).getTopics(0).getErrorCode());
+    Awaitility.await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(
+            () -> {
+              for (int id = 1; id <= cluster.size(); id++) {
+                Broker b = cluster.broker(id);
+                PartitionState st =
+                    b == null ? null : b.image().partition(new TopicPartition(topic, 0));
+                if (b != null && (st == null || !st.hasLeader())) {
+                  return false;
+                }
+              }
+              return true;
+            });
   }
 
   private static PartitionMetadata meta(String topic) {
@@ -95,18 +101,25 @@ class ReplicationIntegrationTest {
   }
 
   private static void awaitLeaderImageIsr(String topic, int size) {
-    Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> {
-      PartitionMetadata pm = meta(topic);
-      Broker leader = pm.getLeaderId() > 0 ? cluster.broker(pm.getLeaderId()) : null;
-      PartitionState st = leader == null ? null : leader.image().partition(new TopicPartition(topic, 0));
-      return st != null && st.isr().size() == size;
-    });
+    Awaitility.await()
+        .atMost(30, TimeUnit.SECONDS)
+        .until(
+            () -> {
+              PartitionMetadata pm = meta(topic);
+              Broker leader = pm.getLeaderId() > 0 ? cluster.broker(pm.getLeaderId()) : null;
+              PartitionState st =
+                  leader == null ? null : leader.image().partition(new TopicPartition(topic, 0));
+              return st != null && st.isr().size() == size;
+            });
   }
 
   private static List<Long> checksums(PartitionLog log, long upTo) {
-    ByteBuffer b = ReplicaTestSupport.bytes(log.read(log.logStartOffset(), Integer.MAX_VALUE, upTo, true).slice());
+    ByteBuffer b =
+        ReplicaTestSupport.bytes(
+            log.read(log.logStartOffset(), Integer.MAX_VALUE, upTo, true).slice());
     return java.util.stream.StreamSupport.stream(MemoryRecords.wrap(b).spliterator(), false)
-        .map(RecordBatch::checksum).toList();
+        .map(RecordBatch::checksum)
+        .toList();
   }
 
   @Test
@@ -118,15 +131,18 @@ class ReplicationIntegrationTest {
       assertEquals(i, r.getBaseOffset());
     }
     TopicPartition tp = new TopicPartition("rep", 0);
-    Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> {
-      for (int id = 1; id <= 3; id++) {
-        PartitionLog l = cluster.broker(id).logManager().get(tp).orElse(null);
-        if (l == null || l.logEndOffset() != 5 || l.highWatermark() != 5) {
-          return false;
-        }
-      }
-      return true;
-    });
+    Awaitility.await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(
+            () -> {
+              for (int id = 1; id <= 3; id++) {
+                PartitionLog l = cluster.broker(id).logManager().get(tp).orElse(null);
+                if (l == null || l.logEndOffset() != 5 || l.highWatermark() != 5) {
+                  return false;
+                }
+              }
+              return true;
+            });
     List<Long> leader = checksums(cluster.broker(1).logManager().get(tp).orElseThrow(), 5);
     assertEquals(5, leader.size());
     for (int id = 2; id <= 3; id++) {
@@ -151,8 +167,10 @@ class ReplicationIntegrationTest {
 
     // The second follower stops too: once the ISR is the leader alone, acks=all is refused.
     cluster.broker(followers.get(1)).replicaFetchers().close();
-    Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() ->
-        produceToLeader("isr", "probe").getErrorCode() == ErrorCode.NOT_ENOUGH_REPLICAS);
+    Awaitility.await()
+        .atMost(30, TimeUnit.SECONDS)
+        .until(
+            () -> produceToLeader("isr", "probe").getErrorCode() == ErrorCode.NOT_ENOUGH_REPLICAS);
 
     // Restarted followers rejoin through the fetch path and the ISR expands again.
     for (int f : followers) {
@@ -160,8 +178,9 @@ class ReplicationIntegrationTest {
       cluster.startBroker(f);
     }
     awaitLeaderImageIsr("isr", 3);
-    Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() ->
-        produceToLeader("isr", "all-back").getErrorCode() == ErrorCode.NONE);
+    Awaitility.await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(() -> produceToLeader("isr", "all-back").getErrorCode() == ErrorCode.NONE);
   }
 
   @Test
@@ -177,35 +196,51 @@ class ReplicationIntegrationTest {
     }
     assertTrue(cluster.broker(preferred).controlledShutdown(15_000));
     cluster.stopBroker(preferred);
-    Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> {
-      int l = meta("elect").getLeaderId();
-      return l > 0 && l != preferred;
-    });
+    Awaitility.await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(
+            () -> {
+              int l = meta("elect").getLeaderId();
+              return l > 0 && l != preferred;
+            });
     for (int i = 0; i < 3; i++) {
       int attempt = i;
-      Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() ->
-          produceToLeader("elect", "b" + attempt).getErrorCode() == ErrorCode.NONE);
+      Awaitility.await()
+          .atMost(20, TimeUnit.SECONDS)
+          .until(() -> produceToLeader("elect", "b" + attempt).getErrorCode() == ErrorCode.NONE);
       acked++;
     }
     cluster.startBroker(preferred);
     awaitLeaderImageIsr("elect", 3);
-    Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> {
-      ElectLeadersResponse er = client.call(any(), ApiKey.ELECT_LEADERS, ElectLeadersRequest
-          .newBuilder().setElectionType(ElectionType.PREFERRED).setTimeoutMs(10_000)
-          .addPartitions(TopicPartitions.newBuilder().setTopic("elect").addPartitions(0)).build(),
-          ElectLeadersResponse.class);
-      return meta("elect").getLeaderId() == preferred;
-    });
-    Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() ->
-        produceToLeader("elect", "c").getErrorCode() == ErrorCode.NONE);
+    Awaitility.await()
+        .atMost(30, TimeUnit.SECONDS)
+        .until(
+            () -> {
+              ElectLeadersResponse er =
+                  client.call(
+                      any(),
+                      ApiKey.ELECT_LEADERS,
+                      ElectLeadersRequest.newBuilder()
+                          .setElectionType(ElectionType.PREFERRED)
+                          .setTimeoutMs(10_000)
+                          .addPartitions(
+                              TopicPartitions.newBuilder().setTopic("elect").addPartitions(0))
+                          .build(),
+                      ElectLeadersResponse.class);
+              return meta("elect").getLeaderId() == preferred;
+            });
+    Awaitility.await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(() -> produceToLeader("elect", "c").getErrorCode() == ErrorCode.NONE);
     acked++;
-    TestClient.Fetched f = client.fetch(cluster.broker(preferred),
-        TestClient.consumerFetch("elect", 0, 0, 0));
+    TestClient.Fetched f =
+        client.fetch(cluster.broker(preferred), TestClient.consumerFetch("elect", 0, 0, 0));
     int records = 0;
     for (RecordBatch b : MemoryRecords.wrap(ByteBuffer.wrap(f.records()))) {
       records += b.recordsCount();
     }
-    assertTrue(records >= acked, "every acknowledged record is on the re-elected leader: "
-        + records + " < " + acked);
+    assertTrue(
+        records >= acked,
+        "every acknowledged record is on the re-elected leader: " + records + " < " + acked);
   }
 }

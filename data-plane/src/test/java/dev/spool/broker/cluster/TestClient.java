@@ -27,8 +27,8 @@ import java.util.concurrent.TimeUnit;
 public final class TestClient implements AutoCloseable {
   public static final long TIMEOUT_MS = 20_000;
 
-  private final NetworkClient net = new NetworkClient(NetworkConfig.defaults("test-client",
-      "test-client-io"), Clock.SYSTEM);
+  private final NetworkClient net =
+      new NetworkClient(NetworkConfig.defaults("test-client", "test-client-io"), Clock.SYSTEM);
 
   public static Node node(Broker b) {
     return new Node(b.brokerId(), "127.0.0.1", b.boundPort());
@@ -47,34 +47,59 @@ public final class TestClient implements AutoCloseable {
   }
 
   public CreateTopicsResponse createTopic(Broker b, String name, int partitions, int rf) {
-    return call(b, ApiKey.CREATE_TOPICS, CreateTopicsRequest.newBuilder().setTimeoutMs(15_000)
-        .addTopics(CreateTopicsRequest.Topic.newBuilder().setName(name).setNumPartitions(partitions)
-            .setReplicationFactor(rf)).build(), CreateTopicsResponse.class);
+    return call(
+        b,
+        ApiKey.CREATE_TOPICS,
+        CreateTopicsRequest.newBuilder()
+            .setTimeoutMs(15_000)
+            .addTopics(
+                CreateTopicsRequest.Topic.newBuilder()
+                    .setName(name)
+                    .setNumPartitions(partitions)
+                    .setReplicationFactor(rf))
+            .build(),
+        CreateTopicsResponse.class);
   }
 
   public PartitionMetadata partition(Broker b, String topic, int partition) {
-    MetadataResponse m = call(b, ApiKey.METADATA, MetadataRequest.newBuilder().addTopics(topic)
-        .build(), MetadataResponse.class);
+    MetadataResponse m =
+        call(
+            b,
+            ApiKey.METADATA,
+            MetadataRequest.newBuilder().addTopics(topic).build(),
+            MetadataResponse.class);
     return m.getTopics(0).getPartitions(partition);
   }
 
   public static ProduceRequest produceRequest(String topic, int partition, int acks, int size) {
-    return ProduceRequest.newBuilder().setAcks(acks).setTimeoutMs(10_000)
-        .addTopics(ProduceRequest.TopicData.newBuilder().setName(topic)
-            .addPartitions(ProduceRequest.PartitionData.newBuilder().setPartition(partition)
-                .setRecordsSize(size).setLeaderEpoch(-1)))
+    return ProduceRequest.newBuilder()
+        .setAcks(acks)
+        .setTimeoutMs(10_000)
+        .addTopics(
+            ProduceRequest.TopicData.newBuilder()
+                .setName(topic)
+                .addPartitions(
+                    ProduceRequest.PartitionData.newBuilder()
+                        .setPartition(partition)
+                        .setRecordsSize(size)
+                        .setLeaderEpoch(-1)))
         .build();
   }
 
-  public ProduceResponse.PartitionResponse produce(Broker b, String topic, int partition, int acks,
-      ByteBuffer batch) {
-    ProduceResponse r = call(b, ApiKey.PRODUCE, produceRequest(topic, partition, acks,
-        batch.remaining()), ProduceResponse.class, Unpooled.wrappedBuffer(batch.duplicate()));
+  public ProduceResponse.PartitionResponse produce(
+      Broker b, String topic, int partition, int acks, ByteBuffer batch) {
+    ProduceResponse r =
+        call(
+            b,
+            ApiKey.PRODUCE,
+            produceRequest(topic, partition, acks, batch.remaining()),
+            ProduceResponse.class,
+            Unpooled.wrappedBuffer(batch.duplicate()));
     return r.getTopics(0).getPartitions(0);
   }
 
-  public <T extends MessageLite> T call(Broker b, ApiKey api, MessageLite body, Class<T> type,
-      ByteBuf records) {
+  public <T extends MessageLite> T call(
+      Broker b, ApiKey api, MessageLite body, Class<T> type, ByteBuf records) {
     try (Response r = send(b, api, body, records).get(TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
       return r.body(type);
     } catch (Exception e) {
@@ -89,23 +114,36 @@ public final class TestClient implements AutoCloseable {
     }
   }
 
-  public static FetchRequest consumerFetch(String topic, int partition, long offset, int maxWaitMs) {
-    return FetchRequest.newBuilder().setReplicaId(-1).setMaxWaitMs(maxWaitMs).setMinBytes(1)
-        .setMaxBytes(1 << 20).addTopics(FetchRequest.FetchTopic.newBuilder().setName(topic)
-            .addPartitions(FetchRequest.FetchPartition.newBuilder().setPartition(partition)
-                .setFetchOffset(offset).setCurrentLeaderEpoch(-1).setLastFetchedEpoch(-1)
-                .setPartitionMaxBytes(1 << 20)))
+  public static FetchRequest consumerFetch(
+      String topic, int partition, long offset, int maxWaitMs) {
+    return FetchRequest.newBuilder()
+        .setReplicaId(-1)
+        .setMaxWaitMs(maxWaitMs)
+        .setMinBytes(1)
+        .setMaxBytes(1 << 20)
+        .addTopics(
+            FetchRequest.FetchTopic.newBuilder()
+                .setName(topic)
+                .addPartitions(
+                    FetchRequest.FetchPartition.newBuilder()
+                        .setPartition(partition)
+                        .setFetchOffset(offset)
+                        .setCurrentLeaderEpoch(-1)
+                        .setLastFetchedEpoch(-1)
+                        .setPartitionMaxBytes(1 << 20)))
         .build();
   }
 
   public CompletableFuture<Fetched> fetchAsync(Broker b, FetchRequest req) {
-    return send(b, ApiKey.FETCH, req, null).thenApply(r -> {
-      try (r) {
-        byte[] data = new byte[r.recordData().readableBytes()];
-        r.recordData().getBytes(r.recordData().readerIndex(), data);
-        return new Fetched(r.body(FetchResponse.class), data);
-      }
-    });
+    return send(b, ApiKey.FETCH, req, null)
+        .thenApply(
+            r -> {
+              try (r) {
+                byte[] data = new byte[r.recordData().readableBytes()];
+                r.recordData().getBytes(r.recordData().readerIndex(), data);
+                return new Fetched(r.body(FetchResponse.class), data);
+              }
+            });
   }
 
   public Fetched fetch(Broker b, FetchRequest req) {

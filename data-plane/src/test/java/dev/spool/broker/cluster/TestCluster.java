@@ -25,15 +25,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * In-JVM cluster of combined nodes (controller + broker), each a real {@link QuorumServer}
- * (Ratis) and a real {@link Broker} on ephemeral ports, with short timeouts so failures are
- * detected in a test's time. Built with {@code TestCluster.builder().nodes(3).start()}.
+ * In-JVM cluster of combined nodes (controller + broker), each a real {@link QuorumServer} (Ratis)
+ * and a real {@link Broker} on ephemeral ports, with short timeouts so failures are detected in a
+ * test's time. Built with {@code TestCluster.builder().nodes(3).start()}.
  */
 public final class TestCluster implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TestCluster.class);
   static final String CLUSTER_ID = "spool-test";
-  static final ConfigDef NODE_DEF = new ConfigDef("test node").include(BrokerConfig.DEF)
-      .include(QuorumConfig.DEF);
+  static final ConfigDef NODE_DEF =
+      new ConfigDef("test node").include(BrokerConfig.DEF).include(QuorumConfig.DEF);
 
   public static final class Builder {
     private int nodes = 1;
@@ -118,21 +118,26 @@ public final class TestCluster implements AutoCloseable {
 
   private void startAll() throws IOException {
     for (int id = 1; id <= spec.nodes; id++) {
-      QuorumServer s = QuorumServer.create(QuorumSettings.of(id, CLUSTER_ID, config(id)), Clock.SYSTEM);
+      QuorumServer s =
+          QuorumServer.create(QuorumSettings.of(id, CLUSTER_ID, config(id)), Clock.SYSTEM);
       servers.add(s);
       s.start();
     }
     for (int id = 1; id <= spec.nodes; id++) {
       startBroker(id);
     }
-    Awaitility.await().atMost(60, TimeUnit.SECONDS).until(() -> {
-      for (int id = 1; id <= spec.nodes; id++) {
-        if (brokers[id].image().broker(id) == null || brokers[id].image().broker(id).fenced()) {
-          return false;
-        }
-      }
-      return true;
-    });
+    Awaitility.await()
+        .atMost(60, TimeUnit.SECONDS)
+        .until(
+            () -> {
+              for (int id = 1; id <= spec.nodes; id++) {
+                if (brokers[id].image().broker(id) == null
+                    || brokers[id].image().broker(id).fenced()) {
+                  return false;
+                }
+              }
+              return true;
+            });
     log.info("test cluster of {} nodes is up", spec.nodes);
   }
 

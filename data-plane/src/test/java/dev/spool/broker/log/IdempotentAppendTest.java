@@ -21,8 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 @Timeout(60)
 class IdempotentAppendTest {
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
   ManualClock clock = new ManualClock(1_700_000_000_000L);
   ScheduledExecutorService scheduler = LogTestSupport.scheduler();
 

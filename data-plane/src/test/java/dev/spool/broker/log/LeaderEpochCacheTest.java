@@ -58,9 +58,13 @@ class LeaderEpochCacheTest {
     cache.assign(7, 80);
     assertEquals(new EpochEntry(7, 60), cache.latestEntry().orElseThrow());
     cache.assign(5, 40); // conflicts with (7, 60) by epoch and with nothing else
-    assertEquals(List.of(new EpochEntry(2, 10), new EpochEntry(4, 30), new EpochEntry(5, 40)), cache.entries());
+    assertEquals(
+        List.of(new EpochEntry(2, 10), new EpochEntry(4, 30), new EpochEntry(5, 40)),
+        cache.entries());
     cache.assign(8, 35); // conflicts by offset with (5, 40)
-    assertEquals(List.of(new EpochEntry(2, 10), new EpochEntry(4, 30), new EpochEntry(8, 35)), cache.entries());
+    assertEquals(
+        List.of(new EpochEntry(2, 10), new EpochEntry(4, 30), new EpochEntry(8, 35)),
+        cache.entries());
     assertThrows(IllegalArgumentException.class, () -> cache.assign(-1, 0));
   }
 
@@ -76,15 +80,18 @@ class LeaderEpochCacheTest {
   }
 
   @Test
-  void checkpointUsesKafkasTextFormatAndAnUnparsableFileIsTreatedAsEmpty(@TempDir Path dir) throws Exception {
+  void checkpointUsesKafkasTextFormatAndAnUnparsableFileIsTreatedAsEmpty(@TempDir Path dir)
+      throws Exception {
     LeaderEpochCache persisted = LeaderEpochCache.load(dir, () -> 0, "");
     persisted.assign(3, 0);
     persisted.assign(5, 42);
-    assertEquals("0\n2\n3 0\n5 42\n", Files.readString(dir.resolve(LeaderEpochCache.CHECKPOINT_FILE)));
+    assertEquals(
+        "0\n2\n3 0\n5 42\n", Files.readString(dir.resolve(LeaderEpochCache.CHECKPOINT_FILE)));
     assertEquals(persisted.entries(), LeaderEpochCache.load(dir, () -> 0, "").entries());
 
     Files.writeString(dir.resolve(LeaderEpochCache.CHECKPOINT_FILE), "0\n2\n3 0\n");
-    assertTrue(LeaderEpochCache.load(dir, () -> 0, "").entries().isEmpty(), "count says 2, one line");
+    assertTrue(
+        LeaderEpochCache.load(dir, () -> 0, "").entries().isEmpty(), "count says 2, one line");
     Files.writeString(dir.resolve(LeaderEpochCache.CHECKPOINT_FILE), "0\n2\n5 10\n3 20\n");
     assertTrue(LeaderEpochCache.load(dir, () -> 0, "").entries().isEmpty(), "not monotonic");
   }

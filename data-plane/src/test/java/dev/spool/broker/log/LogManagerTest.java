@@ -24,8 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 @Timeout(60)
 class LogManagerTest {
-  @TempDir
-  Path dataDir;
+  @TempDir Path dataDir;
   ManualClock clock = new ManualClock(1_700_000_000_000L);
   LogManagerConfig config = new LogManagerConfig(2, 3_600_000, 3_600_000, smallConfig());
 
@@ -44,8 +43,9 @@ class LogManagerTest {
         log.updateHighWatermark(p);
       }
     }
-    assertEquals("0\n6\nmulti-part-topic 0 0\nmulti-part-topic 1 1\nmulti-part-topic 2 2\n"
-        + "multi-part-topic 3 3\nmulti-part-topic 4 4\nmulti-part-topic 5 5\n",
+    assertEquals(
+        "0\n6\nmulti-part-topic 0 0\nmulti-part-topic 1 1\nmulti-part-topic 2 2\n"
+            + "multi-part-topic 3 3\nmulti-part-topic 4 4\nmulti-part-topic 5 5\n",
         Files.readString(dataDir.resolve(OffsetCheckpoints.HIGH_WATERMARK_FILE)));
     try (LogManager m = LogManager.open(dataDir, config, clock)) {
       assertEquals(6, m.all().size());
@@ -75,15 +75,18 @@ class LogManagerTest {
   @Test
   void aLogWithoutATopicIdAdoptsTheFirstOneGiven() throws Exception {
     try (LogManager m = LogManager.open(dataDir, config, clock)) {
-      m.getOrCreate(tp("legacy", 0), "id-1", smallConfig()).appendAsLeader(batch(1, clock.nowMs(), "l"), 0);
+      m.getOrCreate(tp("legacy", 0), "id-1", smallConfig())
+          .appendAsLeader(batch(1, clock.nowMs(), "l"), 0);
     }
     Files.delete(dataDir.resolve("legacy-0").resolve(PartitionLog.PARTITION_METADATA_FILE));
     try (LogManager m = LogManager.open(dataDir, config, clock)) {
       PartitionLog log = m.getOrCreate(tp("legacy", 0), "id-2", smallConfig());
       assertEquals(1, log.logEndOffset());
       assertEquals("id-2", log.topicId());
-      assertEquals("version: 0\ntopic_id: id-2\n",
-          Files.readString(dataDir.resolve("legacy-0").resolve(PartitionLog.PARTITION_METADATA_FILE)));
+      assertEquals(
+          "version: 0\ntopic_id: id-2\n",
+          Files.readString(
+              dataDir.resolve("legacy-0").resolve(PartitionLog.PARTITION_METADATA_FILE)));
     }
   }
 
@@ -95,11 +98,15 @@ class LogManagerTest {
       m.delete(tp("gone", 1));
       assertTrue(m.get(tp("gone", 1)).isEmpty());
       assertFalse(Files.exists(dataDir.resolve("gone-1")));
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
-        try (Stream<Path> s = Files.list(dataDir)) {
-          return s.noneMatch(p -> p.getFileName().toString().endsWith(LogManager.DELETE_DIR_SUFFIX));
-        }
-      });
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                try (Stream<Path> s = Files.list(dataDir)) {
+                  return s.noneMatch(
+                      p -> p.getFileName().toString().endsWith(LogManager.DELETE_DIR_SUFFIX));
+                }
+              });
     }
   }
 
@@ -117,7 +124,8 @@ class LogManagerTest {
   @Test
   void aPartitionThatCannotOpenIsReportedWhileTheOthersOpen() throws Exception {
     try (LogManager m = LogManager.open(dataDir, config, clock)) {
-      m.getOrCreate(tp("good", 0), "g", smallConfig()).appendAsLeader(batch(1, clock.nowMs(), "g"), 0);
+      m.getOrCreate(tp("good", 0), "g", smallConfig())
+          .appendAsLeader(batch(1, clock.nowMs(), "g"), 0);
     }
     Path bad = dataDir.resolve("bad-0");
     Files.createDirectories(bad);
@@ -126,11 +134,13 @@ class LogManagerTest {
       assertEquals(1, m.all().size());
       Map<TopicPartition, Throwable> failed = m.failedPartitions();
       assertTrue(failed.containsKey(tp("bad", 0)));
-      assertTrue(failed.get(tp("bad", 0)).getMessage().contains("unexpected file name"),
+      assertTrue(
+          failed.get(tp("bad", 0)).getMessage().contains("unexpected file name"),
           failed.get(tp("bad", 0)).getMessage());
       assertEquals(1, m.get(tp("good", 0)).orElseThrow().logEndOffset());
     }
-    assertFalse(Files.exists(dataDir.resolve(LogManager.CLEAN_SHUTDOWN_FILE)),
+    assertFalse(
+        Files.exists(dataDir.resolve(LogManager.CLEAN_SHUTDOWN_FILE)),
         "a failed partition makes the shutdown unclean");
   }
 

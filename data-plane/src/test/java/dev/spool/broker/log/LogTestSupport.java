@@ -23,21 +23,38 @@ final class LogTestSupport {
 
   /** Small segments and a dense index so rolls and index entries happen in small tests. */
   static LogConfig smallConfig() {
-    return new LogConfig(4096, Long.MAX_VALUE / 4, 1024, 256, -1, -1, 1 << 20,
-        dev.spool.record.TimestampType.CREATE_TIME, Long.MAX_VALUE / 4, Long.MAX_VALUE / 4, 0, false);
+    return new LogConfig(
+        4096,
+        Long.MAX_VALUE / 4,
+        1024,
+        256,
+        -1,
+        -1,
+        1 << 20,
+        dev.spool.record.TimestampType.CREATE_TIME,
+        Long.MAX_VALUE / 4,
+        Long.MAX_VALUE / 4,
+        0,
+        false);
   }
 
   static ScheduledExecutorService scheduler() {
-    return Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "test-log-scheduler");
-      t.setDaemon(true);
-      return t;
-    });
+    return Executors.newSingleThreadScheduledExecutor(
+        r -> {
+          Thread t = new Thread(r, "test-log-scheduler");
+          t.setDaemon(true);
+          return t;
+        });
   }
 
-  static PartitionLog open(Path dir, LogConfig config, LogStartupState state, Clock clock,
+  static PartitionLog open(
+      Path dir,
+      LogConfig config,
+      LogStartupState state,
+      Clock clock,
       ScheduledExecutorService scheduler) {
-    return PartitionLog.open(dir.resolve(TP.toString()), TP, "topic-id-1", config, state, clock, scheduler);
+    return PartitionLog.open(
+        dir.resolve(TP.toString()), TP, "topic-id-1", config, state, clock, scheduler);
   }
 
   /** One batch of {@code records} records with values "prefix-i" and timestamps from {@code ts}. */
@@ -49,7 +66,8 @@ final class LogTestSupport {
     return b.build();
   }
 
-  static ByteBuffer idempotentBatch(long producerId, short epoch, int baseSequence, int records, long ts) {
+  static ByteBuffer idempotentBatch(
+      long producerId, short epoch, int baseSequence, int records, long ts) {
     RecordBatchBuilder b = new RecordBatchBuilder(256).producer(producerId, epoch, baseSequence);
     for (int i = 0; i < records; i++) {
       b.append(ts, null, ("v" + (baseSequence + i)).getBytes());
@@ -92,7 +110,9 @@ final class LogTestSupport {
       while (c.next()) {
         values.add(c.valueAsString());
       }
-      out.add(new Batch(b.baseOffset(), b.lastOffset(), b.partitionLeaderEpoch(), b.checksum(), values));
+      out.add(
+          new Batch(
+              b.baseOffset(), b.lastOffset(), b.partitionLeaderEpoch(), b.checksum(), values));
     }
     return out;
   }

@@ -37,8 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 @Timeout(60)
 class PartitionLogTest {
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
   ManualClock clock = new ManualClock(1_700_000_000_000L);
   ScheduledExecutorService scheduler;
   PartitionLog log;
@@ -69,7 +68,8 @@ class PartitionLogTest {
   void leaderAppendAssignsOffsetsFromTheLogEndAndStampsTheEpoch() {
     log = open(smallConfig());
     LogAppendInfo first = log.appendAsLeader(batch(3, now(), "a"), 5);
-    LogAppendInfo second = log.appendAsLeader(concat(List.of(batch(2, now(), "b"), batch(1, now(), "c"))), 5);
+    LogAppendInfo second =
+        log.appendAsLeader(concat(List.of(batch(2, now(), "b"), batch(1, now(), "c"))), 5);
     assertEquals(0, first.firstOffset());
     assertEquals(2, first.lastOffset());
     assertEquals(3, first.recordCount());
@@ -88,7 +88,8 @@ class PartitionLogTest {
     log = open(smallConfig());
     log.appendAsLeader(batch(2, now(), "a"), 1);
     log.appendAsLeader(batch(2, now(), "b"), 3);
-    assertEquals(List.of(new LeaderEpochCache.EpochEntry(1, 0), new LeaderEpochCache.EpochEntry(3, 2)),
+    assertEquals(
+        List.of(new LeaderEpochCache.EpochEntry(1, 0), new LeaderEpochCache.EpochEntry(3, 2)),
         log.leaderEpochCache().entries());
     assertThrows(IllegalArgumentException.class, () -> log.appendAsLeader(batch(1, now(), "c"), 2));
     assertEquals(4, log.logEndOffset());
@@ -150,17 +151,20 @@ class PartitionLogTest {
     log.appendAsFollower(b0);
     ByteBuffer gap = batch(1, now(), "gap");
     RecordBatch.at(gap, 0).setBaseOffset(3);
-    InvalidOffsetException e1 = assertThrows(InvalidOffsetException.class, () -> log.appendAsFollower(gap));
+    InvalidOffsetException e1 =
+        assertThrows(InvalidOffsetException.class, () -> log.appendAsFollower(gap));
     assertTrue(e1.getMessage().contains("gap"), e1.getMessage());
     ByteBuffer overlap = batch(1, now(), "overlap");
     RecordBatch.at(overlap, 0).setBaseOffset(1);
-    InvalidOffsetException e2 = assertThrows(InvalidOffsetException.class, () -> log.appendAsFollower(overlap));
+    InvalidOffsetException e2 =
+        assertThrows(InvalidOffsetException.class, () -> log.appendAsFollower(overlap));
     assertTrue(e2.getMessage().contains("overlap"), e2.getMessage());
     ByteBuffer ok = batch(1, now(), "ok");
     ByteBuffer inner = batch(1, now(), "inner-gap");
     RecordBatch.at(ok, 0).setBaseOffset(2);
     RecordBatch.at(inner, 0).setBaseOffset(4);
-    assertThrows(InvalidOffsetException.class, () -> log.appendAsFollower(concat(List.of(ok, inner))));
+    assertThrows(
+        InvalidOffsetException.class, () -> log.appendAsFollower(concat(List.of(ok, inner))));
     assertEquals(2, log.logEndOffset());
     assertEquals(List.of("f0-0", "f0-1"), values(readAll(log, 0)));
   }
@@ -180,9 +184,23 @@ class PartitionLogTest {
   @Test
   void logAppendTimeStampsTheBrokerClockAndKeepsTheCrcValid() {
     LogConfig c = smallConfig();
-    log = open(new LogConfig(c.segmentBytes(), c.segmentMs(), c.segmentIndexBytes(), c.indexIntervalBytes(),
-        -1, -1, c.maxMessageBytes(), TimestampType.LOG_APPEND_TIME, 0, 0, 0, false));
-    LogAppendInfo info = log.appendAsLeader(batch(2, 5L, "t"), 0); // client timestamps far in the past
+    log =
+        open(
+            new LogConfig(
+                c.segmentBytes(),
+                c.segmentMs(),
+                c.segmentIndexBytes(),
+                c.indexIntervalBytes(),
+                -1,
+                -1,
+                c.maxMessageBytes(),
+                TimestampType.LOG_APPEND_TIME,
+                0,
+                0,
+                0,
+                false));
+    LogAppendInfo info =
+        log.appendAsLeader(batch(2, 5L, "t"), 0); // client timestamps far in the past
     assertEquals(now(), info.logAppendTimeMs());
     assertEquals(now(), info.maxTimestamp());
     ByteBuffer stored = bytes(log.read(0, 1000, 10, true).slice());
@@ -194,12 +212,27 @@ class PartitionLogTest {
   @Test
   void batchLargerThanMaxMessageBytesIsRefusedAndNothingIsWritten() {
     LogConfig c = smallConfig();
-    log = open(new LogConfig(c.segmentBytes(), c.segmentMs(), c.segmentIndexBytes(), c.indexIntervalBytes(),
-        -1, -1, 200, TimestampType.CREATE_TIME, Long.MAX_VALUE / 4, Long.MAX_VALUE / 4, 0, false));
+    log =
+        open(
+            new LogConfig(
+                c.segmentBytes(),
+                c.segmentMs(),
+                c.segmentIndexBytes(),
+                c.indexIntervalBytes(),
+                -1,
+                -1,
+                200,
+                TimestampType.CREATE_TIME,
+                Long.MAX_VALUE / 4,
+                Long.MAX_VALUE / 4,
+                0,
+                false));
     ByteBuffer small = batch(1, now(), "s");
     ByteBuffer big = batch(20, now(), "big");
-    RecordTooLargeException e = assertThrows(RecordTooLargeException.class,
-        () -> log.appendAsLeader(concat(List.of(small, big)), 0));
+    RecordTooLargeException e =
+        assertThrows(
+            RecordTooLargeException.class,
+            () -> log.appendAsLeader(concat(List.of(small, big)), 0));
     assertEquals(200, e.limitBytes());
     assertEquals(0, log.logEndOffset());
     assertEquals(0, log.sizeInBytes());
@@ -208,10 +241,25 @@ class PartitionLogTest {
   @Test
   void createTimeOutsideTheBoundsIsRefused() {
     LogConfig c = smallConfig();
-    log = open(new LogConfig(c.segmentBytes(), c.segmentMs(), c.segmentIndexBytes(), c.indexIntervalBytes(),
-        -1, -1, c.maxMessageBytes(), TimestampType.CREATE_TIME, 1000, 5000, 0, false));
-    assertThrows(InvalidTimestampException.class, () -> log.appendAsLeader(batch(1, now() + 1001, "f"), 0));
-    assertThrows(InvalidTimestampException.class, () -> log.appendAsLeader(batch(1, now() - 5001, "p"), 0));
+    log =
+        open(
+            new LogConfig(
+                c.segmentBytes(),
+                c.segmentMs(),
+                c.segmentIndexBytes(),
+                c.indexIntervalBytes(),
+                -1,
+                -1,
+                c.maxMessageBytes(),
+                TimestampType.CREATE_TIME,
+                1000,
+                5000,
+                0,
+                false));
+    assertThrows(
+        InvalidTimestampException.class, () -> log.appendAsLeader(batch(1, now() + 1001, "f"), 0));
+    assertThrows(
+        InvalidTimestampException.class, () -> log.appendAsLeader(batch(1, now() - 5001, "p"), 0));
     log.appendAsLeader(batch(1, now() + 1000, "edge"), 0);
     log.appendAsLeader(batch(1, now() - 5000, "edge"), 0);
     assertEquals(2, log.logEndOffset());
@@ -222,7 +270,8 @@ class PartitionLogTest {
     log = open(smallConfig());
     ByteBuffer bad = batch(2, now(), "c");
     bad.put(70, (byte) (bad.get(70) ^ 0x01));
-    CorruptRecordException crc = assertThrows(CorruptRecordException.class, () -> log.appendAsLeader(bad, 0));
+    CorruptRecordException crc =
+        assertThrows(CorruptRecordException.class, () -> log.appendAsLeader(bad, 0));
     assertTrue(crc.getMessage().contains("CRC"), crc.getMessage());
 
     ByteBuffer truncated = batch(2, now(), "t");
@@ -233,11 +282,15 @@ class PartitionLogTest {
     RecordBatch v = RecordBatch.at(count, 0);
     count.putInt(RecordBatch.RECORDS_COUNT_POSITION, 2);
     count.putInt(RecordBatch.CRC_POSITION, (int) v.computeChecksum());
-    InvalidRecordException inv = assertThrows(InvalidRecordException.class, () -> log.appendAsLeader(count, 0));
+    InvalidRecordException inv =
+        assertThrows(InvalidRecordException.class, () -> log.appendAsLeader(count, 0));
     assertTrue(inv.getMessage().contains("last offset delta"), inv.getMessage());
 
-    ByteBuffer claimsAppendTime = new dev.spool.record.RecordBatchBuilder()
-        .timestampType(TimestampType.LOG_APPEND_TIME).append(now(), "k", "v").build();
+    ByteBuffer claimsAppendTime =
+        new dev.spool.record.RecordBatchBuilder()
+            .timestampType(TimestampType.LOG_APPEND_TIME)
+            .append(now(), "k", "v")
+            .build();
     assertThrows(InvalidRecordException.class, () -> log.appendAsLeader(claimsAppendTime, 0));
     assertEquals(0, log.logEndOffset());
   }
@@ -258,15 +311,29 @@ class PartitionLogTest {
     for (long offset = 0; offset < log.logEndOffset(); offset++) {
       LogReadResult r = log.read(offset, 1, log.logEndOffset(), true);
       Batch b = parse(bytes(r.slice())).get(0);
-      assertTrue(b.baseOffset() <= offset && offset <= b.lastOffset(), "offset " + offset + " in " + b);
+      assertTrue(
+          b.baseOffset() <= offset && offset <= b.lastOffset(), "offset " + offset + " in " + b);
     }
   }
 
   @Test
   void segmentRollsWhenSegmentMsHasPassedOnTheInjectedClock() {
     LogConfig c = smallConfig();
-    log = open(new LogConfig(1 << 20, 10_000, c.segmentIndexBytes(), c.indexIntervalBytes(), -1, -1,
-        c.maxMessageBytes(), TimestampType.CREATE_TIME, Long.MAX_VALUE / 4, Long.MAX_VALUE / 4, 0, false));
+    log =
+        open(
+            new LogConfig(
+                1 << 20,
+                10_000,
+                c.segmentIndexBytes(),
+                c.indexIntervalBytes(),
+                -1,
+                -1,
+                c.maxMessageBytes(),
+                TimestampType.CREATE_TIME,
+                Long.MAX_VALUE / 4,
+                Long.MAX_VALUE / 4,
+                0,
+                false));
     log.appendAsLeader(batch(1, now(), "a"), 0);
     clock.advanceMs(9_999);
     log.appendAsLeader(batch(1, now(), "b"), 0);
@@ -288,7 +355,8 @@ class PartitionLogTest {
     assertEquals(99, log.logEndOffset());
     assertEquals(99, log.highWatermark());
     assertTrue(log.numberOfSegments() < segmentsBefore);
-    assertEquals(List.of(new LeaderEpochCache.EpochEntry(1, 0), new LeaderEpochCache.EpochEntry(2, 90)),
+    assertEquals(
+        List.of(new LeaderEpochCache.EpochEntry(1, 0), new LeaderEpochCache.EpochEntry(2, 90)),
         log.leaderEpochCache().entries());
     log.appendAsLeader(batch(2, now(), "after"), 3);
     List<Batch> all = readAll(log, 0);
@@ -326,9 +394,12 @@ class PartitionLogTest {
       log.appendAsLeader(batch(2, t0 + 10L * i, "ts" + i), 0); // records at t0+10i, t0+10i+1
     }
     assertEquals(new TimestampAndOffset(t0, 0, 0), log.offsetForTimestamp(t0 - 100).orElseThrow());
-    assertEquals(new TimestampAndOffset(t0 + 500, 100, 0), log.offsetForTimestamp(t0 + 500).orElseThrow());
-    assertEquals(new TimestampAndOffset(t0 + 501, 101, 0), log.offsetForTimestamp(t0 + 501).orElseThrow());
-    assertEquals(new TimestampAndOffset(t0 + 510, 102, 0), log.offsetForTimestamp(t0 + 502).orElseThrow());
+    assertEquals(
+        new TimestampAndOffset(t0 + 500, 100, 0), log.offsetForTimestamp(t0 + 500).orElseThrow());
+    assertEquals(
+        new TimestampAndOffset(t0 + 501, 101, 0), log.offsetForTimestamp(t0 + 501).orElseThrow());
+    assertEquals(
+        new TimestampAndOffset(t0 + 510, 102, 0), log.offsetForTimestamp(t0 + 502).orElseThrow());
     assertTrue(log.offsetForTimestamp(t0 + 10_000).isEmpty());
     assertTrue(log.numberOfSegments() > 1);
   }
@@ -336,9 +407,21 @@ class PartitionLogTest {
   @Test
   void retentionByTimeDeletesOnlyOldSegmentsBelowTheHighWatermark() throws Exception {
     LogConfig c = smallConfig();
-    log = open(new LogConfig(c.segmentBytes(), c.segmentMs(), c.segmentIndexBytes(), c.indexIntervalBytes(),
-        60_000, -1, c.maxMessageBytes(), TimestampType.CREATE_TIME, Long.MAX_VALUE / 4,
-        Long.MAX_VALUE / 4, 0, false));
+    log =
+        open(
+            new LogConfig(
+                c.segmentBytes(),
+                c.segmentMs(),
+                c.segmentIndexBytes(),
+                c.indexIntervalBytes(),
+                60_000,
+                -1,
+                c.maxMessageBytes(),
+                TimestampType.CREATE_TIME,
+                Long.MAX_VALUE / 4,
+                Long.MAX_VALUE / 4,
+                0,
+                false));
     for (int i = 0; i < 80; i++) {
       log.appendAsLeader(batch(3, now(), "old" + i), 0);
     }
@@ -357,19 +440,34 @@ class PartitionLogTest {
     assertThrows(OffsetOutOfRangeException.class, () -> log.read(0, 100, log.logEndOffset(), true));
     assertEquals(start, readAll(log, start).get(0).baseOffset());
     assertTrue(Files.exists(log.dir().resolve("00000000000000000000.log")) == false);
-    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> {
-      try (Stream<Path> files = Files.list(log.dir())) {
-        return files.noneMatch(p -> p.toString().endsWith(".deleted"));
-      }
-    });
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(10))
+        .until(
+            () -> {
+              try (Stream<Path> files = Files.list(log.dir())) {
+                return files.noneMatch(p -> p.toString().endsWith(".deleted"));
+              }
+            });
   }
 
   @Test
   void retentionBySizeKeepsTheNewestSegmentsWithinTheLimit() {
     LogConfig c = smallConfig();
-    log = open(new LogConfig(c.segmentBytes(), c.segmentMs(), c.segmentIndexBytes(), c.indexIntervalBytes(),
-        -1, 10_000, c.maxMessageBytes(), TimestampType.CREATE_TIME, Long.MAX_VALUE / 4,
-        Long.MAX_VALUE / 4, 0, false));
+    log =
+        open(
+            new LogConfig(
+                c.segmentBytes(),
+                c.segmentMs(),
+                c.segmentIndexBytes(),
+                c.indexIntervalBytes(),
+                -1,
+                10_000,
+                c.maxMessageBytes(),
+                TimestampType.CREATE_TIME,
+                Long.MAX_VALUE / 4,
+                Long.MAX_VALUE / 4,
+                0,
+                false));
     for (int i = 0; i < 150; i++) {
       log.appendAsLeader(batch(3, now(), "s" + i), 0);
     }
@@ -377,17 +475,32 @@ class PartitionLogTest {
     log.updateHighWatermark(log.logEndOffset());
     int deleted = log.deleteRetainedSegments(now());
     assertTrue(deleted > 0);
-    assertTrue(log.sizeInBytes() >= 10_000 - 4096 && log.sizeInBytes() < before, "size " + log.sizeInBytes());
-    assertTrue(log.sizeInBytes() - 4096 < 10_000, "no further segment could go: " + log.sizeInBytes());
+    assertTrue(
+        log.sizeInBytes() >= 10_000 - 4096 && log.sizeInBytes() < before,
+        "size " + log.sizeInBytes());
+    assertTrue(
+        log.sizeInBytes() - 4096 < 10_000, "no further segment could go: " + log.sizeInBytes());
     assertEquals(log.segmentBaseOffsets().get(0), log.logStartOffset());
   }
 
   @Test
   void sliceHandedOutBeforeRetentionStillReadsUntilTheDeleteDelay() throws Exception {
     LogConfig c = smallConfig();
-    log = open(new LogConfig(c.segmentBytes(), c.segmentMs(), c.segmentIndexBytes(), c.indexIntervalBytes(),
-        -1, 1, c.maxMessageBytes(), TimestampType.CREATE_TIME, Long.MAX_VALUE / 4,
-        Long.MAX_VALUE / 4, 60_000, false));
+    log =
+        open(
+            new LogConfig(
+                c.segmentBytes(),
+                c.segmentMs(),
+                c.segmentIndexBytes(),
+                c.indexIntervalBytes(),
+                -1,
+                1,
+                c.maxMessageBytes(),
+                TimestampType.CREATE_TIME,
+                Long.MAX_VALUE / 4,
+                Long.MAX_VALUE / 4,
+                60_000,
+                false));
     for (int i = 0; i < 60; i++) {
       log.appendAsLeader(batch(3, now(), "d" + i), 0);
     }
@@ -401,29 +514,33 @@ class PartitionLogTest {
   void concurrentReadersSeeOnlyWholeValidBatchesWhileTheOwnerAppends() throws Exception {
     log = open(smallConfig());
     int batches = 400;
-    java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
-    java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
-    Thread reader = new Thread(() -> {
-      try {
-        long next = 0;
-        while (!done.get() || next < log.logEndOffset()) {
-          long leo = log.logEndOffset();
-          if (next >= leo) {
-            Thread.onSpinWait();
-            continue;
-          }
-          List<Batch> got = parse(bytes(log.read(next, 8192, leo, true).slice()));
-          for (Batch b : got) {
-            if (b.baseOffset() != next) {
-              throw new AssertionError("expected batch at " + next + " got " + b);
-            }
-            next = b.lastOffset() + 1;
-          }
-        }
-      } catch (Throwable t) {
-        failure.set(t);
-      }
-    });
+    java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicBoolean done =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    Thread reader =
+        new Thread(
+            () -> {
+              try {
+                long next = 0;
+                while (!done.get() || next < log.logEndOffset()) {
+                  long leo = log.logEndOffset();
+                  if (next >= leo) {
+                    Thread.onSpinWait();
+                    continue;
+                  }
+                  List<Batch> got = parse(bytes(log.read(next, 8192, leo, true).slice()));
+                  for (Batch b : got) {
+                    if (b.baseOffset() != next) {
+                      throw new AssertionError("expected batch at " + next + " got " + b);
+                    }
+                    next = b.lastOffset() + 1;
+                  }
+                }
+              } catch (Throwable t) {
+                failure.set(t);
+              }
+            });
     reader.start();
     for (int i = 0; i < batches; i++) {
       log.appendAsLeader(batch(1 + i % 3, now(), "c" + i), 0);
@@ -446,10 +563,11 @@ class PartitionLogTest {
     @SuppressWarnings("unchecked")
     java.util.concurrent.atomic.AtomicReference<Thread> slot =
         (java.util.concurrent.atomic.AtomicReference<Thread>) f.get(log);
-    Thread other = new Thread(() -> { }, "partition-worker-7");
+    Thread other = new Thread(() -> {}, "partition-worker-7");
     slot.set(other);
-    IllegalStateException e = assertThrows(IllegalStateException.class,
-        () -> log.appendAsLeader(batch(1, now(), "y"), 0));
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class, () -> log.appendAsLeader(batch(1, now(), "y"), 0));
     assertTrue(e.getMessage().contains("partition-worker-7"), e.getMessage());
     slot.set(null);
     assertEquals(1, log.logEndOffset());

@@ -39,14 +39,17 @@ class ProducerStateManagerTest {
     assertNotNull(dup);
     assertEquals(4, dup.firstOffset());
     assertEquals(5, dup.lastOffset());
-    assertThrows(OutOfOrderSequenceException.class, () -> append(7, 0, 0, 2),
+    assertThrows(
+        OutOfOrderSequenceException.class,
+        () -> append(7, 0, 0, 2),
         "the oldest batch fell out of the 5 kept");
   }
 
   @Test
   void gapInSequencesIsOutOfOrder() {
     append(7, 0, 0, 3);
-    OutOfOrderSequenceException e = assertThrows(OutOfOrderSequenceException.class, () -> append(7, 0, 4, 1));
+    OutOfOrderSequenceException e =
+        assertThrows(OutOfOrderSequenceException.class, () -> append(7, 0, 4, 1));
     assertTrue(e.getMessage().contains("expected 3"), e.getMessage());
   }
 
@@ -80,7 +83,8 @@ class ProducerStateManagerTest {
     ByteBuffer gap = LogTestSupport.idempotentBatch(5, (short) 0, 9, 1, 1L);
     assertNull(s.checkAndStage(RecordBatch.at(a, 0), 0, 1));
     assertNull(s.checkAndStage(RecordBatch.at(b, 0), 2, 3));
-    assertThrows(OutOfOrderSequenceException.class, () -> s.checkAndStage(RecordBatch.at(gap, 0), 4, 4));
+    assertThrows(
+        OutOfOrderSequenceException.class, () -> s.checkAndStage(RecordBatch.at(gap, 0), 4, 4));
     assertTrue(state.entry(5).isEmpty(), "nothing changes before commit");
   }
 
@@ -97,11 +101,14 @@ class ProducerStateManagerTest {
       assertEquals(state.entry(e.producerId()).orElseThrow(), e);
     }
     bytes[bytes.length - 3] ^= 0x10;
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> ProducerSnapshotCodec.decode(bytes));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> ProducerSnapshotCodec.decode(bytes));
     assertTrue(e.getMessage().contains("CRC"));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> ProducerSnapshotCodec.decode(java.util.Arrays.copyOf(bytes, 12)));
-    assertEquals(List.of(), ProducerSnapshotCodec.decode(ProducerSnapshotCodec.encode(0, List.of())).producers());
+    assertEquals(
+        List.of(),
+        ProducerSnapshotCodec.decode(ProducerSnapshotCodec.encode(0, List.of())).producers());
   }
 }

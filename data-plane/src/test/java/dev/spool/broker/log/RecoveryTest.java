@@ -34,8 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 @Timeout(120)
 class RecoveryTest {
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
   ManualClock clock = new ManualClock(1_700_000_000_000L);
   ScheduledExecutorService scheduler = LogTestSupport.scheduler();
 
@@ -66,7 +65,8 @@ class RecoveryTest {
   }
 
   private static void flipByte(Path file, long position, int mask) throws IOException {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer b = ByteBuffer.allocate(1);
       ch.read(b, position);
       b.put(0, (byte) (b.get(0) ^ mask)).rewind();
@@ -116,14 +116,16 @@ class RecoveryTest {
     assertTrue(cleanReport.cleanShutdown());
     assertEquals(0, cleanReport.bytesScanned(), "nothing scanned after a clean shutdown");
     assertEquals(150, cleanReport.logEndOffset());
-    assertFalse(Files.exists(dataDir.resolve(LogManager.CLEAN_SHUTDOWN_FILE)),
+    assertFalse(
+        Files.exists(dataDir.resolve(LogManager.CLEAN_SHUTDOWN_FILE)),
         "the marker is removed at open so a crash is detected");
     PartitionLog again = clean.get(LogTestSupport.TP).orElseThrow();
     assertEquals(150, readAll(again, 0).stream().mapToInt(b -> b.values().size()).sum());
     crash(again); // no close: the marker is not written
 
-    LogManager unclean = LogManager.open(dataDir,
-        new LogManagerConfig(2, 3_600_000, 3_600_000, smallConfig()), clock);
+    LogManager unclean =
+        LogManager.open(
+            dataDir, new LogManagerConfig(2, 3_600_000, 3_600_000, smallConfig()), clock);
     RecoveryReport uncleanReport = unclean.recoveryReports().get(0);
     assertFalse(uncleanReport.cleanShutdown());
     assertTrue(uncleanReport.bytesScanned() > 0);
@@ -146,12 +148,15 @@ class RecoveryTest {
     Path timeIndex = LogSegment.timeIndexFile(log.dir(), log.segmentBaseOffsets().get(1));
     truncateFile(timeIndex, 5);
     PartitionLog reopened = open(tmp, smallConfig(), new LogStartupState(400, 0, 0, true));
-    assertTrue(reopened.recoveryReport().bytesScanned() > 0, "the bad indexes were rebuilt by scanning");
+    assertTrue(
+        reopened.recoveryReport().bytesScanned() > 0, "the bad indexes were rebuilt by scanning");
     for (long offset = 0; offset < reopened.logEndOffset(); offset++) {
       Batch b = parse(bytes(reopened.read(offset, 1, 1000, true).slice())).get(0);
       assertTrue(b.baseOffset() <= offset && offset <= b.lastOffset(), "offset " + offset);
     }
-    assertEquals(clock.nowMs() + 40, reopened.offsetForTimestamp(clock.nowMs() + 40).orElseThrow().timestampMs());
+    assertEquals(
+        clock.nowMs() + 40,
+        reopened.offsetForTimestamp(clock.nowMs() + 40).orElseThrow().timestampMs());
     reopened.close();
   }
 
@@ -182,9 +187,14 @@ class RecoveryTest {
     crash(log);
     Files.writeString(log.dir().resolve(LeaderEpochCache.CHECKPOINT_FILE), "0\n2\nnot numbers\n");
     PartitionLog recovered = open(tmp, smallConfig(), LogStartupState.UNKNOWN);
-    assertEquals(List.of(new LeaderEpochCache.EpochEntry(1, 0), new LeaderEpochCache.EpochEntry(4, 2),
-        new LeaderEpochCache.EpochEntry(6, 6)), recovered.leaderEpochCache().entries());
-    assertEquals("0\n3\n1 0\n4 2\n6 6\n",
+    assertEquals(
+        List.of(
+            new LeaderEpochCache.EpochEntry(1, 0),
+            new LeaderEpochCache.EpochEntry(4, 2),
+            new LeaderEpochCache.EpochEntry(6, 6)),
+        recovered.leaderEpochCache().entries());
+    assertEquals(
+        "0\n3\n1 0\n4 2\n6 6\n",
         Files.readString(recovered.dir().resolve(LeaderEpochCache.CHECKPOINT_FILE)));
     recovered.close();
   }
@@ -210,9 +220,20 @@ class RecoveryTest {
 
   private void runOneRecoveryScenario(Path dir, Random random) throws Exception {
     LogConfig base = smallConfig();
-    LogConfig config = new LogConfig(1024 + random.nextInt(8192), base.segmentMs(), 1024,
-        random.nextInt(600), -1, -1, base.maxMessageBytes(), base.timestampType(),
-        base.timestampAfterMaxMs(), base.timestampBeforeMaxMs(), 0, false);
+    LogConfig config =
+        new LogConfig(
+            1024 + random.nextInt(8192),
+            base.segmentMs(),
+            1024,
+            random.nextInt(600),
+            -1,
+            -1,
+            base.maxMessageBytes(),
+            base.timestampType(),
+            base.timestampAfterMaxMs(),
+            base.timestampBeforeMaxMs(),
+            0,
+            false);
     PartitionLog log = open(dir, config, LogStartupState.UNKNOWN);
     List<List<String>> written = new ArrayList<>();
     int batches = 5 + random.nextInt(60);
@@ -243,9 +264,12 @@ class RecoveryTest {
     // Where unflushed data starts in the last segment: damage goes only there.
     Path last = lastSegmentFile(log);
     long lastBase = log.segmentBaseOffsets().get(log.segmentBaseOffsets().size() - 1);
-    long protectedBytes = recoveryPoint <= lastBase ? 0
-        : (recoveryPoint >= log.logEndOffset() ? Files.size(last)
-            : log.read(recoveryPoint, 1, Long.MAX_VALUE, true).slice().position());
+    long protectedBytes =
+        recoveryPoint <= lastBase
+            ? 0
+            : (recoveryPoint >= log.logEndOffset()
+                ? Files.size(last)
+                : log.read(recoveryPoint, 1, Long.MAX_VALUE, true).slice().position());
     crash(log);
     long size = Files.size(last);
     if (size > protectedBytes && random.nextBoolean()) {
@@ -254,7 +278,10 @@ class RecoveryTest {
     size = Files.size(last);
     int flips = random.nextInt(4);
     for (int f = 0; f < flips && size > protectedBytes; f++) {
-      flipByte(last, protectedBytes + (long) (random.nextDouble() * (size - protectedBytes)), 1 << random.nextInt(8));
+      flipByte(
+          last,
+          protectedBytes + (long) (random.nextDouble() * (size - protectedBytes)),
+          1 << random.nextInt(8));
     }
 
     PartitionLog recovered = open(dir, config, new LogStartupState(recoveryPoint, 0, 0, false));
@@ -264,9 +291,14 @@ class RecoveryTest {
       assertEquals(written.get(i), got.get(i).values(), "batch " + i + " differs");
       assertEquals(offsetAfter(written, i - 1), got.get(i).baseOffset());
     }
-    assertTrue(recovered.logEndOffset() >= recoveryPoint, "flushed data kept: LEO "
-        + recovered.logEndOffset() + " < recovery point " + recoveryPoint);
-    assertEquals(got.isEmpty() ? 0 : got.get(got.size() - 1).lastOffset() + 1, recovered.logEndOffset());
+    assertTrue(
+        recovered.logEndOffset() >= recoveryPoint,
+        "flushed data kept: LEO "
+            + recovered.logEndOffset()
+            + " < recovery point "
+            + recoveryPoint);
+    assertEquals(
+        got.isEmpty() ? 0 : got.get(got.size() - 1).lastOffset() + 1, recovered.logEndOffset());
     for (long offset = 0; offset < recovered.logEndOffset(); offset++) {
       Batch b = parse(bytes(recovered.read(offset, 1, Long.MAX_VALUE, true).slice())).get(0);
       assertTrue(b.baseOffset() <= offset && offset <= b.lastOffset(), "index lookup of " + offset);
@@ -275,7 +307,8 @@ class RecoveryTest {
     // A flipped bit in a batch's leader epoch is invisible (the CRC does not cover it), so the
     // next epoch is taken from what recovery found, not from what was written.
     int nextEpoch = Math.max(epoch, recovered.leaderEpochCache().latestEpoch().orElse(0)) + 1;
-    assertEquals(leo, recovered.appendAsLeader(batch(1, clock.nowMs(), "post"), nextEpoch).firstOffset());
+    assertEquals(
+        leo, recovered.appendAsLeader(batch(1, clock.nowMs(), "post"), nextEpoch).firstOffset());
     recovered.close();
     PartitionLog reopened = open(dir, config, new LogStartupState(leo + 1, 0, 0, true));
     assertEquals(leo + 1, reopened.logEndOffset());

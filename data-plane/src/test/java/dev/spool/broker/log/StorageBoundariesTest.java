@@ -12,21 +12,30 @@ import org.junit.jupiter.api.Test;
 /** CONVENTIONS §8 for the storage engine: internals stay internal, the record format stays pure. */
 @Tag("unit")
 class StorageBoundariesTest {
-  private static final JavaClasses MAIN = new ClassFileImporter()
-      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-      .importPackages("dev.spool");
+  private static final JavaClasses MAIN =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("dev.spool");
 
   @Test
   void onlyTheLogPackageUsesTheLogInternals() {
-    noClasses().that().resideOutsideOfPackages("dev.spool.broker.log..")
-        .should().dependOnClassesThat().resideInAPackage("dev.spool.broker.log.internal..")
+    noClasses()
+        .that()
+        .resideOutsideOfPackages("dev.spool.broker.log..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.spool.broker.log.internal..")
         .check(MAIN);
   }
 
   @Test
   void recordFormatDependsOnlyOnTheJdk() {
-    classes().that().resideInAPackage("dev.spool.record..")
-        .should().onlyDependOnClassesThat().resideInAnyPackage("dev.spool.record..", "java..")
+    classes()
+        .that()
+        .resideInAPackage("dev.spool.record..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage("dev.spool.record..", "java..")
         .check(MAIN);
   }
 }

@@ -29,29 +29,42 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class BrokerServerTest {
   private BrokerServer server;
+
   /** Metadata requests complete when the test says so, to reorder completions. */
   private final Map<Integer, CompletableFuture<Response>> parked = new ConcurrentHashMap<>();
 
   @BeforeEach
   void start() {
-    RequestDispatcher d = new RequestDispatcher(ApiVersionTable.CURRENT)
-        .register(ApiKey.API_VERSIONS, r -> CompletableFuture.completedFuture(
-            Response.of(ApiVersionTable.CURRENT.toResponse().build())))
-        .register(ApiKey.METADATA, r -> {
-          CompletableFuture<Response> f = new CompletableFuture<>();
-          parked.put(r.correlationId(), f);
-          return f;
-        })
-        .register(ApiKey.PRODUCE, r -> {
-          // Echo the record data back, to prove record sections arrive intact.
-          byte[] data = new byte[r.frame().recordData().readableBytes()];
-          r.frame().recordData().getBytes(r.frame().recordData().readerIndex(), data);
-          return CompletableFuture.completedFuture(Response.withRecords(
-              MetadataResponse.newBuilder().setClusterId("echo").build(),
-              List.of(Unpooled.wrappedBuffer(data)), data.length));
-        });
-    server = new BrokerServer(new BrokerServer.Settings("127.0.0.1", 0, 1, 1 << 20, 16,
-        64L << 20, 60_000, "[test]"), d);
+    RequestDispatcher d =
+        new RequestDispatcher(ApiVersionTable.CURRENT)
+            .register(
+                ApiKey.API_VERSIONS,
+                r ->
+                    CompletableFuture.completedFuture(
+                        Response.of(ApiVersionTable.CURRENT.toResponse().build())))
+            .register(
+                ApiKey.METADATA,
+                r -> {
+                  CompletableFuture<Response> f = new CompletableFuture<>();
+                  parked.put(r.correlationId(), f);
+                  return f;
+                })
+            .register(
+                ApiKey.PRODUCE,
+                r -> {
+                  // Echo the record data back, to prove record sections arrive intact.
+                  byte[] data = new byte[r.frame().recordData().readableBytes()];
+                  r.frame().recordData().getBytes(r.frame().recordData().readerIndex(), data);
+                  return CompletableFuture.completedFuture(
+                      Response.withRecords(
+                          MetadataResponse.newBuilder().setClusterId("echo").build(),
+                          List.of(Unpooled.wrappedBuffer(data)),
+                          data.length));
+                });
+    server =
+        new BrokerServer(
+            new BrokerServer.Settings("127.0.0.1", 0, 1, 1 << 20, 16, 64L << 20, 60_000, "[test]"),
+            d);
     server.start();
   }
 
@@ -67,8 +80,12 @@ class BrokerServerTest {
       c.send(ApiKey.METADATA, 0, 2, MetadataRequest.getDefaultInstance(), new byte[0]);
       c.send(ApiKey.API_VERSIONS, 0, 3, ApiVersionsRequest.getDefaultInstance(), new byte[0]);
       org.awaitility.Awaitility.await().until(() -> parked.size() == 2);
-      parked.get(2).complete(Response.of(MetadataResponse.newBuilder().setClusterId("two").build()));
-      parked.get(1).complete(Response.of(MetadataResponse.newBuilder().setClusterId("one").build()));
+      parked
+          .get(2)
+          .complete(Response.of(MetadataResponse.newBuilder().setClusterId("two").build()));
+      parked
+          .get(1)
+          .complete(Response.of(MetadataResponse.newBuilder().setClusterId("one").build()));
       RawClient.Reply r1 = c.receive();
       RawClient.Reply r2 = c.receive();
       RawClient.Reply r3 = c.receive();
@@ -97,8 +114,10 @@ class BrokerServerTest {
   @Test
   void shouldRefuseUnknownApiWithAnErrorCodeAndClose() throws Exception {
     try (RawClient c = new RawClient(server.boundPort())) {
-      c.sendHeader(RequestHeader.newBuilder().setApiKeyValue(999).setCorrelationId(5).build(),
-          ApiVersionsRequest.getDefaultInstance(), new byte[0]);
+      c.sendHeader(
+          RequestHeader.newBuilder().setApiKeyValue(999).setCorrelationId(5).build(),
+          ApiVersionsRequest.getDefaultInstance(),
+          new byte[0]);
       RawClient.Reply r = c.receive();
       assertEquals(5, r.header().getCorrelationId());
       assertEquals(ErrorCode.UNSUPPORTED_VERSION, r.header().getErrorCode());
@@ -119,12 +138,13 @@ class BrokerServerTest {
 
   @Test
   void shouldCloseOnNegativeHugeOrInconsistentFrames() throws Exception {
-    for (byte[] garbage : List.of(
-        ByteBuffer.allocate(4).putInt(-5).array(),
-        ByteBuffer.allocate(4).putInt(Integer.MAX_VALUE).array(),
-        ByteBuffer.allocate(4).putInt(3).array(),
-        // a frame whose header length points past its end
-        ByteBuffer.allocate(16).putInt(12).putInt(1000).putInt(0).putInt(0).array())) {
+    for (byte[] garbage :
+        List.of(
+            ByteBuffer.allocate(4).putInt(-5).array(),
+            ByteBuffer.allocate(4).putInt(Integer.MAX_VALUE).array(),
+            ByteBuffer.allocate(4).putInt(3).array(),
+            // a frame whose header length points past its end
+            ByteBuffer.allocate(16).putInt(12).putInt(1000).putInt(0).putInt(0).array())) {
       try (RawClient c = new RawClient(server.boundPort())) {
         c.sendRaw(garbage);
         assertTrue(c.closedByPeer(), "connection must be closed");

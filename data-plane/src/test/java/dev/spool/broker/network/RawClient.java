@@ -30,8 +30,13 @@ final class RawClient implements AutoCloseable {
 
   void send(ApiKey key, int version, int correlationId, MessageLite body, byte[] records)
       throws IOException {
-    RequestHeader h = RequestHeader.newBuilder().setApiKey(key).setApiVersion(version)
-        .setCorrelationId(correlationId).setClientId("test").build();
+    RequestHeader h =
+        RequestHeader.newBuilder()
+            .setApiKey(key)
+            .setApiVersion(version)
+            .setCorrelationId(correlationId)
+            .setClientId("test")
+            .build();
     sendHeader(h, body, records);
   }
 

@@ -97,14 +97,15 @@ class DivergenceTest {
         break;
       }
       final long end = followerEnd;
-      EpochLookup follower = epoch -> {
-        Map.Entry<Integer, Long> e = followerStarts.floorEntry(epoch);
-        if (e == null) {
-          return EpochEndOffset.UNDEFINED;
-        }
-        Map.Entry<Integer, Long> next = followerStarts.higherEntry(e.getKey());
-        return new EpochEndOffset(e.getKey(), next == null ? end : next.getValue());
-      };
+      EpochLookup follower =
+          epoch -> {
+            Map.Entry<Integer, Long> e = followerStarts.floorEntry(epoch);
+            if (e == null) {
+              return EpochEndOffset.UNDEFINED;
+            }
+            Map.Entry<Integer, Long> next = followerStarts.higherEntry(e.getKey());
+            return new EpochEndOffset(e.getKey(), next == null ? end : next.getValue());
+          };
       followerEnd = Divergence.followerTruncationOffset(d.get(), follower, followerEnd);
       final long newEnd = followerEnd;
       followerStarts.entrySet().removeIf(e -> e.getValue() >= newEnd);

@@ -58,11 +58,11 @@ class FetchWaitersTest {
   @Test
   void shouldRefuseWaitersBeyondTheLimitAndFreeCancelledOnes() {
     FetchWaiters w = new FetchWaiters(1);
-    FetchWaiters.Waiter first = new FetchWaiters.Waiter(false, () -> { });
+    FetchWaiters.Waiter first = new FetchWaiters.Waiter(false, () -> {});
     assertTrue(w.watch(List.of(A), first));
-    assertFalse(w.watch(List.of(B), new FetchWaiters.Waiter(false, () -> { })));
+    assertFalse(w.watch(List.of(B), new FetchWaiters.Waiter(false, () -> {})));
     assertTrue(first.cancel());
     assertEquals(0, w.waitingCount());
-    assertTrue(w.watch(List.of(B), new FetchWaiters.Waiter(false, () -> { })));
+    assertTrue(w.watch(List.of(B), new FetchWaiters.Waiter(false, () -> {})));
   }
 }

@@ -44,7 +44,8 @@ class LeaderStateTest {
     s.onFollowerFetch(2, 7, 150, 150, 1);
     s.onFollowerFetch(3, 7, 120, 150, 1);
     s.markPending(Set.of(1, 2));
-    assertEquals(120, s.maybeAdvanceHighWatermark(150), "3 still counts while the shrink is pending");
+    assertEquals(
+        120, s.maybeAdvanceHighWatermark(150), "3 still counts while the shrink is pending");
     assertTrue(s.onIsrCommitted(Set.of(1, 2), 11));
     assertEquals(150, s.maybeAdvanceHighWatermark(150));
   }
@@ -87,8 +88,8 @@ class LeaderStateTest {
   @Test
   void shouldCountAFollowerCaughtUpWhenItReachesThePreviousFetchsLogEnd() {
     LeaderState s = leader(100, 0);
-    s.onFollowerFetch(2, 7, 150, 160, 1_000);       // behind, leader at 160
-    s.onFollowerFetch(2, 7, 160, 180, 5_000);       // reached 160: caught up as of t=1000
+    s.onFollowerFetch(2, 7, 150, 160, 1_000); // behind, leader at 160
+    s.onFollowerFetch(2, 7, 160, 180, 5_000); // reached 160: caught up as of t=1000
     s.onFollowerFetch(3, 7, 180, 180, 5_000);
     assertEquals(Set.of(2), s.outOfSyncReplicas(1_000 + LAG_MS + 1, LAG_MS));
     assertEquals(Set.of(), s.outOfSyncReplicas(1_000 + LAG_MS, LAG_MS));
@@ -133,7 +134,8 @@ class LeaderStateTest {
 
   @Test
   void shouldRefuseALeaderOutsideItsIsr() {
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> new LeaderState(1, List.of(1, 2), Set.of(2), 1, 1, 0, 0, 0));
   }
 }

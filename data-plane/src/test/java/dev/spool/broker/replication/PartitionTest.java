@@ -33,8 +33,7 @@ class PartitionTest {
   private static final List<Integer> REPLICAS = List.of(1, 2, 3);
   private static final long LAG_MS = 10_000;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private final ManualClock clock = new ManualClock(1_700_000_000_000L);
   private ScheduledExecutorService scheduler;
@@ -47,24 +46,27 @@ class PartitionTest {
 
   @AfterEach
   void tearDown() {
-    logs.forEach(l -> {
-      if (!l.isClosed()) {
-        l.close();
-      }
-    });
+    logs.forEach(
+        l -> {
+          if (!l.isClosed()) {
+            l.close();
+          }
+        });
     scheduler.shutdownNow();
   }
 
   private Partition replica(int brokerId, PartitionListener listener) {
-    PartitionLog log = ReplicaTestSupport.openLog(dir.resolve("b" + brokerId), TP, clock, scheduler);
+    PartitionLog log =
+        ReplicaTestSupport.openLog(dir.resolve("b" + brokerId), TP, clock, scheduler);
     logs.add(log);
-    return new Partition(TP, log, clock, listener,
-        new ReplicationSettings(brokerId, LAG_MS, 100, 100));
+    return new Partition(
+        TP, log, clock, listener, new ReplicationSettings(brokerId, LAG_MS, 100, 100));
   }
 
   private Partition leader(List<Integer> isr, int minIsr, ReplicaTestSupport.RecordingListener l) {
     Partition p = replica(1, l);
-    assertEquals(Partition.StateChange.BECAME_LEADER,
+    assertEquals(
+        Partition.StateChange.BECAME_LEADER,
         p.applyPartitionState(state(TP, REPLICAS, isr, 1, 1, 1), minIsr));
     return p;
   }
@@ -126,7 +128,8 @@ class PartitionTest {
   void shouldFailWaitingProducesWithAHintWhenLeadershipMoves() {
     Partition p = leader(List.of(1, 2, 3), 2, new ReplicaTestSupport.RecordingListener());
     CompletableFuture<ProduceResult> f = p.appendAsLeader(batch3(), -1, 1, 30_000);
-    assertEquals(Partition.StateChange.BECAME_FOLLOWER,
+    assertEquals(
+        Partition.StateChange.BECAME_FOLLOWER,
         p.applyPartitionState(state(TP, REPLICAS, List.of(2, 3), 2, 2, 2), 2));
     ProduceResult r = f.join();
     assertEquals(ErrorCode.NOT_LEADER_OR_FOLLOWER, r.error());
@@ -150,8 +153,10 @@ class PartitionTest {
   void shouldFenceProducesWithAStaleOrUnknownLeaderEpoch() {
     Partition p = replica(1, new ReplicaTestSupport.RecordingListener());
     p.applyPartitionState(state(TP, REPLICAS, REPLICAS, 1, 5, 5), 2);
-    assertEquals(ErrorCode.FENCED_LEADER_EPOCH, p.appendAsLeader(batch3(), 1, 4, 1000).join().error());
-    assertEquals(ErrorCode.UNKNOWN_LEADER_EPOCH, p.appendAsLeader(batch3(), 1, 6, 1000).join().error());
+    assertEquals(
+        ErrorCode.FENCED_LEADER_EPOCH, p.appendAsLeader(batch3(), 1, 4, 1000).join().error());
+    assertEquals(
+        ErrorCode.UNKNOWN_LEADER_EPOCH, p.appendAsLeader(batch3(), 1, 6, 1000).join().error());
     assertEquals(0, p.log().logEndOffset());
     assertEquals(ErrorCode.NONE, p.appendAsLeader(batch3(), 1, 5, 1000).join().error());
   }
@@ -160,7 +165,8 @@ class PartitionTest {
   void shouldRefuseProducesAndFetchesOnAFollower() {
     Partition p = replica(2, new ReplicaTestSupport.RecordingListener());
     p.applyPartitionState(state(TP, REPLICAS, REPLICAS, 1, 1, 1), 2);
-    assertEquals(ErrorCode.NOT_LEADER_OR_FOLLOWER, p.appendAsLeader(batch3(), 1, -1, 1000).join().error());
+    assertEquals(
+        ErrorCode.NOT_LEADER_OR_FOLLOWER, p.appendAsLeader(batch3(), 1, -1, 1000).join().error());
     PartitionFetchResult r = p.fetch(new FetchParams(-1, 0, -1, -1, 1000, true));
     assertEquals(ErrorCode.NOT_LEADER_OR_FOLLOWER, r.error());
     assertEquals(1, r.hint().leaderId());
@@ -186,7 +192,8 @@ class PartitionTest {
   void shouldPassThroughSequenceErrors() {
     Partition p = leader(List.of(1), 1, new ReplicaTestSupport.RecordingListener());
     p.appendAsLeader(idempotentBatch(7, (short) 0, 0, 1, clock.nowMs()), 1, -1, 1000).join();
-    ProduceResult gap = p.appendAsLeader(idempotentBatch(7, (short) 0, 5, 1, clock.nowMs()), 1, -1, 1000).join();
+    ProduceResult gap =
+        p.appendAsLeader(idempotentBatch(7, (short) 0, 5, 1, clock.nowMs()), 1, -1, 1000).join();
     assertEquals(ErrorCode.OUT_OF_ORDER_SEQUENCE, gap.error());
     assertEquals(1, p.log().logEndOffset());
   }
@@ -219,8 +226,10 @@ class PartitionTest {
   @Test
   void shouldFenceFetchesWithAStaleLeaderEpoch() {
     Partition p = leader(List.of(1, 2, 3), 2, new ReplicaTestSupport.RecordingListener());
-    assertEquals(ErrorCode.FENCED_LEADER_EPOCH, p.fetch(new FetchParams(2, 0, 0, -1, 100, true)).error());
-    assertEquals(ErrorCode.UNKNOWN_LEADER_EPOCH, p.fetch(new FetchParams(2, 0, 2, -1, 100, true)).error());
+    assertEquals(
+        ErrorCode.FENCED_LEADER_EPOCH, p.fetch(new FetchParams(2, 0, 0, -1, 100, true)).error());
+    assertEquals(
+        ErrorCode.UNKNOWN_LEADER_EPOCH, p.fetch(new FetchParams(2, 0, 2, -1, 100, true)).error());
   }
 
   @Test
@@ -267,7 +276,8 @@ class PartitionTest {
     p.fetch(follower(3, 3, 1));
     IsrChange expand = l.isrChanges.get(0);
     p.onIsrChangeResult(expand, ErrorCode.QUORUM_UNAVAILABLE, "timeout", -1, List.of(), -1, -1);
-    assertTrue(p.leaderState().pendingIsr().isPresent(),
+    assertTrue(
+        p.leaderState().pendingIsr().isPresent(),
         "the change may have been committed: the maximal ISR must still count it");
     clock.advanceMs(100);
     p.tick();
@@ -283,26 +293,50 @@ class PartitionTest {
     Partition next = replica(2, new ReplicaTestSupport.RecordingListener());
     next.applyPartitionState(state(TP, REPLICAS, List.of(2, 3), 2, 2, 2), 2);
     next.appendAsLeader(batch(2, clock.nowMs(), "new"), 1, -1, 1000).join();
-    assertEquals(Partition.StateChange.BECAME_FOLLOWER,
+    assertEquals(
+        Partition.StateChange.BECAME_FOLLOWER,
         old.applyPartitionState(state(TP, REPLICAS, List.of(2, 3), 2, 2, 2), 2));
 
     FollowerFetchState s = old.followerFetchState().orElseThrow();
     assertEquals(3, s.fetchOffset());
     assertEquals(1, s.lastFetchedEpoch());
-    PartitionFetchResult r = next.fetch(new FetchParams(1, s.fetchOffset(), 2, s.lastFetchedEpoch(), 1 << 20, true));
-    assertEquals(new EpochEndOffset(1, 0), r.divergingEpoch(),
+    PartitionFetchResult r =
+        next.fetch(new FetchParams(1, s.fetchOffset(), 2, s.lastFetchedEpoch(), 1 << 20, true));
+    assertEquals(
+        new EpochEndOffset(1, 0),
+        r.divergingEpoch(),
         "the new leader's history starts with epoch 2 at offset 0: epoch 1 ends there");
-    assertEquals(Partition.FollowerOutcome.TRUNCATED, old.processFetchResponse(s, ErrorCode.NONE, "",
-        r.highWatermark(), r.logStartOffset(), r.logEndOffset(), r.divergingEpoch(), null));
+    assertEquals(
+        Partition.FollowerOutcome.TRUNCATED,
+        old.processFetchResponse(
+            s,
+            ErrorCode.NONE,
+            "",
+            r.highWatermark(),
+            r.logStartOffset(),
+            r.logEndOffset(),
+            r.divergingEpoch(),
+            null));
     assertEquals(0, old.log().logEndOffset());
 
     FollowerFetchState s2 = old.followerFetchState().orElseThrow();
-    PartitionFetchResult r2 = next.fetch(new FetchParams(1, s2.fetchOffset(), 2, s2.lastFetchedEpoch(), 1 << 20, true));
+    PartitionFetchResult r2 =
+        next.fetch(new FetchParams(1, s2.fetchOffset(), 2, s2.lastFetchedEpoch(), 1 << 20, true));
     assertNull(r2.divergingEpoch());
-    assertEquals(Partition.FollowerOutcome.APPENDED, old.processFetchResponse(s2, ErrorCode.NONE, "",
-        r2.highWatermark(), r2.logStartOffset(), r2.logEndOffset(), null, bytes(r2.slice())));
+    assertEquals(
+        Partition.FollowerOutcome.APPENDED,
+        old.processFetchResponse(
+            s2,
+            ErrorCode.NONE,
+            "",
+            r2.highWatermark(),
+            r2.logStartOffset(),
+            r2.logEndOffset(),
+            null,
+            bytes(r2.slice())));
     assertEquals(2, old.log().logEndOffset());
-    assertEquals(bytes(next.log().read(0, 1 << 20, Long.MAX_VALUE, true).slice()),
+    assertEquals(
+        bytes(next.log().read(0, 1 << 20, Long.MAX_VALUE, true).slice()),
         bytes(old.log().read(0, 1 << 20, Long.MAX_VALUE, true).slice()));
   }
 
@@ -314,9 +348,17 @@ class PartitionTest {
     a.appendAsLeader(batch3(), 1, -1, 1000).join();
     // b replicates the first batch
     FollowerFetchState s = b.followerFetchState().orElseThrow();
-    PartitionFetchResult r = a.fetch(new FetchParams(2, s.fetchOffset(), 1, s.lastFetchedEpoch(), 1 << 20, true));
-    b.processFetchResponse(s, ErrorCode.NONE, "", r.highWatermark(), r.logStartOffset(),
-        r.logEndOffset(), null, bytes(r.slice()));
+    PartitionFetchResult r =
+        a.fetch(new FetchParams(2, s.fetchOffset(), 1, s.lastFetchedEpoch(), 1 << 20, true));
+    b.processFetchResponse(
+        s,
+        ErrorCode.NONE,
+        "",
+        r.highWatermark(),
+        r.logStartOffset(),
+        r.logEndOffset(),
+        null,
+        bytes(r.slice()));
     assertEquals(3, b.log().logEndOffset());
     a.appendAsLeader(batch3(), 1, -1, 1000).join(); // offsets 3..5 only on a
     // b becomes leader of epoch 2 and writes 3..4; a follows
@@ -324,10 +366,18 @@ class PartitionTest {
     b.appendAsLeader(batch(2, clock.nowMs(), "b"), 1, -1, 1000).join();
     a.applyPartitionState(state(TP, REPLICAS, List.of(2, 3), 2, 2, 2), 2);
     FollowerFetchState sa = a.followerFetchState().orElseThrow();
-    PartitionFetchResult d = b.fetch(new FetchParams(1, sa.fetchOffset(), 2, sa.lastFetchedEpoch(), 1 << 20, true));
+    PartitionFetchResult d =
+        b.fetch(new FetchParams(1, sa.fetchOffset(), 2, sa.lastFetchedEpoch(), 1 << 20, true));
     assertEquals(new EpochEndOffset(1, 3), d.divergingEpoch());
-    a.processFetchResponse(sa, ErrorCode.NONE, "", d.highWatermark(), d.logStartOffset(),
-        d.logEndOffset(), d.divergingEpoch(), null);
+    a.processFetchResponse(
+        sa,
+        ErrorCode.NONE,
+        "",
+        d.highWatermark(),
+        d.logStartOffset(),
+        d.logEndOffset(),
+        d.divergingEpoch(),
+        null);
     assertEquals(3, a.log().logEndOffset(), "the common prefix stays");
   }
 
@@ -337,8 +387,9 @@ class PartitionTest {
     f.applyPartitionState(state(TP, REPLICAS, REPLICAS, 1, 1, 1), 2);
     FollowerFetchState s = f.followerFetchState().orElseThrow();
     f.applyPartitionState(state(TP, REPLICAS, REPLICAS, 3, 2, 2), 2);
-    assertEquals(Partition.FollowerOutcome.STALE, f.processFetchResponse(s, ErrorCode.NONE, "",
-        0, 0, 0, null, batch3()));
+    assertEquals(
+        Partition.FollowerOutcome.STALE,
+        f.processFetchResponse(s, ErrorCode.NONE, "", 0, 0, 0, null, batch3()));
     assertEquals(0, f.log().logEndOffset());
   }
 
@@ -347,8 +398,9 @@ class PartitionTest {
     Partition f = replica(2, new ReplicaTestSupport.RecordingListener());
     f.applyPartitionState(state(TP, REPLICAS, REPLICAS, 1, 1, 1), 2);
     FollowerFetchState s = f.followerFetchState().orElseThrow();
-    assertEquals(Partition.FollowerOutcome.TRUNCATED, f.processFetchResponse(s,
-        ErrorCode.OFFSET_OUT_OF_RANGE, "", 100, 50, 120, null, null));
+    assertEquals(
+        Partition.FollowerOutcome.TRUNCATED,
+        f.processFetchResponse(s, ErrorCode.OFFSET_OUT_OF_RANGE, "", 100, 50, 120, null, null));
     assertEquals(50, f.log().logStartOffset());
     assertEquals(50, f.log().logEndOffset());
   }
@@ -356,7 +408,8 @@ class PartitionTest {
   @Test
   void shouldIgnoreAnOlderPartitionState() {
     Partition p = leader(List.of(1, 2, 3), 2, new ReplicaTestSupport.RecordingListener());
-    assertEquals(Partition.StateChange.STALE,
+    assertEquals(
+        Partition.StateChange.STALE,
         p.applyPartitionState(state(TP, REPLICAS, List.of(2, 3), 2, 0, 0), 2));
     assertEquals(ReplicaRole.LEADER, p.role());
   }
@@ -379,12 +432,15 @@ class PartitionTest {
     f.applyPartitionState(state(TP, REPLICAS, REPLICAS, 1, 1, 1), 2);
     FollowerFetchState s = f.followerFetchState().orElseThrow();
     f.log().close(); // any write now fails
-    assertEquals(Partition.FollowerOutcome.OFFLINE, f.processFetchResponse(s, ErrorCode.NONE, "",
-        3, 0, 3, null, batch3()));
+    assertEquals(
+        Partition.FollowerOutcome.OFFLINE,
+        f.processFetchResponse(s, ErrorCode.NONE, "", 3, 0, 3, null, batch3()));
     assertEquals(ReplicaRole.OFFLINE, f.role());
     assertTrue(f.followerFetchState().isEmpty(), "an offline replica fetches nothing");
     assertFalse(f.offlineReason().isEmpty());
-    assertEquals(Partition.StateChange.UNCHANGED,
-        f.applyPartitionState(state(TP, REPLICAS, REPLICAS, 3, 2, 2), 2), "stays offline until restart");
+    assertEquals(
+        Partition.StateChange.UNCHANGED,
+        f.applyPartitionState(state(TP, REPLICAS, REPLICAS, 3, 2, 2), 2),
+        "stays offline until restart");
   }
 }

@@ -26,22 +26,40 @@ public final class ReplicaTestSupport {
 
   /** Small segments so rolls happen; no delay on file deletion. */
   public static LogConfig smallConfig() {
-    return new LogConfig(16 * 1024, Long.MAX_VALUE / 4, 4096, 512, -1, -1, 1 << 20,
-        TimestampType.CREATE_TIME, Long.MAX_VALUE / 4, Long.MAX_VALUE / 4, 0, false);
+    return new LogConfig(
+        16 * 1024,
+        Long.MAX_VALUE / 4,
+        4096,
+        512,
+        -1,
+        -1,
+        1 << 20,
+        TimestampType.CREATE_TIME,
+        Long.MAX_VALUE / 4,
+        Long.MAX_VALUE / 4,
+        0,
+        false);
   }
 
   public static ScheduledExecutorService scheduler() {
-    return Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "test-log-scheduler");
-      t.setDaemon(true);
-      return t;
-    });
+    return Executors.newSingleThreadScheduledExecutor(
+        r -> {
+          Thread t = new Thread(r, "test-log-scheduler");
+          t.setDaemon(true);
+          return t;
+        });
   }
 
-  public static PartitionLog openLog(Path dir, TopicPartition tp, Clock clock,
-      ScheduledExecutorService scheduler) {
-    return PartitionLog.open(dir.resolve(tp.toString()), tp, TOPIC_ID, smallConfig(),
-        LogStartupState.UNKNOWN, clock, scheduler);
+  public static PartitionLog openLog(
+      Path dir, TopicPartition tp, Clock clock, ScheduledExecutorService scheduler) {
+    return PartitionLog.open(
+        dir.resolve(tp.toString()),
+        tp,
+        TOPIC_ID,
+        smallConfig(),
+        LogStartupState.UNKNOWN,
+        clock,
+        scheduler);
   }
 
   /** One batch of {@code records} records whose values start with {@code prefix}. */
@@ -53,8 +71,8 @@ public final class ReplicaTestSupport {
     return b.build();
   }
 
-  public static ByteBuffer idempotentBatch(long producerId, short epoch, int baseSequence,
-      int records, long timestampMs) {
+  public static ByteBuffer idempotentBatch(
+      long producerId, short epoch, int baseSequence, int records, long timestampMs) {
     RecordBatchBuilder b = new RecordBatchBuilder(256).producer(producerId, epoch, baseSequence);
     for (int i = 0; i < records; i++) {
       b.append(timestampMs, null, ("v" + (baseSequence + i)).getBytes());
@@ -62,10 +80,15 @@ public final class ReplicaTestSupport {
     return b.build();
   }
 
-  public static PartitionState state(TopicPartition tp, List<Integer> replicas, List<Integer> isr,
-      int leader, int leaderEpoch, int partitionEpoch) {
-    return new PartitionState(TOPIC_ID, tp.topic(), tp.partition(), replicas, isr, leader,
-        leaderEpoch, partitionEpoch);
+  public static PartitionState state(
+      TopicPartition tp,
+      List<Integer> replicas,
+      List<Integer> isr,
+      int leader,
+      int leaderEpoch,
+      int partitionEpoch) {
+    return new PartitionState(
+        TOPIC_ID, tp.topic(), tp.partition(), replicas, isr, leader, leaderEpoch, partitionEpoch);
   }
 
   /** The bytes of a slice (a copy). */

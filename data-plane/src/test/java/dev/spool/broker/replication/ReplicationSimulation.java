@@ -49,19 +49,19 @@ import java.util.concurrent.ScheduledExecutorService;
  * RaftEventSimulationTest, TigerBeetle's VOPR, applied to ISR replication).
  *
  * <p>What is real: every broker's {@link Partition} and {@link PartitionLog} (files in a temp
- * directory), and the quorum's own pure code: {@link MetadataApplier} replays records into
- * images, {@link PartitionDecisions#alterPartition} decides ISR changes (epoch checks, fencing),
- * {@link ClusterDuties#decide} fences brokers whose session expired, elects leaders from the ISR
- * and moves leadership back to preferred replicas, and {@link ReplyFinisher} completes answers.
- * The Raft log itself is one list (the quorum is modelled as always available to the brokers
- * that can reach it; Raft has its own tests).
+ * directory), and the quorum's own pure code: {@link MetadataApplier} replays records into images,
+ * {@link PartitionDecisions#alterPartition} decides ISR changes (epoch checks, fencing), {@link
+ * ClusterDuties#decide} fences brokers whose session expired, elects leaders from the ISR and moves
+ * leadership back to preferred replicas, and {@link ReplyFinisher} completes answers. The Raft log
+ * itself is one list (the quorum is modelled as always available to the brokers that can reach it;
+ * Raft has its own tests).
  *
  * <p>What is simulated: time (a manual clock moved by each step), the network between brokers and
- * to the quorum (every message delayed, reordered by random delays, dropped with some
- * probability, and cut by directed link failures), brokers' heartbeats (which carry metadata to
- * them), crashes and restarts (logs are closed and reopened with full recovery; the page cache
- * survives, so nothing written is lost), quorum isolation (the broker is fenced after its
- * session) and clients producing with acks=all and acks=1 to whichever broker they believe leads.
+ * to the quorum (every message delayed, reordered by random delays, dropped with some probability,
+ * and cut by directed link failures), brokers' heartbeats (which carry metadata to them), crashes
+ * and restarts (logs are closed and reopened with full recovery; the page cache survives, so
+ * nothing written is lost), quorum isolation (the broker is fenced after its session) and clients
+ * producing with acks=all and acks=1 to whichever broker they believe leads.
  *
  * <p>After every step the named invariants are checked; a violation fails with the seed and step.
  */
@@ -99,8 +99,8 @@ final class ReplicationSimulation implements AutoCloseable {
 
   /**
    * One idempotent producer per partition, one batch in flight: a failed or unanswered batch is
-   * retried as the same bytes (same producer id and sequence) until acknowledged, so retries
-   * after leader changes exercise duplicate detection on the new leader.
+   * retried as the same bytes (same producer id and sequence) until acknowledged, so retries after
+   * leader changes exercise duplicate detection on the new leader.
    */
   static final class IdempotentProducer {
     final long producerId;
@@ -150,7 +150,8 @@ final class ReplicationSimulation implements AutoCloseable {
       for (int r = 0; r < RF; r++) {
         replicas.add(brokers.get((tp.partition() + r) % brokerCount).id);
       }
-      records.add(Records.partition(TOPIC_ID, tp.partition(), replicas, replicas, replicas.get(0), 0, 0));
+      records.add(
+          Records.partition(TOPIC_ID, tp.partition(), replicas, replicas, replicas.get(0), 0, 0));
     }
     quorum.write(records);
     for (SimBroker b : brokers) {
@@ -281,8 +282,10 @@ final class ReplicationSimulation implements AutoCloseable {
   private void produce() {
     TopicPartition tp = tps.get(rnd.nextInt(tps.size()));
     PartitionState st = quorum.image.partition(tp);
-    SimBroker target = rnd.nextInt(5) > 0 && st.leader() > 0 ? broker(st.leader())
-        : brokers.get(rnd.nextInt(brokers.size()));
+    SimBroker target =
+        rnd.nextInt(5) > 0 && st.leader() > 0
+            ? broker(st.leader())
+            : brokers.get(rnd.nextInt(brokers.size()));
     if (!target.alive) {
       return;
     }
@@ -300,29 +303,42 @@ final class ReplicationSimulation implements AutoCloseable {
     }
     count("produce attempts");
     int at = step;
-    p.appendAsLeader(bb.build(), acks, epoch, PRODUCE_TIMEOUT_MS).thenAccept(res -> {
-      if (res.error() == ErrorCode.NONE && acks == -1) {
-        RecordBatch batch = target.batchAt(tp, res.baseOffset());
-        if (batch == null) {
-          throw new AssertionError(violation("AckedBatchReadable", "broker " + target.id
-              + " acknowledged offset " + res.baseOffset() + " of " + tp + " but cannot read it"));
-        }
-        acked.add(new Acked(tp, batch.baseOffset(), batch.lastOffset(), batch.checksum(), at));
-        count("acked (acks=all)");
-      } else {
-        count("produce " + res.error());
-      }
-    });
+    p.appendAsLeader(bb.build(), acks, epoch, PRODUCE_TIMEOUT_MS)
+        .thenAccept(
+            res -> {
+              if (res.error() == ErrorCode.NONE && acks == -1) {
+                RecordBatch batch = target.batchAt(tp, res.baseOffset());
+                if (batch == null) {
+                  throw new AssertionError(
+                      violation(
+                          "AckedBatchReadable",
+                          "broker "
+                              + target.id
+                              + " acknowledged offset "
+                              + res.baseOffset()
+                              + " of "
+                              + tp
+                              + " but cannot read it"));
+                }
+                acked.add(
+                    new Acked(tp, batch.baseOffset(), batch.lastOffset(), batch.checksum(), at));
+                count("acked (acks=all)");
+              } else {
+                count("produce " + res.error());
+              }
+            });
   }
 
   private void produceIdempotent() {
     TopicPartition tp = tps.get(rnd.nextInt(tps.size()));
-    IdempotentProducer ip = idempotent.computeIfAbsent(tp, t -> new IdempotentProducer(1000 + t.partition()));
+    IdempotentProducer ip =
+        idempotent.computeIfAbsent(tp, t -> new IdempotentProducer(1000 + t.partition()));
     if (ip.inFlight) {
       return;
     }
     if (ip.pristine == null) {
-      RecordBatchBuilder bb = new RecordBatchBuilder(128).producer(ip.producerId, (short) 0, ip.nextSequence);
+      RecordBatchBuilder bb =
+          new RecordBatchBuilder(128).producer(ip.producerId, (short) 0, ip.nextSequence);
       ip.records = 1 + rnd.nextInt(3);
       for (int i = 0; i < ip.records; i++) {
         bb.append(clock.nowMs(), null, ("i" + (valueSeq++)).getBytes());
@@ -330,8 +346,10 @@ final class ReplicationSimulation implements AutoCloseable {
       ip.pristine = bb.build();
     }
     PartitionState st = quorum.image.partition(tp);
-    SimBroker target = rnd.nextInt(5) > 0 && st.leader() > 0 ? broker(st.leader())
-        : brokers.get(rnd.nextInt(brokers.size()));
+    SimBroker target =
+        rnd.nextInt(5) > 0 && st.leader() > 0
+            ? broker(st.leader())
+            : brokers.get(rnd.nextInt(brokers.size()));
     Partition p = target.alive ? target.partitions.get(tp) : null;
     if (p == null) {
       return;
@@ -341,39 +359,63 @@ final class ReplicationSimulation implements AutoCloseable {
     ip.inFlight = true;
     int sequence = ip.nextSequence;
     int at = step;
-    ByteBuffer copy = ByteBuffer.allocate(ip.pristine.remaining()).put(ip.pristine.duplicate()).flip();
+    ByteBuffer copy =
+        ByteBuffer.allocate(ip.pristine.remaining()).put(ip.pristine.duplicate()).flip();
     count("idempotent attempts");
     // A crashed broker never answers: the producer gives up on this attempt and retries.
-    schedule(PRODUCE_TIMEOUT_MS + 500, () -> {
-      if (ip.attempt == attempt) {
-        ip.inFlight = false;
-      }
-    });
-    p.appendAsLeader(copy, -1, -1, PRODUCE_TIMEOUT_MS).thenAccept(res -> {
-      if (ip.attempt != attempt) {
-        return;
-      }
-      ip.inFlight = false;
-      count("idempotent " + res.error());
-      if (res.error() != ErrorCode.NONE) {
-        return; // retried later with the same bytes
-      }
-      String key = tp + "/" + ip.producerId + "/" + sequence;
-      Long before = idempotentAckOffsets.putIfAbsent(key, res.baseOffset());
-      check(before == null || before == res.baseOffset(), "IdempotentRetryKeepsItsOffset",
-          () -> key + " acknowledged at offset " + before + " and again at " + res.baseOffset());
-      RecordBatch batch = target.batchAt(tp, res.baseOffset());
-      check(batch != null && batch.producerId() == ip.producerId && batch.baseSequence() == sequence,
-          "AckedBatchReadable", () -> "broker " + target.id + " acknowledged " + key + " at offset "
-              + res.baseOffset() + " but holds " + batch);
-      acked.add(new Acked(tp, batch.baseOffset(), batch.lastOffset(), batch.checksum(), at));
-      if (ip.attemptsOfThisBatch > 1) {
-        count("idempotent acknowledged after retries");
-      }
-      ip.attemptsOfThisBatch = 0;
-      ip.nextSequence += ip.records;
-      ip.pristine = null;
-    });
+    schedule(
+        PRODUCE_TIMEOUT_MS + 500,
+        () -> {
+          if (ip.attempt == attempt) {
+            ip.inFlight = false;
+          }
+        });
+    p.appendAsLeader(copy, -1, -1, PRODUCE_TIMEOUT_MS)
+        .thenAccept(
+            res -> {
+              if (ip.attempt != attempt) {
+                return;
+              }
+              ip.inFlight = false;
+              count("idempotent " + res.error());
+              if (res.error() != ErrorCode.NONE) {
+                return; // retried later with the same bytes
+              }
+              String key = tp + "/" + ip.producerId + "/" + sequence;
+              Long before = idempotentAckOffsets.putIfAbsent(key, res.baseOffset());
+              check(
+                  before == null || before == res.baseOffset(),
+                  "IdempotentRetryKeepsItsOffset",
+                  () ->
+                      key
+                          + " acknowledged at offset "
+                          + before
+                          + " and again at "
+                          + res.baseOffset());
+              RecordBatch batch = target.batchAt(tp, res.baseOffset());
+              check(
+                  batch != null
+                      && batch.producerId() == ip.producerId
+                      && batch.baseSequence() == sequence,
+                  "AckedBatchReadable",
+                  () ->
+                      "broker "
+                          + target.id
+                          + " acknowledged "
+                          + key
+                          + " at offset "
+                          + res.baseOffset()
+                          + " but holds "
+                          + batch);
+              acked.add(
+                  new Acked(tp, batch.baseOffset(), batch.lastOffset(), batch.checksum(), at));
+              if (ip.attemptsOfThisBatch > 1) {
+                count("idempotent acknowledged after retries");
+              }
+              ip.attemptsOfThisBatch = 0;
+              ip.nextSequence += ip.records;
+              ip.pristine = null;
+            });
   }
 
   // ================================================================ quorum model
@@ -383,8 +425,10 @@ final class ReplicationSimulation implements AutoCloseable {
     MetadataImage image = MetadataImage.EMPTY;
     final List<MetadataBatch> log = new ArrayList<>(); // index i holds offset i + 1
     final BrokerHeartbeatTracker tracker = new BrokerHeartbeatTracker(SESSION_TIMEOUT_MS);
-    final ControllerSettings settings = ControllerSettings.defaults()
-        .withSessionTimeoutMs(SESSION_TIMEOUT_MS).withLeaderBalancing(true, 1);
+    final ControllerSettings settings =
+        ControllerSettings.defaults()
+            .withSessionTimeoutMs(SESSION_TIMEOUT_MS)
+            .withLeaderBalancing(true, 1);
 
     List<RecordResult> write(List<MetadataRecord> records) {
       MetadataBatch batch = MetadataBatch.newBuilder().addAllRecords(records).build();
@@ -397,15 +441,17 @@ final class ReplicationSimulation implements AutoCloseable {
     }
 
     long register(int id) {
-      write(List.of(Records.registerBroker(id, UUID.randomUUID().toString(), "host" + id,
-          9000 + id, "", 0)));
+      write(
+          List.of(
+              Records.registerBroker(
+                  id, UUID.randomUUID().toString(), "host" + id, 9000 + id, "", 0)));
       return image.broker(id).epoch();
     }
 
     AlterPartitionResponse alterPartition(AlterPartitionRequest req) {
       Decision d = PartitionDecisions.alterPartition(req, image);
-      List<RecordResult> results = d.batch().getRecordsCount() == 0 ? List.of()
-          : write(d.batch().getRecordsList());
+      List<RecordResult> results =
+          d.batch().getRecordsCount() == 0 ? List.of() : write(d.batch().getRecordsList());
       return ReplyFinisher.finish(d.toEntry(), results, image, log.size()).getAlterPartition();
     }
 
@@ -454,11 +500,19 @@ final class ReplicationSimulation implements AutoCloseable {
       image = MetadataImage.EMPTY;
       for (TopicPartition tp : tps) {
         Path d = dir().resolve(tp.toString());
-        if (Files.isDirectory(d) || quorum.image.partition(tp) == null
+        if (Files.isDirectory(d)
+            || quorum.image.partition(tp) == null
             || quorum.image.partition(tp).isReplica(id)) {
           long hw = checkpointedHw.getOrDefault(tp, 0L);
-          PartitionLog l = PartitionLog.open(d, tp, TOPIC_ID, ReplicaTestSupport.smallConfig(),
-              new LogStartupState(0, 0, hw, false), clock, scheduler);
+          PartitionLog l =
+              PartitionLog.open(
+                  d,
+                  tp,
+                  TOPIC_ID,
+                  ReplicaTestSupport.smallConfig(),
+                  new LogStartupState(0, 0, hw, false),
+                  clock,
+                  scheduler);
           logs.put(tp, l);
           shadows.put(tp, new Shadow());
         }
@@ -526,7 +580,8 @@ final class ReplicationSimulation implements AutoCloseable {
           p = new Partition(tp, l, clock, this, settings);
           partitions.put(tp, p);
         }
-        int minIsr = TopicConfig.effectiveMinInsyncReplicas(img.topic(TOPIC).config(), st.replicas().size());
+        int minIsr =
+            TopicConfig.effectiveMinInsyncReplicas(img.topic(TOPIC).config(), st.replicas().size());
         Partition.StateChange c = p.applyPartitionState(st, minIsr);
         if (c == Partition.StateChange.BECAME_LEADER) {
           count("leader changes");
@@ -559,39 +614,54 @@ final class ReplicationSimulation implements AutoCloseable {
       int inc = incarnation;
       long sentEpoch = brokerEpoch;
       fetchInFlight.put(tp, fetchId);
-      FetchParams params = new FetchParams(id, s.fetchOffset(), s.leaderEpoch(),
-          s.lastFetchedEpoch(), 200 + rnd.nextInt(4000), true);
-      schedule(FETCH_TIMEOUT_MS, () -> {
-        if (incarnation == inc && Objects.equals(fetchInFlight.get(tp), fetchId)) {
-          fetchInFlight.remove(tp);
-        }
-      });
+      FetchParams params =
+          new FetchParams(
+              id,
+              s.fetchOffset(),
+              s.leaderEpoch(),
+              s.lastFetchedEpoch(),
+              200 + rnd.nextInt(4000),
+              true);
+      schedule(
+          FETCH_TIMEOUT_MS,
+          () -> {
+            if (incarnation == inc && Objects.equals(fetchInFlight.get(tp), fetchId)) {
+              fetchInFlight.remove(tp);
+            }
+          });
       if (dropped()) {
         return;
       }
-      schedule(netDelay(), () -> {
-        SimBroker leader = broker(s.leaderId());
-        if (!leader.alive || !linkUp(id, leader.id)) {
-          return;
-        }
-        FetchAnswer answer = leader.serveFetch(id, sentEpoch, tp, params);
-        if (dropped()) {
-          return;
-        }
-        schedule(netDelay(), () -> {
-          if (!alive || incarnation != inc || !linkUp(leader.id, id)
-              || !Objects.equals(fetchInFlight.get(tp), fetchId)) {
-            return;
-          }
-          fetchInFlight.remove(tp);
-          onFetchAnswer(p, s, answer);
-        });
-      });
+      schedule(
+          netDelay(),
+          () -> {
+            SimBroker leader = broker(s.leaderId());
+            if (!leader.alive || !linkUp(id, leader.id)) {
+              return;
+            }
+            FetchAnswer answer = leader.serveFetch(id, sentEpoch, tp, params);
+            if (dropped()) {
+              return;
+            }
+            schedule(
+                netDelay(),
+                () -> {
+                  if (!alive
+                      || incarnation != inc
+                      || !linkUp(leader.id, id)
+                      || !Objects.equals(fetchInFlight.get(tp), fetchId)) {
+                    return;
+                  }
+                  fetchInFlight.remove(tp);
+                  onFetchAnswer(p, s, answer);
+                });
+          });
     }
 
     record FetchAnswer(ErrorCode topLevel, PartitionFetchResult result, ByteBuffer records) {}
 
-    FetchAnswer serveFetch(int followerId, long followerEpoch, TopicPartition tp, FetchParams params) {
+    FetchAnswer serveFetch(
+        int followerId, long followerEpoch, TopicPartition tp, FetchParams params) {
       BrokerRegistration reg = image.broker(followerId);
       if (reg == null || reg.epoch() != followerEpoch) {
         count("fetch STALE_BROKER_EPOCH");
@@ -599,8 +669,10 @@ final class ReplicationSimulation implements AutoCloseable {
       }
       Partition p = partitions.get(tp);
       if (p == null) {
-        return new FetchAnswer(ErrorCode.NONE, PartitionFetchResult.error(
-            ErrorCode.NOT_LEADER_OR_FOLLOWER, "no replica", null), null);
+        return new FetchAnswer(
+            ErrorCode.NONE,
+            PartitionFetchResult.error(ErrorCode.NOT_LEADER_OR_FOLLOWER, "no replica", null),
+            null);
       }
       PartitionFetchResult r = p.fetch(params);
       return new FetchAnswer(ErrorCode.NONE, r, ReplicaTestSupport.bytes(r.slice()));
@@ -616,8 +688,16 @@ final class ReplicationSimulation implements AutoCloseable {
         return;
       }
       PartitionFetchResult r = a.result();
-      Partition.FollowerOutcome o = p.processFetchResponse(s, r.error(), r.message(),
-          r.highWatermark(), r.logStartOffset(), r.logEndOffset(), r.divergingEpoch(), a.records());
+      Partition.FollowerOutcome o =
+          p.processFetchResponse(
+              s,
+              r.error(),
+              r.message(),
+              r.highWatermark(),
+              r.logStartOffset(),
+              r.logEndOffset(),
+              r.divergingEpoch(),
+              a.records());
       count("follower " + o);
       if (o == Partition.FollowerOutcome.TRUNCATED) {
         shadows.get(tp).stale = true;
@@ -633,49 +713,76 @@ final class ReplicationSimulation implements AutoCloseable {
       count("AlterPartition sent");
       int inc = incarnation;
       boolean[] answered = new boolean[1];
-      AlterPartitionRequest req = AlterPartitionRequest.newBuilder().setBrokerId(id)
-          .setBrokerEpoch(brokerEpoch).addPartitions(AlterPartitionRequest.Partition.newBuilder()
-              .setTopic(change.topic()).setTopicId(change.topicId()).setPartition(change.partition())
-              .setLeaderEpoch(change.leaderEpoch()).setPartitionEpoch(change.partitionEpoch())
-              .addAllNewIsr(change.newIsr())).build();
-      Runnable deliverFailure = () -> {
-        if (!answered[0] && alive && incarnation == inc
-            && partitions.get(partition.topicPartition()) == partition) {
-          answered[0] = true;
-          partition.onIsrChangeResult(change, ErrorCode.QUORUM_UNAVAILABLE, "timed out", -1,
-              List.of(), -1, -1);
-        }
-      };
+      AlterPartitionRequest req =
+          AlterPartitionRequest.newBuilder()
+              .setBrokerId(id)
+              .setBrokerEpoch(brokerEpoch)
+              .addPartitions(
+                  AlterPartitionRequest.Partition.newBuilder()
+                      .setTopic(change.topic())
+                      .setTopicId(change.topicId())
+                      .setPartition(change.partition())
+                      .setLeaderEpoch(change.leaderEpoch())
+                      .setPartitionEpoch(change.partitionEpoch())
+                      .addAllNewIsr(change.newIsr()))
+              .build();
+      Runnable deliverFailure =
+          () -> {
+            if (!answered[0]
+                && alive
+                && incarnation == inc
+                && partitions.get(partition.topicPartition()) == partition) {
+              answered[0] = true;
+              partition.onIsrChangeResult(
+                  change, ErrorCode.QUORUM_UNAVAILABLE, "timed out", -1, List.of(), -1, -1);
+            }
+          };
       schedule(QUORUM_TIMEOUT_MS, deliverFailure);
       if (!quorumReachable || dropped()) {
         return;
       }
-      schedule(netDelay(), () -> {
-        if (!quorumReachable) {
-          return;
-        }
-        AlterPartitionResponse resp = quorum.alterPartition(req);
-        count("AlterPartition " + (resp.getErrorCode() != ErrorCode.NONE ? resp.getErrorCode()
-            : resp.getPartitions(0).getErrorCode()));
-        if (dropped()) {
-          return; // committed, but the answer is lost: the leader must stay safe
-        }
-        schedule(netDelay(), () -> {
-          if (answered[0] || !alive || incarnation != inc || !quorumReachable
-              || partitions.get(partition.topicPartition()) != partition) {
-            return;
-          }
-          answered[0] = true;
-          if (resp.getErrorCode() != ErrorCode.NONE) {
-            partition.onIsrChangeResult(change, resp.getErrorCode(), resp.getErrorMessage(), -1,
-                List.of(), -1, -1);
-            return;
-          }
-          AlterPartitionResponse.PartitionResult pr = resp.getPartitions(0);
-          partition.onIsrChangeResult(change, pr.getErrorCode(), pr.getErrorMessage(),
-              pr.getLeader(), pr.getIsrList(), pr.getLeaderEpoch(), pr.getPartitionEpoch());
-        });
-      });
+      schedule(
+          netDelay(),
+          () -> {
+            if (!quorumReachable) {
+              return;
+            }
+            AlterPartitionResponse resp = quorum.alterPartition(req);
+            count(
+                "AlterPartition "
+                    + (resp.getErrorCode() != ErrorCode.NONE
+                        ? resp.getErrorCode()
+                        : resp.getPartitions(0).getErrorCode()));
+            if (dropped()) {
+              return; // committed, but the answer is lost: the leader must stay safe
+            }
+            schedule(
+                netDelay(),
+                () -> {
+                  if (answered[0]
+                      || !alive
+                      || incarnation != inc
+                      || !quorumReachable
+                      || partitions.get(partition.topicPartition()) != partition) {
+                    return;
+                  }
+                  answered[0] = true;
+                  if (resp.getErrorCode() != ErrorCode.NONE) {
+                    partition.onIsrChangeResult(
+                        change, resp.getErrorCode(), resp.getErrorMessage(), -1, List.of(), -1, -1);
+                    return;
+                  }
+                  AlterPartitionResponse.PartitionResult pr = resp.getPartitions(0);
+                  partition.onIsrChangeResult(
+                      change,
+                      pr.getErrorCode(),
+                      pr.getErrorMessage(),
+                      pr.getLeader(),
+                      pr.getIsrList(),
+                      pr.getLeaderEpoch(),
+                      pr.getPartitionEpoch());
+                });
+          });
     }
 
     // ---- shadows of the logs (what the invariants compare)
@@ -718,14 +825,21 @@ final class ReplicationSimulation implements AutoCloseable {
         stale = false;
       }
       while (end < l.logEndOffset()) {
-        ByteBuffer b = ReplicaTestSupport.bytes(l.read(end, 64 * 1024, Long.MAX_VALUE, true).slice());
+        ByteBuffer b =
+            ReplicaTestSupport.bytes(l.read(end, 64 * 1024, Long.MAX_VALUE, true).slice());
         if (b.remaining() == 0) {
           break;
         }
         for (int pos = 0; pos < b.limit(); ) {
           RecordBatch rb = RecordBatch.at(b, pos);
-          batches.put(rb.baseOffset(), new B(rb.lastOffset(), rb.checksum(), rb.partitionLeaderEpoch(),
-              rb.producerId(), rb.baseSequence()));
+          batches.put(
+              rb.baseOffset(),
+              new B(
+                  rb.lastOffset(),
+                  rb.checksum(),
+                  rb.partitionLeaderEpoch(),
+                  rb.producerId(),
+                  rb.baseSequence()));
           end = rb.nextOffset();
           pos += rb.sizeInBytes();
         }
@@ -737,7 +851,8 @@ final class ReplicationSimulation implements AutoCloseable {
       if (last == null) {
         return true;
       }
-      ByteBuffer b = ReplicaTestSupport.bytes(l.read(last.getKey(), 1, Long.MAX_VALUE, true).slice());
+      ByteBuffer b =
+          ReplicaTestSupport.bytes(l.read(last.getKey(), 1, Long.MAX_VALUE, true).slice());
       if (b.remaining() == 0) {
         return false;
       }
@@ -753,10 +868,17 @@ final class ReplicationSimulation implements AutoCloseable {
     /** The same, printable (failure messages only). */
     String describe(long bound) {
       Map<Long, B> all = below(bound);
-      StringBuilder sb = new StringBuilder(all.size() > 8 ? "[" + (all.size() - 8) + " earlier, " : "[");
-      for (Map.Entry<Long, B> e : all.entrySet().stream().skip(Math.max(0, all.size() - 8)).toList()) {
-        sb.append(e.getKey()).append("..").append(e.getValue().last()).append('#')
-            .append(Long.toHexString(e.getValue().crc())).append("/e").append(e.getValue().epoch())
+      StringBuilder sb =
+          new StringBuilder(all.size() > 8 ? "[" + (all.size() - 8) + " earlier, " : "[");
+      for (Map.Entry<Long, B> e :
+          all.entrySet().stream().skip(Math.max(0, all.size() - 8)).toList()) {
+        sb.append(e.getKey())
+            .append("..")
+            .append(e.getValue().last())
+            .append('#')
+            .append(Long.toHexString(e.getValue().crc()))
+            .append("/e")
+            .append(e.getValue().epoch())
             .append(' ');
       }
       return sb.append(']').toString();
@@ -788,22 +910,55 @@ final class ReplicationSimulation implements AutoCloseable {
         Partition p = l.partitions.get(tp);
         String key = tp + "@" + p.leaderEpoch();
         Integer prev = leaderOfEpoch.putIfAbsent(key, l.id);
-        check(prev == null || prev == l.id, "SingleLeaderPerEpoch", () -> "brokers " + prev + " and "
-            + l.id + " both led " + tp + " in epoch " + p.leaderEpoch());
+        check(
+            prev == null || prev == l.id,
+            "SingleLeaderPerEpoch",
+            () ->
+                "brokers "
+                    + prev
+                    + " and "
+                    + l.id
+                    + " both led "
+                    + tp
+                    + " in epoch "
+                    + p.leaderEpoch());
         long hw = p.log().highWatermark();
         String hwKey = l.id + "/" + l.incarnation + "/" + key;
         Long prevHw = leaderHighWatermark.put(hwKey, hw);
-        check(prevHw == null || hw >= prevHw, "LeaderHighWatermarkNeverDecreases", () -> "broker " + l.id
-            + " " + tp + " epoch " + p.leaderEpoch() + ": " + prevHw + " -> " + hw);
+        check(
+            prevHw == null || hw >= prevHw,
+            "LeaderHighWatermarkNeverDecreases",
+            () ->
+                "broker "
+                    + l.id
+                    + " "
+                    + tp
+                    + " epoch "
+                    + p.leaderEpoch()
+                    + ": "
+                    + prevHw
+                    + " -> "
+                    + hw);
         Map<Long, Shadow.B> committed = l.shadows.get(tp).below(hw);
         Set<String> writes = new HashSet<>();
         for (Map.Entry<Long, Shadow.B> e : committed.entrySet()) {
           Shadow.B b = e.getValue();
           if (b.producerId() >= 0) {
             String w = b.producerId() + "/" + b.baseSequence();
-            check(writes.add(w), "NoDuplicateBelowHighWatermark", () -> "leader " + l.id + " of "
-                + tp + " holds producer/sequence " + w + " twice below HW " + hw + ", again at "
-                + e.getKey());
+            check(
+                writes.add(w),
+                "NoDuplicateBelowHighWatermark",
+                () ->
+                    "leader "
+                        + l.id
+                        + " of "
+                        + tp
+                        + " holds producer/sequence "
+                        + w
+                        + " twice below HW "
+                        + hw
+                        + ", again at "
+                        + e.getKey());
           }
         }
         for (int m : p.leaderState().maximalIsr()) {
@@ -811,22 +966,50 @@ final class ReplicationSimulation implements AutoCloseable {
           if (m == l.id || !mb.alive || !mb.shadows.containsKey(tp)) {
             continue;
           }
-          check(mb.shadows.get(tp).below(hw).equals(committed), "CommittedOnEveryIsrMember", () ->
-              "leader " + l.id + " of " + tp + " (epoch " + p.leaderEpoch() + ", HW " + hw
-                  + ") has " + l.shadows.get(tp).describe(hw) + " but ISR member " + m + " has "
-                  + mb.shadows.get(tp).describe(hw));
+          check(
+              mb.shadows.get(tp).below(hw).equals(committed),
+              "CommittedOnEveryIsrMember",
+              () ->
+                  "leader "
+                      + l.id
+                      + " of "
+                      + tp
+                      + " (epoch "
+                      + p.leaderEpoch()
+                      + ", HW "
+                      + hw
+                      + ") has "
+                      + l.shadows.get(tp).describe(hw)
+                      + " but ISR member "
+                      + m
+                      + " has "
+                      + mb.shadows.get(tp).describe(hw));
         }
         for (SimBroker f : brokers) {
           Partition fp = f.alive ? f.partitions.get(tp) : null;
-          if (fp == null || fp.role() != ReplicaRole.FOLLOWER || fp.leaderId() != l.id
+          if (fp == null
+              || fp.role() != ReplicaRole.FOLLOWER
+              || fp.leaderId() != l.id
               || fp.leaderEpoch() != p.leaderEpoch()) {
             continue;
           }
           long bound = Math.min(hw, fp.log().highWatermark());
-          check(f.shadows.get(tp).below(bound).equals(l.shadows.get(tp).below(bound)),
-              "FollowerPrefixConsistentBelowHighWatermark", () -> "follower " + f.id + " of " + tp
-                  + " differs from leader " + l.id + " below " + bound + ": "
-                  + f.shadows.get(tp).describe(bound) + " vs " + l.shadows.get(tp).describe(bound));
+          check(
+              f.shadows.get(tp).below(bound).equals(l.shadows.get(tp).below(bound)),
+              "FollowerPrefixConsistentBelowHighWatermark",
+              () ->
+                  "follower "
+                      + f.id
+                      + " of "
+                      + tp
+                      + " differs from leader "
+                      + l.id
+                      + " below "
+                      + bound
+                      + ": "
+                      + f.shadows.get(tp).describe(bound)
+                      + " vs "
+                      + l.shadows.get(tp).describe(bound));
         }
       }
       PartitionState st = quorum.image.partition(tp);
@@ -840,11 +1023,27 @@ final class ReplicationSimulation implements AutoCloseable {
             continue;
           }
           Shadow.B found = mb.shadows.get(tp).batches.get(a.baseOffset());
-          check(found != null && found.crc() == a.crc() && found.last() == a.lastOffset(),
-              "AcknowledgedWriteNeverLost", () -> "batch " + a.baseOffset() + ".." + a.lastOffset()
-                  + " of " + tp + " acknowledged at step " + a.step() + " is "
-                  + (found == null ? "missing" : "different") + " on ISR member " + m
-                  + " (ISR " + st.isr() + ", its log " + mb.shadows.get(tp).describe(a.lastOffset() + 1) + ")");
+          check(
+              found != null && found.crc() == a.crc() && found.last() == a.lastOffset(),
+              "AcknowledgedWriteNeverLost",
+              () ->
+                  "batch "
+                      + a.baseOffset()
+                      + ".."
+                      + a.lastOffset()
+                      + " of "
+                      + tp
+                      + " acknowledged at step "
+                      + a.step()
+                      + " is "
+                      + (found == null ? "missing" : "different")
+                      + " on ISR member "
+                      + m
+                      + " (ISR "
+                      + st.isr()
+                      + ", its log "
+                      + mb.shadows.get(tp).describe(a.lastOffset() + 1)
+                      + ")");
         }
       }
     }
@@ -859,8 +1058,10 @@ final class ReplicationSimulation implements AutoCloseable {
       for (Acked a : acked) {
         if (a.tp().equals(tp)) {
           Shadow.B found = l.shadows.get(tp).batches.get(a.baseOffset());
-          check(found != null && found.crc() == a.crc(), "ConvergesAfterHealing", () ->
-              "leader " + l.id + " of " + tp + " lacks acknowledged batch " + a.baseOffset());
+          check(
+              found != null && found.crc() == a.crc(),
+              "ConvergesAfterHealing",
+              () -> "leader " + l.id + " of " + tp + " lacks acknowledged batch " + a.baseOffset());
         }
       }
     }

@@ -14,16 +14,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs {@link ReplicationSimulation} over many seeds. Re-run one seed with
- * {@code -Dspool.sim.seed=N}; change the breadth with {@code -Dspool.sim.seeds} and
- * {@code -Dspool.sim.steps}.
+ * Runs {@link ReplicationSimulation} over many seeds. Re-run one seed with {@code
+ * -Dspool.sim.seed=N}; change the breadth with {@code -Dspool.sim.seeds} and {@code
+ * -Dspool.sim.steps}.
  */
 @Tag("simulation")
 class ReplicationSimulationTest {
   private static final Logger log = LoggerFactory.getLogger(ReplicationSimulationTest.class);
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   @Timeout(600)
@@ -47,8 +46,14 @@ class ReplicationSimulationTest {
           sim.run(steps);
         } catch (AssertionError | RuntimeException e) {
           log.error("simulation failed: {}", sim.summary());
-          fail("seed " + seed + " failed (re-run with -Dspool.sim.seed=" + seed + "): "
-              + e.getMessage(), e);
+          fail(
+              "seed "
+                  + seed
+                  + " failed (re-run with -Dspool.sim.seed="
+                  + seed
+                  + "): "
+                  + e.getMessage(),
+              e);
         }
         log.info("{}", sim.summary());
       }

@@ -56,15 +56,14 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The handlers' validation paths against a real replica manager on broker 1 (leader of
- * orders-0, follower of orders-1), without sockets: requests are framed as the network layer
- * frames them and the responses inspected.
+ * The handlers' validation paths against a real replica manager on broker 1 (leader of orders-0,
+ * follower of orders-1), without sockets: requests are framed as the network layer frames them and
+ * the responses inspected.
  */
 @Tag("unit")
 @Timeout(30)
 class HandlerValidationTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private final ManualClock clock = new ManualClock(System.currentTimeMillis());
   private LogManager logs;
@@ -77,7 +76,8 @@ class HandlerValidationTest {
 
   private void apply(MetadataRecord... records) {
     ImageBuilder b = new ImageBuilder(image);
-    MetadataApplier.apply(b, MetadataBatch.newBuilder().addAllRecords(List.of(records)).build(), ++offset);
+    MetadataApplier.apply(
+        b, MetadataBatch.newBuilder().addAllRecords(List.of(records)).build(), ++offset);
     image = b.build(offset);
   }
 
@@ -85,26 +85,64 @@ class HandlerValidationTest {
   void setUp() {
     logs = LogManager.open(dir, LogManagerConfig.defaults(), clock);
     workers = new PartitionWorkers(1, 1000, "test-partition");
-    QuorumClient quorum = (QuorumClient) Proxy.newProxyInstance(getClass().getClassLoader(),
-        new Class<?>[] {QuorumClient.class}, (p, m, a) -> m.getName().equals("close") ? null
-            : CompletableFuture.failedFuture(new SpoolException(ErrorCode.QUORUM_UNAVAILABLE, "stub")));
-    replicas = new ReplicaManager(ReplicationSettings.defaults(1), false, clock, logs, workers, quorum,
-        () -> 5L, new FetchWaiters(100));
+    QuorumClient quorum =
+        (QuorumClient)
+            Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {QuorumClient.class},
+                (p, m, a) ->
+                    m.getName().equals("close")
+                        ? null
+                        : CompletableFuture.failedFuture(
+                            new SpoolException(ErrorCode.QUORUM_UNAVAILABLE, "stub")));
+    replicas =
+        new ReplicaManager(
+            ReplicationSettings.defaults(1),
+            false,
+            clock,
+            logs,
+            workers,
+            quorum,
+            () -> 5L,
+            new FetchWaiters(100));
     timer = new HashedWheelTimer();
-    ctx = new BrokerContext(1, "test", replicas, quorum, new MetadataWaiters(replicas::image, timer, 10),
-        new ProducerIdManager(1, () -> 5L, quorum, 10), timer, clock, false, 1000, 1000, 1000, () -> 2);
+    ctx =
+        new BrokerContext(
+            1,
+            "test",
+            replicas,
+            quorum,
+            new MetadataWaiters(replicas::image, timer, 10),
+            new ProducerIdManager(1, () -> 5L, quorum, 10),
+            timer,
+            clock,
+            false,
+            1000,
+            1000,
+            1000,
+            () -> 2);
     for (int id = 1; id <= 3; id++) {
       apply(Records.registerBroker(id, "inc-" + id, "host" + id, 9000 + id, "", 0));
       apply(Records.unfenceBroker(id, image.broker(id).epoch()));
     }
     apply(Records.fenceBroker(3, image.broker(3).epoch()));
-    apply(Records.topic("orders", "orders-id"),
+    apply(
+        Records.topic("orders", "orders-id"),
         Records.partition("orders-id", 0, List.of(1, 2, 3), List.of(1, 2), 1, 0, 0),
         Records.partition("orders-id", 1, List.of(2, 1, 3), List.of(2, 1), 2, 0, 0));
     replicas.applyMetadata(image, MetadataDelta.between(MetadataImage.EMPTY, image, true));
-    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() ->
-        replicas.partition(new TopicPartition("orders", 0)).map(p -> p.role() == ReplicaRole.LEADER).orElse(false)
-            && replicas.partition(new TopicPartition("orders", 1)).map(p -> p.role() == ReplicaRole.FOLLOWER).orElse(false));
+    Awaitility.await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                replicas
+                        .partition(new TopicPartition("orders", 0))
+                        .map(p -> p.role() == ReplicaRole.LEADER)
+                        .orElse(false)
+                    && replicas
+                        .partition(new TopicPartition("orders", 1))
+                        .map(p -> p.role() == ReplicaRole.FOLLOWER)
+                        .orElse(false));
   }
 
   @AfterEach
@@ -124,21 +162,35 @@ class HandlerValidationTest {
   }
 
   private static ByteBuffer batch() {
-    return new RecordBatchBuilder(64).append(System.currentTimeMillis(), null, "v".getBytes()).build();
+    return new RecordBatchBuilder(64)
+        .append(System.currentTimeMillis(), null, "v".getBytes())
+        .build();
   }
 
   private static ProduceRequest produce(int partition, int acks, int size) {
-    return ProduceRequest.newBuilder().setAcks(acks).setTimeoutMs(1000)
-        .addTopics(ProduceRequest.TopicData.newBuilder().setName("orders").addPartitions(
-            ProduceRequest.PartitionData.newBuilder().setPartition(partition).setRecordsSize(size)
-                .setLeaderEpoch(-1))).build();
+    return ProduceRequest.newBuilder()
+        .setAcks(acks)
+        .setTimeoutMs(1000)
+        .addTopics(
+            ProduceRequest.TopicData.newBuilder()
+                .setName("orders")
+                .addPartitions(
+                    ProduceRequest.PartitionData.newBuilder()
+                        .setPartition(partition)
+                        .setRecordsSize(size)
+                        .setLeaderEpoch(-1)))
+        .build();
   }
 
   private Response handleProduce(int partition, int acks, int declaredSize) throws Exception {
     ByteBuffer b = batch();
-    return new ProduceHandler(ctx).handle(request(ApiKey.PRODUCE,
-        produce(partition, acks, declaredSize < 0 ? b.remaining() : declaredSize),
-        Unpooled.wrappedBuffer(b))).get(5, TimeUnit.SECONDS);
+    return new ProduceHandler(ctx)
+        .handle(
+            request(
+                ApiKey.PRODUCE,
+                produce(partition, acks, declaredSize < 0 ? b.remaining() : declaredSize),
+                Unpooled.wrappedBuffer(b)))
+        .get(5, TimeUnit.SECONDS);
   }
 
   private static ProduceResponse.PartitionResponse first(Response r) {
@@ -150,14 +202,17 @@ class HandlerValidationTest {
     Response r = handleProduce(0, 1, 3);
     assertEquals(ErrorCode.INVALID_REQUEST, r.requestError());
     assertTrue(r.closeAfterSend());
-    assertEquals(0, replicas.partition(new TopicPartition("orders", 0)).orElseThrow().log().logEndOffset());
+    assertEquals(
+        0, replicas.partition(new TopicPartition("orders", 0)).orElseThrow().log().logEndOffset());
   }
 
   @Test
   void shouldRefuseInvalidAcksAndUnknownPartitionsPerPartition() throws Exception {
     assertEquals(ErrorCode.INVALID_REQUEST, first(handleProduce(0, 2, -1)).getErrorCode());
-    assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, first(handleProduce(-1, 1, -1)).getErrorCode());
-    assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, first(handleProduce(9, 1, -1)).getErrorCode());
+    assertEquals(
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, first(handleProduce(-1, 1, -1)).getErrorCode());
+    assertEquals(
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, first(handleProduce(9, 1, -1)).getErrorCode());
   }
 
   @Test
@@ -173,7 +228,8 @@ class HandlerValidationTest {
   void shouldSendNoResponseForAcksZeroAfterAppending() throws Exception {
     Response r = handleProduce(0, 0, -1);
     assertTrue(r.isNone());
-    assertEquals(1, replicas.partition(new TopicPartition("orders", 0)).orElseThrow().log().logEndOffset());
+    assertEquals(
+        1, replicas.partition(new TopicPartition("orders", 0)).orElseThrow().log().logEndOffset());
   }
 
   @Test
@@ -181,20 +237,44 @@ class HandlerValidationTest {
     // ISR {1, 2}, replicas 3 -> min.insync.replicas 2: allowed; drop follower 2 from the ISR.
     apply(Records.partitionChange(image.partition(new TopicPartition("orders", 0)), 1, List.of(1)));
     replicas.applyMetadata(image, MetadataDelta.between(MetadataImage.EMPTY, image, true));
-    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() ->
-        replicas.partition(new TopicPartition("orders", 0)).orElseThrow().leaderState().isr().size() == 1);
+    Awaitility.await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(
+            () ->
+                replicas
+                        .partition(new TopicPartition("orders", 0))
+                        .orElseThrow()
+                        .leaderState()
+                        .isr()
+                        .size()
+                    == 1);
     assertEquals(ErrorCode.NOT_ENOUGH_REPLICAS, first(handleProduce(0, -1, -1)).getErrorCode());
-    assertEquals(0, replicas.partition(new TopicPartition("orders", 0)).orElseThrow().log().logEndOffset());
+    assertEquals(
+        0, replicas.partition(new TopicPartition("orders", 0)).orElseThrow().log().logEndOffset());
   }
 
-  private FetchResponse fetch(int replicaId, long brokerEpoch, int partition, long offset) throws Exception {
-    FetchRequest req = FetchRequest.newBuilder().setReplicaId(replicaId).setBrokerEpoch(brokerEpoch)
-        .setMaxWaitMs(0).setMinBytes(1).setMaxBytes(1 << 20)
-        .addTopics(FetchRequest.FetchTopic.newBuilder().setName("orders").addPartitions(
-            FetchRequest.FetchPartition.newBuilder().setPartition(partition).setFetchOffset(offset)
-                .setCurrentLeaderEpoch(-1).setLastFetchedEpoch(-1).setPartitionMaxBytes(1 << 20)))
-        .build();
-    Response r = new FetchHandler(ctx).handle(request(ApiKey.FETCH, req, null)).get(5, TimeUnit.SECONDS);
+  private FetchResponse fetch(int replicaId, long brokerEpoch, int partition, long offset)
+      throws Exception {
+    FetchRequest req =
+        FetchRequest.newBuilder()
+            .setReplicaId(replicaId)
+            .setBrokerEpoch(brokerEpoch)
+            .setMaxWaitMs(0)
+            .setMinBytes(1)
+            .setMaxBytes(1 << 20)
+            .addTopics(
+                FetchRequest.FetchTopic.newBuilder()
+                    .setName("orders")
+                    .addPartitions(
+                        FetchRequest.FetchPartition.newBuilder()
+                            .setPartition(partition)
+                            .setFetchOffset(offset)
+                            .setCurrentLeaderEpoch(-1)
+                            .setLastFetchedEpoch(-1)
+                            .setPartitionMaxBytes(1 << 20)))
+            .build();
+    Response r =
+        new FetchHandler(ctx).handle(request(ApiKey.FETCH, req, null)).get(5, TimeUnit.SECONDS);
     r.recordParts().forEach(io.netty.util.ReferenceCountUtil::release);
     return (FetchResponse) r.body();
   }
@@ -210,38 +290,74 @@ class HandlerValidationTest {
   void shouldRefuseFetchesFromNonReplicasAndBeyondTheLogEnd() throws Exception {
     apply(Records.registerBroker(4, "inc-4", "host4", 9004, "", 0));
     replicas.applyMetadata(image, MetadataDelta.between(MetadataImage.EMPTY, image, true));
-    assertEquals(ErrorCode.NOT_LEADER_OR_FOLLOWER,
+    assertEquals(
+        ErrorCode.NOT_LEADER_OR_FOLLOWER,
         fetch(4, image.broker(4).epoch(), 0, 0).getTopics(0).getPartitions(0).getErrorCode());
-    assertEquals(ErrorCode.OFFSET_OUT_OF_RANGE,
+    assertEquals(
+        ErrorCode.OFFSET_OUT_OF_RANGE,
         fetch(2, image.broker(2).epoch(), 0, 5).getTopics(0).getPartitions(0).getErrorCode());
-    assertEquals(ErrorCode.NOT_LEADER_OR_FOLLOWER,
+    assertEquals(
+        ErrorCode.NOT_LEADER_OR_FOLLOWER,
         fetch(-1, -1, 1, 0).getTopics(0).getPartitions(0).getErrorCode());
   }
 
   @Test
   void shouldSendRecordsAsFileRegionsThatNeverCloseTheSegment() throws Exception {
     handleProduce(0, 1, -1);
-    FetchRequest req = FetchRequest.newBuilder().setReplicaId(2).setBrokerEpoch(image.broker(2).epoch())
-        .setMaxWaitMs(0).setMinBytes(1).setMaxBytes(1 << 20)
-        .addTopics(FetchRequest.FetchTopic.newBuilder().setName("orders").addPartitions(
-            FetchRequest.FetchPartition.newBuilder().setPartition(0).setFetchOffset(0)
-                .setCurrentLeaderEpoch(-1).setLastFetchedEpoch(-1).setPartitionMaxBytes(1 << 20)))
-        .build();
-    Response r = new FetchHandler(ctx).handle(request(ApiKey.FETCH, req, null)).get(5, TimeUnit.SECONDS);
+    FetchRequest req =
+        FetchRequest.newBuilder()
+            .setReplicaId(2)
+            .setBrokerEpoch(image.broker(2).epoch())
+            .setMaxWaitMs(0)
+            .setMinBytes(1)
+            .setMaxBytes(1 << 20)
+            .addTopics(
+                FetchRequest.FetchTopic.newBuilder()
+                    .setName("orders")
+                    .addPartitions(
+                        FetchRequest.FetchPartition.newBuilder()
+                            .setPartition(0)
+                            .setFetchOffset(0)
+                            .setCurrentLeaderEpoch(-1)
+                            .setLastFetchedEpoch(-1)
+                            .setPartitionMaxBytes(1 << 20)))
+            .build();
+    Response r =
+        new FetchHandler(ctx).handle(request(ApiKey.FETCH, req, null)).get(5, TimeUnit.SECONDS);
     assertEquals(1, r.recordParts().size());
     DefaultFileRegion region = (DefaultFileRegion) r.recordParts().get(0);
-    assertEquals(2, region.refCnt(), "one reference for the connection, one held so deallocate() never runs");
+    assertEquals(
+        2,
+        region.refCnt(),
+        "one reference for the connection, one held so deallocate() never runs");
     region.release(); // what the connection does after writing it
     assertEquals(1, region.refCnt());
-    assertTrue(replicas.partition(new TopicPartition("orders", 0)).orElseThrow().log()
-        .read(0, 100, Long.MAX_VALUE, true).slice().channel().isOpen());
+    assertTrue(
+        replicas
+            .partition(new TopicPartition("orders", 0))
+            .orElseThrow()
+            .log()
+            .read(0, 100, Long.MAX_VALUE, true)
+            .slice()
+            .channel()
+            .isOpen());
   }
 
   @Test
   void shouldListOfflineReplicasAndUnknownTopicsInMetadata() throws Exception {
-    MetadataResponse m = (MetadataResponse) new MetadataHandler(ctx).handle(request(ApiKey.METADATA,
-        MetadataRequest.newBuilder().addTopics("orders").addTopics("missing").build(), null))
-        .get(5, TimeUnit.SECONDS).body();
+    MetadataResponse m =
+        (MetadataResponse)
+            new MetadataHandler(ctx)
+                .handle(
+                    request(
+                        ApiKey.METADATA,
+                        MetadataRequest.newBuilder()
+                            .addTopics("orders")
+                            .addTopics("missing")
+                            .build(),
+                        null))
+                .get(5, TimeUnit.SECONDS)
+                .body();
     assertEquals(2, m.getBrokersCount(), "fenced broker 3 is not live");
     assertEquals(List.of(3), m.getTopics(0).getPartitions(0).getOfflineReplicasList());
     assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, m.getTopics(1).getErrorCode());

@@ -32,16 +32,37 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("unit")
 class InitProducerIdHandlerTest {
-  private static Response initProducerId(Supplier<CompletableFuture<AllocateProducerIdsResponse>> quorumAnswer)
-      throws Exception {
-    QuorumClient quorum = (QuorumClient) Proxy.newProxyInstance(InitProducerIdHandlerTest.class.getClassLoader(),
-        new Class<?>[] {QuorumClient.class}, (p, m, a) -> m.getName().equals("allocateProducerIds") ? quorumAnswer.get() : null);
-    BrokerContext ctx = new BrokerContext(2, "test", null, quorum, null, new ProducerIdManager(2, () -> -1L, quorum, 10),
-        null, null, false, 1000, 1000, 1000, () -> 1);
-    RequestHeader h = RequestHeader.newBuilder().setApiKey(ApiKey.INIT_PRODUCER_ID).setCorrelationId(1).build();
-    ByteBuf frame = Frame.encodePrefix(ByteBufAllocator.DEFAULT, h, InitProducerIdRequest.getDefaultInstance(), 0);
+  private static Response initProducerId(
+      Supplier<CompletableFuture<AllocateProducerIdsResponse>> quorumAnswer) throws Exception {
+    QuorumClient quorum =
+        (QuorumClient)
+            Proxy.newProxyInstance(
+                InitProducerIdHandlerTest.class.getClassLoader(),
+                new Class<?>[] {QuorumClient.class},
+                (p, m, a) -> m.getName().equals("allocateProducerIds") ? quorumAnswer.get() : null);
+    BrokerContext ctx =
+        new BrokerContext(
+            2,
+            "test",
+            null,
+            quorum,
+            null,
+            new ProducerIdManager(2, () -> -1L, quorum, 10),
+            null,
+            null,
+            false,
+            1000,
+            1000,
+            1000,
+            () -> 1);
+    RequestHeader h =
+        RequestHeader.newBuilder().setApiKey(ApiKey.INIT_PRODUCER_ID).setCorrelationId(1).build();
+    ByteBuf frame =
+        Frame.encodePrefix(
+            ByteBufAllocator.DEFAULT, h, InitProducerIdRequest.getDefaultInstance(), 0);
     frame.skipBytes(4);
-    return new InitProducerIdHandler(ctx).handle(new RequestContext(h, Frame.parse(frame), frame, "test", null, 0))
+    return new InitProducerIdHandler(ctx)
+        .handle(new RequestContext(h, Frame.parse(frame), frame, "test", null, 0))
         .get(5, TimeUnit.SECONDS);
   }
 
@@ -51,9 +72,15 @@ class InitProducerIdHandlerTest {
 
   @Test
   void shouldTellAClientToRetryWhileThisBrokerIsNotRegistered() throws Exception {
-    InitProducerIdResponse r = body(initProducerId(() -> CompletableFuture.completedFuture(
-        AllocateProducerIdsResponse.newBuilder().setErrorCode(ErrorCode.STALE_BROKER_EPOCH)
-            .setErrorMessage("broker 2 epoch -1 is not registered").build())));
+    InitProducerIdResponse r =
+        body(
+            initProducerId(
+                () ->
+                    CompletableFuture.completedFuture(
+                        AllocateProducerIdsResponse.newBuilder()
+                            .setErrorCode(ErrorCode.STALE_BROKER_EPOCH)
+                            .setErrorMessage("broker 2 epoch -1 is not registered")
+                            .build())));
     assertEquals(ErrorCode.BROKER_NOT_AVAILABLE, r.getErrorCode(), r.getErrorMessage());
     assertTrue(Errors.retriable(r.getErrorCode()));
     assertTrue(r.getErrorMessage().contains("not registered"), r.getErrorMessage());
@@ -61,14 +88,21 @@ class InitProducerIdHandlerTest {
 
   @Test
   void shouldAnswerEveryAllocationFailureWithARetriableCode() throws Exception {
-    for (Throwable failure : new Throwable[] {new SpoolException(ErrorCode.UNKNOWN_SERVER_ERROR, "boom"),
-        new IllegalStateException("client closed"), new SpoolException(ErrorCode.QUORUM_UNAVAILABLE, "electing"),
-        new SpoolException(ErrorCode.NOT_CONTROLLER, "moved")}) {
-      InitProducerIdResponse r = body(initProducerId(() -> CompletableFuture.failedFuture(failure)));
+    for (Throwable failure :
+        new Throwable[] {
+          new SpoolException(ErrorCode.UNKNOWN_SERVER_ERROR, "boom"),
+          new IllegalStateException("client closed"),
+          new SpoolException(ErrorCode.QUORUM_UNAVAILABLE, "electing"),
+          new SpoolException(ErrorCode.NOT_CONTROLLER, "moved")
+        }) {
+      InitProducerIdResponse r =
+          body(initProducerId(() -> CompletableFuture.failedFuture(failure)));
       assertTrue(Errors.retriable(r.getErrorCode()), failure + " -> " + r.getErrorCode());
       assertEquals(-1, r.getProducerId());
     }
-    assertEquals(ErrorCode.NOT_CONTROLLER,
-        InitProducerIdHandler.clientCode(new SpoolException(ErrorCode.NOT_CONTROLLER, "moved")), "retriable codes pass");
+    assertEquals(
+        ErrorCode.NOT_CONTROLLER,
+        InitProducerIdHandler.clientCode(new SpoolException(ErrorCode.NOT_CONTROLLER, "moved")),
+        "retriable codes pass");
   }
 }

@@ -19,19 +19,27 @@ import org.junit.jupiter.api.Test;
 
 @Tag("unit")
 class ProducerIdManagerTest {
-  private final ArrayDeque<CompletableFuture<AllocateProducerIdsResponse>> asked = new ArrayDeque<>();
-  private final QuorumClient quorum = (QuorumClient) Proxy.newProxyInstance(
-      getClass().getClassLoader(), new Class<?>[] {QuorumClient.class}, (p, m, a) -> {
-        if (m.getName().equals("allocateProducerIds")) {
-          CompletableFuture<AllocateProducerIdsResponse> f = new CompletableFuture<>();
-          asked.add(f);
-          return f;
-        }
-        return null;
-      });
+  private final ArrayDeque<CompletableFuture<AllocateProducerIdsResponse>> asked =
+      new ArrayDeque<>();
+  private final QuorumClient quorum =
+      (QuorumClient)
+          Proxy.newProxyInstance(
+              getClass().getClassLoader(),
+              new Class<?>[] {QuorumClient.class},
+              (p, m, a) -> {
+                if (m.getName().equals("allocateProducerIds")) {
+                  CompletableFuture<AllocateProducerIdsResponse> f = new CompletableFuture<>();
+                  asked.add(f);
+                  return f;
+                }
+                return null;
+              });
 
   private static AllocateProducerIdsResponse block(long start, int len) {
-    return AllocateProducerIdsResponse.newBuilder().setProducerIdStart(start).setProducerIdLen(len).build();
+    return AllocateProducerIdsResponse.newBuilder()
+        .setProducerIdStart(start)
+        .setProducerIdLen(len)
+        .build();
   }
 
   @Test
@@ -55,8 +63,13 @@ class ProducerIdManagerTest {
   void shouldFailWaitersWhenTheQuorumRefuses() {
     ProducerIdManager m = new ProducerIdManager(1, () -> 7L, quorum, 10);
     CompletableFuture<Long> f = m.nextProducerId();
-    asked.poll().complete(AllocateProducerIdsResponse.newBuilder()
-        .setErrorCode(ErrorCode.STALE_BROKER_EPOCH).setErrorMessage("stale").build());
+    asked
+        .poll()
+        .complete(
+            AllocateProducerIdsResponse.newBuilder()
+                .setErrorCode(ErrorCode.STALE_BROKER_EPOCH)
+                .setErrorMessage("stale")
+                .build());
     ExecutionException e = assertThrows(ExecutionException.class, f::get);
     assertTrue(e.getCause().getMessage().contains("stale"));
   }

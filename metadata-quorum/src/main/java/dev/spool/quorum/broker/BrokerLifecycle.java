@@ -28,28 +28,38 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The broker side of the metadata quorum: registers (retrying with backoff), heartbeats every
- * {@code broker.heartbeat.interval.ms}, replays the metadata batches each answer carries into
- * its own image with the same {@link MetadataApplier} the controllers use (or replaces the
- * image with a full image when it was too far behind), and tells a {@link MetadataListener}.
- * States: {@link BrokerState}.
+ * {@code broker.heartbeat.interval.ms}, replays the metadata batches each answer carries into its
+ * own image with the same {@link MetadataApplier} the controllers use (or replaces the image with a
+ * full image when it was too far behind), and tells a {@link MetadataListener}. States: {@link
+ * BrokerState}.
  *
  * <p>Threading: registration, heartbeats, replay and listener calls happen on this object's own
- * thread ("broker-lifecycle-&lt;id&gt;"). {@link #image()}, {@link #state()},
- * {@link #brokerEpoch()} and {@link #isFenced()} may be read from any thread (published through
- * volatile fields; images are immutable).
+ * thread ("broker-lifecycle-&lt;id&gt;"). {@link #image()}, {@link #state()}, {@link
+ * #brokerEpoch()} and {@link #isFenced()} may be read from any thread (published through volatile
+ * fields; images are immutable).
  */
 public final class BrokerLifecycle implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(BrokerLifecycle.class);
 
   /**
-   * @param retryBackoffMs first pause between registration attempts (doubles up to
-   *     {@code registrationBackoffMaxMs})
+   * @param retryBackoffMs first pause between registration attempts (doubles up to {@code
+   *     registrationBackoffMaxMs})
    */
-  public record Settings(int brokerId, String host, int port, String rack,
-      long heartbeatIntervalMs, long retryBackoffMs, long registrationBackoffMaxMs) {
+  public record Settings(
+      int brokerId,
+      String host,
+      int port,
+      String rack,
+      long heartbeatIntervalMs,
+      long retryBackoffMs,
+      long registrationBackoffMaxMs) {
 
     public static Settings of(int brokerId, String host, int port, String rack, Config quorum) {
-      return new Settings(brokerId, host, port, rack == null ? "" : rack,
+      return new Settings(
+          brokerId,
+          host,
+          port,
+          rack == null ? "" : rack,
           quorum.get(QuorumConfig.HEARTBEAT_INTERVAL_MS),
           quorum.get(QuorumConfig.CLIENT_RETRY_BACKOFF_MS),
           quorum.get(QuorumConfig.REGISTRATION_BACKOFF_MAX_MS));
@@ -80,11 +90,13 @@ public final class BrokerLifecycle implements AutoCloseable {
     this.client = client;
     this.listener = listener;
     this.registrationBackoffMs = settings.retryBackoffMs();
-    this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "broker-lifecycle-" + settings.brokerId());
-      t.setDaemon(true);
-      return t;
-    });
+    this.thread =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "broker-lifecycle-" + settings.brokerId());
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   // ---------------------------------------------------------------- reads (any thread)
@@ -124,10 +136,11 @@ public final class BrokerLifecycle implements AutoCloseable {
 
   /** Starts registering and heartbeating. */
   public void start() {
-    thread.execute(() -> {
-      transitionTo(BrokerState.REGISTERING, "start");
-      register();
-    });
+    thread.execute(
+        () -> {
+          transitionTo(BrokerState.REGISTERING, "start");
+          register();
+        });
   }
 
   /** While true, heartbeats ask to stay fenced (e.g. while log recovery runs). */
@@ -136,36 +149,39 @@ public final class BrokerLifecycle implements AutoCloseable {
   }
 
   /**
-   * Asks the quorum to move this broker's leaderships away and drop it from ISRs; heartbeats
-   * with wantShutdown until the controller answers shouldShutdown or {@code timeoutMs} passes.
+   * Asks the quorum to move this broker's leaderships away and drop it from ISRs; heartbeats with
+   * wantShutdown until the controller answers shouldShutdown or {@code timeoutMs} passes.
    *
    * @return true when the controller confirmed the hand-over, false on timeout
    */
   public boolean controlledShutdown(long timeoutMs) throws InterruptedException {
     try {
-      thread.execute(() -> {
-        if (state == BrokerState.SHUTTING_DOWN) {
-          return;
-        }
-        wantShutdown = true;
-        if (state == BrokerState.STARTING) {
-          shutdownHandedOver.complete(true);
-          return;
-        }
-        transitionTo(BrokerState.PENDING_CONTROLLED_SHUTDOWN, "controlled shutdown requested");
-        if (brokerEpoch < 0) {
-          shutdownHandedOver.complete(true); // never registered: nothing to hand over
-        } else {
-          heartbeat();
-        }
-      });
+      thread.execute(
+          () -> {
+            if (state == BrokerState.SHUTTING_DOWN) {
+              return;
+            }
+            wantShutdown = true;
+            if (state == BrokerState.STARTING) {
+              shutdownHandedOver.complete(true);
+              return;
+            }
+            transitionTo(BrokerState.PENDING_CONTROLLED_SHUTDOWN, "controlled shutdown requested");
+            if (brokerEpoch < 0) {
+              shutdownHandedOver.complete(true); // never registered: nothing to hand over
+            } else {
+              heartbeat();
+            }
+          });
     } catch (RejectedExecutionException e) {
       return false;
     }
     try {
       return shutdownHandedOver.get(timeoutMs, TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      log.warn("[broker={}] controlled shutdown not confirmed within {} ms", settings.brokerId(),
+      log.warn(
+          "[broker={}] controlled shutdown not confirmed within {} ms",
+          settings.brokerId(),
           timeoutMs);
       return false;
     } catch (ExecutionException e) {
@@ -174,22 +190,23 @@ public final class BrokerLifecycle implements AutoCloseable {
   }
 
   /**
-   * Stops: sends one last heartbeat asking to be fenced (so the partitions move at once rather
-   * than after the session timeout), then stops the thread.
+   * Stops: sends one last heartbeat asking to be fenced (so the partitions move at once rather than
+   * after the session timeout), then stops the thread.
    */
   @Override
   public void close() {
     CompletableFuture<Void> finalBeat = new CompletableFuture<>();
     try {
-      thread.execute(() -> {
-        stopHeartbeats();
-        transitionTo(BrokerState.SHUTTING_DOWN, "close");
-        if (brokerEpoch < 0) {
-          finalBeat.complete(null);
-          return;
-        }
-        client.heartbeat(request(true)).whenComplete((r, e) -> finalBeat.complete(null));
-      });
+      thread.execute(
+          () -> {
+            stopHeartbeats();
+            transitionTo(BrokerState.SHUTTING_DOWN, "close");
+            if (brokerEpoch < 0) {
+              finalBeat.complete(null);
+              return;
+            }
+            client.heartbeat(request(true)).whenComplete((r, e) -> finalBeat.complete(null));
+          });
       finalBeat.get(Math.max(500, 2 * settings.heartbeatIntervalMs()), TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException | ExecutionException | TimeoutException e) {
       // best effort: the session timeout fences us anyway
@@ -212,13 +229,17 @@ public final class BrokerLifecycle implements AutoCloseable {
       return;
     }
     if (!from.canMoveTo(next)) {
-      log.error("[broker={}] illegal state change {} -> {} ({}); ignored", settings.brokerId(),
-          from, next, reason);
+      log.error(
+          "[broker={}] illegal state change {} -> {} ({}); ignored",
+          settings.brokerId(),
+          from,
+          next,
+          reason);
       return;
     }
     state = next;
-    log.info("[broker={} epoch={}] {} -> {}: {}", settings.brokerId(), brokerEpoch, from, next,
-        reason);
+    log.info(
+        "[broker={} epoch={}] {} -> {}: {}", settings.brokerId(), brokerEpoch, from, next, reason);
     try {
       listener.onStateChange(from, next);
     } catch (RuntimeException e) {
@@ -230,9 +251,14 @@ public final class BrokerLifecycle implements AutoCloseable {
     if (state != BrokerState.REGISTERING) {
       return;
     }
-    BrokerRegistrationRequest req = BrokerRegistrationRequest.newBuilder()
-        .setBrokerId(settings.brokerId()).setIncarnationId(incarnationId)
-        .setHost(settings.host()).setPort(settings.port()).setRack(settings.rack()).build();
+    BrokerRegistrationRequest req =
+        BrokerRegistrationRequest.newBuilder()
+            .setBrokerId(settings.brokerId())
+            .setIncarnationId(incarnationId)
+            .setHost(settings.host())
+            .setPort(settings.port())
+            .setRack(settings.rack())
+            .build();
     client.register(req).whenCompleteAsync(this::onRegistered, thread);
   }
 
@@ -241,13 +267,18 @@ public final class BrokerLifecycle implements AutoCloseable {
       return;
     }
     if (err != null || resp.getErrorCode() != ErrorCode.NONE) {
-      String why = err != null ? String.valueOf(err.getCause() != null ? err.getCause() : err)
-          : resp.getErrorCode() + " " + resp.getErrorMessage();
-      log.warn("[broker={}] registration failed ({}); retrying in {} ms", settings.brokerId(),
-          why, registrationBackoffMs);
+      String why =
+          err != null
+              ? String.valueOf(err.getCause() != null ? err.getCause() : err)
+              : resp.getErrorCode() + " " + resp.getErrorMessage();
+      log.warn(
+          "[broker={}] registration failed ({}); retrying in {} ms",
+          settings.brokerId(),
+          why,
+          registrationBackoffMs);
       thread.schedule(this::register, registrationBackoffMs, TimeUnit.MILLISECONDS);
-      registrationBackoffMs = Math.min(registrationBackoffMs * 2,
-          settings.registrationBackoffMaxMs());
+      registrationBackoffMs =
+          Math.min(registrationBackoffMs * 2, settings.registrationBackoffMaxMs());
       return;
     }
     registrationBackoffMs = settings.retryBackoffMs();
@@ -255,21 +286,28 @@ public final class BrokerLifecycle implements AutoCloseable {
     fenced = true;
     transitionTo(BrokerState.RECOVERING, "registered with epoch " + brokerEpoch);
     if (heartbeats == null) {
-      heartbeats = thread.scheduleAtFixedRate(this::heartbeat, 0, settings.heartbeatIntervalMs(),
-          TimeUnit.MILLISECONDS);
+      heartbeats =
+          thread.scheduleAtFixedRate(
+              this::heartbeat, 0, settings.heartbeatIntervalMs(), TimeUnit.MILLISECONDS);
     } else {
       heartbeat();
     }
   }
 
   private BrokerHeartbeatRequest request(boolean fence) {
-    return BrokerHeartbeatRequest.newBuilder().setBrokerId(settings.brokerId())
-        .setBrokerEpoch(brokerEpoch).setMetadataOffset(image.offset())
-        .setWantFence(fence || wantFence).setWantShutdown(wantShutdown).build();
+    return BrokerHeartbeatRequest.newBuilder()
+        .setBrokerId(settings.brokerId())
+        .setBrokerEpoch(brokerEpoch)
+        .setMetadataOffset(image.offset())
+        .setWantFence(fence || wantFence)
+        .setWantShutdown(wantShutdown)
+        .build();
   }
 
   private void heartbeat() {
-    if (heartbeatInFlight || brokerEpoch < 0 || state == BrokerState.REGISTERING
+    if (heartbeatInFlight
+        || brokerEpoch < 0
+        || state == BrokerState.REGISTERING
         || state == BrokerState.SHUTTING_DOWN) {
       return;
     }
@@ -317,7 +355,9 @@ public final class BrokerLifecycle implements AutoCloseable {
     }
     if (resp.getMore() || (state == BrokerState.PENDING_CONTROLLED_SHUTDOWN)) {
       // More metadata waits, or a shutdown is pending: ask again without waiting an interval.
-      thread.schedule(this::heartbeat, resp.getMore() ? 0 : settings.heartbeatIntervalMs() / 2,
+      thread.schedule(
+          this::heartbeat,
+          resp.getMore() ? 0 : settings.heartbeatIntervalMs() / 2,
           TimeUnit.MILLISECONDS);
     }
   }
@@ -328,11 +368,14 @@ public final class BrokerLifecycle implements AutoCloseable {
     MetadataDelta delta;
     try {
       if (resp.hasFullImage()) {
-        after = ImageSnapshots.fromSnapshot(resp.getFullImage())
-            .withOffset(resp.getMetadataOffset());
+        after =
+            ImageSnapshots.fromSnapshot(resp.getFullImage()).withOffset(resp.getMetadataOffset());
         delta = MetadataDelta.between(before, after, true);
-        log.info("[broker={}] replaced metadata image at offset {} by a full image at {}",
-            settings.brokerId(), before.offset(), after.offset());
+        log.info(
+            "[broker={}] replaced metadata image at offset {} by a full image at {}",
+            settings.brokerId(),
+            before.offset(),
+            after.offset());
       } else {
         if (resp.getMetadataOffset() <= before.offset() && resp.getBatchesCount() == 0) {
           return;
@@ -348,8 +391,11 @@ public final class BrokerLifecycle implements AutoCloseable {
       }
     } catch (RuntimeException e) {
       // An invariant broke (a corrupt full image): keep the old image, ask again next time.
-      log.error("[broker={}] cannot replay metadata at offset {}", settings.brokerId(),
-          before.offset(), e);
+      log.error(
+          "[broker={}] cannot replay metadata at offset {}",
+          settings.brokerId(),
+          before.offset(),
+          e);
       return;
     }
     image = after;
@@ -357,8 +403,11 @@ public final class BrokerLifecycle implements AutoCloseable {
       try {
         listener.onMetadataUpdate(after, delta);
       } catch (RuntimeException e) {
-        log.error("[broker={}] metadata listener failed at offset {}", settings.brokerId(),
-            after.offset(), e);
+        log.error(
+            "[broker={}] metadata listener failed at offset {}",
+            settings.brokerId(),
+            after.offset(),
+            e);
       }
     }
   }

@@ -18,14 +18,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The active controller's duties for one Raft term: the periodic tick ({@link ClusterDuties})
- * and broker heartbeats. Created when this node becomes the ready Raft leader and closed when it
- * stops being leader. Decisions are written as records through a {@link RecordWriter} (the
- * Ratis layer submits them through the log, stamped with this term).
+ * The active controller's duties for one Raft term: the periodic tick ({@link ClusterDuties}) and
+ * broker heartbeats. Created when this node becomes the ready Raft leader and closed when it stops
+ * being leader. Decisions are written as records through a {@link RecordWriter} (the Ratis layer
+ * submits them through the log, stamped with this term).
  *
  * <p>Threading: everything here runs on one thread, this object's "controller thread"; the
- * heartbeat tracker is confined to it. At most one controller write is in flight: a tick that
- * finds one pending does nothing, which bounds the work when the quorum is slow.
+ * heartbeat tracker is confined to it. At most one controller write is in flight: a tick that finds
+ * one pending does nothing, which bounds the work when the quorum is slow.
  */
 public final class ActiveController implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ActiveController.class);
@@ -49,8 +49,14 @@ public final class ActiveController implements AutoCloseable {
   private long nextBalanceMs;
   private long lastTickMs = -1;
 
-  public ActiveController(int nodeId, long term, ControllerSettings settings, long tickIntervalMs,
-      Clock clock, MetadataFeed feed, RecordWriter writer) {
+  public ActiveController(
+      int nodeId,
+      long term,
+      ControllerSettings settings,
+      long tickIntervalMs,
+      Clock clock,
+      MetadataFeed feed,
+      RecordWriter writer) {
     this.nodeId = nodeId;
     this.term = term;
     this.settings = settings;
@@ -59,11 +65,13 @@ public final class ActiveController implements AutoCloseable {
     this.feed = feed;
     this.writer = writer;
     this.tracker = new BrokerHeartbeatTracker(settings.sessionTimeoutMs());
-    this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "controller-" + nodeId + "-term-" + term);
-      t.setDaemon(true);
-      return t;
-    });
+    this.thread =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "controller-" + nodeId + "-term-" + term);
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   public long term() {
@@ -72,15 +80,20 @@ public final class ActiveController implements AutoCloseable {
 
   /** Starts the duties. Every registered broker gets a full session timeout from now. */
   public void start() {
-    thread.execute(() -> {
-      long now = clock.monotonicMs();
-      tracker.observe(feed.image(), now);
-      nextBalanceMs = now + settings.leaderImbalanceCheckIntervalMs();
-      log.info("[node={} term={}] active controller started: {} brokers get a session of {} ms",
-          nodeId, term, feed.image().brokers().size(), settings.sessionTimeoutMs());
-    });
-    thread.scheduleWithFixedDelay(this::tick, tickIntervalMs, tickIntervalMs,
-        TimeUnit.MILLISECONDS);
+    thread.execute(
+        () -> {
+          long now = clock.monotonicMs();
+          tracker.observe(feed.image(), now);
+          nextBalanceMs = now + settings.leaderImbalanceCheckIntervalMs();
+          log.info(
+              "[node={} term={}] active controller started: {} brokers get a session of {} ms",
+              nodeId,
+              term,
+              feed.image().brokers().size(),
+              settings.sessionTimeoutMs());
+        });
+    thread.scheduleWithFixedDelay(
+        this::tick, tickIntervalMs, tickIntervalMs, TimeUnit.MILLISECONDS);
   }
 
   /** Answers a heartbeat on the controller thread. */
@@ -88,8 +101,11 @@ public final class ActiveController implements AutoCloseable {
     try {
       return CompletableFuture.supplyAsync(() -> handleHeartbeat(req), thread);
     } catch (RejectedExecutionException e) {
-      return CompletableFuture.completedFuture(BrokerHeartbeatResponse.newBuilder()
-          .setErrorCode(ErrorCode.NOT_CONTROLLER).setErrorMessage("controller stopped").build());
+      return CompletableFuture.completedFuture(
+          BrokerHeartbeatResponse.newBuilder()
+              .setErrorCode(ErrorCode.NOT_CONTROLLER)
+              .setErrorMessage("controller stopped")
+              .build());
     }
   }
 
@@ -97,28 +113,42 @@ public final class ActiveController implements AutoCloseable {
     long now = clock.monotonicMs();
     MetadataImage image = feed.image();
     BrokerRegistration b = image.broker(req.getBrokerId());
-    BrokerHeartbeatResponse.Builder resp = BrokerHeartbeatResponse.newBuilder()
-        .setControllerId(nodeId);
+    BrokerHeartbeatResponse.Builder resp =
+        BrokerHeartbeatResponse.newBuilder().setControllerId(nodeId);
     if (b == null || b.epoch() != req.getBrokerEpoch()) {
-      return resp.setErrorCode(ErrorCode.STALE_BROKER_EPOCH).setErrorMessage("broker "
-          + req.getBrokerId() + " epoch " + req.getBrokerEpoch() + " is not the current "
-          + "registration" + (b == null ? "" : " (" + b.epoch() + ")") + "; register again").build();
+      return resp.setErrorCode(ErrorCode.STALE_BROKER_EPOCH)
+          .setErrorMessage(
+              "broker "
+                  + req.getBrokerId()
+                  + " epoch "
+                  + req.getBrokerEpoch()
+                  + " is not the current "
+                  + "registration"
+                  + (b == null ? "" : " (" + b.epoch() + ")")
+                  + "; register again")
+          .build();
     }
     tracker.observe(image, now);
-    tracker.heartbeat(b.id(), b.epoch(), req.getMetadataOffset(), req.getWantFence(),
-        req.getWantShutdown(), now);
-    int max = req.getMaxBatches() > 0
-        ? Math.min(req.getMaxBatches(), settings.maxBatchesPerHeartbeat())
-        : settings.maxBatchesPerHeartbeat();
+    tracker.heartbeat(
+        b.id(), b.epoch(), req.getMetadataOffset(), req.getWantFence(), req.getWantShutdown(), now);
+    int max =
+        req.getMaxBatches() > 0
+            ? Math.min(req.getMaxBatches(), settings.maxBatchesPerHeartbeat())
+            : settings.maxBatchesPerHeartbeat();
     MetadataFeed.Slice slice = feed.read(req.getMetadataOffset(), max);
-    resp.setIsCaughtUp(req.getMetadataOffset() >= b.epoch()).setIsFenced(b.fenced())
+    resp.setIsCaughtUp(req.getMetadataOffset() >= b.epoch())
+        .setIsFenced(b.fenced())
         .setShouldShutdown(req.getWantShutdown() && ClusterDuties.shutdownComplete(image, b.id()))
-        .addAllBatches(slice.batches()).setMetadataOffset(slice.toOffset()).setMore(slice.more());
+        .addAllBatches(slice.batches())
+        .setMetadataOffset(slice.toOffset())
+        .setMore(slice.more());
     if (slice.fullImage() != null) {
       resp.setFullImage(slice.fullImage());
     }
-    boolean actionNeeded = b.fenced() ? tracker.mayUnfence(b, now)
-        : req.getWantFence() || (req.getWantShutdown() && !b.inControlledShutdown());
+    boolean actionNeeded =
+        b.fenced()
+            ? tracker.mayUnfence(b, now)
+            : req.getWantFence() || (req.getWantShutdown() && !b.inControlledShutdown());
     if (actionNeeded && !tickRequested) {
       tickRequested = true;
       thread.execute(this::tick);
@@ -140,15 +170,23 @@ public final class ActiveController implements AutoCloseable {
       if (balanceDue) {
         nextBalanceMs = now + settings.leaderImbalanceCheckIntervalMs();
       }
-      ClusterDuties.Outcome outcome = ClusterDuties.decide(image, tracker, now, balanceDue,
-          settings);
+      ClusterDuties.Outcome outcome =
+          ClusterDuties.decide(image, tracker, now, balanceDue, settings);
       if (outcome.isEmpty()) {
         return;
       }
-      log.info("[node={} term={}] controller write at offset {}: {} ({} records)", nodeId, term,
-          image.offset(), outcome.reason(), outcome.records().size());
+      log.info(
+          "[node={} term={}] controller write at offset {}: {} ({} records)",
+          nodeId,
+          term,
+          image.offset(),
+          outcome.reason(),
+          outcome.records().size());
       writeInFlight = true;
-      writer.write(term, outcome.reason(),
+      writer
+          .write(
+              term,
+              outcome.reason(),
               MetadataBatch.newBuilder().addAllRecords(outcome.records()).build())
           .whenCompleteAsync((resp, err) -> onWriteDone(resp, err), thread);
     } catch (RuntimeException e) {
@@ -160,16 +198,19 @@ public final class ActiveController implements AutoCloseable {
   /**
    * Ticks come every {@code tickIntervalMs}; a much longer gap means this controller was not
    * running, not that the brokers went silent. Their sessions are extended by the gap so that a
-   * paused controller does not fence everyone when it resumes (if it lost leadership meanwhile,
-   * its writes would not commit anyway; if it is the only voter, they would).
+   * paused controller does not fence everyone when it resumes (if it lost leadership meanwhile, its
+   * writes would not commit anyway; if it is the only voter, they would).
    */
   private void forgiveOwnStall(long now) {
     if (lastTickMs >= 0) {
       long gap = now - lastTickMs;
       if (gap > Math.max(5 * tickIntervalMs, settings.sessionTimeoutMs() / 3)) {
         tracker.extendSessions(gap - tickIntervalMs);
-        log.warn("[node={} term={}] controller thread stalled for {} ms; broker sessions extended",
-            nodeId, term, gap);
+        log.warn(
+            "[node={} term={}] controller thread stalled for {} ms; broker sessions extended",
+            nodeId,
+            term,
+            gap);
       }
     }
     lastTickMs = now;
@@ -182,17 +223,30 @@ public final class ActiveController implements AutoCloseable {
       return;
     }
     if (resp.getErrorCode() != ErrorCode.NONE) {
-      log.warn("[node={} term={}] controller write refused: {} {}", nodeId, term,
-          resp.getErrorCode(), resp.getErrorMessage());
+      log.warn(
+          "[node={} term={}] controller write refused: {} {}",
+          nodeId,
+          term,
+          resp.getErrorCode(),
+          resp.getErrorMessage());
       return;
     }
-    long rejected = resp.getResultsList().stream()
-        .filter(r -> r.getErrorCode() != ErrorCode.NONE).count();
+    long rejected =
+        resp.getResultsList().stream().filter(r -> r.getErrorCode() != ErrorCode.NONE).count();
     if (rejected > 0) {
-      RecordResult first = resp.getResultsList().stream()
-          .filter(r -> r.getErrorCode() != ErrorCode.NONE).findFirst().orElseThrow();
-      log.info("[node={} term={}] {} controller records lost a race ({}: {}); the next tick "
-          + "decides again", nodeId, term, rejected, first.getErrorCode(), first.getErrorMessage());
+      RecordResult first =
+          resp.getResultsList().stream()
+              .filter(r -> r.getErrorCode() != ErrorCode.NONE)
+              .findFirst()
+              .orElseThrow();
+      log.info(
+          "[node={} term={}] {} controller records lost a race ({}: {}); the next tick "
+              + "decides again",
+          nodeId,
+          term,
+          rejected,
+          first.getErrorCode(),
+          first.getErrorMessage());
     }
   }
 

@@ -21,20 +21,29 @@ public final class BrokerDecisions {
 
   /**
    * Registers a broker. The same incarnation registering again (a retry) gets its existing epoch
-   * and writes nothing. A new incarnation (a restart) replaces the registration; the new one
-   * starts fenced, and in the same batch every partition of the broker is repaired as for a
-   * fence (new leaders, leader epochs, smaller ISRs), so the restarted broker always re-joins
-   * through a new epoch. Record 0 is the registration (reply item 0); the repairs are best
-   * effort (item -1): if one loses a race, the controller's reconcile redoes it.
+   * and writes nothing. A new incarnation (a restart) replaces the registration; the new one starts
+   * fenced, and in the same batch every partition of the broker is repaired as for a fence (new
+   * leaders, leader epochs, smaller ISRs), so the restarted broker always re-joins through a new
+   * epoch. Record 0 is the registration (reply item 0); the repairs are best effort (item -1): if
+   * one loses a race, the controller's reconcile redoes it.
    */
   public static Decision register(BrokerRegistrationRequest req, MetadataImage image) {
     BrokerRegistrationResponse.Builder resp = BrokerRegistrationResponse.newBuilder();
     Decision.Builder records = new Decision.Builder();
-    if (req.getBrokerId() < 0 || req.getHost().isEmpty() || req.getPort() <= 0
-        || req.getPort() > 65535 || req.getIncarnationId().isEmpty()) {
-      resp.setErrorCode(ErrorCode.INVALID_REQUEST).setErrorMessage("registration needs a broker id"
-          + " >= 0, an incarnation id and a host:port, got id=" + req.getBrokerId() + " "
-          + req.getHost() + ":" + req.getPort());
+    if (req.getBrokerId() < 0
+        || req.getHost().isEmpty()
+        || req.getPort() <= 0
+        || req.getPort() > 65535
+        || req.getIncarnationId().isEmpty()) {
+      resp.setErrorCode(ErrorCode.INVALID_REQUEST)
+          .setErrorMessage(
+              "registration needs a broker id"
+                  + " >= 0, an incarnation id and a host:port, got id="
+                  + req.getBrokerId()
+                  + " "
+                  + req.getHost()
+                  + ":"
+                  + req.getPort());
       return records.decision(ControllerReply.newBuilder().setRegister(resp).build());
     }
     BrokerRegistration existing = image.broker(req.getBrokerId());
@@ -42,17 +51,24 @@ public final class BrokerDecisions {
       resp.setBrokerEpoch(existing.epoch());
       return records.decision(ControllerReply.newBuilder().setRegister(resp).build());
     }
-    MetadataRecord reg = Records.registerBroker(req.getBrokerId(), req.getIncarnationId(),
-        req.getHost(), req.getPort(), req.getRack(), 0);
+    MetadataRecord reg =
+        Records.registerBroker(
+            req.getBrokerId(),
+            req.getIncarnationId(),
+            req.getHost(),
+            req.getPort(),
+            req.getRack(),
+            0);
     records.add(reg, 0);
     if (existing != null) {
       ImageBuilder scratch = new ImageBuilder(image);
-      MetadataApplier.apply(scratch, MetadataBatch.newBuilder().addRecords(reg).build(),
-          image.offset() + 1);
+      MetadataApplier.apply(
+          scratch, MetadataBatch.newBuilder().addRecords(reg).build(), image.offset() + 1);
       MetadataImage after = scratch.build(image.offset() + 1);
       for (PartitionState p : after.partitionsOnBroker(req.getBrokerId())) {
         new PartitionChangeBuilder(p, after)
-            .uncleanAllowed(PartitionDecisions.uncleanAllowed(after, p)).build()
+            .uncleanAllowed(PartitionDecisions.uncleanAllowed(after, p))
+            .build()
             .ifPresent(r -> records.add(r, -1));
       }
     }
@@ -60,14 +76,19 @@ public final class BrokerDecisions {
   }
 
   /** Hands the next block of producer ids to a registered broker. */
-  public static Decision allocateProducerIds(AllocateProducerIdsRequest req, MetadataImage image,
-      ControllerSettings s) {
+  public static Decision allocateProducerIds(
+      AllocateProducerIdsRequest req, MetadataImage image, ControllerSettings s) {
     AllocateProducerIdsResponse.Builder resp = AllocateProducerIdsResponse.newBuilder();
     Decision.Builder records = new Decision.Builder();
     BrokerRegistration b = image.broker(req.getBrokerId());
     if (b == null || b.epoch() != req.getBrokerEpoch()) {
-      resp.setErrorCode(ErrorCode.STALE_BROKER_EPOCH).setErrorMessage("broker "
-          + req.getBrokerId() + " epoch " + req.getBrokerEpoch() + " is not registered");
+      resp.setErrorCode(ErrorCode.STALE_BROKER_EPOCH)
+          .setErrorMessage(
+              "broker "
+                  + req.getBrokerId()
+                  + " epoch "
+                  + req.getBrokerEpoch()
+                  + " is not registered");
       return records.decision(ControllerReply.newBuilder().setAllocateProducerIds(resp).build());
     }
     long start = image.nextProducerId();

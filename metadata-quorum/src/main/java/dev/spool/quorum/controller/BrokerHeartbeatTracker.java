@@ -6,15 +6,14 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Broker liveness as seen by the active controller: the last heartbeat of each broker
- * registration (id + epoch), its metadata offset and wishes. Pure (time comes in as
- * {@code nowMs}, a monotonic clock); lives only in the active controller's memory and is empty
- * on a newly elected one.
+ * Broker liveness as seen by the active controller: the last heartbeat of each broker registration
+ * (id + epoch), its metadata offset and wishes. Pure (time comes in as {@code nowMs}, a monotonic
+ * clock); lives only in the active controller's memory and is empty on a newly elected one.
  *
  * <p>A registration the tracker has not seen yet starts its session when it is first observed
- * ({@link #observe}); since a newly active controller starts empty, every registered broker
- * gets a full session timeout from the controller's activation before it can be fenced, and a
- * new registration gets one from the moment the controller sees it.
+ * ({@link #observe}); since a newly active controller starts empty, every registered broker gets a
+ * full session timeout from the controller's activation before it can be fenced, and a new
+ * registration gets one from the moment the controller sees it.
  *
  * <p>Confined to the controller thread.
  */
@@ -23,8 +22,13 @@ public final class BrokerHeartbeatTracker {
   private final Map<Integer, Session> sessions = new HashMap<>();
 
   /** What the tracker knows of one broker registration. */
-  public record Session(long epoch, long lastContactMs, long metadataOffset, boolean heartbeated,
-      boolean wantFence, boolean wantShutdown) {}
+  public record Session(
+      long epoch,
+      long lastContactMs,
+      long metadataOffset,
+      boolean heartbeated,
+      boolean wantFence,
+      boolean wantShutdown) {}
 
   public BrokerHeartbeatTracker(long sessionTimeoutMs) {
     this.sessionTimeoutMs = sessionTimeoutMs;
@@ -42,19 +46,32 @@ public final class BrokerHeartbeatTracker {
   }
 
   /** Records a heartbeat of a current registration (the caller checked the epoch). */
-  public void heartbeat(int brokerId, long epoch, long metadataOffset, boolean wantFence,
-      boolean wantShutdown, long nowMs) {
-    sessions.put(brokerId, new Session(epoch, nowMs, metadataOffset, true, wantFence, wantShutdown));
+  public void heartbeat(
+      int brokerId,
+      long epoch,
+      long metadataOffset,
+      boolean wantFence,
+      boolean wantShutdown,
+      long nowMs) {
+    sessions.put(
+        brokerId, new Session(epoch, nowMs, metadataOffset, true, wantFence, wantShutdown));
   }
 
   /**
-   * The controller itself was not running for {@code stallMs} (a GC pause, SIGSTOP, an
-   * overloaded machine): heartbeats could not be processed meanwhile, so every session is
-   * extended by that long instead of fencing brokers for the controller's own silence.
+   * The controller itself was not running for {@code stallMs} (a GC pause, SIGSTOP, an overloaded
+   * machine): heartbeats could not be processed meanwhile, so every session is extended by that
+   * long instead of fencing brokers for the controller's own silence.
    */
   public void extendSessions(long stallMs) {
-    sessions.replaceAll((id, s) -> new Session(s.epoch(), s.lastContactMs() + stallMs,
-        s.metadataOffset(), s.heartbeated(), s.wantFence(), s.wantShutdown()));
+    sessions.replaceAll(
+        (id, s) ->
+            new Session(
+                s.epoch(),
+                s.lastContactMs() + stallMs,
+                s.metadataOffset(),
+                s.heartbeated(),
+                s.wantFence(),
+                s.wantShutdown()));
   }
 
   public Session session(int brokerId) {
@@ -71,13 +88,18 @@ public final class BrokerHeartbeatTracker {
   }
 
   /**
-   * The broker heartbeats in this session, has replayed the metadata up to its own registration
-   * and wants to be active: it may be unfenced.
+   * The broker heartbeats in this session, has replayed the metadata up to its own registration and
+   * wants to be active: it may be unfenced.
    */
   public boolean mayUnfence(BrokerRegistration b, long nowMs) {
     Session s = sessions.get(b.id());
-    return s != null && s.epoch() == b.epoch() && s.heartbeated() && !isExpired(b, nowMs)
-        && s.metadataOffset() >= b.epoch() && !s.wantFence() && !s.wantShutdown();
+    return s != null
+        && s.epoch() == b.epoch()
+        && s.heartbeated()
+        && !isExpired(b, nowMs)
+        && s.metadataOffset() >= b.epoch()
+        && !s.wantFence()
+        && !s.wantShutdown();
   }
 
   public boolean wantsFence(BrokerRegistration b) {

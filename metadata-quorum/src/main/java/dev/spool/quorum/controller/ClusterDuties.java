@@ -17,21 +17,22 @@ import java.util.Set;
 
 /**
  * The active controller's time-based duties, as one pure function run on every tick: image,
- * heartbeat tracker and {@code nowMs} in, the records to write out. Level-triggered: it looks
- * at the whole state each time, so a record that was lost or rejected (a race with another
- * write) is simply decided again on the next tick.
+ * heartbeat tracker and {@code nowMs} in, the records to write out. Level-triggered: it looks at
+ * the whole state each time, so a record that was lost or rejected (a race with another write) is
+ * simply decided again on the next tick.
  *
  * <ol>
  *   <li>Broker states: fence a broker whose session expired or that asks to be fenced; mark a
- *       broker that asks for controlled shutdown; unfence a fenced broker that heartbeats and
- *       has caught up with its own registration.
- *   <li>Reconcile, on the image as changed by step 1: every partition whose ISR holds an
- *       ineligible broker, whose leader is ineligible, or that has no leader while an eligible
- *       ISR member exists, is repaired ({@link PartitionChangeBuilder}; unclean only when the
- *       topic allows it).
- *   <li>Preferred-leader balancing when due: partitions not led by their preferred replica,
- *       where that replica is eligible and in the ISR, get it back as leader.
+ *       broker that asks for controlled shutdown; unfence a fenced broker that heartbeats and has
+ *       caught up with its own registration.
+ *   <li>Reconcile, on the image as changed by step 1: every partition whose ISR holds an ineligible
+ *       broker, whose leader is ineligible, or that has no leader while an eligible ISR member
+ *       exists, is repaired ({@link PartitionChangeBuilder}; unclean only when the topic allows
+ *       it).
+ *   <li>Preferred-leader balancing when due: partitions not led by their preferred replica, where
+ *       that replica is eligible and in the ISR, get it back as leader.
  * </ol>
+ *
  * Broker records come first in the batch; the total is bounded (the rest waits a tick).
  */
 public final class ClusterDuties {
@@ -43,8 +44,12 @@ public final class ClusterDuties {
     }
   }
 
-  public static Outcome decide(MetadataImage image, BrokerHeartbeatTracker tracker, long nowMs,
-      boolean balanceDue, ControllerSettings s) {
+  public static Outcome decide(
+      MetadataImage image,
+      BrokerHeartbeatTracker tracker,
+      long nowMs,
+      boolean balanceDue,
+      ControllerSettings s) {
     List<MetadataRecord> brokerRecords = new ArrayList<>();
     List<String> reasons = new ArrayList<>();
     List<BrokerRegistration> brokers = new ArrayList<>(image.brokers().values());
@@ -69,8 +74,8 @@ public final class ClusterDuties {
     MetadataImage after = image;
     if (!brokerRecords.isEmpty()) {
       ImageBuilder scratch = new ImageBuilder(image);
-      MetadataApplier.apply(scratch, MetadataBatch.newBuilder().addAllRecords(brokerRecords)
-          .build(), image.offset());
+      MetadataApplier.apply(
+          scratch, MetadataBatch.newBuilder().addAllRecords(brokerRecords).build(), image.offset());
       after = scratch.build(image.offset());
     }
     List<MetadataRecord> out = new ArrayList<>(brokerRecords);
@@ -81,8 +86,10 @@ public final class ClusterDuties {
       if (budget <= 0) {
         break;
       }
-      Optional<MetadataRecord> r = new PartitionChangeBuilder(p, after)
-          .uncleanAllowed(PartitionDecisions.uncleanAllowed(after, p)).build();
+      Optional<MetadataRecord> r =
+          new PartitionChangeBuilder(p, after)
+              .uncleanAllowed(PartitionDecisions.uncleanAllowed(after, p))
+              .build();
       if (r.isPresent()) {
         out.add(r.get());
         changed.add(p.topicId() + "/" + p.partition());
@@ -100,10 +107,12 @@ public final class ClusterDuties {
           break;
         }
         int preferred = p.preferredLeader();
-        if (p.leader() != preferred && p.isrContains(preferred) && after.isEligible(preferred)
+        if (p.leader() != preferred
+            && p.isrContains(preferred)
+            && after.isEligible(preferred)
             && !changed.contains(p.topicId() + "/" + p.partition())) {
-          PartitionChangeBuilder.Result res = new PartitionChangeBuilder(p, after)
-              .electPreferred().compute();
+          PartitionChangeBuilder.Result res =
+              new PartitionChangeBuilder(p, after).electPreferred().compute();
           if (res.leader() == preferred) {
             out.add(Records.partitionChange(p, preferred, res.isr()));
             budget--;
@@ -119,9 +128,9 @@ public final class ClusterDuties {
   }
 
   /**
-   * Whether a broker in controlled shutdown has handed over all it can: for every partition
-   * whose ISR holds it, the image already is in the state a repair would produce, i.e. it
-   * still leads only partitions with no other eligible ISR member and is in no other ISR.
+   * Whether a broker in controlled shutdown has handed over all it can: for every partition whose
+   * ISR holds it, the image already is in the state a repair would produce, i.e. it still leads
+   * only partitions with no other eligible ISR member and is in no other ISR.
    */
   public static boolean shutdownComplete(MetadataImage image, int brokerId) {
     BrokerRegistration b = image.broker(brokerId);

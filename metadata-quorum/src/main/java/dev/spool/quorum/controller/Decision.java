@@ -8,10 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What the active controller decided for one request: the records to commit, the reply as far
- * as it is known before apply, and for each record the reply item it belongs to (see
- * {@code MetadataEntry} in controller.proto). A decision with no records still becomes a log
- * entry when it answers a request, so that a retried request gets the same answer.
+ * What the active controller decided for one request: the records to commit, the reply as far as it
+ * is known before apply, and for each record the reply item it belongs to (see {@code
+ * MetadataEntry} in controller.proto). A decision with no records still becomes a log entry when it
+ * answers a request, so that a retried request gets the same answer.
  */
 public record Decision(MetadataBatch batch, ControllerReply reply, List<Integer> recordItem) {
 
@@ -23,8 +23,11 @@ public record Decision(MetadataBatch batch, ControllerReply reply, List<Integer>
   }
 
   public MetadataEntry toEntry() {
-    return MetadataEntry.newBuilder().setBatch(batch).setReply(reply)
-        .addAllRecordItem(recordItem).build();
+    return MetadataEntry.newBuilder()
+        .setBatch(batch)
+        .setReply(reply)
+        .addAllRecordItem(recordItem)
+        .build();
   }
 
   /** Accumulates records with their reply item. */

@@ -11,13 +11,13 @@ import java.util.Iterator;
 import java.util.List;
 
 /**
- * The latest applied image plus a bounded ring of the most recently applied metadata batches
- * with their offsets: what a controller answers a heartbeat with. Every controller keeps one
- * (so a newly elected one can serve brokers at once).
+ * The latest applied image plus a bounded ring of the most recently applied metadata batches with
+ * their offsets: what a controller answers a heartbeat with. Every controller keeps one (so a newly
+ * elected one can serve brokers at once).
  *
  * <p>Thread-safety: written by the apply thread ({@link #publish}, {@link #reset}), read by the
- * controller thread ({@link #read}); all methods synchronize on this object and hold the lock
- * only to copy references.
+ * controller thread ({@link #read}); all methods synchronize on this object and hold the lock only
+ * to copy references.
  */
 public final class MetadataFeed {
   /** Keeps a heartbeat answer far below gRPC's message limit, whatever the batch sizes. */
@@ -25,8 +25,10 @@ public final class MetadataFeed {
 
   private final int capacityBatches;
   private final ArrayDeque<OffsetBatch> ring = new ArrayDeque<>();
+
   /** Every batch with an offset above this one is in the ring. */
   private long ringStartOffset;
+
   private MetadataImage image;
   private MetadataSnapshot cachedSnapshot;
 
@@ -59,11 +61,10 @@ public final class MetadataFeed {
   }
 
   /**
-   * What a broker at {@code fromOffset} needs: the batches after it (at most {@code maxBatches}
-   * and about {@link #MAX_SLICE_BYTES};
-   * {@code more} says whether others follow), or the full image when the ring no longer reaches
-   * back that far (or the broker claims an offset this controller has not reached, e.g. after
-   * the cluster's metadata was wiped).
+   * What a broker at {@code fromOffset} needs: the batches after it (at most {@code maxBatches} and
+   * about {@link #MAX_SLICE_BYTES}; {@code more} says whether others follow), or the full image
+   * when the ring no longer reaches back that far (or the broker claims an offset this controller
+   * has not reached, e.g. after the cluster's metadata was wiped).
    */
   public Slice read(long fromOffset, int maxBatches) {
     MetadataImage img;
@@ -117,6 +118,6 @@ public final class MetadataFeed {
    * @param toOffset the broker's offset after applying this slice
    * @param more further batches wait
    */
-  public record Slice(List<OffsetBatch> batches, MetadataSnapshot fullImage, long toOffset,
-      boolean more) {}
+  public record Slice(
+      List<OffsetBatch> batches, MetadataSnapshot fullImage, long toOffset, boolean more) {}
 }

@@ -10,14 +10,14 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Computes the repaired state of one partition from the broker states in an image, the way
- * KRaft's PartitionChangeBuilder does, and returns the PartitionChangeRecord if anything changes.
- * Pure.
+ * Computes the repaired state of one partition from the broker states in an image, the way KRaft's
+ * PartitionChangeBuilder does, and returns the PartitionChangeRecord if anything changes. Pure.
  *
  * <p>Rules, in order:
+ *
  * <ol>
- *   <li>ISR: members that are not eligible (unregistered, fenced, or in controlled shutdown)
- *       leave it.
+ *   <li>ISR: members that are not eligible (unregistered, fenced, or in controlled shutdown) leave
+ *       it.
  *   <li>Leader: with {@link #electPreferred} the preferred replica if it is in that ISR and
  *       eligible; else the current leader if it still qualifies; else the first replica (in
  *       assignment order) that is in the ISR and eligible.
@@ -26,8 +26,8 @@ import java.util.Optional;
  *       available until the broker really stops; otherwise, if unclean election is allowed, the
  *       first eligible replica leads with an ISR of itself; otherwise there is no leader.
  *   <li>The ISR is never emptied: if every member left, the last leader (or the first member)
- *       stays, as in KRaft, so that the replica most likely to have all committed data is the
- *       one a clean election waits for.
+ *       stays, as in KRaft, so that the replica most likely to have all committed data is the one a
+ *       clean election waits for.
  * </ol>
  */
 public final class PartitionChangeBuilder {

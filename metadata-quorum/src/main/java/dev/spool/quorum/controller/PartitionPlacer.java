@@ -14,12 +14,11 @@ import java.util.Set;
  * {@code startIndex} (the caller draws it from a seeded random), which rotates tie-breaks so that
  * consecutive topics do not all start on the same broker (the idea of Kafka's striped placer).
  *
- * <p>Per partition, replicas are chosen greedily: a broker on a rack this partition does not
- * use yet first (when brokers name racks), then the fewest replicas of this topic so far, then
- * the rotation order. Taking the least loaded keeps every broker's replica count within one of
- * every other's (when racks do not force otherwise). The leader (first replica) is then the
- * chosen broker that leads the fewest partitions of this topic so far, which keeps leaders
- * within one as well.
+ * <p>Per partition, replicas are chosen greedily: a broker on a rack this partition does not use
+ * yet first (when brokers name racks), then the fewest replicas of this topic so far, then the
+ * rotation order. Taking the least loaded keeps every broker's replica count within one of every
+ * other's (when racks do not force otherwise). The leader (first replica) is then the chosen broker
+ * that leads the fewest partitions of this topic so far, which keeps leaders within one as well.
  */
 public final class PartitionPlacer {
   private PartitionPlacer() {}
@@ -28,11 +27,11 @@ public final class PartitionPlacer {
    * @param brokers eligible brokers (at least {@code replicationFactor})
    * @return per partition the replica list, preferred leader first
    */
-  public static List<List<Integer>> place(List<BrokerRegistration> brokers, int partitions,
-      int replicationFactor, int startIndex) {
+  public static List<List<Integer>> place(
+      List<BrokerRegistration> brokers, int partitions, int replicationFactor, int startIndex) {
     if (replicationFactor > brokers.size() || replicationFactor < 1) {
-      throw new IllegalArgumentException("replication factor " + replicationFactor + " with "
-          + brokers.size() + " brokers");
+      throw new IllegalArgumentException(
+          "replication factor " + replicationFactor + " with " + brokers.size() + " brokers");
     }
     List<BrokerRegistration> ordered = rackAlternating(brokers);
     int n = ordered.size();
@@ -58,9 +57,10 @@ public final class PartitionPlacer {
         racksUsed.add(best.rack());
         replicaCount.merge(best.id(), 1, Integer::sum);
       }
-      BrokerRegistration leader = chosen.stream()
-          .min(Comparator.comparingInt(b -> leaderCount.getOrDefault(b.id(), 0)))
-          .orElseThrow();
+      BrokerRegistration leader =
+          chosen.stream()
+              .min(Comparator.comparingInt(b -> leaderCount.getOrDefault(b.id(), 0)))
+              .orElseThrow();
       leaderCount.merge(leader.id(), 1, Integer::sum);
       List<Integer> replicas = new ArrayList<>();
       replicas.add(leader.id());
@@ -70,8 +70,13 @@ public final class PartitionPlacer {
     return result;
   }
 
-  /** Strictly better candidate (earlier in rotation wins ties, as candidates come in that order). */
-  private static boolean better(BrokerRegistration b, BrokerRegistration best, Set<String> racksUsed,
+  /**
+   * Strictly better candidate (earlier in rotation wins ties, as candidates come in that order).
+   */
+  private static boolean better(
+      BrokerRegistration b,
+      BrokerRegistration best,
+      Set<String> racksUsed,
       Map<Integer, Integer> replicaCount) {
     boolean bNewRack = b.hasRack() && !racksUsed.contains(b.rack());
     boolean bestNewRack = best.hasRack() && !racksUsed.contains(best.rack());
@@ -82,9 +87,9 @@ public final class PartitionPlacer {
   }
 
   /**
-   * Brokers ordered so that racks alternate (rack A's first, rack B's first, ..., rack A's
-   * second, ...), brokers without a rack last; by id within a rack. Rotating through this order
-   * spreads consecutive choices over racks.
+   * Brokers ordered so that racks alternate (rack A's first, rack B's first, ..., rack A's second,
+   * ...), brokers without a rack last; by id within a rack. Rotating through this order spreads
+   * consecutive choices over racks.
    */
   static List<BrokerRegistration> rackAlternating(List<BrokerRegistration> brokers) {
     Map<String, List<BrokerRegistration>> byRack = new java.util.TreeMap<>();

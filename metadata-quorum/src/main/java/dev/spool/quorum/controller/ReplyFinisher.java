@@ -20,14 +20,14 @@ import java.util.Map;
 /**
  * Completes the reply of a committed {@link MetadataEntry} from its records' outcomes: an item
  * (topic, partition, ...) whose decision succeeded fails with the error of its first rejected
- * record. Runs at apply time on every controller, so it is pure and deterministic too; the
- * Raft index of the entry is the answer's metadata offset (and a registration's broker epoch).
+ * record. Runs at apply time on every controller, so it is pure and deterministic too; the Raft
+ * index of the entry is the answer's metadata offset (and a registration's broker epoch).
  */
 public final class ReplyFinisher {
   private ReplyFinisher() {}
 
-  public static ControllerReply finish(MetadataEntry entry, List<RecordResult> results,
-      MetadataImage after, long offset) {
+  public static ControllerReply finish(
+      MetadataEntry entry, List<RecordResult> results, MetadataImage after, long offset) {
     ControllerReply.Builder reply = entry.getReply().toBuilder().setMetadataOffset(offset);
     Map<Integer, RecordResult> errors = firstErrors(entry.getRecordItemList(), results);
     switch (reply.getResponseCase()) {
@@ -43,8 +43,12 @@ public final class ReplyFinisher {
       case ALLOCATE_PRODUCER_IDS -> {
         RecordResult r = firstError(errors, 0);
         if (r != null) {
-          reply.getAllocateProducerIdsBuilder().setErrorCode(r.getErrorCode())
-              .setErrorMessage(r.getErrorMessage()).setProducerIdStart(-1).setProducerIdLen(0);
+          reply
+              .getAllocateProducerIdsBuilder()
+              .setErrorCode(r.getErrorCode())
+              .setErrorMessage(r.getErrorMessage())
+              .setProducerIdStart(-1)
+              .setProducerIdLen(0);
         }
       }
       case CREATE_TOPICS -> {
@@ -52,8 +56,11 @@ public final class ReplyFinisher {
         for (int i = 0; i < b.getTopicsCount(); i++) {
           RecordResult r = firstError(errors, i);
           if (r != null && b.getTopics(i).getErrorCode() == ErrorCode.NONE) {
-            b.setTopics(i, b.getTopics(i).toBuilder().setErrorCode(r.getErrorCode())
-                .setErrorMessage(r.getErrorMessage()));
+            b.setTopics(
+                i,
+                b.getTopics(i).toBuilder()
+                    .setErrorCode(r.getErrorCode())
+                    .setErrorMessage(r.getErrorMessage()));
           }
         }
       }
@@ -62,10 +69,14 @@ public final class ReplyFinisher {
         for (int i = 0; i < b.getTopicsCount(); i++) {
           RecordResult r = firstError(errors, i);
           if (r != null && b.getTopics(i).getErrorCode() == ErrorCode.NONE) {
-            b.setTopics(i, b.getTopics(i).toBuilder().setErrorCode(
-                r.getErrorCode() == ErrorCode.UNKNOWN_TOPIC_ID
-                    ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : r.getErrorCode())
-                .setErrorMessage(r.getErrorMessage()));
+            b.setTopics(
+                i,
+                b.getTopics(i).toBuilder()
+                    .setErrorCode(
+                        r.getErrorCode() == ErrorCode.UNKNOWN_TOPIC_ID
+                            ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                            : r.getErrorCode())
+                    .setErrorMessage(r.getErrorMessage()));
           }
         }
       }
@@ -74,8 +85,11 @@ public final class ReplyFinisher {
         for (int i = 0; i < b.getTopicsCount(); i++) {
           RecordResult r = firstError(errors, i);
           if (r != null && b.getTopics(i).getErrorCode() == ErrorCode.NONE) {
-            b.setTopics(i, b.getTopics(i).toBuilder().setErrorCode(r.getErrorCode())
-                .setErrorMessage(r.getErrorMessage()));
+            b.setTopics(
+                i,
+                b.getTopics(i).toBuilder()
+                    .setErrorCode(r.getErrorCode())
+                    .setErrorMessage(r.getErrorMessage()));
           }
         }
       }
@@ -84,8 +98,11 @@ public final class ReplyFinisher {
         for (int i = 0; i < b.getResultsCount(); i++) {
           RecordResult r = firstError(errors, i);
           if (r != null && b.getResults(i).getErrorCode() == ErrorCode.NONE) {
-            b.setResults(i, b.getResults(i).toBuilder().setErrorCode(r.getErrorCode())
-                .setErrorMessage(r.getErrorMessage()));
+            b.setResults(
+                i,
+                b.getResults(i).toBuilder()
+                    .setErrorCode(r.getErrorCode())
+                    .setErrorMessage(r.getErrorMessage()));
           }
         }
       }
@@ -94,13 +111,13 @@ public final class ReplyFinisher {
         ControllerWriteResponse.Builder b = reply.getControllerWriteBuilder();
         b.clearResults().addAllResults(results);
       }
-      default -> { }
+      default -> {}
     }
     return reply.build();
   }
 
-  private static void finishAlterPartition(AlterPartitionResponse.Builder b,
-      Map<Integer, RecordResult> errors, MetadataImage after) {
+  private static void finishAlterPartition(
+      AlterPartitionResponse.Builder b, Map<Integer, RecordResult> errors, MetadataImage after) {
     for (int i = 0; i < b.getPartitionsCount(); i++) {
       AlterPartitionResponse.PartitionResult.Builder p = b.getPartitions(i).toBuilder();
       RecordResult r = firstError(errors, i);
@@ -110,7 +127,10 @@ public final class ReplyFinisher {
       TopicImage t = after.topic(p.getTopic());
       PartitionState s = t == null ? null : t.partition(p.getPartition());
       if (s != null) {
-        p.setLeader(s.leader()).clearIsr().addAllIsr(s.isr()).setLeaderEpoch(s.leaderEpoch())
+        p.setLeader(s.leader())
+            .clearIsr()
+            .addAllIsr(s.isr())
+            .setLeaderEpoch(s.leaderEpoch())
             .setPartitionEpoch(s.partitionEpoch());
       }
       b.setPartitions(i, p);
@@ -122,8 +142,8 @@ public final class ReplyFinisher {
   }
 
   /** Item index -> the first rejected record's result, for items with a rejected record. */
-  private static Map<Integer, RecordResult> firstErrors(List<Integer> items,
-      List<RecordResult> results) {
+  private static Map<Integer, RecordResult> firstErrors(
+      List<Integer> items, List<RecordResult> results) {
     Map<Integer, RecordResult> out = new HashMap<>();
     for (int i = 0; i < results.size(); i++) {
       if (results.get(i).getErrorCode() != ErrorCode.NONE) {

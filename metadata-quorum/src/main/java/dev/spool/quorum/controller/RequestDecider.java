@@ -18,8 +18,9 @@ import java.util.Random;
 public final class RequestDecider {
   private RequestDecider() {}
 
-  public static Decision decide(ControllerRequest req, MetadataImage image, long term,
-      ControllerSettings s, Random random) throws RequestRejectedException {
+  public static Decision decide(
+      ControllerRequest req, MetadataImage image, long term, ControllerSettings s, Random random)
+      throws RequestRejectedException {
     return switch (req.getKindCase()) {
       case REGISTER -> BrokerDecisions.register(req.getRegister(), image);
       case ALTER_PARTITION -> PartitionDecisions.alterPartition(req.getAlterPartition(), image);
@@ -30,25 +31,31 @@ public final class RequestDecider {
       case ALLOCATE_PRODUCER_IDS ->
           BrokerDecisions.allocateProducerIds(req.getAllocateProducerIds(), image, s);
       case CONTROLLER_WRITE -> controllerWrite(req.getControllerWrite(), term);
-      case HEARTBEAT, DESCRIBE_QUORUM -> throw new RequestRejectedException(
-          ErrorCode.INVALID_REQUEST, req.getKindCase() + " is a read-only request");
-      case KIND_NOT_SET -> throw new RequestRejectedException(ErrorCode.INVALID_REQUEST,
-          "empty controller request");
+      case HEARTBEAT, DESCRIBE_QUORUM ->
+          throw new RequestRejectedException(
+              ErrorCode.INVALID_REQUEST, req.getKindCase() + " is a read-only request");
+      case KIND_NOT_SET ->
+          throw new RequestRejectedException(ErrorCode.INVALID_REQUEST, "empty controller request");
     };
   }
 
   private static Decision controllerWrite(ControllerWriteRequest w, long term)
       throws RequestRejectedException {
     if (w.getTerm() != term) {
-      throw new RequestRejectedException(ErrorCode.NOT_CONTROLLER, "controller write of term "
-          + w.getTerm() + " refused in term " + term);
+      throw new RequestRejectedException(
+          ErrorCode.NOT_CONTROLLER,
+          "controller write of term " + w.getTerm() + " refused in term " + term);
     }
     int n = w.getBatch().getRecordsCount();
     ArrayList<Integer> items = new ArrayList<>(Collections.nCopies(n, 0));
     for (int i = 0; i < n; i++) {
       items.set(i, i);
     }
-    return new Decision(w.getBatch(), ControllerReply.newBuilder()
-        .setControllerWrite(ControllerWriteResponse.getDefaultInstance()).build(), items);
+    return new Decision(
+        w.getBatch(),
+        ControllerReply.newBuilder()
+            .setControllerWrite(ControllerWriteResponse.getDefaultInstance())
+            .build(),
+        items);
   }
 }

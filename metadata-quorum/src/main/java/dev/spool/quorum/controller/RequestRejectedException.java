@@ -3,8 +3,8 @@ package dev.spool.quorum.controller;
 import dev.spool.protocol.message.ErrorCode;
 
 /**
- * A request refused before anything is logged (malformed, oversize, not for this controller).
- * The Ratis layer turns it into a failed reply carrying {@link #errorCode()}.
+ * A request refused before anything is logged (malformed, oversize, not for this controller). The
+ * Ratis layer turns it into a failed reply carrying {@link #errorCode()}.
  */
 public final class RequestRejectedException extends Exception {
   private final ErrorCode errorCode;

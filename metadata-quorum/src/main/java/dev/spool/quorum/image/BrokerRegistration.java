@@ -5,16 +5,23 @@ import java.util.Objects;
 /**
  * One broker's registration in the metadata image. Immutable.
  *
- * @param epoch the broker epoch: the metadata offset of the registration record; a restart of
- *     the broker (a new registration) always gets a larger one
+ * @param epoch the broker epoch: the metadata offset of the registration record; a restart of the
+ *     broker (a new registration) always gets a larger one
  * @param incarnationId random id of the broker process that registered (a new one per start)
  * @param rack "" when the broker names no rack
  * @param fenced a fenced broker leads nothing and joins no ISR; a new registration starts fenced
- * @param inControlledShutdown the broker is shutting down on purpose: it takes no new
- *     leaderships or ISR places
+ * @param inControlledShutdown the broker is shutting down on purpose: it takes no new leaderships
+ *     or ISR places
  */
-public record BrokerRegistration(int id, long epoch, String incarnationId, String host, int port,
-    String rack, boolean fenced, boolean inControlledShutdown) {
+public record BrokerRegistration(
+    int id,
+    long epoch,
+    String incarnationId,
+    String host,
+    int port,
+    String rack,
+    boolean fenced,
+    boolean inControlledShutdown) {
 
   public BrokerRegistration {
     Objects.requireNonNull(incarnationId, "incarnationId");
@@ -32,8 +39,8 @@ public record BrokerRegistration(int id, long epoch, String incarnationId, Strin
   }
 
   BrokerRegistration withFenced(boolean f) {
-    return new BrokerRegistration(id, epoch, incarnationId, host, port, rack, f,
-        f ? false : inControlledShutdown);
+    return new BrokerRegistration(
+        id, epoch, incarnationId, host, port, rack, f, f ? false : inControlledShutdown);
   }
 
   BrokerRegistration withControlledShutdown() {

@@ -8,12 +8,12 @@ import java.util.Set;
 
 /**
  * A mutable working copy of a {@link MetadataImage}, changed by {@link MetadataApplier} and frozen
- * with {@link #build}. Copy-on-write: the top-level maps are copied on the first change after
- * each build, topics and brokers are immutable objects shared with the base image. Remembers
- * what it touched, so {@link #delta} lists what changed since the base image.
+ * with {@link #build}. Copy-on-write: the top-level maps are copied on the first change after each
+ * build, topics and brokers are immutable objects shared with the base image. Remembers what it
+ * touched, so {@link #delta} lists what changed since the base image.
  *
- * <p>Not thread-safe: owned by one thread (the Ratis apply thread on a controller, the
- * lifecycle thread on a broker).
+ * <p>Not thread-safe: owned by one thread (the Ratis apply thread on a controller, the lifecycle
+ * thread on a broker).
  */
 public final class ImageBuilder {
   private final MetadataImage base;
@@ -117,8 +117,8 @@ public final class ImageBuilder {
   }
 
   /**
-   * What changed since the base image. A topic deleted and re-created under the same name shows
-   * in both {@code removedTopics} (old id) and {@code changedTopics} (new id); a reader handles
+   * What changed since the base image. A topic deleted and re-created under the same name shows in
+   * both {@code removedTopics} (old id) and {@code changedTopics} (new id); a reader handles
    * removals first.
    */
   public MetadataDelta delta(long toOffset, boolean fullImage) {
@@ -152,7 +152,14 @@ public final class ImageBuilder {
         changedBrokers.add(id);
       }
     }
-    return new MetadataDelta(base.offset(), toOffset, changedTopics, removedTopics,
-        changedPartitions, removedPartitions, changedBrokers, fullImage);
+    return new MetadataDelta(
+        base.offset(),
+        toOffset,
+        changedTopics,
+        removedTopics,
+        changedPartitions,
+        removedPartitions,
+        changedBrokers,
+        fullImage);
   }
 }

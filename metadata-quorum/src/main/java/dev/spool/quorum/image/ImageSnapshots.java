@@ -1,24 +1,24 @@
 package dev.spool.quorum.image;
 
+import dev.spool.protocol.message.ErrorCode;
 import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.MetadataRecord;
 import dev.spool.quorum.message.MetadataSnapshot;
 import dev.spool.quorum.message.RecordResult;
-import dev.spool.protocol.message.ErrorCode;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Writes an image as records that rebuild it from the empty image, and reads it back (the
- * controller snapshot file and the full-image answer to a broker that is too far behind).
- * The record order is canonical (brokers by id, topics by name, configs by key), so the same
- * image always gives the same bytes.
+ * controller snapshot file and the full-image answer to a broker that is too far behind). The
+ * record order is canonical (brokers by id, topics by name, configs by key), so the same image
+ * always gives the same bytes.
  *
  * <p>Layout of a snapshot batch: per broker RegisterBroker (explicit epoch), then Unfence if
- * unfenced and BrokerShutdown if shutting down; per topic Topic, its Config records, its
- * Partition records (explicit epochs); finally ProducerIds(broker -1, expected 0, block = next
- * producer id) when the counter is above 0.
+ * unfenced and BrokerShutdown if shutting down; per topic Topic, its Config records, its Partition
+ * records (explicit epochs); finally ProducerIds(broker -1, expected 0, block = next producer id)
+ * when the counter is above 0.
  */
 public final class ImageSnapshots {
   public static final int FORMAT_VERSION = 1;
@@ -27,32 +27,49 @@ public final class ImageSnapshots {
 
   public static MetadataSnapshot toSnapshot(MetadataImage image) {
     MetadataBatch.Builder batch = MetadataBatch.newBuilder();
-    image.brokers().values().stream().sorted(Comparator.comparingInt(BrokerRegistration::id))
-        .forEach(b -> {
-          batch.addRecords(Records.registerBroker(b.id(), b.incarnationId(), b.host(), b.port(),
-              b.rack(), b.epoch()));
-          if (!b.fenced()) {
-            batch.addRecords(Records.unfenceBroker(b.id(), b.epoch()));
-          }
-          if (b.inControlledShutdown()) {
-            batch.addRecords(Records.brokerShutdown(b.id(), b.epoch()));
-          }
-        });
-    image.topicIdsByName().keySet().stream().sorted().forEach(name -> {
-      TopicImage t = image.topic(name);
-      batch.addRecords(Records.topic(t.name(), t.id()));
-      t.configs().entrySet().stream().sorted(Map.Entry.comparingByKey())
-          .forEach(e -> batch.addRecords(Records.config(t.id(), e.getKey(), e.getValue())));
-      for (PartitionState p : t.partitions()) {
-        batch.addRecords(Records.partition(t.id(), p.partition(), p.replicas(), p.isr(),
-            p.leader(), p.leaderEpoch(), p.partitionEpoch()));
-      }
-    });
+    image.brokers().values().stream()
+        .sorted(Comparator.comparingInt(BrokerRegistration::id))
+        .forEach(
+            b -> {
+              batch.addRecords(
+                  Records.registerBroker(
+                      b.id(), b.incarnationId(), b.host(), b.port(), b.rack(), b.epoch()));
+              if (!b.fenced()) {
+                batch.addRecords(Records.unfenceBroker(b.id(), b.epoch()));
+              }
+              if (b.inControlledShutdown()) {
+                batch.addRecords(Records.brokerShutdown(b.id(), b.epoch()));
+              }
+            });
+    image.topicIdsByName().keySet().stream()
+        .sorted()
+        .forEach(
+            name -> {
+              TopicImage t = image.topic(name);
+              batch.addRecords(Records.topic(t.name(), t.id()));
+              t.configs().entrySet().stream()
+                  .sorted(Map.Entry.comparingByKey())
+                  .forEach(e -> batch.addRecords(Records.config(t.id(), e.getKey(), e.getValue())));
+              for (PartitionState p : t.partitions()) {
+                batch.addRecords(
+                    Records.partition(
+                        t.id(),
+                        p.partition(),
+                        p.replicas(),
+                        p.isr(),
+                        p.leader(),
+                        p.leaderEpoch(),
+                        p.partitionEpoch()));
+              }
+            });
     if (image.nextProducerId() > 0) {
       batch.addRecords(Records.producerIds(-1, 0, 0, image.nextProducerId()));
     }
-    return MetadataSnapshot.newBuilder().setFormatVersion(FORMAT_VERSION)
-        .setOffset(image.offset()).setBatch(batch).build();
+    return MetadataSnapshot.newBuilder()
+        .setFormatVersion(FORMAT_VERSION)
+        .setOffset(image.offset())
+        .setBatch(batch)
+        .build();
   }
 
   /**
@@ -61,16 +78,21 @@ public final class ImageSnapshots {
    */
   public static MetadataImage fromSnapshot(MetadataSnapshot snapshot) {
     if (snapshot.getFormatVersion() != FORMAT_VERSION) {
-      throw new IllegalStateException("unknown metadata snapshot format "
-          + snapshot.getFormatVersion());
+      throw new IllegalStateException(
+          "unknown metadata snapshot format " + snapshot.getFormatVersion());
     }
     ImageBuilder b = new ImageBuilder(MetadataImage.EMPTY);
     List<MetadataRecord> records = snapshot.getBatch().getRecordsList();
     for (int i = 0; i < records.size(); i++) {
       RecordResult r = MetadataApplier.apply(b, records.get(i), snapshot.getOffset());
       if (r.getErrorCode() != ErrorCode.NONE) {
-        throw new IllegalStateException("snapshot record " + i + " at offset "
-            + snapshot.getOffset() + " does not apply: " + r.getErrorMessage());
+        throw new IllegalStateException(
+            "snapshot record "
+                + i
+                + " at offset "
+                + snapshot.getOffset()
+                + " does not apply: "
+                + r.getErrorMessage());
       }
     }
     return b.build(snapshot.getOffset());

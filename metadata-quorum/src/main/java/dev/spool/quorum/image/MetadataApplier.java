@@ -18,13 +18,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Replays metadata records into an {@link ImageBuilder}: the one piece of code every controller
- * and every broker runs on every committed batch. Pure and deterministic: no clock, no
- * randomness, no I/O; the outcome depends only on the image and the records. Each record's
- * preconditions (see metadata.proto) are checked against the image as left by the records
- * before it; a record that fails them changes nothing and gets an error result, identically on
- * every replica. Structural checks (ISR within replicas, leader within ISR, ...) are applied too,
- * so a bug in a decision cannot corrupt the image.
+ * Replays metadata records into an {@link ImageBuilder}: the one piece of code every controller and
+ * every broker runs on every committed batch. Pure and deterministic: no clock, no randomness, no
+ * I/O; the outcome depends only on the image and the records. Each record's preconditions (see
+ * metadata.proto) are checked against the image as left by the records before it; a record that
+ * fails them changes nothing and gets an error result, identically on every replica. Structural
+ * checks (ISR within replicas, leader within ISR, ...) are applied too, so a bug in a decision
+ * cannot corrupt the image.
  *
  * <p>Stateless; thread-safe.
  */
@@ -52,12 +52,24 @@ public final class MetadataApplier {
   static RecordResult apply(ImageBuilder b, MetadataRecord r, long offset) {
     return switch (r.getRecordCase()) {
       case REGISTER_BROKER -> registerBroker(b, r.getRegisterBroker(), offset);
-      case FENCE_BROKER -> brokerState(b, r.getFenceBroker().getBrokerId(),
-          r.getFenceBroker().getBrokerEpoch(), Change.FENCE);
-      case UNFENCE_BROKER -> brokerState(b, r.getUnfenceBroker().getBrokerId(),
-          r.getUnfenceBroker().getBrokerEpoch(), Change.UNFENCE);
-      case BROKER_SHUTDOWN -> brokerState(b, r.getBrokerShutdown().getBrokerId(),
-          r.getBrokerShutdown().getBrokerEpoch(), Change.SHUTDOWN);
+      case FENCE_BROKER ->
+          brokerState(
+              b,
+              r.getFenceBroker().getBrokerId(),
+              r.getFenceBroker().getBrokerEpoch(),
+              Change.FENCE);
+      case UNFENCE_BROKER ->
+          brokerState(
+              b,
+              r.getUnfenceBroker().getBrokerId(),
+              r.getUnfenceBroker().getBrokerEpoch(),
+              Change.UNFENCE);
+      case BROKER_SHUTDOWN ->
+          brokerState(
+              b,
+              r.getBrokerShutdown().getBrokerId(),
+              r.getBrokerShutdown().getBrokerEpoch(),
+              Change.SHUTDOWN);
       case TOPIC -> topic(b, r.getTopic());
       case PARTITION -> partition(b, r.getPartition());
       case PARTITION_CHANGE -> partitionChange(b, r.getPartitionChange());
@@ -74,28 +86,53 @@ public final class MetadataApplier {
 
   private static RecordResult registerBroker(ImageBuilder b, RegisterBrokerRecord r, long offset) {
     if (r.getBrokerId() < 0 || r.getPort() <= 0 || r.getPort() > 65535 || r.getHost().isEmpty()) {
-      return reject(ErrorCode.INVALID_REQUEST, "bad registration of broker " + r.getBrokerId()
-          + " at " + r.getHost() + ":" + r.getPort());
+      return reject(
+          ErrorCode.INVALID_REQUEST,
+          "bad registration of broker "
+              + r.getBrokerId()
+              + " at "
+              + r.getHost()
+              + ":"
+              + r.getPort());
     }
     long epoch = r.getBrokerEpoch() != 0 ? r.getBrokerEpoch() : offset;
-    b.putBroker(new BrokerRegistration(r.getBrokerId(), epoch, r.getIncarnationId(), r.getHost(),
-        r.getPort(), r.getRack(), true, false));
+    b.putBroker(
+        new BrokerRegistration(
+            r.getBrokerId(),
+            epoch,
+            r.getIncarnationId(),
+            r.getHost(),
+            r.getPort(),
+            r.getRack(),
+            true,
+            false));
     return OK;
   }
 
-  private enum Change { FENCE, UNFENCE, SHUTDOWN }
+  private enum Change {
+    FENCE,
+    UNFENCE,
+    SHUTDOWN
+  }
 
   private static RecordResult brokerState(ImageBuilder b, int id, long epoch, Change change) {
     BrokerRegistration reg = b.broker(id);
     if (reg == null || reg.epoch() != epoch) {
-      return reject(ErrorCode.STALE_BROKER_EPOCH, "broker " + id + " epoch " + epoch
-          + " is not the current registration" + (reg == null ? "" : " (" + reg.epoch() + ")"));
+      return reject(
+          ErrorCode.STALE_BROKER_EPOCH,
+          "broker "
+              + id
+              + " epoch "
+              + epoch
+              + " is not the current registration"
+              + (reg == null ? "" : " (" + reg.epoch() + ")"));
     }
-    BrokerRegistration next = switch (change) {
-      case FENCE -> reg.withFenced(true);
-      case UNFENCE -> reg.withFenced(false);
-      case SHUTDOWN -> reg.withControlledShutdown();
-    };
+    BrokerRegistration next =
+        switch (change) {
+          case FENCE -> reg.withFenced(true);
+          case UNFENCE -> reg.withFenced(false);
+          case SHUTDOWN -> reg.withControlledShutdown();
+        };
     if (!next.equals(reg)) {
       b.putBroker(next);
     }
@@ -119,16 +156,31 @@ public final class MetadataApplier {
       return reject(ErrorCode.UNKNOWN_TOPIC_ID, "no topic with id " + r.getTopicId());
     }
     if (r.getPartition() != t.partitionCount()) {
-      return reject(ErrorCode.INVALID_PARTITIONS, "partition " + r.getPartition() + " of '"
-          + t.name() + "' is not the next one (" + t.partitionCount() + ")");
+      return reject(
+          ErrorCode.INVALID_PARTITIONS,
+          "partition "
+              + r.getPartition()
+              + " of '"
+              + t.name()
+              + "' is not the next one ("
+              + t.partitionCount()
+              + ")");
     }
     String problem = checkAssignment(r.getReplicasList(), r.getIsrList(), r.getLeader());
     if (problem != null) {
       return reject(ErrorCode.INVALID_REQUEST, t.name() + "-" + r.getPartition() + ": " + problem);
     }
     List<PartitionState> ps = new ArrayList<>(t.partitions());
-    ps.add(new PartitionState(t.id(), t.name(), r.getPartition(), r.getReplicasList(),
-        r.getIsrList(), r.getLeader(), r.getLeaderEpoch(), r.getPartitionEpoch()));
+    ps.add(
+        new PartitionState(
+            t.id(),
+            t.name(),
+            r.getPartition(),
+            r.getReplicasList(),
+            r.getIsrList(),
+            r.getLeader(),
+            r.getLeaderEpoch(),
+            r.getPartitionEpoch()));
     b.putTopic(t.withPartitions(ps));
     return OK;
   }
@@ -140,20 +192,34 @@ public final class MetadataApplier {
     }
     PartitionState p = t.partition(r.getPartition());
     if (p == null) {
-      return reject(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, t.name() + "-" + r.getPartition()
-          + " does not exist");
+      return reject(
+          ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          t.name() + "-" + r.getPartition() + " does not exist");
     }
     if (p.partitionEpoch() != r.getExpectedPartitionEpoch()) {
-      return reject(ErrorCode.INVALID_UPDATE_VERSION, p.topicPartition() + " is at partition epoch "
-          + p.partitionEpoch() + ", change expected " + r.getExpectedPartitionEpoch());
+      return reject(
+          ErrorCode.INVALID_UPDATE_VERSION,
+          p.topicPartition()
+              + " is at partition epoch "
+              + p.partitionEpoch()
+              + ", change expected "
+              + r.getExpectedPartitionEpoch());
     }
     String problem = checkAssignment(r.getReplicasList(), r.getIsrList(), r.getLeader());
     if (problem != null) {
       return reject(ErrorCode.INVALID_REQUEST, p.topicPartition() + ": " + problem);
     }
     int leaderEpoch = r.getLeader() == p.leader() ? p.leaderEpoch() : p.leaderEpoch() + 1;
-    PartitionState next = new PartitionState(t.id(), t.name(), p.partition(),
-        r.getReplicasList(), r.getIsrList(), r.getLeader(), leaderEpoch, p.partitionEpoch() + 1);
+    PartitionState next =
+        new PartitionState(
+            t.id(),
+            t.name(),
+            p.partition(),
+            r.getReplicasList(),
+            r.getIsrList(),
+            r.getLeader(),
+            leaderEpoch,
+            p.partitionEpoch() + 1);
     List<PartitionState> ps = new ArrayList<>(t.partitions());
     ps.set(p.partition(), next);
     b.putTopic(t.withPartitions(ps));
@@ -218,8 +284,12 @@ public final class MetadataApplier {
       return reject(ErrorCode.INVALID_REQUEST, "producer id block size " + r.getBlockSize());
     }
     if (b.nextProducerId() != r.getExpectedNextProducerId()) {
-      return reject(ErrorCode.INVALID_UPDATE_VERSION, "next producer id is " + b.nextProducerId()
-          + ", record expected " + r.getExpectedNextProducerId());
+      return reject(
+          ErrorCode.INVALID_UPDATE_VERSION,
+          "next producer id is "
+              + b.nextProducerId()
+              + ", record expected "
+              + r.getExpectedNextProducerId());
     }
     b.setNextProducerId(r.getExpectedNextProducerId() + r.getBlockSize());
     return OK;

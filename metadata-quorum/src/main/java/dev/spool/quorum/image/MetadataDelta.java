@@ -5,10 +5,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * What changed between two published images, for a broker's {@code MetadataListener}: which
- * topics and partitions are new or changed (with their new state), which were removed (with
- * their last state, so a broker knows which local replicas to delete), and which brokers
- * changed. Immutable.
+ * What changed between two published images, for a broker's {@code MetadataListener}: which topics
+ * and partitions are new or changed (with their new state), which were removed (with their last
+ * state, so a broker knows which local replicas to delete), and which brokers changed. Immutable.
  *
  * @param fromOffset the offset of the previous image
  * @param toOffset the offset of the new image
@@ -19,9 +18,14 @@ import java.util.Set;
  * @param changedBrokers ids of brokers registered, re-registered, fenced, unfenced or shutting down
  * @param fullImage true when the broker replaced its image with a full image from the quorum
  */
-public record MetadataDelta(long fromOffset, long toOffset, Map<String, TopicImage> changedTopics,
-    Map<String, TopicImage> removedTopics, Map<TopicPartition, PartitionState> changedPartitions,
-    Map<TopicPartition, PartitionState> removedPartitions, Set<Integer> changedBrokers,
+public record MetadataDelta(
+    long fromOffset,
+    long toOffset,
+    Map<String, TopicImage> changedTopics,
+    Map<String, TopicImage> removedTopics,
+    Map<TopicPartition, PartitionState> changedPartitions,
+    Map<TopicPartition, PartitionState> removedPartitions,
+    Set<Integer> changedBrokers,
     boolean fullImage) {
 
   public MetadataDelta {
@@ -33,8 +37,11 @@ public record MetadataDelta(long fromOffset, long toOffset, Map<String, TopicIma
   }
 
   public boolean isEmpty() {
-    return changedTopics.isEmpty() && removedTopics.isEmpty() && changedPartitions.isEmpty()
-        && removedPartitions.isEmpty() && changedBrokers.isEmpty();
+    return changedTopics.isEmpty()
+        && removedTopics.isEmpty()
+        && changedPartitions.isEmpty()
+        && removedPartitions.isEmpty()
+        && changedBrokers.isEmpty();
   }
 
   /**

@@ -11,18 +11,17 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The cluster metadata at one metadata offset: brokers, topics with their partitions and
- * configs, and the producer-id counter. Immutable once built (by {@link ImageBuilder}); readers
- * on any thread may hold it as long as they like. Unchanged topics and brokers are shared
- * between successive images, so publishing a new image costs a copy of the two top-level maps,
- * not of every partition.
+ * The cluster metadata at one metadata offset: brokers, topics with their partitions and configs,
+ * and the producer-id counter. Immutable once built (by {@link ImageBuilder}); readers on any
+ * thread may hold it as long as they like. Unchanged topics and brokers are shared between
+ * successive images, so publishing a new image costs a copy of the two top-level maps, not of every
+ * partition.
  *
- * <p>Two images at the same offset built by replaying the same records are {@link #equals}: that
- * is what "replay is deterministic" means and what the tests check.
+ * <p>Two images at the same offset built by replaying the same records are {@link #equals}: that is
+ * what "replay is deterministic" means and what the tests check.
  */
 public final class MetadataImage {
-  public static final MetadataImage EMPTY =
-      new MetadataImage(-1, Map.of(), Map.of(), Map.of(), 0);
+  public static final MetadataImage EMPTY = new MetadataImage(-1, Map.of(), Map.of(), Map.of(), 0);
 
   private final long offset;
   private final Map<Integer, BrokerRegistration> brokers;
@@ -30,8 +29,11 @@ public final class MetadataImage {
   private final Map<String, String> topicIdsByName;
   private final long nextProducerId;
 
-  MetadataImage(long offset, Map<Integer, BrokerRegistration> brokers,
-      Map<String, TopicImage> topicsById, Map<String, String> topicIdsByName,
+  MetadataImage(
+      long offset,
+      Map<Integer, BrokerRegistration> brokers,
+      Map<String, TopicImage> topicsById,
+      Map<String, String> topicIdsByName,
       long nextProducerId) {
     this.offset = offset;
     this.brokers = Collections.unmodifiableMap(brokers);
@@ -66,14 +68,20 @@ public final class MetadataImage {
 
   /** Registered, unfenced brokers (including those in controlled shutdown), by id. */
   public List<BrokerRegistration> liveBrokers() {
-    return brokers.values().stream().filter(b -> !b.fenced())
-        .sorted(Comparator.comparingInt(BrokerRegistration::id)).toList();
+    return brokers.values().stream()
+        .filter(b -> !b.fenced())
+        .sorted(Comparator.comparingInt(BrokerRegistration::id))
+        .toList();
   }
 
-  /** Unfenced brokers not in controlled shutdown: the ones that may get new replicas/leaderships. */
+  /**
+   * Unfenced brokers not in controlled shutdown: the ones that may get new replicas/leaderships.
+   */
   public List<BrokerRegistration> eligibleBrokers() {
-    return brokers.values().stream().filter(BrokerRegistration::isEligible)
-        .sorted(Comparator.comparingInt(BrokerRegistration::id)).toList();
+    return brokers.values().stream()
+        .filter(BrokerRegistration::isEligible)
+        .sorted(Comparator.comparingInt(BrokerRegistration::id))
+        .toList();
   }
 
   /** True when the broker is registered, unfenced and not shutting down. */
@@ -124,7 +132,8 @@ public final class MetadataImage {
   /** Every partition of every topic, topics by name. */
   public List<PartitionState> allPartitions() {
     List<PartitionState> all = new ArrayList<>();
-    topicIdsByName.keySet().stream().sorted()
+    topicIdsByName.keySet().stream()
+        .sorted()
         .forEach(n -> all.addAll(topicsById.get(topicIdsByName.get(n)).partitions()));
     return all;
   }
@@ -143,8 +152,11 @@ public final class MetadataImage {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof MetadataImage m && offset == m.offset && nextProducerId == m.nextProducerId
-        && brokers.equals(m.brokers) && topicsById.equals(m.topicsById)
+    return o instanceof MetadataImage m
+        && offset == m.offset
+        && nextProducerId == m.nextProducerId
+        && brokers.equals(m.brokers)
+        && topicsById.equals(m.topicsById)
         && topicIdsByName.equals(m.topicIdsByName);
   }
 
@@ -160,8 +172,15 @@ public final class MetadataImage {
 
   @Override
   public String toString() {
-    return "MetadataImage{offset=" + offset + " brokers=" + brokers.size() + " topics="
-        + topicsById.size() + " nextProducerId=" + nextProducerId + "}";
+    return "MetadataImage{offset="
+        + offset
+        + " brokers="
+        + brokers.size()
+        + " topics="
+        + topicsById.size()
+        + " nextProducerId="
+        + nextProducerId
+        + "}";
   }
 
   // package-private accessors for the builder

@@ -13,8 +13,15 @@ import java.util.Objects;
  * @param leaderEpoch grows on every leader change
  * @param partitionEpoch grows on every change at all (AlterPartition's precondition)
  */
-public record PartitionState(String topicId, String topic, int partition, List<Integer> replicas,
-    List<Integer> isr, int leader, int leaderEpoch, int partitionEpoch) {
+public record PartitionState(
+    String topicId,
+    String topic,
+    int partition,
+    List<Integer> replicas,
+    List<Integer> isr,
+    int leader,
+    int leaderEpoch,
+    int partitionEpoch) {
 
   public static final int NO_LEADER = -1;
 

@@ -17,38 +17,63 @@ import java.util.List;
 public final class Records {
   private Records() {}
 
-  public static MetadataRecord registerBroker(int id, String incarnationId, String host, int port,
-      String rack, long explicitEpoch) {
-    return MetadataRecord.newBuilder().setRegisterBroker(RegisterBrokerRecord.newBuilder()
-        .setBrokerId(id).setIncarnationId(incarnationId).setHost(host).setPort(port)
-        .setRack(rack).setBrokerEpoch(explicitEpoch)).build();
+  public static MetadataRecord registerBroker(
+      int id, String incarnationId, String host, int port, String rack, long explicitEpoch) {
+    return MetadataRecord.newBuilder()
+        .setRegisterBroker(
+            RegisterBrokerRecord.newBuilder()
+                .setBrokerId(id)
+                .setIncarnationId(incarnationId)
+                .setHost(host)
+                .setPort(port)
+                .setRack(rack)
+                .setBrokerEpoch(explicitEpoch))
+        .build();
   }
 
   public static MetadataRecord fenceBroker(int id, long epoch) {
-    return MetadataRecord.newBuilder().setFenceBroker(
-        FenceBrokerRecord.newBuilder().setBrokerId(id).setBrokerEpoch(epoch)).build();
+    return MetadataRecord.newBuilder()
+        .setFenceBroker(FenceBrokerRecord.newBuilder().setBrokerId(id).setBrokerEpoch(epoch))
+        .build();
   }
 
   public static MetadataRecord unfenceBroker(int id, long epoch) {
-    return MetadataRecord.newBuilder().setUnfenceBroker(
-        UnfenceBrokerRecord.newBuilder().setBrokerId(id).setBrokerEpoch(epoch)).build();
+    return MetadataRecord.newBuilder()
+        .setUnfenceBroker(UnfenceBrokerRecord.newBuilder().setBrokerId(id).setBrokerEpoch(epoch))
+        .build();
   }
 
   public static MetadataRecord brokerShutdown(int id, long epoch) {
-    return MetadataRecord.newBuilder().setBrokerShutdown(
-        BrokerShutdownRecord.newBuilder().setBrokerId(id).setBrokerEpoch(epoch)).build();
+    return MetadataRecord.newBuilder()
+        .setBrokerShutdown(BrokerShutdownRecord.newBuilder().setBrokerId(id).setBrokerEpoch(epoch))
+        .build();
   }
 
   public static MetadataRecord topic(String name, String topicId) {
-    return MetadataRecord.newBuilder().setTopic(
-        TopicRecord.newBuilder().setName(name).setTopicId(topicId)).build();
+    return MetadataRecord.newBuilder()
+        .setTopic(TopicRecord.newBuilder().setName(name).setTopicId(topicId))
+        .build();
   }
 
-  public static MetadataRecord partition(String topicId, int partition, List<Integer> replicas,
-      List<Integer> isr, int leader, int leaderEpoch, int partitionEpoch) {
-    return MetadataRecord.newBuilder().setPartition(PartitionRecord.newBuilder()
-        .setTopicId(topicId).setPartition(partition).addAllReplicas(replicas).addAllIsr(isr)
-        .setLeader(leader).setLeaderEpoch(leaderEpoch).setPartitionEpoch(partitionEpoch)).build();
+  public static MetadataRecord partition(
+      String topicId,
+      int partition,
+      List<Integer> replicas,
+      List<Integer> isr,
+      int leader,
+      int leaderEpoch,
+      int partitionEpoch) {
+    return MetadataRecord.newBuilder()
+        .setPartition(
+            PartitionRecord.newBuilder()
+                .setTopicId(topicId)
+                .setPartition(partition)
+                .addAllReplicas(replicas)
+                .addAllIsr(isr)
+                .setLeader(leader)
+                .setLeaderEpoch(leaderEpoch)
+                .setPartitionEpoch(partitionEpoch))
+        .build();
   }
 
   /** A change of {@code p} to the given leader/ISR, keeping its replicas. */
@@ -56,33 +81,47 @@ public final class Records {
     return partitionChange(p, leader, isr, p.replicas());
   }
 
-  public static MetadataRecord partitionChange(PartitionState p, int leader, List<Integer> isr,
-      List<Integer> replicas) {
-    return MetadataRecord.newBuilder().setPartitionChange(PartitionChangeRecord.newBuilder()
-        .setTopicId(p.topicId()).setPartition(p.partition())
-        .setExpectedPartitionEpoch(p.partitionEpoch()).setLeader(leader).addAllIsr(isr)
-        .addAllReplicas(replicas)).build();
+  public static MetadataRecord partitionChange(
+      PartitionState p, int leader, List<Integer> isr, List<Integer> replicas) {
+    return MetadataRecord.newBuilder()
+        .setPartitionChange(
+            PartitionChangeRecord.newBuilder()
+                .setTopicId(p.topicId())
+                .setPartition(p.partition())
+                .setExpectedPartitionEpoch(p.partitionEpoch())
+                .setLeader(leader)
+                .addAllIsr(isr)
+                .addAllReplicas(replicas))
+        .build();
   }
 
   public static MetadataRecord removeTopic(String topicId) {
-    return MetadataRecord.newBuilder().setRemoveTopic(
-        RemoveTopicRecord.newBuilder().setTopicId(topicId)).build();
+    return MetadataRecord.newBuilder()
+        .setRemoveTopic(RemoveTopicRecord.newBuilder().setTopicId(topicId))
+        .build();
   }
 
   public static MetadataRecord config(String topicId, String key, String value) {
-    return MetadataRecord.newBuilder().setConfig(
-        ConfigRecord.newBuilder().setTopicId(topicId).setKey(key).setValue(value)).build();
+    return MetadataRecord.newBuilder()
+        .setConfig(ConfigRecord.newBuilder().setTopicId(topicId).setKey(key).setValue(value))
+        .build();
   }
 
   public static MetadataRecord deleteConfig(String topicId, String key) {
-    return MetadataRecord.newBuilder().setConfig(
-        ConfigRecord.newBuilder().setTopicId(topicId).setKey(key).setDelete(true)).build();
+    return MetadataRecord.newBuilder()
+        .setConfig(ConfigRecord.newBuilder().setTopicId(topicId).setKey(key).setDelete(true))
+        .build();
   }
 
-  public static MetadataRecord producerIds(int brokerId, long brokerEpoch, long expectedNext,
-      long blockSize) {
-    return MetadataRecord.newBuilder().setProducerIds(ProducerIdsRecord.newBuilder()
-        .setBrokerId(brokerId).setBrokerEpoch(brokerEpoch)
-        .setExpectedNextProducerId(expectedNext).setBlockSize(blockSize)).build();
+  public static MetadataRecord producerIds(
+      int brokerId, long brokerEpoch, long expectedNext, long blockSize) {
+    return MetadataRecord.newBuilder()
+        .setProducerIds(
+            ProducerIdsRecord.newBuilder()
+                .setBrokerId(brokerId)
+                .setBrokerEpoch(brokerEpoch)
+                .setExpectedNextProducerId(expectedNext)
+                .setBlockSize(blockSize))
+        .build();
   }
 }

@@ -18,8 +18,8 @@ public final class TopicImage {
   private final Map<String, String> configs;
   private volatile Config parsedConfig;
 
-  public TopicImage(String id, String name, List<PartitionState> partitions,
-      Map<String, String> configs) {
+  public TopicImage(
+      String id, String name, List<PartitionState> partitions, Map<String, String> configs) {
     this.id = Objects.requireNonNull(id);
     this.name = Objects.requireNonNull(name);
     this.partitions = List.copyOf(partitions);
@@ -53,9 +53,9 @@ public final class TopicImage {
   }
 
   /**
-   * The effective topic config (overrides on top of TopicConfig defaults). Overrides were
-   * validated when they were set; if a later code version rejects an old value, the default is
-   * used for every key rather than failing the reader.
+   * The effective topic config (overrides on top of TopicConfig defaults). Overrides were validated
+   * when they were set; if a later code version rejects an old value, the default is used for every
+   * key rather than failing the reader.
    */
   public Config config() {
     Config c = parsedConfig;
@@ -84,8 +84,11 @@ public final class TopicImage {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof TopicImage t && id.equals(t.id) && name.equals(t.name)
-        && partitions.equals(t.partitions) && configs.equals(t.configs);
+    return o instanceof TopicImage t
+        && id.equals(t.id)
+        && name.equals(t.name)
+        && partitions.equals(t.partitions)
+        && configs.equals(t.configs);
   }
 
   @Override
@@ -95,6 +98,14 @@ public final class TopicImage {
 
   @Override
   public String toString() {
-    return "Topic{" + name + " id=" + id + " partitions=" + partitions + " configs=" + configs + "}";
+    return "Topic{"
+        + name
+        + " id="
+        + id
+        + " partitions="
+        + partitions
+        + " configs="
+        + configs
+        + "}";
   }
 }

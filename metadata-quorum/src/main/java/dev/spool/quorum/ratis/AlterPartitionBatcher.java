@@ -13,19 +13,19 @@ import java.util.function.Function;
 
 /**
  * Coalesces one broker's AlterPartition requests, as Kafka's AlterPartitionManager does: one
- * request in flight per broker registration; what arrives meanwhile is merged into the next
- * request (one Raft entry with many PartitionChangeRecords) and each caller gets its own part
- * of the answer. A partition appears at most once per merged request; a second change of the
- * same partition waits for the following one. Raft commits entries, not records, so this is
- * what lets many partitions change ISR at once without one log entry each.
+ * request in flight per broker registration; what arrives meanwhile is merged into the next request
+ * (one Raft entry with many PartitionChangeRecords) and each caller gets its own part of the
+ * answer. A partition appears at most once per merged request; a second change of the same
+ * partition waits for the following one. Raft commits entries, not records, so this is what lets
+ * many partitions change ISR at once without one log entry each.
  *
  * <p>Thread-safe (synchronized on this object; sends happen outside the lock).
  */
 final class AlterPartitionBatcher {
   private static final int MAX_PARTITIONS_PER_REQUEST = 1000;
 
-  private record Pending(AlterPartitionRequest request,
-      CompletableFuture<AlterPartitionResponse> future) {}
+  private record Pending(
+      AlterPartitionRequest request, CompletableFuture<AlterPartitionResponse> future) {}
 
   private final int brokerId;
   private final long brokerEpoch;
@@ -33,7 +33,9 @@ final class AlterPartitionBatcher {
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
   private boolean inFlight;
 
-  AlterPartitionBatcher(int brokerId, long brokerEpoch,
+  AlterPartitionBatcher(
+      int brokerId,
+      long brokerEpoch,
       Function<AlterPartitionRequest, CompletableFuture<AlterPartitionResponse>> send) {
     this.brokerId = brokerId;
     this.brokerEpoch = brokerEpoch;
@@ -64,12 +66,15 @@ final class AlterPartitionBatcher {
         if (!batch.isEmpty() && partitions + n > MAX_PARTITIONS_PER_REQUEST) {
           break;
         }
-        boolean collides = p.request().getPartitionsList().stream()
-            .anyMatch(x -> seen.contains(x.getTopic() + "-" + x.getPartition()));
+        boolean collides =
+            p.request().getPartitionsList().stream()
+                .anyMatch(x -> seen.contains(x.getTopic() + "-" + x.getPartition()));
         if (collides && !batch.isEmpty()) {
           continue;
         }
-        p.request().getPartitionsList().forEach(x -> seen.add(x.getTopic() + "-" + x.getPartition()));
+        p.request()
+            .getPartitionsList()
+            .forEach(x -> seen.add(x.getTopic() + "-" + x.getPartition()));
         batch.add(p);
         partitions += n;
         it.remove();
@@ -79,8 +84,8 @@ final class AlterPartitionBatcher {
         return;
       }
     }
-    AlterPartitionRequest.Builder merged = AlterPartitionRequest.newBuilder()
-        .setBrokerId(brokerId).setBrokerEpoch(brokerEpoch);
+    AlterPartitionRequest.Builder merged =
+        AlterPartitionRequest.newBuilder().setBrokerId(brokerId).setBrokerEpoch(brokerEpoch);
     batch.forEach(p -> merged.addAllPartitions(p.request().getPartitionsList()));
     CompletableFuture<AlterPartitionResponse> f;
     try {
@@ -88,22 +93,27 @@ final class AlterPartitionBatcher {
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }
-    f.whenComplete((resp, err) -> {
-      int offset = 0;
-      for (Pending p : batch) {
-        int n = p.request().getPartitionsCount();
-        if (err != null) {
-          p.future().completeExceptionally(err);
-        } else if (resp.getPartitionsCount() < offset + n) {
-          // A request-level error (e.g. STALE_BROKER_EPOCH) has no per-partition results.
-          p.future().complete(resp.toBuilder().clearPartitions().build());
-        } else {
-          p.future().complete(resp.toBuilder().clearPartitions()
-              .addAllPartitions(resp.getPartitionsList().subList(offset, offset + n)).build());
-        }
-        offset += n;
-      }
-      sendNext();
-    });
+    f.whenComplete(
+        (resp, err) -> {
+          int offset = 0;
+          for (Pending p : batch) {
+            int n = p.request().getPartitionsCount();
+            if (err != null) {
+              p.future().completeExceptionally(err);
+            } else if (resp.getPartitionsCount() < offset + n) {
+              // A request-level error (e.g. STALE_BROKER_EPOCH) has no per-partition results.
+              p.future().complete(resp.toBuilder().clearPartitions().build());
+            } else {
+              p.future()
+                  .complete(
+                      resp.toBuilder()
+                          .clearPartitions()
+                          .addAllPartitions(resp.getPartitionsList().subList(offset, offset + n))
+                          .build());
+            }
+            offset += n;
+          }
+          sendNext();
+        });
   }
 }

@@ -55,24 +55,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Ratis state machine of the metadata quorum: decodes entries and delegates every decision
- * and every state change to the pure cores.
+ * The Ratis state machine of the metadata quorum: decodes entries and delegates every decision and
+ * every state change to the pure cores.
  *
  * <ul>
- *   <li>{@link #startTransaction} (leader only, RPC threads): checks size/format, then
- *       {@link RequestDecider} turns the request into a {@link MetadataEntry} on the current
- *       image; only that entry is logged. Refused requests are not logged.
- *   <li>{@link #applyTransaction} (every controller, the Ratis apply thread, in log order):
- *       {@link MetadataApplier} replays the batch, {@link ReplyFinisher} completes the reply, the
- *       new image is published to the {@link MetadataFeed}.
+ *   <li>{@link #startTransaction} (leader only, RPC threads): checks size/format, then {@link
+ *       RequestDecider} turns the request into a {@link MetadataEntry} on the current image; only
+ *       that entry is logged. Refused requests are not logged.
+ *   <li>{@link #applyTransaction} (every controller, the Ratis apply thread, in log order): {@link
+ *       MetadataApplier} replays the batch, {@link ReplyFinisher} completes the reply, the new
+ *       image is published to the {@link MetadataFeed}.
  *   <li>{@link #query} (leader, RPC threads): heartbeats go to the {@link ActiveController}'s
  *       thread; DescribeQuorum reads Raft's view.
- *   <li>Leader duties start in {@link #notifyLeaderReady} (all earlier entries are applied by
- *       then, so decisions see an up-to-date image) and stop in {@link #notifyNotLeader}.
+ *   <li>Leader duties start in {@link #notifyLeaderReady} (all earlier entries are applied by then,
+ *       so decisions see an up-to-date image) and stop in {@link #notifyNotLeader}.
  * </ul>
  *
- * <p>Threads: the image and feed are written only by the apply thread and published through
- * a volatile field / the feed's lock; decisions read the latest published image.
+ * <p>Threads: the image and feed are written only by the apply thread and published through a
+ * volatile field / the feed's lock; decisions read the latest published image.
  */
 final class MetadataStateMachine extends BaseStateMachine {
   private static final Logger log = LoggerFactory.getLogger(MetadataStateMachine.class);
@@ -92,8 +92,13 @@ final class MetadataStateMachine extends BaseStateMachine {
   private volatile long loadedSnapshotIndex = -1;
   private volatile int leaderId = -1;
 
-  MetadataStateMachine(int nodeId, ControllerSettings settings, long tickIntervalMs,
-      int maxRequestBytes, int ringBatches, Clock clock,
+  MetadataStateMachine(
+      int nodeId,
+      ControllerSettings settings,
+      long tickIntervalMs,
+      int maxRequestBytes,
+      int ringBatches,
+      Clock clock,
       Function<Long, ActiveController.RecordWriter> writerForTerm,
       Function<RaftServer.Division, QuorumInfo> describer) {
     this.nodeId = nodeId;
@@ -122,16 +127,19 @@ final class MetadataStateMachine extends BaseStateMachine {
     return leaderId;
   }
 
-  // ---------------------------------------------------------------- lifecycle (ratis.md §4, P2, P3)
+  // ---------------------------------------------------------------- lifecycle (ratis.md §4, P2,
+  // P3)
 
   @Override
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
       throws IOException {
-    getLifeCycle().startAndTransition(() -> {
-      super.initialize(server, groupId, raftStorage);
-      storage.init(raftStorage);
-      loadLatestSnapshot();
-    });
+    getLifeCycle()
+        .startAndTransition(
+            () -> {
+              super.initialize(server, groupId, raftStorage);
+              storage.init(raftStorage);
+              loadLatestSnapshot();
+            });
   }
 
   @Override
@@ -196,8 +204,12 @@ final class MetadataStateMachine extends BaseStateMachine {
     File file = storage.getSnapshotFile(ti.getTerm(), ti.getIndex());
     File tmp = new File(file.getParentFile(), file.getName() + ".tmp");
     byte[] bytes = ImageSnapshots.toSnapshot(snap).toByteArray();
-    try (FileChannel ch = FileChannel.open(tmp.toPath(), StandardOpenOption.CREATE,
-        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+    try (FileChannel ch =
+            FileChannel.open(
+                tmp.toPath(),
+                StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE);
         OutputStream out = java.nio.channels.Channels.newOutputStream(ch)) {
       out.write(bytes);
       out.flush();
@@ -206,8 +218,8 @@ final class MetadataStateMachine extends BaseStateMachine {
     Files.move(tmp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE);
     MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
     storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), ti));
-    log.info("[node={}] wrote metadata snapshot {} ({} bytes)", nodeId, file.getName(),
-        bytes.length);
+    log.info(
+        "[node={}] wrote metadata snapshot {} ({} bytes)", nodeId, file.getName(), bytes.length);
     return ti.getIndex();
   }
 
@@ -216,19 +228,23 @@ final class MetadataStateMachine extends BaseStateMachine {
   @Override
   public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
     ByteString content = request.getMessage().getContent();
-    TransactionContext.Builder trx = TransactionContext.newBuilder().setStateMachine(this)
-        .setClientRequest(request);
+    TransactionContext.Builder trx =
+        TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request);
     try {
       if (content.size() > maxRequestBytes) {
-        throw new RequestRejectedException(ErrorCode.INVALID_REQUEST, "request of "
-            + content.size() + " bytes is larger than controller.max.request.bytes ("
-            + maxRequestBytes + ")");
+        throw new RequestRejectedException(
+            ErrorCode.INVALID_REQUEST,
+            "request of "
+                + content.size()
+                + " bytes is larger than controller.max.request.bytes ("
+                + maxRequestBytes
+                + ")");
       }
       ControllerRequest req = parseRequest(content);
       ActiveController a = active;
       if (a == null) {
-        throw new RequestRejectedException(ErrorCode.NOT_CONTROLLER, "node " + nodeId
-            + " is not the ready active controller");
+        throw new RequestRejectedException(
+            ErrorCode.NOT_CONTROLLER, "node " + nodeId + " is not the ready active controller");
       }
       Decision d = RequestDecider.decide(req, image, a.term(), settings, random);
       return trx.setLogData(UnsafeByteOperations.unsafeWrap(d.toEntry().toByteArray())).build();
@@ -250,8 +266,8 @@ final class MetadataStateMachine extends BaseStateMachine {
     try {
       return ControllerRequest.parseFrom(content.asReadOnlyByteBuffer());
     } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-      throw new RequestRejectedException(ErrorCode.INVALID_REQUEST,
-          "malformed controller request: " + e.getMessage());
+      throw new RequestRejectedException(
+          ErrorCode.INVALID_REQUEST, "malformed controller request: " + e.getMessage());
     }
   }
 
@@ -262,8 +278,9 @@ final class MetadataStateMachine extends BaseStateMachine {
     ControllerReply reply;
     MetadataEntry me;
     try {
-      me = MetadataEntry.parseFrom(
-          entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
+      me =
+          MetadataEntry.parseFrom(
+              entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
     } catch (com.google.protobuf.InvalidProtocolBufferException e) {
       // Only our own startTransaction writes entries, so this is a bug or corruption; every
       // replica sees the same bytes and skips the entry the same way.
@@ -304,32 +321,49 @@ final class MetadataStateMachine extends BaseStateMachine {
       }
       req = parseRequest(content);
     } catch (RequestRejectedException e) {
-      return reply(ControllerReply.newBuilder().setErrorCode(e.errorCode())
-          .setErrorMessage(e.getMessage()).build());
+      return reply(
+          ControllerReply.newBuilder()
+              .setErrorCode(e.errorCode())
+              .setErrorMessage(e.getMessage())
+              .build());
     }
     switch (req.getKindCase()) {
       case HEARTBEAT -> {
         ActiveController a = active;
         if (a == null) {
-          return reply(ControllerReply.newBuilder().setErrorCode(ErrorCode.NOT_CONTROLLER)
-              .setErrorMessage("node " + nodeId + " is not the ready active controller").build());
+          return reply(
+              ControllerReply.newBuilder()
+                  .setErrorCode(ErrorCode.NOT_CONTROLLER)
+                  .setErrorMessage("node " + nodeId + " is not the ready active controller")
+                  .build());
         }
-        return a.heartbeat(req.getHeartbeat()).thenApply(r -> toMessage(
-            ControllerReply.newBuilder().setHeartbeat(r).setMetadataOffset(r.getMetadataOffset())
-                .build()));
+        return a.heartbeat(req.getHeartbeat())
+            .thenApply(
+                r ->
+                    toMessage(
+                        ControllerReply.newBuilder()
+                            .setHeartbeat(r)
+                            .setMetadataOffset(r.getMetadataOffset())
+                            .build()));
       }
       case DESCRIBE_QUORUM -> {
         try {
           RaftServer.Division d = getServer().get().getDivision(getGroupId());
           return reply(ControllerReply.newBuilder().setDescribeQuorum(describer.apply(d)).build());
         } catch (Exception e) {
-          return reply(ControllerReply.newBuilder().setErrorCode(ErrorCode.NOT_CONTROLLER)
-              .setErrorMessage(String.valueOf(e)).build());
+          return reply(
+              ControllerReply.newBuilder()
+                  .setErrorCode(ErrorCode.NOT_CONTROLLER)
+                  .setErrorMessage(String.valueOf(e))
+                  .build());
         }
       }
       default -> {
-        return reply(ControllerReply.newBuilder().setErrorCode(ErrorCode.INVALID_REQUEST)
-            .setErrorMessage(req.getKindCase() + " is not a read-only request").build());
+        return reply(
+            ControllerReply.newBuilder()
+                .setErrorCode(ErrorCode.INVALID_REQUEST)
+                .setErrorMessage(req.getKindCase() + " is not a read-only request")
+                .build());
       }
     }
   }
@@ -362,12 +396,16 @@ final class MetadataStateMachine extends BaseStateMachine {
       return;
     }
     stopActive("new term " + term);
-    ActiveController a = new ActiveController(nodeId, term, settings, tickIntervalMs, clock, feed,
-        writerForTerm.apply(term));
+    ActiveController a =
+        new ActiveController(
+            nodeId, term, settings, tickIntervalMs, clock, feed, writerForTerm.apply(term));
     active = a;
     leaderId = nodeId;
     a.start();
-    log.info("[node={}] became the active controller in term {} at offset {}", nodeId, term,
+    log.info(
+        "[node={}] became the active controller in term {} at offset {}",
+        nodeId,
+        term,
         image.offset());
   }
 

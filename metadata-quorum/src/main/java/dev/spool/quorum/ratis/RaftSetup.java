@@ -34,8 +34,9 @@ final class RaftSetup {
 
   /** The Raft group id: a name-based UUID of the cluster id, so every node derives the same. */
   static RaftGroupId groupId(String clusterId) {
-    return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(
-        ("spool-metadata-quorum:" + clusterId).getBytes(StandardCharsets.UTF_8)));
+    return RaftGroupId.valueOf(
+        UUID.nameUUIDFromBytes(
+            ("spool-metadata-quorum:" + clusterId).getBytes(StandardCharsets.UTF_8)));
   }
 
   static RaftPeerId peerId(int nodeId) {
@@ -51,10 +52,16 @@ final class RaftSetup {
   }
 
   static RaftGroup group(String clusterId, Map<Integer, HostPort> voters) {
-    List<RaftPeer> peers = voters.entrySet().stream().sorted(Map.Entry.comparingByKey())
-        .map(e -> RaftPeer.newBuilder().setId(peerId(e.getKey()))
-            .setAddress(e.getValue().toString()).build())
-        .toList();
+    List<RaftPeer> peers =
+        voters.entrySet().stream()
+            .sorted(Map.Entry.comparingByKey())
+            .map(
+                e ->
+                    RaftPeer.newBuilder()
+                        .setId(peerId(e.getKey()))
+                        .setAddress(e.getValue().toString())
+                        .build())
+            .toList();
     return RaftGroup.valueOf(groupId(clusterId), peers);
   }
 
@@ -66,27 +73,25 @@ final class RaftSetup {
     GrpcConfigKeys.Server.setHost(p, s.bindHost());
     GrpcConfigKeys.Server.setPort(p, s.advertised().port());
     RaftServerConfigKeys.setStorageDir(p, List.of(s.storageDir().toFile()));
-    RaftServerConfigKeys.Rpc.setTimeoutMin(p,
-        ms(c.get(QuorumConfig.ELECTION_TIMEOUT_MIN_MS)));
-    RaftServerConfigKeys.Rpc.setTimeoutMax(p,
-        ms(c.get(QuorumConfig.ELECTION_TIMEOUT_MAX_MS)));
+    RaftServerConfigKeys.Rpc.setTimeoutMin(p, ms(c.get(QuorumConfig.ELECTION_TIMEOUT_MIN_MS)));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(p, ms(c.get(QuorumConfig.ELECTION_TIMEOUT_MAX_MS)));
     RaftServerConfigKeys.Rpc.setRequestTimeout(p, ms(c.get(QuorumConfig.SERVER_RPC_TIMEOUT_MS)));
     // Snapshots: on (default off), every N entries, keep a few; also on graceful stop.
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
-    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p,
-        c.get(QuorumConfig.SNAPSHOT_THRESHOLD_ENTRIES));
-    RaftServerConfigKeys.Snapshot.setCreationGap(p,
-        Math.min(1024, c.get(QuorumConfig.SNAPSHOT_THRESHOLD_ENTRIES)));
-    RaftServerConfigKeys.Snapshot.setRetentionFileNum(p,
-        c.get(QuorumConfig.SNAPSHOT_RETENTION_FILES));
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(
+        p, c.get(QuorumConfig.SNAPSHOT_THRESHOLD_ENTRIES));
+    RaftServerConfigKeys.Snapshot.setCreationGap(
+        p, Math.min(1024, c.get(QuorumConfig.SNAPSHOT_THRESHOLD_ENTRIES)));
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(
+        p, c.get(QuorumConfig.SNAPSHOT_RETENTION_FILES));
     RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, true);
     // Small segments so that a snapshot lets the log be purged (purge works per closed segment,
     // ratis.md P9), and purge up to the snapshot: a lagging follower gets the snapshot.
-    RaftServerConfigKeys.Log.setSegmentSizeMax(p,
-        SizeInBytes.valueOf(c.get(QuorumConfig.LOG_SEGMENT_BYTES)));
+    RaftServerConfigKeys.Log.setSegmentSizeMax(
+        p, SizeInBytes.valueOf(c.get(QuorumConfig.LOG_SEGMENT_BYTES)));
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
-    RaftServerConfigKeys.Log.setPurgeGap(p,
-        Math.min(1024, c.get(QuorumConfig.SNAPSHOT_THRESHOLD_ENTRIES)));
+    RaftServerConfigKeys.Log.setPurgeGap(
+        p, Math.min(1024, c.get(QuorumConfig.SNAPSHOT_THRESHOLD_ENTRIES)));
     // Reads: heartbeats are served by the leader from its own state (DEFAULT read option);
     // they need no ReadIndex round: a deposed leader's answers carry only committed data.
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.DEFAULT);
@@ -105,16 +110,16 @@ final class RaftSetup {
   }
 
   /**
-   * A client with a sleeping, bounded retry policy (the Ratis default spins forever, ratis.md
-   * P8): enough attempts to cover the total timeout; the caller bounds the time as well.
+   * A client with a sleeping, bounded retry policy (the Ratis default spins forever, ratis.md P8):
+   * enough attempts to cover the total timeout; the caller bounds the time as well.
    */
   static RaftClient newClient(QuorumClientSettings s, RaftGroup group) {
     int attempts = Math.max(3, s.totalTimeoutMs() / Math.max(1, s.retryBackoffMs()));
     return RaftClient.newBuilder()
         .setProperties(clientProperties(s))
         .setRaftGroup(group)
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
-            ms(s.retryBackoffMs())))
+        .setRetryPolicy(
+            RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts, ms(s.retryBackoffMs())))
         .build();
   }
 

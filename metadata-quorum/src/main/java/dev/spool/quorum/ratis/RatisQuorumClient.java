@@ -39,11 +39,11 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
 /**
- * {@link QuorumClient} on Ratis clients (GRPC). Two Ratis clients: one for writes (ordered
- * async, so a broker's writes are applied in the order it sent them) and one for read-only
- * requests (heartbeats must never queue behind a slow write). Failures as a whole map to
- * {@link SpoolException}s; NOT_CONTROLLER (the leader is not ready yet, nothing was logged) is
- * retried within the total timeout.
+ * {@link QuorumClient} on Ratis clients (GRPC). Two Ratis clients: one for writes (ordered async,
+ * so a broker's writes are applied in the order it sent them) and one for read-only requests
+ * (heartbeats must never queue behind a slow write). Failures as a whole map to {@link
+ * SpoolException}s; NOT_CONTROLLER (the leader is not ready yet, nothing was logged) is retried
+ * within the total timeout.
  */
 public final class RatisQuorumClient implements QuorumClient {
   private static final int PRODUCER_ID_CONFLICT_RETRIES = 10;
@@ -51,6 +51,7 @@ public final class RatisQuorumClient implements QuorumClient {
   private final QuorumClientSettings settings;
   private final RaftClient writes;
   private final RaftClient reads;
+
   /** One per broker registration this client speaks for (a handful per process). */
   private final Map<List<Long>, AlterPartitionBatcher> alterPartitionBatchers =
       new ConcurrentHashMap<>();
@@ -72,12 +73,13 @@ public final class RatisQuorumClient implements QuorumClient {
     return attempt(req, readOnly, deadlineNs);
   }
 
-  private CompletableFuture<ControllerReply> attempt(ControllerRequest req, boolean readOnly,
-      long deadlineNs) {
+  private CompletableFuture<ControllerReply> attempt(
+      ControllerRequest req, boolean readOnly, long deadlineNs) {
     long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime());
     if (leftMs <= 0) {
-      return CompletableFuture.failedFuture(new SpoolException(ErrorCode.QUORUM_UNAVAILABLE,
-          "no active controller answered in time"));
+      return CompletableFuture.failedFuture(
+          new SpoolException(
+              ErrorCode.QUORUM_UNAVAILABLE, "no active controller answered in time"));
     }
     Message m = Message.valueOf(UnsafeByteOperations.unsafeWrap(req.toByteArray()));
     CompletableFuture<RaftClientReply> f;
@@ -87,24 +89,27 @@ public final class RatisQuorumClient implements QuorumClient {
       return CompletableFuture.failedFuture(Replies.toSpoolException(e));
     }
     return f.orTimeout(leftMs, TimeUnit.MILLISECONDS)
-        .handle((r, err) -> {
-          if (err != null) {
-            throw Replies.toSpoolException(err);
-          }
-          return Replies.controllerReply(r);
-        })
-        .exceptionallyCompose(err -> {
-          SpoolException se = Replies.toSpoolException(err);
-          if (se.errorCode() == ErrorCode.NOT_CONTROLLER
-              && System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.retryBackoffMs())
-                  < deadlineNs) {
-            Executor later = CompletableFuture.delayedExecutor(settings.retryBackoffMs(),
-                TimeUnit.MILLISECONDS);
-            return CompletableFuture.supplyAsync(() -> null, later)
-                .thenCompose(x -> attempt(req, readOnly, deadlineNs));
-          }
-          return CompletableFuture.failedFuture(se);
-        });
+        .handle(
+            (r, err) -> {
+              if (err != null) {
+                throw Replies.toSpoolException(err);
+              }
+              return Replies.controllerReply(r);
+            })
+        .exceptionallyCompose(
+            err -> {
+              SpoolException se = Replies.toSpoolException(err);
+              if (se.errorCode() == ErrorCode.NOT_CONTROLLER
+                  && System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.retryBackoffMs())
+                      < deadlineNs) {
+                Executor later =
+                    CompletableFuture.delayedExecutor(
+                        settings.retryBackoffMs(), TimeUnit.MILLISECONDS);
+                return CompletableFuture.supplyAsync(() -> null, later)
+                    .thenCompose(x -> attempt(req, readOnly, deadlineNs));
+              }
+              return CompletableFuture.failedFuture(se);
+            });
   }
 
   private <T> CompletableFuture<T> write(ControllerRequest req, Function<ControllerReply, T> get) {
@@ -113,8 +118,8 @@ public final class RatisQuorumClient implements QuorumClient {
 
   @Override
   public CompletableFuture<BrokerRegistrationResponse> register(BrokerRegistrationRequest r) {
-    return write(ControllerRequest.newBuilder().setRegister(r).build(),
-        ControllerReply::getRegister);
+    return write(
+        ControllerRequest.newBuilder().setRegister(r).build(), ControllerReply::getRegister);
   }
 
   @Override
@@ -124,40 +129,50 @@ public final class RatisQuorumClient implements QuorumClient {
   }
 
   /**
-   * Coalesced per broker registration (see {@link AlterPartitionBatcher}): one request in
-   * flight per broker, later ones merged into the next.
+   * Coalesced per broker registration (see {@link AlterPartitionBatcher}): one request in flight
+   * per broker, later ones merged into the next.
    */
   @Override
   public CompletableFuture<AlterPartitionResponse> alterPartition(AlterPartitionRequest r) {
-    AlterPartitionBatcher b = alterPartitionBatchers.computeIfAbsent(
-        List.of((long) r.getBrokerId(), r.getBrokerEpoch()),
-        k -> new AlterPartitionBatcher(r.getBrokerId(), r.getBrokerEpoch(),
-            merged -> write(ControllerRequest.newBuilder().setAlterPartition(merged).build(),
-                ControllerReply::getAlterPartition)));
+    AlterPartitionBatcher b =
+        alterPartitionBatchers.computeIfAbsent(
+            List.of((long) r.getBrokerId(), r.getBrokerEpoch()),
+            k ->
+                new AlterPartitionBatcher(
+                    r.getBrokerId(),
+                    r.getBrokerEpoch(),
+                    merged ->
+                        write(
+                            ControllerRequest.newBuilder().setAlterPartition(merged).build(),
+                            ControllerReply::getAlterPartition)));
     return b.submit(r);
   }
 
   @Override
   public CompletableFuture<CreateTopicsResponse> createTopics(CreateTopicsRequest r) {
-    return write(ControllerRequest.newBuilder().setCreateTopics(r).build(),
+    return write(
+        ControllerRequest.newBuilder().setCreateTopics(r).build(),
         ControllerReply::getCreateTopics);
   }
 
   @Override
   public CompletableFuture<DeleteTopicsResponse> deleteTopics(DeleteTopicsRequest r) {
-    return write(ControllerRequest.newBuilder().setDeleteTopics(r).build(),
+    return write(
+        ControllerRequest.newBuilder().setDeleteTopics(r).build(),
         ControllerReply::getDeleteTopics);
   }
 
   @Override
   public CompletableFuture<ElectLeadersResponse> electLeaders(ElectLeadersRequest r) {
-    return write(ControllerRequest.newBuilder().setElectLeaders(r).build(),
+    return write(
+        ControllerRequest.newBuilder().setElectLeaders(r).build(),
         ControllerReply::getElectLeaders);
   }
 
   @Override
   public CompletableFuture<AlterConfigsResponse> alterConfigs(AlterConfigsRequest r) {
-    return write(ControllerRequest.newBuilder().setAlterConfigs(r).build(),
+    return write(
+        ControllerRequest.newBuilder().setAlterConfigs(r).build(),
         ControllerReply::getAlterConfigs);
   }
 
@@ -167,18 +182,25 @@ public final class RatisQuorumClient implements QuorumClient {
     return allocate(r, PRODUCER_ID_CONFLICT_RETRIES);
   }
 
-  private CompletableFuture<AllocateProducerIdsResponse> allocate(AllocateProducerIdsRequest r,
-      int retries) {
-    return write(ControllerRequest.newBuilder().setAllocateProducerIds(r).build(),
-        ControllerReply::getAllocateProducerIds)
-        .thenCompose(resp -> resp.getErrorCode() == ErrorCode.INVALID_UPDATE_VERSION
-            && retries > 0 ? allocate(r, retries - 1) : CompletableFuture.completedFuture(resp));
+  private CompletableFuture<AllocateProducerIdsResponse> allocate(
+      AllocateProducerIdsRequest r, int retries) {
+    return write(
+            ControllerRequest.newBuilder().setAllocateProducerIds(r).build(),
+            ControllerReply::getAllocateProducerIds)
+        .thenCompose(
+            resp ->
+                resp.getErrorCode() == ErrorCode.INVALID_UPDATE_VERSION && retries > 0
+                    ? allocate(r, retries - 1)
+                    : CompletableFuture.completedFuture(resp));
   }
 
   @Override
   public CompletableFuture<QuorumInfo> describeQuorum() {
-    return send(ControllerRequest.newBuilder()
-        .setDescribeQuorum(DescribeQuorumRequest.getDefaultInstance()).build(), true)
+    return send(
+            ControllerRequest.newBuilder()
+                .setDescribeQuorum(DescribeQuorumRequest.getDefaultInstance())
+                .build(),
+            true)
         .thenApply(ControllerReply::getDescribeQuorum);
   }
 

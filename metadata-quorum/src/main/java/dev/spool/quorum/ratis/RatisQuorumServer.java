@@ -37,9 +37,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link QuorumServer} on Ratis: one {@link RaftServer} (GRPC, RECOVER startup) with the
- * {@link MetadataStateMachine}. Controller-decided records are submitted to the local server
- * directly (no network hop), stamped with the term they were decided in.
+ * {@link QuorumServer} on Ratis: one {@link RaftServer} (GRPC, RECOVER startup) with the {@link
+ * MetadataStateMachine}. Controller-decided records are submitted to the local server directly (no
+ * network hop), stamped with the term they were decided in.
  */
 public final class RatisQuorumServer implements QuorumServer {
   private static final Logger log = LoggerFactory.getLogger(RatisQuorumServer.class);
@@ -64,22 +64,32 @@ public final class RatisQuorumServer implements QuorumServer {
       throw new IllegalStateException("already started");
     }
     Files.createDirectories(settings.storageDir());
-    stateMachine = new MetadataStateMachine(settings.nodeId(), settings.controllerSettings(),
-        settings.config().get(QuorumConfig.TICK_INTERVAL_MS),
-        settings.config().get(QuorumConfig.MAX_REQUEST_BYTES),
-        settings.config().get(QuorumConfig.RING_BATCHES), clock, this::writerForTerm,
-        this::describe);
-    server = RaftServer.newBuilder()
-        .setServerId(RaftSetup.peerId(settings.nodeId()))
-        .setGroup(group)
-        .setProperties(RaftSetup.serverProperties(settings))
-        .setStateMachine(stateMachine)
-        // RECOVER reuses an existing directory and formats a missing one (ratis.md P5).
-        .setOption(RaftStorage.StartupOption.RECOVER)
-        .build();
+    stateMachine =
+        new MetadataStateMachine(
+            settings.nodeId(),
+            settings.controllerSettings(),
+            settings.config().get(QuorumConfig.TICK_INTERVAL_MS),
+            settings.config().get(QuorumConfig.MAX_REQUEST_BYTES),
+            settings.config().get(QuorumConfig.RING_BATCHES),
+            clock,
+            this::writerForTerm,
+            this::describe);
+    server =
+        RaftServer.newBuilder()
+            .setServerId(RaftSetup.peerId(settings.nodeId()))
+            .setGroup(group)
+            .setProperties(RaftSetup.serverProperties(settings))
+            .setStateMachine(stateMachine)
+            // RECOVER reuses an existing directory and formats a missing one (ratis.md P5).
+            .setOption(RaftStorage.StartupOption.RECOVER)
+            .build();
     server.start();
-    log.info("[node={}] controller started: group {} voters {} storage {} ({})",
-        settings.nodeId(), group.getGroupId(), settings.voters(), settings.storageDir(),
+    log.info(
+        "[node={}] controller started: group {} voters {} storage {} ({})",
+        settings.nodeId(),
+        group.getGroupId(),
+        settings.voters(),
+        settings.storageDir(),
         settings.config().toLogString());
   }
 
@@ -87,36 +97,41 @@ public final class RatisQuorumServer implements QuorumServer {
     return (t, reason, batch) -> submitLocal(t, reason, batch);
   }
 
-  private CompletableFuture<ControllerWriteResponse> submitLocal(long term, String reason,
-      MetadataBatch batch) {
-    ControllerRequest req = ControllerRequest.newBuilder().setControllerWrite(
-        ControllerWriteRequest.newBuilder().setTerm(term).setReason(reason).setBatch(batch)).build();
-    RaftClientRequest request = RaftClientRequest.newBuilder()
-        .setClientId(localClientId)
-        .setServerId(RaftSetup.peerId(settings.nodeId()))
-        .setGroupId(group.getGroupId())
-        .setCallId(callIds.incrementAndGet())
-        .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(req.toByteArray())))
-        .setType(RaftClientRequest.writeRequestType())
-        .build();
+  private CompletableFuture<ControllerWriteResponse> submitLocal(
+      long term, String reason, MetadataBatch batch) {
+    ControllerRequest req =
+        ControllerRequest.newBuilder()
+            .setControllerWrite(
+                ControllerWriteRequest.newBuilder().setTerm(term).setReason(reason).setBatch(batch))
+            .build();
+    RaftClientRequest request =
+        RaftClientRequest.newBuilder()
+            .setClientId(localClientId)
+            .setServerId(RaftSetup.peerId(settings.nodeId()))
+            .setGroupId(group.getGroupId())
+            .setCallId(callIds.incrementAndGet())
+            .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(req.toByteArray())))
+            .setType(RaftClientRequest.writeRequestType())
+            .build();
     CompletableFuture<RaftClientReply> f;
     try {
       f = server.submitClientRequestAsync(request);
     } catch (IOException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return f.orTimeout(settings.config().get(QuorumConfig.CLIENT_TOTAL_TIMEOUT_MS),
-            TimeUnit.MILLISECONDS)
+    return f.orTimeout(
+            settings.config().get(QuorumConfig.CLIENT_TOTAL_TIMEOUT_MS), TimeUnit.MILLISECONDS)
         .thenApply(r -> Replies.controllerReply(r).getControllerWrite());
   }
 
   /** Raft's view of the quorum, from this division (complete only on the leader). */
   private QuorumInfo describe(RaftServer.Division d) {
     DivisionInfo info = d.getInfo();
-    QuorumInfo.Builder q = QuorumInfo.newBuilder()
-        .setLeaderId(info.getLeaderId() == null ? -1 : RaftSetup.nodeId(info.getLeaderId()))
-        .setTerm(info.getCurrentTerm())
-        .setCommitIndex(d.getRaftLog().getLastCommittedIndex());
+    QuorumInfo.Builder q =
+        QuorumInfo.newBuilder()
+            .setLeaderId(info.getLeaderId() == null ? -1 : RaftSetup.nodeId(info.getLeaderId()))
+            .setTerm(info.getCurrentTerm())
+            .setCommitIndex(d.getRaftLog().getLastCommittedIndex());
     Map<String, Long> commitIndexes = new HashMap<>();
     for (CommitInfoProto c : d.getCommitInfos()) {
       commitIndexes.put(c.getServer().getId().toStringUtf8(), c.getCommitIndex());
@@ -128,18 +143,21 @@ public final class RatisQuorumServer implements QuorumServer {
         lastContact.put(f.getId().getId().toStringUtf8(), f.getLastRpcElapsedTimeMs());
       }
     }
-    long leaderLast = d.getRaftLog().getLastEntryTermIndex() == null ? -1
-        : d.getRaftLog().getLastEntryTermIndex().getIndex();
+    long leaderLast =
+        d.getRaftLog().getLastEntryTermIndex() == null
+            ? -1
+            : d.getRaftLog().getLastEntryTermIndex().getIndex();
     for (RaftPeer p : group.getPeers()) {
       String id = p.getId().toString();
       long idx = commitIndexes.getOrDefault(id, -1L);
       boolean self = id.equals(RaftSetup.peerId(settings.nodeId()).toString());
-      q.addVoters(QuorumInfo.Voter.newBuilder()
-          .setNodeId(RaftSetup.nodeId(p.getId()))
-          .setAddress(p.getAddress())
-          .setLastIndex(idx)
-          .setLag(info.isLeader() && idx >= 0 ? Math.max(0, leaderLast - idx) : -1)
-          .setLastContactMsAgo(self ? 0 : lastContact.getOrDefault(id, -1L)));
+      q.addVoters(
+          QuorumInfo.Voter.newBuilder()
+              .setNodeId(RaftSetup.nodeId(p.getId()))
+              .setAddress(p.getAddress())
+              .setLastIndex(idx)
+              .setLag(info.isLeader() && idx >= 0 ? Math.max(0, leaderLast - idx) : -1)
+              .setLastContactMsAgo(self ? 0 : lastContact.getOrDefault(id, -1L)));
     }
     return q.build();
   }
@@ -190,11 +208,13 @@ public final class RatisQuorumServer implements QuorumServer {
 
   @Override
   public long takeSnapshot() throws IOException {
-    try (org.apache.ratis.client.RaftClient admin = org.apache.ratis.client.RaftClient.newBuilder()
-        .setProperties(RaftSetup.clientProperties(settings.clientSettings()))
-        .setRaftGroup(group).build()) {
-      RaftClientReply r = admin.getSnapshotManagementApi(RaftSetup.peerId(settings.nodeId()))
-          .create(30_000);
+    try (org.apache.ratis.client.RaftClient admin =
+        org.apache.ratis.client.RaftClient.newBuilder()
+            .setProperties(RaftSetup.clientProperties(settings.clientSettings()))
+            .setRaftGroup(group)
+            .build()) {
+      RaftClientReply r =
+          admin.getSnapshotManagementApi(RaftSetup.peerId(settings.nodeId())).create(30_000);
       if (!r.isSuccess()) {
         throw new IOException("snapshot failed: " + r.getException());
       }
@@ -209,23 +229,33 @@ public final class RatisQuorumServer implements QuorumServer {
       return true;
     }
     String self = RaftSetup.peerId(settings.nodeId()).toString();
-    RaftPeerId target = d.getCommitInfos().stream()
-        .filter(c -> !c.getServer().getId().toStringUtf8().equals(self))
-        .max(java.util.Comparator.comparingLong(CommitInfoProto::getCommitIndex))
-        .map(c -> RaftPeerId.valueOf(c.getServer().getId()))
-        .orElse(null);
+    RaftPeerId target =
+        d.getCommitInfos().stream()
+            .filter(c -> !c.getServer().getId().toStringUtf8().equals(self))
+            .max(java.util.Comparator.comparingLong(CommitInfoProto::getCommitIndex))
+            .map(c -> RaftPeerId.valueOf(c.getServer().getId()))
+            .orElse(null);
     if (target == null) {
       return false;
     }
-    try (org.apache.ratis.client.RaftClient c = org.apache.ratis.client.RaftClient.newBuilder()
-        .setProperties(RaftSetup.clientProperties(settings.clientSettings()))
-        .setRaftGroup(group).setLeaderId(RaftSetup.peerId(settings.nodeId())).build()) {
+    try (org.apache.ratis.client.RaftClient c =
+        org.apache.ratis.client.RaftClient.newBuilder()
+            .setProperties(RaftSetup.clientProperties(settings.clientSettings()))
+            .setRaftGroup(group)
+            .setLeaderId(RaftSetup.peerId(settings.nodeId()))
+            .build()) {
       RaftClientReply r = c.admin().transferLeadership(target, timeoutMs);
-      log.info("[node={}] leadership transfer to {}: {}", settings.nodeId(), target,
+      log.info(
+          "[node={}] leadership transfer to {}: {}",
+          settings.nodeId(),
+          target,
           r.isSuccess() ? "done" : r.getException());
       return r.isSuccess();
     } catch (IOException e) {
-      log.warn("[node={}] leadership transfer to {} failed: {}", settings.nodeId(), target,
+      log.warn(
+          "[node={}] leadership transfer to {} failed: {}",
+          settings.nodeId(),
+          target,
           e.toString());
       return false;
     }

@@ -14,9 +14,9 @@ import org.apache.ratis.protocol.exceptions.StateMachineException;
 
 /**
  * Carries an {@link ErrorCode} through Ratis' exception channel. A request refused before it is
- * logged becomes a {@link StateMachineException} whose message starts with
- * {@code "SPOOL:<code>:"}; the client turns it back into a {@link SpoolException}. Every other
- * failure of the Ratis client maps to a code here too.
+ * logged becomes a {@link StateMachineException} whose message starts with {@code "SPOOL:<code>:"};
+ * the client turns it back into a {@link SpoolException}. Every other failure of the Ratis client
+ * maps to a code here too.
  */
 final class Replies {
   private static final String PREFIX = "SPOOL:";
@@ -28,8 +28,8 @@ final class Replies {
   }
 
   /**
-   * The {@link ControllerReply} of a Ratis reply; a failed Ratis reply or a request-level
-   * error code becomes a {@link SpoolException}.
+   * The {@link ControllerReply} of a Ratis reply; a failed Ratis reply or a request-level error
+   * code becomes a {@link SpoolException}.
    */
   static ControllerReply controllerReply(RaftClientReply r) {
     if (!r.isSuccess()) {
@@ -69,15 +69,17 @@ final class Replies {
       return new SpoolException(ErrorCode.UNKNOWN_SERVER_ERROR, sme.getMessage(), sme);
     }
     if (e instanceof TimeoutException) {
-      return new SpoolException(ErrorCode.QUORUM_UNAVAILABLE,
-          "the metadata quorum did not answer in time", e);
+      return new SpoolException(
+          ErrorCode.QUORUM_UNAVAILABLE, "the metadata quorum did not answer in time", e);
     }
     if (e instanceof NotLeaderException) {
       return new SpoolException(ErrorCode.NOT_CONTROLLER, e.getMessage(), e);
     }
     if (e instanceof GroupMismatchException) {
-      return new SpoolException(ErrorCode.INVALID_REQUEST,
-          "the quorum belongs to another cluster id: " + e.getMessage(), e);
+      return new SpoolException(
+          ErrorCode.INVALID_REQUEST,
+          "the quorum belongs to another cluster id: " + e.getMessage(),
+          e);
     }
     if (e instanceof AlreadyClosedException) {
       return new SpoolException(ErrorCode.QUORUM_UNAVAILABLE, e.getMessage(), e);

@@ -33,13 +33,13 @@ import org.HdrHistogram.Histogram;
  * Metadata-quorum benchmark (not part of the test command).
  *
  * <ol>
- *   <li>Throughput: AlterPartition writes (one PartitionChangeRecord each, the commonest
- *       metadata write) from several quorum clients with many requests in flight, each slot
- *       toggling the ISR of its own partition. Reports committed records/s and latency.
+ *   <li>Throughput: AlterPartition writes (one PartitionChangeRecord each, the commonest metadata
+ *       write) from several quorum clients with many requests in flight, each slot toggling the ISR
+ *       of its own partition. Reports committed records/s and latency.
  *   <li>Failover (in-JVM voters only): stop the active controller, time until the next write
  *       commits; restart it, let it catch up; repeat. Reports p50/p99.
- *   <li>Probe (any voters, e.g. while a script SIGKILLs the active controller): sequential
- *       writes for N seconds; reports every commit gap above 100 ms and the largest one.
+ *   <li>Probe (any voters, e.g. while a script SIGKILLs the active controller): sequential writes
+ *       for N seconds; reports every commit gap above 100 ms and the largest one.
  * </ol>
  *
  * <pre>
@@ -49,6 +49,7 @@ import org.HdrHistogram.Histogram;
  * java -cp ... dev.spool.quorum.bench.QuorumBench --voters 1@h:9093,2@h:9094,3@h:9095 \
  *     --cluster-id my-cluster --measure-only --failover-trials 0 --probe-seconds 60
  * </pre>
+ *
  * Options: --clients N (8) --in-flight N per client (64) --seconds N (15) --warmup N (3)
  * --failover-trials N (20) --probe-seconds N (0) --partitions-per-request N (1) --kill-time-file F
  * (with --probe-seconds: wall-clock ms of a SIGKILL of the active controller, written by a script).
@@ -111,24 +112,39 @@ public final class QuorumBench {
       if (measureOnly) {
         throw new IllegalArgumentException("--measure-only needs --voters");
       }
-      cluster = QuorumTestCluster.builder().voters(3)
-          .config(QuorumConfig.CLIENT_REQUEST_TIMEOUT_MS.name(), 5000)
-          .config(QuorumConfig.CLIENT_TOTAL_TIMEOUT_MS.name(), 30000).start();
+      cluster =
+          QuorumTestCluster.builder()
+              .voters(3)
+              .config(QuorumConfig.CLIENT_REQUEST_TIMEOUT_MS.name(), 5000)
+              .config(QuorumConfig.CLIENT_TOTAL_TIMEOUT_MS.name(), 30000)
+              .start();
       cluster.awaitActiveController();
       config = cluster.config();
       clusterId = QuorumTestCluster.CLUSTER_ID;
     }
-    System.out.printf("voters %s, cluster %s, %s%n", config.get(QuorumConfig.VOTERS), clusterId,
-        cluster == null ? "external" : "in-JVM");
+    System.out.printf(
+        "voters %s, cluster %s, %s%n",
+        config.get(QuorumConfig.VOTERS), clusterId, cluster == null ? "external" : "in-JVM");
     QuorumClient admin = newClient();
     for (int id : BROKERS) {
-      BrokerLifecycle b = new BrokerLifecycle(new BrokerLifecycle.Settings(id, "bench-" + id,
-          9092, "", config.get(QuorumConfig.HEARTBEAT_INTERVAL_MS), 50, 1000), newClient(),
-          (img, d) -> { });
+      BrokerLifecycle b =
+          new BrokerLifecycle(
+              new BrokerLifecycle.Settings(
+                  id,
+                  "bench-" + id,
+                  9092,
+                  "",
+                  config.get(QuorumConfig.HEARTBEAT_INTERVAL_MS),
+                  50,
+                  1000),
+              newClient(),
+              (img, d) -> {});
       brokers.add(b);
       b.start();
     }
-    waitFor(() -> brokers.stream().allMatch(b -> b.state() == BrokerState.RUNNING), 30_000,
+    waitFor(
+        () -> brokers.stream().allMatch(b -> b.state() == BrokerState.RUNNING),
+        30_000,
         "bench brokers running");
     String topic = "bench-" + UUID.randomUUID().toString().substring(0, 8);
     int clientsN = opt("clients", 8);
@@ -136,14 +152,17 @@ public final class QuorumBench {
     int perRequest = opt("partitions-per-request", 1);
     int partitions = (clientsN * inFlight + 3) * perRequest + 1;
     createTopic(admin, topic, partitions);
-    waitFor(() -> brokers.get(0).image().partitions(topic).size() == partitions, 30_000,
+    waitFor(
+        () -> brokers.get(0).image().partitions(topic).size() == partitions,
+        30_000,
         "topic visible");
     throughput(topic, clientsN, inFlight, perRequest);
     int trials = opt("failover-trials", cluster == null ? 0 : 20);
     if (trials > 0) {
       if (cluster == null) {
-        System.out.println("failover trials need in-JVM voters; use --probe-seconds with a "
-            + "script that kills the active controller");
+        System.out.println(
+            "failover trials need in-JVM voters; use --probe-seconds with a "
+                + "script that kills the active controller");
       } else {
         failover(topic, partitions - 1, trials);
       }
@@ -152,7 +171,8 @@ public final class QuorumBench {
     if (probe > 0) {
       probe(topic, partitions - 1, probe, opts.get("kill-time-file"));
     }
-    admin.deleteTopics(DeleteTopicsRequest.newBuilder().addNames(topic).build())
+    admin
+        .deleteTopics(DeleteTopicsRequest.newBuilder().addNames(topic).build())
         .get(30, TimeUnit.SECONDS);
   }
 
@@ -163,18 +183,23 @@ public final class QuorumBench {
   }
 
   private void createTopic(QuorumClient admin, String topic, int partitions) throws Exception {
-    CreateTopicsRequest.Topic.Builder t = CreateTopicsRequest.Topic.newBuilder().setName(topic)
-        .setNumPartitions(-1).setReplicationFactor(-1);
+    CreateTopicsRequest.Topic.Builder t =
+        CreateTopicsRequest.Topic.newBuilder()
+            .setName(topic)
+            .setNumPartitions(-1)
+            .setReplicationFactor(-1);
     for (int p = 0; p < partitions; p++) {
-      CreateTopicsRequest.Assignment.Builder a = CreateTopicsRequest.Assignment.newBuilder()
-          .setPartition(p);
+      CreateTopicsRequest.Assignment.Builder a =
+          CreateTopicsRequest.Assignment.newBuilder().setPartition(p);
       for (int r = 0; r < 3; r++) {
         a.addReplicas(BROKERS[(p + r) % 3]);
       }
       t.addAssignments(a);
     }
-    CreateTopicsResponse r = admin.createTopics(CreateTopicsRequest.newBuilder().addTopics(t)
-        .build()).get(60, TimeUnit.SECONDS);
+    CreateTopicsResponse r =
+        admin
+            .createTopics(CreateTopicsRequest.newBuilder().addTopics(t).build())
+            .get(60, TimeUnit.SECONDS);
     if (r.getTopics(0).getErrorCode() != ErrorCode.NONE) {
       throw new IllegalStateException("create " + topic + ": " + r.getTopics(0));
     }
@@ -200,28 +225,46 @@ public final class QuorumBench {
     /** All partitions of a slot share a leader (the driver places them so). */
     CompletableFuture<AlterPartitionResponse> send() {
       int leader = states[0].leader();
-      BrokerLifecycle lb = brokers.stream().filter(b -> b.brokerId() == leader).findFirst()
-          .orElseThrow();
-      AlterPartitionRequest.Builder req = AlterPartitionRequest.newBuilder().setBrokerId(leader)
-          .setBrokerEpoch(lb.brokerEpoch());
+      BrokerLifecycle lb =
+          brokers.stream().filter(b -> b.brokerId() == leader).findFirst().orElseThrow();
+      AlterPartitionRequest.Builder req =
+          AlterPartitionRequest.newBuilder().setBrokerId(leader).setBrokerEpoch(lb.brokerEpoch());
       for (PartitionState s : states) {
-        List<Integer> isr = s.isr().size() == 3 ? List.of(s.leader(), s.replicas().stream()
-            .filter(x -> x != s.leader()).findFirst().orElseThrow()) : s.replicas();
+        List<Integer> isr =
+            s.isr().size() == 3
+                ? List.of(
+                    s.leader(),
+                    s.replicas().stream().filter(x -> x != s.leader()).findFirst().orElseThrow())
+                : s.replicas();
         List<Integer> ordered = new ArrayList<>(isr);
-        req.addPartitions(AlterPartitionRequest.Partition.newBuilder().setTopic(topic)
-            .setPartition(s.partition()).setLeaderEpoch(s.leaderEpoch())
-            .setPartitionEpoch(s.partitionEpoch()).addAllNewIsr(ordered));
+        req.addPartitions(
+            AlterPartitionRequest.Partition.newBuilder()
+                .setTopic(topic)
+                .setPartition(s.partition())
+                .setLeaderEpoch(s.leaderEpoch())
+                .setPartitionEpoch(s.partitionEpoch())
+                .addAllNewIsr(ordered));
       }
-      return client.alterPartition(req.build()).thenApply(r -> {
-        for (int i = 0; i < r.getPartitionsCount(); i++) {
-          AlterPartitionResponse.PartitionResult pr = r.getPartitions(i);
-          PartitionState s = states[i];
-          states[i] = new PartitionState(s.topicId(), s.topic(), s.partition(), s.replicas(),
-              pr.getIsrList().isEmpty() ? s.isr() : pr.getIsrList(), pr.getLeader(),
-              pr.getLeaderEpoch(), pr.getPartitionEpoch());
-        }
-        return r;
-      });
+      return client
+          .alterPartition(req.build())
+          .thenApply(
+              r -> {
+                for (int i = 0; i < r.getPartitionsCount(); i++) {
+                  AlterPartitionResponse.PartitionResult pr = r.getPartitions(i);
+                  PartitionState s = states[i];
+                  states[i] =
+                      new PartitionState(
+                          s.topicId(),
+                          s.topic(),
+                          s.partition(),
+                          s.replicas(),
+                          pr.getIsrList().isEmpty() ? s.isr() : pr.getIsrList(),
+                          pr.getLeader(),
+                          pr.getLeaderEpoch(),
+                          pr.getPartitionEpoch());
+                }
+                return r;
+              });
     }
   }
 
@@ -263,37 +306,55 @@ public final class QuorumBench {
     running.set(false);
     done.await(60, TimeUnit.SECONDS);
     double rate = (r1 - r0) / secs;
-    System.out.printf("throughput: %d clients x %d in flight x %d partitions/request: %.0f "
+    System.out.printf(
+        "throughput: %d clients x %d in flight x %d partitions/request: %.0f "
             + "records/s (%.0f requests/s), latency p50 %.1f ms p99 %.1f ms max %.1f ms, "
-            + "%d partition errors%n", clientsN, inFlight, perRequest, rate, rate / perRequest,
-        latency.getValueAtPercentile(50) / 1000.0, latency.getValueAtPercentile(99) / 1000.0,
-        latency.getMaxValue() / 1000.0, errors.get());
-    System.out.printf("RESULT records_per_sec=%.0f latency_p50_ms=%.1f latency_p99_ms=%.1f%n",
-        rate, latency.getValueAtPercentile(50) / 1000.0,
-        latency.getValueAtPercentile(99) / 1000.0);
+            + "%d partition errors%n",
+        clientsN,
+        inFlight,
+        perRequest,
+        rate,
+        rate / perRequest,
+        latency.getValueAtPercentile(50) / 1000.0,
+        latency.getValueAtPercentile(99) / 1000.0,
+        latency.getMaxValue() / 1000.0,
+        errors.get());
+    System.out.printf(
+        "RESULT records_per_sec=%.0f latency_p50_ms=%.1f latency_p99_ms=%.1f%n",
+        rate, latency.getValueAtPercentile(50) / 1000.0, latency.getValueAtPercentile(99) / 1000.0);
   }
 
-  private void loop(Slot s, Histogram latency, AtomicLong records, AtomicLong errors,
-      AtomicBoolean measuring, AtomicBoolean running, CountDownLatch done) {
+  private void loop(
+      Slot s,
+      Histogram latency,
+      AtomicLong records,
+      AtomicLong errors,
+      AtomicBoolean measuring,
+      AtomicBoolean running,
+      CountDownLatch done) {
     if (!running.get()) {
       done.countDown();
       return;
     }
     long start = System.nanoTime();
-    s.send().whenComplete((r, e) -> {
-      if (e == null) {
-        long ok = r.getPartitionsList().stream()
-            .filter(p -> p.getErrorCode() == ErrorCode.NONE).count();
-        records.addAndGet(ok);
-        errors.addAndGet(r.getPartitionsCount() - ok);
-        if (measuring.get()) {
-          latency.recordValue(Math.min((System.nanoTime() - start) / 1000, 60_000_000L));
-        }
-      } else {
-        errors.incrementAndGet();
-      }
-      loop(s, latency, records, errors, measuring, running, done);
-    });
+    s.send()
+        .whenComplete(
+            (r, e) -> {
+              if (e == null) {
+                long ok =
+                    r.getPartitionsList().stream()
+                        .filter(p -> p.getErrorCode() == ErrorCode.NONE)
+                        .count();
+                records.addAndGet(ok);
+                errors.addAndGet(r.getPartitionsCount() - ok);
+                if (measuring.get()) {
+                  latency.recordValue(Math.min((System.nanoTime() - start) / 1000, 60_000_000L));
+                }
+              } else {
+                errors.incrementAndGet();
+              }
+              loop(s, latency, records, errors, measuring, running, done);
+            });
   }
 
   /** Sequential writes on one partition; returns the completion times (ns) of successes. */
@@ -333,22 +394,27 @@ public final class QuorumBench {
       p.thread.start();
       waitFor(() -> p.commits.size() > 5, 30_000, "probe writes");
       long stopNs = System.nanoTime();
-      CompletableFuture<Void> stopping = CompletableFuture.runAsync(() -> {
-        try {
-          cluster.stop(id);
-        } catch (Exception e) {
-          throw new RuntimeException(e);
-        }
-      });
-      waitFor(() -> {
-        synchronized (p.commits) {
-          return p.commits.stream().anyMatch(c -> c[0] > stopNs);
-        }
-      }, 60_000, "a write after the stop");
+      CompletableFuture<Void> stopping =
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  cluster.stop(id);
+                } catch (Exception e) {
+                  throw new RuntimeException(e);
+                }
+              });
+      waitFor(
+          () -> {
+            synchronized (p.commits) {
+              return p.commits.stream().anyMatch(c -> c[0] > stopNs);
+            }
+          },
+          60_000,
+          "a write after the stop");
       long firstNs;
       synchronized (p.commits) {
-        firstNs = p.commits.stream().filter(c -> c[0] > stopNs).mapToLong(c -> c[1]).min()
-            .orElseThrow();
+        firstNs =
+            p.commits.stream().filter(c -> c[0] > stopNs).mapToLong(c -> c[1]).min().orElseThrow();
       }
       long ms = TimeUnit.NANOSECONDS.toMillis(firstNs - stopNs);
       results.add(ms);
@@ -357,8 +423,9 @@ public final class QuorumBench {
       p.slot.client.close();
       clients.remove(p.slot.client);
       stopping.get(60, TimeUnit.SECONDS);
-      System.out.printf("failover trial %d: controller %d stopped, next committed write after "
-          + "%d ms%n", t + 1, id, ms);
+      System.out.printf(
+          "failover trial %d: controller %d stopped, next committed write after " + "%d ms%n",
+          t + 1, id, ms);
       QuorumServer back = cluster.restart(id);
       QuorumServer leader = cluster.awaitActiveController(Duration.ofSeconds(60));
       waitFor(() -> back.appliedIndex() >= leader.appliedIndex() - 1, 60_000, "catch up");
@@ -366,20 +433,23 @@ public final class QuorumBench {
     List<Long> sorted = results.stream().sorted().toList();
     long p50 = sorted.get((int) Math.ceil(0.50 * sorted.size()) - 1);
     long p99 = sorted.get((int) Math.ceil(0.99 * sorted.size()) - 1);
-    System.out.printf("failover over %d trials (ms): p50 %d, p99 %d, max %d; all %s%n",
+    System.out.printf(
+        "failover over %d trials (ms): p50 %d, p99 %d, max %d; all %s%n",
         sorted.size(), p50, p99, sorted.get(sorted.size() - 1), results);
-    System.out.printf("RESULT failover_p50_ms=%d failover_p99_ms=%d failover_max_ms=%d%n", p50,
-        p99, sorted.get(sorted.size() - 1));
+    System.out.printf(
+        "RESULT failover_p50_ms=%d failover_p99_ms=%d failover_max_ms=%d%n",
+        p50, p99, sorted.get(sorted.size() - 1));
   }
 
   /**
-   * Sequential writes for {@code seconds}, reporting commit gaps. With {@code killTimeFile} (a
-   * file into which a script writes the wall-clock ms at which it SIGKILLed the active
-   * controller) it also reports the failover time as the in-JVM trials measure it: from the kill
-   * to the commit of the first write sent after it. Gaps that ended before the kill are not
-   * failover (a restarted voter catching up, a slow start).
+   * Sequential writes for {@code seconds}, reporting commit gaps. With {@code killTimeFile} (a file
+   * into which a script writes the wall-clock ms at which it SIGKILLed the active controller) it
+   * also reports the failover time as the in-JVM trials measure it: from the kill to the commit of
+   * the first write sent after it. Gaps that ended before the kill are not failover (a restarted
+   * voter catching up, a slow start).
    */
-  private void probe(String topic, int partition, int seconds, String killTimeFile) throws Exception {
+  private void probe(String topic, int partition, int seconds, String killTimeFile)
+      throws Exception {
     Prober p = new Prober(topic, partition);
     long start = System.nanoTime();
     long startEpochMs = System.currentTimeMillis();
@@ -395,14 +465,16 @@ public final class QuorumBench {
       for (long[] c : p.commits) {
         long gap = TimeUnit.NANOSECONDS.toMillis(c[1] - prev);
         if (gap > 100) {
-          System.out.printf("probe: commit gap of %d ms ending %.1f s into the probe%n", gap,
-              (c[1] - start) / 1e9);
+          System.out.printf(
+              "probe: commit gap of %d ms ending %.1f s into the probe%n",
+              gap, (c[1] - start) / 1e9);
         }
         maxGap = Math.max(maxGap, gap);
         prev = c[1];
       }
     }
-    System.out.printf("probe: %d sequential writes in %d s, largest commit gap %d ms%n",
+    System.out.printf(
+        "probe: %d sequential writes in %d s, largest commit gap %d ms%n",
         p.commits.size(), seconds, maxGap);
     System.out.printf("RESULT probe_writes=%d probe_max_gap_ms=%d%n", p.commits.size(), maxGap);
     if (killTimeFile == null) {
@@ -420,9 +492,16 @@ public final class QuorumBench {
       return;
     }
     synchronized (p.commits) {
-      p.commits.stream().filter(c -> c[0] > killNs).findFirst().ifPresentOrElse(
-          c -> System.out.printf("RESULT probe_failover_ms=%d%n", TimeUnit.NANOSECONDS.toMillis(c[1] - killNs)),
-          () -> System.out.println("probe: no write committed after the kill within the probe"));
+      p.commits.stream()
+          .filter(c -> c[0] > killNs)
+          .findFirst()
+          .ifPresentOrElse(
+              c ->
+                  System.out.printf(
+                      "RESULT probe_failover_ms=%d%n",
+                      TimeUnit.NANOSECONDS.toMillis(c[1] - killNs)),
+              () ->
+                  System.out.println("probe: no write committed after the kill within the probe"));
     }
   }
 

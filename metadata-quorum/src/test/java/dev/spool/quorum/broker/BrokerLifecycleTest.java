@@ -105,7 +105,8 @@ class BrokerLifecycleTest {
     public void close() {}
   }
 
-  record Recorder(List<BrokerState> states, List<MetadataDelta> deltas) implements MetadataListener {
+  record Recorder(List<BrokerState> states, List<MetadataDelta> deltas)
+      implements MetadataListener {
     Recorder() {
       this(new CopyOnWriteArrayList<>(), new CopyOnWriteArrayList<>());
     }
@@ -130,25 +131,35 @@ class BrokerLifecycleTest {
   private static BrokerHeartbeatResponse controller(BrokerHeartbeatRequest r) {
     BrokerHeartbeatResponse.Builder b = BrokerHeartbeatResponse.newBuilder().setMetadataOffset(6);
     if (r.getMetadataOffset() < 5) {
-      b.addBatches(OffsetBatch.newBuilder().setOffset(5).setBatch(MetadataBatch.newBuilder()
-          .addRecords(Records.registerBroker(1, "x", "h", 9092, "", 0))));
+      b.addBatches(
+          OffsetBatch.newBuilder()
+              .setOffset(5)
+              .setBatch(
+                  MetadataBatch.newBuilder()
+                      .addRecords(Records.registerBroker(1, "x", "h", 9092, "", 0))));
     }
     if (r.getMetadataOffset() < 6) {
-      b.addBatches(OffsetBatch.newBuilder().setOffset(6).setBatch(MetadataBatch.newBuilder()
-          .addRecords(Records.topic("t", "id-t"))));
+      b.addBatches(
+          OffsetBatch.newBuilder()
+              .setOffset(6)
+              .setBatch(MetadataBatch.newBuilder().addRecords(Records.topic("t", "id-t"))));
     }
     return b.setIsCaughtUp(r.getMetadataOffset() >= 5)
         .setIsFenced(r.getMetadataOffset() < 6 || r.getWantFence())
-        .setShouldShutdown(r.getWantShutdown()).build();
+        .setShouldShutdown(r.getWantShutdown())
+        .build();
   }
 
   @Test
   void shouldRetryRegistrationThenReplayMetadataAndRunOnceUnfenced() {
     ScriptedClient c = new ScriptedClient();
     AtomicInteger attempts = new AtomicInteger();
-    c.register = r -> attempts.incrementAndGet() < 3
-        ? CompletableFuture.failedFuture(new SpoolException(ErrorCode.QUORUM_UNAVAILABLE, "down"))
-        : epoch(5);
+    c.register =
+        r ->
+            attempts.incrementAndGet() < 3
+                ? CompletableFuture.failedFuture(
+                    new SpoolException(ErrorCode.QUORUM_UNAVAILABLE, "down"))
+                : epoch(5);
     c.heartbeat = BrokerLifecycleTest::controller;
     Recorder rec = new Recorder();
     BrokerLifecycle b = new BrokerLifecycle(SETTINGS, c, rec);
@@ -156,7 +167,8 @@ class BrokerLifecycleTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> b.state() == BrokerState.RUNNING);
     assertEquals(3, c.registrations.get());
     assertEquals(5, b.brokerEpoch());
-    assertEquals(List.of(BrokerState.REGISTERING, BrokerState.RECOVERING, BrokerState.RUNNING),
+    assertEquals(
+        List.of(BrokerState.REGISTERING, BrokerState.RECOVERING, BrokerState.RUNNING),
         rec.states());
     assertEquals(6, b.image().offset());
     assertTrue(b.image().topic("t") != null);
@@ -170,16 +182,22 @@ class BrokerLifecycleTest {
     ScriptedClient c = new ScriptedClient();
     AtomicInteger regs = new AtomicInteger();
     c.register = r -> epoch(regs.incrementAndGet() == 1 ? 5 : 9);
-    c.heartbeat = r -> r.getBrokerEpoch() == 5
-        ? BrokerHeartbeatResponse.newBuilder().setErrorCode(ErrorCode.STALE_BROKER_EPOCH).build()
-        : controller(r);
+    c.heartbeat =
+        r ->
+            r.getBrokerEpoch() == 5
+                ? BrokerHeartbeatResponse.newBuilder()
+                    .setErrorCode(ErrorCode.STALE_BROKER_EPOCH)
+                    .build()
+                : controller(r);
     Recorder rec = new Recorder();
     BrokerLifecycle b = new BrokerLifecycle(SETTINGS, c, rec);
     b.start();
     await().atMost(Duration.ofSeconds(10)).until(() -> b.state() == BrokerState.RUNNING);
     assertEquals(9, b.brokerEpoch());
-    assertTrue(rec.states().indexOf(BrokerState.REGISTERING)
-        != rec.states().lastIndexOf(BrokerState.REGISTERING), "registered twice: " + rec.states());
+    assertTrue(
+        rec.states().indexOf(BrokerState.REGISTERING)
+            != rec.states().lastIndexOf(BrokerState.REGISTERING),
+        "registered twice: " + rec.states());
     b.halt();
   }
 

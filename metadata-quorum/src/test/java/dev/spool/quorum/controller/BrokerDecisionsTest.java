@@ -19,8 +19,12 @@ import org.junit.jupiter.api.Test;
 class BrokerDecisionsTest {
 
   private static BrokerRegistrationRequest reg(int id, String incarnation) {
-    return BrokerRegistrationRequest.newBuilder().setBrokerId(id).setIncarnationId(incarnation)
-        .setHost("h").setPort(9092).build();
+    return BrokerRegistrationRequest.newBuilder()
+        .setBrokerId(id)
+        .setIncarnationId(incarnation)
+        .setHost("h")
+        .setPort(9092)
+        .build();
   }
 
   @Test
@@ -36,8 +40,10 @@ class BrokerDecisionsTest {
   @Test
   void shouldAnswerARetriedRegistrationWithTheSameEpochAndWriteNothing() {
     ImageFixture fx = new ImageFixture();
-    long epoch = Decisions.commit(fx, BrokerDecisions.register(reg(5, "a"), fx.image()))
-        .getRegister().getBrokerEpoch();
+    long epoch =
+        Decisions.commit(fx, BrokerDecisions.register(reg(5, "a"), fx.image()))
+            .getRegister()
+            .getBrokerEpoch();
     Decision again = BrokerDecisions.register(reg(5, "a"), fx.image());
     assertEquals(0, again.batch().getRecordsCount());
     assertEquals(epoch, Decisions.commit(fx, again).getRegister().getBrokerEpoch());
@@ -48,8 +54,8 @@ class BrokerDecisionsTest {
     ImageFixture fx = new ImageFixture().brokers(1, 2, 3);
     fx.topic("t", List.of(List.of(1, 2, 3), List.of(2, 1, 3)));
     long oldEpoch = fx.image().broker(1).epoch();
-    ControllerReply r = Decisions.commit(fx, BrokerDecisions.register(reg(1, "restarted"),
-        fx.image()));
+    ControllerReply r =
+        Decisions.commit(fx, BrokerDecisions.register(reg(1, "restarted"), fx.image()));
     long newEpoch = r.getRegister().getBrokerEpoch();
     assertTrue(newEpoch > oldEpoch);
     assertTrue(fx.image().broker(1).fenced());
@@ -63,8 +69,9 @@ class BrokerDecisionsTest {
   @Test
   void shouldRejectARegistrationWithoutAnAddress() {
     ImageFixture fx = new ImageFixture();
-    ControllerReply r = Decisions.commit(fx, BrokerDecisions.register(
-        reg(1, "a").toBuilder().setHost("").build(), fx.image()));
+    ControllerReply r =
+        Decisions.commit(
+            fx, BrokerDecisions.register(reg(1, "a").toBuilder().setHost("").build(), fx.image()));
     assertEquals(ErrorCode.INVALID_REQUEST, r.getRegister().getErrorCode());
     assertEquals(null, fx.image().broker(1));
   }
@@ -73,12 +80,17 @@ class BrokerDecisionsTest {
   void shouldHandOutDisjointProducerIdBlocksAndRejectAStaleBroker() {
     ImageFixture fx = new ImageFixture().brokers(1);
     ControllerSettings s = ControllerSettings.defaults();
-    AllocateProducerIdsRequest req = AllocateProducerIdsRequest.newBuilder().setBrokerId(1)
-        .setBrokerEpoch(fx.image().broker(1).epoch()).build();
-    var a = Decisions.commit(fx, BrokerDecisions.allocateProducerIds(req, fx.image(), s))
-        .getAllocateProducerIds();
-    var b = Decisions.commit(fx, BrokerDecisions.allocateProducerIds(req, fx.image(), s))
-        .getAllocateProducerIds();
+    AllocateProducerIdsRequest req =
+        AllocateProducerIdsRequest.newBuilder()
+            .setBrokerId(1)
+            .setBrokerEpoch(fx.image().broker(1).epoch())
+            .build();
+    var a =
+        Decisions.commit(fx, BrokerDecisions.allocateProducerIds(req, fx.image(), s))
+            .getAllocateProducerIds();
+    var b =
+        Decisions.commit(fx, BrokerDecisions.allocateProducerIds(req, fx.image(), s))
+            .getAllocateProducerIds();
     assertEquals(0, a.getProducerIdStart());
     assertEquals(1000, a.getProducerIdLen());
     assertEquals(1000, b.getProducerIdStart());
@@ -86,10 +98,15 @@ class BrokerDecisionsTest {
     Decision c = BrokerDecisions.allocateProducerIds(req, fx.image(), s);
     Decision d = BrokerDecisions.allocateProducerIds(req, fx.image(), s);
     Decisions.commit(fx, c);
-    assertEquals(ErrorCode.INVALID_UPDATE_VERSION,
+    assertEquals(
+        ErrorCode.INVALID_UPDATE_VERSION,
         Decisions.commit(fx, d).getAllocateProducerIds().getErrorCode());
-    var stale = Decisions.commit(fx, BrokerDecisions.allocateProducerIds(
-        req.toBuilder().setBrokerEpoch(999).build(), fx.image(), s)).getAllocateProducerIds();
+    var stale =
+        Decisions.commit(
+                fx,
+                BrokerDecisions.allocateProducerIds(
+                    req.toBuilder().setBrokerEpoch(999).build(), fx.image(), s))
+            .getAllocateProducerIds();
     assertNotEquals(ErrorCode.NONE, stale.getErrorCode());
   }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.spool.client.TopicPartition;
 import dev.spool.protocol.message.ErrorCode;
 import dev.spool.quorum.image.ImageFixture;
 import dev.spool.quorum.image.MetadataImage;
@@ -11,7 +12,6 @@ import dev.spool.quorum.image.PartitionState;
 import dev.spool.quorum.image.Records;
 import dev.spool.quorum.message.MetadataRecord;
 import dev.spool.quorum.message.RecordResult;
-import dev.spool.client.TopicPartition;
 import dev.spool.time.ManualClock;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 @Tag("unit")
 class ClusterDutiesTest {
   private static final long SESSION_MS = 1500;
-  private final ControllerSettings settings = ControllerSettings.defaults()
-      .withSessionTimeoutMs(SESSION_MS);
+  private final ControllerSettings settings =
+      ControllerSettings.defaults().withSessionTimeoutMs(SESSION_MS);
   private ImageFixture fx;
   private ManualClock clock;
   private BrokerHeartbeatTracker tracker;
@@ -99,11 +99,16 @@ class ClusterDutiesTest {
     BrokerHeartbeatTracker fresh = new BrokerHeartbeatTracker(SESSION_MS);
     fresh.observe(fx.image(), clock.monotonicMs());
     clock.advanceMs(SESSION_MS);
-    assertTrue(ClusterDuties.decide(fx.image(), fresh, clock.monotonicMs(), false, settings)
-        .isEmpty());
+    assertTrue(
+        ClusterDuties.decide(fx.image(), fresh, clock.monotonicMs(), false, settings).isEmpty());
     clock.advanceMs(1);
-    assertEquals(3, ClusterDuties.decide(fx.image(), fresh, clock.monotonicMs(), false, settings)
-        .records().stream().filter(r -> r.hasFenceBroker()).count());
+    assertEquals(
+        3,
+        ClusterDuties.decide(fx.image(), fresh, clock.monotonicMs(), false, settings)
+            .records()
+            .stream()
+            .filter(r -> r.hasFenceBroker())
+            .count());
   }
 
   @Test
@@ -126,10 +131,10 @@ class ClusterDutiesTest {
     fx.apply(Records.partitionChange(p, 1, List.of(1)));
     fenceDeadBroker1();
     commit(tick(false));
-    assertEquals(PartitionState.NO_LEADER,
-        fx.image().partition(new TopicPartition("solo", 0)).leader());
-    fx.apply(Records.config(fx.image().topic("solo").id(), "unclean.leader.election.enable",
-        "true"));
+    assertEquals(
+        PartitionState.NO_LEADER, fx.image().partition(new TopicPartition("solo", 0)).leader());
+    fx.apply(
+        Records.config(fx.image().topic("solo").id(), "unclean.leader.election.enable", "true"));
     commit(tick(false));
     PartitionState after = fx.image().partition(new TopicPartition("solo", 0));
     assertEquals(2, after.leader());

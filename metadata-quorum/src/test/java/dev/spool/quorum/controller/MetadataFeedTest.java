@@ -28,8 +28,10 @@ class MetadataFeedTest {
         f.publish(img, null);
         continue;
       }
-      MetadataBatch b = MetadataBatch.newBuilder()
-          .addRecords(Records.registerBroker(i, "inc", "h", 1, "", 0)).build();
+      MetadataBatch b =
+          MetadataBatch.newBuilder()
+              .addRecords(Records.registerBroker(i, "inc", "h", 1, "", 0))
+              .build();
       img = MetadataApplier.replay(img, b, i);
       f.publish(img, b);
     }
@@ -42,7 +44,8 @@ class MetadataFeedTest {
     MetadataFeed.Slice s = f.read(12, 100);
     assertNull(s.fullImage());
     assertEquals(20, s.toOffset());
-    assertEquals(java.util.List.of(13L, 14L, 16L, 17L, 18L, 19L),
+    assertEquals(
+        java.util.List.of(13L, 14L, 16L, 17L, 18L, 19L),
         s.batches().stream().map(OffsetBatch::getOffset).toList());
     assertFalse(s.more());
   }

@@ -20,8 +20,9 @@ class PartitionPlacerTest {
   private static List<BrokerRegistration> brokers(int n, int racks) {
     List<BrokerRegistration> out = new ArrayList<>();
     for (int i = 1; i <= n; i++) {
-      out.add(new BrokerRegistration(i, 10 + i, "inc", "h", 9000, racks == 0 ? "" : "r" + (i % racks),
-          false, false));
+      out.add(
+          new BrokerRegistration(
+              i, 10 + i, "inc", "h", 9000, racks == 0 ? "" : "r" + (i % racks), false, false));
     }
     return out;
   }
@@ -57,8 +58,8 @@ class PartitionPlacerTest {
   @CsvSource({"6,3,3", "4,2,2", "9,3,3", "6,2,3"})
   void shouldPutReplicasOnDistinctRacksWhenPossible(int n, int racks, int rf) {
     List<BrokerRegistration> bs = brokers(n, racks);
-    Map<Integer, String> rackOf = bs.stream()
-        .collect(Collectors.toMap(BrokerRegistration::id, BrokerRegistration::rack));
+    Map<Integer, String> rackOf =
+        bs.stream().collect(Collectors.toMap(BrokerRegistration::id, BrokerRegistration::rack));
     List<List<Integer>> a = PartitionPlacer.place(bs, 30, rf, 1);
     Map<Integer, Integer> replicas = new HashMap<>();
     for (List<Integer> r : a) {

@@ -22,38 +22,62 @@ class RequestDeciderTest {
 
   @Test
   void shouldRefuseAnEmptyRequestAndAReadOnlyRequestSentAsAWrite() {
-    RequestRejectedException empty = assertThrows(RequestRejectedException.class,
-        () -> RequestDecider.decide(ControllerRequest.getDefaultInstance(), fx.image(), 3, s,
-            new Random(1)));
+    RequestRejectedException empty =
+        assertThrows(
+            RequestRejectedException.class,
+            () ->
+                RequestDecider.decide(
+                    ControllerRequest.getDefaultInstance(), fx.image(), 3, s, new Random(1)));
     assertEquals(ErrorCode.INVALID_REQUEST, empty.errorCode());
-    RequestRejectedException heartbeat = assertThrows(RequestRejectedException.class,
-        () -> RequestDecider.decide(ControllerRequest.newBuilder()
-            .setHeartbeat(BrokerHeartbeatRequest.getDefaultInstance()).build(), fx.image(), 3, s,
-            new Random(1)));
+    RequestRejectedException heartbeat =
+        assertThrows(
+            RequestRejectedException.class,
+            () ->
+                RequestDecider.decide(
+                    ControllerRequest.newBuilder()
+                        .setHeartbeat(BrokerHeartbeatRequest.getDefaultInstance())
+                        .build(),
+                    fx.image(),
+                    3,
+                    s,
+                    new Random(1)));
     assertEquals(ErrorCode.INVALID_REQUEST, heartbeat.errorCode());
   }
 
   @Test
   void shouldRefuseAControllerWriteDecidedInAnotherTerm() {
-    ControllerRequest late = ControllerRequest.newBuilder().setControllerWrite(
-        ControllerWriteRequest.newBuilder().setTerm(2).setBatch(MetadataBatch.newBuilder()
-            .addRecords(Records.fenceBroker(1, fx.image().broker(1).epoch())))).build();
-    RequestRejectedException e = assertThrows(RequestRejectedException.class,
-        () -> RequestDecider.decide(late, fx.image(), 3, s, new Random(1)));
+    ControllerRequest late =
+        ControllerRequest.newBuilder()
+            .setControllerWrite(
+                ControllerWriteRequest.newBuilder()
+                    .setTerm(2)
+                    .setBatch(
+                        MetadataBatch.newBuilder()
+                            .addRecords(Records.fenceBroker(1, fx.image().broker(1).epoch()))))
+            .build();
+    RequestRejectedException e =
+        assertThrows(
+            RequestRejectedException.class,
+            () -> RequestDecider.decide(late, fx.image(), 3, s, new Random(1)));
     assertEquals(ErrorCode.NOT_CONTROLLER, e.errorCode());
   }
 
   @Test
   void shouldReportEachRecordOfAControllerWrite() throws Exception {
     long epoch = fx.image().broker(1).epoch();
-    ControllerRequest w = ControllerRequest.newBuilder().setControllerWrite(
-        ControllerWriteRequest.newBuilder().setTerm(3).setBatch(MetadataBatch.newBuilder()
-            .addRecords(Records.fenceBroker(1, epoch))
-            .addRecords(Records.fenceBroker(1, epoch + 100)))).build();
-    ControllerReply r = Decisions.commit(fx, RequestDecider.decide(w, fx.image(), 3, s,
-        new Random(1)));
+    ControllerRequest w =
+        ControllerRequest.newBuilder()
+            .setControllerWrite(
+                ControllerWriteRequest.newBuilder()
+                    .setTerm(3)
+                    .setBatch(
+                        MetadataBatch.newBuilder()
+                            .addRecords(Records.fenceBroker(1, epoch))
+                            .addRecords(Records.fenceBroker(1, epoch + 100))))
+            .build();
+    ControllerReply r =
+        Decisions.commit(fx, RequestDecider.decide(w, fx.image(), 3, s, new Random(1)));
     assertEquals(ErrorCode.NONE, r.getControllerWrite().getResults(0).getErrorCode());
-    assertEquals(ErrorCode.STALE_BROKER_EPOCH,
-        r.getControllerWrite().getResults(1).getErrorCode());
+    assertEquals(ErrorCode.STALE_BROKER_EPOCH, r.getControllerWrite().getResults(1).getErrorCode());
   }
 }

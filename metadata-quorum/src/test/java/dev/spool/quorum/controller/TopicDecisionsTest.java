@@ -33,7 +33,9 @@ class TopicDecisionsTest {
   }
 
   private static CreateTopicsRequest.Topic.Builder topic(String name, int partitions, int rf) {
-    return CreateTopicsRequest.Topic.newBuilder().setName(name).setNumPartitions(partitions)
+    return CreateTopicsRequest.Topic.newBuilder()
+        .setName(name)
+        .setNumPartitions(partitions)
         .setReplicationFactor(rf);
   }
 
@@ -45,8 +47,9 @@ class TopicDecisionsTest {
     MetadataImage before = fx.image();
     Decision d = TopicDecisions.createTopics(req, before, settings, new Random(7));
     ControllerReply r = Decisions.commit(fx, d);
-    boolean anyOk = r.getCreateTopics().getTopicsList().stream()
-        .anyMatch(x -> x.getErrorCode() == ErrorCode.NONE);
+    boolean anyOk =
+        r.getCreateTopics().getTopicsList().stream()
+            .anyMatch(x -> x.getErrorCode() == ErrorCode.NONE);
     if (!anyOk || req.getValidateOnly()) {
       assertTrue(fx.image().sameContent(before), "a refused request changes nothing");
     }
@@ -55,7 +58,8 @@ class TopicDecisionsTest {
 
   @Test
   void shouldCreateATopicWithBalancedLeadersAndFullIsr() {
-    CreateTopicsResponse.Result r = create(topic("orders", 6, 3).putConfigs("retention.ms", "1000"));
+    CreateTopicsResponse.Result r =
+        create(topic("orders", 6, 3).putConfigs("retention.ms", "1000"));
     assertEquals(ErrorCode.NONE, r.getErrorCode(), r.getErrorMessage());
     TopicImage t = fx.image().topic("orders");
     assertEquals(r.getTopicId(), t.id());
@@ -87,8 +91,12 @@ class TopicDecisionsTest {
 
   @Test
   void shouldRejectATopicNamedTwiceInOneRequest() {
-    CreateTopicsResponse r = createAll(CreateTopicsRequest.newBuilder()
-        .addTopics(topic("t", 1, 1)).addTopics(topic("t", 1, 1)).build());
+    CreateTopicsResponse r =
+        createAll(
+            CreateTopicsRequest.newBuilder()
+                .addTopics(topic("t", 1, 1))
+                .addTopics(topic("t", 1, 1))
+                .build());
     assertEquals(ErrorCode.INVALID_REQUEST, r.getTopics(0).getErrorCode());
     assertEquals(ErrorCode.INVALID_REQUEST, r.getTopics(1).getErrorCode());
   }
@@ -122,36 +130,57 @@ class TopicDecisionsTest {
 
   @Test
   void shouldRejectUnknownConfigKeysAndBadValues() {
-    assertEquals(ErrorCode.INVALID_CONFIG,
+    assertEquals(
+        ErrorCode.INVALID_CONFIG,
         create(topic("t", 1, 1).putConfigs("retention.msx", "1")).getErrorCode());
-    assertEquals(ErrorCode.INVALID_CONFIG,
+    assertEquals(
+        ErrorCode.INVALID_CONFIG,
         create(topic("t", 1, 1).putConfigs("retention.ms", "soon")).getErrorCode());
-    assertEquals(ErrorCode.INVALID_CONFIG,
+    assertEquals(
+        ErrorCode.INVALID_CONFIG,
         create(topic("t", 1, 1).putConfigs("min.insync.replicas", "0")).getErrorCode());
   }
 
   @Test
   void shouldValidateOnlyWithoutWriting() {
-    CreateTopicsResponse r = createAll(CreateTopicsRequest.newBuilder()
-        .addTopics(topic("t", 3, 3)).setValidateOnly(true).build());
+    CreateTopicsResponse r =
+        createAll(
+            CreateTopicsRequest.newBuilder()
+                .addTopics(topic("t", 3, 3))
+                .setValidateOnly(true)
+                .build());
     assertEquals(ErrorCode.NONE, r.getTopics(0).getErrorCode());
     assertEquals(null, fx.image().topic("t"));
   }
 
   @Test
   void shouldCreateWithAnExplicitAssignmentAndRejectAGappyOne() {
-    CreateTopicsResponse.Result ok = create(CreateTopicsRequest.Topic.newBuilder().setName("x")
-        .setNumPartitions(-1).setReplicationFactor(-1)
-        .addAssignments(CreateTopicsRequest.Assignment.newBuilder().setPartition(0)
-            .addReplicas(3).addReplicas(1))
-        .addAssignments(CreateTopicsRequest.Assignment.newBuilder().setPartition(1)
-            .addReplicas(2).addReplicas(3)));
+    CreateTopicsResponse.Result ok =
+        create(
+            CreateTopicsRequest.Topic.newBuilder()
+                .setName("x")
+                .setNumPartitions(-1)
+                .setReplicationFactor(-1)
+                .addAssignments(
+                    CreateTopicsRequest.Assignment.newBuilder()
+                        .setPartition(0)
+                        .addReplicas(3)
+                        .addReplicas(1))
+                .addAssignments(
+                    CreateTopicsRequest.Assignment.newBuilder()
+                        .setPartition(1)
+                        .addReplicas(2)
+                        .addReplicas(3)));
     assertEquals(ErrorCode.NONE, ok.getErrorCode(), ok.getErrorMessage());
     assertEquals(3, fx.image().partitions("x").get(0).leader());
-    CreateTopicsResponse.Result gap = create(CreateTopicsRequest.Topic.newBuilder().setName("y")
-        .setNumPartitions(-1).setReplicationFactor(-1)
-        .addAssignments(CreateTopicsRequest.Assignment.newBuilder().setPartition(1)
-            .addReplicas(2)));
+    CreateTopicsResponse.Result gap =
+        create(
+            CreateTopicsRequest.Topic.newBuilder()
+                .setName("y")
+                .setNumPartitions(-1)
+                .setReplicationFactor(-1)
+                .addAssignments(
+                    CreateTopicsRequest.Assignment.newBuilder().setPartition(1).addReplicas(2)));
     assertEquals(ErrorCode.INVALID_PARTITIONS, gap.getErrorCode());
   }
 
@@ -159,48 +188,76 @@ class TopicDecisionsTest {
   void shouldDeleteATopicAndRejectAnUnknownOne() {
     create(topic("t", 2, 2));
     MetadataImage before = fx.image();
-    ControllerReply r = Decisions.commit(fx, TopicDecisions.deleteTopics(
-        DeleteTopicsRequest.newBuilder().addNames("t").addNames("nope").build(), before));
+    ControllerReply r =
+        Decisions.commit(
+            fx,
+            TopicDecisions.deleteTopics(
+                DeleteTopicsRequest.newBuilder().addNames("t").addNames("nope").build(), before));
     assertEquals(ErrorCode.NONE, r.getDeleteTopics().getTopics(0).getErrorCode());
-    assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-        r.getDeleteTopics().getTopics(1).getErrorCode());
+    assertEquals(
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, r.getDeleteTopics().getTopics(1).getErrorCode());
     assertEquals(null, fx.image().topic("t"));
   }
 
   @Test
   void shouldAlterConfigsAndRejectBadOnesWithoutChangingAnything() {
     create(topic("t", 1, 1).putConfigs("retention.ms", "5"));
-    ControllerReply ok = Decisions.commit(fx, TopicDecisions.alterConfigs(
-        AlterConfigsRequest.newBuilder().addTopics(AlterConfigsRequest.Topic.newBuilder()
-            .setName("t").putSet("segment.ms", "100").addDelete("retention.ms")).build(),
-        fx.image()));
+    ControllerReply ok =
+        Decisions.commit(
+            fx,
+            TopicDecisions.alterConfigs(
+                AlterConfigsRequest.newBuilder()
+                    .addTopics(
+                        AlterConfigsRequest.Topic.newBuilder()
+                            .setName("t")
+                            .putSet("segment.ms", "100")
+                            .addDelete("retention.ms"))
+                    .build(),
+                fx.image()));
     assertEquals(ErrorCode.NONE, ok.getAlterConfigs().getTopics(0).getErrorCode());
     assertEquals(Map.of("segment.ms", "100"), fx.image().topic("t").configs());
     MetadataImage before = fx.image();
-    ControllerReply bad = Decisions.commit(fx, TopicDecisions.alterConfigs(
-        AlterConfigsRequest.newBuilder()
-            .addTopics(AlterConfigsRequest.Topic.newBuilder().setName("t")
-                .putSet("segment.ms", "-5"))
-            .addTopics(AlterConfigsRequest.Topic.newBuilder().setName("nope")
-                .putSet("segment.ms", "5")).build(), before));
+    ControllerReply bad =
+        Decisions.commit(
+            fx,
+            TopicDecisions.alterConfigs(
+                AlterConfigsRequest.newBuilder()
+                    .addTopics(
+                        AlterConfigsRequest.Topic.newBuilder()
+                            .setName("t")
+                            .putSet("segment.ms", "-5"))
+                    .addTopics(
+                        AlterConfigsRequest.Topic.newBuilder()
+                            .setName("nope")
+                            .putSet("segment.ms", "5"))
+                    .build(),
+                before));
     assertEquals(ErrorCode.INVALID_CONFIG, bad.getAlterConfigs().getTopics(0).getErrorCode());
-    assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-        bad.getAlterConfigs().getTopics(1).getErrorCode());
+    assertEquals(
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, bad.getAlterConfigs().getTopics(1).getErrorCode());
     assertTrue(fx.image().sameContent(before));
   }
 
   @Test
   void shouldReportTopicCreatedConcurrentlyAsAlreadyExistingAtApplyTime() {
     MetadataImage before = fx.image();
-    Decision a = TopicDecisions.createTopics(CreateTopicsRequest.newBuilder()
-        .addTopics(topic("t", 1, 1)).build(), before, settings, new Random(1));
-    Decision b = TopicDecisions.createTopics(CreateTopicsRequest.newBuilder()
-        .addTopics(topic("t", 2, 1)).build(), before, settings, new Random(2));
+    Decision a =
+        TopicDecisions.createTopics(
+            CreateTopicsRequest.newBuilder().addTopics(topic("t", 1, 1)).build(),
+            before,
+            settings,
+            new Random(1));
+    Decision b =
+        TopicDecisions.createTopics(
+            CreateTopicsRequest.newBuilder().addTopics(topic("t", 2, 1)).build(),
+            before,
+            settings,
+            new Random(2));
     Decisions.commit(fx, a);
     ControllerReply rb = Decisions.commit(fx, b);
     assertEquals(ErrorCode.TOPIC_ALREADY_EXISTS, rb.getCreateTopics().getTopics(0).getErrorCode());
     assertEquals(1, fx.image().topic("t").partitionCount());
-    assertEquals(List.of(), fx.image().topics().stream()
-        .filter(x -> x.partitionCount() == 2).toList());
+    assertEquals(
+        List.of(), fx.image().topics().stream().filter(x -> x.partitionCount() == 2).toList());
   }
 }

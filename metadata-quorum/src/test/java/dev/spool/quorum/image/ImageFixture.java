@@ -22,15 +22,16 @@ public final class ImageFixture {
   public List<RecordResult> apply(List<MetadataRecord> records) {
     offset++;
     ImageBuilder b = new ImageBuilder(image);
-    List<RecordResult> results = MetadataApplier.apply(b,
-        MetadataBatch.newBuilder().addAllRecords(records).build(), offset);
+    List<RecordResult> results =
+        MetadataApplier.apply(b, MetadataBatch.newBuilder().addAllRecords(records).build(), offset);
     image = b.build(offset);
     return results;
   }
 
   /** Registers and unfences a broker; returns its epoch. */
   public long broker(int id, String rack) {
-    apply(Records.registerBroker(id, UUID.randomUUID().toString(), "host" + id, 9000 + id, rack, 0));
+    apply(
+        Records.registerBroker(id, UUID.randomUUID().toString(), "host" + id, 9000 + id, rack, 0));
     long epoch = image.broker(id).epoch();
     apply(Records.unfenceBroker(id, epoch));
     return epoch;

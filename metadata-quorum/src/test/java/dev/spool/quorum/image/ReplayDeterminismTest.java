@@ -16,10 +16,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Replay is deterministic: the same records give the same image and the same per-record
- * results, whether applied entry by entry (a controller) or many entries per build (a broker),
- * and a snapshot plus the tail equals a full replay. Random but seeded record streams; the seed
- * is in every failure message.
+ * Replay is deterministic: the same records give the same image and the same per-record results,
+ * whether applied entry by entry (a controller) or many entries per build (a broker), and a
+ * snapshot plus the tail equals a full replay. Random but seeded record streams; the seed is in
+ * every failure message.
  */
 @Tag("unit")
 class ReplayDeterminismTest {
@@ -41,11 +41,15 @@ class ReplayDeterminismTest {
     MetadataImage b = replayPerEntry(entries, results2);
     assertEquals(a, b, "seed " + seed);
     assertEquals(results1, results2, "seed " + seed);
-    long rejected = results1.stream().flatMap(List::stream)
-        .filter(r -> r.getErrorCode() != dev.spool.protocol.message.ErrorCode.NONE).count();
+    long rejected =
+        results1.stream()
+            .flatMap(List::stream)
+            .filter(r -> r.getErrorCode() != dev.spool.protocol.message.ErrorCode.NONE)
+            .count();
     long total = results1.stream().mapToLong(List::size).sum();
     // The generator must exercise both paths, or this test proves little.
-    org.junit.jupiter.api.Assertions.assertTrue(rejected > 0 && rejected < total,
+    org.junit.jupiter.api.Assertions.assertTrue(
+        rejected > 0 && rejected < total,
         "seed " + seed + ": " + rejected + " of " + total + " rejected");
   }
 
@@ -81,7 +85,9 @@ class ReplayDeterminismTest {
     byte[] bytes = ImageSnapshots.toSnapshot(head).toByteArray();
     MetadataImage loaded = ImageSnapshots.fromSnapshot(MetadataSnapshot.parseFrom(bytes));
     assertEquals(head, loaded, "seed " + seed + " cut " + cut);
-    assertEquals(ImageSnapshots.toSnapshot(head), ImageSnapshots.toSnapshot(loaded),
+    assertEquals(
+        ImageSnapshots.toSnapshot(head),
+        ImageSnapshots.toSnapshot(loaded),
         "snapshot bytes are canonical; seed " + seed);
     MetadataImage image = loaded;
     for (Entry e : entries.subList(cut, entries.size())) {
@@ -129,8 +135,13 @@ class ReplayDeterminismTest {
       TopicImage t = topics.isEmpty() ? null : topics.get(rnd.nextInt(topics.size()));
       switch (rnd.nextInt(11)) {
         case 0:
-          return Records.registerBroker(brokerId, "inc-" + rnd.nextInt(1000), "h" + brokerId,
-              9000 + brokerId, rnd.nextBoolean() ? "" : "rack" + rnd.nextInt(2), 0);
+          return Records.registerBroker(
+              brokerId,
+              "inc-" + rnd.nextInt(1000),
+              "h" + brokerId,
+              9000 + brokerId,
+              rnd.nextBoolean() ? "" : "rack" + rnd.nextInt(2),
+              0);
         case 1:
           return Records.fenceBroker(brokerId, epoch);
         case 2:
@@ -139,42 +150,56 @@ class ReplayDeterminismTest {
           return Records.brokerShutdown(brokerId, epoch);
         case 4:
           return Records.topic("t" + rnd.nextInt(8), "id-" + rnd.nextInt(12));
-        case 5: {
-          if (t == null) {
-            return Records.removeTopic("none");
+        case 5:
+          {
+            if (t == null) {
+              return Records.removeTopic("none");
+            }
+            List<Integer> replicas = randomReplicas(rnd);
+            return Records.partition(
+                t.id(),
+                t.partitionCount() + (rnd.nextInt(6) == 0 ? 1 : 0),
+                replicas,
+                replicas,
+                replicas.get(0),
+                0,
+                0);
           }
-          List<Integer> replicas = randomReplicas(rnd);
-          return Records.partition(t.id(), t.partitionCount() + (rnd.nextInt(6) == 0 ? 1 : 0),
-              replicas, replicas, replicas.get(0), 0, 0);
-        }
         case 6:
-        case 7: {
-          if (t == null || t.partitionCount() == 0) {
-            return Records.config("none", "k", "v");
+        case 7:
+          {
+            if (t == null || t.partitionCount() == 0) {
+              return Records.config("none", "k", "v");
+            }
+            PartitionState p = t.partition(rnd.nextInt(t.partitionCount()));
+            List<Integer> isr = new ArrayList<>(p.replicas());
+            Collections.shuffle(isr, rnd);
+            isr = isr.subList(0, 1 + rnd.nextInt(isr.size()));
+            int leader = rnd.nextInt(5) == 0 ? -1 : isr.get(0);
+            if (rnd.nextInt(10) == 0) {
+              leader = 99; // not in the ISR: structurally invalid
+            }
+            var rec = Records.partitionChange(p, leader, isr);
+            if (rnd.nextInt(5) == 0) {
+              rec =
+                  rec.toBuilder()
+                      .setPartitionChange(
+                          rec.getPartitionChange().toBuilder()
+                              .setExpectedPartitionEpoch(p.partitionEpoch() - 1))
+                      .build();
+            }
+            return rec;
           }
-          PartitionState p = t.partition(rnd.nextInt(t.partitionCount()));
-          List<Integer> isr = new ArrayList<>(p.replicas());
-          Collections.shuffle(isr, rnd);
-          isr = isr.subList(0, 1 + rnd.nextInt(isr.size()));
-          int leader = rnd.nextInt(5) == 0 ? -1 : isr.get(0);
-          if (rnd.nextInt(10) == 0) {
-            leader = 99; // not in the ISR: structurally invalid
-          }
-          var rec = Records.partitionChange(p, leader, isr);
-          if (rnd.nextInt(5) == 0) {
-            rec = rec.toBuilder().setPartitionChange(rec.getPartitionChange().toBuilder()
-                .setExpectedPartitionEpoch(p.partitionEpoch() - 1)).build();
-          }
-          return rec;
-        }
         case 8:
-          return t == null || rnd.nextInt(3) > 0 ? Records.removeTopic("id-" + rnd.nextInt(12))
+          return t == null || rnd.nextInt(3) > 0
+              ? Records.removeTopic("id-" + rnd.nextInt(12))
               : Records.removeTopic(t.id());
         case 9:
           if (t == null) {
             return Records.config("id-x", "retention.ms", "1");
           }
-          return rnd.nextBoolean() ? Records.config(t.id(), "retention.ms", "" + rnd.nextInt(1000))
+          return rnd.nextBoolean()
+              ? Records.config(t.id(), "retention.ms", "" + rnd.nextInt(1000))
               : Records.deleteConfig(t.id(), "retention.ms");
         default:
           long next = img.nextProducerId() - (rnd.nextInt(4) == 0 ? 1 : 0);

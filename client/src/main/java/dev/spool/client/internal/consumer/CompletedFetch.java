@@ -24,8 +24,8 @@ import java.util.List;
  * lazily, on the application thread, as {@link #drain} hands them out.
  *
  * <p>A trailing partial batch (a broker may cut the last batch at the byte limit) is ignored; the
- * next fetch starts at it. Records below the consumer's position (the start of the first batch
- * when the fetch offset is inside it) are skipped; control batches are skipped; a compressed batch
+ * next fetch starts at it. Records below the consumer's position (the start of the first batch when
+ * the fetch offset is inside it) are skipped; control batches are skipped; a compressed batch
  * raises UNSUPPORTED_COMPRESSION_TYPE and a bad CRC raises CORRUPT_MESSAGE, never silently.
  */
 final class CompletedFetch {
@@ -47,7 +47,11 @@ final class CompletedFetch {
   private final RecordCursor cursor = new RecordCursor();
   private boolean inBatch;
 
-  CompletedFetch(TopicPartition tp, int generation, long fetchOffset, FetchResponse.PartitionResponse p,
+  CompletedFetch(
+      TopicPartition tp,
+      int generation,
+      long fetchOffset,
+      FetchResponse.PartitionResponse p,
       ByteBuf data) {
     this.topicPartition = tp;
     this.generation = generation;
@@ -78,7 +82,9 @@ final class CompletedFetch {
     // consumer's CPU. The network client receives fetch answers into (pooled) heap arrays, so
     // this is normally a view; a direct buffer (a custom network setup) is copied once.
     if (data.hasArray()) {
-      nio = ByteBuffer.wrap(data.array(), data.arrayOffset() + data.readerIndex(), data.readableBytes());
+      nio =
+          ByteBuffer.wrap(
+              data.array(), data.arrayOffset() + data.readerIndex(), data.readableBytes());
     } else {
       byte[] heap = io.netty.buffer.ByteBufUtil.getBytes(data);
       data.release();
@@ -130,8 +136,15 @@ final class CompletedFetch {
         try {
           batch = batches.next();
         } catch (CorruptRecordException e) {
-          throw new SpoolException(ErrorCode.CORRUPT_MESSAGE, "fetched batch of " + topicPartition
-              + " near offset " + state.position + " is corrupt: " + e.getMessage(), e);
+          throw new SpoolException(
+              ErrorCode.CORRUPT_MESSAGE,
+              "fetched batch of "
+                  + topicPartition
+                  + " near offset "
+                  + state.position
+                  + " is corrupt: "
+                  + e.getMessage(),
+              e);
         }
         if (batch.lastOffset() < state.position) {
           continue;
@@ -143,8 +156,15 @@ final class CompletedFetch {
         try {
           cursor.reset(batch);
         } catch (UnsupportedCompressionException e) {
-          throw new SpoolException(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, topicPartition + " at offset "
-              + batch.baseOffset() + ": " + e.getMessage() + "; this consumer reads uncompressed batches only", e);
+          throw new SpoolException(
+              ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
+              topicPartition
+                  + " at offset "
+                  + batch.baseOffset()
+                  + ": "
+                  + e.getMessage()
+                  + "; this consumer reads uncompressed batches only",
+              e);
         }
         inBatch = true;
       }
@@ -178,9 +198,16 @@ final class CompletedFetch {
         headers.add(new Header(c.headerKeyAsString(), c.headerValueAsBytes()));
       }
     }
-    return new ConsumerRecord(topicPartition.topic(), topicPartition.partition(), c.offset(), c.timestamp(),
-        b.timestampType(), bytes(buf, c.keyPosition(), c.keyLength()),
-        bytes(buf, c.valuePosition(), c.valueLength()), headers, b.partitionLeaderEpoch());
+    return new ConsumerRecord(
+        topicPartition.topic(),
+        topicPartition.partition(),
+        c.offset(),
+        c.timestamp(),
+        b.timestampType(),
+        bytes(buf, c.keyPosition(), c.keyLength()),
+        bytes(buf, c.valuePosition(), c.valueLength()),
+        headers,
+        b.partitionLeaderEpoch());
   }
 
   private static byte[] bytes(ByteBuffer buf, int pos, int len) {

@@ -23,7 +23,9 @@ public final class ConsumerStats {
 
   void fetch(long latencyNs) {
     fetches.increment();
-    long us = Math.min(TimeUnit.NANOSECONDS.toMicros(latencyNs), fetchLatencyUs.getHighestTrackableValue());
+    long us =
+        Math.min(
+            TimeUnit.NANOSECONDS.toMicros(latencyNs), fetchLatencyUs.getHighestTrackableValue());
     synchronized (fetchLatencyUs) {
       fetchLatencyUs.recordValue(Math.max(0, us));
     }
@@ -40,6 +42,7 @@ public final class ConsumerStats {
       p50 = fetchLatencyUs.getValueAtPercentile(50) / 1000.0;
       p99 = fetchLatencyUs.getValueAtPercentile(99) / 1000.0;
     }
-    return new ConsumerMetrics(records.sum(), bytes.sum(), fetches.sum(), truncations.sum(), p50, p99);
+    return new ConsumerMetrics(
+        records.sum(), bytes.sum(), fetches.sum(), truncations.sum(), p50, p99);
   }
 }

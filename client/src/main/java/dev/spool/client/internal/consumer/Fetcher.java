@@ -36,39 +36,56 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The consumer's fetch engine, owned by the application thread (the consumer is single-threaded,
- * as Kafka's). The I/O thread only turns answers into events on a queue; positions, buffers and
+ * The consumer's fetch engine, owned by the application thread (the consumer is single-threaded, as
+ * Kafka's). The I/O thread only turns answers into events on a queue; positions, buffers and
  * decisions stay here.
  *
  * <p>Fetching: one fetch in flight per broker (two in the case {@link #anyLagging} explains),
- * carrying every fetchable partition it leads, with the partition's fetch position, the cached leader epoch ({@code current_leader_epoch}) and the
- * epoch of the last fetched batch ({@code last_fetched_epoch}). A partition is fetchable while it
- * has at most one answer buffered, so the next fetch is already on its way while the application
- * works through the previous one (bounded prefetch: at most two answers per partition in memory).
- * New fetches go out in every poll right after records are collected.
+ * carrying every fetchable partition it leads, with the partition's fetch position, the cached
+ * leader epoch ({@code current_leader_epoch}) and the epoch of the last fetched batch ({@code
+ * last_fetched_epoch}). A partition is fetchable while it has at most one answer buffered, so the
+ * next fetch is already on its way while the application works through the previous one (bounded
+ * prefetch: at most two answers per partition in memory). New fetches go out in every poll right
+ * after records are collected.
  *
- * <p>Errors per partition: leadership errors (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, ...)
- * and lost connections refresh metadata and retry after a backoff (at once when the answer named
- * the new leader); OFFSET_OUT_OF_RANGE resets per {@code auto.offset.reset} (or fails with
- * {@code none}); a diverging epoch moves the position back to the epoch's end offset, logs a
- * warning and counts a truncation; other errors fail the next poll.
+ * <p>Errors per partition: leadership errors (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, ...) and
+ * lost connections refresh metadata and retry after a backoff (at once when the answer named the
+ * new leader); OFFSET_OUT_OF_RANGE resets per {@code auto.offset.reset} (or fails with {@code
+ * none}); a diverging epoch moves the position back to the epoch's end offset, logs a warning and
+ * counts a truncation; other errors fail the next poll.
  */
 public final class Fetcher {
   private static final Logger log = LoggerFactory.getLogger(Fetcher.class);
 
   /** The fetch settings from the consumer config. */
-  public record Settings(int fetchMinBytes, int fetchMaxWaitMs, int fetchMaxBytes, int maxPartitionFetchBytes,
-      int maxPollRecords, PartitionFetchStateReset autoOffsetReset, boolean checkCrcs, long requestTimeoutMs) {}
+  public record Settings(
+      int fetchMinBytes,
+      int fetchMaxWaitMs,
+      int fetchMaxBytes,
+      int maxPartitionFetchBytes,
+      int maxPollRecords,
+      PartitionFetchStateReset autoOffsetReset,
+      boolean checkCrcs,
+      long requestTimeoutMs) {}
 
   /** {@code auto.offset.reset}: EARLIEST, LATEST or NONE. */
-  public enum PartitionFetchStateReset { EARLIEST, LATEST, NONE }
+  public enum PartitionFetchStateReset {
+    EARLIEST,
+    LATEST,
+    NONE
+  }
 
   private sealed interface Event permits FetchDone, ResetDone, Wakeup {}
 
-  private record FetchDone(int nodeId, Map<TopicPartition, Integer> sent, List<CompletedFetch> fetched,
-      SpoolException error) implements Event {}
+  private record FetchDone(
+      int nodeId,
+      Map<TopicPartition, Integer> sent,
+      List<CompletedFetch> fetched,
+      SpoolException error)
+      implements Event {}
 
-  private record ResetDone(TopicPartition tp, int generation, OffsetAndTimestamp result, SpoolException error)
+  private record ResetDone(
+      TopicPartition tp, int generation, OffsetAndTimestamp result, SpoolException error)
       implements Event {}
 
   private record Wakeup(boolean user) implements Event {}
@@ -84,16 +101,25 @@ public final class Fetcher {
   private final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
   private final AtomicBoolean metadataWakeupQueued = new AtomicBoolean();
   private final Map<TopicPartition, PartitionFetchState> assigned = new LinkedHashMap<>();
+
   /**
-   * Per node, the fetches in flight in send order (answers come in that order): true for a fetch
-   * of caught-up partitions only, which the broker may hold in long poll.
+   * Per node, the fetches in flight in send order (answers come in that order): true for a fetch of
+   * caught-up partitions only, which the broker may hold in long poll.
    */
   private final Map<Integer, ArrayDeque<Boolean>> fetchesInFlight = new HashMap<>();
+
   private int collectRotation;
   private boolean wakeupRequested;
 
-  public Fetcher(Settings settings, Metadata metadata, NetworkClient network, OffsetLookup offsets, Clock clock,
-      ExponentialBackoff retryBackoff, long defaultApiTimeoutMs, ConsumerStats stats) {
+  public Fetcher(
+      Settings settings,
+      Metadata metadata,
+      NetworkClient network,
+      OffsetLookup offsets,
+      Clock clock,
+      ExponentialBackoff retryBackoff,
+      long defaultApiTimeoutMs,
+      ConsumerStats stats) {
     this.settings = settings;
     this.metadata = metadata;
     this.network = network;
@@ -102,30 +128,36 @@ public final class Fetcher {
     this.retryBackoff = retryBackoff;
     this.defaultApiTimeoutMs = defaultApiTimeoutMs;
     this.stats = stats;
-    metadata.addUpdateListener(() -> {
-      if (metadataWakeupQueued.compareAndSet(false, true)) {
-        events.offer(new Wakeup(false));
-      }
-    });
+    metadata.addUpdateListener(
+        () -> {
+          if (metadataWakeupQueued.compareAndSet(false, true)) {
+            events.offer(new Wakeup(false));
+          }
+        });
   }
 
   // ------------------------------------------------------------------ assignment and positions
 
   public void assign(Collection<TopicPartition> partitions) {
     Set<TopicPartition> wanted = new HashSet<>(partitions);
-    assigned.entrySet().removeIf(e -> {
-      if (!wanted.contains(e.getKey())) {
-        e.getValue().dropBuffered();
-        return true;
-      }
-      return false;
-    });
+    assigned
+        .entrySet()
+        .removeIf(
+            e -> {
+              if (!wanted.contains(e.getKey())) {
+                e.getValue().dropBuffered();
+                return true;
+              }
+              return false;
+            });
     for (TopicPartition tp : partitions) {
-      assigned.computeIfAbsent(tp, k -> {
-        PartitionFetchState s = new PartitionFetchState();
-        applyDefaultReset(s);
-        return s;
-      });
+      assigned.computeIfAbsent(
+          tp,
+          k -> {
+            PartitionFetchState s = new PartitionFetchState();
+            applyDefaultReset(s);
+            return s;
+          });
     }
     Set<String> topics = new HashSet<>();
     partitions.forEach(tp -> topics.add(tp.topic()));
@@ -138,8 +170,10 @@ public final class Fetcher {
       case LATEST -> s.requestReset(PartitionFetchState.Reset.LATEST);
       case NONE -> {
         s.requestReset(null);
-        s.pendingError = new SpoolException(ErrorCode.OFFSET_OUT_OF_RANGE,
-            "no position and auto.offset.reset=none: seek first");
+        s.pendingError =
+            new SpoolException(
+                ErrorCode.OFFSET_OUT_OF_RANGE,
+                "no position and auto.offset.reset=none: seek first");
       }
     }
   }
@@ -171,7 +205,9 @@ public final class Fetcher {
     tps.forEach(tp -> state(tp).requestReset(PartitionFetchState.Reset.LATEST));
   }
 
-  /** The next offset poll returns for {@code tp}, resolving a pending reset (up to the API timeout). */
+  /**
+   * The next offset poll returns for {@code tp}, resolving a pending reset (up to the API timeout).
+   */
   public long position(TopicPartition tp) throws InterruptedException {
     PartitionFetchState s = state(tp);
     long deadline = clock.monotonicMs() + defaultApiTimeoutMs;
@@ -183,8 +219,12 @@ public final class Fetcher {
       startResets();
       long left = deadline - clock.monotonicMs();
       if (left <= 0) {
-        throw new SpoolException(ErrorCode.REQUEST_TIMED_OUT, "position of " + tp
-            + " not known within default.api.timeout.ms=" + defaultApiTimeoutMs);
+        throw new SpoolException(
+            ErrorCode.REQUEST_TIMED_OUT,
+            "position of "
+                + tp
+                + " not known within default.api.timeout.ms="
+                + defaultApiTimeoutMs);
       }
       Event e = events.poll(Math.min(left, 100), TimeUnit.MILLISECONDS);
       if (e != null) {
@@ -198,7 +238,8 @@ public final class Fetcher {
   /** Offsets for {@code specs} (blocking up to the API timeout). */
   public Map<TopicPartition, OffsetAndTimestamp> lookup(Map<TopicPartition, Long> specs) {
     try {
-      return offsets.lookup(specs, clock.monotonicMs() + defaultApiTimeoutMs)
+      return offsets
+          .lookup(specs, clock.monotonicMs() + defaultApiTimeoutMs)
           .get(defaultApiTimeoutMs + 1000, TimeUnit.MILLISECONDS);
     } catch (java.util.concurrent.ExecutionException e) {
       throw MetadataRefresher.asSpoolException(e.getCause());
@@ -321,7 +362,10 @@ public final class Fetcher {
     boolean needMetadata = false;
     for (Map.Entry<TopicPartition, PartitionFetchState> e : assigned.entrySet()) {
       PartitionFetchState s = e.getValue();
-      if (!s.hasPosition() || s.fetchInFlight || s.buffered.size() > 1 || s.pendingError != null
+      if (!s.hasPosition()
+          || s.fetchInFlight
+          || s.buffered.size() > 1
+          || s.pendingError != null
           || now < s.retryAfterMs) {
         continue;
       }
@@ -335,22 +379,24 @@ public final class Fetcher {
     if (needMetadata) {
       metadata.requestUpdate();
     }
-    byNode.forEach((node, tps) -> {
-      ArrayDeque<Boolean> inFlight = fetchesInFlight.get(node.id());
-      if (inFlight == null || inFlight.isEmpty()
-          || (inFlight.size() == 1 && inFlight.peekFirst() && anyLagging(tps))) {
-        sendFetch(node, tps, md);
-      }
-    });
+    byNode.forEach(
+        (node, tps) -> {
+          ArrayDeque<Boolean> inFlight = fetchesInFlight.get(node.id());
+          if (inFlight == null
+              || inFlight.isEmpty()
+              || (inFlight.size() == 1 && inFlight.peekFirst() && anyLagging(tps))) {
+            sendFetch(node, tps, md);
+          }
+        });
   }
 
   /**
    * Whether the broker is known to hold records for one of {@code tps} (its fetch position is below
    * the high watermark of its last answer). Such a partition may be fetched while the node's one
-   * fetch in flight long-polls caught-up partitions: the broker ends that wait when the newer
-   * fetch arrives (answers come in request order), instead of letting the records wait for up to
-   * fetch.max.wait.ms. Partitions without known records never do this, so two fetches never
-   * take turns waking each other.
+   * fetch in flight long-polls caught-up partitions: the broker ends that wait when the newer fetch
+   * arrives (answers come in request order), instead of letting the records wait for up to
+   * fetch.max.wait.ms. Partitions without known records never do this, so two fetches never take
+   * turns waking each other.
    */
   private boolean anyLagging(List<TopicPartition> tps) {
     for (TopicPartition tp : tps) {
@@ -362,7 +408,9 @@ public final class Fetcher {
     return false;
   }
 
-  /** Whether every one of {@code tps} was caught up at its last answer (the broker may long-poll). */
+  /**
+   * Whether every one of {@code tps} was caught up at its last answer (the broker may long-poll).
+   */
   private boolean allCaughtUp(List<TopicPartition> tps) {
     for (TopicPartition tp : tps) {
       PartitionFetchState s = assigned.get(tp);
@@ -380,27 +428,49 @@ public final class Fetcher {
     for (TopicPartition tp : tps) {
       PartitionFetchState s = assigned.get(tp);
       PartitionInfo p = md.partition(tp);
-      topics.computeIfAbsent(tp.topic(), t -> FetchRequest.FetchTopic.newBuilder().setName(t))
-          .addPartitions(FetchRequest.FetchPartition.newBuilder().setPartition(tp.partition())
-              .setFetchOffset(s.fetchPosition).setCurrentLeaderEpoch(p == null ? -1 : p.leaderEpoch())
-              .setLastFetchedEpoch(s.fetchEpoch).setLogStartOffset(-1)
-              .setPartitionMaxBytes(settings.maxPartitionFetchBytes()));
+      topics
+          .computeIfAbsent(tp.topic(), t -> FetchRequest.FetchTopic.newBuilder().setName(t))
+          .addPartitions(
+              FetchRequest.FetchPartition.newBuilder()
+                  .setPartition(tp.partition())
+                  .setFetchOffset(s.fetchPosition)
+                  .setCurrentLeaderEpoch(p == null ? -1 : p.leaderEpoch())
+                  .setLastFetchedEpoch(s.fetchEpoch)
+                  .setLogStartOffset(-1)
+                  .setPartitionMaxBytes(settings.maxPartitionFetchBytes()));
       s.fetchInFlight = true;
       sent.put(tp, s.generation);
       fetchOffsets.put(tp, s.fetchPosition);
     }
-    FetchRequest.Builder req = FetchRequest.newBuilder().setReplicaId(-1).setBrokerEpoch(-1)
-        .setMaxWaitMs(settings.fetchMaxWaitMs()).setMinBytes(settings.fetchMinBytes())
-        .setMaxBytes(settings.fetchMaxBytes());
+    FetchRequest.Builder req =
+        FetchRequest.newBuilder()
+            .setReplicaId(-1)
+            .setBrokerEpoch(-1)
+            .setMaxWaitMs(settings.fetchMaxWaitMs())
+            .setMinBytes(settings.fetchMinBytes())
+            .setMaxBytes(settings.fetchMaxBytes());
     topics.values().forEach(req::addTopics);
     fetchesInFlight.computeIfAbsent(node.id(), n -> new ArrayDeque<>()).addLast(allCaughtUp(tps));
-    network.send(node, ApiKey.FETCH, req.build(), settings.requestTimeoutMs() + settings.fetchMaxWaitMs())
-        .whenComplete((response, error) -> events.offer(split(node, sent, fetchOffsets, response, error)));
+    network
+        .send(
+            node,
+            ApiKey.FETCH,
+            req.build(),
+            settings.requestTimeoutMs() + settings.fetchMaxWaitMs())
+        .whenComplete(
+            (response, error) -> events.offer(split(node, sent, fetchOffsets, response, error)));
   }
 
-  /** On the I/O thread: cuts the answer into per-partition pieces (each holding its own buffer slice). */
-  private FetchDone split(Node node, Map<TopicPartition, Integer> sent, Map<TopicPartition, Long> fetchOffsets,
-      Response response, Throwable error) {
+  /**
+   * On the I/O thread: cuts the answer into per-partition pieces (each holding its own buffer
+   * slice).
+   */
+  private FetchDone split(
+      Node node,
+      Map<TopicPartition, Integer> sent,
+      Map<TopicPartition, Long> fetchOffsets,
+      Response response,
+      Throwable error) {
     if (error != null) {
       return new FetchDone(node.id(), sent, List.of(), MetadataRefresher.asSpoolException(error));
     }
@@ -409,7 +479,11 @@ public final class Fetcher {
       stats.fetch(r.latencyNs());
       FetchResponse body = r.body(FetchResponse.class);
       if (body.getErrorCode() != ErrorCode.NONE) {
-        return new FetchDone(node.id(), sent, List.of(), new SpoolException(body.getErrorCode(), body.getErrorMessage()));
+        return new FetchDone(
+            node.id(),
+            sent,
+            List.of(),
+            new SpoolException(body.getErrorCode(), body.getErrorMessage()));
       }
       ByteBuf data = r.recordData();
       int pos = data.readerIndex();
@@ -419,8 +493,13 @@ public final class Fetcher {
           int size = p.getRecordsSize();
           if (size < 0 || pos + size > data.writerIndex()) {
             fetched.forEach(CompletedFetch::release);
-            return new FetchDone(node.id(), sent, List.of(), new SpoolException(ErrorCode.CORRUPT_MESSAGE,
-                "fetch answer from " + node + " declares more record bytes than it carries"));
+            return new FetchDone(
+                node.id(),
+                sent,
+                List.of(),
+                new SpoolException(
+                    ErrorCode.CORRUPT_MESSAGE,
+                    "fetch answer from " + node + " declares more record bytes than it carries"));
           }
           ByteBuf slice = size == 0 ? null : data.retainedSlice(pos, size);
           pos += size;
@@ -524,10 +603,18 @@ public final class Fetcher {
       switch (settings.autoOffsetReset()) {
         case EARLIEST -> s.requestReset(PartitionFetchState.Reset.EARLIEST);
         case LATEST -> s.requestReset(PartitionFetchState.Reset.LATEST);
-        case NONE -> s.pendingError = new SpoolException(ErrorCode.OFFSET_OUT_OF_RANGE, "fetch offset "
-            + cf.fetchOffset + " is out of range and auto.offset.reset=none");
+        case NONE ->
+            s.pendingError =
+                new SpoolException(
+                    ErrorCode.OFFSET_OUT_OF_RANGE,
+                    "fetch offset "
+                        + cf.fetchOffset
+                        + " is out of range and auto.offset.reset=none");
       }
-      log.info("{} fetch offset {} out of range; auto.offset.reset={}", cf.topicPartition, cf.fetchOffset,
+      log.info(
+          "{} fetch offset {} out of range; auto.offset.reset={}",
+          cf.topicPartition,
+          cf.fetchOffset,
           settings.autoOffsetReset());
       return false;
     }
@@ -550,10 +637,22 @@ public final class Fetcher {
     long newPosition = s.position < 0 ? end : Math.min(s.position, end);
     int newEpoch = newPosition == end ? epoch : s.positionEpoch;
     stats.truncation();
-    log.warn("{} was truncated under this consumer: leader epoch {} ends at offset {}, the consumer was at {}"
-        + " (fetching at {}); moving to {}{}", cf.topicPartition, epoch, end, s.position, cf.fetchOffset,
-        newPosition, s.position > end ? "; records from " + end + " to " + (s.position - 1)
-            + " that were already returned are no longer in the log" : "");
+    log.warn(
+        "{} was truncated under this consumer: leader epoch {} ends at offset {}, the consumer was at {}"
+            + " (fetching at {}); moving to {}{}",
+        cf.topicPartition,
+        epoch,
+        end,
+        s.position,
+        cf.fetchOffset,
+        newPosition,
+        s.position > end
+            ? "; records from "
+                + end
+                + " to "
+                + (s.position - 1)
+                + " that were already returned are no longer in the log"
+            : "");
     s.seek(Math.max(0, newPosition), newEpoch);
   }
 
@@ -571,22 +670,31 @@ public final class Fetcher {
       PartitionFetchState s = e.getValue();
       if (s.reset != null && !s.resetInFlight && now >= s.retryAfterMs) {
         s.resetInFlight = true;
-        specs.put(e.getKey(), s.reset == PartitionFetchState.Reset.EARLIEST ? OffsetLookup.EARLIEST : OffsetLookup.LATEST);
+        specs.put(
+            e.getKey(),
+            s.reset == PartitionFetchState.Reset.EARLIEST
+                ? OffsetLookup.EARLIEST
+                : OffsetLookup.LATEST);
         gens.put(e.getKey(), s.generation);
       }
     }
     if (specs.isEmpty()) {
       return;
     }
-    offsets.lookup(specs, now + defaultApiTimeoutMs).whenComplete((result, error) -> {
-      for (TopicPartition tp : specs.keySet()) {
-        if (error != null) {
-          events.offer(new ResetDone(tp, gens.get(tp), null, MetadataRefresher.asSpoolException(error)));
-        } else {
-          events.offer(new ResetDone(tp, gens.get(tp), result.get(tp), null));
-        }
-      }
-    });
+    offsets
+        .lookup(specs, now + defaultApiTimeoutMs)
+        .whenComplete(
+            (result, error) -> {
+              for (TopicPartition tp : specs.keySet()) {
+                if (error != null) {
+                  events.offer(
+                      new ResetDone(
+                          tp, gens.get(tp), null, MetadataRefresher.asSpoolException(error)));
+                } else {
+                  events.offer(new ResetDone(tp, gens.get(tp), result.get(tp), null));
+                }
+              }
+            });
   }
 
   private void onResetDone(ResetDone r) {

@@ -30,8 +30,8 @@ import java.util.stream.Collectors;
  * #LATEST} (-1, the high watermark) or a time in ms (the first record at or after it). Partitions
  * whose leader is unknown or that answer with a retriable error are retried after a backoff
  * (refreshing metadata when the error asks for it, applying leader hints at once) until the
- * deadline; a non-retriable error fails the whole lookup. Runs on the network's I/O thread;
- * {@link #lookup} may be called from any thread.
+ * deadline; a non-retriable error fails the whole lookup. Runs on the network's I/O thread; {@link
+ * #lookup} may be called from any thread.
  */
 public final class OffsetLookup {
   public static final long EARLIEST = -2;
@@ -43,7 +43,11 @@ public final class OffsetLookup {
   private final ExponentialBackoff backoff;
   private final long requestTimeoutMs;
 
-  public OffsetLookup(Metadata metadata, NetworkClient network, Clock clock, ExponentialBackoff backoff,
+  public OffsetLookup(
+      Metadata metadata,
+      NetworkClient network,
+      Clock clock,
+      ExponentialBackoff backoff,
       long requestTimeoutMs) {
     this.metadata = metadata;
     this.network = network;
@@ -56,10 +60,11 @@ public final class OffsetLookup {
    * The offsets for {@code specs} (partition → timestamp spec). A partition with no record at or
    * after the asked time maps to {@code null}.
    */
-  public CompletableFuture<Map<TopicPartition, OffsetAndTimestamp>> lookup(Map<TopicPartition, Long> specs,
-      long deadlineMs) {
+  public CompletableFuture<Map<TopicPartition, OffsetAndTimestamp>> lookup(
+      Map<TopicPartition, Long> specs, long deadlineMs) {
     CompletableFuture<Map<TopicPartition, OffsetAndTimestamp>> result = new CompletableFuture<>();
-    metadata.addTopics(specs.keySet().stream().map(TopicPartition::topic).collect(Collectors.toSet()),
+    metadata.addTopics(
+        specs.keySet().stream().map(TopicPartition::topic).collect(Collectors.toSet()),
         clock.monotonicMs());
     Attempt a = new Attempt(new HashMap<>(specs), deadlineMs, result);
     network.eventLoop().execute(() -> a.run(0));
@@ -73,7 +78,9 @@ public final class OffsetLookup {
     final Map<TopicPartition, OffsetAndTimestamp> found = new HashMap<>();
     SpoolException lastError;
 
-    Attempt(Map<TopicPartition, Long> remaining, long deadlineMs,
+    Attempt(
+        Map<TopicPartition, Long> remaining,
+        long deadlineMs,
         CompletableFuture<Map<TopicPartition, OffsetAndTimestamp>> result) {
       this.remaining = remaining;
       this.deadlineMs = deadlineMs;
@@ -94,7 +101,9 @@ public final class OffsetLookup {
         }
         Node leader = md.leaderFor(e.getKey());
         if (leader == null) {
-          lastError = new SpoolException(ErrorCode.LEADER_NOT_AVAILABLE, "no known leader for " + e.getKey());
+          lastError =
+              new SpoolException(
+                  ErrorCode.LEADER_NOT_AVAILABLE, "no known leader for " + e.getKey());
           metadata.requestUpdate();
         } else {
           byLeader.computeIfAbsent(leader, n -> new HashMap<>()).put(e.getKey(), e.getValue());
@@ -105,30 +114,42 @@ public final class OffsetLookup {
         return;
       }
       AtomicInteger outstanding = new AtomicInteger(byLeader.size());
-      byLeader.forEach((node, parts) -> network.send(node, ApiKey.LIST_OFFSETS, request(md, parts),
-          Math.min(requestTimeoutMs, Math.max(1, deadlineMs - clock.monotonicMs())))
-          .whenComplete((response, error) -> {
-            try (Response r = response) {
-              onAnswer(parts, r, error);
-            }
-            if (outstanding.decrementAndGet() == 0) {
-              if (remaining.isEmpty()) {
-                result.complete(found);
-              } else {
-                retryLater(attempt);
-              }
-            }
-          }));
+      byLeader.forEach(
+          (node, parts) ->
+              network
+                  .send(
+                      node,
+                      ApiKey.LIST_OFFSETS,
+                      request(md, parts),
+                      Math.min(requestTimeoutMs, Math.max(1, deadlineMs - clock.monotonicMs())))
+                  .whenComplete(
+                      (response, error) -> {
+                        try (Response r = response) {
+                          onAnswer(parts, r, error);
+                        }
+                        if (outstanding.decrementAndGet() == 0) {
+                          if (remaining.isEmpty()) {
+                            result.complete(found);
+                          } else {
+                            retryLater(attempt);
+                          }
+                        }
+                      }));
     }
 
     private ListOffsetsRequest request(MetadataSnapshot md, Map<TopicPartition, Long> parts) {
       Map<String, ListOffsetsRequest.Topic.Builder> topics = new HashMap<>();
-      parts.forEach((tp, spec) -> {
-        PartitionInfo p = md.partition(tp);
-        topics.computeIfAbsent(tp.topic(), t -> ListOffsetsRequest.Topic.newBuilder().setName(t))
-            .addPartitions(ListOffsetsRequest.Partition.newBuilder().setPartition(tp.partition())
-                .setTimestamp(spec).setCurrentLeaderEpoch(p == null ? -1 : p.leaderEpoch()));
-      });
+      parts.forEach(
+          (tp, spec) -> {
+            PartitionInfo p = md.partition(tp);
+            topics
+                .computeIfAbsent(tp.topic(), t -> ListOffsetsRequest.Topic.newBuilder().setName(t))
+                .addPartitions(
+                    ListOffsetsRequest.Partition.newBuilder()
+                        .setPartition(tp.partition())
+                        .setTimestamp(spec)
+                        .setCurrentLeaderEpoch(p == null ? -1 : p.leaderEpoch()));
+          });
       ListOffsetsRequest.Builder b = ListOffsetsRequest.newBuilder().setReplicaId(-1);
       topics.values().forEach(b::addTopics);
       return b.build();
@@ -153,14 +174,19 @@ public final class OffsetLookup {
           }
           if (p.getErrorCode() == ErrorCode.NONE) {
             remaining.remove(tp);
-            found.put(tp, p.getOffset() < 0 ? null
-                : new OffsetAndTimestamp(p.getOffset(), p.getTimestamp(), p.getLeaderEpoch()));
+            found.put(
+                tp,
+                p.getOffset() < 0
+                    ? null
+                    : new OffsetAndTimestamp(p.getOffset(), p.getTimestamp(), p.getLeaderEpoch()));
             continue;
           }
           if (p.hasCurrentLeader()) {
             metadata.updateLeader(tp, p.getCurrentLeader());
           }
-          lastError = new SpoolException(p.getErrorCode(), p.getErrorMessage() + " (ListOffsets " + tp + ")");
+          lastError =
+              new SpoolException(
+                  p.getErrorCode(), p.getErrorMessage() + " (ListOffsets " + tp + ")");
           if (!Errors.retriable(p.getErrorCode())) {
             result.completeExceptionally(lastError);
             return;
@@ -176,12 +202,18 @@ public final class OffsetLookup {
     private void retryLater(int attempt) {
       long delay = backoff.backoffMs(attempt);
       if (clock.monotonicMs() + delay >= deadlineMs) {
-        result.completeExceptionally(new SpoolException(ErrorCode.REQUEST_TIMED_OUT,
-            "offsets for " + remaining.keySet() + " not found in time"
-                + (lastError == null ? "" : " (last error: " + lastError.getMessage() + ")")));
+        result.completeExceptionally(
+            new SpoolException(
+                ErrorCode.REQUEST_TIMED_OUT,
+                "offsets for "
+                    + remaining.keySet()
+                    + " not found in time"
+                    + (lastError == null ? "" : " (last error: " + lastError.getMessage() + ")")));
         return;
       }
-      network.eventLoop().schedule(() -> run(attempt + 1), Math.max(1, delay), TimeUnit.MILLISECONDS);
+      network
+          .eventLoop()
+          .schedule(() -> run(attempt + 1), Math.max(1, delay), TimeUnit.MILLISECONDS);
     }
   }
 }

@@ -14,7 +14,10 @@ import java.util.ArrayDeque;
  */
 final class PartitionFetchState {
   /** How to find a position: by the earliest or latest offset. */
-  enum Reset { EARLIEST, LATEST }
+  enum Reset {
+    EARLIEST,
+    LATEST
+  }
 
   long position = -1;
   int positionEpoch = -1;

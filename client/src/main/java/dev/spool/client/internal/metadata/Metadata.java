@@ -24,6 +24,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * passed in as monotonic {@code nowMs}; {@link MetadataRefresher} does the network part.
  *
  * <p>Rules:
+ *
  * <ul>
  *   <li><b>Epochs never go back.</b> A partition in an answer whose leader epoch is older than the
  *       cached one is ignored (a broker that is behind on metadata must not undo a newer leader),
@@ -38,6 +39,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *       fail with UNKNOWN_TOPIC_OR_PARTITION and the topic is dropped from the wanted set (a later
  *       use starts the count again, so a topic created later is found).
  * </ul>
+ *
  * Thread-safe: mutators are synchronized and publish an immutable {@link MetadataSnapshot}; {@link
  * #awaitUpdate} blocks on this object's monitor.
  */
@@ -63,7 +65,10 @@ public final class Metadata {
   private int failedAttempts;
   private SpoolException lastFailure;
 
-  public Metadata(List<Node> bootstrapNodes, long maxAgeMs, ExponentialBackoff refreshBackoff,
+  public Metadata(
+      List<Node> bootstrapNodes,
+      long maxAgeMs,
+      ExponentialBackoff refreshBackoff,
       int unknownTopicMaxRefreshes) {
     if (bootstrapNodes.isEmpty()) {
       throw new IllegalArgumentException("no bootstrap nodes");
@@ -147,9 +152,9 @@ public final class Metadata {
   }
 
   /**
-   * Milliseconds until the next refresh is due (0 = now). Attempts are at least one refresh
-   * backoff apart, growing while refreshes fail or leave wanted topics unresolved or leaderless,
-   * so an election in progress does not turn into a storm of Metadata requests.
+   * Milliseconds until the next refresh is due (0 = now). Attempts are at least one refresh backoff
+   * apart, growing while refreshes fail or leave wanted topics unresolved or leaderless, so an
+   * election in progress does not turn into a storm of Metadata requests.
    */
   public synchronized long timeToNextUpdateMs(long nowMs) {
     if (lastAttemptMs < 0) {
@@ -211,9 +216,13 @@ public final class Metadata {
       for (String t : unresolved) {
         countUnknown(t);
       }
-      snapshot = new MetadataSnapshot(response.getClusterId(),
-          newerOrEqual ? response.getControllerId() : old.controllerId(), brokers, topics,
-          Math.max(old.metadataOffset(), response.getMetadataOffset()));
+      snapshot =
+          new MetadataSnapshot(
+              response.getClusterId(),
+              newerOrEqual ? response.getControllerId() : old.controllerId(),
+              brokers,
+              topics,
+              Math.max(old.metadataOffset(), response.getMetadataOffset()));
       lastSuccessMs = nowMs;
       lastAttemptMs = nowMs;
       lastFailure = null;
@@ -226,8 +235,11 @@ public final class Metadata {
     updateListeners.forEach(Runnable::run);
   }
 
-  private void applyTopic(MetadataSnapshot old, Map<String, MetadataSnapshot.TopicInfo> topics,
-      TopicMetadata t, Set<String> unresolved) {
+  private void applyTopic(
+      MetadataSnapshot old,
+      Map<String, MetadataSnapshot.TopicInfo> topics,
+      TopicMetadata t,
+      Set<String> unresolved) {
     String name = t.getName();
     if (t.getErrorCode() == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) {
       topics.remove(name);
@@ -247,10 +259,18 @@ public final class Metadata {
     List<PartitionInfo> parts = new ArrayList<>();
     for (PartitionMetadata p : t.getPartitionsList()) {
       TopicPartition tp = new TopicPartition(name, p.getPartition());
-      PartitionInfo fresh = new PartitionInfo(tp, p.getLeaderId(), p.getLeaderEpoch(),
-          p.getReplicasList(), p.getIsrList(), p.getOfflineReplicasList(), p.getErrorCode());
+      PartitionInfo fresh =
+          new PartitionInfo(
+              tp,
+              p.getLeaderId(),
+              p.getLeaderEpoch(),
+              p.getReplicasList(),
+              p.getIsrList(),
+              p.getOfflineReplicasList(),
+              p.getErrorCode());
       PartitionInfo known = old.partition(tp);
-      parts.add(known != null && !recreated && known.leaderEpoch() > fresh.leaderEpoch() ? known : fresh);
+      parts.add(
+          known != null && !recreated && known.leaderEpoch() > fresh.leaderEpoch() ? known : fresh);
     }
     topics.put(name, new MetadataSnapshot.TopicInfo(name, t.getTopicId(), parts));
     unknownTopicRefreshes.remove(name);
@@ -266,8 +286,11 @@ public final class Metadata {
     if (n >= unknownTopicMaxRefreshes) {
       wantedTopics.remove(topic);
       unknownTopicRefreshes.remove(topic);
-      topicErrors.put(topic, new SpoolException(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-          "topic '" + topic + "' does not exist (looked up " + n + " times)"));
+      topicErrors.put(
+          topic,
+          new SpoolException(
+              ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+              "topic '" + topic + "' does not exist (looked up " + n + " times)"));
       topicErrorAtMs.put(topic, lastUpdateMs);
     }
   }
@@ -308,7 +331,9 @@ public final class Metadata {
       }
       Map<Integer, Node> brokers = new HashMap<>(old.brokers());
       if (hint.hasEndpoint() && !hint.getEndpoint().getHost().isEmpty()) {
-        Node n = new Node(hint.getLeaderId(), hint.getEndpoint().getHost(), hint.getEndpoint().getPort());
+        Node n =
+            new Node(
+                hint.getLeaderId(), hint.getEndpoint().getHost(), hint.getEndpoint().getPort());
         brokers.put(n.id(), n);
       } else if (!brokers.containsKey(hint.getLeaderId())) {
         updateRequested = true;
@@ -316,11 +341,15 @@ public final class Metadata {
       Map<String, MetadataSnapshot.TopicInfo> topics = new HashMap<>(old.topics());
       MetadataSnapshot.TopicInfo ti = topics.get(tp.topic());
       List<PartitionInfo> parts = new ArrayList<>(ti.partitions());
-      parts.replaceAll(p -> p.topicPartition().equals(tp)
-          ? p.withLeader(hint.getLeaderId(), hint.getLeaderEpoch()) : p);
+      parts.replaceAll(
+          p ->
+              p.topicPartition().equals(tp)
+                  ? p.withLeader(hint.getLeaderId(), hint.getLeaderEpoch())
+                  : p);
       topics.put(tp.topic(), new MetadataSnapshot.TopicInfo(ti.name(), ti.topicId(), parts));
-      snapshot = new MetadataSnapshot(old.clusterId(), old.controllerId(), brokers, topics,
-          old.metadataOffset());
+      snapshot =
+          new MetadataSnapshot(
+              old.clusterId(), old.controllerId(), brokers, topics, old.metadataOffset());
       updateVersion++;
       notifyAll();
     }
@@ -328,7 +357,9 @@ public final class Metadata {
     return true;
   }
 
-  /** The error that makes {@code topic} unusable (e.g. UNKNOWN_TOPIC_OR_PARTITION), or {@code null}. */
+  /**
+   * The error that makes {@code topic} unusable (e.g. UNKNOWN_TOPIC_OR_PARTITION), or {@code null}.
+   */
   public synchronized SpoolException topicError(String topic) {
     return topicErrors.get(topic);
   }

@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps a {@link Metadata} fresh over a {@link NetworkClient}: sends one Metadata request at a time
- * to the least-loaded known broker (the bootstrap addresses while no broker is known or every
- * known broker is in reconnect backoff), when {@link Metadata#timeToNextUpdateMs} says so. A
- * dropped connection asks for a refresh. Runs on the network client's I/O thread.
+ * to the least-loaded known broker (the bootstrap addresses while no broker is known or every known
+ * broker is in reconnect backoff), when {@link Metadata#timeToNextUpdateMs} says so. A dropped
+ * connection asks for a refresh. Runs on the network client's I/O thread.
  */
 public final class MetadataRefresher implements NetworkClient.ConnectionListener {
   private static final Logger log = LoggerFactory.getLogger(MetadataRefresher.class);
@@ -35,7 +35,8 @@ public final class MetadataRefresher implements NetworkClient.ConnectionListener
   private final WakeupTimer timer;
   private volatile boolean closed;
 
-  public MetadataRefresher(Metadata metadata, NetworkClient network, Clock clock, long requestTimeoutMs) {
+  public MetadataRefresher(
+      Metadata metadata, NetworkClient network, Clock clock, long requestTimeoutMs) {
     this.metadata = metadata;
     this.network = network;
     this.clock = clock;
@@ -51,10 +52,13 @@ public final class MetadataRefresher implements NetworkClient.ConnectionListener
       return;
     }
     try {
-      network.eventLoop().execute(() -> {
-        wakeupPending.set(false);
-        maybeUpdate();
-      });
+      network
+          .eventLoop()
+          .execute(
+              () -> {
+                wakeupPending.set(false);
+                maybeUpdate();
+              });
     } catch (java.util.concurrent.RejectedExecutionException e) {
       wakeupPending.set(false);
     }
@@ -88,19 +92,22 @@ public final class MetadataRefresher implements NetworkClient.ConnectionListener
     inFlight = true;
     metadata.attemptStarted(now);
     log.debug("metadata refresh from {} for topics {}", node, topics);
-    network.send(node, ApiKey.METADATA, request, requestTimeoutMs).whenComplete((response, error) -> {
-      inFlight = false;
-      try (Response r = response) {
-        if (error != null) {
-          SpoolException cause = asSpoolException(error);
-          log.debug("metadata refresh from {} failed: {}", node, cause.getMessage());
-          metadata.failedUpdate(clock.monotonicMs(), cause);
-        } else {
-          metadata.update(r.body(MetadataResponse.class), topics, clock.monotonicMs());
-        }
-      }
-      maybeUpdate();
-    });
+    network
+        .send(node, ApiKey.METADATA, request, requestTimeoutMs)
+        .whenComplete(
+            (response, error) -> {
+              inFlight = false;
+              try (Response r = response) {
+                if (error != null) {
+                  SpoolException cause = asSpoolException(error);
+                  log.debug("metadata refresh from {} failed: {}", node, cause.getMessage());
+                  metadata.failedUpdate(clock.monotonicMs(), cause);
+                } else {
+                  metadata.update(r.body(MetadataResponse.class), topics, clock.monotonicMs());
+                }
+              }
+              maybeUpdate();
+            });
   }
 
   /**
@@ -119,10 +126,10 @@ public final class MetadataRefresher implements NetworkClient.ConnectionListener
     return best;
   }
 
-
   /** Unwraps a future's failure into the SpoolException the rest of the client reads. */
   public static SpoolException asSpoolException(Throwable error) {
-    Throwable t = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    Throwable t =
+        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     if (t instanceof SpoolException se) {
       return se;
     }

@@ -17,8 +17,10 @@ public final class MetadataSnapshot {
   /** A topic's partitions and id (empty id when the broker gave none). */
   public record TopicInfo(String name, String topicId, List<PartitionInfo> partitions) {
     public TopicInfo {
-      partitions = partitions.stream()
-          .sorted(Comparator.comparingInt(p -> p.topicPartition().partition())).toList();
+      partitions =
+          partitions.stream()
+              .sorted(Comparator.comparingInt(p -> p.topicPartition().partition()))
+              .toList();
     }
   }
 
@@ -31,8 +33,12 @@ public final class MetadataSnapshot {
   private final Map<TopicPartition, PartitionInfo> partitions;
   private final long metadataOffset;
 
-  public MetadataSnapshot(String clusterId, int controllerId, Map<Integer, Node> brokers,
-      Map<String, TopicInfo> topics, long metadataOffset) {
+  public MetadataSnapshot(
+      String clusterId,
+      int controllerId,
+      Map<Integer, Node> brokers,
+      Map<String, TopicInfo> topics,
+      long metadataOffset) {
     this.clusterId = clusterId;
     this.controllerId = controllerId;
     this.brokers = Map.copyOf(brokers);
@@ -90,7 +96,10 @@ public final class MetadataSnapshot {
     return partitions.get(tp);
   }
 
-  /** The leader's node, or {@code null} when the partition, its leader or the leader's address is unknown. */
+  /**
+   * The leader's node, or {@code null} when the partition, its leader or the leader's address is
+   * unknown.
+   */
   public Node leaderFor(TopicPartition tp) {
     PartitionInfo p = partitions.get(tp);
     return p == null || !p.hasLeader() ? null : brokers.get(p.leaderId());
@@ -98,7 +107,14 @@ public final class MetadataSnapshot {
 
   @Override
   public String toString() {
-    return "MetadataSnapshot(cluster=" + clusterId + ", brokers=" + brokers.keySet() + ", topics="
-        + topics.keySet() + ", metadataOffset=" + metadataOffset + ")";
+    return "MetadataSnapshot(cluster="
+        + clusterId
+        + ", brokers="
+        + brokers.keySet()
+        + ", topics="
+        + topics.keySet()
+        + ", metadataOffset="
+        + metadataOffset
+        + ")";
   }
 }

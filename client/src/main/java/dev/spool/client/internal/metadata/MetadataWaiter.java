@@ -19,8 +19,9 @@ public final class MetadataWaiter {
    * The partitions of {@code topic}; with {@code partition} non-null, also waits until it exists
    * (one refresh past the first answer, then UNKNOWN_TOPIC_OR_PARTITION).
    */
-  public static List<PartitionInfo> awaitPartitions(Metadata md, Clock clock, String topic, Integer partition,
-      long deadlineMs, String limitName) throws InterruptedException {
+  public static List<PartitionInfo> awaitPartitions(
+      Metadata md, Clock clock, String topic, Integer partition, long deadlineMs, String limitName)
+      throws InterruptedException {
     List<PartitionInfo> parts = md.snapshot().partitionsFor(topic);
     if (parts != null && !parts.isEmpty() && (partition == null || partition < parts.size())) {
       return parts;
@@ -38,16 +39,27 @@ public final class MetadataWaiter {
           return parts;
         }
         if (refreshedForPartition) {
-          throw new SpoolException(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "topic '" + topic
-              + "' has " + parts.size() + " partitions, there is no partition " + partition);
+          throw new SpoolException(
+              ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+              "topic '"
+                  + topic
+                  + "' has "
+                  + parts.size()
+                  + " partitions, there is no partition "
+                  + partition);
         }
         refreshedForPartition = true;
       }
       int version = md.requestUpdate();
-      if (!md.awaitUpdate(version, deadlineMs, clock::monotonicMs) || clock.monotonicMs() >= deadlineMs) {
+      if (!md.awaitUpdate(version, deadlineMs, clock::monotonicMs)
+          || clock.monotonicMs() >= deadlineMs) {
         SpoolException cause = md.bootstrapFailure();
-        throw new SpoolException(cause != null ? cause.errorCode() : ErrorCode.REQUEST_TIMED_OUT,
-            "metadata for topic '" + topic + "' not available within " + limitName
+        throw new SpoolException(
+            cause != null ? cause.errorCode() : ErrorCode.REQUEST_TIMED_OUT,
+            "metadata for topic '"
+                + topic
+                + "' not available within "
+                + limitName
                 + (cause != null ? ": " + cause.getMessage() : ""));
       }
     }

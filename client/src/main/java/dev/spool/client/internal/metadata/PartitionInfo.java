@@ -8,8 +8,14 @@ import java.util.List;
  * What the client knows about one partition: its leader (-1 = none) and leader epoch, replicas,
  * in-sync replicas, and the partition-level error of the metadata answer it came from.
  */
-public record PartitionInfo(TopicPartition topicPartition, int leaderId, int leaderEpoch,
-    List<Integer> replicas, List<Integer> isr, List<Integer> offlineReplicas, ErrorCode error) {
+public record PartitionInfo(
+    TopicPartition topicPartition,
+    int leaderId,
+    int leaderEpoch,
+    List<Integer> replicas,
+    List<Integer> isr,
+    List<Integer> offlineReplicas,
+    ErrorCode error) {
 
   public PartitionInfo {
     replicas = List.copyOf(replicas);
@@ -23,7 +29,13 @@ public record PartitionInfo(TopicPartition topicPartition, int leaderId, int lea
 
   /** A copy with a new leader and epoch (from a KIP-951 leader hint). */
   public PartitionInfo withLeader(int newLeaderId, int newLeaderEpoch) {
-    return new PartitionInfo(topicPartition, newLeaderId, newLeaderEpoch, replicas, isr,
-        offlineReplicas, ErrorCode.NONE);
+    return new PartitionInfo(
+        topicPartition,
+        newLeaderId,
+        newLeaderEpoch,
+        replicas,
+        isr,
+        offlineReplicas,
+        ErrorCode.NONE);
   }
 }

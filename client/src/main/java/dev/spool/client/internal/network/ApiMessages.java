@@ -36,28 +36,43 @@ import java.util.Map;
 public final class ApiMessages {
   private ApiMessages() {}
 
-  private record Pair(Parser<? extends MessageLite> request, Parser<? extends MessageLite> response) {}
+  private record Pair(
+      Parser<? extends MessageLite> request, Parser<? extends MessageLite> response) {}
 
   private static final Map<ApiKey, Pair> PARSERS = new EnumMap<>(ApiKey.class);
 
   static {
-    PARSERS.put(ApiKey.API_VERSIONS, new Pair(ApiVersionsRequest.parser(), ApiVersionsResponse.parser()));
+    PARSERS.put(
+        ApiKey.API_VERSIONS, new Pair(ApiVersionsRequest.parser(), ApiVersionsResponse.parser()));
     PARSERS.put(ApiKey.METADATA, new Pair(MetadataRequest.parser(), MetadataResponse.parser()));
     PARSERS.put(ApiKey.PRODUCE, new Pair(ProduceRequest.parser(), ProduceResponse.parser()));
     PARSERS.put(ApiKey.FETCH, new Pair(FetchRequest.parser(), FetchResponse.parser()));
-    PARSERS.put(ApiKey.LIST_OFFSETS, new Pair(ListOffsetsRequest.parser(), ListOffsetsResponse.parser()));
-    PARSERS.put(ApiKey.OFFSET_FOR_LEADER_EPOCH,
+    PARSERS.put(
+        ApiKey.LIST_OFFSETS, new Pair(ListOffsetsRequest.parser(), ListOffsetsResponse.parser()));
+    PARSERS.put(
+        ApiKey.OFFSET_FOR_LEADER_EPOCH,
         new Pair(OffsetForLeaderEpochRequest.parser(), OffsetForLeaderEpochResponse.parser()));
-    PARSERS.put(ApiKey.INIT_PRODUCER_ID,
+    PARSERS.put(
+        ApiKey.INIT_PRODUCER_ID,
         new Pair(InitProducerIdRequest.parser(), InitProducerIdResponse.parser()));
-    PARSERS.put(ApiKey.CREATE_TOPICS, new Pair(CreateTopicsRequest.parser(), CreateTopicsResponse.parser()));
-    PARSERS.put(ApiKey.DELETE_TOPICS, new Pair(DeleteTopicsRequest.parser(), DeleteTopicsResponse.parser()));
-    PARSERS.put(ApiKey.DESCRIBE_CLUSTER,
+    PARSERS.put(
+        ApiKey.CREATE_TOPICS,
+        new Pair(CreateTopicsRequest.parser(), CreateTopicsResponse.parser()));
+    PARSERS.put(
+        ApiKey.DELETE_TOPICS,
+        new Pair(DeleteTopicsRequest.parser(), DeleteTopicsResponse.parser()));
+    PARSERS.put(
+        ApiKey.DESCRIBE_CLUSTER,
         new Pair(DescribeClusterRequest.parser(), DescribeClusterResponse.parser()));
-    PARSERS.put(ApiKey.ELECT_LEADERS, new Pair(ElectLeadersRequest.parser(), ElectLeadersResponse.parser()));
-    PARSERS.put(ApiKey.DESCRIBE_CONFIGS,
+    PARSERS.put(
+        ApiKey.ELECT_LEADERS,
+        new Pair(ElectLeadersRequest.parser(), ElectLeadersResponse.parser()));
+    PARSERS.put(
+        ApiKey.DESCRIBE_CONFIGS,
         new Pair(DescribeConfigsRequest.parser(), DescribeConfigsResponse.parser()));
-    PARSERS.put(ApiKey.ALTER_CONFIGS, new Pair(AlterConfigsRequest.parser(), AlterConfigsResponse.parser()));
+    PARSERS.put(
+        ApiKey.ALTER_CONFIGS,
+        new Pair(AlterConfigsRequest.parser(), AlterConfigsResponse.parser()));
     for (ApiKey k : ApiKey.values()) {
       if (k != ApiKey.API_KEY_UNSPECIFIED && k != ApiKey.UNRECOGNIZED && !PARSERS.containsKey(k)) {
         throw new ExceptionInInitializerError("no message types for API " + k);

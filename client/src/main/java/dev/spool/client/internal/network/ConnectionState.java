@@ -10,8 +10,9 @@ package dev.spool.client.internal.network;
  *   any          -> CLOSED       connect failure, handshake failure, peer close, request timeout,
  *                                invalid frame, client close; every queued and in-flight request fails
  * </pre>
- * A CLOSED connection is never reused: the next request to that node creates a new one, in
- * BACKOFF while the node's reconnect wait lasts.
+ *
+ * A CLOSED connection is never reused: the next request to that node creates a new one, in BACKOFF
+ * while the node's reconnect wait lasts.
  */
 public enum ConnectionState {
   BACKOFF,

@@ -15,8 +15,8 @@ public final class ExponentialBackoff {
 
   public ExponentialBackoff(long initialMs, long maxMs, double jitter, Random random) {
     if (initialMs < 0 || maxMs < initialMs || jitter < 0 || jitter >= 1) {
-      throw new IllegalArgumentException("bad backoff: initial " + initialMs + " ms, max " + maxMs
-          + " ms, jitter " + jitter);
+      throw new IllegalArgumentException(
+          "bad backoff: initial " + initialMs + " ms, max " + maxMs + " ms, jitter " + jitter);
     }
     this.initialMs = initialMs;
     this.maxMs = maxMs;

@@ -56,10 +56,10 @@ import org.slf4j.LoggerFactory;
  * request order), a deadline per request, a bounded number of requests in flight per connection,
  * and exponential reconnect backoff per node.
  *
- * <p>Threading: everything happens on one Netty event loop (the client's I/O thread). {@link
- * #send} and {@link #close} may be called from any thread; the methods documented "I/O thread
- * only" serve code that itself runs on {@link #eventLoop()} (the producer's sender, the metadata
- * refresher) and assert it. Futures complete on the I/O thread, so their callbacks must not block.
+ * <p>Threading: everything happens on one Netty event loop (the client's I/O thread). {@link #send}
+ * and {@link #close} may be called from any thread; the methods documented "I/O thread only" serve
+ * code that itself runs on {@link #eventLoop()} (the producer's sender, the metadata refresher) and
+ * assert it. Futures complete on the I/O thread, so their callbacks must not block.
  *
  * <p>Failures: a request that cannot be answered fails with a {@link SpoolException} whose code
  * says what to do. Connection problems (connect failure, peer close, write failure, invalid frame)
@@ -93,8 +93,12 @@ public final class NetworkClient implements AutoCloseable {
   private final Map<Integer, Connection> connections = new HashMap<>();
   private final Map<Integer, Integer> connectFailures = new HashMap<>();
   private final Map<Integer, Long> reconnectAtNs = new HashMap<>();
-  /** When a connection to each node id was last attempted; breaks ties in {@link #leastLoadedNode}. */
+
+  /**
+   * When a connection to each node id was last attempted; breaks ties in {@link #leastLoadedNode}.
+   */
   private final Map<Integer, Long> lastConnectAttemptNs = new HashMap<>();
+
   private final ScheduledFuture<?> ticker;
   private volatile boolean closed;
 
@@ -105,25 +109,36 @@ public final class NetworkClient implements AutoCloseable {
   public NetworkClient(NetworkConfig config, Clock clock, Random random) {
     this.config = config;
     this.clock = clock;
-    this.reconnectBackoff = new ExponentialBackoff(config.reconnectBackoffMs(),
-        Math.max(config.reconnectBackoffMs(), config.reconnectBackoffMaxMs()), 0.2, random);
+    this.reconnectBackoff =
+        new ExponentialBackoff(
+            config.reconnectBackoffMs(),
+            Math.max(config.reconnectBackoffMs(), config.reconnectBackoffMaxMs()),
+            0.2,
+            random);
     // Pooled frame arrays: enough for a few fetch answers of the default sizes in flight and
     // buffered; larger or more are left to the garbage collector.
-    this.frameBuffers = config.heapResponseFrames() ? FrameBuffers.heap(64L << 20) : FrameBuffers.DIRECT;
+    this.frameBuffers =
+        config.heapResponseFrames() ? FrameBuffers.heap(64L << 20) : FrameBuffers.DIRECT;
     boolean epoll = Epoll.isAvailable();
-    this.group = new MultiThreadIoEventLoopGroup(1,
-        new DefaultThreadFactory(config.ioThreadName(), true),
-        epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+    this.group =
+        new MultiThreadIoEventLoopGroup(
+            1,
+            new DefaultThreadFactory(config.ioThreadName(), true),
+            epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
     this.loop = group.next();
-    this.bootstrap = new Bootstrap()
-        .group(loop)
-        .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
-        .option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.SO_KEEPALIVE, true)
-        .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, config.connectTimeoutMs()));
-    this.ticker = loop.scheduleAtFixedRate(this::tick, config.timerTickMs(), config.timerTickMs(),
-        TimeUnit.MILLISECONDS);
+    this.bootstrap =
+        new Bootstrap()
+            .group(loop)
+            .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.SO_KEEPALIVE, true)
+            .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+            .option(
+                ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                (int) Math.min(Integer.MAX_VALUE, config.connectTimeoutMs()));
+    this.ticker =
+        loop.scheduleAtFixedRate(
+            this::tick, config.timerTickMs(), config.timerTickMs(), TimeUnit.MILLISECONDS);
   }
 
   public NetworkConfig config() {
@@ -149,8 +164,13 @@ public final class NetworkClient implements AutoCloseable {
    * in-flight slot and for the answer. With {@code expectResponse == false} the future completes
    * once the bytes are written, with a response that has no header or body.
    */
-  public CompletableFuture<Response> send(Node node, ApiKey api, MessageLite body, ByteBuf recordData,
-      long timeoutMs, boolean expectResponse) {
+  public CompletableFuture<Response> send(
+      Node node,
+      ApiKey api,
+      MessageLite body,
+      ByteBuf recordData,
+      long timeoutMs,
+      boolean expectResponse) {
     Request r = new Request(node, api, body, recordData, timeoutMs, expectResponse, false);
     if (loop.inEventLoop()) {
       enqueue(r);
@@ -181,8 +201,10 @@ public final class NetworkClient implements AutoCloseable {
       return false;
     }
     Connection c = connectionFor(node);
-    return c.state == ConnectionState.READY && c.pending.isEmpty()
-        && c.inFlight.size() < config.maxInFlightRequestsPerConnection() && c.channel.isWritable();
+    return c.state == ConnectionState.READY
+        && c.pending.isEmpty()
+        && c.inFlight.size() < config.maxInFlightRequestsPerConnection()
+        && c.channel.isWritable();
   }
 
   /** Whether {@code node} has a READY connection (whatever its load); never starts a connection. */
@@ -268,8 +290,13 @@ public final class NetworkClient implements AutoCloseable {
     r.deadlineNs = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, r.timeoutMs));
     Connection c = connectionFor(r.node);
     if (c.pending.size() >= config.maxQueuedRequestsPerConnection()) {
-      fail(r, new IllegalStateException("more than " + config.maxQueuedRequestsPerConnection()
-          + " requests queued for " + r.node));
+      fail(
+          r,
+          new IllegalStateException(
+              "more than "
+                  + config.maxQueuedRequestsPerConnection()
+                  + " requests queued for "
+                  + r.node));
       return;
     }
     c.pending.add(r);
@@ -279,8 +306,11 @@ public final class NetworkClient implements AutoCloseable {
   private Connection connectionFor(Node node) {
     Connection c = connections.get(node.id());
     if (c != null && !c.node.equals(node)) {
-      closeConnection(c, new SpoolException(ErrorCode.BROKER_NOT_AVAILABLE,
-          c.node + " moved to " + node.address()), null);
+      closeConnection(
+          c,
+          new SpoolException(
+              ErrorCode.BROKER_NOT_AVAILABLE, c.node + " moved to " + node.address()),
+          null);
       c = null;
     }
     if (c == null) {
@@ -301,39 +331,61 @@ public final class NetworkClient implements AutoCloseable {
   private void connect(Connection c) {
     lastConnectAttemptNs.put(c.node.id(), clock.nanoTime());
     transition(c, ConnectionState.CONNECTING, "connecting");
-    Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<Channel>() {
-      @Override
-      protected void initChannel(Channel ch) {
-        ch.pipeline().addLast(new FrameDecoder(config.maxResponseFrameBytes(), frameBuffers),
-            new InboundHandler(c));
-      }
-    });
+    Bootstrap b =
+        bootstrap
+            .clone()
+            .handler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    ch.pipeline()
+                        .addLast(
+                            new FrameDecoder(config.maxResponseFrameBytes(), frameBuffers),
+                            new InboundHandler(c));
+                  }
+                });
     ChannelFuture f = b.connect(c.node.host(), c.node.port());
     c.channel = f.channel();
-    f.addListener(done -> {
-      if (c.state != ConnectionState.CONNECTING) {
-        f.channel().close();
-      } else if (done.isSuccess()) {
-        startHandshake(c);
-      } else {
-        closeConnection(c, new SpoolException(ErrorCode.BROKER_NOT_AVAILABLE,
-            "cannot connect to " + c.node + ": " + describe(done.cause())), null);
-      }
-    });
+    f.addListener(
+        done -> {
+          if (c.state != ConnectionState.CONNECTING) {
+            f.channel().close();
+          } else if (done.isSuccess()) {
+            startHandshake(c);
+          } else {
+            closeConnection(
+                c,
+                new SpoolException(
+                    ErrorCode.BROKER_NOT_AVAILABLE,
+                    "cannot connect to " + c.node + ": " + describe(done.cause())),
+                null);
+          }
+        });
   }
 
   private void startHandshake(Connection c) {
     transition(c, ConnectionState.HANDSHAKING, "connected, sending ApiVersions");
-    Request hs = new Request(c.node, ApiKey.API_VERSIONS, ApiVersionsRequest.newBuilder()
-        .setClientSoftwareName(SOFTWARE_NAME).setClientSoftwareVersion(SOFTWARE_VERSION).build(),
-        null, config.connectTimeoutMs(), true, true);
+    Request hs =
+        new Request(
+            c.node,
+            ApiKey.API_VERSIONS,
+            ApiVersionsRequest.newBuilder()
+                .setClientSoftwareName(SOFTWARE_NAME)
+                .setClientSoftwareVersion(SOFTWARE_VERSION)
+                .build(),
+            null,
+            config.connectTimeoutMs(),
+            true,
+            true);
     hs.deadlineNs = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.connectTimeoutMs());
     write(c, hs, 0);
   }
 
   private void drain(Connection c) {
-    while (c.state == ConnectionState.READY && !c.pending.isEmpty()
-        && c.inFlight.size() < config.maxInFlightRequestsPerConnection() && c.channel.isWritable()) {
+    while (c.state == ConnectionState.READY
+        && !c.pending.isEmpty()
+        && c.inFlight.size() < config.maxInFlightRequestsPerConnection()
+        && c.channel.isWritable()) {
       Request r = c.pending.poll();
       if (r.future.isDone()) {
         r.releaseData();
@@ -341,10 +393,18 @@ public final class NetworkClient implements AutoCloseable {
       }
       Optional<Integer> version = ApiVersionTable.CURRENT.highestCommon(r.api, c.versions);
       if (version.isEmpty()) {
-        fail(r, new SpoolException(ErrorCode.UNSUPPORTED_VERSION, c.node + " has no version of "
-            + r.api + " in common with this client (broker: " + c.versions.range(r.api)
-            .map(Object::toString).orElse("none") + ", client: "
-            + ApiVersionTable.CURRENT.range(r.api).map(Object::toString).orElse("none") + ")"));
+        fail(
+            r,
+            new SpoolException(
+                ErrorCode.UNSUPPORTED_VERSION,
+                c.node
+                    + " has no version of "
+                    + r.api
+                    + " in common with this client (broker: "
+                    + c.versions.range(r.api).map(Object::toString).orElse("none")
+                    + ", client: "
+                    + ApiVersionTable.CURRENT.range(r.api).map(Object::toString).orElse("none")
+                    + ")"));
         continue;
       }
       write(c, r, version.get());
@@ -353,14 +413,20 @@ public final class NetworkClient implements AutoCloseable {
 
   private void write(Connection c, Request r, int version) {
     r.correlationId = c.nextCorrelationId++;
-    RequestHeader header = RequestHeader.newBuilder().setApiKey(r.api).setApiVersion(version)
-        .setCorrelationId(r.correlationId).setClientId(config.clientId()).build();
+    RequestHeader header =
+        RequestHeader.newBuilder()
+            .setApiKey(r.api)
+            .setApiVersion(version)
+            .setCorrelationId(r.correlationId)
+            .setClientId(config.clientId())
+            .build();
     ByteBuf data = r.recordData;
     r.recordData = null;
     ByteBuf out;
     try {
-      ByteBuf prefix = Frame.encodePrefix(c.channel.alloc(), header, r.body,
-          data == null ? 0 : data.readableBytes());
+      ByteBuf prefix =
+          Frame.encodePrefix(
+              c.channel.alloc(), header, r.body, data == null ? 0 : data.readableBytes());
       out = data == null ? prefix : Unpooled.wrappedBuffer(prefix, data);
     } catch (RuntimeException e) {
       if (data != null) {
@@ -374,18 +440,21 @@ public final class NetworkClient implements AutoCloseable {
       c.inFlight.add(r);
     }
     ChannelFuture written = c.channel.writeAndFlush(out);
-    written.addListener(done -> {
-      if (!done.isSuccess()) {
-        SpoolException e = new SpoolException(ErrorCode.BROKER_NOT_AVAILABLE,
-            "write to " + c.node + " failed: " + describe(done.cause()));
-        if (!r.expectResponse) {
-          fail(r, e);
-        }
-        closeConnection(c, e, null);
-      } else if (!r.expectResponse) {
-        complete(r, Response.noResponse(r.api));
-      }
-    });
+    written.addListener(
+        done -> {
+          if (!done.isSuccess()) {
+            SpoolException e =
+                new SpoolException(
+                    ErrorCode.BROKER_NOT_AVAILABLE,
+                    "write to " + c.node + " failed: " + describe(done.cause()));
+            if (!r.expectResponse) {
+              fail(r, e);
+            }
+            closeConnection(c, e, null);
+          } else if (!r.expectResponse) {
+            complete(r, Response.noResponse(r.api));
+          }
+        });
   }
 
   // ------------------------------------------------------------------ receiving
@@ -396,19 +465,27 @@ public final class NetworkClient implements AutoCloseable {
       ResponseHeader h = f.parseHeader(ResponseHeader.parser());
       Request r = c.inFlight.peek();
       if (r == null) {
-        throw new InvalidFrameException("response with correlation id " + h.getCorrelationId()
-            + " but no request in flight");
+        throw new InvalidFrameException(
+            "response with correlation id " + h.getCorrelationId() + " but no request in flight");
       }
       if (h.getCorrelationId() != r.correlationId) {
-        throw new InvalidFrameException("response correlation id " + h.getCorrelationId()
-            + ", expected " + r.correlationId + " (responses must come in request order)");
+        throw new InvalidFrameException(
+            "response correlation id "
+                + h.getCorrelationId()
+                + ", expected "
+                + r.correlationId
+                + " (responses must come in request order)");
       }
       c.inFlight.poll();
       if (h.getErrorCode() != ErrorCode.NONE) {
         SpoolException e = new SpoolException(h.getErrorCode(), h.getErrorMessage());
         if (r.handshake) {
-          closeConnection(c, new SpoolException(h.getErrorCode(), "ApiVersions handshake with "
-              + c.node + " failed: " + h.getErrorMessage()), null);
+          closeConnection(
+              c,
+              new SpoolException(
+                  h.getErrorCode(),
+                  "ApiVersions handshake with " + c.node + " failed: " + h.getErrorMessage()),
+              null);
         } else {
           fail(r, e);
         }
@@ -416,12 +493,17 @@ public final class NetworkClient implements AutoCloseable {
         onHandshake(c, f.parseBody(ApiVersionsResponse.parser()));
       } else {
         MessageLite body = f.parseBody(ApiMessages.responseParser(r.api));
-        ByteBuf data = f.recordData().isReadable() ? f.recordData().retain() : Unpooled.EMPTY_BUFFER;
+        ByteBuf data =
+            f.recordData().isReadable() ? f.recordData().retain() : Unpooled.EMPTY_BUFFER;
         complete(r, new Response(r.api, h, body, data));
       }
     } catch (InvalidFrameException e) {
-      closeConnection(c, new SpoolException(ErrorCode.BROKER_NOT_AVAILABLE,
-          "invalid response from " + c.node + ": " + e.getMessage()), null);
+      closeConnection(
+          c,
+          new SpoolException(
+              ErrorCode.BROKER_NOT_AVAILABLE,
+              "invalid response from " + c.node + ": " + e.getMessage()),
+          null);
     } finally {
       frame.release();
     }
@@ -430,30 +512,43 @@ public final class NetworkClient implements AutoCloseable {
 
   private void onHandshake(Connection c, ApiVersionsResponse response) {
     if (response.getErrorCode() != ErrorCode.NONE) {
-      closeConnection(c, new SpoolException(ErrorCode.UNSUPPORTED_VERSION, "ApiVersions with "
-          + c.node + " failed with " + response.getErrorCode()), null);
+      closeConnection(
+          c,
+          new SpoolException(
+              ErrorCode.UNSUPPORTED_VERSION,
+              "ApiVersions with " + c.node + " failed with " + response.getErrorCode()),
+          null);
       return;
     }
     ApiVersionTable theirs = ApiVersionTable.fromResponse(response);
     boolean anyCommon = false;
     for (ApiKey k : ApiKey.values()) {
-      if (k != ApiKey.API_KEY_UNSPECIFIED && k != ApiKey.UNRECOGNIZED
+      if (k != ApiKey.API_KEY_UNSPECIFIED
+          && k != ApiKey.UNRECOGNIZED
           && ApiVersionTable.CURRENT.highestCommon(k, theirs).isPresent()) {
         anyCommon = true;
         break;
       }
     }
     if (!anyCommon) {
-      closeConnection(c, new SpoolException(ErrorCode.UNSUPPORTED_VERSION, c.node
-          + " (software " + response.getServerSoftwareVersion()
-          + ") shares no API version with this client"), null);
+      closeConnection(
+          c,
+          new SpoolException(
+              ErrorCode.UNSUPPORTED_VERSION,
+              c.node
+                  + " (software "
+                  + response.getServerSoftwareVersion()
+                  + ") shares no API version with this client"),
+          null);
       return;
     }
     c.versions = theirs;
     connectFailures.remove(c.node.id());
     reconnectAtNs.remove(c.node.id());
-    transition(c, ConnectionState.READY, "ApiVersions done (broker "
-        + response.getServerSoftwareVersion() + ")");
+    transition(
+        c,
+        ConnectionState.READY,
+        "ApiVersions done (broker " + response.getServerSoftwareVersion() + ")");
     for (ConnectionListener l : listeners) {
       l.onReady(c.node);
     }
@@ -469,24 +564,48 @@ public final class NetworkClient implements AutoCloseable {
         connect(c);
       } else if (c.state == ConnectionState.CONNECTING
           && now - c.stateSinceNs > TimeUnit.MILLISECONDS.toNanos(config.connectTimeoutMs())) {
-        closeConnection(c, new SpoolException(ErrorCode.BROKER_NOT_AVAILABLE, "connecting to "
-            + c.node + " timed out after " + config.connectTimeoutMs() + " ms"), null);
+        closeConnection(
+            c,
+            new SpoolException(
+                ErrorCode.BROKER_NOT_AVAILABLE,
+                "connecting to "
+                    + c.node
+                    + " timed out after "
+                    + config.connectTimeoutMs()
+                    + " ms"),
+            null);
         continue;
       }
       Request head = c.inFlight.peek();
       if (head != null && now - head.deadlineNs >= 0) {
-        SpoolException timedOut = new SpoolException(ErrorCode.REQUEST_TIMED_OUT, head.api
-            + " to " + c.node + " got no response within " + head.timeoutMs + " ms");
-        closeConnection(c, new SpoolException(ErrorCode.BROKER_NOT_AVAILABLE, "connection to "
-            + c.node + " closed: an earlier request timed out"), timedOut);
+        SpoolException timedOut =
+            new SpoolException(
+                ErrorCode.REQUEST_TIMED_OUT,
+                head.api + " to " + c.node + " got no response within " + head.timeoutMs + " ms");
+        closeConnection(
+            c,
+            new SpoolException(
+                ErrorCode.BROKER_NOT_AVAILABLE,
+                "connection to " + c.node + " closed: an earlier request timed out"),
+            timedOut);
         continue;
       }
       for (Iterator<Request> it = c.pending.iterator(); it.hasNext(); ) {
         Request r = it.next();
         if (now - r.deadlineNs >= 0) {
           it.remove();
-          fail(r, new SpoolException(ErrorCode.REQUEST_TIMED_OUT, r.api + " to " + c.node
-              + " could not be sent within " + r.timeoutMs + " ms (connection " + c.state + ")"));
+          fail(
+              r,
+              new SpoolException(
+                  ErrorCode.REQUEST_TIMED_OUT,
+                  r.api
+                      + " to "
+                      + c.node
+                      + " could not be sent within "
+                      + r.timeoutMs
+                      + " ms (connection "
+                      + c.state
+                      + ")"));
         }
       }
     }
@@ -507,8 +626,9 @@ public final class NetworkClient implements AutoCloseable {
       c.channel.close();
     }
     int failures = wasReady ? 0 : connectFailures.merge(c.node.id(), 1, Integer::sum) - 1;
-    reconnectAtNs.put(c.node.id(), clock.nanoTime()
-        + TimeUnit.MILLISECONDS.toNanos(reconnectBackoff.backoffMs(failures)));
+    reconnectAtNs.put(
+        c.node.id(),
+        clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(reconnectBackoff.backoffMs(failures)));
     List<Request> failed = new ArrayList<>(c.inFlight);
     failed.addAll(c.pending);
     c.inFlight.clear();
@@ -526,11 +646,21 @@ public final class NetworkClient implements AutoCloseable {
     c.state = next;
     c.stateSinceNs = clock.nanoTime();
     if (next == ConnectionState.READY || prev == ConnectionState.READY) {
-      log.info("[client={} node={}] connection {} -> {}: {}", config.clientId(), c.node.id(), prev,
-          next, reason);
+      log.info(
+          "[client={} node={}] connection {} -> {}: {}",
+          config.clientId(),
+          c.node.id(),
+          prev,
+          next,
+          reason);
     } else {
-      log.debug("[client={} node={}] connection {} -> {}: {}", config.clientId(), c.node.id(), prev,
-          next, reason);
+      log.debug(
+          "[client={} node={}] connection {} -> {}: {}",
+          config.clientId(),
+          c.node.id(),
+          prev,
+          next,
+          reason);
     }
   }
 
@@ -570,21 +700,22 @@ public final class NetworkClient implements AutoCloseable {
       return;
     }
     closed = true;
-    Runnable shutdown = () -> {
-      ticker.cancel(false);
-      for (Connection c : new ArrayList<>(connections.values())) {
-        List<Request> failed = new ArrayList<>(c.inFlight);
-        failed.addAll(c.pending);
-        c.inFlight.clear();
-        c.pending.clear();
-        c.state = ConnectionState.CLOSED;
-        if (c.channel != null) {
-          c.channel.close();
-        }
-        failed.forEach(r -> fail(r, closedException()));
-      }
-      connections.clear();
-    };
+    Runnable shutdown =
+        () -> {
+          ticker.cancel(false);
+          for (Connection c : new ArrayList<>(connections.values())) {
+            List<Request> failed = new ArrayList<>(c.inFlight);
+            failed.addAll(c.pending);
+            c.inFlight.clear();
+            c.pending.clear();
+            c.state = ConnectionState.CLOSED;
+            if (c.channel != null) {
+              c.channel.close();
+            }
+            failed.forEach(r -> fail(r, closedException()));
+          }
+          connections.clear();
+        };
     if (loop.inEventLoop()) {
       shutdown.run();
       group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
@@ -630,8 +761,14 @@ public final class NetworkClient implements AutoCloseable {
     long sentNs;
     int correlationId;
 
-    Request(Node node, ApiKey api, MessageLite body, ByteBuf recordData, long timeoutMs,
-        boolean expectResponse, boolean handshake) {
+    Request(
+        Node node,
+        ApiKey api,
+        MessageLite body,
+        ByteBuf recordData,
+        long timeoutMs,
+        boolean expectResponse,
+        boolean handshake) {
       this.node = node;
       this.api = api;
       this.body = body;
@@ -668,8 +805,10 @@ public final class NetworkClient implements AutoCloseable {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-      closeConnection(c, new SpoolException(ErrorCode.BROKER_NOT_AVAILABLE,
-          "connection to " + c.node + " lost"), null);
+      closeConnection(
+          c,
+          new SpoolException(ErrorCode.BROKER_NOT_AVAILABLE, "connection to " + c.node + " lost"),
+          null);
     }
 
     @Override
@@ -682,10 +821,17 @@ public final class NetworkClient implements AutoCloseable {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       Throwable root = cause.getCause() instanceof InvalidFrameException ? cause.getCause() : cause;
-      log.warn("[client={} node={}] closing connection: {}", config.clientId(), c.node.id(),
+      log.warn(
+          "[client={} node={}] closing connection: {}",
+          config.clientId(),
+          c.node.id(),
           describe(root));
-      closeConnection(c, new SpoolException(ErrorCode.BROKER_NOT_AVAILABLE,
-          "connection to " + c.node + " failed: " + describe(root)), null);
+      closeConnection(
+          c,
+          new SpoolException(
+              ErrorCode.BROKER_NOT_AVAILABLE,
+              "connection to " + c.node + " failed: " + describe(root)),
+          null);
     }
   }
 }

@@ -40,23 +40,46 @@ public record NetworkConfig(
   }
 
   /** Heap response frames (every client but the broker's replica fetcher). */
-  public NetworkConfig(String clientId, String ioThreadName, int maxInFlightRequestsPerConnection,
-      int maxQueuedRequestsPerConnection, long connectTimeoutMs, long reconnectBackoffMs,
-      long reconnectBackoffMaxMs, int maxResponseFrameBytes, long timerTickMs) {
-    this(clientId, ioThreadName, maxInFlightRequestsPerConnection, maxQueuedRequestsPerConnection,
-        connectTimeoutMs, reconnectBackoffMs, reconnectBackoffMaxMs, maxResponseFrameBytes, timerTickMs,
+  public NetworkConfig(
+      String clientId,
+      String ioThreadName,
+      int maxInFlightRequestsPerConnection,
+      int maxQueuedRequestsPerConnection,
+      long connectTimeoutMs,
+      long reconnectBackoffMs,
+      long reconnectBackoffMaxMs,
+      int maxResponseFrameBytes,
+      long timerTickMs) {
+    this(
+        clientId,
+        ioThreadName,
+        maxInFlightRequestsPerConnection,
+        maxQueuedRequestsPerConnection,
+        connectTimeoutMs,
+        reconnectBackoffMs,
+        reconnectBackoffMaxMs,
+        maxResponseFrameBytes,
+        timerTickMs,
         true);
   }
 
   /** The same settings with response frames in direct buffers. */
   public NetworkConfig withDirectResponseFrames() {
-    return new NetworkConfig(clientId, ioThreadName, maxInFlightRequestsPerConnection,
-        maxQueuedRequestsPerConnection, connectTimeoutMs, reconnectBackoffMs, reconnectBackoffMaxMs,
-        maxResponseFrameBytes, timerTickMs, false);
+    return new NetworkConfig(
+        clientId,
+        ioThreadName,
+        maxInFlightRequestsPerConnection,
+        maxQueuedRequestsPerConnection,
+        connectTimeoutMs,
+        reconnectBackoffMs,
+        reconnectBackoffMaxMs,
+        maxResponseFrameBytes,
+        timerTickMs,
+        false);
   }
 
   public static NetworkConfig defaults(String clientId, String ioThreadName) {
-    return new NetworkConfig(clientId, ioThreadName, 5, 10_000, 10_000, 50, 1000,
-        64 * 1024 * 1024, 20);
+    return new NetworkConfig(
+        clientId, ioThreadName, 5, 10_000, 10_000, 50, 1000, 64 * 1024 * 1024, 20);
   }
 }

@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A broker the client can connect to. Brokers named by cluster metadata have their node id
- * (≥ 0); addresses from {@code bootstrap.servers} get ids -1, -2, … until metadata names the
- * brokers, as in Kafka. Connections are keyed by id.
+ * A broker the client can connect to. Brokers named by cluster metadata have their node id (≥ 0);
+ * addresses from {@code bootstrap.servers} get ids -1, -2, … until metadata names the brokers, as
+ * in Kafka. Connections are keyed by id.
  */
 public record Node(int id, String host, int port) {
   public Node {
@@ -33,7 +33,8 @@ public record Node(int id, String host, int port) {
 
   /**
    * Parses a comma-separated {@code host:port} list ({@code [v6]:port} for IPv6 literals) into
-   * bootstrap nodes numbered -1, -2, … Throws {@link IllegalArgumentException} naming the bad entry.
+   * bootstrap nodes numbered -1, -2, … Throws {@link IllegalArgumentException} naming the bad
+   * entry.
    */
   public static List<Node> parseBootstrap(String servers) {
     List<Node> nodes = new ArrayList<>();

@@ -7,11 +7,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
 /**
- * One response as the network client hands it over: the header, the parsed body and the record
- * data that followed the body (a retained slice of the received frame, empty for most APIs). The
+ * One response as the network client hands it over: the header, the parsed body and the record data
+ * that followed the body (a retained slice of the received frame, empty for most APIs). The
  * receiver owns the record data and must {@link #close()} the response when done with it; closing
- * twice is harmless. Responses to requests sent without expecting an answer (produce with
- * {@code acks=0}) have no header and no body.
+ * twice is harmless. Responses to requests sent without expecting an answer (produce with {@code
+ * acks=0}) have no header and no body.
  */
 public final class Response implements AutoCloseable {
   private final ApiKey apiKey;
@@ -87,6 +87,8 @@ public final class Response implements AutoCloseable {
   @Override
   public String toString() {
     ByteBuf d = recordData;
-    return "Response(" + apiKey + (d == null ? ", released)" : ", " + d.readableBytes() + " bytes of record data)");
+    return "Response("
+        + apiKey
+        + (d == null ? ", released)" : ", " + d.readableBytes() + " bytes of record data)");
   }
 }

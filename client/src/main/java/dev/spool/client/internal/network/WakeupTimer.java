@@ -6,8 +6,8 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One pending wake-up of an event-loop task at the earliest time asked for: asking for a later
- * time than the one armed changes nothing, an earlier one re-arms. Event-loop thread only.
+ * One pending wake-up of an event-loop task at the earliest time asked for: asking for a later time
+ * than the one armed changes nothing, an earlier one re-arms. Event-loop thread only.
  */
 public final class WakeupTimer {
   private final EventLoop loop;
@@ -29,10 +29,14 @@ public final class WakeupTimer {
     }
     cancel();
     this.atMs = atMs;
-    timer = loop.schedule(() -> {
-      this.atMs = Long.MAX_VALUE;
-      task.run();
-    }, Math.max(1, atMs - clock.monotonicMs()), TimeUnit.MILLISECONDS);
+    timer =
+        loop.schedule(
+            () -> {
+              this.atMs = Long.MAX_VALUE;
+              task.run();
+            },
+            Math.max(1, atMs - clock.monotonicMs()),
+            TimeUnit.MILLISECONDS);
   }
 
   public void cancel() {

@@ -4,6 +4,7 @@
  *
  * <p>What this side assumes of the broker (the protocol's {@code protocol.proto} is the contract;
  * these are the points where its comments leave room):
+ *
  * <ul>
  *   <li>The first request on every connection is ApiVersions v0; the broker answers it (with its
  *       ranges, and {@code error_code} set when it refuses) before anything else. The client picks,
@@ -15,8 +16,9 @@
  *   <li>A produce with {@code acks=0} gets no response at all.
  *   <li>Record data follows the body in the order of the {@code records_size} fields.
  * </ul>
- * Connection problems fail requests with BROKER_NOT_AVAILABLE (retriable, refresh metadata);
- * an unanswered request fails with REQUEST_TIMED_OUT at its deadline and closes its connection.
+ *
+ * Connection problems fail requests with BROKER_NOT_AVAILABLE (retriable, refresh metadata); an
+ * unanswered request fails with REQUEST_TIMED_OUT at its deadline and closes its connection.
  * Connections and their futures live on the client's single I/O thread.
  */
 package dev.spool.client.internal.network;

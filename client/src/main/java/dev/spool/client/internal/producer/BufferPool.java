@@ -10,11 +10,11 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The producer's bounded memory ({@code buffer.memory}): batches take their buffer here and give
- * it back when they complete. Buffers of exactly the poolable size ({@code batch.size}) are kept
- * for reuse, so steady-state batching allocates nothing; other sizes come from the same budget
- * and are left to the garbage collector. When the budget is used up {@link #allocate} blocks up to
- * the caller's limit ({@code max.block.ms}), first come first served, then fails with a retriable
+ * The producer's bounded memory ({@code buffer.memory}): batches take their buffer here and give it
+ * back when they complete. Buffers of exactly the poolable size ({@code batch.size}) are kept for
+ * reuse, so steady-state batching allocates nothing; other sizes come from the same budget and are
+ * left to the garbage collector. When the budget is used up {@link #allocate} blocks up to the
+ * caller's limit ({@code max.block.ms}), first come first served, then fails with a retriable
  * REQUEST_TIMED_OUT. Thread-safe.
  */
 public final class BufferPool {
@@ -23,14 +23,16 @@ public final class BufferPool {
   private final ReentrantLock lock = new ReentrantLock();
   private final Deque<ByteBuffer> free = new ArrayDeque<>();
   private final Deque<Condition> waiters = new ArrayDeque<>();
+
   /** Budget not held by anyone and not sitting in {@link #free}. */
   private long nonPooledAvailableBytes;
+
   private boolean closed;
 
   public BufferPool(long totalBytes, int poolableBytes) {
     if (poolableBytes <= 0 || totalBytes < poolableBytes) {
-      throw new IllegalArgumentException("buffer.memory " + totalBytes
-          + " must be at least batch.size " + poolableBytes);
+      throw new IllegalArgumentException(
+          "buffer.memory " + totalBytes + " must be at least batch.size " + poolableBytes);
     }
     this.totalBytes = totalBytes;
     this.poolableBytes = poolableBytes;
@@ -45,8 +47,8 @@ public final class BufferPool {
    */
   public ByteBuffer allocate(int size, long maxBlockMs) throws InterruptedException {
     if (size > totalBytes) {
-      throw new IllegalArgumentException("cannot allocate " + size + " bytes from a buffer.memory of "
-          + totalBytes);
+      throw new IllegalArgumentException(
+          "cannot allocate " + size + " bytes from a buffer.memory of " + totalBytes);
     }
     lock.lock();
     try {
@@ -69,7 +71,10 @@ public final class BufferPool {
     return ByteBuffer.allocate(size);
   }
 
-  /** Waits for {@code size} bytes; returns a pooled buffer if one came back, else null (budget taken). */
+  /**
+   * Waits for {@code size} bytes; returns a pooled buffer if one came back, else null (budget
+   * taken).
+   */
   private ByteBuffer awaitMemory(int size, long maxBlockMs) throws InterruptedException {
     Condition turn = lock.newCondition();
     waiters.addLast(turn);
@@ -81,9 +86,15 @@ public final class BufferPool {
         if (remainingNs <= 0) {
           nonPooledAvailableBytes += accumulated;
           accumulated = 0;
-          throw new SpoolException(ErrorCode.REQUEST_TIMED_OUT, "could not get " + size
-              + " bytes of buffer.memory (" + totalBytes + " bytes) within max.block.ms="
-              + maxBlockMs + ": the producer is sending slower than records arrive");
+          throw new SpoolException(
+              ErrorCode.REQUEST_TIMED_OUT,
+              "could not get "
+                  + size
+                  + " bytes of buffer.memory ("
+                  + totalBytes
+                  + " bytes) within max.block.ms="
+                  + maxBlockMs
+                  + ": the producer is sending slower than records arrive");
         }
         if (waiters.peekFirst() == turn) {
           if (accumulated == 0 && size == poolableBytes && !free.isEmpty()) {

@@ -3,8 +3,8 @@ package dev.spool.client.internal.producer;
 /**
  * Kafka's key partitioning, bit for bit, so a key lands on the same partition number as with a
  * Kafka producer: {@code toPositive(murmur2(key)) % numPartitions}. murmur2 is the 32-bit
- * MurmurHash2 with Kafka's seed {@code 0x9747b28c}, little-endian 4-byte blocks and the tail
- * mixed in the usual order (Kafka's {@code Utils.murmur2}).
+ * MurmurHash2 with Kafka's seed {@code 0x9747b28c}, little-endian 4-byte blocks and the tail mixed
+ * in the usual order (Kafka's {@code Utils.murmur2}).
  */
 public final class KeyPartitioner {
   private static final int SEED = 0x9747b28c;
@@ -28,8 +28,11 @@ public final class KeyPartitioner {
     int blocks = length / 4;
     for (int i = 0; i < blocks; i++) {
       int i4 = i * 4;
-      int k = (data[i4] & 0xff) + ((data[i4 + 1] & 0xff) << 8)
-          + ((data[i4 + 2] & 0xff) << 16) + ((data[i4 + 3] & 0xff) << 24);
+      int k =
+          (data[i4] & 0xff)
+              + ((data[i4 + 1] & 0xff) << 8)
+              + ((data[i4 + 2] & 0xff) << 16)
+              + ((data[i4 + 3] & 0xff) << 24);
       k *= M;
       k ^= k >>> R;
       k *= M;
@@ -40,10 +43,10 @@ public final class KeyPartitioner {
     switch (length % 4) {
       case 3:
         h ^= (data[tail + 2] & 0xff) << 16;
-        // fall through
+      // fall through
       case 2:
         h ^= (data[tail + 1] & 0xff) << 8;
-        // fall through
+      // fall through
       case 1:
         h ^= data[tail] & 0xff;
         h *= M;

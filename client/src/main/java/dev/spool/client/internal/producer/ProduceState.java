@@ -20,46 +20,61 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the sender knows about each partition's batches in flight, and the rules for ordering,
- * retries and idempotent sequence numbers. Pure logic (no I/O, no clock; {@code nowMs} passed
- * in), confined to the producer's I/O thread, tested directly.
+ * retries and idempotent sequence numbers. Pure logic (no I/O, no clock; {@code nowMs} passed in),
+ * confined to the producer's I/O thread, tested directly.
  *
  * <p><b>Idempotence</b> (Kafka's rules, KIP-98/KIP-360 in spirit): a batch gets its base sequence
  * when it is first drained, so sequences follow append order; at most five batches of a partition
  * are in flight, all to the same node. A batch's outcome:
+ *
  * <ul>
  *   <li>success or DUPLICATE_SEQUENCE (a retried batch the broker already has, answered with its
  *       original offset) completes it;
- *   <li>a retriable error (or OUT_OF_ORDER_SEQUENCE for a batch that is not the next one the
- *       broker expects, i.e. an earlier batch failed) starts a new <i>generation</i>: this batch
- *       and every later batch in flight go back to the front of the queue in sequence order with
- *       their sequences, the answers of the old attempts are ignored when they arrive, and
- *       nothing of the partition is sent until those answers are all in — so the broker sees the
- *       sequences again in order and deduplicates whatever it had already written;
+ *   <li>a retriable error (or OUT_OF_ORDER_SEQUENCE for a batch that is not the next one the broker
+ *       expects, i.e. an earlier batch failed) starts a new <i>generation</i>: this batch and every
+ *       later batch in flight go back to the front of the queue in sequence order with their
+ *       sequences, the answers of the old attempts are ignored when they arrive, and nothing of the
+ *       partition is sent until those answers are all in — so the broker sees the sequences again
+ *       in order and deduplicates whatever it had already written;
  *   <li>OUT_OF_ORDER_SEQUENCE for the next expected batch, UNKNOWN_PRODUCER_ID,
  *       INVALID_PRODUCER_EPOCH, PRODUCER_FENCED, or an ambiguous failure (retries or delivery
  *       timeout exhausted, unknown server error) fails every pending batch of the partition and
  *       asks for a new producer id, taken once no sequenced batch is pending anywhere;
  *   <li>a definite rejection (e.g. MESSAGE_TOO_LARGE, CORRUPT_MESSAGE, INVALID_RECORD: the broker
- *       wrote nothing) fails that batch only; later batches of the partition take over its
- *       sequence numbers.
+ *       wrote nothing) fails that batch only; later batches of the partition take over its sequence
+ *       numbers.
  * </ul>
+ *
  * Futures of one partition therefore finish in sequence order. Without idempotence a retriable
- * failure requeues only that batch (order is kept only with {@code max.in.flight} = 1, as in Kafka).
+ * failure requeues only that batch (order is kept only with {@code max.in.flight} = 1, as in
+ * Kafka).
  */
 public final class ProduceState implements RecordAccumulator.DrainGate {
   private static final Logger log = LoggerFactory.getLogger(ProduceState.class);
+
   /** The broker keeps the sequences of a producer's last five batches per partition. */
   public static final int MAX_IN_FLIGHT_PER_PARTITION_IDEMPOTENT = 5;
 
-  private static final Set<ErrorCode> FATAL_SEQUENCE_ERRORS = EnumSet.of(
-      ErrorCode.OUT_OF_ORDER_SEQUENCE, ErrorCode.UNKNOWN_PRODUCER_ID,
-      ErrorCode.INVALID_PRODUCER_EPOCH, ErrorCode.PRODUCER_FENCED);
+  private static final Set<ErrorCode> FATAL_SEQUENCE_ERRORS =
+      EnumSet.of(
+          ErrorCode.OUT_OF_ORDER_SEQUENCE, ErrorCode.UNKNOWN_PRODUCER_ID,
+          ErrorCode.INVALID_PRODUCER_EPOCH, ErrorCode.PRODUCER_FENCED);
+
   /** Errors after which the broker certainly appended nothing of the batch. */
-  private static final Set<ErrorCode> DEFINITE_REJECTIONS = EnumSet.of(
-      ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.CORRUPT_MESSAGE, ErrorCode.INVALID_RECORD,
-      ErrorCode.INVALID_TIMESTAMP, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_REQUEST,
-      ErrorCode.INVALID_TOPIC, ErrorCode.POLICY_VIOLATION, ErrorCode.UNSUPPORTED_VERSION,
-      ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, ErrorCode.INVALID_CONFIG);
+  private static final Set<ErrorCode> DEFINITE_REJECTIONS =
+      EnumSet.of(
+          ErrorCode.MESSAGE_TOO_LARGE,
+          ErrorCode.CORRUPT_MESSAGE,
+          ErrorCode.INVALID_RECORD,
+          ErrorCode.INVALID_TIMESTAMP,
+          ErrorCode.RECORD_LIST_TOO_LARGE,
+          ErrorCode.INVALID_REQUEST,
+          ErrorCode.INVALID_TOPIC,
+          ErrorCode.POLICY_VIOLATION,
+          ErrorCode.UNSUPPORTED_VERSION,
+          ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
+          ErrorCode.INVALID_CONFIG);
+
   /**
    * Answers a broker gives to a produce only before appending anything of the batch (see the
    * broker's Partition.checkProduce and the log's validation). NOT_LEADER_OR_FOLLOWER is not here:
@@ -67,20 +82,32 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
    * after appending; with acks=0 or 1 nothing waits, so there it is added (see {@link
    * #refusedBeforeAppend}). REQUEST_TIMED_OUT and STORAGE_ERROR are given both before and after.
    */
-  private static final Set<ErrorCode> REFUSED_BEFORE_APPEND = EnumSet.of(
-      ErrorCode.NOT_ENOUGH_REPLICAS, ErrorCode.FENCED_LEADER_EPOCH, ErrorCode.UNKNOWN_LEADER_EPOCH,
-      ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.OUT_OF_ORDER_SEQUENCE,
-      ErrorCode.UNKNOWN_PRODUCER_ID, ErrorCode.INVALID_PRODUCER_EPOCH, ErrorCode.MESSAGE_TOO_LARGE,
-      ErrorCode.CORRUPT_MESSAGE, ErrorCode.INVALID_RECORD, ErrorCode.INVALID_TIMESTAMP,
-      ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_TOPIC,
-      ErrorCode.POLICY_VIOLATION, ErrorCode.UNSUPPORTED_VERSION,
-      ErrorCode.UNSUPPORTED_COMPRESSION_TYPE);
+  private static final Set<ErrorCode> REFUSED_BEFORE_APPEND =
+      EnumSet.of(
+          ErrorCode.NOT_ENOUGH_REPLICAS,
+          ErrorCode.FENCED_LEADER_EPOCH,
+          ErrorCode.UNKNOWN_LEADER_EPOCH,
+          ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          ErrorCode.OUT_OF_ORDER_SEQUENCE,
+          ErrorCode.UNKNOWN_PRODUCER_ID,
+          ErrorCode.INVALID_PRODUCER_EPOCH,
+          ErrorCode.MESSAGE_TOO_LARGE,
+          ErrorCode.CORRUPT_MESSAGE,
+          ErrorCode.INVALID_RECORD,
+          ErrorCode.INVALID_TIMESTAMP,
+          ErrorCode.RECORD_LIST_TOO_LARGE,
+          ErrorCode.INVALID_REQUEST,
+          ErrorCode.INVALID_TOPIC,
+          ErrorCode.POLICY_VIOLATION,
+          ErrorCode.UNSUPPORTED_VERSION,
+          ErrorCode.UNSUPPORTED_COMPRESSION_TYPE);
 
   /** One partition's send state. */
   static final class PartitionState {
     int nextSequence;
     int lastAckedSequence = -1;
     int generation;
+
     /** Sent and not yet answered, oldest first; stale generations come before current ones. */
     final ArrayDeque<ProducerBatch> inFlight = new ArrayDeque<>();
   }
@@ -100,22 +127,41 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
   private int sequencedPending;
 
   /** A state for acks=all (the strictest reading of which answers prove nothing was appended). */
-  public ProduceState(boolean idempotent, int maxInFlightPerPartition, int retries,
-      long deliveryTimeoutMs, ExponentialBackoff retryBackoff, RecordAccumulator accumulator,
+  public ProduceState(
+      boolean idempotent,
+      int maxInFlightPerPartition,
+      int retries,
+      long deliveryTimeoutMs,
+      ExponentialBackoff retryBackoff,
+      RecordAccumulator accumulator,
       ProducerStats stats) {
-    this(idempotent, true, maxInFlightPerPartition, retries, deliveryTimeoutMs, retryBackoff,
-        accumulator, stats);
+    this(
+        idempotent,
+        true,
+        maxInFlightPerPartition,
+        retries,
+        deliveryTimeoutMs,
+        retryBackoff,
+        accumulator,
+        stats);
   }
 
   /** {@code acksAll}: whether produce requests carry acks=all (-1). */
-  public ProduceState(boolean idempotent, boolean acksAll, int maxInFlightPerPartition, int retries,
-      long deliveryTimeoutMs, ExponentialBackoff retryBackoff, RecordAccumulator accumulator,
+  public ProduceState(
+      boolean idempotent,
+      boolean acksAll,
+      int maxInFlightPerPartition,
+      int retries,
+      long deliveryTimeoutMs,
+      ExponentialBackoff retryBackoff,
+      RecordAccumulator accumulator,
       ProducerStats stats) {
     this.idempotent = idempotent;
     this.acksAll = acksAll;
-    this.maxInFlightPerPartition = idempotent
-        ? Math.min(maxInFlightPerPartition, MAX_IN_FLIGHT_PER_PARTITION_IDEMPOTENT)
-        : maxInFlightPerPartition;
+    this.maxInFlightPerPartition =
+        idempotent
+            ? Math.min(maxInFlightPerPartition, MAX_IN_FLIGHT_PER_PARTITION_IDEMPOTENT)
+            : maxInFlightPerPartition;
     this.retries = retries;
     this.deliveryTimeoutMs = deliveryTimeoutMs;
     this.retryBackoff = retryBackoff;
@@ -140,9 +186,11 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
 
   /** A new producer id may be taken now: none yet, or a reset with no sequenced batch pending. */
   public boolean canInitProducerId() {
-    return idempotent && (producerId == RecordBatch.NO_PRODUCER_ID
-        || resetPending && sequencedPending == 0 && partitions.values().stream()
-            .allMatch(s -> s.inFlight.isEmpty()));
+    return idempotent
+        && (producerId == RecordBatch.NO_PRODUCER_ID
+            || resetPending
+                && sequencedPending == 0
+                && partitions.values().stream().allMatch(s -> s.inFlight.isEmpty()));
   }
 
   public void setProducerId(long id, short epoch) {
@@ -206,7 +254,9 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
     sequencedPending++;
   }
 
-  /** Records that {@code batch} was written to {@code node} as attempt {@code batch.attempts + 1}. */
+  /**
+   * Records that {@code batch} was written to {@code node} as attempt {@code batch.attempts + 1}.
+   */
   public void onSent(ProducerBatch batch, Node node, long nowMs) {
     PartitionState s = state(batch.topicPartition);
     batch.attempts++;
@@ -237,17 +287,24 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
   // ------------------------------------------------------------------ outcomes
 
   /**
-   * Handles one batch's answer ({@code error == NONE} for success). {@code baseOffset} and
-   * {@code logAppendTimeMs} come from the response (-1 when unknown).
+   * Handles one batch's answer ({@code error == NONE} for success). {@code baseOffset} and {@code
+   * logAppendTimeMs} come from the response (-1 when unknown).
    */
-  public void onResult(ProducerBatch b, ErrorCode error, String message, long baseOffset,
-      long logAppendTimeMs, long nowMs) {
+  public void onResult(
+      ProducerBatch b,
+      ErrorCode error,
+      String message,
+      long baseOffset,
+      long logAppendTimeMs,
+      long nowMs) {
     PartitionState s = state(b.topicPartition);
     boolean wasInFlight = s.inFlight.remove(b);
     if (!wasInFlight || b.generation != s.generation || b.isFinished()) {
       return; // a superseded attempt: the batch was requeued or failed when its generation ended
     }
-    if (error != ErrorCode.NONE && error != ErrorCode.DUPLICATE_SEQUENCE && !refusedBeforeAppend(error)) {
+    if (error != ErrorCode.NONE
+        && error != ErrorCode.DUPLICATE_SEQUENCE
+        && !refusedBeforeAppend(error)) {
       b.mayHaveBeenAppended = true;
     }
     if (error == ErrorCode.NONE || error == ErrorCode.DUPLICATE_SEQUENCE) {
@@ -258,12 +315,17 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
       return;
     }
     SpoolException e = new SpoolException(error, describe(b, message));
-    boolean notNext = error == ErrorCode.OUT_OF_ORDER_SEQUENCE && b.hasSequence()
-        && b.baseSequence != SequenceNumbers.increment(s.lastAckedSequence, 1);
+    boolean notNext =
+        error == ErrorCode.OUT_OF_ORDER_SEQUENCE
+            && b.hasSequence()
+            && b.baseSequence != SequenceNumbers.increment(s.lastAckedSequence, 1);
     if (Errors.retriable(error) || notNext) {
       if (b.attempts > retries || nowMs - b.createdMs >= deliveryTimeoutMs) {
-        failAmbiguously(b, s, new SpoolException(error, describe(b, message)
-            + " (gave up after " + b.attempts + " attempts)"));
+        failAmbiguously(
+            b,
+            s,
+            new SpoolException(
+                error, describe(b, message) + " (gave up after " + b.attempts + " attempts)"));
       } else {
         retry(b, s, nowMs);
       }
@@ -284,7 +346,8 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
       // Later attempts of this generation will be rejected or deduplicated: resend them too.
       for (ProducerBatch later : s.inFlight) {
         if (later.generation == s.generation && !later.isFinished()) {
-          later.mayHaveBeenAppended = true; // its attempt is unanswered and its answer will be ignored
+          later.mayHaveBeenAppended =
+              true; // its attempt is unanswered and its answer will be ignored
           requeue.add(later);
         }
       }
@@ -307,7 +370,8 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
     List<ProducerBatch> requeue = new ArrayList<>();
     for (ProducerBatch later : s.inFlight) {
       if (later.generation == s.generation && !later.isFinished()) {
-        later.mayHaveBeenAppended = true; // its attempt is unanswered and its answer will be ignored
+        later.mayHaveBeenAppended =
+            true; // its attempt is unanswered and its answer will be ignored
         requeue.add(later);
       }
     }
@@ -315,18 +379,24 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
       s.generation++;
     }
     for (ProducerBatch later : requeue) {
-      later.setProducerState(producerId, producerEpoch, SequenceNumbers.decrement(later.baseSequence, delta));
+      later.setProducerState(
+          producerId, producerEpoch, SequenceNumbers.decrement(later.baseSequence, delta));
     }
-    accumulator.forEachQueued(b.topicPartition, q -> {
-      if (q.hasSequence()) {
-        q.setProducerState(producerId, producerEpoch, SequenceNumbers.decrement(q.baseSequence, delta));
-      }
-    });
+    accumulator.forEachQueued(
+        b.topicPartition,
+        q -> {
+          if (q.hasSequence()) {
+            q.setProducerState(
+                producerId, producerEpoch, SequenceNumbers.decrement(q.baseSequence, delta));
+          }
+        });
     s.nextSequence = SequenceNumbers.decrement(s.nextSequence, delta);
     accumulator.reenqueue(requeue);
   }
 
-  /** Whether the broker wrote {@code b} is unknown: fail the partition's sequenced batches, reset. */
+  /**
+   * Whether the broker wrote {@code b} is unknown: fail the partition's sequenced batches, reset.
+   */
   private void failAmbiguously(ProducerBatch b, PartitionState s, SpoolException e) {
     if (!idempotent || !b.hasSequence()) {
       fail(b, e);
@@ -347,8 +417,10 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
     }
     others.addAll(accumulator.removeQueued(b.topicPartition, q -> true));
     s.generation++;
-    SpoolException follow = new SpoolException(cause.errorCode(), "failed with an earlier batch of "
-        + b.topicPartition + ": " + cause.getMessage());
+    SpoolException follow =
+        new SpoolException(
+            cause.errorCode(),
+            "failed with an earlier batch of " + b.topicPartition + ": " + cause.getMessage());
     for (ProducerBatch o : others) {
       fail(o, follow);
     }
@@ -360,11 +432,20 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
     fail(b, e);
   }
 
-  /** Delivery timeout passed for a batch taken from the queue (nothing of its partition in flight). */
+  /**
+   * Delivery timeout passed for a batch taken from the queue (nothing of its partition in flight).
+   */
   public void onExpired(ProducerBatch b, long nowMs) {
-    SpoolException e = new SpoolException(ErrorCode.REQUEST_TIMED_OUT, "expired " + b
-        + " after " + (nowMs - b.createdMs) + " ms: delivery.timeout.ms=" + deliveryTimeoutMs
-        + " passed before the broker acknowledged it");
+    SpoolException e =
+        new SpoolException(
+            ErrorCode.REQUEST_TIMED_OUT,
+            "expired "
+                + b
+                + " after "
+                + (nowMs - b.createdMs)
+                + " ms: delivery.timeout.ms="
+                + deliveryTimeoutMs
+                + " passed before the broker acknowledged it");
     if (idempotent && b.hasSequence()) {
       failPartition(b, state(b.topicPartition), e);
       requestReset("a sent batch of " + b.topicPartition + " expired unacknowledged");
@@ -394,8 +475,8 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
     if (s != null && s.inFlight.contains(b)) {
       b.mayHaveBeenAppended = true; // an attempt is still unanswered
     }
-    RuntimeException error = e instanceof SpoolException se
-        ? new ProduceException(se, b.mayHaveBeenAppended) : e;
+    RuntimeException error =
+        e instanceof SpoolException se ? new ProduceException(se, b.mayHaveBeenAppended) : e;
     if (b.fail(error)) {
       finished(b);
       stats.recordsFailed(b.recordCount());
@@ -411,7 +492,8 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
 
   /** True if a broker answers a produce with {@code error} only when it appended nothing. */
   boolean refusedBeforeAppend(ErrorCode error) {
-    return REFUSED_BEFORE_APPEND.contains(error) || !acksAll && error == ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    return REFUSED_BEFORE_APPEND.contains(error)
+        || !acksAll && error == ErrorCode.NOT_LEADER_OR_FOLLOWER;
   }
 
   int sequencedPending() {
@@ -419,8 +501,11 @@ public final class ProduceState implements RecordAccumulator.DrainGate {
   }
 
   private static String describe(ProducerBatch b, String message) {
-    return (message == null || message.isEmpty() ? "" : message + "; ") + b.topicPartition
-        + " batch of " + b.recordCount() + " records"
+    return (message == null || message.isEmpty() ? "" : message + "; ")
+        + b.topicPartition
+        + " batch of "
+        + b.recordCount()
+        + " records"
         + (b.hasSequence() ? " (sequence " + b.baseSequence + ")" : "");
   }
 }

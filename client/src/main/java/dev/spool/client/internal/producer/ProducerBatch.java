@@ -20,12 +20,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Life: <i>open</i> (in the accumulator, records appended under the partition deque's lock) →
  * <i>built</i> (drained by the sender; header, producer id/epoch/sequence and CRC written) → sent,
  * possibly several times (retries resend the same bytes) → <i>finished</i> exactly once, either
- * completing every record future with its offset or failing them all. Sender bookkeeping fields
- * are touched only by the I/O thread.
+ * completing every record future with its offset or failing them all. Sender bookkeeping fields are
+ * touched only by the I/O thread.
  */
 public final class ProducerBatch {
   /** Upper bound of the bytes a record adds beyond its key, value and headers (varint widths). */
   private static final int MAX_RECORD_OVERHEAD_BYTES = 5 + 1 + 10 + 5 + 5 + 5 + 5;
+
   private static final int MAX_HEADER_OVERHEAD_BYTES = 5 + 5;
 
   final TopicPartition topicPartition;
@@ -37,14 +38,17 @@ public final class ProducerBatch {
   private long[] timestamps = new long[16];
   private ByteBuffer built;
   private final AtomicBoolean finished = new AtomicBoolean();
+
   /** Completes (never exceptionally) once every record future is done; flush waits on it. */
   final CompletableFuture<Void> done = new CompletableFuture<>();
 
   // ---- sender bookkeeping, I/O thread only ----
   int attempts;
   long retryAfterMs;
+
   /** Leader and leader epoch (per the metadata) of the last attempt's target; -1 before one. */
   private int sentLeaderId = -1;
+
   private int sentLeaderEpoch = -1;
   long lastSendMs = -1;
   int generation;
@@ -52,6 +56,7 @@ public final class ProducerBatch {
   long producerId = RecordBatch.NO_PRODUCER_ID;
   short producerEpoch = RecordBatch.NO_PRODUCER_EPOCH;
   int baseSequence = RecordBatch.NO_SEQUENCE;
+
   /**
    * True once an attempt ended in a way that leaves open whether a broker appended the batch
    * (timeout, lost connection, an answer a broker may give after appending, or an attempt still
@@ -60,7 +65,8 @@ public final class ProducerBatch {
    */
   boolean mayHaveBeenAppended;
 
-  ProducerBatch(TopicPartition topicPartition, ByteBuffer pooledBuffer, int allocatedBytes, long createdMs) {
+  ProducerBatch(
+      TopicPartition topicPartition, ByteBuffer pooledBuffer, int allocatedBytes, long createdMs) {
     this.topicPartition = topicPartition;
     this.pooledBuffer = pooledBuffer;
     this.allocatedBytes = allocatedBytes;
@@ -70,11 +76,16 @@ public final class ProducerBatch {
 
   /** An upper bound of the bytes one record adds to a fresh batch, header included. */
   public static int estimateSizeUpperBound(byte[] key, byte[] value, List<Header> headers) {
-    long size = RecordBatch.HEADER_SIZE_BYTES + MAX_RECORD_OVERHEAD_BYTES
-        + (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
+    long size =
+        RecordBatch.HEADER_SIZE_BYTES
+            + MAX_RECORD_OVERHEAD_BYTES
+            + (key == null ? 0 : key.length)
+            + (value == null ? 0 : value.length);
     for (Header h : headers) {
-      size += MAX_HEADER_OVERHEAD_BYTES + h.key().getBytes(StandardCharsets.UTF_8).length
-          + (h.value() == null ? 0 : h.value().length);
+      size +=
+          MAX_HEADER_OVERHEAD_BYTES
+              + h.key().getBytes(StandardCharsets.UTF_8).length
+              + (h.value() == null ? 0 : h.value().length);
     }
     return (int) Math.min(Integer.MAX_VALUE, size);
   }
@@ -84,17 +95,21 @@ public final class ProducerBatch {
    * the buffer was sized for it); returns its future, or {@code null} when the batch is full.
    * Caller holds the partition deque's lock.
    */
-  CompletableFuture<RecordMetadata> tryAppend(long timestamp, byte[] key, byte[] value,
-      List<Header> headers, int limitBytes) {
+  CompletableFuture<RecordMetadata> tryAppend(
+      long timestamp, byte[] key, byte[] value, List<Header> headers, int limitBytes) {
     if (built != null) {
       return null;
     }
     ByteBuffer k = key == null ? null : ByteBuffer.wrap(key);
     ByteBuffer v = value == null ? null : ByteBuffer.wrap(value);
     // The exact size check costs as much as encoding; skip it while the upper bound clearly fits.
-    long upperBound = (long) builder.estimatedSizeInBytes() + MAX_RECORD_OVERHEAD_BYTES
-        + (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
-    if ((!headers.isEmpty() || upperBound > limitBytes) && !builder.hasRoomFor(timestamp, k, v, headers, limitBytes)) {
+    long upperBound =
+        (long) builder.estimatedSizeInBytes()
+            + MAX_RECORD_OVERHEAD_BYTES
+            + (key == null ? 0 : key.length)
+            + (value == null ? 0 : value.length);
+    if ((!headers.isEmpty() || upperBound > limitBytes)
+        && !builder.hasRoomFor(timestamp, k, v, headers, limitBytes)) {
       return null;
     }
     builder.append(timestamp, k, v, headers);
@@ -134,9 +149,9 @@ public final class ProducerBatch {
   }
 
   /**
-   * Sets the idempotence fields. Before the batch is built they go to the builder; afterwards
-   * (a re-sequenced retry) the header fields are patched and the CRC recomputed, since the CRC
-   * covers them.
+   * Sets the idempotence fields. Before the batch is built they go to the builder; afterwards (a
+   * re-sequenced retry) the header fields are patched and the CRC recomputed, since the CRC covers
+   * them.
    */
   void setProducerState(long producerId, short producerEpoch, int baseSequence) {
     this.producerId = producerId;
@@ -150,7 +165,8 @@ public final class ProducerBatch {
     built.putLong(pos + RecordBatch.PRODUCER_ID_POSITION, producerId);
     built.putShort(pos + RecordBatch.PRODUCER_EPOCH_POSITION, producerEpoch);
     built.putInt(pos + RecordBatch.BASE_SEQUENCE_POSITION, baseSequence);
-    built.putInt(pos + RecordBatch.CRC_POSITION, (int) RecordBatch.at(built, pos).computeChecksum());
+    built.putInt(
+        pos + RecordBatch.CRC_POSITION, (int) RecordBatch.at(built, pos).computeChecksum());
   }
 
   /** Writes header and CRC; no record can be appended afterwards. Idempotent. */
@@ -192,8 +208,10 @@ public final class ProducerBatch {
     for (int i = 0; i < futures.size(); i++) {
       long offset = baseOffset < 0 ? -1 : baseOffset + i;
       long ts = logAppendTimeMs >= 0 ? logAppendTimeMs : timestamps[i];
-      futures.get(i).complete(new RecordMetadata(topicPartition.topic(), topicPartition.partition(),
-          offset, ts));
+      futures
+          .get(i)
+          .complete(
+              new RecordMetadata(topicPartition.topic(), topicPartition.partition(), offset, ts));
     }
     done.complete(null);
     return true;
@@ -218,13 +236,23 @@ public final class ProducerBatch {
 
   /** Whether a leader other than the last attempt's target is now known. */
   boolean leaderMovedTo(int leaderId, int leaderEpoch) {
-    return sentLeaderId >= 0 && leaderId >= 0
+    return sentLeaderId >= 0
+        && leaderId >= 0
         && (leaderId != sentLeaderId || leaderEpoch > sentLeaderEpoch);
   }
 
   @Override
   public String toString() {
-    return "ProducerBatch(" + topicPartition + ", records=" + recordCount() + ", bytes="
-        + estimatedSizeBytes() + ", seq=" + baseSequence + ", attempts=" + attempts + ")";
+    return "ProducerBatch("
+        + topicPartition
+        + ", records="
+        + recordCount()
+        + ", bytes="
+        + estimatedSizeBytes()
+        + ", seq="
+        + baseSequence
+        + ", attempts="
+        + attempts
+        + ")";
   }
 }

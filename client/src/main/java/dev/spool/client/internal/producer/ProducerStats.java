@@ -35,7 +35,9 @@ public final class ProducerStats {
 
   void request(long latencyNs) {
     requests.increment();
-    long us = Math.min(TimeUnit.NANOSECONDS.toMicros(latencyNs), requestLatencyUs.getHighestTrackableValue());
+    long us =
+        Math.min(
+            TimeUnit.NANOSECONDS.toMicros(latencyNs), requestLatencyUs.getHighestTrackableValue());
     synchronized (requestLatencyUs) {
       requestLatencyUs.recordValue(Math.max(0, us));
     }
@@ -50,7 +52,15 @@ public final class ProducerStats {
       p99 = requestLatencyUs.getValueAtPercentile(99) / 1000.0;
       max = requestLatencyUs.getMaxValue() / 1000.0;
     }
-    return new ProducerMetrics(recordsSent.sum(), bytesSent.sum(), batchesSent.sum(),
-        recordsFailed.sum(), retries.sum(), requests.sum(), p50, p99, max);
+    return new ProducerMetrics(
+        recordsSent.sum(),
+        bytesSent.sum(),
+        batchesSent.sum(),
+        recordsFailed.sum(),
+        retries.sum(),
+        requests.sum(),
+        p50,
+        p99,
+        max);
   }
 }

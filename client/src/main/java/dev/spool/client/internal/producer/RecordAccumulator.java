@@ -24,17 +24,19 @@ import java.util.function.Predicate;
 
 /**
  * Per-partition queues of batches between the application threads that append records and the
- * sender (I/O thread) that drains them, as Kafka's RecordAccumulator. Each partition's deque is
- * its own lock: appends touch only the last batch, the sender takes batches from the front. Retried
+ * sender (I/O thread) that drains them, as Kafka's RecordAccumulator. Each partition's deque is its
+ * own lock: appends touch only the last batch, the sender takes batches from the front. Retried
  * batches go back to the front in sequence order.
  *
- * <p>A partition is <i>ready</i> when its first batch is full, has waited {@code linger.ms} (or
- * its retry backoff), or when a flush or close is in progress or appenders wait for memory. A node
- * is ready when any partition it leads is; draining then takes the first batch of every partition
- * the node leads (one per partition per request), up to {@code max.request.size}.
+ * <p>A partition is <i>ready</i> when its first batch is full, has waited {@code linger.ms} (or its
+ * retry backoff), or when a flush or close is in progress or appenders wait for memory. A node is
+ * ready when any partition it leads is; draining then takes the first batch of every partition the
+ * node leads (one per partition per request), up to {@code max.request.size}.
  */
 public final class RecordAccumulator {
-  /** Lets the sender hold back partitions (ordering, idempotence) and stamp batches as they leave. */
+  /**
+   * Lets the sender hold back partitions (ordering, idempotence) and stamp batches as they leave.
+   */
   public interface DrainGate {
     /** Whether the first batch of {@code tp} may be sent to {@code leader} now. */
     boolean mayDrain(TopicPartition tp, Node leader, ProducerBatch first);
@@ -44,25 +46,30 @@ public final class RecordAccumulator {
   }
 
   /** The outcome of one append. */
-  public record AppendResult(CompletableFuture<RecordMetadata> future, boolean batchIsFull,
-      boolean newBatchCreated, int appendedBytes) {}
+  public record AppendResult(
+      CompletableFuture<RecordMetadata> future,
+      boolean batchIsFull,
+      boolean newBatchCreated,
+      int appendedBytes) {}
 
   /** Which nodes have something to send, and when to look again. */
-  public record ReadyCheck(Set<Node> readyNodes, long nextReadyCheckDelayMs,
-      Set<String> unknownLeaderTopics) {}
+  public record ReadyCheck(
+      Set<Node> readyNodes, long nextReadyCheckDelayMs, Set<String> unknownLeaderTopics) {}
 
   private final int batchSizeBytes;
   private final long lingerMs;
   private final long deliveryTimeoutMs;
   private final BufferPool pool;
-  private final ConcurrentMap<TopicPartition, Deque<ProducerBatch>> batches = new ConcurrentHashMap<>();
+  private final ConcurrentMap<TopicPartition, Deque<ProducerBatch>> batches =
+      new ConcurrentHashMap<>();
   private final Set<ProducerBatch> incomplete = ConcurrentHashMap.newKeySet();
   private final AtomicInteger flushesInProgress = new AtomicInteger();
   private final AtomicInteger appendsInProgress = new AtomicInteger();
   private volatile boolean closed;
   private int drainRotation;
 
-  public RecordAccumulator(int batchSizeBytes, long lingerMs, long deliveryTimeoutMs, BufferPool pool) {
+  public RecordAccumulator(
+      int batchSizeBytes, long lingerMs, long deliveryTimeoutMs, BufferPool pool) {
     this.batchSizeBytes = batchSizeBytes;
     this.lingerMs = lingerMs;
     this.deliveryTimeoutMs = deliveryTimeoutMs;
@@ -72,11 +79,18 @@ public final class RecordAccumulator {
   // ------------------------------------------------------------------ application threads
 
   /**
-   * Appends one record to the partition's open batch, or to a new batch whose buffer may take up
-   * to {@code maxBlockMs} to get from the pool.
+   * Appends one record to the partition's open batch, or to a new batch whose buffer may take up to
+   * {@code maxBlockMs} to get from the pool.
    */
-  public AppendResult append(TopicPartition tp, long timestamp, byte[] key, byte[] value,
-      List<Header> headers, long maxBlockMs, long nowMs) throws InterruptedException {
+  public AppendResult append(
+      TopicPartition tp,
+      long timestamp,
+      byte[] key,
+      byte[] value,
+      List<Header> headers,
+      long maxBlockMs,
+      long nowMs)
+      throws InterruptedException {
     appendsInProgress.incrementAndGet();
     try {
       Deque<ProducerBatch> dq = batches.computeIfAbsent(tp, k -> new ArrayDeque<>());
@@ -87,7 +101,8 @@ public final class RecordAccumulator {
           return r;
         }
       }
-      int size = Math.max(batchSizeBytes, ProducerBatch.estimateSizeUpperBound(key, value, headers));
+      int size =
+          Math.max(batchSizeBytes, ProducerBatch.estimateSizeUpperBound(key, value, headers));
       ByteBuffer buffer = pool.allocate(size, maxBlockMs);
       boolean used = false;
       try {
@@ -99,11 +114,15 @@ public final class RecordAccumulator {
           }
           ProducerBatch batch = new ProducerBatch(tp, buffer, size, nowMs);
           int before = batch.estimatedSizeBytes();
-          CompletableFuture<RecordMetadata> f = batch.tryAppend(timestamp, key, value, headers, size);
+          CompletableFuture<RecordMetadata> f =
+              batch.tryAppend(timestamp, key, value, headers, size);
           dq.addLast(batch);
           incomplete.add(batch);
           used = true;
-          return new AppendResult(f, dq.size() > 1 || batch.isFull(batchSizeBytes), true,
+          return new AppendResult(
+              f,
+              dq.size() > 1 || batch.isFull(batchSizeBytes),
+              true,
               batch.estimatedSizeBytes() - before);
         }
       } finally {
@@ -116,19 +135,20 @@ public final class RecordAccumulator {
     }
   }
 
-  private AppendResult tryAppend(Deque<ProducerBatch> dq, long timestamp, byte[] key, byte[] value,
-      List<Header> headers) {
+  private AppendResult tryAppend(
+      Deque<ProducerBatch> dq, long timestamp, byte[] key, byte[] value, List<Header> headers) {
     ProducerBatch last = dq.peekLast();
     if (last == null || last.isBuilt()) {
       return null;
     }
     int before = last.estimatedSizeBytes();
-    CompletableFuture<RecordMetadata> f = last.tryAppend(timestamp, key, value, headers, batchSizeBytes);
+    CompletableFuture<RecordMetadata> f =
+        last.tryAppend(timestamp, key, value, headers, batchSizeBytes);
     if (f == null) {
       return null;
     }
-    return new AppendResult(f, dq.size() > 1 || last.isFull(batchSizeBytes), false,
-        last.estimatedSizeBytes() - before);
+    return new AppendResult(
+        f, dq.size() > 1 || last.isFull(batchSizeBytes), false, last.estimatedSizeBytes() - before);
   }
 
   private void checkOpen() {
@@ -148,7 +168,8 @@ public final class RecordAccumulator {
 
   /** Completes when every batch that exists now has finished. */
   public CompletableFuture<Void> incompleteDone() {
-    return CompletableFuture.allOf(incomplete.stream().map(b -> b.done).toArray(CompletableFuture[]::new));
+    return CompletableFuture.allOf(
+        incomplete.stream().map(b -> b.done).toArray(CompletableFuture[]::new));
   }
 
   public boolean hasIncomplete() {
@@ -197,7 +218,10 @@ public final class RecordAccumulator {
         continue;
       }
       boolean backingOff = backingOff(first, md, nowMs);
-      long readyAtMs = first.attempts == 0 ? first.createdMs + lingerMs : backingOff ? first.retryAfterMs : nowMs;
+      long readyAtMs =
+          first.attempts == 0
+              ? first.createdMs + lingerMs
+              : backingOff ? first.retryAfterMs : nowMs;
       if (!backingOff && (full || urgent || nowMs >= readyAtMs)) {
         readyNodes.add(leader);
       } else {
@@ -209,8 +233,8 @@ public final class RecordAccumulator {
 
   /**
    * Whether a retried batch still waits out its retry backoff. Not once the metadata names another
-   * leader (or a newer leader epoch) than the one its last attempt went to: the backoff is there
-   * to not hammer a leader that is failing, and a new one is worth trying at once (as Kafka's
+   * leader (or a newer leader epoch) than the one its last attempt went to: the backoff is there to
+   * not hammer a leader that is failing, and a new one is worth trying at once (as Kafka's
    * KIP-951). After a failover this saves up to a whole backoff step (up to retry.backoff.max.ms)
    * between the new leader becoming known and the first write reaching it.
    */
@@ -226,8 +250,8 @@ public final class RecordAccumulator {
    * Takes, for each node, the first batch of every partition it leads (rotating the starting
    * partition for fairness) while the request stays within {@code maxRequestBytes}; builds them.
    */
-  public Map<Node, List<ProducerBatch>> drain(MetadataSnapshot md, Set<Node> nodes, int maxRequestBytes,
-      long nowMs, DrainGate gate) {
+  public Map<Node, List<ProducerBatch>> drain(
+      MetadataSnapshot md, Set<Node> nodes, int maxRequestBytes, long nowMs, DrainGate gate) {
     Map<Node, List<ProducerBatch>> out = new HashMap<>();
     if (nodes.isEmpty()) {
       return out;
@@ -306,8 +330,8 @@ public final class RecordAccumulator {
 
   /**
    * Removes batches whose {@code delivery.timeout.ms} has passed, from the front of each deque
-   * whose partition {@code mayExpire} (the sender allows it only while nothing of the partition
-   * is in flight, so futures still finish in order).
+   * whose partition {@code mayExpire} (the sender allows it only while nothing of the partition is
+   * in flight, so futures still finish in order).
    */
   public List<ProducerBatch> expiredBatches(long nowMs, Predicate<TopicPartition> mayExpire) {
     List<ProducerBatch> expired = new ArrayList<>();
@@ -315,7 +339,9 @@ public final class RecordAccumulator {
       Deque<ProducerBatch> dq = e.getValue();
       synchronized (dq) {
         ProducerBatch first = dq.peekFirst();
-        if (first == null || nowMs - first.createdMs < deliveryTimeoutMs || !mayExpire.test(e.getKey())) {
+        if (first == null
+            || nowMs - first.createdMs < deliveryTimeoutMs
+            || !mayExpire.test(e.getKey())) {
           continue;
         }
         while ((first = dq.peekFirst()) != null && nowMs - first.createdMs >= deliveryTimeoutMs) {

@@ -43,6 +43,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Sender implements NetworkClient.ConnectionListener {
   private static final Logger log = LoggerFactory.getLogger(Sender.class);
+
   /**
    * The broker may take {@code timeout_ms} to answer an acks=all produce; the client waits this
    * much longer so that the broker's REQUEST_TIMED_OUT arrives before the connection is dropped.
@@ -50,8 +51,12 @@ public final class Sender implements NetworkClient.ConnectionListener {
   private static final long RESPONSE_GRACE_MS = 1000;
 
   /** The sender's settings from the producer config. */
-  public record Settings(short acks, long requestTimeoutMs, int maxRequestSizeBytes,
-      int maxInFlightRequestsPerConnection, ExponentialBackoff retryBackoff) {}
+  public record Settings(
+      short acks,
+      long requestTimeoutMs,
+      int maxRequestSizeBytes,
+      int maxInFlightRequestsPerConnection,
+      ExponentialBackoff retryBackoff) {}
 
   private final Settings settings;
   private final RecordAccumulator accumulator;
@@ -70,8 +75,15 @@ public final class Sender implements NetworkClient.ConnectionListener {
   private long initRetryAtMs;
   private boolean stopped;
 
-  public Sender(Settings settings, RecordAccumulator accumulator, ProduceState state, Metadata metadata,
-      MetadataRefresher refresher, NetworkClient network, Clock clock, ProducerStats stats) {
+  public Sender(
+      Settings settings,
+      RecordAccumulator accumulator,
+      ProduceState state,
+      Metadata metadata,
+      MetadataRefresher refresher,
+      NetworkClient network,
+      Clock clock,
+      ProducerStats stats) {
     this.settings = settings;
     this.accumulator = accumulator;
     this.state = state;
@@ -96,10 +108,13 @@ public final class Sender implements NetworkClient.ConnectionListener {
       return;
     }
     try {
-      network.eventLoop().execute(() -> {
-        wakeupPending.set(false);
-        runOnce();
-      });
+      network
+          .eventLoop()
+          .execute(
+              () -> {
+                wakeupPending.set(false);
+                runOnce();
+              });
     } catch (RejectedExecutionException e) {
       wakeupPending.set(false);
     }
@@ -133,7 +148,8 @@ public final class Sender implements NetworkClient.ConnectionListener {
     boolean leaderUnreachable = false;
     for (Node n : ready.readyNodes()) {
       // The connection allows one more request than the producer config, for metadata.
-      if (network.ready(n) && network.inFlightCount(n.id()) < settings.maxInFlightRequestsPerConnection()) {
+      if (network.ready(n)
+          && network.inFlightCount(n.id()) < settings.maxInFlightRequestsPerConnection()) {
         sendable.add(n);
       } else if (network.reconnectDelayMs(n) > 0) {
         leaderUnreachable = true;
@@ -152,15 +168,18 @@ public final class Sender implements NetworkClient.ConnectionListener {
     }
     drained.forEach((node, batches) -> sendProduce(node, batches, md, now));
     long next = ready.nextReadyCheckDelayMs();
-    if (state.needsProducerId() && !initInFlight && state.canInitProducerId() && initRetryAtMs > now) {
-      // A failed InitProducerId is retried after its backoff; a pending reset waits for answers instead.
+    if (state.needsProducerId()
+        && !initInFlight
+        && state.canInitProducerId()
+        && initRetryAtMs > now) {
+      // A failed InitProducerId is retried after its backoff; a pending reset waits for answers
+      // instead.
       next = Math.min(next, initRetryAtMs - now);
     }
     if (next != Long.MAX_VALUE) {
       timer.wakeAt(now + next);
     }
   }
-
 
   // ------------------------------------------------------------------ producer id
 
@@ -170,24 +189,32 @@ public final class Sender implements NetworkClient.ConnectionListener {
     }
     Node node = refresher.leastLoadedNode();
     initInFlight = true;
-    network.send(node, ApiKey.INIT_PRODUCER_ID, InitProducerIdRequest.getDefaultInstance(),
-        settings.requestTimeoutMs()).whenComplete((response, error) -> {
-          initInFlight = false;
-          try (Response r = response) {
-            SpoolException failure = error != null ? MetadataRefresher.asSpoolException(error) : null;
-            InitProducerIdResponse body = r == null ? null : r.body(InitProducerIdResponse.class);
-            if (failure == null && body.getErrorCode() != ErrorCode.NONE) {
-              failure = new SpoolException(body.getErrorCode(), body.getErrorMessage());
-            }
-            if (failure == null) {
-              initFailures = 0;
-              state.setProducerId(body.getProducerId(), (short) body.getProducerEpoch());
-            } else {
-              onInitFailure(failure);
-            }
-          }
-          runOnce();
-        });
+    network
+        .send(
+            node,
+            ApiKey.INIT_PRODUCER_ID,
+            InitProducerIdRequest.getDefaultInstance(),
+            settings.requestTimeoutMs())
+        .whenComplete(
+            (response, error) -> {
+              initInFlight = false;
+              try (Response r = response) {
+                SpoolException failure =
+                    error != null ? MetadataRefresher.asSpoolException(error) : null;
+                InitProducerIdResponse body =
+                    r == null ? null : r.body(InitProducerIdResponse.class);
+                if (failure == null && body.getErrorCode() != ErrorCode.NONE) {
+                  failure = new SpoolException(body.getErrorCode(), body.getErrorMessage());
+                }
+                if (failure == null) {
+                  initFailures = 0;
+                  state.setProducerId(body.getProducerId(), (short) body.getProducerEpoch());
+                } else {
+                  onInitFailure(failure);
+                }
+              }
+              runOnce();
+            });
   }
 
   private void onInitFailure(SpoolException failure) {
@@ -204,8 +231,11 @@ public final class Sender implements NetworkClient.ConnectionListener {
       log.debug("InitProducerId failed, retrying: {}", failure.getMessage());
       return;
     }
-    fatalError = new SpoolException(failure.errorCode(),
-        "the producer cannot get a producer id: " + failure.getMessage(), failure);
+    fatalError =
+        new SpoolException(
+            failure.errorCode(),
+            "the producer cannot get a producer id: " + failure.getMessage(),
+            failure);
     log.error("{}", fatalError.getMessage());
     failEverything(fatalError);
   }
@@ -217,19 +247,23 @@ public final class Sender implements NetworkClient.ConnectionListener {
     for (ProducerBatch b : batches) {
       byTopic.computeIfAbsent(b.topicPartition.topic(), t -> new ArrayList<>()).add(b);
     }
-    ProduceRequest.Builder request = ProduceRequest.newBuilder().setAcks(settings.acks())
-        .setTimeoutMs((int) Math.min(Integer.MAX_VALUE, settings.requestTimeoutMs()));
+    ProduceRequest.Builder request =
+        ProduceRequest.newBuilder()
+            .setAcks(settings.acks())
+            .setTimeoutMs((int) Math.min(Integer.MAX_VALUE, settings.requestTimeoutMs()));
     List<ProducerBatch> ordered = new ArrayList<>(batches.size());
     CompositeByteBuf data = Unpooled.compositeBuffer(Math.max(2, batches.size()));
     for (Map.Entry<String, List<ProducerBatch>> e : byTopic.entrySet()) {
-      ProduceRequest.TopicData.Builder topic = ProduceRequest.TopicData.newBuilder().setName(e.getKey());
+      ProduceRequest.TopicData.Builder topic =
+          ProduceRequest.TopicData.newBuilder().setName(e.getKey());
       for (ProducerBatch b : e.getValue()) {
         PartitionInfo p = md.partition(b.topicPartition);
         java.nio.ByteBuffer bytes = b.bytes();
-        topic.addPartitions(ProduceRequest.PartitionData.newBuilder()
-            .setPartition(b.topicPartition.partition())
-            .setRecordsSize(bytes.remaining())
-            .setLeaderEpoch(p == null ? -1 : p.leaderEpoch()));
+        topic.addPartitions(
+            ProduceRequest.PartitionData.newBuilder()
+                .setPartition(b.topicPartition.partition())
+                .setRecordsSize(bytes.remaining())
+                .setLeaderEpoch(p == null ? -1 : p.leaderEpoch()));
         data.addComponent(true, Unpooled.wrappedBuffer(bytes));
         ordered.add(b);
       }
@@ -239,8 +273,14 @@ public final class Sender implements NetworkClient.ConnectionListener {
       state.onSent(b, node, now);
     }
     boolean expectResponse = settings.acks() != 0;
-    network.send(node, ApiKey.PRODUCE, request.build(), data,
-        settings.requestTimeoutMs() + RESPONSE_GRACE_MS, expectResponse)
+    network
+        .send(
+            node,
+            ApiKey.PRODUCE,
+            request.build(),
+            data,
+            settings.requestTimeoutMs() + RESPONSE_GRACE_MS,
+            expectResponse)
         .whenComplete((response, error) -> onProduceResponse(ordered, response, error));
   }
 
@@ -264,10 +304,13 @@ public final class Sender implements NetworkClient.ConnectionListener {
   }
 
   private void onRequestFailure(List<ProducerBatch> batches, Throwable error, long now) {
-    Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-        ? error.getCause() : error;
+    Throwable cause =
+        error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+            ? error.getCause()
+            : error;
     if (!(cause instanceof SpoolException se)) {
-      RuntimeException re = cause instanceof RuntimeException rt ? rt : new IllegalStateException(cause);
+      RuntimeException re =
+          cause instanceof RuntimeException rt ? rt : new IllegalStateException(cause);
       for (ProducerBatch b : batches) {
         state.onAborted(b, re);
       }
@@ -292,16 +335,21 @@ public final class Sender implements NetworkClient.ConnectionListener {
     for (ProducerBatch b : batches) {
       ProduceResponse.PartitionResponse p = answers.get(b.topicPartition);
       if (p == null) {
-        state.onResult(b, ErrorCode.UNKNOWN_SERVER_ERROR, "the broker's produce response has no answer for "
-            + b.topicPartition, -1, -1, now);
+        state.onResult(
+            b,
+            ErrorCode.UNKNOWN_SERVER_ERROR,
+            "the broker's produce response has no answer for " + b.topicPartition,
+            -1,
+            -1,
+            now);
         continue;
       }
       if (p.hasCurrentLeader()) {
         metadata.updateLeader(b.topicPartition, p.getCurrentLeader());
       }
       refresh |= Errors.refreshesMetadata(p.getErrorCode());
-      state.onResult(b, p.getErrorCode(), p.getErrorMessage(), p.getBaseOffset(),
-          p.getLogAppendTimeMs(), now);
+      state.onResult(
+          b, p.getErrorCode(), p.getErrorMessage(), p.getBaseOffset(), p.getLogAppendTimeMs(), now);
     }
     if (refresh) {
       metadata.requestUpdate();
@@ -311,8 +359,8 @@ public final class Sender implements NetworkClient.ConnectionListener {
   // ------------------------------------------------------------------ shutdown
 
   /**
-   * Fails every batch still queued or in flight with {@code error} and stops the loop (the end of
-   * a close that ran out of time). I/O thread only.
+   * Fails every batch still queued or in flight with {@code error} and stops the loop (the end of a
+   * close that ran out of time). I/O thread only.
    */
   public void abortAll(RuntimeException error) {
     stopped = true;

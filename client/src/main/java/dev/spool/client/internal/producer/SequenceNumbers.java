@@ -2,9 +2,9 @@ package dev.spool.client.internal.producer;
 
 /**
  * Arithmetic on idempotent-producer sequence numbers, which wrap from {@link Integer#MAX_VALUE} to
- * 0 (Kafka's rule, see {@code RecordBatch.incrementSequence}). Comparison is modular: {@code a}
- * is before {@code b} when going forward from {@code a} reaches {@code b} in under 2^30 steps,
- * far more than the at most five batches in flight can span.
+ * 0 (Kafka's rule, see {@code RecordBatch.incrementSequence}). Comparison is modular: {@code a} is
+ * before {@code b} when going forward from {@code a} reaches {@code b} in under 2^30 steps, far
+ * more than the at most five batches in flight can span.
  */
 final class SequenceNumbers {
   private static final long MODULUS = 1L << 31;

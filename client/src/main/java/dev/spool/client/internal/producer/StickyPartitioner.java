@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Partitions for records without a key or partition, like Kafka's built-in partitioner (KIP-480,
  * KIP-794 without the adaptive weighting): all such records of a topic go to one partition until
  * about {@code batch.size} bytes were produced to it, then to another partition picked at random
- * among those that have a leader. Whole batches fill up instead of many small ones. Thread-safe;
- * a race at a switch sends a few records to the old partition, which is harmless.
+ * among those that have a leader. Whole batches fill up instead of many small ones. Thread-safe; a
+ * race at a switch sends a few records to the old partition, which is harmless.
  */
 public final class StickyPartitioner {
   private record Sticky(int partition, AtomicInteger producedBytes) {}

@@ -26,17 +26,34 @@ import org.junit.jupiter.api.Test;
 class MetadataTest {
   private static final TopicPartition TP = new TopicPartition("t", 0);
 
-  private final Metadata md = new Metadata(List.of(new Node(-1, "boot", 9092)), 60_000,
-      new ExponentialBackoff(100, 1000, 0, new Random(1)), 3);
+  private final Metadata md =
+      new Metadata(
+          List.of(new Node(-1, "boot", 9092)),
+          60_000,
+          new ExponentialBackoff(100, 1000, 0, new Random(1)),
+          3);
 
-  private static MetadataResponse answer(long metadataOffset, String topicId, int leader, int epoch, int... brokers) {
-    MetadataResponse.Builder b = MetadataResponse.newBuilder().setClusterId("c").setControllerId(1)
-        .setMetadataOffset(metadataOffset);
+  private static MetadataResponse answer(
+      long metadataOffset, String topicId, int leader, int epoch, int... brokers) {
+    MetadataResponse.Builder b =
+        MetadataResponse.newBuilder()
+            .setClusterId("c")
+            .setControllerId(1)
+            .setMetadataOffset(metadataOffset);
     for (int id : brokers) {
       b.addBrokers(BrokerInfo.newBuilder().setNodeId(id).setHost("h" + id).setPort(9000 + id));
     }
-    b.addTopics(TopicMetadata.newBuilder().setName("t").setTopicId(topicId).addPartitions(PartitionMetadata
-        .newBuilder().setPartition(0).setLeaderId(leader).setLeaderEpoch(epoch).addReplicas(1).addReplicas(2)));
+    b.addTopics(
+        TopicMetadata.newBuilder()
+            .setName("t")
+            .setTopicId(topicId)
+            .addPartitions(
+                PartitionMetadata.newBuilder()
+                    .setPartition(0)
+                    .setLeaderId(leader)
+                    .setLeaderEpoch(epoch)
+                    .addReplicas(1)
+                    .addReplicas(2)));
     return b.build();
   }
 
@@ -70,21 +87,35 @@ class MetadataTest {
   void shouldApplyANewerLeaderHintAtOnceAndIgnoreOlderOnes() {
     md.update(answer(10, "id1", 1, 5, 1, 2), Set.of("t"), 0);
     int version = md.updateVersion();
-    assertFalse(md.updateLeader(TP, LeaderHint.newBuilder().setLeaderId(2).setLeaderEpoch(5).build()));
-    assertTrue(md.updateLeader(TP, LeaderHint.newBuilder().setLeaderId(7).setLeaderEpoch(6)
-        .setEndpoint(Endpoint.newBuilder().setHost("h7").setPort(9007)).build()));
+    assertFalse(
+        md.updateLeader(TP, LeaderHint.newBuilder().setLeaderId(2).setLeaderEpoch(5).build()));
+    assertTrue(
+        md.updateLeader(
+            TP,
+            LeaderHint.newBuilder()
+                .setLeaderId(7)
+                .setLeaderEpoch(6)
+                .setEndpoint(Endpoint.newBuilder().setHost("h7").setPort(9007))
+                .build()));
     assertEquals(new Node(7, "h7", 9007), md.snapshot().leaderFor(TP));
     assertEquals(6, md.snapshot().partition(TP).leaderEpoch());
     assertTrue(md.updateVersion() > version);
-    assertFalse(md.updateLeader(TP, LeaderHint.newBuilder().setLeaderId(-1).setLeaderEpoch(9).build()),
+    assertFalse(
+        md.updateLeader(TP, LeaderHint.newBuilder().setLeaderId(-1).setLeaderEpoch(9).build()),
         "an unknown leader is no hint");
   }
 
   @Test
   void shouldReportATopicUnknownAfterAFewLookupsThenLookAgainLater() {
     md.addTopics(Set.of("missing"), 0);
-    MetadataResponse unknown = MetadataResponse.newBuilder().setMetadataOffset(1).addTopics(TopicMetadata.newBuilder()
-        .setName("missing").setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)).build();
+    MetadataResponse unknown =
+        MetadataResponse.newBuilder()
+            .setMetadataOffset(1)
+            .addTopics(
+                TopicMetadata.newBuilder()
+                    .setName("missing")
+                    .setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
+            .build();
     md.update(unknown, Set.of("missing"), 0);
     md.update(unknown, Set.of("missing"), 100);
     assertNull(md.topicError("missing"));

@@ -31,10 +31,14 @@ class ExponentialBackoffTest {
 
   @Test
   void shouldParseBootstrapLists() {
-    assertEquals(java.util.List.of(new Node(-1, "a", 1), new Node(-2, "::1", 2)),
+    assertEquals(
+        java.util.List.of(new Node(-1, "a", 1), new Node(-2, "::1", 2)),
         Node.parseBootstrap(" a:1 ,[::1]:2,"));
-    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Node.parseBootstrap("a"));
-    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Node.parseBootstrap("a:0"));
-    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Node.parseBootstrap(" , "));
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalArgumentException.class, () -> Node.parseBootstrap("a"));
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalArgumentException.class, () -> Node.parseBootstrap("a:0"));
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalArgumentException.class, () -> Node.parseBootstrap(" , "));
   }
 }

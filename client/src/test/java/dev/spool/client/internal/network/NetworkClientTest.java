@@ -43,8 +43,9 @@ class NetworkClientTest {
   @BeforeEach
   void setUp() {
     broker = new FakeBroker(1).start();
-    client = new NetworkClient(new NetworkConfig("test", "test-io", 3, 100, 2000, 20, 200, 1 << 20, 5),
-        Clock.SYSTEM);
+    client =
+        new NetworkClient(
+            new NetworkConfig("test", "test-io", 3, 100, 2000, 20, 200, 1 << 20, 5), Clock.SYSTEM);
   }
 
   @AfterEach
@@ -64,8 +65,11 @@ class NetworkClientTest {
 
   @Test
   void shouldSendApiVersionsFirstThenTheRequest() throws Exception {
-    broker.handle(ApiKey.METADATA, (r, out) -> out.reply(MetadataResponse.newBuilder().setClusterId("x").build()));
-    try (Response r = client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000).join()) {
+    broker.handle(
+        ApiKey.METADATA,
+        (r, out) -> out.reply(MetadataResponse.newBuilder().setClusterId("x").build()));
+    try (Response r =
+        client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000).join()) {
       assertEquals("x", r.body(MetadataResponse.class).getClusterId());
     }
     assertEquals(ApiKey.API_VERSIONS, broker.received().take().header().getApiKey());
@@ -80,8 +84,12 @@ class NetworkClientTest {
     broker.handle(ApiKey.METADATA, (r, out) -> held.add(out));
     List<CompletableFuture<Response>> futures = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      futures.add(client.send(node(), ApiKey.METADATA,
-          MetadataRequest.newBuilder().addTopics("t" + i).build(), 5000));
+      futures.add(
+          client.send(
+              node(),
+              ApiKey.METADATA,
+              MetadataRequest.newBuilder().addTopics("t" + i).build(),
+              5000));
     }
     await().until(() -> held.size() == 3);
     for (int i = 2; i >= 0; i--) {
@@ -100,7 +108,8 @@ class NetworkClientTest {
     broker.handle(ApiKey.METADATA, (r, out) -> held.add(out));
     List<CompletableFuture<Response>> futures = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      futures.add(client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 10_000));
+      futures.add(
+          client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 10_000));
     }
     await().until(() -> held.size() == 3);
     await().during(Duration.ofMillis(200)).until(() -> held.size() == 3);
@@ -116,12 +125,22 @@ class NetworkClientTest {
   void shouldCarryRecordDataBothWays() {
     byte[] sent = "request-records".getBytes(StandardCharsets.UTF_8);
     byte[] answered = "response-records".getBytes(StandardCharsets.UTF_8);
-    broker.handle(ApiKey.FETCH, (r, out) -> {
-      assertArrayEquals(sent, r.recordData());
-      out.reply(FetchResponse.newBuilder().setThrottleTimeMs(1).build(), answered);
-    });
-    Response r = client.send(node(), ApiKey.FETCH, ProduceRequest.getDefaultInstance(),
-        Unpooled.wrappedBuffer(sent), 5000, true).join();
+    broker.handle(
+        ApiKey.FETCH,
+        (r, out) -> {
+          assertArrayEquals(sent, r.recordData());
+          out.reply(FetchResponse.newBuilder().setThrottleTimeMs(1).build(), answered);
+        });
+    Response r =
+        client
+            .send(
+                node(),
+                ApiKey.FETCH,
+                ProduceRequest.getDefaultInstance(),
+                Unpooled.wrappedBuffer(sent),
+                5000,
+                true)
+            .join();
     assertArrayEquals(answered, ByteBufUtil.getBytes(r.recordData()));
     r.close();
     assertThrows(IllegalStateException.class, r::recordData);
@@ -130,8 +149,10 @@ class NetworkClientTest {
   @Test
   void shouldTimeOutAnUnansweredRequestAndCloseTheConnection() {
     broker.handle(ApiKey.METADATA, (r, out) -> out.noReply());
-    CompletableFuture<Response> first = client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 300);
-    CompletableFuture<Response> second = client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 60_000);
+    CompletableFuture<Response> first =
+        client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 300);
+    CompletableFuture<Response> second =
+        client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 60_000);
     SpoolException e1 = failure(first);
     assertEquals(ErrorCode.REQUEST_TIMED_OUT, e1.errorCode());
     SpoolException e2 = failure(second);
@@ -143,8 +164,10 @@ class NetworkClientTest {
   void shouldFailEveryInFlightRequestRetriablyWhenTheConnectionDrops() {
     List<FakeBroker.Responder> held = new CopyOnWriteArrayList<>();
     broker.handle(ApiKey.METADATA, (r, out) -> held.add(out));
-    CompletableFuture<Response> a = client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 10_000);
-    CompletableFuture<Response> b = client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 10_000);
+    CompletableFuture<Response> a =
+        client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 10_000);
+    CompletableFuture<Response> b =
+        client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 10_000);
     await().until(() -> held.size() == 2);
     broker.dropConnections();
     for (CompletableFuture<Response> f : List.of(a, b)) {
@@ -154,27 +177,44 @@ class NetworkClientTest {
     }
     // The next request reconnects (after the backoff) and succeeds.
     broker.handle(ApiKey.METADATA, (r, out) -> out.reply(MetadataResponse.getDefaultInstance()));
-    client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 10_000).join().close();
+    client
+        .send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 10_000)
+        .join()
+        .close();
     assertEquals(2, broker.connectionsAccepted());
   }
 
   @Test
   void shouldFailClearlyWhenTheBrokerSharesNoApiVersion() {
-    broker.apiVersions(ApiVersionsResponse.newBuilder().addApiVersions(ApiVersionsResponse.ApiVersionRange
-        .newBuilder().setApiKey(ApiKey.METADATA).setMinVersion(5).setMaxVersion(9)).build());
-    SpoolException e = failure(client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000));
+    broker.apiVersions(
+        ApiVersionsResponse.newBuilder()
+            .addApiVersions(
+                ApiVersionsResponse.ApiVersionRange.newBuilder()
+                    .setApiKey(ApiKey.METADATA)
+                    .setMinVersion(5)
+                    .setMaxVersion(9))
+            .build());
+    SpoolException e =
+        failure(client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000));
     assertEquals(ErrorCode.UNSUPPORTED_VERSION, e.errorCode());
     assertTrue(e.getMessage().contains("no API version"), e.getMessage());
   }
 
   @Test
   void shouldFailOnlyTheApiWithoutACommonVersion() {
-    broker.apiVersions(ApiVersionsResponse.newBuilder()
-        .addApiVersions(ApiVersionsResponse.ApiVersionRange.newBuilder().setApiKey(ApiKey.METADATA))
-        .addApiVersions(ApiVersionsResponse.ApiVersionRange.newBuilder().setApiKey(ApiKey.FETCH)
-            .setMinVersion(3).setMaxVersion(4)).build());
+    broker.apiVersions(
+        ApiVersionsResponse.newBuilder()
+            .addApiVersions(
+                ApiVersionsResponse.ApiVersionRange.newBuilder().setApiKey(ApiKey.METADATA))
+            .addApiVersions(
+                ApiVersionsResponse.ApiVersionRange.newBuilder()
+                    .setApiKey(ApiKey.FETCH)
+                    .setMinVersion(3)
+                    .setMaxVersion(4))
+            .build());
     broker.handle(ApiKey.METADATA, (r, out) -> out.reply(MetadataResponse.getDefaultInstance()));
-    SpoolException e = failure(client.send(node(), ApiKey.FETCH, MetadataRequest.getDefaultInstance(), 5000));
+    SpoolException e =
+        failure(client.send(node(), ApiKey.FETCH, MetadataRequest.getDefaultInstance(), 5000));
     assertEquals(ErrorCode.UNSUPPORTED_VERSION, e.errorCode());
     assertTrue(e.getMessage().contains("FETCH"), e.getMessage());
     client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000).join().close();
@@ -183,7 +223,8 @@ class NetworkClientTest {
   @Test
   void shouldSurfaceHeaderLevelErrors() {
     broker.handle(ApiKey.METADATA, (r, out) -> out.error(ErrorCode.INVALID_REQUEST, "bad body"));
-    SpoolException e = failure(client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000));
+    SpoolException e =
+        failure(client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000));
     assertEquals(ErrorCode.INVALID_REQUEST, e.errorCode());
     assertTrue(e.getMessage().contains("bad body"));
   }
@@ -195,16 +236,26 @@ class NetworkClientTest {
       port = s.getLocalPort();
     }
     Node dead = new Node(7, "127.0.0.1", port);
-    SpoolException e = failure(client.send(dead, ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000));
+    SpoolException e =
+        failure(client.send(dead, ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000));
     assertEquals(ErrorCode.BROKER_NOT_AVAILABLE, e.errorCode());
-    long delay = client.eventLoop().submit(() -> client.reconnectDelayMs(dead)).get(5, TimeUnit.SECONDS);
+    long delay =
+        client.eventLoop().submit(() -> client.reconnectDelayMs(dead)).get(5, TimeUnit.SECONDS);
     assertTrue(delay > 0, "reconnect backoff after a failed connect");
   }
 
   @Test
   void shouldCompleteWithoutAnswerWhenNoResponseIsExpected() {
-    Response r = client.send(node(), ApiKey.PRODUCE, ProduceRequest.newBuilder().setAcks(0).build(),
-        Unpooled.wrappedBuffer(new byte[] {1, 2, 3}), 5000, false).join();
+    Response r =
+        client
+            .send(
+                node(),
+                ApiKey.PRODUCE,
+                ProduceRequest.newBuilder().setAcks(0).build(),
+                Unpooled.wrappedBuffer(new byte[] {1, 2, 3}),
+                5000,
+                false)
+            .join();
     assertTrue(r.isNoResponse());
     await().until(() -> broker.received(ApiKey.PRODUCE).size() == 1);
   }
@@ -212,16 +263,21 @@ class NetworkClientTest {
   @Test
   void shouldFailRequestsAfterClose() {
     client.close();
-    CompletionException e = assertThrows(CompletionException.class,
-        () -> client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000).join());
+    CompletionException e =
+        assertThrows(
+            CompletionException.class,
+            () ->
+                client
+                    .send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000)
+                    .join());
     assertInstanceOf(IllegalStateException.class, e.getCause());
   }
 
   /**
    * Regression: with the first bootstrap address down, every metadata retry came after that
    * address's reconnect wait had ended, ties went to the first candidate, and a producer never
-   * tried the live brokers behind it (seen in the end-to-end min-ISR test: 60 s of "cannot
-   * connect to bootstrap -1" with a live leader at -3).
+   * tried the live brokers behind it (seen in the end-to-end min-ISR test: 60 s of "cannot connect
+   * to bootstrap -1" with a live leader at -3).
    */
   @Test
   void shouldGiveANodeNotYetTriedItsTurnOverOneThatFailed() throws Exception {
@@ -237,9 +293,12 @@ class NetworkClientTest {
       Node chosen = client.eventLoop().submit(() -> client.leastLoadedNode(candidates)).get();
       assertEquals(round == 0 ? dead : alsoDead, chosen, "round " + round);
       failure(client.send(chosen, ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000));
-      await().until(() -> client.eventLoop().submit(() -> client.reconnectDelayMs(chosen)).get() == 0);
+      await()
+          .until(() -> client.eventLoop().submit(() -> client.reconnectDelayMs(chosen)).get() == 0);
     }
-    assertEquals(live, client.eventLoop().submit(() -> client.leastLoadedNode(candidates)).get(),
+    assertEquals(
+        live,
+        client.eventLoop().submit(() -> client.leastLoadedNode(candidates)).get(),
         "the refused nodes' waits are over, but the live node was never tried");
   }
 }

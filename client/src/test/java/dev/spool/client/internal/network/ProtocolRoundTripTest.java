@@ -74,72 +74,192 @@ class ProtocolRoundTripTest {
   static Stream<Arguments> messages() {
     LeaderHint hint = LeaderHint.newBuilder().setLeaderId(2).setLeaderEpoch(7).build();
     return Stream.of(
-        Arguments.of(ApiKey.API_VERSIONS, ApiVersionsRequest.newBuilder().setClientSoftwareName("t").build(),
-            ApiVersionsResponse.newBuilder().addApiVersions(ApiVersionsResponse.ApiVersionRange.newBuilder()
-                .setApiKey(ApiKey.FETCH).setMaxVersion(3)).build(), false),
-        Arguments.of(ApiKey.METADATA, MetadataRequest.newBuilder().addTopics("a").setIncludeConfigs(true).build(),
-            MetadataResponse.newBuilder().setClusterId("c").addBrokers(BrokerInfo.newBuilder().setNodeId(1)
-                .setHost("h").setPort(9)).addTopics(TopicMetadata.newBuilder().setName("a")
-                .putConfigs("retention.ms", "1")).build(), false),
-        Arguments.of(ApiKey.PRODUCE, ProduceRequest.newBuilder().setAcks(-1).addTopics(ProduceRequest.TopicData
-                .newBuilder().setName("a").addPartitions(ProduceRequest.PartitionData.newBuilder()
-                    .setPartition(0).setRecordsSize(9)).addPartitions(ProduceRequest.PartitionData.newBuilder()
-                    .setPartition(1).setRecordsSize(10))).build(),
-            ProduceResponse.newBuilder().addTopics(ProduceResponse.TopicResponse.newBuilder().setName("a")
-                .addPartitions(ProduceResponse.PartitionResponse.newBuilder().setPartition(0)
-                    .setErrorCode(ErrorCode.NOT_LEADER_OR_FOLLOWER).setCurrentLeader(hint))).build(), true),
-        Arguments.of(ApiKey.FETCH, FetchRequest.newBuilder().setReplicaId(-1).setMaxWaitMs(500)
-                .addTopics(FetchRequest.FetchTopic.newBuilder().setName("a").addPartitions(
-                    FetchRequest.FetchPartition.newBuilder().setFetchOffset(5).setLastFetchedEpoch(2))).build(),
-            FetchResponse.newBuilder().addTopics(FetchResponse.TopicResponse.newBuilder().setName("a")
-                .addPartitions(FetchResponse.PartitionResponse.newBuilder().setRecordsSize(RECORDS.length)
-                    .setDivergingEpoch(EpochEndOffset.newBuilder().setEpoch(1).setEndOffset(4)))).build(), true),
-        Arguments.of(ApiKey.LIST_OFFSETS, ListOffsetsRequest.newBuilder().addTopics(ListOffsetsRequest.Topic
-                .newBuilder().setName("a").addPartitions(ListOffsetsRequest.Partition.newBuilder()
-                    .setTimestamp(-2))).build(),
-            ListOffsetsResponse.newBuilder().addTopics(ListOffsetsResponse.Topic.newBuilder().setName("a")
-                .addPartitions(ListOffsetsResponse.Partition.newBuilder().setOffset(42))).build(), false),
-        Arguments.of(ApiKey.OFFSET_FOR_LEADER_EPOCH, OffsetForLeaderEpochRequest.newBuilder()
-                .addTopics(OffsetForLeaderEpochRequest.Topic.newBuilder().setName("a")).build(),
-            OffsetForLeaderEpochResponse.newBuilder().addTopics(OffsetForLeaderEpochResponse.Topic.newBuilder()
-                .setName("a").addPartitions(OffsetForLeaderEpochResponse.Partition.newBuilder()
-                    .setEndOffset(9))).build(), false),
-        Arguments.of(ApiKey.INIT_PRODUCER_ID, InitProducerIdRequest.getDefaultInstance(),
-            InitProducerIdResponse.newBuilder().setProducerId(77).setProducerEpoch(1).build(), false),
-        Arguments.of(ApiKey.CREATE_TOPICS, CreateTopicsRequest.newBuilder().addTopics(CreateTopicsRequest.Topic
-                .newBuilder().setName("a").setNumPartitions(-1).setReplicationFactor(-1)
-                .putConfigs("segment.bytes", "1024")).build(),
-            CreateTopicsResponse.newBuilder().addTopics(CreateTopicsResponse.Result.newBuilder().setName("a")
-                .setErrorCode(ErrorCode.TOPIC_ALREADY_EXISTS)).build(), false),
-        Arguments.of(ApiKey.DELETE_TOPICS, DeleteTopicsRequest.newBuilder().addNames("a").build(),
-            DeleteTopicsResponse.newBuilder().addTopics(DeleteTopicsResponse.Result.newBuilder().setName("a"))
-                .build(), false),
-        Arguments.of(ApiKey.DESCRIBE_CLUSTER, DescribeClusterRequest.getDefaultInstance(),
-            DescribeClusterResponse.newBuilder().setQuorum(QuorumInfo.newBuilder().setLeaderId(1)
-                .addVoters(QuorumInfo.Voter.newBuilder().setNodeId(2).setLag(3))).setOfflinePartitions(1)
-                .build(), false),
-        Arguments.of(ApiKey.ELECT_LEADERS, ElectLeadersRequest.newBuilder().setElectionType(ElectionType.UNCLEAN)
+        Arguments.of(
+            ApiKey.API_VERSIONS,
+            ApiVersionsRequest.newBuilder().setClientSoftwareName("t").build(),
+            ApiVersionsResponse.newBuilder()
+                .addApiVersions(
+                    ApiVersionsResponse.ApiVersionRange.newBuilder()
+                        .setApiKey(ApiKey.FETCH)
+                        .setMaxVersion(3))
                 .build(),
-            ElectLeadersResponse.newBuilder().addResults(ElectLeadersResponse.Result.newBuilder().setTopic("a")
-                .setErrorCode(ErrorCode.ELECTION_NOT_NEEDED)).build(), false),
-        Arguments.of(ApiKey.DESCRIBE_CONFIGS, DescribeConfigsRequest.newBuilder().addTopics("a").build(),
-            DescribeConfigsResponse.newBuilder().addTopics(DescribeConfigsResponse.Result.newBuilder()
-                .setName("a").addEntries(DescribeConfigsResponse.ConfigEntry.newBuilder().setKey("k")
-                    .setValue("v").setIsDefault(true))).build(), false),
-        Arguments.of(ApiKey.ALTER_CONFIGS, AlterConfigsRequest.newBuilder().addTopics(AlterConfigsRequest.Topic
-                .newBuilder().setName("a").putAllSet(Map.of("retention.ms", "5")).addDelete("segment.ms")).build(),
-            AlterConfigsResponse.newBuilder().addTopics(AlterConfigsResponse.Result.newBuilder().setName("a"))
-                .build(), false));
+            false),
+        Arguments.of(
+            ApiKey.METADATA,
+            MetadataRequest.newBuilder().addTopics("a").setIncludeConfigs(true).build(),
+            MetadataResponse.newBuilder()
+                .setClusterId("c")
+                .addBrokers(BrokerInfo.newBuilder().setNodeId(1).setHost("h").setPort(9))
+                .addTopics(TopicMetadata.newBuilder().setName("a").putConfigs("retention.ms", "1"))
+                .build(),
+            false),
+        Arguments.of(
+            ApiKey.PRODUCE,
+            ProduceRequest.newBuilder()
+                .setAcks(-1)
+                .addTopics(
+                    ProduceRequest.TopicData.newBuilder()
+                        .setName("a")
+                        .addPartitions(
+                            ProduceRequest.PartitionData.newBuilder()
+                                .setPartition(0)
+                                .setRecordsSize(9))
+                        .addPartitions(
+                            ProduceRequest.PartitionData.newBuilder()
+                                .setPartition(1)
+                                .setRecordsSize(10)))
+                .build(),
+            ProduceResponse.newBuilder()
+                .addTopics(
+                    ProduceResponse.TopicResponse.newBuilder()
+                        .setName("a")
+                        .addPartitions(
+                            ProduceResponse.PartitionResponse.newBuilder()
+                                .setPartition(0)
+                                .setErrorCode(ErrorCode.NOT_LEADER_OR_FOLLOWER)
+                                .setCurrentLeader(hint)))
+                .build(),
+            true),
+        Arguments.of(
+            ApiKey.FETCH,
+            FetchRequest.newBuilder()
+                .setReplicaId(-1)
+                .setMaxWaitMs(500)
+                .addTopics(
+                    FetchRequest.FetchTopic.newBuilder()
+                        .setName("a")
+                        .addPartitions(
+                            FetchRequest.FetchPartition.newBuilder()
+                                .setFetchOffset(5)
+                                .setLastFetchedEpoch(2)))
+                .build(),
+            FetchResponse.newBuilder()
+                .addTopics(
+                    FetchResponse.TopicResponse.newBuilder()
+                        .setName("a")
+                        .addPartitions(
+                            FetchResponse.PartitionResponse.newBuilder()
+                                .setRecordsSize(RECORDS.length)
+                                .setDivergingEpoch(
+                                    EpochEndOffset.newBuilder().setEpoch(1).setEndOffset(4))))
+                .build(),
+            true),
+        Arguments.of(
+            ApiKey.LIST_OFFSETS,
+            ListOffsetsRequest.newBuilder()
+                .addTopics(
+                    ListOffsetsRequest.Topic.newBuilder()
+                        .setName("a")
+                        .addPartitions(ListOffsetsRequest.Partition.newBuilder().setTimestamp(-2)))
+                .build(),
+            ListOffsetsResponse.newBuilder()
+                .addTopics(
+                    ListOffsetsResponse.Topic.newBuilder()
+                        .setName("a")
+                        .addPartitions(ListOffsetsResponse.Partition.newBuilder().setOffset(42)))
+                .build(),
+            false),
+        Arguments.of(
+            ApiKey.OFFSET_FOR_LEADER_EPOCH,
+            OffsetForLeaderEpochRequest.newBuilder()
+                .addTopics(OffsetForLeaderEpochRequest.Topic.newBuilder().setName("a"))
+                .build(),
+            OffsetForLeaderEpochResponse.newBuilder()
+                .addTopics(
+                    OffsetForLeaderEpochResponse.Topic.newBuilder()
+                        .setName("a")
+                        .addPartitions(
+                            OffsetForLeaderEpochResponse.Partition.newBuilder().setEndOffset(9)))
+                .build(),
+            false),
+        Arguments.of(
+            ApiKey.INIT_PRODUCER_ID,
+            InitProducerIdRequest.getDefaultInstance(),
+            InitProducerIdResponse.newBuilder().setProducerId(77).setProducerEpoch(1).build(),
+            false),
+        Arguments.of(
+            ApiKey.CREATE_TOPICS,
+            CreateTopicsRequest.newBuilder()
+                .addTopics(
+                    CreateTopicsRequest.Topic.newBuilder()
+                        .setName("a")
+                        .setNumPartitions(-1)
+                        .setReplicationFactor(-1)
+                        .putConfigs("segment.bytes", "1024"))
+                .build(),
+            CreateTopicsResponse.newBuilder()
+                .addTopics(
+                    CreateTopicsResponse.Result.newBuilder()
+                        .setName("a")
+                        .setErrorCode(ErrorCode.TOPIC_ALREADY_EXISTS))
+                .build(),
+            false),
+        Arguments.of(
+            ApiKey.DELETE_TOPICS,
+            DeleteTopicsRequest.newBuilder().addNames("a").build(),
+            DeleteTopicsResponse.newBuilder()
+                .addTopics(DeleteTopicsResponse.Result.newBuilder().setName("a"))
+                .build(),
+            false),
+        Arguments.of(
+            ApiKey.DESCRIBE_CLUSTER,
+            DescribeClusterRequest.getDefaultInstance(),
+            DescribeClusterResponse.newBuilder()
+                .setQuorum(
+                    QuorumInfo.newBuilder()
+                        .setLeaderId(1)
+                        .addVoters(QuorumInfo.Voter.newBuilder().setNodeId(2).setLag(3)))
+                .setOfflinePartitions(1)
+                .build(),
+            false),
+        Arguments.of(
+            ApiKey.ELECT_LEADERS,
+            ElectLeadersRequest.newBuilder().setElectionType(ElectionType.UNCLEAN).build(),
+            ElectLeadersResponse.newBuilder()
+                .addResults(
+                    ElectLeadersResponse.Result.newBuilder()
+                        .setTopic("a")
+                        .setErrorCode(ErrorCode.ELECTION_NOT_NEEDED))
+                .build(),
+            false),
+        Arguments.of(
+            ApiKey.DESCRIBE_CONFIGS,
+            DescribeConfigsRequest.newBuilder().addTopics("a").build(),
+            DescribeConfigsResponse.newBuilder()
+                .addTopics(
+                    DescribeConfigsResponse.Result.newBuilder()
+                        .setName("a")
+                        .addEntries(
+                            DescribeConfigsResponse.ConfigEntry.newBuilder()
+                                .setKey("k")
+                                .setValue("v")
+                                .setIsDefault(true)))
+                .build(),
+            false),
+        Arguments.of(
+            ApiKey.ALTER_CONFIGS,
+            AlterConfigsRequest.newBuilder()
+                .addTopics(
+                    AlterConfigsRequest.Topic.newBuilder()
+                        .setName("a")
+                        .putAllSet(Map.of("retention.ms", "5"))
+                        .addDelete("segment.ms"))
+                .build(),
+            AlterConfigsResponse.newBuilder()
+                .addTopics(AlterConfigsResponse.Result.newBuilder().setName("a"))
+                .build(),
+            false));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("messages")
-  void shouldRoundTripRequestAndResponse(ApiKey api, MessageLite request, MessageLite response,
-      boolean requestHasRecords) {
+  void shouldRoundTripRequestAndResponse(
+      ApiKey api, MessageLite request, MessageLite response, boolean requestHasRecords) {
     byte[] requestRecords = api == ApiKey.PRODUCE ? RECORDS : new byte[0];
     byte[] responseRecords = api == ApiKey.FETCH ? RECORDS : new byte[0];
 
-    RequestHeader rh = RequestHeader.newBuilder().setApiKey(api).setCorrelationId(42).setClientId("c").build();
+    RequestHeader rh =
+        RequestHeader.newBuilder().setApiKey(api).setCorrelationId(42).setClientId("c").build();
     Frame req = roundTrip(rh, request, requestRecords);
     assertEquals(rh, req.parseHeader(RequestHeader.parser()));
     assertEquals(request, req.parseBody(ApiMessages.requestParser(api)));
@@ -173,23 +293,29 @@ class ProtocolRoundTripTest {
   @Test
   void shouldRejectNegativeFrameLength() {
     EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(1024));
-    DecoderException e = assertThrows(DecoderException.class,
-        () -> ch.writeInbound(Unpooled.buffer().writeInt(-5)));
+    DecoderException e =
+        assertThrows(DecoderException.class, () -> ch.writeInbound(Unpooled.buffer().writeInt(-5)));
     assertTrue(e.getCause() instanceof InvalidFrameException, e.toString());
   }
 
   @Test
   void shouldRejectOversizeFrameBeforeBufferingIt() {
     EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(1024));
-    DecoderException e = assertThrows(DecoderException.class,
-        () -> ch.writeInbound(Unpooled.buffer().writeInt(1025).writeInt(0)));
+    DecoderException e =
+        assertThrows(
+            DecoderException.class,
+            () -> ch.writeInbound(Unpooled.buffer().writeInt(1025).writeInt(0)));
     assertTrue(e.getCause() instanceof InvalidFrameException);
   }
 
   @Test
   void shouldWaitForTheRestOfATruncatedFrame() {
-    ByteBuf prefix = Frame.encodePrefix(ByteBufAllocator.DEFAULT,
-        RequestHeader.newBuilder().setCorrelationId(1).build(), MetadataRequest.getDefaultInstance(), 0);
+    ByteBuf prefix =
+        Frame.encodePrefix(
+            ByteBufAllocator.DEFAULT,
+            RequestHeader.newBuilder().setCorrelationId(1).build(),
+            MetadataRequest.getDefaultInstance(),
+            0);
     EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(1024));
     ch.writeInbound(prefix.readRetainedSlice(prefix.readableBytes() - 1));
     assertNull(ch.readInbound(), "a truncated frame is not emitted");
@@ -219,20 +345,26 @@ class ProtocolRoundTripTest {
 
   @Test
   void shouldRejectUnparsableHeader() {
-    ByteBuf frame = Unpooled.buffer().writeInt(3).writeBytes(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff})
-        .writeInt(0);
+    ByteBuf frame =
+        Unpooled.buffer()
+            .writeInt(3)
+            .writeBytes(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff})
+            .writeInt(0);
     Frame f = Frame.parse(frame);
     assertThrows(InvalidFrameException.class, () -> f.parseHeader(RequestHeader.parser()));
   }
 
   @Test
   void shouldSplitRecordDataInBodyOrder() {
-    ProduceRequest body = (ProduceRequest) messages().filter(a -> a.get()[0] == ApiKey.PRODUCE)
-        .findFirst().orElseThrow().get()[1];
+    ProduceRequest body =
+        (ProduceRequest)
+            messages().filter(a -> a.get()[0] == ApiKey.PRODUCE).findFirst().orElseThrow().get()[1];
     Frame f = roundTrip(RequestHeader.getDefaultInstance(), body, RECORDS);
     ByteBuf data = f.recordData();
-    List<String> parts = body.getTopics(0).getPartitionsList().stream()
-        .map(p -> data.readCharSequence(p.getRecordsSize(), StandardCharsets.UTF_8).toString()).toList();
+    List<String> parts =
+        body.getTopics(0).getPartitionsList().stream()
+            .map(p -> data.readCharSequence(p.getRecordsSize(), StandardCharsets.UTF_8).toString())
+            .toList();
     assertEquals(List.of("batch-one", "|batch-two"), parts);
   }
 }

@@ -42,13 +42,15 @@ class BufferPoolTest {
     BufferPool pool = new BufferPool(2048, 1024);
     ByteBuffer a = pool.allocate(1024, 0);
     pool.allocate(1024, 0);
-    CompletableFuture<ByteBuffer> waiting = CompletableFuture.supplyAsync(() -> {
-      try {
-        return pool.allocate(1024, 10_000);
-      } catch (InterruptedException e) {
-        throw new RuntimeException(e);
-      }
-    });
+    CompletableFuture<ByteBuffer> waiting =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return pool.allocate(1024, 10_000);
+              } catch (InterruptedException e) {
+                throw new RuntimeException(e);
+              }
+            });
     await().until(() -> pool.queuedWaiters() == 1);
     assertFalse(waiting.isDone());
     pool.deallocate(a, 1024);
@@ -70,13 +72,15 @@ class BufferPoolTest {
   void shouldWakeWaitersOnClose() throws Exception {
     BufferPool pool = new BufferPool(1024, 1024);
     pool.allocate(1024, 0);
-    CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
-      try {
-        pool.allocate(1024, 60_000);
-      } catch (InterruptedException e) {
-        throw new RuntimeException(e);
-      }
-    });
+    CompletableFuture<Void> waiting =
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                pool.allocate(1024, 60_000);
+              } catch (InterruptedException e) {
+                throw new RuntimeException(e);
+              }
+            });
     await().until(() -> pool.queuedWaiters() == 1);
     pool.close();
     Exception e = assertThrows(Exception.class, waiting::join);

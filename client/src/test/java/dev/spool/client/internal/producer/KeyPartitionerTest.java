@@ -12,15 +12,18 @@ class KeyPartitionerTest {
   /** The vectors of Kafka's {@code UtilsTest.testMurmur2}. */
   @Test
   void shouldMatchKafkaMurmur2TestVectors() {
-    Map<String, Integer> cases = Map.of(
-        "21", -973932308,
-        "foobar", -790332482,
-        "a-little-bit-long-string", -985981536,
-        "a-little-bit-longer-string", -1486304829,
-        "lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8", -58897971,
-        "abc", 479470107);
-    cases.forEach((key, expected) ->
-        assertEquals(expected, KeyPartitioner.murmur2(key.getBytes(StandardCharsets.UTF_8)), key));
+    Map<String, Integer> cases =
+        Map.of(
+            "21", -973932308,
+            "foobar", -790332482,
+            "a-little-bit-long-string", -985981536,
+            "a-little-bit-longer-string", -1486304829,
+            "lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8", -58897971,
+            "abc", 479470107);
+    cases.forEach(
+        (key, expected) ->
+            assertEquals(
+                expected, KeyPartitioner.murmur2(key.getBytes(StandardCharsets.UTF_8)), key));
   }
 
   @Test

@@ -42,18 +42,27 @@ class ProduceStateTest {
   @BeforeEach
   void setUp() {
     acc = new RecordAccumulator(1024, 0, DELIVERY_TIMEOUT_MS, new BufferPool(1 << 20, 1024));
-    state = new ProduceState(true, 5, Integer.MAX_VALUE, DELIVERY_TIMEOUT_MS,
-        ProducerFixtures.noJitterBackoff(), acc, new ProducerStats());
+    state =
+        new ProduceState(
+            true,
+            5,
+            Integer.MAX_VALUE,
+            DELIVERY_TIMEOUT_MS,
+            ProducerFixtures.noJitterBackoff(),
+            acc,
+            new ProducerStats());
     state.setProducerId(100, (short) 0);
   }
 
   /** Appends {@code records} records named {@code name} to {@code tp}; returns their futures. */
-  private List<CompletableFuture<RecordMetadata>> append(TopicPartition tp, String name, int records, long now)
-      throws Exception {
+  private List<CompletableFuture<RecordMetadata>> append(
+      TopicPartition tp, String name, int records, long now) throws Exception {
     List<CompletableFuture<RecordMetadata>> fs = new ArrayList<>();
     for (int i = 0; i < records; i++) {
-      CompletableFuture<RecordMetadata> f = acc.append(tp, 1000, null, new byte[10], List.of(), 0, now).future();
-      f.whenComplete((m, e) -> completions.add(name + (e == null ? "@" + m.offset() : "!" + errorOf(e))));
+      CompletableFuture<RecordMetadata> f =
+          acc.append(tp, 1000, null, new byte[10], List.of(), 0, now).future();
+      f.whenComplete(
+          (m, e) -> completions.add(name + (e == null ? "@" + m.offset() : "!" + errorOf(e))));
       fs.add(f);
     }
     return fs;
@@ -68,7 +77,8 @@ class ProduceStateTest {
     Map<dev.spool.client.internal.network.Node, List<ProducerBatch>> d =
         acc.drain(md, Set.of(NODE_1), 1 << 20, now, state);
     List<ProducerBatch> batches = d.getOrDefault(NODE_1, List.of());
-    ProducerBatch b = batches.stream().filter(x -> x.topicPartition.equals(tp)).findFirst().orElse(null);
+    ProducerBatch b =
+        batches.stream().filter(x -> x.topicPartition.equals(tp)).findFirst().orElse(null);
     if (b != null) {
       state.onSent(b, NODE_1, now);
     }
@@ -106,8 +116,10 @@ class ProduceStateTest {
     state.onResult(a, ErrorCode.NOT_LEADER_OR_FOLLOWER, "moved", -1, -1, 10);
     List<Integer> queued = new ArrayList<>();
     acc.forEachQueued(TP, x -> queued.add(x.baseSequence));
-    assertEquals(List.of(0, 1, 2), queued, "a, b and c are requeued with their sequences, in order");
-    assertNull(send(TP, 1000), "nothing is resent while the old attempts of b and c are unanswered");
+    assertEquals(
+        List.of(0, 1, 2), queued, "a, b and c are requeued with their sequences, in order");
+    assertNull(
+        send(TP, 1000), "nothing is resent while the old attempts of b and c are unanswered");
 
     state.onResult(b, ErrorCode.NONE, "", 5, -1, 11); // the superseded attempt's answer is ignored
     state.onResult(c, ErrorCode.OUT_OF_ORDER_SEQUENCE, "", -1, -1, 12);
@@ -131,8 +143,10 @@ class ProduceStateTest {
     state.onResult(a, ErrorCode.NOT_LEADER_OR_FOLLOWER, "moved", -1, -1, 10);
     assertNull(send(TP, 50), "the same leader: the batch waits out its backoff");
     MetadataSnapshot moved = snapshot("t", 2, NODE_2);
-    assertFalse(acc.ready(md, 50, state).readyNodes().contains(NODE_1), "not ready for the old leader");
-    assertTrue(acc.ready(moved, 50, state).readyNodes().contains(NODE_2), "ready at once for the new one");
+    assertFalse(
+        acc.ready(md, 50, state).readyNodes().contains(NODE_1), "not ready for the old leader");
+    assertTrue(
+        acc.ready(moved, 50, state).readyNodes().contains(NODE_2), "ready at once for the new one");
     ProducerBatch a2 = acc.drain(moved, Set.of(NODE_2), 1 << 20, 50, state).get(NODE_2).get(0);
     assertEquals(0, a2.baseSequence, "the same batch, same sequence");
     state.onSent(a2, NODE_2, 50);
@@ -141,14 +155,16 @@ class ProduceStateTest {
   }
 
   @Test
-  void shouldFailEveryPendingBatchOfThePartitionOnOutOfOrderSequenceOfTheNextBatch() throws Exception {
+  void shouldFailEveryPendingBatchOfThePartitionOnOutOfOrderSequenceOfTheNextBatch()
+      throws Exception {
     ProducerBatch a = appendAndSend("a", 1, 0);
     ProducerBatch b = appendAndSend("b", 1, 0);
     append(TP, "c", 1, 0);
     append(TP1, "other", 1, 0);
 
     state.onResult(a, ErrorCode.OUT_OF_ORDER_SEQUENCE, "gap", -1, -1, 1);
-    assertEquals(List.of("a!OUT_OF_ORDER_SEQUENCE", "b!OUT_OF_ORDER_SEQUENCE", "c!OUT_OF_ORDER_SEQUENCE"),
+    assertEquals(
+        List.of("a!OUT_OF_ORDER_SEQUENCE", "b!OUT_OF_ORDER_SEQUENCE", "c!OUT_OF_ORDER_SEQUENCE"),
         completions);
     assertTrue(state.needsProducerId());
     assertFalse(state.canInitProducerId(), "b's attempt is still unanswered");
@@ -209,7 +225,8 @@ class ProduceStateTest {
   @Test
   void shouldKeepAPartitionOnOneNodeWhileBatchesAreInFlight() throws Exception {
     ProducerBatch a = appendAndSend("a", 1, 0);
-    assertFalse(state.mayDrain(TP, NODE_2, a), "the leader moved but a is still in flight to node 1");
+    assertFalse(
+        state.mayDrain(TP, NODE_2, a), "the leader moved but a is still in flight to node 1");
     assertTrue(state.mayDrain(TP, NODE_1, a));
     state.onResult(a, ErrorCode.NONE, "", 0, -1, 1);
     assertTrue(state.mayDrain(TP, NODE_2, a));
@@ -226,8 +243,15 @@ class ProduceStateTest {
 
   @Test
   void shouldRequeueOnlyTheFailedBatchWithoutIdempotence() throws Exception {
-    state = new ProduceState(false, 5, Integer.MAX_VALUE, DELIVERY_TIMEOUT_MS,
-        ProducerFixtures.noJitterBackoff(), acc, new ProducerStats());
+    state =
+        new ProduceState(
+            false,
+            5,
+            Integer.MAX_VALUE,
+            DELIVERY_TIMEOUT_MS,
+            ProducerFixtures.noJitterBackoff(),
+            acc,
+            new ProducerStats());
     ProducerBatch a = appendAndSend("a", 1, 0);
     ProducerBatch b = appendAndSend("b", 1, 0);
     assertFalse(a.hasSequence());
@@ -249,8 +273,15 @@ class ProduceStateTest {
 
   @Test
   void shouldFailNonSequencedBatchOnNonRetriableError() throws Exception {
-    state = new ProduceState(false, 5, 0, DELIVERY_TIMEOUT_MS, ProducerFixtures.noJitterBackoff(), acc,
-        new ProducerStats());
+    state =
+        new ProduceState(
+            false,
+            5,
+            0,
+            DELIVERY_TIMEOUT_MS,
+            ProducerFixtures.noJitterBackoff(),
+            acc,
+            new ProducerStats());
     List<CompletableFuture<RecordMetadata>> fs = append(TP, "a", 1, 0);
     ProducerBatch a = send(TP, 0);
     state.onResult(a, ErrorCode.NOT_LEADER_OR_FOLLOWER, "", -1, -1, 1);
@@ -259,7 +290,8 @@ class ProduceStateTest {
     assertTrue(se.getMessage().contains("gave up after 1 attempts"), se.getMessage());
   }
 
-  // ---------------------------------------------------------------- may the failed batch be in a log?
+  // ---------------------------------------------------------------- may the failed batch be in a
+  // log?
 
   private static boolean mayHaveBeenAppended(CompletableFuture<RecordMetadata> f) {
     CompletionException e = assertThrows(CompletionException.class, f::join);
@@ -290,21 +322,42 @@ class ProduceStateTest {
 
   @Test
   void shouldTreatNotLeaderAsMaybeAppendedOnlyWithAcksAll() throws Exception {
-    state = new ProduceState(false, false, 5, 0, DELIVERY_TIMEOUT_MS, ProducerFixtures.noJitterBackoff(),
-        acc, new ProducerStats());
+    state =
+        new ProduceState(
+            false,
+            false,
+            5,
+            0,
+            DELIVERY_TIMEOUT_MS,
+            ProducerFixtures.noJitterBackoff(),
+            acc,
+            new ProducerStats());
     List<CompletableFuture<RecordMetadata>> acks1 = append(TP, "a", 1, 0);
     state.onResult(send(TP, 0), ErrorCode.NOT_LEADER_OR_FOLLOWER, "", -1, -1, 1);
-    assertFalse(mayHaveBeenAppended(acks1.get(0)), "acks=1: nothing waits for replication, so it was a refusal");
+    assertFalse(
+        mayHaveBeenAppended(acks1.get(0)),
+        "acks=1: nothing waits for replication, so it was a refusal");
 
-    state = new ProduceState(false, true, 5, 0, DELIVERY_TIMEOUT_MS, ProducerFixtures.noJitterBackoff(),
-        acc, new ProducerStats());
+    state =
+        new ProduceState(
+            false,
+            true,
+            5,
+            0,
+            DELIVERY_TIMEOUT_MS,
+            ProducerFixtures.noJitterBackoff(),
+            acc,
+            new ProducerStats());
     List<CompletableFuture<RecordMetadata>> acksAll = append(TP, "b", 1, 2);
     state.onResult(send(TP, 2), ErrorCode.NOT_LEADER_OR_FOLLOWER, "", -1, -1, 3);
-    assertTrue(mayHaveBeenAppended(acksAll.get(0)), "acks=all: a leader that lost leadership after appending says this too");
+    assertTrue(
+        mayHaveBeenAppended(acksAll.get(0)),
+        "acks=all: a leader that lost leadership after appending says this too");
   }
 
   @Test
-  void shouldSayMaybeAppendedForInFlightBatchesFailedWithAnEarlierOneButNotForQueuedOnes() throws Exception {
+  void shouldSayMaybeAppendedForInFlightBatchesFailedWithAnEarlierOneButNotForQueuedOnes()
+      throws Exception {
     List<CompletableFuture<RecordMetadata>> a = append(TP, "a", 1, 0);
     ProducerBatch sentA = send(TP, 0);
     List<CompletableFuture<RecordMetadata>> b = append(TP, "b", 1, 0);
@@ -327,13 +380,15 @@ class ProduceStateTest {
     ProducerBatch b2 = send(TP, 500);
     state.onResult(a2, ErrorCode.NOT_ENOUGH_REPLICAS, "", -1, -1, DELIVERY_TIMEOUT_MS + 1);
     assertTrue(b2.isFinished(), "b failed with a");
-    assertTrue(mayHaveBeenAppended(b.get(0)), "b's first attempt went out and its answer was ignored");
+    assertTrue(
+        mayHaveBeenAppended(b.get(0)), "b's first attempt went out and its answer was ignored");
   }
 
   @Test
   void shouldSayNotAppendedForAnExpiredBatchThatWasNeverSent() throws Exception {
     List<CompletableFuture<RecordMetadata>> fs = append(TP, "a", 1, 0);
-    acc.expiredBatches(DELIVERY_TIMEOUT_MS, state::mayExpire).forEach(x -> state.onExpired(x, DELIVERY_TIMEOUT_MS));
+    acc.expiredBatches(DELIVERY_TIMEOUT_MS, state::mayExpire)
+        .forEach(x -> state.onExpired(x, DELIVERY_TIMEOUT_MS));
     assertFalse(mayHaveBeenAppended(fs.get(0)));
   }
 }

@@ -24,14 +24,21 @@ final class ProducerFixtures {
   static MetadataSnapshot snapshot(String topic, int partitions, Node leader) {
     List<PartitionInfo> parts = new ArrayList<>();
     for (int i = 0; i < partitions; i++) {
-      parts.add(new PartitionInfo(new TopicPartition(topic, i), leader.id(), 0, List.of(1, 2), List.of(1, 2),
-          List.of(), ErrorCode.NONE));
+      parts.add(
+          new PartitionInfo(
+              new TopicPartition(topic, i),
+              leader.id(),
+              0,
+              List.of(1, 2),
+              List.of(1, 2),
+              List.of(),
+              ErrorCode.NONE));
     }
     Map<Integer, Node> brokers = new HashMap<>();
     brokers.put(NODE_1.id(), NODE_1);
     brokers.put(NODE_2.id(), NODE_2);
-    return new MetadataSnapshot("c", 1, brokers,
-        Map.of(topic, new MetadataSnapshot.TopicInfo(topic, "id", parts)), 1);
+    return new MetadataSnapshot(
+        "c", 1, brokers, Map.of(topic, new MetadataSnapshot.TopicInfo(topic, "id", parts)), 1);
   }
 
   static ExponentialBackoff noJitterBackoff() {

@@ -27,15 +27,16 @@ import org.junit.jupiter.api.Timeout;
 class RecordAccumulatorTest {
   private static final TopicPartition TP0 = new TopicPartition("t", 0);
   private static final TopicPartition TP1 = new TopicPartition("t", 1);
-  private static final RecordAccumulator.DrainGate OPEN = new RecordAccumulator.DrainGate() {
-    @Override
-    public boolean mayDrain(TopicPartition tp, Node leader, ProducerBatch first) {
-      return true;
-    }
+  private static final RecordAccumulator.DrainGate OPEN =
+      new RecordAccumulator.DrainGate() {
+        @Override
+        public boolean mayDrain(TopicPartition tp, Node leader, ProducerBatch first) {
+          return true;
+        }
 
-    @Override
-    public void onDrain(ProducerBatch batch) {}
-  };
+        @Override
+        public void onDrain(ProducerBatch batch) {}
+      };
 
   private final MetadataSnapshot md = snapshot("t", 2, NODE_1);
 
@@ -53,7 +54,8 @@ class RecordAccumulatorTest {
       appended++;
     } while (!r.batchIsFull());
     assertTrue(appended > 5, "several records share a batch: " + appended);
-    assertEquals(Set.of(NODE_1), acc.ready(md, 0, OPEN).readyNodes(), "a full batch is ready at once");
+    assertEquals(
+        Set.of(NODE_1), acc.ready(md, 0, OPEN).readyNodes(), "a full batch is ready at once");
     Map<Node, List<ProducerBatch>> drained = acc.drain(md, Set.of(NODE_1), 1 << 20, 0, OPEN);
     ProducerBatch b = drained.get(NODE_1).get(0);
     assertTrue(b.estimatedSizeBytes() <= 1024);
@@ -92,7 +94,8 @@ class RecordAccumulatorTest {
     Map<Node, List<ProducerBatch>> drained = acc.drain(md, Set.of(NODE_1), 1 << 20, 0, OPEN);
     List<ProducerBatch> batches = drained.get(NODE_1);
     assertEquals(2, batches.size());
-    assertEquals(Set.of(TP0, TP1), Set.of(batches.get(0).topicPartition, batches.get(1).topicPartition));
+    assertEquals(
+        Set.of(TP0, TP1), Set.of(batches.get(0).topicPartition, batches.get(1).topicPartition));
     List<ProducerBatch> small = acc.drain(md, Set.of(NODE_1), 100, 0, OPEN).get(NODE_1);
     assertEquals(1, small.size(), "the first batch always goes, the second would exceed the limit");
   }
@@ -100,7 +103,14 @@ class RecordAccumulatorTest {
   @Test
   void shouldEncodeRecordsReadableByTheCursor() throws Exception {
     RecordAccumulator acc = accumulator(16 * 1024, 0, 64 * 1024);
-    acc.append(TP0, 1000, bytes("k1"), bytes("v1"), List.of(new dev.spool.record.Header("h", bytes("x"))), 0, 0);
+    acc.append(
+        TP0,
+        1000,
+        bytes("k1"),
+        bytes("v1"),
+        List.of(new dev.spool.record.Header("h", bytes("x"))),
+        0,
+        0);
     acc.append(TP0, 1001, null, bytes("v2"), List.of(), 0, 0);
     ProducerBatch b = acc.drain(md, Set.of(NODE_1), 1 << 20, 0, OPEN).get(NODE_1).get(0);
     RecordBatch batch = MemoryRecords.wrap(b.bytes()).batches().next();
@@ -120,13 +130,15 @@ class RecordAccumulatorTest {
     RecordAccumulator acc = accumulator(1024, 0, 2048);
     acc.append(TP0, 1000, null, new byte[900], List.of(), 0, 0);
     acc.append(TP1, 1000, null, new byte[900], List.of(), 0, 0);
-    CompletableFuture<RecordAccumulator.AppendResult> blocked = CompletableFuture.supplyAsync(() -> {
-      try {
-        return acc.append(TP0, 1000, null, new byte[900], List.of(), 10_000, 0);
-      } catch (InterruptedException e) {
-        throw new RuntimeException(e);
-      }
-    });
+    CompletableFuture<RecordAccumulator.AppendResult> blocked =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return acc.append(TP0, 1000, null, new byte[900], List.of(), 10_000, 0);
+              } catch (InterruptedException e) {
+                throw new RuntimeException(e);
+              }
+            });
     await().until(() -> acc.pool().queuedWaiters() == 1);
     assertEquals(Set.of(NODE_1), acc.ready(md, 0, OPEN).readyNodes(), "waiters make batches ready");
     ProducerBatch sent = acc.drain(md, Set.of(NODE_1), 1 << 20, 0, OPEN).get(NODE_1).get(0);

@@ -19,15 +19,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A checkpoint in Kafka's text format:
+ *
  * <pre>
  * line 1   version      integer (0)
  * line 2   entry count  integer n
  * line 3.. n entries    one per line, fields separated by one space (format per file)
  * </pre>
+ *
  * Written to {@code <name>.tmp}, fsynced, atomically renamed over the old file, then the directory
  * is fsynced, so a crash leaves either the old or the new file. A file that cannot be parsed is
- * logged with its name and line number and treated as absent: a bad checkpoint only costs a
- * longer recovery, never the process.
+ * logged with its name and line number and treated as absent: a bad checkpoint only costs a longer
+ * recovery, never the process.
  *
  * <p>Threads: not thread-safe; each file has one writer at a time.
  */
@@ -68,8 +70,12 @@ public final class CheckpointFile<T> {
   public static void writeAtomically(Path target, byte[] bytes) {
     Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
     try {
-      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE,
-          StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+      try (FileChannel ch =
+          FileChannel.open(
+              tmp,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.WRITE,
+              StandardOpenOption.TRUNCATE_EXISTING)) {
         java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(bytes);
         while (b.hasRemaining()) {
           ch.write(b);
@@ -77,7 +83,8 @@ public final class CheckpointFile<T> {
         ch.force(true);
       }
       try {
-        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+            tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
       }
@@ -124,8 +131,8 @@ public final class CheckpointFile<T> {
       }
       int count = Integer.parseInt(lines.get(1).trim());
       if (count < 0 || lines.size() - 2 < count) {
-        throw new IllegalArgumentException("entry count " + count + " but " + (lines.size() - 2)
-            + " entry lines");
+        throw new IllegalArgumentException(
+            "entry count " + count + " but " + (lines.size() - 2) + " entry lines");
       }
       List<T> out = new ArrayList<>(count);
       for (int i = 0; i < count; i++) {
@@ -140,7 +147,10 @@ public final class CheckpointFile<T> {
       }
       return Optional.of(out);
     } catch (RuntimeException e) {
-      log.warn("checkpoint {} is unparsable at line {} ({}); treating it as absent", file, lineNo,
+      log.warn(
+          "checkpoint {} is unparsable at line {} ({}); treating it as absent",
+          file,
+          lineNo,
           e.getMessage());
       return Optional.empty();
     }

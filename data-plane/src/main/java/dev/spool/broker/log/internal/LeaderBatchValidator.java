@@ -12,11 +12,11 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
- * The checks a leader makes on a produce request before anything is written: every batch
- * complete, magic 2, CRC valid, within {@code max.message.bytes}, a record count consistent with
- * its last offset delta, consecutive inner offsets, records that fill the batch exactly, and
- * CreateTime timestamps within the before/after bounds of {@code nowMs}. Pure: no I/O, no clock
- * (time comes in as {@code nowMs}); it remembers each batch's real max timestamp for the caller.
+ * The checks a leader makes on a produce request before anything is written: every batch complete,
+ * magic 2, CRC valid, within {@code max.message.bytes}, a record count consistent with its last
+ * offset delta, consecutive inner offsets, records that fill the batch exactly, and CreateTime
+ * timestamps within the before/after bounds of {@code nowMs}. Pure: no I/O, no clock (time comes in
+ * as {@code nowMs}); it remembers each batch's real max timestamp for the caller.
  *
  * <p>Threads: owned by the partition's owner thread (it reuses its view and cursor).
  */
@@ -43,11 +43,13 @@ public final class LeaderBatchValidator {
       view.wrap(batches, pos);
       String problem = view.validationError();
       if (problem != null) {
-        throw new CorruptRecordException(logPrefix + "batch " + count + ": " + problem, pos - start);
+        throw new CorruptRecordException(
+            logPrefix + "batch " + count + ": " + problem, pos - start);
       }
       int size = view.sizeInBytes();
       if (size > cfg.maxMessageBytes()) {
-        throw new RecordTooLargeException(logPrefix + "batch " + count, size, cfg.maxMessageBytes());
+        throw new RecordTooLargeException(
+            logPrefix + "batch " + count, size, cfg.maxMessageBytes());
       }
       if (count == batchMaxTimestamps.length) {
         batchMaxTimestamps = Arrays.copyOf(batchMaxTimestamps, count * 2);
@@ -65,14 +67,23 @@ public final class LeaderBatchValidator {
       throw new InvalidRecordException(logPrefix + "batch " + index + " has no records");
     }
     if (batch.lastOffsetDelta() != declared - 1) {
-      throw new InvalidRecordException(logPrefix + "batch " + index + " declares " + declared
-          + " records but a last offset delta of " + batch.lastOffsetDelta());
+      throw new InvalidRecordException(
+          logPrefix
+              + "batch "
+              + index
+              + " declares "
+              + declared
+              + " records but a last offset delta of "
+              + batch.lastOffsetDelta());
     }
     if (batch.timestampType() == TimestampType.LOG_APPEND_TIME) {
       // Only the broker stamps LogAppendTime; trusting the bit would hide the record timestamps
       // from the CreateTime checks below.
-      throw new InvalidRecordException(logPrefix + "batch " + index
-          + " claims LogAppendTime; producers send CreateTime batches");
+      throw new InvalidRecordException(
+          logPrefix
+              + "batch "
+              + index
+              + " claims LogAppendTime; producers send CreateTime batches");
     }
     boolean checkTimestamps = cfg.timestampType() == TimestampType.CREATE_TIME;
     if (batch.isCompressed()) {
@@ -89,8 +100,16 @@ public final class LeaderBatchValidator {
     try {
       while (cursor.next()) {
         if (cursor.offset() - batch.baseOffset() != n) {
-          throw new InvalidRecordException(logPrefix + "batch " + index + " record " + n
-              + " has offset delta " + (cursor.offset() - batch.baseOffset()) + ", expected " + n);
+          throw new InvalidRecordException(
+              logPrefix
+                  + "batch "
+                  + index
+                  + " record "
+                  + n
+                  + " has offset delta "
+                  + (cursor.offset() - batch.baseOffset())
+                  + ", expected "
+                  + n);
         }
         if (checkTimestamps) {
           checkTimestamp(cursor.timestamp(), index, cfg, nowMs);
@@ -102,8 +121,15 @@ public final class LeaderBatchValidator {
       throw new CorruptRecordException(logPrefix + "batch " + index + ": " + e.getMessage(), -1);
     }
     if (!cursor.consumedExactly()) {
-      throw new InvalidRecordException(logPrefix + "batch " + index + " declares " + declared
-          + " records but its records leave " + cursor.remainingBytes() + " bytes unread");
+      throw new InvalidRecordException(
+          logPrefix
+              + "batch "
+              + index
+              + " declares "
+              + declared
+              + " records but its records leave "
+              + cursor.remainingBytes()
+              + " bytes unread");
     }
     return max;
   }
@@ -117,9 +143,18 @@ public final class LeaderBatchValidator {
       ok = behind >= 0 && behind <= cfg.timestampBeforeMaxMs(); // behind < 0: overflow, far past
     }
     if (!ok) {
-      throw new InvalidTimestampException(logPrefix + "batch " + index + " has timestamp " + ts
-          + " outside [now - " + cfg.timestampBeforeMaxMs() + " ms, now + "
-          + cfg.timestampAfterMaxMs() + " ms] with now = " + nowMs);
+      throw new InvalidTimestampException(
+          logPrefix
+              + "batch "
+              + index
+              + " has timestamp "
+              + ts
+              + " outside [now - "
+              + cfg.timestampBeforeMaxMs()
+              + " ms, now + "
+              + cfg.timestampAfterMaxMs()
+              + " ms] with now = "
+              + nowMs);
     }
   }
 }

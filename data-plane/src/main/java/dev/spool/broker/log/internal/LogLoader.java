@@ -22,16 +22,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Opens a partition directory: removes leftovers of interrupted deletions, opens the segments
- * and brings the log back to a consistent state (ARCHITECTURE §4 "Crash recovery").
+ * Opens a partition directory: removes leftovers of interrupted deletions, opens the segments and
+ * brings the log back to a consistent state (ARCHITECTURE §4 "Crash recovery").
  *
  * <p>After a clean shutdown nothing is scanned: index files are sanity-checked (rebuilt if they
- * make no sense) and the log end offset is read from the tail after the last index entry.
- * Otherwise every segment from the one holding the recovery point on is scanned batch by batch
- * (size, magic, CRC, contiguous offsets); indexes, leader epochs and producer state are rebuilt
- * from what is scanned; the first bad batch ends the log: its segment is cut there and every
- * later segment deleted. Corruption found below the recovery point (data that had been flushed)
- * is logged as an error, and still ends the log there, since nothing after it can be trusted.
+ * make no sense) and the log end offset is read from the tail after the last index entry. Otherwise
+ * every segment from the one holding the recovery point on is scanned batch by batch (size, magic,
+ * CRC, contiguous offsets); indexes, leader epochs and producer state are rebuilt from what is
+ * scanned; the first bad batch ends the log: its segment is cut there and every later segment
+ * deleted. Corruption found below the recovery point (data that had been flushed) is logged as an
+ * error, and still ends the log there, since nothing after it can be trusted.
  *
  * <p>Threads: runs on one recovery thread per partition, before the log is published.
  */
@@ -41,8 +41,12 @@ public final class LogLoader {
   private static final int HEADER_BUFFER_BYTES = 8 * 1024;
 
   /** The loaded log. */
-  public record Loaded(ConcurrentSkipListMap<Long, LogSegment> segments, long logStartOffset,
-      long logEndOffset, long recoveryPoint, RecoveryReport report) {}
+  public record Loaded(
+      ConcurrentSkipListMap<Long, LogSegment> segments,
+      long logStartOffset,
+      long logEndOffset,
+      long recoveryPoint,
+      RecoveryReport report) {}
 
   private final Path dir;
   private final TopicPartition tp;
@@ -61,8 +65,15 @@ public final class LogLoader {
   private boolean corruptionBelowRecoveryPoint;
   private String truncationReason;
 
-  public LogLoader(Path dir, TopicPartition tp, LogConfig config, LogStartupState startup,
-      Clock clock, LeaderEpochCache epochCache, ProducerStateManager producerState, String logPrefix) {
+  public LogLoader(
+      Path dir,
+      TopicPartition tp,
+      LogConfig config,
+      LogStartupState startup,
+      Clock clock,
+      LeaderEpochCache epochCache,
+      ProducerStateManager producerState,
+      String logPrefix) {
     this.dir = dir;
     this.tp = tp;
     this.config = config;
@@ -83,7 +94,8 @@ public final class LogLoader {
       }
       for (long base : bases) {
         boolean active = base == bases.last();
-        segments.put(base, LogSegment.open(dir, base, config.segmentIndexBytes(), active, clock.nowMs()));
+        segments.put(
+            base, LogSegment.open(dir, base, config.segmentIndexBytes(), active, clock.nowMs()));
       }
       long logEndOffset = startup.cleanShutdown() ? loadClean() : recover();
       long logStartOffset = Math.min(Math.max(requestedStart, segments.firstKey()), logEndOffset);
@@ -94,22 +106,36 @@ public final class LogLoader {
         replayProducerState(producerState.mapEndOffset(), logEndOffset);
       }
       long durationMs = (clock.nanoTime() - startNs) / 1_000_000L;
-      RecoveryReport report = new RecoveryReport(tp, startup.cleanShutdown(), segmentsScanned,
-          bytesScanned, bytesTruncated, segmentsDeleted, corruptionBelowRecoveryPoint,
-          truncationReason, logEndOffset, durationMs);
+      RecoveryReport report =
+          new RecoveryReport(
+              tp,
+              startup.cleanShutdown(),
+              segmentsScanned,
+              bytesScanned,
+              bytesTruncated,
+              segmentsDeleted,
+              corruptionBelowRecoveryPoint,
+              truncationReason,
+              logEndOffset,
+              durationMs);
       // After a crash nothing was flushed by recovery (a repeated crash repeats the same scan),
       // so the recovery point stays where it was; normal flushes advance it.
-      long recoveryPoint = startup.cleanShutdown() ? logEndOffset
-          : Math.min(Math.max(startup.recoveryPoint(), logStartOffset), logEndOffset);
+      long recoveryPoint =
+          startup.cleanShutdown()
+              ? logEndOffset
+              : Math.min(Math.max(startup.recoveryPoint(), logStartOffset), logEndOffset);
       return new Loaded(segments, logStartOffset, logEndOffset, recoveryPoint, report);
     } catch (RuntimeException e) {
-      segments.values().forEach(s -> {
-        try {
-          s.closeChannel();
-        } catch (RuntimeException suppressed) {
-          e.addSuppressed(suppressed);
-        }
-      });
+      segments
+          .values()
+          .forEach(
+              s -> {
+                try {
+                  s.closeChannel();
+                } catch (RuntimeException suppressed) {
+                  e.addSuppressed(suppressed);
+                }
+              });
       throw e;
     }
   }
@@ -121,13 +147,16 @@ public final class LogLoader {
     try (Stream<Path> files = Files.list(dir)) {
       for (Path p : (Iterable<Path>) files::iterator) {
         String name = p.getFileName().toString();
-        if (name.endsWith(LogSegment.DELETED_SUFFIX) || name.endsWith(".cleaned")
-            || name.endsWith(".swap") || name.endsWith(".tmp")) {
+        if (name.endsWith(LogSegment.DELETED_SUFFIX)
+            || name.endsWith(".cleaned")
+            || name.endsWith(".swap")
+            || name.endsWith(".tmp")) {
           log.info("{}removing leftover file {}", logPrefix, name);
           Files.deleteIfExists(p);
         } else if (name.endsWith(LogSegment.LOG_SUFFIX)) {
           logs.add(parseBase(name, LogSegment.LOG_SUFFIX));
-        } else if (name.endsWith(LogSegment.INDEX_SUFFIX) || name.endsWith(LogSegment.TIME_INDEX_SUFFIX)) {
+        } else if (name.endsWith(LogSegment.INDEX_SUFFIX)
+            || name.endsWith(LogSegment.TIME_INDEX_SUFFIX)) {
           indexFiles.add(p);
         }
       }
@@ -175,8 +204,11 @@ public final class LogLoader {
     }
     if (problem != null) {
       // The marker said clean, but the active segment disagrees: recover it like after a crash.
-      log.warn("{}clean shutdown marker present, but {} is inconsistent ({}); recovering it",
-          logPrefix, active.logFile(), problem);
+      log.warn(
+          "{}clean shutdown marker present, but {} is inconsistent ({}); recovering it",
+          logPrefix,
+          active.logFile(),
+          problem);
       producerState.truncateAndReload(active.baseOffset(), Math.max(0, startup.logStartOffset()));
       replayProducerState(producerState.mapEndOffset(), active.baseOffset());
       return recoverFrom(active.baseOffset(), active.baseOffset());
@@ -208,9 +240,15 @@ public final class LogLoader {
     ScanResult r = scanSegment(seg, seg.baseOffset(), Long.MAX_VALUE);
     if (r.problem != null) {
       // Truncating a segment that was believed good would lose acknowledged data silently.
-      throw new LogStorageException(logPrefix + "segment " + seg.logFile()
-          + " is corrupt at position " + r.validBytes + " (" + r.problem
-          + ") while rebuilding its index; refusing to open the partition");
+      throw new LogStorageException(
+          logPrefix
+              + "segment "
+              + seg.logFile()
+              + " is corrupt at position "
+              + r.validBytes
+              + " ("
+              + r.problem
+              + ") while rebuilding its index; refusing to open the partition");
     }
     if (!active) {
       seg.onBecomeInactive();
@@ -272,8 +310,8 @@ public final class LogLoader {
     } catch (IOException e) {
       throw new LogStorageException(logPrefix + "cannot stat " + seg.logFile(), e);
     }
-    SegmentScanner scanner = new SegmentScanner(seg.channel(), seg.logFile(), 0, size,
-        RECOVERY_BUFFER_BYTES, true);
+    SegmentScanner scanner =
+        new SegmentScanner(seg.channel(), seg.logFile(), 0, size, RECOVERY_BUFFER_BYTES, true);
     long next = expectedNext;
     long producerFrom = producerState.mapEndOffset();
     try {
@@ -281,16 +319,27 @@ public final class LogLoader {
         // Spool never compacts, so offsets are contiguous across batches and segments. Checking
         // it also catches corruption of the base offset, which the CRC does not cover.
         if (b.baseOffset() != next) {
-          throw new CorruptRecordException("batch base offset " + b.baseOffset()
-              + " is not the expected " + next + " (offsets must be contiguous)", scanner.batchPosition());
+          throw new CorruptRecordException(
+              "batch base offset "
+                  + b.baseOffset()
+                  + " is not the expected "
+                  + next
+                  + " (offsets must be contiguous)",
+              scanner.batchPosition());
         }
         if (b.lastOffset() - seg.baseOffset() > Integer.MAX_VALUE) {
-          throw new CorruptRecordException("batch last offset " + b.lastOffset()
-              + " is too far from the segment base " + seg.baseOffset(), scanner.batchPosition());
+          throw new CorruptRecordException(
+              "batch last offset "
+                  + b.lastOffset()
+                  + " is too far from the segment base "
+                  + seg.baseOffset(),
+              scanner.batchPosition());
         }
         seg.indexBatch(b, scanner.batchPosition(), config.indexIntervalBytes());
         int epoch = b.partitionLeaderEpoch();
-        if (epoch >= 0 && (epochCache.latestEpoch().isEmpty() || epoch > epochCache.latestEpoch().getAsInt())) {
+        if (epoch >= 0
+            && (epochCache.latestEpoch().isEmpty()
+                || epoch > epochCache.latestEpoch().getAsInt())) {
           epochCache.assign(epoch, b.baseOffset());
         }
         if (b.baseOffset() >= producerFrom) {
@@ -314,16 +363,30 @@ public final class LogLoader {
     truncationReason = seg.logFile().getFileName() + ": " + r.problem;
     if (r.nextOffset < recoveryPoint) {
       corruptionBelowRecoveryPoint = true;
-      log.error("{}CORRUPTION BELOW THE RECOVERY POINT {}: {} is bad at position {} ({}); data at "
-          + "offsets >= {} had been flushed and is now cut off. Check the disk and filesystem.",
-          logPrefix, recoveryPoint, seg.logFile(), r.validBytes, r.problem, r.nextOffset);
+      log.error(
+          "{}CORRUPTION BELOW THE RECOVERY POINT {}: {} is bad at position {} ({}); data at "
+              + "offsets >= {} had been flushed and is now cut off. Check the disk and filesystem.",
+          logPrefix,
+          recoveryPoint,
+          seg.logFile(),
+          r.validBytes,
+          r.problem,
+          r.nextOffset);
     } else {
-      log.warn("{}recovery truncated {} at position {} ({} bytes): {}", logPrefix, seg.logFile(),
-          r.validBytes, cut, r.problem);
+      log.warn(
+          "{}recovery truncated {} at position {} ({} bytes): {}",
+          logPrefix,
+          seg.logFile(),
+          r.validBytes,
+          cut,
+          r.problem);
     }
     for (LogSegment later : new ArrayList<>(segments.tailMap(seg.baseOffset(), false).values())) {
-      log.warn("{}recovery deletes segment {} ({} bytes) after the corruption", logPrefix,
-          later.logFile(), later.sizeBytes());
+      log.warn(
+          "{}recovery deletes segment {} ({} bytes) after the corruption",
+          logPrefix,
+          later.logFile(),
+          later.sizeBytes());
       bytesTruncated += later.sizeBytes();
       segmentsDeleted++;
       segments.remove(later.baseOffset());
@@ -335,20 +398,27 @@ public final class LogLoader {
     replayProducerState(segments, producerState, fromOffset, toOffset);
   }
 
-  /** Feeds producer state with the batch headers in [fromOffset, toOffset) (headers only are read). */
-  public static void replayProducerState(ConcurrentSkipListMap<Long, LogSegment> segments,
-      ProducerStateManager producerState, long fromOffset, long toOffset) {
+  /**
+   * Feeds producer state with the batch headers in [fromOffset, toOffset) (headers only are read).
+   */
+  public static void replayProducerState(
+      ConcurrentSkipListMap<Long, LogSegment> segments,
+      ProducerStateManager producerState,
+      long fromOffset,
+      long toOffset) {
     if (fromOffset >= toOffset) {
       return; // the state already covers [.., toOffset)
     }
     Long firstBase = segments.floorKey(fromOffset);
-    for (LogSegment seg : segments.tailMap(firstBase == null ? segments.firstKey() : firstBase).values()) {
+    for (LogSegment seg :
+        segments.tailMap(firstBase == null ? segments.firstKey() : firstBase).values()) {
       if (seg.baseOffset() >= toOffset) {
         break;
       }
       long from = seg.baseOffset() >= fromOffset ? 0 : seg.offsetIndex().lookupPosition(fromOffset);
-      SegmentScanner scanner = new SegmentScanner(seg.channel(), seg.logFile(), from, seg.sizeBytes(),
-          HEADER_BUFFER_BYTES, false);
+      SegmentScanner scanner =
+          new SegmentScanner(
+              seg.channel(), seg.logFile(), from, seg.sizeBytes(), HEADER_BUFFER_BYTES, false);
       for (RecordBatch b = scanner.next(); b != null; b = scanner.next()) {
         if (b.baseOffset() >= toOffset) {
           break;

@@ -15,9 +15,9 @@ import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 
 /**
- * One segment: a {@code .log} file of record batches back to back (exactly as appended; see
- * {@link RecordBatch} for the layout) plus its {@link OffsetIndex} and {@link TimeIndex}, all
- * named by the segment's base offset as 20 zero-padded digits.
+ * One segment: a {@code .log} file of record batches back to back (exactly as appended; see {@link
+ * RecordBatch} for the layout) plus its {@link OffsetIndex} and {@link TimeIndex}, all named by the
+ * segment's base offset as 20 zero-padded digits.
  *
  * <p>Threads: the partition's owner thread appends, truncates, rolls and closes. Any thread may
  * read: the committed size is a volatile published after the bytes are written (and before the
@@ -45,8 +45,14 @@ public final class LogSegment {
   // Owner-thread scratch for header reads during appends/truncation.
   private final RecordBatch ownerView = new RecordBatch();
 
-  private LogSegment(long baseOffset, Path logFile, FileChannel channel, OffsetIndex offsetIndex,
-      TimeIndex timeIndex, int sizeBytes, long createdMs) {
+  private LogSegment(
+      long baseOffset,
+      Path logFile,
+      FileChannel channel,
+      OffsetIndex offsetIndex,
+      TimeIndex timeIndex,
+      int sizeBytes,
+      long createdMs) {
     this.baseOffset = baseOffset;
     this.logFile = logFile;
     this.channel = channel;
@@ -72,20 +78,26 @@ public final class LogSegment {
     return dir.resolve(filenamePrefix(baseOffset) + TIME_INDEX_SUFFIX);
   }
 
-  /** Opens (or creates) the segment at {@code baseOffset}; an active segment gets full-size indexes. */
-  public static LogSegment open(Path dir, long baseOffset, int maxIndexBytes, boolean active,
-      long nowMs) {
+  /**
+   * Opens (or creates) the segment at {@code baseOffset}; an active segment gets full-size indexes.
+   */
+  public static LogSegment open(
+      Path dir, long baseOffset, int maxIndexBytes, boolean active, long nowMs) {
     Path file = logFile(dir, baseOffset);
     FileChannel channel = null;
     try {
-      channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-          StandardOpenOption.WRITE);
+      channel =
+          FileChannel.open(
+              file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
       long size = channel.size();
       if (size > Integer.MAX_VALUE) {
-        throw new LogStorageException("segment " + file + " is " + size + " bytes, larger than 2 GiB");
+        throw new LogStorageException(
+            "segment " + file + " is " + size + " bytes, larger than 2 GiB");
       }
-      OffsetIndex oi = new OffsetIndex(offsetIndexFile(dir, baseOffset), baseOffset, maxIndexBytes, active);
-      TimeIndex ti = new TimeIndex(timeIndexFile(dir, baseOffset), baseOffset, maxIndexBytes, active);
+      OffsetIndex oi =
+          new OffsetIndex(offsetIndexFile(dir, baseOffset), baseOffset, maxIndexBytes, active);
+      TimeIndex ti =
+          new TimeIndex(timeIndexFile(dir, baseOffset), baseOffset, maxIndexBytes, active);
       LogSegment s = new LogSegment(baseOffset, file, channel, oi, ti, (int) size, nowMs);
       s.maxTimestamp = ti.lastTimestamp();
       s.offsetOfMaxTimestamp = ti.entries() == 0 ? -1 : ti.offsetAt(ti.entries() - 1);
@@ -184,8 +196,8 @@ public final class LogSegment {
       } catch (IOException suppressed) {
         e.addSuppressed(suppressed);
       }
-      throw new LogStorageException("cannot append " + length + " bytes to " + logFile + ": "
-          + e.getMessage(), e);
+      throw new LogStorageException(
+          "cannot append " + length + " bytes to " + logFile + ": " + e.getMessage(), e);
     }
     sizeBytes = start + length;
     int at = records.position();
@@ -197,7 +209,10 @@ public final class LogSegment {
     }
   }
 
-  /** Updates the indexes and max timestamp for a batch at file {@code position} (append and recovery). */
+  /**
+   * Updates the indexes and max timestamp for a batch at file {@code position} (append and
+   * recovery).
+   */
   public void indexBatch(RecordBatch batch, long position, int indexIntervalBytes) {
     long batchMax = batch.maxTimestamp();
     if (batchMax > maxTimestamp) {
@@ -251,8 +266,8 @@ public final class LogSegment {
   public long truncateToPosition(long position) {
     long old = sizeBytes;
     if (position > old) {
-      throw new IllegalStateException("cannot truncate " + logFile + " of " + old + " bytes to "
-          + position);
+      throw new IllegalStateException(
+          "cannot truncate " + logFile + " of " + old + " bytes to " + position);
     }
     try {
       channel.truncate(position);
@@ -272,8 +287,8 @@ public final class LogSegment {
   }
 
   /**
-   * Removes every batch containing an offset ≥ {@code offset}; returns the bytes removed. The
-   * max timestamp and the time index are recomputed from the remaining batch headers.
+   * Removes every batch containing an offset ≥ {@code offset}; returns the bytes removed. The max
+   * timestamp and the time index are recomputed from the remaining batch headers.
    */
   public long truncateTo(long offset) {
     ByteBuffer scratch = ByteBuffer.allocate(RecordBatch.HEADER_SIZE_BYTES);
@@ -287,7 +302,8 @@ public final class LogSegment {
     timeIndex.truncateToOffset(firstRemovedOffset);
     maxTimestamp = RecordBatch.NO_TIMESTAMP;
     offsetOfMaxTimestamp = -1;
-    SegmentScanner scanner = new SegmentScanner(channel, logFile, 0, sizeBytes, HEADER_SCAN_BUFFER_BYTES, false);
+    SegmentScanner scanner =
+        new SegmentScanner(channel, logFile, 0, sizeBytes, HEADER_SCAN_BUFFER_BYTES, false);
     for (RecordBatch b = scanner.next(); b != null; b = scanner.next()) {
       if (b.maxTimestamp() > maxTimestamp) {
         maxTimestamp = b.maxTimestamp();
@@ -300,15 +316,16 @@ public final class LogSegment {
   }
 
   /**
-   * Offset after the last batch, scanning headers from the last offset-index entry (cheap: at
-   * most {@code index.interval.bytes} of batches). Also refreshes the max timestamp from them.
-   * Used on a clean open; a structural problem throws CorruptRecordException.
+   * Offset after the last batch, scanning headers from the last offset-index entry (cheap: at most
+   * {@code index.interval.bytes} of batches). Also refreshes the max timestamp from them. Used on a
+   * clean open; a structural problem throws CorruptRecordException.
    */
   public long readNextOffset() {
     int slot = offsetIndex.entries() - 1;
     long from = slot < 0 ? 0 : offsetIndex.positionAt(slot);
     long next = baseOffset;
-    SegmentScanner scanner = new SegmentScanner(channel, logFile, from, sizeBytes, HEADER_SCAN_BUFFER_BYTES, false);
+    SegmentScanner scanner =
+        new SegmentScanner(channel, logFile, from, sizeBytes, HEADER_SCAN_BUFFER_BYTES, false);
     for (RecordBatch b = scanner.next(); b != null; b = scanner.next()) {
       next = b.nextOffset();
       if (b.maxTimestamp() > maxTimestamp) {
@@ -322,7 +339,9 @@ public final class LogSegment {
 
   // ---- reads (any thread) ----
 
-  /** Reads up to 61 header bytes at {@code position} into a cleared {@code scratch}; false if fewer. */
+  /**
+   * Reads up to 61 header bytes at {@code position} into a cleared {@code scratch}; false if fewer.
+   */
   private boolean readHeader(long position, ByteBuffer scratch, long limit) {
     if (limit - position < RecordBatch.HEADER_SIZE_BYTES) {
       return false;
@@ -335,15 +354,15 @@ public final class LogSegment {
         }
       }
     } catch (IOException e) {
-      throw new LogStorageException("cannot read " + logFile + " at " + position + ": "
-          + e.getMessage(), e);
+      throw new LogStorageException(
+          "cannot read " + logFile + " at " + position + ": " + e.getMessage(), e);
     }
     return true;
   }
 
   /**
-   * File position of the first batch whose last offset is ≥ {@code offset}, within the first
-   * {@code committed} bytes; -1 when there is none.
+   * File position of the first batch whose last offset is ≥ {@code offset}, within the first {@code
+   * committed} bytes; -1 when there is none.
    */
   public long findBatchPosition(long offset, int committed, ByteBuffer scratch) {
     int entries = offsetIndex.entries();
@@ -386,8 +405,8 @@ public final class LogSegment {
    * batch is returned regardless of size with {@code minOneBatch}). Null when no batch of this
    * segment holds an offset ≥ {@code startOffset}.
    */
-  public SegmentRead read(long startOffset, int maxBytes, long maxOffsetExclusive,
-      boolean minOneBatch) {
+  public SegmentRead read(
+      long startOffset, int maxBytes, long maxOffsetExclusive, boolean minOneBatch) {
     int indexEntries = offsetIndex.entries();
     int committed = sizeBytes; // read after the index count: covers every published entry
     ByteBuffer scratch = ByteBuffer.allocate(RecordBatch.HEADER_SIZE_BYTES);
@@ -413,9 +432,12 @@ public final class LogSegment {
     }
     while (end < byteLimit && readHeader(end, scratch, committed)) {
       int size = scratch.getInt(RecordBatch.BATCH_LENGTH_POSITION) + RecordBatch.LOG_OVERHEAD;
-      long last = scratch.getLong(RecordBatch.BASE_OFFSET_POSITION)
-          + scratch.getInt(RecordBatch.LAST_OFFSET_DELTA_POSITION);
-      if (size < RecordBatch.HEADER_SIZE_BYTES || last >= maxOffsetExclusive || end + size > byteLimit) {
+      long last =
+          scratch.getLong(RecordBatch.BASE_OFFSET_POSITION)
+              + scratch.getInt(RecordBatch.LAST_OFFSET_DELTA_POSITION);
+      if (size < RecordBatch.HEADER_SIZE_BYTES
+          || last >= maxOffsetExclusive
+          || end + size > byteLimit) {
         break;
       }
       end += size;
@@ -430,7 +452,8 @@ public final class LogSegment {
   public Optional<TimestampAndOffset> findByTimestamp(long timestampMs, long minOffset) {
     int committed = sizeBytes;
     int slot = timeIndex.lastSlotBelow(timestampMs);
-    long from = slot < 0 ? 0 : offsetIndex.lookupPosition(Math.max(timeIndex.offsetAt(slot), minOffset));
+    long from =
+        slot < 0 ? 0 : offsetIndex.lookupPosition(Math.max(timeIndex.offsetAt(slot), minOffset));
     if (slot < 0 && minOffset > baseOffset) {
       from = offsetIndex.lookupPosition(minOffset);
     }
@@ -453,7 +476,8 @@ public final class LogSegment {
     return Optional.empty();
   }
 
-  private Optional<TimestampAndOffset> searchBatch(long pos, int size, long timestampMs, long minOffset) {
+  private Optional<TimestampAndOffset> searchBatch(
+      long pos, int size, long timestampMs, long minOffset) {
     ByteBuffer whole = ByteBuffer.allocate(size);
     try {
       while (whole.hasRemaining()) {
@@ -462,18 +486,23 @@ public final class LogSegment {
         }
       }
     } catch (IOException e) {
-      throw new LogStorageException("cannot read " + logFile + " at " + pos + ": " + e.getMessage(), e);
+      throw new LogStorageException(
+          "cannot read " + logFile + " at " + pos + ": " + e.getMessage(), e);
     }
     RecordBatch batch = RecordBatch.at(whole, 0);
     if (batch.compressionCodecId() != CompressionType.NONE.id()) {
-      return Optional.of(new TimestampAndOffset(batch.maxTimestamp(),
-          Math.max(batch.baseOffset(), minOffset), batch.partitionLeaderEpoch()));
+      return Optional.of(
+          new TimestampAndOffset(
+              batch.maxTimestamp(),
+              Math.max(batch.baseOffset(), minOffset),
+              batch.partitionLeaderEpoch()));
     }
     RecordCursor cursor = new RecordCursor().reset(batch);
     while (cursor.next()) {
       if (cursor.offset() >= minOffset && cursor.timestamp() >= timestampMs) {
-        return Optional.of(new TimestampAndOffset(cursor.timestamp(), cursor.offset(),
-            batch.partitionLeaderEpoch()));
+        return Optional.of(
+            new TimestampAndOffset(
+                cursor.timestamp(), cursor.offset(), batch.partitionLeaderEpoch()));
       }
     }
     return Optional.empty();
@@ -516,8 +545,10 @@ public final class LogSegment {
     } catch (IOException e) {
       throw new LogStorageException("cannot rename " + logFile + ": " + e.getMessage(), e);
     }
-    offsetIndex.renameTo(offsetIndex.file().resolveSibling(offsetIndex.file().getFileName() + DELETED_SUFFIX));
-    timeIndex.renameTo(timeIndex.file().resolveSibling(timeIndex.file().getFileName() + DELETED_SUFFIX));
+    offsetIndex.renameTo(
+        offsetIndex.file().resolveSibling(offsetIndex.file().getFileName() + DELETED_SUFFIX));
+    timeIndex.renameTo(
+        timeIndex.file().resolveSibling(timeIndex.file().getFileName() + DELETED_SUFFIX));
   }
 
   /** Closes the channel and deletes the files (wherever they are now). */

@@ -9,9 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * A memory-mapped file of fixed-size entries, preallocated to its maximum size while its segment
- * is active and trimmed to the written entries when the segment rolls or closes (so a clean
- * restart knows how many entries there are from the file length).
+ * A memory-mapped file of fixed-size entries, preallocated to its maximum size while its segment is
+ * active and trimmed to the written entries when the segment rolls or closes (so a clean restart
+ * knows how many entries there are from the file length).
  *
  * <p>Threads: entries are appended and truncated by the partition's owner thread only. Any thread
  * may read: {@link #entries()} is a volatile published after the entry bytes are written, and
@@ -33,8 +33,10 @@ abstract class MmapIndex {
     try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
       long length = raf.length();
       int existing = (int) Math.min(length / entrySize, Integer.MAX_VALUE);
-      long wanted = active ? Math.max(roundDown(maxIndexBytes), (long) existing * entrySize)
-          : (long) existing * entrySize;
+      long wanted =
+          active
+              ? Math.max(roundDown(maxIndexBytes), (long) existing * entrySize)
+              : (long) existing * entrySize;
       if (length != wanted) {
         raf.setLength(wanted);
       }
@@ -89,8 +91,8 @@ abstract class MmapIndex {
   /** Keeps the first {@code count} entries. Owner thread. */
   public void truncateToEntries(int count) {
     if (count < 0 || count > entries) {
-      throw new IllegalStateException("cannot truncate " + file + " with " + entries
-          + " entries to " + count);
+      throw new IllegalStateException(
+          "cannot truncate " + file + " with " + entries + " entries to " + count);
     }
     entries = count;
   }
@@ -134,7 +136,8 @@ abstract class MmapIndex {
       }
       file = target;
     } catch (IOException e) {
-      throw new LogStorageException("cannot rename " + file + " to " + target + ": " + e.getMessage(), e);
+      throw new LogStorageException(
+          "cannot rename " + file + " to " + target + ": " + e.getMessage(), e);
     }
   }
 

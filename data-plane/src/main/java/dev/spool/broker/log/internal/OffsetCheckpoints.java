@@ -7,8 +7,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Per-data-directory checkpoints of one offset per partition ({@code recovery-point-offset-checkpoint},
- * {@code replication-offset-checkpoint}, {@code log-start-offset-checkpoint}); Kafka's format:
+ * Per-data-directory checkpoints of one offset per partition ({@code
+ * recovery-point-offset-checkpoint}, {@code replication-offset-checkpoint}, {@code
+ * log-start-offset-checkpoint}); Kafka's format:
+ *
  * <pre>
  * 0                 version
  * 2                 entry count
@@ -23,25 +25,27 @@ public final class OffsetCheckpoints {
 
   private record Entry(TopicPartition tp, long offset) {}
 
-  private static final CheckpointFile.EntryFormat<Entry> FORMAT = new CheckpointFile.EntryFormat<>() {
-    @Override
-    public String format(Entry e) {
-      return e.tp.topic() + " " + e.tp.partition() + " " + e.offset;
-    }
+  private static final CheckpointFile.EntryFormat<Entry> FORMAT =
+      new CheckpointFile.EntryFormat<>() {
+        @Override
+        public String format(Entry e) {
+          return e.tp.topic() + " " + e.tp.partition() + " " + e.offset;
+        }
 
-    @Override
-    public Entry parse(String line) {
-      String[] f = line.trim().split(" ");
-      if (f.length != 3) {
-        throw new IllegalArgumentException("expected 'topic partition offset', got '" + line + "'");
-      }
-      long offset = Long.parseLong(f[2]);
-      if (offset < 0) {
-        throw new IllegalArgumentException("negative offset in '" + line + "'");
-      }
-      return new Entry(new TopicPartition(f[0], Integer.parseInt(f[1])), offset);
-    }
-  };
+        @Override
+        public Entry parse(String line) {
+          String[] f = line.trim().split(" ");
+          if (f.length != 3) {
+            throw new IllegalArgumentException(
+                "expected 'topic partition offset', got '" + line + "'");
+          }
+          long offset = Long.parseLong(f[2]);
+          if (offset < 0) {
+            throw new IllegalArgumentException("negative offset in '" + line + "'");
+          }
+          return new Entry(new TopicPartition(f[0], Integer.parseInt(f[1])), offset);
+        }
+      };
 
   private final CheckpointFile<Entry> file;
 
@@ -61,8 +65,9 @@ public final class OffsetCheckpoints {
   }
 
   public void write(Map<TopicPartition, Long> offsets) {
-    List<Entry> entries = new TreeMap<>(offsets).entrySet().stream()
-        .map(e -> new Entry(e.getKey(), e.getValue())).toList();
+    List<Entry> entries =
+        new TreeMap<>(offsets)
+            .entrySet().stream().map(e -> new Entry(e.getKey(), e.getValue())).toList();
     file.write(entries);
   }
 }

@@ -6,11 +6,13 @@ import java.nio.file.Path;
  * Sparse offset → position index of one segment ({@code NNNNNNNNNNNNNNNNNNNN.index}).
  *
  * <p>File layout: entries back to back, no header, no checksum (it is rebuilt after a crash):
+ *
  * <pre>
  * pos  field           type    meaning
  *   0  relativeOffset  uint32  a batch's LAST offset - segment base offset
  *   4  position        uint32  byte position of that batch's first byte in the .log file
  * </pre>
+ *
  * Both columns strictly increase. One entry is added per {@code index.interval.bytes} of log.
  * Lookup of offset X: the greatest entry with offset ≤ X gives a position at or before the batch
  * holding X; scanning batch headers from there finds it. Threads: see {@link MmapIndex}.
@@ -46,8 +48,18 @@ public final class OffsetIndex extends MmapIndex {
       throw new IllegalStateException("offset " + offset + " does not fit in index " + file());
     }
     if (slot > 0 && (offset <= offsetAt(slot - 1) || position <= positionAt(slot - 1))) {
-      throw new IllegalStateException("offset index " + file() + " must increase: (" + offset + ", "
-          + position + ") after (" + offsetAt(slot - 1) + ", " + positionAt(slot - 1) + ")");
+      throw new IllegalStateException(
+          "offset index "
+              + file()
+              + " must increase: ("
+              + offset
+              + ", "
+              + position
+              + ") after ("
+              + offsetAt(slot - 1)
+              + ", "
+              + positionAt(slot - 1)
+              + ")");
     }
     buffer().putInt(slot * ENTRY_SIZE, (int) relative);
     buffer().putInt(slot * ENTRY_SIZE + 4, position);
@@ -85,7 +97,13 @@ public final class OffsetIndex extends MmapIndex {
       long o = offsetAt(i);
       long p = Integer.toUnsignedLong(positionAt(i));
       if (o <= prevOffset || p <= prevPosition || p >= logSizeBytes) {
-        return "entry " + i + " (" + o + ", " + p + ") is not increasing or lies past the log end "
+        return "entry "
+            + i
+            + " ("
+            + o
+            + ", "
+            + p
+            + ") is not increasing or lies past the log end "
             + logSizeBytes;
       }
       prevOffset = o;

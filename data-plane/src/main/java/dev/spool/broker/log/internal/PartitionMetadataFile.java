@@ -11,8 +11,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code partition.metadata}: the topic id a partition directory belongs to, so a directory left
- * by a deleted topic is not mistaken for the new topic of the same name. Kafka's layout:
+ * {@code partition.metadata}: the topic id a partition directory belongs to, so a directory left by
+ * a deleted topic is not mistaken for the new topic of the same name. Kafka's layout:
+ *
  * <pre>
  * version: 0
  * topic_id: &lt;id&gt;
@@ -29,7 +30,8 @@ public final class PartitionMetadataFile {
     Path file = partitionDir.resolve(FILE_NAME);
     try {
       List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-      if (lines.size() >= 2 && lines.get(0).trim().equals("version: 0")
+      if (lines.size() >= 2
+          && lines.get(0).trim().equals("version: 0")
           && lines.get(1).startsWith("topic_id: ")) {
         String id = lines.get(1).substring("topic_id: ".length()).trim();
         if (!id.isEmpty()) {
@@ -50,7 +52,8 @@ public final class PartitionMetadataFile {
     if (topicId.isBlank() || topicId.chars().anyMatch(Character::isWhitespace)) {
       throw new IllegalArgumentException("invalid topic id '" + topicId + "'");
     }
-    CheckpointFile.writeAtomically(partitionDir.resolve(FILE_NAME),
+    CheckpointFile.writeAtomically(
+        partitionDir.resolve(FILE_NAME),
         ("version: 0\ntopic_id: " + topicId + "\n").getBytes(StandardCharsets.UTF_8));
   }
 }

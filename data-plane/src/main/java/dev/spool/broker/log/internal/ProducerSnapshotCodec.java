@@ -2,17 +2,18 @@ package dev.spool.broker.log.internal;
 
 import dev.spool.broker.log.ProducerStateEntry;
 import dev.spool.broker.log.ProducerStateEntry.BatchMetadata;
+import dev.spool.broker.log.ProducerStateManager;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.zip.CRC32C;
-import dev.spool.broker.log.ProducerStateManager;
 
 /**
  * Encodes the producer-state snapshot files {@code NNNNNNNNNNNNNNNNNNNN.snapshot} (named by the
  * offset up to which the state reflects the log). Spool's own layout, big-endian:
+ *
  * <pre>
  * pos  field            type     notes
  *   0  magic            int32    0x53505053 ("SPPS")
@@ -29,8 +30,9 @@ import dev.spool.broker.log.ProducerStateManager;
  *                           lastOffset int64, maxTimestampMs int64 }  (oldest first)
  *                       }
  * </pre>
- * A file that fails any check is rejected whole with the reason (the caller falls back to an
- * older snapshot or to replaying the log). Pure; no I/O.
+ *
+ * A file that fails any check is rejected whole with the reason (the caller falls back to an older
+ * snapshot or to replaying the log). Pure; no I/O.
  */
 public final class ProducerSnapshotCodec {
   public static final int MAGIC = 0x53505053;
@@ -55,10 +57,15 @@ public final class ProducerSnapshotCodec {
       if (p.batches().size() > 127) {
         throw new IllegalArgumentException("too many batches for producer " + p.producerId());
       }
-      b.putLong(p.producerId()).putShort(p.producerEpoch()).putLong(p.lastTimestampMs())
+      b.putLong(p.producerId())
+          .putShort(p.producerEpoch())
+          .putLong(p.lastTimestampMs())
           .put((byte) p.batches().size());
       for (BatchMetadata m : p.batches()) {
-        b.putInt(m.firstSeq()).putInt(m.lastSeq()).putLong(m.firstOffset()).putLong(m.lastOffset())
+        b.putInt(m.firstSeq())
+            .putInt(m.lastSeq())
+            .putLong(m.firstOffset())
+            .putLong(m.lastOffset())
             .putLong(m.maxTimestampMs());
       }
     }
@@ -98,11 +105,13 @@ public final class ProducerSnapshotCodec {
         long lastTs = b.getLong();
         int batches = b.get();
         if (batches < 0 || batches > ProducerStateManager.NUM_BATCHES_TO_RETAIN) {
-          throw new IllegalArgumentException("invalid batch count " + batches + " for producer " + pid);
+          throw new IllegalArgumentException(
+              "invalid batch count " + batches + " for producer " + pid);
         }
         List<BatchMetadata> list = new ArrayList<>(batches);
         for (int j = 0; j < batches; j++) {
-          list.add(new BatchMetadata(b.getInt(), b.getInt(), b.getLong(), b.getLong(), b.getLong()));
+          list.add(
+              new BatchMetadata(b.getInt(), b.getInt(), b.getLong(), b.getLong(), b.getLong()));
         }
         producers.add(new ProducerStateEntry(pid, epoch, list, lastTs));
       }

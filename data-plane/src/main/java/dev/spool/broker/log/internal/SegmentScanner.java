@@ -9,16 +9,18 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 
 /**
- * Reads the batches of a segment file sequentially through one buffer (large positional reads,
- * no per-batch system call). Two modes:
+ * Reads the batches of a segment file sequentially through one buffer (large positional reads, no
+ * per-batch system call). Two modes:
+ *
  * <ul>
- *   <li>whole batches: every returned batch is entirely in the buffer and fully validated
- *       (size, magic, codec, count, CRC): what recovery needs;
- *   <li>headers only: only the 61-byte header is guaranteed in the buffer and only the structure
- *       is checked (size within the file, magic): for producer-state replay and tail scans.
+ *   <li>whole batches: every returned batch is entirely in the buffer and fully validated (size,
+ *       magic, codec, count, CRC): what recovery needs;
+ *   <li>headers only: only the 61-byte header is guaranteed in the buffer and only the structure is
+ *       checked (size within the file, magic): for producer-state replay and tail scans.
  * </ul>
- * A problem ends the scan with {@link CorruptRecordException} whose position is the FILE
- * position of the bad batch. Single-threaded; owns its buffer.
+ *
+ * A problem ends the scan with {@link CorruptRecordException} whose position is the FILE position
+ * of the bad batch. Single-threaded; owns its buffer.
  */
 public final class SegmentScanner {
   private final FileChannel channel;
@@ -26,13 +28,18 @@ public final class SegmentScanner {
   private final long endPosition;
   private final boolean wholeBatches;
   private ByteBuffer buffer;
-  private long bufferFilePosition;   // file position of buffer index 0
-  private long nextPosition;         // file position of the next batch
+  private long bufferFilePosition; // file position of buffer index 0
+  private long nextPosition; // file position of the next batch
   private long batchPosition = -1;
   private final RecordBatch view = new RecordBatch();
 
-  public SegmentScanner(FileChannel channel, Path file, long startPosition, long endPosition,
-      int bufferBytes, boolean wholeBatches) {
+  public SegmentScanner(
+      FileChannel channel,
+      Path file,
+      long startPosition,
+      long endPosition,
+      int bufferBytes,
+      boolean wholeBatches) {
     this.channel = channel;
     this.file = file;
     this.endPosition = endPosition;
@@ -44,9 +51,9 @@ public final class SegmentScanner {
   }
 
   /**
-   * Large scan buffers are direct (one copy less per read, CRC straight from native memory);
-   * small ones live on the heap, so opening thousands of partitions does not eat the direct
-   * memory limit (which defaults to the heap size) with transient buffers.
+   * Large scan buffers are direct (one copy less per read, CRC straight from native memory); small
+   * ones live on the heap, so opening thousands of partitions does not eat the direct memory limit
+   * (which defaults to the heap size) with transient buffers.
    */
   private static ByteBuffer allocate(int bytes) {
     return bytes >= 256 * 1024 ? ByteBuffer.allocateDirect(bytes) : ByteBuffer.allocate(bytes);
@@ -69,20 +76,26 @@ public final class SegmentScanner {
       return null;
     }
     if (remaining < RecordBatch.HEADER_SIZE_BYTES) {
-      throw new CorruptRecordException("a partial batch header of " + remaining
-          + " bytes ends the file", nextPosition);
+      throw new CorruptRecordException(
+          "a partial batch header of " + remaining + " bytes ends the file", nextPosition);
     }
     ensureBuffered(RecordBatch.HEADER_SIZE_BYTES);
     int at = (int) (nextPosition - bufferFilePosition);
     view.wrap(buffer, at);
     long size = (long) view.batchLength() + RecordBatch.LOG_OVERHEAD;
     if (size < RecordBatch.HEADER_SIZE_BYTES) {
-      throw new CorruptRecordException("batch size " + size + " is below the minimum of "
-          + RecordBatch.HEADER_SIZE_BYTES, nextPosition);
+      throw new CorruptRecordException(
+          "batch size " + size + " is below the minimum of " + RecordBatch.HEADER_SIZE_BYTES,
+          nextPosition);
     }
     if (size > remaining) {
-      throw new CorruptRecordException("batch of " + size + " bytes runs past the end of the file ("
-          + remaining + " bytes left)", nextPosition);
+      throw new CorruptRecordException(
+          "batch of "
+              + size
+              + " bytes runs past the end of the file ("
+              + remaining
+              + " bytes left)",
+          nextPosition);
     }
     if (view.magic() != RecordBatch.MAGIC) {
       throw new CorruptRecordException("magic is " + view.magic() + ", expected 2", nextPosition);
@@ -122,13 +135,13 @@ public final class SegmentScanner {
         }
       }
     } catch (IOException e) {
-      throw new LogStorageException("cannot read " + file + " at " + nextPosition + ": "
-          + e.getMessage(), e);
+      throw new LogStorageException(
+          "cannot read " + file + " at " + nextPosition + ": " + e.getMessage(), e);
     }
     buffer.flip();
     if (buffer.limit() < bytes) {
-      throw new CorruptRecordException("file ends after " + buffer.limit() + " of " + bytes
-          + " bytes", nextPosition);
+      throw new CorruptRecordException(
+          "file ends after " + buffer.limit() + " of " + bytes + " bytes", nextPosition);
     }
   }
 }

@@ -6,14 +6,16 @@ import java.nio.file.Path;
  * Sparse timestamp → offset index of one segment ({@code NNNNNNNNNNNNNNNNNNNN.timeindex}).
  *
  * <p>File layout: entries back to back, no header, no checksum (rebuilt after a crash):
+ *
  * <pre>
  * pos  field           type    meaning
  *   0  timestamp       int64   largest record timestamp in the segment so far (ms)
  *   8  relativeOffset  uint32  last offset of the batch holding it - segment base offset
  * </pre>
- * Timestamps strictly increase from entry to entry. An entry (T, O) means every record at an
- * offset ≤ O has a timestamp ≤ T. To find the first record with timestamp ≥ X, start scanning
- * after the greatest entry with T &lt; X. Threads: see {@link MmapIndex}.
+ *
+ * Timestamps strictly increase from entry to entry. An entry (T, O) means every record at an offset
+ * ≤ O has a timestamp ≤ T. To find the first record with timestamp ≥ X, start scanning after the
+ * greatest entry with T &lt; X. Threads: see {@link MmapIndex}.
  */
 public final class TimeIndex extends MmapIndex {
   public static final int ENTRY_SIZE = 12;
@@ -47,7 +49,8 @@ public final class TimeIndex extends MmapIndex {
     }
     long relative = offset - baseOffset;
     if (relative < 0 || relative > 0xffffffffL || (slot > 0 && offset < offsetAt(slot - 1))) {
-      throw new IllegalStateException("offset " + offset + " cannot follow in time index " + file());
+      throw new IllegalStateException(
+          "offset " + offset + " cannot follow in time index " + file());
     }
     buffer().putLong(slot * ENTRY_SIZE, timestamp);
     buffer().putInt(slot * ENTRY_SIZE + 8, (int) relative);
@@ -78,7 +81,14 @@ public final class TimeIndex extends MmapIndex {
       long t = timestampAt(i);
       long o = offsetAt(i);
       if (t <= prevTs || o < prevOffset || o >= nextOffset) {
-        return "entry " + i + " (" + t + ", " + o + ") is out of order or past offset " + nextOffset;
+        return "entry "
+            + i
+            + " ("
+            + t
+            + ", "
+            + o
+            + ") is out of order or past offset "
+            + nextOffset;
       }
       prevTs = t;
       prevOffset = o;

@@ -21,9 +21,9 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * (1) Appending 16 KiB batches of 1 KiB records through {@link PartitionLog#appendAsLeader}
- * (validation with CRC, record walk, offset assignment, write, index) against a plain
- * {@link FileChannel#write} of the same bytes. One operation = one batch; both start from an
- * empty file each iteration.
+ * (validation with CRC, record walk, offset assignment, write, index) against a plain {@link
+ * FileChannel#write} of the same bytes. One operation = one batch; both start from an empty file
+ * each iteration.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -46,8 +46,9 @@ public class AppendBenchmark {
   public void iteration() throws IOException {
     root = BenchSupport.benchRoot();
     log = BenchSupport.open(root, LogStartupState.UNKNOWN, scheduler);
-    plain = FileChannel.open(root.resolve("plain.log"), StandardOpenOption.CREATE_NEW,
-        StandardOpenOption.WRITE);
+    plain =
+        FileChannel.open(
+            root.resolve("plain.log"), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     plainPosition = 0;
   }
 

@@ -19,14 +19,15 @@ import java.util.concurrent.ScheduledExecutorService;
 /** Shared setup of the storage benchmarks (not a benchmark itself). */
 final class BenchSupport {
   static final TopicPartition TP = new TopicPartition("bench", 0);
-  static final int RECORD_VALUE_BYTES = 1000;   // ~1 KiB records with their framing
-  static final int RECORDS_PER_BATCH = 16;      // ~16 KiB batches
+  static final int RECORD_VALUE_BYTES = 1000; // ~1 KiB records with their framing
+  static final int RECORDS_PER_BATCH = 16; // ~16 KiB batches
 
   private BenchSupport() {}
 
   /** Where benchmark files go: -Dspool.bench.dir, else java.io.tmpdir. */
   static Path benchRoot() throws IOException {
-    Path root = Paths.get(System.getProperty("spool.bench.dir", System.getProperty("java.io.tmpdir")));
+    Path root =
+        Paths.get(System.getProperty("spool.bench.dir", System.getProperty("java.io.tmpdir")));
     Files.createDirectories(root);
     return Files.createTempDirectory(root, "spool-bench-");
   }
@@ -34,7 +35,8 @@ final class BenchSupport {
   /** One 16-record batch of 1000-byte random values (as a producer would send). */
   static ByteBuffer batch(long seed) {
     Random r = new Random(seed);
-    RecordBatchBuilder b = new RecordBatchBuilder(RECORDS_PER_BATCH * (RECORD_VALUE_BYTES + 32) + 64);
+    RecordBatchBuilder b =
+        new RecordBatchBuilder(RECORDS_PER_BATCH * (RECORD_VALUE_BYTES + 32) + 64);
     for (int i = 0; i < RECORDS_PER_BATCH; i++) {
       byte[] value = new byte[RECORD_VALUE_BYTES];
       r.nextBytes(value);
@@ -51,16 +53,24 @@ final class BenchSupport {
   }
 
   static ScheduledExecutorService scheduler() {
-    return Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "bench-log-scheduler");
-      t.setDaemon(true);
-      return t;
-    });
+    return Executors.newSingleThreadScheduledExecutor(
+        r -> {
+          Thread t = new Thread(r, "bench-log-scheduler");
+          t.setDaemon(true);
+          return t;
+        });
   }
 
-  static PartitionLog open(Path dataDir, LogStartupState state, ScheduledExecutorService scheduler) {
-    return PartitionLog.open(dataDir.resolve(TP.toString()), TP, "bench-topic", config(), state,
-        Clock.SYSTEM, scheduler);
+  static PartitionLog open(
+      Path dataDir, LogStartupState state, ScheduledExecutorService scheduler) {
+    return PartitionLog.open(
+        dataDir.resolve(TP.toString()),
+        TP,
+        "bench-topic",
+        config(),
+        state,
+        Clock.SYSTEM,
+        scheduler);
   }
 
   /** Writes {@code totalBytes} of batches into a fresh log and closes it cleanly. */

@@ -13,10 +13,10 @@ import java.nio.file.Paths;
 
 /**
  * (4) Heap held by a LogManager with many partitions open, each with one segment (default topic
- * config: 10 MiB preallocated, mmapped indexes, which are off-heap). Run in its own JVM:
- * {@code LogManagerHeapCheck <dir> <partitions> create|measure}. "create" writes the partitions
- * and shuts down cleanly; "measure" opens them, runs GC and prints the heap in use. Run it with
- * -Xmx64m to prove the partitions fit.
+ * config: 10 MiB preallocated, mmapped indexes, which are off-heap). Run in its own JVM: {@code
+ * LogManagerHeapCheck <dir> <partitions> create|measure}. "create" writes the partitions and shuts
+ * down cleanly; "measure" opens them, runs GC and prints the heap in use. Run it with -Xmx64m to
+ * prove the partitions fit.
  */
 public final class LogManagerHeapCheck {
   private LogManagerHeapCheck() {}
@@ -30,7 +30,8 @@ public final class LogManagerHeapCheck {
       Files.createDirectories(dir);
       try (LogManager m = LogManager.open(dir, config, Clock.SYSTEM)) {
         for (int p = 0; p < partitions; p++) {
-          PartitionLog log = m.getOrCreate(new TopicPartition("heap", p), "heap-topic", LogConfig.defaults());
+          PartitionLog log =
+              m.getOrCreate(new TopicPartition("heap", p), "heap-topic", LogConfig.defaults());
           log.appendAsLeader(BenchSupport.batch(p), 0);
         }
       }
@@ -41,7 +42,8 @@ public final class LogManagerHeapCheck {
     long after = usedHeapAfterGc();
     int open = m.all().size();
     System.out.printf("partitions open: %d, failed: %d%n", open, m.failedPartitions().size());
-    System.out.printf("heap used: %.1f MiB before open, %.1f MiB with the partitions open (%.1f KiB each)%n",
+    System.out.printf(
+        "heap used: %.1f MiB before open, %.1f MiB with the partitions open (%.1f KiB each)%n",
         before / 1048576.0, after / 1048576.0, (after - before) / 1024.0 / Math.max(1, open));
     System.out.printf("HEAP_USED_BYTES=%d%n", after);
     m.close();

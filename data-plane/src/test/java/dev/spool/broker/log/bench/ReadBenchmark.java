@@ -32,11 +32,11 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * (2) Sequential read of a whole 256 MiB log through {@link PartitionLog#read} slices of up to
- * 1 MiB (whole batches, found through the index) sent with {@code transferTo}, against a plain
- * {@code transferTo} of the same segment file. One operation = the whole log. The sink is
- * /dev/null (sendfile without a copy: the strictest comparison) or a loopback socket drained by a
- * thread (what the network layer does).
+ * (2) Sequential read of a whole 256 MiB log through {@link PartitionLog#read} slices of up to 1
+ * MiB (whole batches, found through the index) sent with {@code transferTo}, against a plain {@code
+ * transferTo} of the same segment file. One operation = the whole log. The sink is /dev/null
+ * (sendfile without a copy: the strictest comparison) or a loopback socket drained by a thread
+ * (what the network layer does).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -80,16 +80,19 @@ public class ReadBenchmark {
     server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
     SocketChannel client = SocketChannel.open(server.getLocalAddress());
     SocketChannel accepted = server.accept();
-    drain = new Thread(() -> {
-      ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
-      try {
-        while (accepted.read(buf) >= 0) {
-          buf.clear();
-        }
-      } catch (IOException ignored) {
-        // closed at tear-down
-      }
-    }, "bench-drain");
+    drain =
+        new Thread(
+            () -> {
+              ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
+              try {
+                while (accepted.read(buf) >= 0) {
+                  buf.clear();
+                }
+              } catch (IOException ignored) {
+                // closed at tear-down
+              }
+            },
+            "bench-drain");
     drain.setDaemon(true);
     drain.start();
     return client;
@@ -123,14 +126,15 @@ public class ReadBenchmark {
       }
       sent += slice.sizeInBytes();
       // Every batch of the benchmark log has the same size and record count.
-      offset = r.firstBatchBaseOffset() + (long) (slice.sizeInBytes() / batchSize) * recordsPerBatch;
+      offset =
+          r.firstBatchBaseOffset() + (long) (slice.sizeInBytes() / batchSize) * recordsPerBatch;
     }
     return sent;
   }
 
   /**
-   * Not a target, a reference: the same files in fixed 1 MiB transferTo calls, to separate the
-   * cost of fetching in 1 MiB pieces (a system call each) from the cost of {@code read()}.
+   * Not a target, a reference: the same files in fixed 1 MiB transferTo calls, to separate the cost
+   * of fetching in 1 MiB pieces (a system call each) from the cost of {@code read()}.
    */
   @Benchmark
   public long referenceChunkedTransferTo() throws IOException {

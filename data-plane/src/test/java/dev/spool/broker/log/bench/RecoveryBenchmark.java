@@ -24,10 +24,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * (3) Recovery of a 256 MiB log after an unclean shutdown with the recovery point at 0 (every
- * batch read, size/magic/CRC/offset checked, indexes rebuilt and flushed) against reading the same
- * file through a 1 MiB buffer and computing one CRC-32C over all of it. One operation = the whole
- * log. The log is closed after each operation outside the measurement.
+ * (3) Recovery of a 256 MiB log after an unclean shutdown with the recovery point at 0 (every batch
+ * read, size/magic/CRC/offset checked, indexes rebuilt and flushed) against reading the same file
+ * through a 1 MiB buffer and computing one CRC-32C over all of it. One operation = the whole log.
+ * The log is closed after each operation outside the measurement.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)

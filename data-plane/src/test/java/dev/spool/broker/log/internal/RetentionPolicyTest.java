@@ -10,9 +10,10 @@ import org.junit.jupiter.api.Test;
 @Tag("unit")
 class RetentionPolicyTest {
   // Four segments of 100 bytes; newest timestamps 1000, 2000, 3000, 4000; the last is active.
-  private static final List<SegmentInfo> SEGMENTS = List.of(
-      new SegmentInfo(0, 100, 1000), new SegmentInfo(10, 100, 2000),
-      new SegmentInfo(20, 100, 3000), new SegmentInfo(30, 100, 4000));
+  private static final List<SegmentInfo> SEGMENTS =
+      List.of(
+          new SegmentInfo(0, 100, 1000), new SegmentInfo(10, 100, 2000),
+          new SegmentInfo(20, 100, 3000), new SegmentInfo(30, 100, 4000));
 
   @Test
   void deletesOldSegmentsByTimeInOrderAndStopsAtTheFirstYoungOne() {
