@@ -8,7 +8,7 @@ test_classpath() {
   local module="$1" cpfile="$RESULTS/cp-$1.txt"
   # One reactor run: sibling modules resolve to their target/classes (nothing is installed to
   # ~/.m2); each module writes the file in turn and $module, built last, writes it last.
-  (cd "$ROOT" && mvn -B -q -pl "$module" -am -DskipTests test-compile dependency:build-classpath \
+  (cd "$ROOT" && ./mvnw -B -q -pl "$module" -am -DskipTests test-compile dependency:build-classpath \
      -Dmdep.outputFile="$cpfile" -Dmdep.includeScope=test) >&2 \
     || { echo "build of $module failed" >&2; exit 3; }
   echo "$ROOT/$module/target/test-classes:$ROOT/$module/target/classes:$(cat "$cpfile")"
@@ -16,7 +16,7 @@ test_classpath() {
 
 ensure_package() {
   if ! ls "$ROOT"/data-plane/target/spool-data-plane-*.jar >/dev/null 2>&1 || [ ! -d "$ROOT/data-plane/target/lib" ]; then
-    (cd "$ROOT" && mvn -B -q -DskipTests package) >&2 || { echo "build failed" >&2; exit 3; }
+    (cd "$ROOT" && ./mvnw -B -q -DskipTests package) >&2 || { echo "build failed" >&2; exit 3; }
   fi
 }
 

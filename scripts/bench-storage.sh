@@ -17,7 +17,7 @@ OUT=bench-results/storage-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$OUT"
 
 echo "building (test-compile + class path)..."
-mvn -B -q -pl data-plane -am test-compile dependency:build-classpath \
+"$ROOT/mvnw" -B -q -pl data-plane -am test-compile dependency:build-classpath \
   -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=test
 CP="data-plane/target/test-classes:data-plane/target/classes:$(cat data-plane/target/classpath.txt)"
 # Benchmarks log at WARN only: a DEBUG line per partition would drown the output.

@@ -25,7 +25,7 @@ done
 JAR="$(find_jar)"
 if [ -z "$JAR" ] || [ ! -d "$TARGET/lib" ] || [ -n "${CHAOS_REBUILD:-}" ]; then
   echo "chaos: building chaos-tests and what it needs (skipping tests)…" >&2
-  (cd "$ROOT" && mvn -B -q -DskipTests -pl chaos-tests -am package) >&2 || { echo "chaos: build failed" >&2; exit 3; }
+  (cd "$ROOT" && ./mvnw -B -q -DskipTests -pl chaos-tests -am package) >&2 || { echo "chaos: build failed" >&2; exit 3; }
   JAR="$(find_jar)"
 fi
 

@@ -13,10 +13,10 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 step "Building Spool (skipped when already built)"
 if ! ls data-plane/target/spool-data-plane-*.jar >/dev/null 2>&1 || [ ! -d data-plane/target/lib ]; then
-  mvn -B -q -DskipTests package
+  ./mvnw -B -q -DskipTests package
   echo "built."
 else
-  echo "already built (rebuild with: mvn -B -q -DskipTests package)."
+  echo "already built (rebuild with: ./mvnw -B -q -DskipTests package)."
 fi
 
 step "Starting a local 3-node cluster in $DIR"
