@@ -1,5 +1,8 @@
 package dev.spool.client;
 
+import dev.spool.common.TopicPartition;
+import dev.spool.common.SpoolException;
+
 import dev.spool.client.internal.ClientContext;
 import dev.spool.client.internal.admin.AdminCalls;
 import dev.spool.client.internal.admin.AdminCalls.Done;
@@ -18,14 +21,14 @@ import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.DescribeConfigsResponse;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.MetadataRequest;
 import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.PartitionMetadata;
 import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.protocol.message.TopicMetadata;
 import dev.spool.protocol.message.TopicPartitions;
-import dev.spool.time.Clock;
+import dev.spool.common.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;

@@ -1,13 +1,16 @@
 package dev.spool.client;
 
+import dev.spool.common.TopicPartition;
+import dev.spool.common.SpoolException;
+
 import dev.spool.client.internal.ClientContext;
 import dev.spool.client.internal.consumer.ConsumerStats;
 import dev.spool.client.internal.consumer.Fetcher;
 import dev.spool.client.internal.consumer.OffsetLookup;
 import dev.spool.client.internal.metadata.MetadataWaiter;
 import dev.spool.client.internal.metadata.PartitionInfo;
-import dev.spool.protocol.message.ErrorCode;
-import dev.spool.time.Clock;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;

@@ -1,5 +1,7 @@
 package dev.spool.client;
 
+import dev.spool.common.TopicPartition;
+
 import dev.spool.record.Header;
 import dev.spool.record.TimestampType;
 import java.nio.charset.StandardCharsets;

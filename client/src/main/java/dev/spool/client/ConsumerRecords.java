@@ -1,5 +1,7 @@
 package dev.spool.client;
 
+import dev.spool.common.TopicPartition;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;

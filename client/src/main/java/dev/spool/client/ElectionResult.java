@@ -1,6 +1,8 @@
 package dev.spool.client;
 
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.TopicPartition;
+
+import dev.spool.common.ErrorCode;
 
 /**
  * The outcome of a leader election for one partition: NONE (elected), ELECTION_NOT_NEEDED (the

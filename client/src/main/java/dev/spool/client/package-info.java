@@ -4,7 +4,7 @@
  * dev.spool.client.ProducerConfig}, {@link dev.spool.client.ConsumerConfig} and {@link
  * dev.spool.client.AdminConfig} (unknown keys are rejected, {@code help()} prints the tables).
  *
- * <p><b>Errors</b> are {@link dev.spool.client.SpoolException}s carrying a protocol {@code
+ * <p><b>Errors</b> are {@link dev.spool.common.SpoolException}s carrying a protocol {@code
  * ErrorCode}; whether retrying can help is {@code retriable()}, whether the client's view of
  * leaders is stale is {@code refreshesMetadata()}. The clients retry retriable errors themselves
  * (within {@code delivery.timeout.ms} / {@code default.api.timeout.ms}); what reaches the

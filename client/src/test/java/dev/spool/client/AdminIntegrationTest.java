@@ -1,5 +1,8 @@
 package dev.spool.client;
 
+import dev.spool.common.TopicPartition;
+import dev.spool.common.SpoolException;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -18,7 +21,7 @@ import dev.spool.protocol.message.DescribeConfigsResponse;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
 import dev.spool.protocol.message.ElectionType;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.QuorumInfo;
 import java.util.List;
 import java.util.Map;

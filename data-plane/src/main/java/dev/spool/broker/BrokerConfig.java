@@ -1,5 +1,6 @@
 package dev.spool.broker;
 
+import dev.spool.common.HostPort;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
@@ -56,13 +57,13 @@ public final class BrokerConfig {
       DEF.stringKey(
           "listener",
           "127.0.0.1:9092",
-          BrokerConfig::validHostPort,
+          HostPort::problem,
           "host:port the client listener binds (0.0.0.0 for all interfaces).");
   public static final ConfigKey<String> ADVERTISED_LISTENER =
       DEF.stringKey(
           "advertised.listener",
           "",
-          v -> v.isEmpty() ? null : validHostPort(v),
+          v -> v.isEmpty() ? null : HostPort.problem(v),
           "host:port clients and other brokers use to reach this broker; defaults to listener.");
   public static final ConfigKey<Integer> NUM_NETWORK_THREADS =
       DEF.intKey(
@@ -251,19 +252,5 @@ public final class BrokerConfig {
       }
     }
     return null;
-  }
-
-  /** Validates {@code host:port} with a port in 0..65535 (IPv6 as [addr]:port). */
-  public static String validHostPort(String v) {
-    int colon = v.lastIndexOf(':');
-    if (colon <= 0 || colon == v.length() - 1) {
-      return "must be host:port";
-    }
-    try {
-      int port = Integer.parseInt(v.substring(colon + 1));
-      return port >= 0 && port <= 65535 ? null : "has a port outside 0..65535";
-    } catch (NumberFormatException e) {
-      return "has a port that is not a number";
-    }
   }
 }

@@ -2,7 +2,7 @@ package dev.spool.node;
 
 import dev.spool.config.Config;
 import dev.spool.config.ConfigException;
-import dev.spool.time.Clock;
+import dev.spool.common.Clock;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.spool.quorum;
 
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.ratis.RatisQuorumServer;
-import dev.spool.time.Clock;
+import dev.spool.common.Clock;
 import java.io.IOException;
 
 /**

@@ -1,5 +1,7 @@
 package dev.spool.quorum;
 
+import dev.spool.common.HostPort;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

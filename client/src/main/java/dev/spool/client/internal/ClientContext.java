@@ -7,7 +7,7 @@ import dev.spool.client.internal.network.NetworkClient;
 import dev.spool.client.internal.network.NetworkConfig;
 import dev.spool.client.internal.network.Node;
 import dev.spool.config.ConfigException;
-import dev.spool.time.Clock;
+import dev.spool.common.Clock;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;

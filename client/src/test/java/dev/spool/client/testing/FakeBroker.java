@@ -7,7 +7,7 @@ import dev.spool.protocol.Frame;
 import dev.spool.protocol.FrameDecoder;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.ApiVersionsResponse;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.RequestHeader;
 import dev.spool.protocol.message.ResponseHeader;
 import io.netty.bootstrap.ServerBootstrap;

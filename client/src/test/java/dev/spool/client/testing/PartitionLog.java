@@ -1,6 +1,6 @@
 package dev.spool.client.testing;
 
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordCursor;
 import java.io.ByteArrayOutputStream;

@@ -1,7 +1,7 @@
 package dev.spool.broker.network;
 
 import com.google.protobuf.MessageLite;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import io.netty.util.ReferenceCountUtil;
 import java.util.List;
 

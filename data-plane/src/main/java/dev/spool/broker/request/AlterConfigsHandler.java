@@ -5,7 +5,7 @@ import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.network.Response;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import dev.spool.quorum.image.TopicImage;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

@@ -5,7 +5,7 @@ import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.network.Response;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import dev.spool.quorum.image.PartitionState;
 import dev.spool.quorum.image.TopicImage;
 import java.util.concurrent.CompletableFuture;

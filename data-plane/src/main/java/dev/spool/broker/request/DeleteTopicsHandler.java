@@ -5,7 +5,7 @@ import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.network.Response;
 import dev.spool.protocol.message.DeleteTopicsRequest;
 import dev.spool.protocol.message.DeleteTopicsResponse;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import java.util.concurrent.CompletableFuture;
 
 /**

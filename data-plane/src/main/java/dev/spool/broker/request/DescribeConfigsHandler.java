@@ -8,7 +8,7 @@ import dev.spool.config.ConfigKey;
 import dev.spool.config.TopicConfig;
 import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.DescribeConfigsResponse;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.TopicImage;
 import java.util.Map;

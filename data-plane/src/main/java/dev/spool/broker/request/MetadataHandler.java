@@ -5,7 +5,7 @@ import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.network.Response;
 import dev.spool.protocol.message.BrokerInfo;
 import dev.spool.protocol.message.CreateTopicsRequest;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.MetadataRequest;
 import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.PartitionMetadata;

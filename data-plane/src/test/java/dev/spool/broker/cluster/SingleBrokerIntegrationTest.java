@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.Broker;
-import dev.spool.client.SpoolException;
+import dev.spool.common.SpoolException;
 import dev.spool.client.internal.network.Response;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
@@ -18,7 +18,7 @@ import dev.spool.protocol.message.DescribeClusterRequest;
 import dev.spool.protocol.message.DescribeClusterResponse;
 import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.DescribeConfigsResponse;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.FetchRequest;
 import dev.spool.protocol.message.InitProducerIdRequest;
 import dev.spool.protocol.message.InitProducerIdResponse;
@@ -240,8 +240,8 @@ class SingleBrokerIntegrationTest {
     try (dev.spool.client.Consumer c = new dev.spool.client.Consumer(props)) {
       c.assign(
           java.util.List.of(
-              new dev.spool.client.TopicPartition("lagging", 0),
-              new dev.spool.client.TopicPartition("lagging", 1)));
+              new dev.spool.common.TopicPartition("lagging", 0),
+              new dev.spool.common.TopicPartition("lagging", 1)));
       while (got < batches * perBatch && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(60)) {
         got += c.poll(java.time.Duration.ofMillis(200)).count();
       }
@@ -300,7 +300,7 @@ class SingleBrokerIntegrationTest {
         0,
         broker
             .replicaManager()
-            .partition(new dev.spool.client.TopicPartition("mismatch", 0))
+            .partition(new dev.spool.common.TopicPartition("mismatch", 0))
             .orElseThrow()
             .log()
             .logEndOffset(),

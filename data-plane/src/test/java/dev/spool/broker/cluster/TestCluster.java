@@ -9,7 +9,7 @@ import dev.spool.quorum.QuorumClientSettings;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.QuorumSettings;
-import dev.spool.time.Clock;
+import dev.spool.common.Clock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;

@@ -18,7 +18,7 @@ import dev.spool.record.InvalidRecordException;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordTooLargeException;
 import dev.spool.record.TimestampType;
-import dev.spool.time.ManualClock;
+import dev.spool.common.ManualClock;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;

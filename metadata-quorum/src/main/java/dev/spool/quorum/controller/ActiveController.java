@@ -1,6 +1,6 @@
 package dev.spool.quorum.controller;
 
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.message.BrokerHeartbeatRequest;
@@ -8,7 +8,7 @@ import dev.spool.quorum.message.BrokerHeartbeatResponse;
 import dev.spool.quorum.message.ControllerWriteResponse;
 import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.RecordResult;
-import dev.spool.time.Clock;
+import dev.spool.common.Clock;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;

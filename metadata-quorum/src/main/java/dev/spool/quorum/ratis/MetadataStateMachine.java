@@ -1,6 +1,6 @@
 package dev.spool.quorum.ratis;
 
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.quorum.controller.ActiveController;
 import dev.spool.quorum.controller.ControllerSettings;
@@ -18,7 +18,7 @@ import dev.spool.quorum.message.ControllerRequest;
 import dev.spool.quorum.message.MetadataEntry;
 import dev.spool.quorum.message.MetadataSnapshot;
 import dev.spool.quorum.message.RecordResult;
-import dev.spool.time.Clock;
+import dev.spool.common.Clock;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -3,7 +3,7 @@ package dev.spool.quorum.controller;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import dev.spool.quorum.image.ImageFixture;
 import dev.spool.quorum.image.Records;
 import dev.spool.quorum.message.BrokerHeartbeatRequest;

@@ -1,6 +1,6 @@
 package dev.spool.client.internal.metadata;
 
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import dev.spool.client.internal.network.Node;
 import java.util.Collection;
 import java.util.Comparator;

@@ -1,5 +1,7 @@
 package dev.spool.client.internal.network;
 
+import dev.spool.common.HostPort;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -23,7 +25,7 @@ public record Node(int id, String host, int port) {
 
   /** {@code host:port}, with brackets around IPv6 literals. */
   public String address() {
-    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+    return new HostPort(host, port).toString();
   }
 
   @Override
@@ -52,25 +54,10 @@ public record Node(int id, String host, int port) {
   }
 
   static Node parseAddress(int id, String entry) {
-    int colon = entry.lastIndexOf(':');
-    if (colon <= 0 || colon == entry.length() - 1) {
-      throw new IllegalArgumentException("not host:port: '" + entry + "'");
+    HostPort address = HostPort.parse(entry);
+    if (address.port() == 0) {
+      throw new IllegalArgumentException("'" + entry + "' has port 0, which cannot be connected to");
     }
-    String host = entry.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    } else if (host.indexOf(':') >= 0) {
-      throw new IllegalArgumentException("IPv6 addresses need brackets: '" + entry + "'");
-    }
-    int port;
-    try {
-      port = Integer.parseInt(entry.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("bad port in '" + entry + "'");
-    }
-    if (port < 1 || port > 65535) {
-      throw new IllegalArgumentException("port out of range in '" + entry + "'");
-    }
-    return new Node(id, host, port);
+    return new Node(id, address.host(), address.port());
   }
 }

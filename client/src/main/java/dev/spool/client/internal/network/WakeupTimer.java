@@ -1,6 +1,6 @@
 package dev.spool.client.internal.network;
 
-import dev.spool.time.Clock;
+import dev.spool.common.Clock;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;

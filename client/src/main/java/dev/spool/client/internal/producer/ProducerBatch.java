@@ -1,7 +1,7 @@
 package dev.spool.client.internal.producer;
 
 import dev.spool.client.RecordMetadata;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import dev.spool.client.internal.network.Node;
 import dev.spool.record.Header;
 import dev.spool.record.RecordBatch;

@@ -1,4 +1,4 @@
-package dev.spool.time;
+package dev.spool.common;
 
 /**
  * Time, injected (CONVENTIONS: time and randomness are injected). Logic takes a {@code Clock} or a

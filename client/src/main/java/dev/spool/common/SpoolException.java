@@ -1,7 +1,5 @@
-package dev.spool.client;
+package dev.spool.common;
 
-import dev.spool.protocol.Errors;
-import dev.spool.protocol.message.ErrorCode;
 
 /**
  * An error with a protocol {@link ErrorCode}: what every Spool API reports. {@link #retriable()}

@@ -1,4 +1,4 @@
-package dev.spool.client;
+package dev.spool.common;
 
 import java.util.Objects;
 

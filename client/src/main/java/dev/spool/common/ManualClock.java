@@ -1,4 +1,4 @@
-package dev.spool.time;
+package dev.spool.common;
 
 import java.util.concurrent.atomic.AtomicLong;
 

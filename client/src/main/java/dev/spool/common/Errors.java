@@ -1,14 +1,12 @@
-package dev.spool.protocol;
+package dev.spool.common;
 
-import dev.spool.client.SpoolException;
-import dev.spool.protocol.message.ErrorCode;
 import java.util.EnumMap;
 import java.util.Map;
 
 /**
  * The Java side of {@link ErrorCode}: whether an error is worth retrying and whether it means the
  * client's metadata (leaders, epochs) is stale. Client retry logic reads only these two flags
- * (CONVENTIONS §6).
+ * (CONVENTIONS §6). Immutable; any thread.
  */
 public final class Errors {
   private Errors() {}
@@ -64,10 +62,5 @@ public final class Errors {
   public static boolean refreshesMetadata(ErrorCode code) {
     Flags f = FLAGS.get(code);
     return f != null && f.refreshesMetadata();
-  }
-
-  /** The exception a client API surfaces for {@code code}; {@code message} may be empty. */
-  public static SpoolException exception(ErrorCode code, String message) {
-    return new SpoolException(code, message);
   }
 }
