@@ -1,12 +1,13 @@
 package dev.spool.client;
 
-import dev.spool.common.TopicPartition;
-import dev.spool.common.SpoolException;
-
 import dev.spool.client.internal.ClientContext;
 import dev.spool.client.internal.admin.AdminCalls;
 import dev.spool.client.internal.admin.AdminCalls.Done;
 import dev.spool.client.internal.admin.AdminCalls.Retry;
+import dev.spool.common.Clock;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
 import dev.spool.protocol.message.ApiKey;
@@ -21,14 +22,12 @@ import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.DescribeConfigsResponse;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
-import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.MetadataRequest;
 import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.PartitionMetadata;
 import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.protocol.message.TopicMetadata;
 import dev.spool.protocol.message.TopicPartitions;
-import dev.spool.common.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;

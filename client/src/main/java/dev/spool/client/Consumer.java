@@ -1,16 +1,15 @@
 package dev.spool.client;
 
-import dev.spool.common.TopicPartition;
-import dev.spool.common.SpoolException;
-
 import dev.spool.client.internal.ClientContext;
 import dev.spool.client.internal.consumer.ConsumerStats;
 import dev.spool.client.internal.consumer.Fetcher;
 import dev.spool.client.internal.consumer.OffsetLookup;
 import dev.spool.client.internal.metadata.MetadataWaiter;
 import dev.spool.client.internal.metadata.PartitionInfo;
-import dev.spool.common.ErrorCode;
 import dev.spool.common.Clock;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;

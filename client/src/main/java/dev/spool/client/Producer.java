@@ -1,8 +1,5 @@
 package dev.spool.client;
 
-import dev.spool.common.TopicPartition;
-import dev.spool.common.SpoolException;
-
 import dev.spool.client.internal.ClientContext;
 import dev.spool.client.internal.metadata.MetadataWaiter;
 import dev.spool.client.internal.metadata.PartitionInfo;
@@ -14,8 +11,10 @@ import dev.spool.client.internal.producer.ProducerStats;
 import dev.spool.client.internal.producer.RecordAccumulator;
 import dev.spool.client.internal.producer.Sender;
 import dev.spool.client.internal.producer.StickyPartitioner;
-import dev.spool.common.ErrorCode;
 import dev.spool.common.Clock;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

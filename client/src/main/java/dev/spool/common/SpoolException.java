@@ -1,6 +1,5 @@
 package dev.spool.common;
 
-
 /**
  * An error with a protocol {@link ErrorCode}: what every Spool API reports. {@link #retriable()}
  * and {@link #refreshesMetadata()} tell whether retrying (after refreshing metadata) can help.

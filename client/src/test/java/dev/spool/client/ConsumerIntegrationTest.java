@@ -1,8 +1,5 @@
 package dev.spool.client;
 
-import dev.spool.common.TopicPartition;
-import dev.spool.common.SpoolException;
-
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -10,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.client.testing.FakeCluster;
-import dev.spool.protocol.message.ApiKey;
 import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
+import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.FetchRequest;
 import dev.spool.record.Header;
 import dev.spool.record.RecordBatch;

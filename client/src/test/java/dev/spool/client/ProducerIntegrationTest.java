@@ -1,8 +1,5 @@
 package dev.spool.client;
 
-import dev.spool.common.TopicPartition;
-import dev.spool.common.SpoolException;
-
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -11,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.client.internal.producer.KeyPartitioner;
 import dev.spool.client.testing.FakeCluster;
-import dev.spool.protocol.message.ApiKey;
 import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
+import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.ProduceRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

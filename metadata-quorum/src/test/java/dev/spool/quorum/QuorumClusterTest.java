@@ -8,11 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
-import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.quorum.broker.BrokerLifecycle;
 import dev.spool.quorum.broker.BrokerState;

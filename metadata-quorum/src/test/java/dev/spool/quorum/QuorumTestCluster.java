@@ -1,13 +1,12 @@
 package dev.spool.quorum;
 
-import dev.spool.common.HostPort;
-
 import static org.awaitility.Awaitility.await;
 
+import dev.spool.common.Clock;
+import dev.spool.common.HostPort;
 import dev.spool.config.Config;
 import dev.spool.quorum.broker.BrokerLifecycle;
 import dev.spool.quorum.broker.MetadataListener;
-import dev.spool.common.Clock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

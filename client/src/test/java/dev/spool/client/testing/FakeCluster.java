@@ -1,5 +1,6 @@
 package dev.spool.client.testing;
 
+import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.BrokerInfo;
@@ -9,7 +10,6 @@ import dev.spool.protocol.message.DeleteTopicsRequest;
 import dev.spool.protocol.message.DeleteTopicsResponse;
 import dev.spool.protocol.message.Endpoint;
 import dev.spool.protocol.message.EpochEndOffset;
-import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.FetchRequest;
 import dev.spool.protocol.message.FetchResponse;
 import dev.spool.protocol.message.InitProducerIdResponse;

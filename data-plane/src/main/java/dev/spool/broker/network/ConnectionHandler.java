@@ -1,9 +1,9 @@
 package dev.spool.broker.network;
 
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.Frame;
 import dev.spool.protocol.InvalidFrameException;
 import dev.spool.protocol.message.ApiKey;
-import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.RequestHeader;
 import dev.spool.protocol.message.ResponseHeader;
 import io.netty.buffer.ByteBuf;

@@ -1,15 +1,15 @@
 package dev.spool.broker.replication;
 
-import dev.spool.common.TopicPartition;
 import dev.spool.client.internal.network.NetworkClient;
 import dev.spool.client.internal.network.Node;
 import dev.spool.client.internal.network.Response;
-import dev.spool.protocol.message.ApiKey;
+import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
+import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.FetchRequest;
 import dev.spool.protocol.message.FetchResponse;
 import dev.spool.quorum.image.BrokerRegistration;
-import dev.spool.common.Clock;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

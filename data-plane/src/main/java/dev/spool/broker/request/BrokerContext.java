@@ -2,6 +2,7 @@ package dev.spool.broker.request;
 
 import dev.spool.broker.replication.LeaderHintInfo;
 import dev.spool.broker.replication.ReplicaManager;
+import dev.spool.common.Clock;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.Endpoint;
 import dev.spool.protocol.message.LeaderHint;
@@ -9,7 +10,6 @@ import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.PartitionState;
-import dev.spool.common.Clock;
 import io.netty.util.Timer;
 
 /**

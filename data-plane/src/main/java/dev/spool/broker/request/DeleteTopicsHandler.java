@@ -3,9 +3,9 @@ package dev.spool.broker.request;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.network.Response;
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.DeleteTopicsRequest;
 import dev.spool.protocol.message.DeleteTopicsResponse;
-import dev.spool.common.ErrorCode;
 import java.util.concurrent.CompletableFuture;
 
 /**

@@ -3,11 +3,11 @@ package dev.spool.broker.request;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.network.Response;
+import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
 import dev.spool.protocol.message.ElectionType;
-import dev.spool.common.ErrorCode;
 import dev.spool.quorum.image.PartitionState;
 import java.util.concurrent.CompletableFuture;
 

@@ -5,8 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.Broker;
-import dev.spool.common.SpoolException;
 import dev.spool.client.internal.network.Response;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
 import dev.spool.protocol.message.ApiKey;
@@ -18,7 +19,6 @@ import dev.spool.protocol.message.DescribeClusterRequest;
 import dev.spool.protocol.message.DescribeClusterResponse;
 import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.DescribeConfigsResponse;
-import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.FetchRequest;
 import dev.spool.protocol.message.InitProducerIdRequest;
 import dev.spool.protocol.message.InitProducerIdResponse;

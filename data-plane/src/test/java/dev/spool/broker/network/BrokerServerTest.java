@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.ApiVersionsRequest;
 import dev.spool.protocol.message.ApiVersionsResponse;
-import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.MetadataRequest;
 import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.RequestHeader;

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.Response;
-import dev.spool.common.SpoolException;
+import dev.spool.common.ErrorCode;
 import dev.spool.common.Errors;
+import dev.spool.common.SpoolException;
 import dev.spool.protocol.Frame;
 import dev.spool.protocol.message.ApiKey;
-import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.InitProducerIdRequest;
 import dev.spool.protocol.message.InitProducerIdResponse;
 import dev.spool.protocol.message.RequestHeader;

@@ -1,7 +1,7 @@
 package dev.spool.quorum.broker;
 
-import dev.spool.config.Config;
 import dev.spool.common.ErrorCode;
+import dev.spool.config.Config;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.image.ImageBuilder;

@@ -1,5 +1,6 @@
 package dev.spool.quorum.controller;
 
+import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;
@@ -8,7 +9,6 @@ import dev.spool.quorum.message.BrokerHeartbeatResponse;
 import dev.spool.quorum.message.ControllerWriteResponse;
 import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.RecordResult;
-import dev.spool.common.Clock;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;

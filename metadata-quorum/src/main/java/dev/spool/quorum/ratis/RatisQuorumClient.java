@@ -1,5 +1,6 @@
 package dev.spool.quorum.ratis;
 
+import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
@@ -9,7 +10,6 @@ import dev.spool.protocol.message.DeleteTopicsRequest;
 import dev.spool.protocol.message.DeleteTopicsResponse;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
-import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.QuorumClientSettings;

@@ -1,10 +1,10 @@
 package dev.spool.quorum.bench;
 
+import dev.spool.common.ErrorCode;
 import dev.spool.config.Config;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DeleteTopicsRequest;
-import dev.spool.common.ErrorCode;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.QuorumClientSettings;
 import dev.spool.quorum.QuorumConfig;

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
@@ -13,7 +14,6 @@ import dev.spool.protocol.message.DeleteTopicsRequest;
 import dev.spool.protocol.message.DeleteTopicsResponse;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
-import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.image.MetadataDelta;

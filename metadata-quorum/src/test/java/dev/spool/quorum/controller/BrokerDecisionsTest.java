@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.common.TopicPartition;
 import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
 import dev.spool.quorum.image.ImageFixture;
 import dev.spool.quorum.image.PartitionState;
 import dev.spool.quorum.message.AllocateProducerIdsRequest;

@@ -4,15 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.common.TopicPartition;
 import dev.spool.common.ErrorCode;
+import dev.spool.common.ManualClock;
+import dev.spool.common.TopicPartition;
 import dev.spool.quorum.image.ImageFixture;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.PartitionState;
 import dev.spool.quorum.image.Records;
 import dev.spool.quorum.message.MetadataRecord;
 import dev.spool.quorum.message.RecordResult;
-import dev.spool.common.ManualClock;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;

@@ -3,11 +3,11 @@ package dev.spool.quorum.controller;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DeleteTopicsRequest;
-import dev.spool.common.ErrorCode;
 import dev.spool.quorum.image.ImageFixture;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.PartitionState;

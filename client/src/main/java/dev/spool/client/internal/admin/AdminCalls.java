@@ -1,13 +1,13 @@
 package dev.spool.client.internal.admin;
 
 import com.google.protobuf.MessageLite;
-import dev.spool.common.SpoolException;
 import dev.spool.client.internal.ClientContext;
 import dev.spool.client.internal.metadata.MetadataRefresher;
 import dev.spool.client.internal.network.Node;
 import dev.spool.client.internal.network.Response;
-import dev.spool.protocol.message.ApiKey;
 import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
+import dev.spool.protocol.message.ApiKey;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;

@@ -1,8 +1,6 @@
 package dev.spool.client.internal.consumer;
 
 import dev.spool.client.OffsetAndTimestamp;
-import dev.spool.common.SpoolException;
-import dev.spool.common.TopicPartition;
 import dev.spool.client.internal.metadata.Metadata;
 import dev.spool.client.internal.metadata.MetadataRefresher;
 import dev.spool.client.internal.metadata.MetadataSnapshot;
@@ -11,12 +9,14 @@ import dev.spool.client.internal.network.ExponentialBackoff;
 import dev.spool.client.internal.network.NetworkClient;
 import dev.spool.client.internal.network.Node;
 import dev.spool.client.internal.network.Response;
-import dev.spool.common.Errors;
-import dev.spool.protocol.message.ApiKey;
+import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
+import dev.spool.common.Errors;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
+import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.ListOffsetsRequest;
 import dev.spool.protocol.message.ListOffsetsResponse;
-import dev.spool.common.Clock;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

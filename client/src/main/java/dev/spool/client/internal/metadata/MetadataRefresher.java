@@ -1,15 +1,15 @@
 package dev.spool.client.internal.metadata;
 
-import dev.spool.common.SpoolException;
 import dev.spool.client.internal.network.NetworkClient;
 import dev.spool.client.internal.network.Node;
 import dev.spool.client.internal.network.Response;
 import dev.spool.client.internal.network.WakeupTimer;
-import dev.spool.protocol.message.ApiKey;
+import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
+import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.MetadataRequest;
 import dev.spool.protocol.message.MetadataResponse;
-import dev.spool.common.Clock;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;

@@ -1,8 +1,8 @@
 package dev.spool.client.internal.metadata;
 
-import dev.spool.common.SpoolException;
-import dev.spool.common.ErrorCode;
 import dev.spool.common.Clock;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
 import java.util.List;
 import java.util.Set;
 

@@ -1,7 +1,7 @@
 package dev.spool.client.internal.metadata;
 
-import dev.spool.common.TopicPartition;
 import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
 import java.util.List;
 
 /**

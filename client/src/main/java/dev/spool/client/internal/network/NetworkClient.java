@@ -1,6 +1,8 @@
 package dev.spool.client.internal.network;
 
 import com.google.protobuf.MessageLite;
+import dev.spool.common.Clock;
+import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.Frame;
@@ -10,10 +12,8 @@ import dev.spool.protocol.InvalidFrameException;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.ApiVersionsRequest;
 import dev.spool.protocol.message.ApiVersionsResponse;
-import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.RequestHeader;
 import dev.spool.protocol.message.ResponseHeader;
-import dev.spool.common.Clock;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;

@@ -1,7 +1,6 @@
 package dev.spool.client.internal.network;
 
 import dev.spool.common.HostPort;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -56,7 +55,8 @@ public record Node(int id, String host, int port) {
   static Node parseAddress(int id, String entry) {
     HostPort address = HostPort.parse(entry);
     if (address.port() == 0) {
-      throw new IllegalArgumentException("'" + entry + "' has port 0, which cannot be connected to");
+      throw new IllegalArgumentException(
+          "'" + entry + "' has port 0, which cannot be connected to");
     }
     return new Node(id, address.host(), address.port());
   }

@@ -1,7 +1,5 @@
 package dev.spool.client.internal.producer;
 
-import dev.spool.common.SpoolException;
-import dev.spool.common.TopicPartition;
 import dev.spool.client.internal.metadata.Metadata;
 import dev.spool.client.internal.metadata.MetadataRefresher;
 import dev.spool.client.internal.metadata.MetadataSnapshot;
@@ -11,14 +9,16 @@ import dev.spool.client.internal.network.NetworkClient;
 import dev.spool.client.internal.network.Node;
 import dev.spool.client.internal.network.Response;
 import dev.spool.client.internal.network.WakeupTimer;
-import dev.spool.common.Errors;
-import dev.spool.protocol.message.ApiKey;
+import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
+import dev.spool.common.Errors;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
+import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.InitProducerIdRequest;
 import dev.spool.protocol.message.InitProducerIdResponse;
 import dev.spool.protocol.message.ProduceRequest;
 import dev.spool.protocol.message.ProduceResponse;
-import dev.spool.common.Clock;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.MessageLite;
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.Frame;
 import dev.spool.protocol.FrameDecoder;
 import dev.spool.protocol.InvalidFrameException;
@@ -28,7 +29,6 @@ import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
 import dev.spool.protocol.message.ElectionType;
 import dev.spool.protocol.message.EpochEndOffset;
-import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.FetchRequest;
 import dev.spool.protocol.message.FetchResponse;
 import dev.spool.protocol.message.InitProducerIdRequest;

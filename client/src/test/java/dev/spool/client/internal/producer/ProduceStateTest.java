@@ -12,10 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.client.ProduceException;
 import dev.spool.client.RecordMetadata;
-import dev.spool.common.SpoolException;
-import dev.spool.common.TopicPartition;
 import dev.spool.client.internal.metadata.MetadataSnapshot;
 import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
 import dev.spool.record.RecordBatch;
 import java.util.ArrayList;
 import java.util.List;
