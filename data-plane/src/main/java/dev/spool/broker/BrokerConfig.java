@@ -1,11 +1,16 @@
 package dev.spool.broker;
 
+import dev.spool.broker.log.LogConfig;
+import dev.spool.broker.log.LogManagerConfig;
+import dev.spool.broker.replication.ReplicationSettings;
 import dev.spool.common.HostPort;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
 import dev.spool.config.ConfigKey;
+import dev.spool.config.TopicConfig;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Every configuration key of the data-plane module (the broker role and the node process), with its
@@ -224,8 +229,36 @@ public final class BrokerConfig {
           "Default wait for acks=all produces and forwarded admin requests that give no timeout.");
 
   /** Parses and checks relations between keys; throws {@link ConfigException} naming the key. */
-  public static Config parse(java.util.Map<String, String> props) {
+  public static Config parse(Map<String, String> props) {
     return DEF.parse(props);
+  }
+
+  /** The log manager's settings; partitions opened at startup use the topic defaults. */
+  public static LogManagerConfig logManagerConfig(Config c) {
+    return new LogManagerConfig(
+        c.get(LOG_RECOVERY_THREADS),
+        c.get(LOG_RETENTION_CHECK_INTERVAL_MS),
+        c.get(CHECKPOINT_INTERVAL_MS),
+        LogConfig.from(TopicConfig.parse(Map.of()), c.get(LOG_FLUSH_POLICY).equals("always")));
+  }
+
+  /** The replication settings of broker {@code brokerId}. */
+  public static ReplicationSettings replicationSettings(int brokerId, Config c) {
+    return new ReplicationSettings(
+        brokerId,
+        c.get(REPLICA_LAG_TIME_MAX_MS),
+        c.get(REPLICA_MAX_PENDING_PRODUCES),
+        c.get(REPLICA_ISR_CHANGE_RETRY_BACKOFF_MS));
+  }
+
+  /** {@link #logManagerConfig} of a config that sets nothing: for tests and offline tools. */
+  public static LogManagerConfig defaultLogManagerConfig() {
+    return logManagerConfig(DEF.defaults());
+  }
+
+  /** {@link #replicationSettings} of a config that sets nothing: for tests. */
+  public static ReplicationSettings defaultReplicationSettings(int brokerId) {
+    return replicationSettings(brokerId, DEF.defaults());
   }
 
   public static boolean isBroker(Config c) {

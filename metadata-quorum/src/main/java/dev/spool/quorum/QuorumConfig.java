@@ -270,6 +270,11 @@ public final class QuorumConfig {
     }
   }
 
+  /** The controller settings of a config that sets nothing: the keys' defaults, for tests. */
+  public static ControllerSettings defaultControllerSettings() {
+    return controllerSettings(DEF.defaults());
+  }
+
   /** The settings the pure controller decisions use. */
   public static ControllerSettings controllerSettings(Config c) {
     return new ControllerSettings(

@@ -39,7 +39,7 @@ class ArchitectureTest {
         .dependOnClassesThat()
         .resideInAnyPackage(
             "dev.spool.quorum.controller..",
-            "dev.spool.quorum.broker..",
+            "dev.spool.quorum.lifecycle..",
             "dev.spool.quorum.ratis..",
             "java.util.concurrent..")
         .because("the image and its replay are a pure core shared by controllers and brokers")

@@ -1,8 +1,8 @@
 package dev.spool.chaos.cluster;
 
+import dev.spool.broker.BrokerConfig;
 import dev.spool.broker.log.FileSlice;
 import dev.spool.broker.log.LogManager;
-import dev.spool.broker.log.LogManagerConfig;
 import dev.spool.broker.log.LogReadResult;
 import dev.spool.broker.log.PartitionLog;
 import dev.spool.chaos.history.BatchSummary;
@@ -67,7 +67,8 @@ public final class ReplicaLogs {
     try {
       copyLogs(dataDir, copy);
       Map<TopicPartition, Replica> out = new TreeMap<>();
-      try (LogManager logs = LogManager.open(copy, LogManagerConfig.defaults(), Clock.SYSTEM)) {
+      try (LogManager logs =
+          LogManager.open(copy, BrokerConfig.defaultLogManagerConfig(), Clock.SYSTEM)) {
         for (PartitionLog log : logs.all()) {
           out.put(log.topicPartition(), replica(node, log));
         }

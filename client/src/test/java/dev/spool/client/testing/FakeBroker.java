@@ -1,8 +1,8 @@
 package dev.spool.client.testing;
 
 import com.google.protobuf.MessageLite;
-import dev.spool.client.internal.network.ApiMessages;
 import dev.spool.common.ErrorCode;
+import dev.spool.network.ApiMessages;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.Frame;
 import dev.spool.protocol.FrameDecoder;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.Broker;
-import dev.spool.client.internal.network.Response;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
+import dev.spool.network.ClientResponse;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
 import dev.spool.protocol.message.ApiKey;
@@ -274,7 +274,7 @@ class SingleBrokerIntegrationTest {
   void shouldCloseTheConnectionWhenTheBodyMisstatesTheRecordData() throws Exception {
     client.createTopic(broker, "mismatch", 1, 1);
     ByteBuffer b = batch("x");
-    CompletableFuture<Response> f =
+    CompletableFuture<ClientResponse> f =
         client.send(
             broker,
             ApiKey.PRODUCE,

@@ -7,6 +7,7 @@ import dev.spool.common.ErrorCode;
 import dev.spool.common.ManualClock;
 import dev.spool.common.TopicPartition;
 import dev.spool.config.TopicConfig;
+import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.controller.BrokerHeartbeatTracker;
 import dev.spool.quorum.controller.ClusterDuties;
 import dev.spool.quorum.controller.ControllerSettings;
@@ -426,7 +427,7 @@ final class ReplicationSimulation implements AutoCloseable {
     final List<MetadataBatch> log = new ArrayList<>(); // index i holds offset i + 1
     final BrokerHeartbeatTracker tracker = new BrokerHeartbeatTracker(SESSION_TIMEOUT_MS);
     final ControllerSettings settings =
-        ControllerSettings.defaults()
+        QuorumConfig.defaultControllerSettings()
             .withSessionTimeoutMs(SESSION_TIMEOUT_MS)
             .withLeaderBalancing(true, 1);
 

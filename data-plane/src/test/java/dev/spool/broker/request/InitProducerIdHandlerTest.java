@@ -3,8 +3,8 @@ package dev.spool.broker.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
-import dev.spool.broker.network.Response;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.Errors;
 import dev.spool.common.SpoolException;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("unit")
 class InitProducerIdHandlerTest {
-  private static Response initProducerId(
+  private static BrokerResponse initProducerId(
       Supplier<CompletableFuture<AllocateProducerIdsResponse>> quorumAnswer) throws Exception {
     QuorumClient quorum =
         (QuorumClient)
@@ -66,7 +66,7 @@ class InitProducerIdHandlerTest {
         .get(5, TimeUnit.SECONDS);
   }
 
-  private static InitProducerIdResponse body(Response r) {
+  private static InitProducerIdResponse body(BrokerResponse r) {
     return (InitProducerIdResponse) r.body();
   }
 

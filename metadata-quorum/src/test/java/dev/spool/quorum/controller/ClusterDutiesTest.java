@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.ManualClock;
 import dev.spool.common.TopicPartition;
+import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.image.ImageFixture;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.PartitionState;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
 class ClusterDutiesTest {
   private static final long SESSION_MS = 1500;
   private final ControllerSettings settings =
-      ControllerSettings.defaults().withSessionTimeoutMs(SESSION_MS);
+      QuorumConfig.defaultControllerSettings().withSessionTimeoutMs(SESSION_MS);
   private ImageFixture fx;
   private ManualClock clock;
   private BrokerHeartbeatTracker tracker;

@@ -1,10 +1,10 @@
 package dev.spool.client.internal.metadata;
 
-import dev.spool.client.internal.network.ExponentialBackoff;
-import dev.spool.client.internal.network.Node;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
 import dev.spool.common.TopicPartition;
+import dev.spool.network.ExponentialBackoff;
+import dev.spool.network.Node;
 import dev.spool.protocol.message.BrokerInfo;
 import dev.spool.protocol.message.LeaderHint;
 import dev.spool.protocol.message.MetadataResponse;

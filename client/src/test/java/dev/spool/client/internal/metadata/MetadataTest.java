@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.client.internal.network.ExponentialBackoff;
-import dev.spool.client.internal.network.Node;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
+import dev.spool.network.ExponentialBackoff;
+import dev.spool.network.Node;
 import dev.spool.protocol.message.BrokerInfo;
 import dev.spool.protocol.message.Endpoint;
 import dev.spool.protocol.message.LeaderHint;

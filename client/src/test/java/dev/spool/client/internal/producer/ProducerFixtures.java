@@ -2,10 +2,10 @@ package dev.spool.client.internal.producer;
 
 import dev.spool.client.internal.metadata.MetadataSnapshot;
 import dev.spool.client.internal.metadata.PartitionInfo;
-import dev.spool.client.internal.network.ExponentialBackoff;
-import dev.spool.client.internal.network.Node;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
+import dev.spool.network.ExponentialBackoff;
+import dev.spool.network.Node;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;

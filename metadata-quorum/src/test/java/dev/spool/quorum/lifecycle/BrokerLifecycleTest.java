@@ -1,4 +1,4 @@
-package dev.spool.quorum.broker;
+package dev.spool.quorum.lifecycle;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;

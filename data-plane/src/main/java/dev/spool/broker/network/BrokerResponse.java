@@ -11,8 +11,9 @@ import java.util.List;
  * connection, which writes or releases it. A request-level error has no body; {@link #none()} is
  * the answer to a request that gets no response (produce with acks=0).
  */
-public final class Response {
-  private static final Response NONE = new Response(null, List.of(), 0, ErrorCode.NONE, "", false);
+public final class BrokerResponse {
+  private static final BrokerResponse NONE =
+      new BrokerResponse(null, List.of(), 0, ErrorCode.NONE, "", false);
 
   private final MessageLite body;
   private final List<Object> recordParts;
@@ -21,7 +22,7 @@ public final class Response {
   private final String requestErrorMessage;
   private final boolean closeAfterSend;
 
-  private Response(
+  private BrokerResponse(
       MessageLite body,
       List<Object> recordParts,
       long recordBytes,
@@ -36,21 +37,23 @@ public final class Response {
     this.closeAfterSend = closeAfterSend;
   }
 
-  public static Response of(MessageLite body) {
-    return new Response(body, List.of(), 0, ErrorCode.NONE, "", false);
+  public static BrokerResponse of(MessageLite body) {
+    return new BrokerResponse(body, List.of(), 0, ErrorCode.NONE, "", false);
   }
 
   /** A body followed by record data parts totalling {@code recordBytes}. */
-  public static Response withRecords(MessageLite body, List<Object> recordParts, long recordBytes) {
-    return new Response(body, List.copyOf(recordParts), recordBytes, ErrorCode.NONE, "", false);
+  public static BrokerResponse withRecords(
+      MessageLite body, List<Object> recordParts, long recordBytes) {
+    return new BrokerResponse(
+        body, List.copyOf(recordParts), recordBytes, ErrorCode.NONE, "", false);
   }
 
   /** A request-level error (empty body); {@code close} closes the connection after sending it. */
-  public static Response requestError(ErrorCode code, String message, boolean close) {
-    return new Response(null, List.of(), 0, code, message, close);
+  public static BrokerResponse requestError(ErrorCode code, String message, boolean close) {
+    return new BrokerResponse(null, List.of(), 0, code, message, close);
   }
 
-  public static Response none() {
+  public static BrokerResponse none() {
     return NONE;
   }
 

@@ -1,4 +1,4 @@
-package dev.spool.quorum.broker;
+package dev.spool.quorum.lifecycle;
 
 import dev.spool.quorum.image.MetadataDelta;
 import dev.spool.quorum.image.MetadataImage;

@@ -1,4 +1,4 @@
-package dev.spool.quorum.broker;
+package dev.spool.quorum.lifecycle;
 
 import java.util.EnumSet;
 import java.util.Map;

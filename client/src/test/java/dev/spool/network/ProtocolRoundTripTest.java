@@ -1,4 +1,4 @@
-package dev.spool.client.internal.network;
+package dev.spool.network;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

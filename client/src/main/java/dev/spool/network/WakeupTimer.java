@@ -1,4 +1,4 @@
-package dev.spool.client.internal.network;
+package dev.spool.network;
 
 import dev.spool.common.Clock;
 import io.netty.channel.EventLoop;

@@ -17,7 +17,7 @@ import java.util.Map;
  * (answering a duplicate with its original offset, as Kafka does), a leader-epoch history for
  * divergence checks, and truncation to simulate an unclean leader change. Thread-safe.
  */
-public final class PartitionLog {
+public final class InMemoryPartitionLog {
   /** The outcome of appending one batch. */
   public record AppendResult(ErrorCode error, long baseOffset, boolean duplicate) {}
 

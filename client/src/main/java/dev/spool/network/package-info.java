@@ -1,6 +1,10 @@
 /**
- * The protocol transport: {@link dev.spool.client.internal.network.NetworkClient} keeps one
- * connection per node and runs every request through it.
+ * The wire client shared by the client library and broker-to-broker replication; not for
+ * applications (they use {@code dev.spool.client}), and it may change without notice. {@link
+ * dev.spool.network.NetworkClient} keeps one connection per node and runs every request through it;
+ * answers arrive as {@link dev.spool.network.ClientResponse}s. It sits below the client library (it
+ * imports nothing of {@code dev.spool.client}) so that the broker's replica fetcher can use it
+ * without depending on the library's internals; the architecture tests hold both sides to that.
  *
  * <p>What this side assumes of the broker (the protocol's {@code protocol.proto} is the contract;
  * these are the points where its comments leave room):
@@ -21,4 +25,4 @@
  * unanswered request fails with REQUEST_TIMED_OUT at its deadline and closes its connection.
  * Connections and their futures live on the client's single I/O thread.
  */
-package dev.spool.client.internal.network;
+package dev.spool.network;

@@ -1,4 +1,4 @@
-package dev.spool.client.internal.network;
+package dev.spool.network;
 
 /**
  * Life of one connection to one node. Transitions (each logged once by {@link NetworkClient}):

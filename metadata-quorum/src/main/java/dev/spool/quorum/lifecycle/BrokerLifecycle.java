@@ -1,4 +1,4 @@
-package dev.spool.quorum.broker;
+package dev.spool.quorum.lifecycle;
 
 import dev.spool.common.ErrorCode;
 import dev.spool.config.Config;

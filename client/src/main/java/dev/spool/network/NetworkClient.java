@@ -1,4 +1,4 @@
-package dev.spool.client.internal.network;
+package dev.spool.network;
 
 import com.google.protobuf.MessageLite;
 import dev.spool.common.Clock;
@@ -164,7 +164,7 @@ public final class NetworkClient implements AutoCloseable {
    * in-flight slot and for the answer. With {@code expectResponse == false} the future completes
    * once the bytes are written, with a response that has no header or body.
    */
-  public CompletableFuture<Response> send(
+  public CompletableFuture<ClientResponse> send(
       Node node,
       ApiKey api,
       MessageLite body,
@@ -184,7 +184,8 @@ public final class NetworkClient implements AutoCloseable {
     return r.future;
   }
 
-  public CompletableFuture<Response> send(Node node, ApiKey api, MessageLite body, long timeoutMs) {
+  public CompletableFuture<ClientResponse> send(
+      Node node, ApiKey api, MessageLite body, long timeoutMs) {
     return send(node, api, body, null, timeoutMs, true);
   }
 
@@ -452,7 +453,7 @@ public final class NetworkClient implements AutoCloseable {
             }
             closeConnection(c, e, null);
           } else if (!r.expectResponse) {
-            complete(r, Response.noResponse(r.api));
+            complete(r, ClientResponse.noResponse(r.api));
           }
         });
   }
@@ -495,7 +496,7 @@ public final class NetworkClient implements AutoCloseable {
         MessageLite body = f.parseBody(ApiMessages.responseParser(r.api));
         ByteBuf data =
             f.recordData().isReadable() ? f.recordData().retain() : Unpooled.EMPTY_BUFFER;
-        complete(r, new Response(r.api, h, body, data));
+        complete(r, new ClientResponse(r.api, h, body, data));
       }
     } catch (InvalidFrameException e) {
       closeConnection(
@@ -664,7 +665,7 @@ public final class NetworkClient implements AutoCloseable {
     }
   }
 
-  private void complete(Request r, Response response) {
+  private void complete(Request r, ClientResponse response) {
     response.setLatencyNs(clock.nanoTime() - r.sentNs);
     if (!r.future.complete(response)) {
       response.close();
@@ -756,7 +757,7 @@ public final class NetworkClient implements AutoCloseable {
     final long timeoutMs;
     final boolean expectResponse;
     final boolean handshake;
-    final CompletableFuture<Response> future = new CompletableFuture<>();
+    final CompletableFuture<ClientResponse> future = new CompletableFuture<>();
     long deadlineNs;
     long sentNs;
     int correlationId;

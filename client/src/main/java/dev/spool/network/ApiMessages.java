@@ -1,4 +1,4 @@
-package dev.spool.client.internal.network;
+package dev.spool.network;
 
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;

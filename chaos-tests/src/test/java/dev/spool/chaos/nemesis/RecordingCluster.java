@@ -13,7 +13,7 @@ import java.util.Set;
 /**
  * An in-memory cluster that records what the nemeses did to it, and a network and proxy likewise.
  */
-final class FakeCluster implements ClusterControl, NetworkControl, ClientLinkControl {
+final class RecordingCluster implements ClusterControl, NetworkControl, ClientLinkControl {
   final List<String> calls = new ArrayList<>();
   final Set<Grudge.Link> dropped = new HashSet<>();
   private final List<Integer> nodes;
@@ -24,32 +24,32 @@ final class FakeCluster implements ClusterControl, NetworkControl, ClientLinkCon
   private Integer activeController;
   private Path dataRoot = Path.of("/nonexistent");
 
-  FakeCluster(List<Integer> nodes, List<Integer> controllers) {
+  RecordingCluster(List<Integer> nodes, List<Integer> controllers) {
     this.nodes = List.copyOf(nodes);
     this.controllers = List.copyOf(controllers);
     running.addAll(nodes);
   }
 
-  static FakeCluster combined(int n) {
+  static RecordingCluster combined(int n) {
     List<Integer> ids = new ArrayList<>();
     for (int i = 1; i <= n; i++) {
       ids.add(i);
     }
-    return new FakeCluster(ids, ids);
+    return new RecordingCluster(ids, ids);
   }
 
-  FakeCluster leader(TopicPartition tp, int leader, Integer... replicaIds) {
+  RecordingCluster leader(TopicPartition tp, int leader, Integer... replicaIds) {
     leaders.put(tp, leader);
     replicas.put(tp, List.of(replicaIds));
     return this;
   }
 
-  FakeCluster activeController(Integer c) {
+  RecordingCluster activeController(Integer c) {
     this.activeController = c;
     return this;
   }
 
-  FakeCluster dataRoot(Path root) {
+  RecordingCluster dataRoot(Path root) {
     this.dataRoot = root;
     return this;
   }

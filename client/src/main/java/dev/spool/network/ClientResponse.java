@@ -1,4 +1,4 @@
-package dev.spool.client.internal.network;
+package dev.spool.network;
 
 import com.google.protobuf.MessageLite;
 import dev.spool.protocol.message.ApiKey;
@@ -13,22 +13,22 @@ import io.netty.buffer.Unpooled;
  * twice is harmless. Responses to requests sent without expecting an answer (produce with {@code
  * acks=0}) have no header and no body.
  */
-public final class Response implements AutoCloseable {
+public final class ClientResponse implements AutoCloseable {
   private final ApiKey apiKey;
   private final ResponseHeader header;
   private final MessageLite body;
   private ByteBuf recordData;
   private long latencyNs;
 
-  Response(ApiKey apiKey, ResponseHeader header, MessageLite body, ByteBuf recordData) {
+  ClientResponse(ApiKey apiKey, ResponseHeader header, MessageLite body, ByteBuf recordData) {
     this.apiKey = apiKey;
     this.header = header;
     this.body = body;
     this.recordData = recordData;
   }
 
-  static Response noResponse(ApiKey apiKey) {
-    return new Response(apiKey, null, null, Unpooled.EMPTY_BUFFER);
+  static ClientResponse noResponse(ApiKey apiKey) {
+    return new ClientResponse(apiKey, null, null, Unpooled.EMPTY_BUFFER);
   }
 
   void setLatencyNs(long latencyNs) {
@@ -87,7 +87,7 @@ public final class Response implements AutoCloseable {
   @Override
   public String toString() {
     ByteBuf d = recordData;
-    return "Response("
+    return "ClientResponse("
         + apiKey
         + (d == null ? ", released)" : ", " + d.readableBytes() + " bytes of record data)");
   }

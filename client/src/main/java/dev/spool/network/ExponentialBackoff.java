@@ -1,4 +1,4 @@
-package dev.spool.client.internal.network;
+package dev.spool.network;
 
 import java.util.Random;
 

@@ -1,4 +1,4 @@
-package dev.spool.client.internal.network;
+package dev.spool.network;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -68,7 +68,7 @@ class NetworkClientTest {
     broker.handle(
         ApiKey.METADATA,
         (r, out) -> out.reply(MetadataResponse.newBuilder().setClusterId("x").build()));
-    try (Response r =
+    try (ClientResponse r =
         client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000).join()) {
       assertEquals("x", r.body(MetadataResponse.class).getClusterId());
     }
@@ -82,7 +82,7 @@ class NetworkClientTest {
   void shouldMatchPipelinedResponsesInRequestOrderEvenWhenAnsweredOutOfOrder() {
     List<FakeBroker.Responder> held = new CopyOnWriteArrayList<>();
     broker.handle(ApiKey.METADATA, (r, out) -> held.add(out));
-    List<CompletableFuture<Response>> futures = new ArrayList<>();
+    List<CompletableFuture<ClientResponse>> futures = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       futures.add(
           client.send(
@@ -96,7 +96,7 @@ class NetworkClientTest {
       held.get(i).reply(MetadataResponse.newBuilder().setClusterId("answer-" + i).build());
     }
     for (int i = 0; i < 3; i++) {
-      try (Response r = futures.get(i).join()) {
+      try (ClientResponse r = futures.get(i).join()) {
         assertEquals("answer-" + i, r.body(MetadataResponse.class).getClusterId());
       }
     }
@@ -106,7 +106,7 @@ class NetworkClientTest {
   void shouldBoundRequestsInFlightPerConnection() {
     List<FakeBroker.Responder> held = new CopyOnWriteArrayList<>();
     broker.handle(ApiKey.METADATA, (r, out) -> held.add(out));
-    List<CompletableFuture<Response>> futures = new ArrayList<>();
+    List<CompletableFuture<ClientResponse>> futures = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       futures.add(
           client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 10_000));
@@ -131,7 +131,7 @@ class NetworkClientTest {
           assertArrayEquals(sent, r.recordData());
           out.reply(FetchResponse.newBuilder().setThrottleTimeMs(1).build(), answered);
         });
-    Response r =
+    ClientResponse r =
         client
             .send(
                 node(),
@@ -149,9 +149,9 @@ class NetworkClientTest {
   @Test
   void shouldTimeOutAnUnansweredRequestAndCloseTheConnection() {
     broker.handle(ApiKey.METADATA, (r, out) -> out.noReply());
-    CompletableFuture<Response> first =
+    CompletableFuture<ClientResponse> first =
         client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 300);
-    CompletableFuture<Response> second =
+    CompletableFuture<ClientResponse> second =
         client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 60_000);
     SpoolException e1 = failure(first);
     assertEquals(ErrorCode.REQUEST_TIMED_OUT, e1.errorCode());
@@ -164,13 +164,13 @@ class NetworkClientTest {
   void shouldFailEveryInFlightRequestRetriablyWhenTheConnectionDrops() {
     List<FakeBroker.Responder> held = new CopyOnWriteArrayList<>();
     broker.handle(ApiKey.METADATA, (r, out) -> held.add(out));
-    CompletableFuture<Response> a =
+    CompletableFuture<ClientResponse> a =
         client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 10_000);
-    CompletableFuture<Response> b =
+    CompletableFuture<ClientResponse> b =
         client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 10_000);
     await().until(() -> held.size() == 2);
     broker.dropConnections();
-    for (CompletableFuture<Response> f : List.of(a, b)) {
+    for (CompletableFuture<ClientResponse> f : List.of(a, b)) {
       SpoolException e = failure(f);
       assertEquals(ErrorCode.BROKER_NOT_AVAILABLE, e.errorCode());
       assertTrue(e.retriable());
@@ -246,7 +246,7 @@ class NetworkClientTest {
 
   @Test
   void shouldCompleteWithoutAnswerWhenNoResponseIsExpected() {
-    Response r =
+    ClientResponse r =
         client
             .send(
                 node(),

@@ -1,4 +1,4 @@
-package dev.spool.client.internal.network;
+package dev.spool.network;
 
 /**
  * What the network client needs from a client's configuration; every client (producer, consumer,
@@ -29,6 +29,25 @@ public record NetworkConfig(
     int maxResponseFrameBytes,
     long timerTickMs,
     boolean heapResponseFrames) {
+
+  // The network client's defaults. The client library's keys socket.connection.setup.timeout.ms,
+  // reconnect.backoff.ms and reconnect.backoff.max.ms take theirs from here: this package sits
+  // below the library and cannot read the library's config, so the numbers live on this side.
+
+  /** Default TCP connect plus ApiVersions handshake limit. */
+  public static final long DEFAULT_CONNECT_TIMEOUT_MS = 10_000L;
+
+  /** Default first reconnect wait. */
+  public static final long DEFAULT_RECONNECT_BACKOFF_MS = 50L;
+
+  /** Default cap of the reconnect wait. */
+  public static final long DEFAULT_RECONNECT_BACKOFF_MAX_MS = 1000L;
+
+  /** Default bound on requests waiting to be written, per connection. */
+  public static final int DEFAULT_MAX_QUEUED_REQUESTS_PER_CONNECTION = 10_000;
+
+  /** Default deadline-check period. */
+  public static final long DEFAULT_TIMER_TICK_MS = 20L;
 
   public NetworkConfig {
     if (maxInFlightRequestsPerConnection < 1 || maxQueuedRequestsPerConnection < 1) {
@@ -78,8 +97,20 @@ public record NetworkConfig(
         false);
   }
 
+  /**
+   * Defaults for users without a client config of their own (the broker's replica fetcher): 5
+   * requests in flight per connection and response frames up to 64 MiB.
+   */
   public static NetworkConfig defaults(String clientId, String ioThreadName) {
     return new NetworkConfig(
-        clientId, ioThreadName, 5, 10_000, 10_000, 50, 1000, 64 * 1024 * 1024, 20);
+        clientId,
+        ioThreadName,
+        5,
+        DEFAULT_MAX_QUEUED_REQUESTS_PER_CONNECTION,
+        DEFAULT_CONNECT_TIMEOUT_MS,
+        DEFAULT_RECONNECT_BACKOFF_MS,
+        DEFAULT_RECONNECT_BACKOFF_MAX_MS,
+        64 * 1024 * 1024,
+        DEFAULT_TIMER_TICK_MS);
   }
 }
