@@ -27,6 +27,16 @@ class ChaosArchitectureTest {
     "dev.spool.chaos.cluster..", "dev.spool.chaos.net..", "dev.spool.chaos.workload.."
   };
 
+  /** Everything above the history format and the nemeses. */
+  private static final String[] HARNESS_CHECKERS_AND_RUNS = {
+    "dev.spool.chaos.cluster..",
+    "dev.spool.chaos.net..",
+    "dev.spool.chaos.workload..",
+    "dev.spool.chaos.run..",
+    "dev.spool.chaos.checker..",
+    "dev.spool.chaos.report.."
+  };
+
   @Test
   void shouldCheckARecordedHistoryWithoutTheHarnessOrTheProduct() {
     noClasses()
@@ -57,13 +67,7 @@ class ChaosArchitectureTest {
         .resideInAPackage("dev.spool.chaos.history..")
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage(
-            "dev.spool.chaos.cluster..",
-            "dev.spool.chaos.net..",
-            "dev.spool.chaos.workload..",
-            "dev.spool.chaos.run..",
-            "dev.spool.chaos.checker..",
-            "dev.spool.chaos.report..")
+        .resideInAnyPackage(HARNESS_CHECKERS_AND_RUNS)
         .because("the history format sits below both the recorders and the checkers that read it")
         .check(MAIN);
   }
@@ -75,13 +79,7 @@ class ChaosArchitectureTest {
         .resideInAPackage("dev.spool.chaos.nemesis..")
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage(
-            "dev.spool.chaos.cluster..",
-            "dev.spool.chaos.net..",
-            "dev.spool.chaos.workload..",
-            "dev.spool.chaos.run..",
-            "dev.spool.chaos.checker..",
-            "dev.spool.chaos.report..")
+        .resideInAnyPackage(HARNESS_CHECKERS_AND_RUNS)
         .because(
             "nemeses and their schedule are tested against a recording cluster through"
                 + " ClusterControl, NetworkControl and ClientLinkControl")
