@@ -9,11 +9,11 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Boundaries of the chaos suite (CONVENTIONS §8). Inside: the checkers and the report read a
- * recorded history and nothing live; nemeses reach the cluster only through the harness interfaces;
- * the harness (cluster, net, workload) knows neither checkers nor runs; only {@code run} wires
- * everything. Outside: chaos drives nodes as processes and through the public client API, so it
- * uses no client internals, no Ratis and none of the broker's live parts.
+ * Boundaries of the chaos suite (docs/conventions.md#module-boundaries). Inside: the checkers and
+ * the report read a recorded history and nothing live; nemeses reach the cluster only through the
+ * harness interfaces; the harness (cluster, net, workload) knows neither checkers nor runs; only
+ * {@code run} wires everything. Outside: chaos drives nodes as processes and through the public
+ * client API, so it uses no client internals, no Ratis and none of the broker's live parts.
  */
 @Tag("unit")
 class ChaosArchitectureTest {

@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Module boundaries of the client module (CONVENTIONS §8): the common layer at the bottom, the
- * shared record format, protocol and config above it, the wire client above those, the client
- * library and the CLI on top.
+ * Module boundaries of the client module (docs/conventions.md#module-boundaries): the common layer
+ * at the bottom, the shared record format, protocol and config above it, the wire client above
+ * those, the client library and the CLI on top.
  */
 @Tag("unit")
 class ArchitectureTest {
@@ -151,7 +151,7 @@ class ArchitectureTest {
     noClasses()
         .should()
         .resideInAnyPackage("..util..", "..helper..", "..manager..")
-        .because("CONVENTIONS: no util, helper or manager packages")
+        .because("docs/conventions.md#names: no util, helper or manager packages")
         .check(MAIN);
   }
 }

@@ -9,9 +9,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * CONVENTIONS §8 for the broker core: replication does not know about requests or sockets (handlers
- * call it, never the reverse) and partition logic knows no Netty channels. The rules towards other
- * modules (no Ratis, no client internals) are in {@code dev.spool.node.DataPlaneBoundariesTest}.
+ * Module boundaries (docs/conventions.md#module-boundaries) for the broker core: replication does
+ * not know about requests or sockets (handlers call it, never the reverse) and partition logic
+ * knows no Netty channels. The rules towards other modules (no Ratis, no client internals) are in
+ * {@code dev.spool.node.DataPlaneBoundariesTest}.
  */
 @Tag("unit")
 class BrokerCoreBoundariesTest {

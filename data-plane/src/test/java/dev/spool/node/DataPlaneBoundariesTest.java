@@ -9,10 +9,11 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Module boundaries of the data plane (CONVENTIONS §8) towards the modules below it: of the client
- * module it uses the shared layers and the wire client {@code dev.spool.network} (for replication)
- * only, of the quorum its client side only. The broker's own layering is in {@code
- * BrokerCoreBoundariesTest}, the storage engine's in {@code StorageBoundariesTest}.
+ * Module boundaries of the data plane (docs/conventions.md#module-boundaries) towards the modules
+ * below it: of the client module it uses the shared layers and the wire client {@code
+ * dev.spool.network} (for replication) only, of the quorum its client side only. The broker's own
+ * layering is in {@code BrokerCoreBoundariesTest}, the storage engine's in {@code
+ * StorageBoundariesTest}.
  */
 @Tag("unit")
 class DataPlaneBoundariesTest {

@@ -9,9 +9,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Module boundaries of the metadata quorum (CONVENTIONS §8): Ratis behind one package, a pure
- * image, a broker-side lifecycle that needs no controller, and of the client module only the shared
- * layers (common, config, protocol messages).
+ * Module boundaries of the metadata quorum (docs/conventions.md#module-boundaries): Ratis behind
+ * one package, a pure image, a broker-side lifecycle that needs no controller, and of the client
+ * module only the shared layers (common, config, protocol messages).
  */
 @Tag("unit")
 class ArchitectureTest {
