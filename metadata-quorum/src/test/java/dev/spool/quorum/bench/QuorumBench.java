@@ -1,18 +1,18 @@
 package dev.spool.quorum.bench;
 
+import dev.spool.common.ErrorCode;
 import dev.spool.config.Config;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DeleteTopicsRequest;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.QuorumClientSettings;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.QuorumTestCluster;
-import dev.spool.quorum.broker.BrokerLifecycle;
-import dev.spool.quorum.broker.BrokerState;
 import dev.spool.quorum.image.PartitionState;
+import dev.spool.quorum.lifecycle.BrokerLifecycle;
+import dev.spool.quorum.lifecycle.BrokerState;
 import dev.spool.quorum.message.AlterPartitionRequest;
 import dev.spool.quorum.message.AlterPartitionResponse;
 import java.time.Duration;
