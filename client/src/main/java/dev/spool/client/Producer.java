@@ -94,7 +94,8 @@ public final class Producer implements AutoCloseable {
             batchSize,
             config.get(ProducerConfig.LINGER_MS),
             config.get(ProducerConfig.DELIVERY_TIMEOUT_MS),
-            new BufferPool(bufferMemory, batchSize));
+            new BufferPool(bufferMemory, batchSize),
+            config.compression());
     this.state =
         new ProduceState(
             config.idempotent(),

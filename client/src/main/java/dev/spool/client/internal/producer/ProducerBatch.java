@@ -3,6 +3,7 @@ package dev.spool.client.internal.producer;
 import dev.spool.client.RecordMetadata;
 import dev.spool.common.TopicPartition;
 import dev.spool.network.Node;
+import dev.spool.record.Compression;
 import dev.spool.record.Header;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordBatchBuilder;
@@ -66,12 +67,16 @@ public final class ProducerBatch {
   boolean mayHaveBeenAppended;
 
   ProducerBatch(
-      TopicPartition topicPartition, ByteBuffer pooledBuffer, int allocatedBytes, long createdMs) {
+      TopicPartition topicPartition,
+      ByteBuffer pooledBuffer,
+      int allocatedBytes,
+      long createdMs,
+      Compression compression) {
     this.topicPartition = topicPartition;
     this.pooledBuffer = pooledBuffer;
     this.allocatedBytes = allocatedBytes;
     this.createdMs = createdMs;
-    this.builder = new RecordBatchBuilder(pooledBuffer);
+    this.builder = new RecordBatchBuilder(pooledBuffer).compression(compression);
   }
 
   /** An upper bound of the bytes one record adds to a fresh batch, header included. */
@@ -169,7 +174,11 @@ public final class ProducerBatch {
         pos + RecordBatch.CRC_POSITION, (int) RecordBatch.at(built, pos).computeChecksum());
   }
 
-  /** Writes header and CRC; no record can be appended afterwards. Idempotent. */
+  /**
+   * Compresses the records (when the producer has a codec), writes header and CRC; no record can be
+   * appended afterwards. Idempotent. Runs on the I/O thread as the batch is drained, so the
+   * application thread only encodes records.
+   */
   void build() {
     if (built == null) {
       built = builder.build();

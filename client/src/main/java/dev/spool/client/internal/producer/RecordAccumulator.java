@@ -5,6 +5,7 @@ import dev.spool.client.internal.metadata.MetadataSnapshot;
 import dev.spool.client.internal.metadata.PartitionInfo;
 import dev.spool.common.TopicPartition;
 import dev.spool.network.Node;
+import dev.spool.record.Compression;
 import dev.spool.record.Header;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -60,6 +61,7 @@ public final class RecordAccumulator {
   private final long lingerMs;
   private final long deliveryTimeoutMs;
   private final BufferPool pool;
+  private final Compression compression;
   private final ConcurrentMap<TopicPartition, Deque<ProducerBatch>> batches =
       new ConcurrentHashMap<>();
   private final Set<ProducerBatch> incomplete = ConcurrentHashMap.newKeySet();
@@ -70,10 +72,20 @@ public final class RecordAccumulator {
 
   public RecordAccumulator(
       int batchSizeBytes, long lingerMs, long deliveryTimeoutMs, BufferPool pool) {
+    this(batchSizeBytes, lingerMs, deliveryTimeoutMs, pool, Compression.NONE);
+  }
+
+  public RecordAccumulator(
+      int batchSizeBytes,
+      long lingerMs,
+      long deliveryTimeoutMs,
+      BufferPool pool,
+      Compression compression) {
     this.batchSizeBytes = batchSizeBytes;
     this.lingerMs = lingerMs;
     this.deliveryTimeoutMs = deliveryTimeoutMs;
     this.pool = pool;
+    this.compression = compression;
   }
 
   // ------------------------------------------------------------------ application threads
@@ -112,7 +124,7 @@ public final class RecordAccumulator {
           if (r != null) {
             return r;
           }
-          ProducerBatch batch = new ProducerBatch(tp, buffer, size, nowMs);
+          ProducerBatch batch = new ProducerBatch(tp, buffer, size, nowMs, compression);
           int before = batch.estimatedSizeBytes();
           CompletableFuture<RecordMetadata> f =
               batch.tryAppend(timestamp, key, value, headers, size);
