@@ -17,6 +17,12 @@ public class UnsupportedCompressionException extends RuntimeException {
     this.codecId = codecId;
   }
 
+  /** The same, its message prefixed with {@code where} (e.g. the partition and batch index). */
+  public UnsupportedCompressionException(String where, int codecId) {
+    super(where + new UnsupportedCompressionException(codecId, -1).getMessage());
+    this.codecId = codecId;
+  }
+
   public int codecId() {
     return codecId;
   }
