@@ -302,9 +302,9 @@ def summary(out):
           " Kafka's figure is ConsumerPerformance's fetch-only rate: its whole run minus the group join"
           " (the time until partitions are assigned); it still holds the new group's offset lookup (one"
           " OffsetFetch and one ListOffsets round trip, a few ms on loopback). ConsumerPerformance also asks"
-          " for a 2 MiB socket receive buffer, which Spool's client has no setting for.")
+          " for a 2 MiB socket receive buffer, which Spool's client has no setting for.\n")
     for size in SIZES:
-        print(f"    {size} B windows: {windows(out, size)}")
+        print(f"- {size} B windows: {windows(out, size)}")
     print()
 
     print("## End-to-end latency at a fixed rate, 1 KiB, same settings\n")

@@ -77,15 +77,16 @@ prefixed() { local flag="$1" kv; shift; for kv in "$@"; do printf '%s\n%s\n' "$f
 mapfile -t SAME_PRODUCER_ARGS < <(prefixed --producer-prop "${SAME_PRODUCER[@]}")
 mapfile -t SAME_CONSUMER_ARGS < <(prefixed --consumer-prop "${SAME_CONSUMER[@]}")
 mapfile -t CRC_CONSUMER_ARGS < <(prefixed --consumer-prop "${CRC_CONSUMER[@]}")
+mapfile -t E2E_ARGS < <(prefixed --producer-prop "${E2E_PRODUCER[@]}"; prefixed --consumer-prop "${E2E_CONSUMER[@]}")
+# Spool's producer defaults, for the summary's "each side's defaults" rows.
 "$SPOOL" produce --help-config > "$OUT/spool-producer-config.txt" 2>&1 \
   || step_failed "Spool producer defaults" "spool produce --help-config failed"
-mapfile -t E2E_ARGS < <(prefixed --producer-prop "${E2E_PRODUCER[@]}"; prefixed --consumer-prop "${E2E_CONSUMER[@]}")
 
 spool_start() {
   rm -rf "$DIR"
   SPOOL_NODE_OPTS="-Xms$SPOOL_HEAP -Xmx$SPOOL_HEAP -XX:+UseG1GC -XX:MaxGCPauseMillis=20" \
     "$ROOT/scripts/cluster.sh" start --nodes "$NODES" --dir "$DIR" --base-port 19092 >> "$OUT/cluster.log" 2>&1 \
-    || step_failed "Spool cluster start" "see $DIR/node-*/node.log"
+    || step_failed "Spool cluster start" "see $OUT/cluster.log and $OUT/spool-logs-last/"
   BS="$(cat "$DIR/bootstrap")"
   # Heap sampler: peak used heap of each broker JVM (jstat, every second).
   for f in "$DIR"/node-*/node.pid; do
@@ -118,7 +119,7 @@ spool_perf() {
   [ "$rc" = 0 ] || step_failed "$step" "spool perf exited $rc: $(grep -i error "$OUT/$name.log" | tail -2)"
   python3 "$ROOT/scripts/bench-summary.py" check-json "$OUT/$name.json" "$expect" \
     || step_failed "$step" "no usable result in $OUT/$name.json"
-  tail -1 "$OUT/$name.json" >> "$OUT/bench.log"
+  tail -1 "$OUT/$name.json" | tee -a "$OUT/bench.log"
 }
 
 spool_matrix() {
