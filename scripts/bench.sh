@@ -4,7 +4,7 @@
 #   scripts/bench.sh single [REPS] [--quick]    1 node, RF 1   (issue: data path)
 #   scripts/bench.sh cluster [REPS] [--quick]   3 nodes, RF 3, min ISR 2, plus partition-leader failover
 #
-# Per rep, interleaved: Spool's matrix, then Kafka's (../shared/peers/kafka harness, its own tools).
+# Per rep, interleaved: Spool's matrix, then Kafka's (the Kafka peer harness, its own tools).
 # Matrix (as the Kafka harness): 6 partitions, acks=all; producer 100 B and 1 KiB records, first with
 # the SAME producer settings on both sides (SAME_PRODUCER below; Kafka's harness calls them "tuned"),
 # then with EACH SIDE'S client defaults; consumer reading everything with the settings Kafka's
@@ -18,7 +18,8 @@
 # Env: N100 N1K (records per producer run), E2E_SECS (20), SKIP_KAFKA=1, FAILOVER_TRIALS (20),
 #      WARMUP_N (Spool's JIT warm-up before each rep, twice that many 512 B records, default 1000000
 #      as Kafka's harness; 0 = no warm-up on either side),
-#      SPOOL_HEAP (512m: the broker heap target), KAFKA_HARNESS (../shared/peers/kafka).
+#      SPOOL_HEAP (512m: the broker heap target), KAFKA_HARNESS (the harness directory; not in this
+#      repository, default ../shared/peers/kafka: see find_kafka_harness in bench-common.sh).
 set -uo pipefail
 source "$(dirname "$0")/bench-common.sh"
 COMMAND="$(command_line N100 N1K E2E_SECS SKIP_KAFKA FAILOVER_TRIALS WARMUP_N SPOOL_HEAP KAFKA_HARNESS -- "$0" "$@")"
@@ -29,7 +30,7 @@ if [ "$QUICK" = 1 ]; then
   : "${N100:=200000}"; : "${N1K:=100000}"; : "${E2E_SECS:=5}"; : "${FAILOVER_TRIALS:=2}"; : "${WARMUP_N:=0}"
 fi
 MODE="${1:?usage: bench.sh single|cluster [REPS]}"; REPS="${2:-2}"
-KAFKA_HARNESS="${KAFKA_HARNESS:-$(cd "$ROOT/../shared/peers/kafka" 2>/dev/null && pwd)}"
+if [ "${SKIP_KAFKA:-0}" = 1 ]; then KAFKA_HARNESS=""; else KAFKA_HARNESS="$(find_kafka_harness)" || exit 2; fi
 case "$MODE" in
   single)  NODES=1; RF=1; : "${N100:=4000000}"; : "${N1K:=2000000}";;
   cluster) NODES=3; RF=3; : "${N100:=3000000}"; : "${N1K:=1000000}";;
