@@ -95,7 +95,8 @@ public final class Producer implements AutoCloseable {
             config.get(ProducerConfig.LINGER_MS),
             config.get(ProducerConfig.DELIVERY_TIMEOUT_MS),
             new BufferPool(bufferMemory, batchSize),
-            config.compression());
+            config.compression(),
+            maxRequestSize);
     this.state =
         new ProduceState(
             config.idempotent(),
