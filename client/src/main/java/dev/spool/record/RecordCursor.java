@@ -41,6 +41,9 @@ public final class RecordCursor {
   private final VarintReader reader = new VarintReader();
   private final VarintReader headerReader = new VarintReader();
 
+  /** The least free room each read of a codec stream is offered (lz4's block maximum). */
+  private static final int READ_CHUNK_BYTES = 64 * 1024;
+
   /** Inflated records of the last compressed batch; kept to be reused by the next one. */
   private byte[] inflated = new byte[0];
 
@@ -122,15 +125,16 @@ public final class RecordCursor {
     int length = 0;
     try (InputStream in = Compression.wrapForInput(type, payload)) {
       while (true) {
+        if (inflated.length - length < READ_CHUNK_BYTES && inflated.length < maxInflatedBytes) {
+          // Room for a whole codec block lets the codec inflate straight into the array.
+          grow((int) Math.min(maxInflatedBytes, Math.max(2L * inflated.length, READ_CHUNK_BYTES)));
+        }
         if (length == inflated.length) {
-          if (length >= maxInflatedBytes) {
-            if (in.read() < 0) {
-              break;
-            }
-            throw new RecordTooLargeException(
-                "inflated " + type.displayName() + " batch", length + 1, maxInflatedBytes);
+          if (in.read() < 0) {
+            break;
           }
-          grow((int) Math.min(maxInflatedBytes, 2L * inflated.length));
+          throw new RecordTooLargeException(
+              "inflated " + type.displayName() + " batch", length + 1, maxInflatedBytes);
         }
         int n = in.read(inflated, length, inflated.length - length);
         if (n < 0) {
