@@ -30,7 +30,8 @@ if [ "${SKIP_KAFKA:-0}" = 1 ]; then KAFKA_HARNESS=""; else KAFKA_HARNESS="$(find
 OUT="$(new_run_dir bench-compression "$COMMAND")"
 DIR="$RESULTS/$(basename "$OUT")-cluster"; SPOOL="$ROOT/scripts/spool"
 log() { echo "[$(date +%T)] $*" | tee -a "$OUT/bench.log"; }
-ensure_package
+# Always build: a package left from an older checkout would measure old code.
+(cd "$ROOT" && ./mvnw -B -q -DskipTests package) > "$OUT/build.log" 2>&1 || step_failed "build" "see $OUT/build.log"
 
 PAYLOAD="$OUT/payload.txt"
 python3 "$ROOT/scripts/bench-payload.py" --seed 20240601 --count 10000 --size 1024 > "$PAYLOAD" \
