@@ -4,7 +4,6 @@ import dev.spool.broker.log.LogConfig;
 import dev.spool.broker.log.LogManager;
 import dev.spool.broker.log.LogStorageException;
 import dev.spool.broker.log.PartitionLog;
-import dev.spool.client.SpoolException;
 import dev.spool.client.TopicPartition;
 import dev.spool.config.TopicConfig;
 import dev.spool.protocol.message.ErrorCode;
@@ -23,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -254,7 +252,7 @@ public final class ReplicaManager implements AutoCloseable {
     } catch (RuntimeException e) {
       log.error("{} fetch from {} failed", logPrefix, tp, e);
       return PartitionFetchResult.error(
-          ErrorCode.UNKNOWN_SERVER_ERROR, "fetch from " + tp + " failed: " + e.getMessage(), null);
+          ExceptionCodes.of(e), "fetch from " + tp + " failed: " + e.getMessage(), null);
     }
   }
 
@@ -272,8 +270,7 @@ public final class ReplicaManager implements AutoCloseable {
   }
 
   static String rootMessage(Throwable e) {
-    Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-    return String.valueOf(t.getMessage());
+    return String.valueOf(ExceptionCodes.unwrap(e).getMessage());
   }
 
   // ---------------------------------------------------------------- metadata (lifecycle thread)
@@ -514,12 +511,14 @@ public final class ReplicaManager implements AutoCloseable {
         return;
       }
       if (err != null) {
-        Throwable c =
-            err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
-        ErrorCode code =
-            c instanceof SpoolException se ? se.errorCode() : ErrorCode.QUORUM_UNAVAILABLE;
         partition.onIsrChangeResult(
-            change, code, String.valueOf(c.getMessage()), -1, List.of(), -1, -1);
+            change,
+            ExceptionCodes.ofQuorumCall(err),
+            String.valueOf(ExceptionCodes.unwrap(err).getMessage()),
+            -1,
+            List.of(),
+            -1,
+            -1);
         return;
       }
       if (resp.getErrorCode() != ErrorCode.NONE || resp.getPartitionsCount() == 0) {
