@@ -1,0 +1,23 @@
+package dev.spool.broker.replication;
+
+/**
+ * A named property of the replicated cluster that a {@link ReplicationSimulation} checks after
+ * every step (the one in {@link ReplicationSimulation#FINAL_CHECKS} once, after the faults are
+ * healed). A check that does not hold fails with an {@link AssertionError} carrying the invariant's
+ * name, the step and the seed ({@link ReplicationSimulation#check}). An invariant may remember what
+ * it saw in earlier steps, so each run gets its own instances.
+ *
+ * <p>The invariants are those of the replication package (see its package-info). Two more are
+ * checked where an answer arrives rather than after a step: see {@link SimClients}.
+ *
+ * <p>Threads: the simulation's single thread.
+ */
+interface Invariant {
+  /** The name a violation carries: the class's simple name. */
+  default String name() {
+    return getClass().getSimpleName();
+  }
+
+  /** Throws {@link AssertionError} when the invariant does not hold in {@code sim} now. */
+  void check(ReplicationSimulation sim);
+}
