@@ -3,6 +3,27 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 RESULTS="${SPOOL_BENCH_RESULTS:-/tmp/spool-bench}"
 mkdir -p "$RESULTS"
 
+# The Kafka peer harness (scripts/bench.sh runs Apache Kafka beside Spool with it) is not part of
+# this repository. find_kafka_harness prints its directory: $KAFKA_HARNESS if set, else the
+# default below; when it is missing it says on stderr where it looked and how to get one, and fails.
+KAFKA_HARNESS_DEFAULT="$(dirname "$ROOT")/shared/peers/kafka"
+find_kafka_harness() {
+  local dir="${KAFKA_HARNESS:-$KAFKA_HARNESS_DEFAULT}"
+  if [ -x "$dir/start-single.sh" ] && [ -x "$dir/start-cluster.sh" ] && [ -x "$dir/bench.sh" ]; then
+    (cd "$dir" && pwd)
+    return 0
+  fi
+  cat >&2 <<EOF
+bench: no Kafka peer harness in $dir
+  The harness runs Apache Kafka (KRaft) and its own perf tools on this machine, so Spool is measured
+  beside Kafka on the same hardware: start-single.sh, start-cluster.sh, bench.sh, stop.sh (they fetch
+  Kafka's jars from Maven Central into /tmp/kafka-anchor on first use). It is not in this repository.
+  Point KAFKA_HARNESS at a copy:   KAFKA_HARNESS=/path/to/peers/kafka scripts/bench.sh single
+  or measure Spool alone:          SKIP_KAFKA=1 scripts/bench.sh single
+EOF
+  return 1
+}
+
 # test_classpath MODULE: compiles MODULE's tests (and what it needs) and prints its test classpath.
 test_classpath() {
   local module="$1" cpfile="$RESULTS/cp-$1.txt"

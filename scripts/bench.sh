@@ -4,16 +4,17 @@
 #   scripts/bench.sh single [REPS]    1 node, RF 1   (issue: data path)
 #   scripts/bench.sh cluster [REPS]   3 nodes, RF 3, min ISR 2, plus partition-leader failover
 #
-# Per rep, interleaved: Spool's matrix, then Kafka's (../shared/peers/kafka harness, its own tools).
+# Per rep, interleaved: Spool's matrix, then Kafka's (the Kafka peer harness, its own tools).
 # Matrix (as the Kafka harness): 6 partitions, acks=all; producer 100 B and 1 KiB records with each
 # system's client defaults and "tuned" (linger.ms=5 batch.size=131072); consumer reading everything;
 # end-to-end latency of 1 KiB records at fixed 1,000 and 10,000 records/s (linger 0).
 # Env: N100 N1K (records per producer run), E2E_SECS (20), SKIP_KAFKA=1, FAILOVER_TRIALS (20),
-#      SPOOL_HEAP (512m: the broker heap target), KAFKA_HARNESS (../shared/peers/kafka).
+#      SPOOL_HEAP (512m: the broker heap target), KAFKA_HARNESS (the harness directory; not in this
+#      repository, default ../shared/peers/kafka: see find_kafka_harness in bench-common.sh).
 set -uo pipefail
 source "$(dirname "$0")/bench-common.sh"
 MODE="${1:?usage: bench.sh single|cluster [REPS]}"; REPS="${2:-2}"
-KAFKA_HARNESS="${KAFKA_HARNESS:-$(cd "$ROOT/../shared/peers/kafka" 2>/dev/null && pwd)}"
+if [ "${SKIP_KAFKA:-0}" = 1 ]; then KAFKA_HARNESS=""; else KAFKA_HARNESS="$(find_kafka_harness)" || exit 2; fi
 case "$MODE" in
   single)  NODES=1; RF=1; : "${N100:=4000000}"; : "${N1K:=2000000}";;
   cluster) NODES=3; RF=3; : "${N100:=3000000}"; : "${N1K:=1000000}";;

@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The one place where a module declares its configuration keys (CONVENTIONS: typed config, one
- * place per module, validated at start). {@link #parse} rejects unknown keys, fills defaults, and
- * validates every value; relations between keys are checked by the module's own config class.
+ * The one place where a module declares its configuration keys (docs/conventions.md#typed-config:
+ * one place per module, validated at start). {@link #parse} rejects unknown keys, fills defaults,
+ * and validates every value; relations between keys are checked by the module's own config class.
  */
 public final class ConfigDef {
   private final String title;

@@ -8,7 +8,7 @@ import java.util.Map;
 /**
  * The Java side of {@link ErrorCode}: whether an error is worth retrying and whether it means the
  * client's metadata (leaders, epochs) is stale. Client retry logic reads only these two flags
- * (CONVENTIONS §6).
+ * (docs/conventions.md#errors-are-codes).
  */
 public final class Errors {
   private Errors() {}

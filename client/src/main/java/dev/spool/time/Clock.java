@@ -1,8 +1,8 @@
 package dev.spool.time;
 
 /**
- * Time, injected (CONVENTIONS: time and randomness are injected). Logic takes a {@code Clock} or a
- * {@code nowMs} argument; only the edges use {@link #SYSTEM}.
+ * Time, injected (docs/conventions.md#injected-time-and-randomness). Logic takes a {@code Clock} or
+ * a {@code nowMs} argument; only the edges use {@link #SYSTEM}.
  */
 public interface Clock {
   /** Wall-clock milliseconds since the epoch (for timestamps and retention). */

@@ -19,7 +19,7 @@ import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** Module boundaries of the client module (CONVENTIONS §8). */
+/** Module boundaries of the client module (docs/conventions.md#module-boundaries). */
 @Tag("unit")
 class ArchitectureTest {
   private static final JavaClasses MAIN =
@@ -93,7 +93,7 @@ class ArchitectureTest {
     noClasses()
         .should()
         .resideInAnyPackage("..util..", "..helper..", "..manager..")
-        .because("CONVENTIONS: no util, helper or manager packages")
+        .because("docs/conventions.md#names: no util, helper or manager packages")
         .check(MAIN);
   }
 }

@@ -8,8 +8,8 @@ import java.util.List;
 
 /**
  * Every configuration key of the data-plane module (the broker role and the node process), with its
- * default and one sentence of documentation: the one place (CONVENTIONS §5). The node merges this
- * definition with the quorum's and prints both in {@code spool node start --help}.
+ * default and one sentence of documentation: the one place (docs/conventions.md#typed-config). The
+ * node merges this definition with the quorum's and prints both in {@code spool node start --help}.
  */
 public final class BrokerConfig {
   private BrokerConfig() {}

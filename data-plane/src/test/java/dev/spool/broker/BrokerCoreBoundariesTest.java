@@ -9,9 +9,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * CONVENTIONS §8 for the broker core: replication does not know about requests or sockets (handlers
- * call it, never the reverse), handlers do not reach into storage internals, and nothing here
- * imports Ratis (only the quorum's ratis package may).
+ * Module boundaries (docs/conventions.md#module-boundaries) for the broker core: replication does
+ * not know about requests or sockets (handlers call it, never the reverse), handlers do not reach
+ * into storage internals, and nothing here imports Ratis (only the quorum's ratis package may).
  */
 @Tag("unit")
 class BrokerCoreBoundariesTest {

@@ -8,7 +8,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** Module boundaries (CONVENTIONS §8). */
+/** Module boundaries (docs/conventions.md#module-boundaries). */
 @Tag("unit")
 class ArchitectureTest {
   private static final JavaClasses MAIN =

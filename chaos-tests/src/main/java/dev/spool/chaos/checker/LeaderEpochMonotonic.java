@@ -15,7 +15,8 @@ import java.util.TreeSet;
  * <b>leader-epoch-monotonic</b> (white-box): partition leader epochs only grow, and one epoch has
  * one leader.
  *
- * <p>Three rules, each a consequence of "the epoch grows on every leader change" (ARCHITECTURE §3):
+ * <p>Three rules, each a consequence of "the epoch grows on every leader change"
+ * (docs/architecture.md#leader-epochs-and-truncation):
  *
  * <ol>
  *   <li>{@code went-backwards}: one node's successive observations of a partition never show a

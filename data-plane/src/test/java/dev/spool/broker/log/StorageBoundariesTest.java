@@ -9,7 +9,10 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** CONVENTIONS §8 for the storage engine: internals stay internal, the record format stays pure. */
+/**
+ * Module boundaries (docs/conventions.md#module-boundaries) for the storage engine: internals stay
+ * internal, the record format stays pure.
+ */
 @Tag("unit")
 class StorageBoundariesTest {
   private static final JavaClasses MAIN =

@@ -127,8 +127,8 @@ final class MetadataStateMachine extends BaseStateMachine {
     return leaderId;
   }
 
-  // ---------------------------------------------------------------- lifecycle (ratis.md §4, P2,
-  // P3)
+  // ---------------------------------------------------------------- lifecycle
+  // docs/ratis.md#p2-pause-and-the-lifecycle and docs/ratis.md#p3-reload-snapshots-from-disk
 
   @Override
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
@@ -169,7 +169,10 @@ final class MetadataStateMachine extends BaseStateMachine {
     return storage.getLatestSnapshot();
   }
 
-  /** Loads the newest snapshot from disk (not the cached one, ratis.md P3), or starts empty. */
+  /**
+   * Loads the newest snapshot from disk (not the cached one:
+   * docs/ratis.md#p3-reload-snapshots-from-disk), or starts empty.
+   */
   private void loadLatestSnapshot() throws IOException {
     SingleFileSnapshotInfo info = storage.loadLatestSnapshot();
     if (info == null) {

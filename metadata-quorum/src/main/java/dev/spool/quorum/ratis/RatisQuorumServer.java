@@ -80,7 +80,8 @@ public final class RatisQuorumServer implements QuorumServer {
             .setGroup(group)
             .setProperties(RaftSetup.serverProperties(settings))
             .setStateMachine(stateMachine)
-            // RECOVER reuses an existing directory and formats a missing one (ratis.md P5).
+            // RECOVER reuses an existing directory and formats a missing one
+            // (docs/ratis.md#p5-startup-option-recover).
             .setOption(RaftStorage.StartupOption.RECOVER)
             .build();
     server.start();

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Opens a partition directory: removes leftovers of interrupted deletions, opens the segments and
- * brings the log back to a consistent state (ARCHITECTURE §4 "Crash recovery").
+ * brings the log back to a consistent state (docs/architecture.md#crash-recovery).
  *
  * <p>After a clean shutdown nothing is scanned: index files are sanity-checked (rebuilt if they
  * make no sense) and the log end offset is read from the tail after the last index entry. Otherwise
