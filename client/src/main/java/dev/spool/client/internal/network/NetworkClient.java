@@ -2,6 +2,7 @@ package dev.spool.client.internal.network;
 
 import com.google.protobuf.MessageLite;
 import dev.spool.client.SpoolException;
+import dev.spool.common.SpoolVersion;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.Frame;
 import dev.spool.protocol.FrameBuffers;
@@ -64,15 +65,15 @@ import org.slf4j.LoggerFactory;
  * <p>Failures: a request that cannot be answered fails with a {@link SpoolException} whose code
  * says what to do. Connection problems (connect failure, peer close, write failure, invalid frame)
  * fail every queued and in-flight request on that connection with the retriable
- * BROKER_NOT_AVAILABLE (which also asks for a metadata refresh); a request not answered by its
- * deadline fails with REQUEST_TIMED_OUT and closes the connection, because later responses on it
- * could no longer be trusted to be in order; a broker without a common version for an API fails
- * requests for that API with UNSUPPORTED_VERSION, naming both version ranges.
+ * BROKER_NOT_AVAILABLE (which also asks for a metadata refresh), and so does a request still
+ * waiting at its deadline for a connection that never became ready; a request written but not
+ * answered by its deadline fails with REQUEST_TIMED_OUT and closes the connection, because later
+ * responses on it could no longer be trusted to be in order; a broker without a common version for
+ * an API fails requests for that API with UNSUPPORTED_VERSION, naming both version ranges.
  */
 public final class NetworkClient implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NetworkClient.class);
   private static final String SOFTWARE_NAME = "spool-java";
-  private static final String SOFTWARE_VERSION = "0.1.0";
 
   /** Hears about connections; called on the I/O thread. */
   public interface ConnectionListener {
@@ -371,7 +372,7 @@ public final class NetworkClient implements AutoCloseable {
             ApiKey.API_VERSIONS,
             ApiVersionsRequest.newBuilder()
                 .setClientSoftwareName(SOFTWARE_NAME)
-                .setClientSoftwareVersion(SOFTWARE_VERSION)
+                .setClientSoftwareVersion(SpoolVersion.version())
                 .build(),
             null,
             config.connectTimeoutMs(),
@@ -594,21 +595,28 @@ public final class NetworkClient implements AutoCloseable {
         Request r = it.next();
         if (now - r.deadlineNs >= 0) {
           it.remove();
-          fail(
-              r,
-              new SpoolException(
-                  ErrorCode.REQUEST_TIMED_OUT,
-                  r.api
-                      + " to "
-                      + c.node
-                      + " could not be sent within "
-                      + r.timeoutMs
-                      + " ms (connection "
-                      + c.state
-                      + ")"));
+          fail(r, notSentInTime(c, r));
         }
       }
     }
+  }
+
+  /**
+   * Why {@code r} is still queued at its deadline. A connection that never became ready (still
+   * connecting, handshaking or waiting to reconnect) means the broker could not be reached:
+   * BROKER_NOT_AVAILABLE, as a failed connect says, and not REQUEST_TIMED_OUT, which would tell the
+   * caller a reachable broker was too slow (a request that waited out its deadline behind the
+   * reconnect backoff of an unreachable node used to say that). A ready connection that stayed busy
+   * (every in-flight slot taken, or the socket not writable) is a slow broker: REQUEST_TIMED_OUT.
+   */
+  private static SpoolException notSentInTime(Connection c, Request r) {
+    String what =
+        r.api + " to " + c.node + " could not be sent within " + r.timeoutMs + " ms (connection ";
+    if (c.state != ConnectionState.READY) {
+      return new SpoolException(
+          ErrorCode.BROKER_NOT_AVAILABLE, what + c.state + ": never became ready)");
+    }
+    return new SpoolException(ErrorCode.REQUEST_TIMED_OUT, what + "ready but busy)");
   }
 
   /**
