@@ -4,7 +4,7 @@ import dev.spool.broker.log.LogManager;
 import dev.spool.chaos.cluster.ProcessCluster;
 import dev.spool.client.Admin;
 import dev.spool.client.NewTopic;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

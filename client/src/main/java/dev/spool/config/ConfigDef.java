@@ -118,6 +118,21 @@ public final class ConfigDef {
     return new Config(this, Collections.unmodifiableMap(values), explicit);
   }
 
+  /**
+   * Every key at its default, as if {@link #parse} had been given no values but required keys were
+   * allowed to stay unset: the one source of the defaults that settings records built without a
+   * config file (tests, offline tools) use. Reading a required key from it throws.
+   */
+  public Config defaults() {
+    Map<ConfigKey<?>, Object> values = new LinkedHashMap<>();
+    for (ConfigKey<?> key : keys.values()) {
+      if (!key.required()) {
+        values.put(key, key.defaultValue());
+      }
+    }
+    return new Config(this, Collections.unmodifiableMap(values), Map.of());
+  }
+
   private String suggestion(String unknown) {
     String best = null;
     int bestDistance = Integer.MAX_VALUE;

@@ -1,5 +1,6 @@
 package dev.spool.quorum;
 
+import dev.spool.common.HostPort;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
@@ -269,6 +270,11 @@ public final class QuorumConfig {
     } catch (IllegalArgumentException e) {
       return "is not a voter list (" + e.getMessage() + ")";
     }
+  }
+
+  /** The controller settings of a config that sets nothing: the keys' defaults, for tests. */
+  public static ControllerSettings defaultControllerSettings() {
+    return controllerSettings(DEF.defaults());
   }
 
   /** The settings the pure controller decisions use. */

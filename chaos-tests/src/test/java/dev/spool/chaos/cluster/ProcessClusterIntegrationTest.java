@@ -16,7 +16,7 @@ import dev.spool.chaos.net.NetNamespaces;
 import dev.spool.client.NewTopic;
 import dev.spool.client.Producer;
 import dev.spool.client.ProducerRecord;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.PartitionMetadata;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package dev.spool.broker.replication;
 
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import java.util.Optional;
 
 /**

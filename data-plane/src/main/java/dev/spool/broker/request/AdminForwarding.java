@@ -1,8 +1,8 @@
 package dev.spool.broker.request;
 
 import dev.spool.broker.replication.ExceptionCodes;
-import dev.spool.client.SpoolException;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
 
 /** Maps a failed call to the quorum onto the error code an admin answer carries. */
 final class AdminForwarding {

@@ -1,8 +1,8 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
-import dev.spool.broker.network.Response;
 import dev.spool.common.SpoolVersion;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.message.ApiVersionsRequest;
@@ -11,10 +11,10 @@ import java.util.concurrent.CompletableFuture;
 /** ApiVersions: the versions of every API this broker speaks. Netty thread, no state. */
 public final class ApiVersionsHandler implements RequestHandler {
   @Override
-  public CompletableFuture<Response> handle(RequestContext request) {
+  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     request.frame().parseBody(ApiVersionsRequest.parser());
     return CompletableFuture.completedFuture(
-        Response.of(
+        BrokerResponse.of(
             ApiVersionTable.CURRENT
                 .toResponse()
                 .setServerSoftwareVersion(SpoolVersion.describe())

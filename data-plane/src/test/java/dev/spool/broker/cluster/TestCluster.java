@@ -2,6 +2,7 @@ package dev.spool.broker.cluster;
 
 import dev.spool.broker.Broker;
 import dev.spool.broker.BrokerConfig;
+import dev.spool.common.Clock;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.quorum.QuorumClient;
@@ -9,7 +10,6 @@ import dev.spool.quorum.QuorumClientSettings;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.QuorumSettings;
-import dev.spool.time.Clock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;

@@ -28,6 +28,7 @@ class StorageBoundariesTest {
         .should()
         .dependOnClassesThat()
         .resideInAPackage("dev.spool.broker.log.internal..")
+        .because("segment and index internals may change freely behind the log's API")
         .check(MAIN);
   }
 
@@ -39,6 +40,7 @@ class StorageBoundariesTest {
         .should()
         .onlyDependOnClassesThat()
         .resideInAnyPackage("dev.spool.record..", "java..")
+        .because("the record format is byte-level code shared by clients, brokers and tools")
         .check(MAIN);
   }
 }

@@ -1,6 +1,6 @@
 package dev.spool.broker.replication;
 
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 
 /**
  * A follower of the current leader (same leader epoch) holds exactly the leader's batches below the

@@ -1,10 +1,10 @@
 package dev.spool.broker.replication;
 
 import dev.spool.broker.log.PartitionLog;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.ManualClock;
+import dev.spool.common.TopicPartition;
 import dev.spool.quorum.image.Records;
 import dev.spool.quorum.message.MetadataRecord;
-import dev.spool.time.ManualClock;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.spool.broker.replication;
 
-import dev.spool.client.TopicPartition;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
 import dev.spool.quorum.image.PartitionState;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordBatchBuilder;

@@ -1,6 +1,6 @@
 package dev.spool.broker.replication;
 
-import dev.spool.time.ManualClock;
+import dev.spool.common.ManualClock;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.PriorityQueue;

@@ -1,5 +1,7 @@
 package dev.spool.broker.replication;
 
+import dev.spool.common.ManualClock;
+import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.controller.BrokerHeartbeatTracker;
 import dev.spool.quorum.controller.ClusterDuties;
 import dev.spool.quorum.controller.ControllerSettings;
@@ -15,7 +17,6 @@ import dev.spool.quorum.message.AlterPartitionResponse;
 import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.MetadataRecord;
 import dev.spool.quorum.message.RecordResult;
-import dev.spool.time.ManualClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -37,7 +38,7 @@ final class SimQuorum {
   final BrokerHeartbeatTracker tracker =
       new BrokerHeartbeatTracker(ReplicationSimulation.SESSION_TIMEOUT_MS);
   final ControllerSettings settings =
-      ControllerSettings.defaults()
+      QuorumConfig.defaultControllerSettings()
           .withSessionTimeoutMs(ReplicationSimulation.SESSION_TIMEOUT_MS)
           .withLeaderBalancing(true, 1);
 

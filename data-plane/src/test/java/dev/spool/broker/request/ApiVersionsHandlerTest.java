@@ -3,8 +3,8 @@ package dev.spool.broker.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
-import dev.spool.broker.network.Response;
 import dev.spool.common.SpoolVersion;
 import dev.spool.protocol.Frame;
 import dev.spool.protocol.message.ApiKey;
@@ -28,7 +28,7 @@ class ApiVersionsHandlerTest {
         Frame.encodePrefix(ByteBufAllocator.DEFAULT, h, ApiVersionsRequest.getDefaultInstance(), 0);
     frame.skipBytes(4);
     try {
-      Response r =
+      BrokerResponse r =
           new ApiVersionsHandler()
               .handle(new RequestContext(h, Frame.parse(frame), frame, "test", null, 0))
               .get(5, TimeUnit.SECONDS);

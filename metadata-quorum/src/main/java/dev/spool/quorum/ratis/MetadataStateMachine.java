@@ -1,6 +1,7 @@
 package dev.spool.quorum.ratis;
 
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.Clock;
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.quorum.controller.ActiveController;
 import dev.spool.quorum.controller.ControllerSettings;
@@ -18,7 +19,6 @@ import dev.spool.quorum.message.ControllerRequest;
 import dev.spool.quorum.message.MetadataEntry;
 import dev.spool.quorum.message.MetadataSnapshot;
 import dev.spool.quorum.message.RecordResult;
-import dev.spool.time.Clock;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;

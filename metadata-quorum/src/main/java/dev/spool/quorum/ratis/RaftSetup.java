@@ -1,7 +1,7 @@
 package dev.spool.quorum.ratis;
 
+import dev.spool.common.HostPort;
 import dev.spool.config.Config;
-import dev.spool.quorum.HostPort;
 import dev.spool.quorum.QuorumClientSettings;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumSettings;

@@ -1,7 +1,8 @@
 package dev.spool.quorum.ratis;
 
+import dev.spool.common.Clock;
+import dev.spool.common.HostPort;
 import dev.spool.protocol.message.QuorumInfo;
-import dev.spool.quorum.HostPort;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.QuorumSettings;
@@ -11,7 +12,6 @@ import dev.spool.quorum.message.ControllerRequest;
 import dev.spool.quorum.message.ControllerWriteRequest;
 import dev.spool.quorum.message.ControllerWriteResponse;
 import dev.spool.quorum.message.MetadataBatch;
-import dev.spool.time.Clock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.HashMap;

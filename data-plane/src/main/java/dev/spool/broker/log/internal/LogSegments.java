@@ -2,7 +2,7 @@ package dev.spool.broker.log.internal;
 
 import dev.spool.broker.log.LogConfig;
 import dev.spool.broker.log.TimestampAndOffset;
-import dev.spool.time.Clock;
+import dev.spool.common.Clock;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
