@@ -4,14 +4,12 @@ import com.google.protobuf.MessageLite;
 import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
-import dev.spool.common.SpoolVersion;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.Frame;
 import dev.spool.protocol.FrameBuffers;
 import dev.spool.protocol.FrameDecoder;
 import dev.spool.protocol.InvalidFrameException;
 import dev.spool.protocol.message.ApiKey;
-import dev.spool.protocol.message.ApiVersionsRequest;
 import dev.spool.protocol.message.ApiVersionsResponse;
 import dev.spool.protocol.message.RequestHeader;
 import dev.spool.protocol.message.ResponseHeader;
@@ -42,7 +40,6 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -73,7 +70,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class NetworkClient implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NetworkClient.class);
-  private static final String SOFTWARE_NAME = "spool-java";
 
   /** Hears about connections; called on the I/O thread. */
   public interface ConnectionListener {
@@ -87,18 +83,11 @@ public final class NetworkClient implements AutoCloseable {
   private final EventLoopGroup group;
   private final EventLoop loop;
   private final Bootstrap bootstrap;
-  private final ExponentialBackoff reconnectBackoff;
+  private final NodeReconnects reconnects;
   private final FrameBuffers frameBuffers;
   private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
   // I/O thread only:
   private final Map<Integer, Connection> connections = new HashMap<>();
-  private final Map<Integer, Integer> connectFailures = new HashMap<>();
-  private final Map<Integer, Long> reconnectAtNs = new HashMap<>();
-
-  /**
-   * When a connection to each node id was last attempted; breaks ties in {@link #leastLoadedNode}.
-   */
-  private final Map<Integer, Long> lastConnectAttemptNs = new HashMap<>();
 
   private final ScheduledFuture<?> ticker;
   private volatile boolean closed;
@@ -110,12 +99,7 @@ public final class NetworkClient implements AutoCloseable {
   public NetworkClient(NetworkConfig config, Clock clock, Random random) {
     this.config = config;
     this.clock = clock;
-    this.reconnectBackoff =
-        new ExponentialBackoff(
-            config.reconnectBackoffMs(),
-            Math.max(config.reconnectBackoffMs(), config.reconnectBackoffMaxMs()),
-            0.2,
-            random);
+    this.reconnects = new NodeReconnects(config, random);
     // Pooled frame arrays: enough for a few fetch answers of the default sizes in flight and
     // buffered; larger or more are left to the garbage collector.
     this.frameBuffers =
@@ -230,8 +214,7 @@ public final class NetworkClient implements AutoCloseable {
     if (c != null && c.state != ConnectionState.BACKOFF) {
       return 0;
     }
-    Long at = reconnectAtNs.get(node.id());
-    return at == null ? 0 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(at - clock.nanoTime()));
+    return reconnects.delayMs(node.id(), clock.nanoTime());
   }
 
   /**
@@ -257,7 +240,7 @@ public final class NetworkClient implements AutoCloseable {
       } else {
         score = 2_000_000L + reconnectDelayMs(n);
       }
-      long attemptNs = lastConnectAttemptNs.getOrDefault(n.id(), Long.MIN_VALUE);
+      long attemptNs = reconnects.lastAttemptNs(n.id());
       if (score < bestScore || score == bestScore && attemptNs < bestAttemptNs) {
         best = n;
         bestScore = score;
@@ -318,8 +301,8 @@ public final class NetworkClient implements AutoCloseable {
     if (c == null) {
       c = new Connection(node);
       connections.put(node.id(), c);
-      Long at = reconnectAtNs.get(node.id());
-      if (at != null && at - clock.nanoTime() > 0) {
+      Long at = reconnects.waitingUntilNs(node.id(), clock.nanoTime());
+      if (at != null) {
         c.connectAtNs = at;
         c.state = ConnectionState.BACKOFF;
         c.stateSinceNs = clock.nanoTime();
@@ -331,7 +314,7 @@ public final class NetworkClient implements AutoCloseable {
   }
 
   private void connect(Connection c) {
-    lastConnectAttemptNs.put(c.node.id(), clock.nanoTime());
+    reconnects.attempting(c.node.id(), clock.nanoTime());
     transition(c, ConnectionState.CONNECTING, "connecting");
     Bootstrap b =
         bootstrap
@@ -371,10 +354,7 @@ public final class NetworkClient implements AutoCloseable {
         new Request(
             c.node,
             ApiKey.API_VERSIONS,
-            ApiVersionsRequest.newBuilder()
-                .setClientSoftwareName(SOFTWARE_NAME)
-                .setClientSoftwareVersion(SpoolVersion.version())
-                .build(),
+            ApiVersionsHandshake.request(),
             null,
             config.connectTimeoutMs(),
             true,
@@ -393,23 +373,14 @@ public final class NetworkClient implements AutoCloseable {
         r.releaseData();
         continue;
       }
-      Optional<Integer> version = ApiVersionTable.CURRENT.highestCommon(r.api, c.versions);
-      if (version.isEmpty()) {
-        fail(
-            r,
-            new SpoolException(
-                ErrorCode.UNSUPPORTED_VERSION,
-                c.node
-                    + " has no version of "
-                    + r.api
-                    + " in common with this client (broker: "
-                    + c.versions.range(r.api).map(Object::toString).orElse("none")
-                    + ", client: "
-                    + ApiVersionTable.CURRENT.range(r.api).map(Object::toString).orElse("none")
-                    + ")"));
+      int version;
+      try {
+        version = ApiVersionsHandshake.versionFor(r.api, c.node, c.versions);
+      } catch (SpoolException e) {
+        fail(r, e);
         continue;
       }
-      write(c, r, version.get());
+      write(c, r, version);
     }
   }
 
@@ -513,40 +484,13 @@ public final class NetworkClient implements AutoCloseable {
   }
 
   private void onHandshake(Connection c, ApiVersionsResponse response) {
-    if (response.getErrorCode() != ErrorCode.NONE) {
-      closeConnection(
-          c,
-          new SpoolException(
-              ErrorCode.UNSUPPORTED_VERSION,
-              "ApiVersions with " + c.node + " failed with " + response.getErrorCode()),
-          null);
+    try {
+      c.versions = ApiVersionsHandshake.accept(c.node, response);
+    } catch (SpoolException e) {
+      closeConnection(c, e, null);
       return;
     }
-    ApiVersionTable theirs = ApiVersionTable.fromResponse(response);
-    boolean anyCommon = false;
-    for (ApiKey k : ApiKey.values()) {
-      if (k != ApiKey.API_KEY_UNSPECIFIED
-          && k != ApiKey.UNRECOGNIZED
-          && ApiVersionTable.CURRENT.highestCommon(k, theirs).isPresent()) {
-        anyCommon = true;
-        break;
-      }
-    }
-    if (!anyCommon) {
-      closeConnection(
-          c,
-          new SpoolException(
-              ErrorCode.UNSUPPORTED_VERSION,
-              c.node
-                  + " (software "
-                  + response.getServerSoftwareVersion()
-                  + ") shares no API version with this client"),
-          null);
-      return;
-    }
-    c.versions = theirs;
-    connectFailures.remove(c.node.id());
-    reconnectAtNs.remove(c.node.id());
+    reconnects.ready(c.node.id());
     transition(
         c,
         ConnectionState.READY,
@@ -634,10 +578,7 @@ public final class NetworkClient implements AutoCloseable {
     if (c.channel != null) {
       c.channel.close();
     }
-    int failures = wasReady ? 0 : connectFailures.merge(c.node.id(), 1, Integer::sum) - 1;
-    reconnectAtNs.put(
-        c.node.id(),
-        clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(reconnectBackoff.backoffMs(failures)));
+    reconnects.closed(c.node.id(), wasReady, clock.nanoTime());
     List<Request> failed = new ArrayList<>(c.inFlight);
     failed.addAll(c.pending);
     c.inFlight.clear();
