@@ -193,13 +193,6 @@ public final class NetworkClient implements AutoCloseable {
         && c.channel.isWritable();
   }
 
-  /** Whether {@code node} has a READY connection (whatever its load); never starts a connection. */
-  public boolean isConnected(Node node) {
-    assertInLoop();
-    Connection c = connections.get(node.id());
-    return c != null && c.node.equals(node) && c.state == ConnectionState.READY;
-  }
-
   /** Requests written to {@code nodeId} and not yet answered. */
   public int inFlightCount(int nodeId) {
     assertInLoop();
@@ -248,15 +241,6 @@ public final class NetworkClient implements AutoCloseable {
       }
     }
     return best;
-  }
-
-  /** Closes the connection to {@code nodeId} (if any), failing its requests as retriable. */
-  public void disconnect(int nodeId, String reason) {
-    assertInLoop();
-    Connection c = connections.get(nodeId);
-    if (c != null) {
-      closeConnection(c, new SpoolException(ErrorCode.BROKER_NOT_AVAILABLE, reason), null);
-    }
   }
 
   private void assertInLoop() {

@@ -1,6 +1,5 @@
 package dev.spool.broker.log;
 
-import dev.spool.broker.log.LeaderEpochCache.EpochEntry;
 import dev.spool.broker.log.ProducerStateEntry.BatchMetadata;
 import dev.spool.broker.log.internal.LeaderBatchValidator;
 import dev.spool.broker.log.internal.LogLoader;
@@ -755,11 +754,6 @@ public final class PartitionLog implements Closeable {
 
   public boolean isClosed() {
     return closed;
-  }
-
-  /** The epoch history as (epoch, start offset) pairs, for logs and tools. */
-  public List<EpochEntry> epochEntries() {
-    return epochCache.entries();
   }
 
   @Override

@@ -108,10 +108,6 @@ public final class ReplicaManager implements AutoCloseable {
     return List.copyOf(partitions.values());
   }
 
-  public PartitionWorkers workers() {
-    return workers;
-  }
-
   public FetchWaiters fetchWaiters() {
     return fetchWaiters;
   }
