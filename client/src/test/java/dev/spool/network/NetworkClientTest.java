@@ -21,6 +21,7 @@ import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.ProduceRequest;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -58,6 +59,13 @@ class NetworkClientTest {
 
   private Node node() {
     return new Node(1, "127.0.0.1", broker.port());
+  }
+
+  /** A port nobody listens on (bound once, then released). */
+  private static int closedPort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
   }
 
   private static SpoolException failure(CompletableFuture<?> f) {
@@ -238,10 +246,7 @@ class NetworkClientTest {
 
   @Test
   void shouldFailRetriablyWhenNobodyListensAndBackOffBeforeReconnecting() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+    int port = closedPort();
     Node dead = new Node(7, "127.0.0.1", port);
     SpoolException e =
         failure(client.send(dead, ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000));
@@ -259,10 +264,7 @@ class NetworkClientTest {
    */
   @Test
   void shouldCallARequestWhoseConnectionNeverBecameReadyBrokerNotAvailable() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+    int port = closedPort();
     Node dead = new Node(7, "127.0.0.1", port);
     // A 10 s reconnect backoff: after the first refused connect the node stays in backoff far
     // beyond the second request's 200 ms deadline, so that request is never written.
@@ -317,10 +319,7 @@ class NetworkClientTest {
    */
   @Test
   void shouldGiveANodeNotYetTriedItsTurnOverOneThatFailed() throws Exception {
-    int deadPort;
-    try (ServerSocket s = new ServerSocket(0)) {
-      deadPort = s.getLocalPort();
-    }
+    int deadPort = closedPort();
     Node dead = new Node(-1, "127.0.0.1", deadPort);
     Node alsoDead = new Node(-2, "127.0.0.1", deadPort);
     Node live = new Node(-3, "127.0.0.1", broker.port());

@@ -462,19 +462,7 @@ public final class ReplicaManager implements AutoCloseable {
   private final class Listener implements PartitionListener {
     @Override
     public void sendIsrChange(Partition partition, IsrChange change) {
-      AlterPartitionRequest req =
-          AlterPartitionRequest.newBuilder()
-              .setBrokerId(brokerId)
-              .setBrokerEpoch(brokerEpoch.getAsLong())
-              .addPartitions(
-                  AlterPartitionRequest.Partition.newBuilder()
-                      .setTopic(change.topic())
-                      .setTopicId(change.topicId())
-                      .setPartition(change.partition())
-                      .setLeaderEpoch(change.leaderEpoch())
-                      .setPartitionEpoch(change.partitionEpoch())
-                      .addAllNewIsr(change.newIsr()))
-              .build();
+      AlterPartitionRequest req = change.toRequest(brokerId, brokerEpoch.getAsLong());
       TopicPartition tp = partition.topicPartition();
       quorum
           .alterPartition(req)
@@ -517,28 +505,7 @@ public final class ReplicaManager implements AutoCloseable {
             -1);
         return;
       }
-      if (resp.getErrorCode() != ErrorCode.NONE || resp.getPartitionsCount() == 0) {
-        partition.onIsrChangeResult(
-            change,
-            resp.getErrorCode() == ErrorCode.NONE
-                ? ErrorCode.UNKNOWN_SERVER_ERROR
-                : resp.getErrorCode(),
-            resp.getErrorMessage(),
-            -1,
-            List.of(),
-            -1,
-            -1);
-        return;
-      }
-      AlterPartitionResponse.PartitionResult r = resp.getPartitions(0);
-      partition.onIsrChangeResult(
-          change,
-          r.getErrorCode(),
-          r.getErrorMessage(),
-          r.getLeader(),
-          r.getIsrList(),
-          r.getLeaderEpoch(),
-          r.getPartitionEpoch());
+      change.deliverAnswer(partition, resp);
     }
 
     @Override

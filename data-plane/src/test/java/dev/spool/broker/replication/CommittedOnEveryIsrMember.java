@@ -10,39 +10,34 @@ import java.util.Map;
  *
  * <p>Threads: the simulation's single thread.
  */
-final class CommittedOnEveryIsrMember implements Invariant {
+final class CommittedOnEveryIsrMember implements Invariant.PerLeader {
   @Override
-  public void check(ReplicationSimulation sim) {
-    for (TopicPartition tp : sim.tps) {
-      for (SimBroker l : sim.leadersOf(tp)) {
-        Partition p = l.partitions.get(tp);
-        long hw = p.log().highWatermark();
-        Map<Long, LogShadow.Batch> committed = l.shadows.get(tp).below(hw);
-        for (int m : p.leaderState().maximalIsr()) {
-          SimBroker mb = sim.broker(m);
-          if (m == l.id || !mb.alive || !mb.shadows.containsKey(tp)) {
-            continue;
-          }
-          sim.check(
-              mb.shadows.get(tp).below(hw).equals(committed),
-              name(),
-              () ->
-                  "leader "
-                      + l.id
-                      + " of "
-                      + tp
-                      + " (epoch "
-                      + p.leaderEpoch()
-                      + ", HW "
-                      + hw
-                      + ") has "
-                      + l.shadows.get(tp).describe(hw)
-                      + " but ISR member "
-                      + m
-                      + " has "
-                      + mb.shadows.get(tp).describe(hw));
-        }
+  public void check(ReplicationSimulation sim, TopicPartition tp, SimBroker l, Partition p) {
+    long hw = p.log().highWatermark();
+    Map<Long, LogShadow.Batch> committed = l.shadows.get(tp).below(hw);
+    for (int m : p.leaderState().maximalIsr()) {
+      SimBroker mb = sim.broker(m);
+      if (m == l.id || !mb.alive || !mb.shadows.containsKey(tp)) {
+        continue;
       }
+      sim.check(
+          mb.shadows.get(tp).below(hw).equals(committed),
+          name(),
+          () ->
+              "leader "
+                  + l.id
+                  + " of "
+                  + tp
+                  + " (epoch "
+                  + p.leaderEpoch()
+                  + ", HW "
+                  + hw
+                  + ") has "
+                  + l.shadows.get(tp).describe(hw)
+                  + " but ISR member "
+                  + m
+                  + " has "
+                  + mb.shadows.get(tp).describe(hw));
     }
   }
 }

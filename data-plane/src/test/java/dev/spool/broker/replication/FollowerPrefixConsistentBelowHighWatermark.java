@@ -9,40 +9,35 @@ import dev.spool.common.TopicPartition;
  *
  * <p>Threads: the simulation's single thread.
  */
-final class FollowerPrefixConsistentBelowHighWatermark implements Invariant {
+final class FollowerPrefixConsistentBelowHighWatermark implements Invariant.PerLeader {
   @Override
-  public void check(ReplicationSimulation sim) {
-    for (TopicPartition tp : sim.tps) {
-      for (SimBroker l : sim.leadersOf(tp)) {
-        Partition p = l.partitions.get(tp);
-        long hw = p.log().highWatermark();
-        for (SimBroker f : sim.brokers) {
-          Partition fp = f.alive ? f.partitions.get(tp) : null;
-          if (fp == null
-              || fp.role() != ReplicaRole.FOLLOWER
-              || fp.leaderId() != l.id
-              || fp.leaderEpoch() != p.leaderEpoch()) {
-            continue;
-          }
-          long bound = Math.min(hw, fp.log().highWatermark());
-          sim.check(
-              f.shadows.get(tp).below(bound).equals(l.shadows.get(tp).below(bound)),
-              name(),
-              () ->
-                  "follower "
-                      + f.id
-                      + " of "
-                      + tp
-                      + " differs from leader "
-                      + l.id
-                      + " below "
-                      + bound
-                      + ": "
-                      + f.shadows.get(tp).describe(bound)
-                      + " vs "
-                      + l.shadows.get(tp).describe(bound));
-        }
+  public void check(ReplicationSimulation sim, TopicPartition tp, SimBroker l, Partition p) {
+    long hw = p.log().highWatermark();
+    for (SimBroker f : sim.brokers) {
+      Partition fp = f.alive ? f.partitions.get(tp) : null;
+      if (fp == null
+          || fp.role() != ReplicaRole.FOLLOWER
+          || fp.leaderId() != l.id
+          || fp.leaderEpoch() != p.leaderEpoch()) {
+        continue;
       }
+      long bound = Math.min(hw, fp.log().highWatermark());
+      sim.check(
+          f.shadows.get(tp).below(bound).equals(l.shadows.get(tp).below(bound)),
+          name(),
+          () ->
+              "follower "
+                  + f.id
+                  + " of "
+                  + tp
+                  + " differs from leader "
+                  + l.id
+                  + " below "
+                  + bound
+                  + ": "
+                  + f.shadows.get(tp).describe(bound)
+                  + " vs "
+                  + l.shadows.get(tp).describe(bound));
     }
   }
 }

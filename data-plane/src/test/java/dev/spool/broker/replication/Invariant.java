@@ -1,5 +1,7 @@
 package dev.spool.broker.replication;
 
+import dev.spool.common.TopicPartition;
+
 /**
  * A named property of the replicated cluster that a {@link ReplicationSimulation} checks after
  * every step (the one in {@link ReplicationSimulation#FINAL_CHECKS} once, after the faults are
@@ -20,4 +22,19 @@ interface Invariant {
 
   /** Throws {@link AssertionError} when the invariant does not hold in {@code sim} now. */
   void check(ReplicationSimulation sim);
+
+  /** An invariant of one leader: checked for each partition on every live broker leading it. */
+  interface PerLeader extends Invariant {
+    /** Checks {@code leader}, which leads {@code tp} with replica {@code p}. */
+    void check(ReplicationSimulation sim, TopicPartition tp, SimBroker leader, Partition p);
+
+    @Override
+    default void check(ReplicationSimulation sim) {
+      for (TopicPartition tp : sim.tps) {
+        for (SimBroker l : sim.leadersOf(tp)) {
+          check(sim, tp, l, l.partitions.get(tp));
+        }
+      }
+    }
+  }
 }

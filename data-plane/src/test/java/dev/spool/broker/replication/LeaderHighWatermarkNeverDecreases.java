@@ -10,33 +10,28 @@ import java.util.Map;
  *
  * <p>Threads: the simulation's single thread.
  */
-final class LeaderHighWatermarkNeverDecreases implements Invariant {
+final class LeaderHighWatermarkNeverDecreases implements Invariant.PerLeader {
   /** "broker/incarnation/partition@epoch" -> the high watermark seen last. */
   private final Map<String, Long> leaderHighWatermark = new HashMap<>();
 
   @Override
-  public void check(ReplicationSimulation sim) {
-    for (TopicPartition tp : sim.tps) {
-      for (SimBroker l : sim.leadersOf(tp)) {
-        Partition p = l.partitions.get(tp);
-        long hw = p.log().highWatermark();
-        String hwKey = l.id + "/" + l.incarnation + "/" + tp + "@" + p.leaderEpoch();
-        Long prevHw = leaderHighWatermark.put(hwKey, hw);
-        sim.check(
-            prevHw == null || hw >= prevHw,
-            name(),
-            () ->
-                "broker "
-                    + l.id
-                    + " "
-                    + tp
-                    + " epoch "
-                    + p.leaderEpoch()
-                    + ": "
-                    + prevHw
-                    + " -> "
-                    + hw);
-      }
-    }
+  public void check(ReplicationSimulation sim, TopicPartition tp, SimBroker l, Partition p) {
+    long hw = p.log().highWatermark();
+    String hwKey = l.id + "/" + l.incarnation + "/" + tp + "@" + p.leaderEpoch();
+    Long prevHw = leaderHighWatermark.put(hwKey, hw);
+    sim.check(
+        prevHw == null || hw >= prevHw,
+        name(),
+        () ->
+            "broker "
+                + l.id
+                + " "
+                + tp
+                + " epoch "
+                + p.leaderEpoch()
+                + ": "
+                + prevHw
+                + " -> "
+                + hw);
   }
 }

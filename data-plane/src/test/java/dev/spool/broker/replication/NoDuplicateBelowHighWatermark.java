@@ -11,35 +11,31 @@ import java.util.Set;
  *
  * <p>Threads: the simulation's single thread.
  */
-final class NoDuplicateBelowHighWatermark implements Invariant {
+final class NoDuplicateBelowHighWatermark implements Invariant.PerLeader {
   @Override
-  public void check(ReplicationSimulation sim) {
-    for (TopicPartition tp : sim.tps) {
-      for (SimBroker l : sim.leadersOf(tp)) {
-        long hw = l.partitions.get(tp).log().highWatermark();
-        Set<String> writes = new HashSet<>();
-        for (Map.Entry<Long, LogShadow.Batch> e : l.shadows.get(tp).below(hw).entrySet()) {
-          LogShadow.Batch b = e.getValue();
-          if (b.producerId() < 0) {
-            continue;
-          }
-          String w = b.producerId() + "/" + b.baseSequence();
-          sim.check(
-              writes.add(w),
-              name(),
-              () ->
-                  "leader "
-                      + l.id
-                      + " of "
-                      + tp
-                      + " holds producer/sequence "
-                      + w
-                      + " twice below HW "
-                      + hw
-                      + ", again at "
-                      + e.getKey());
-        }
+  public void check(ReplicationSimulation sim, TopicPartition tp, SimBroker l, Partition p) {
+    long hw = p.log().highWatermark();
+    Set<String> writes = new HashSet<>();
+    for (Map.Entry<Long, LogShadow.Batch> e : l.shadows.get(tp).below(hw).entrySet()) {
+      LogShadow.Batch b = e.getValue();
+      if (b.producerId() < 0) {
+        continue;
       }
+      String w = b.producerId() + "/" + b.baseSequence();
+      sim.check(
+          writes.add(w),
+          name(),
+          () ->
+              "leader "
+                  + l.id
+                  + " of "
+                  + tp
+                  + " holds producer/sequence "
+                  + w
+                  + " twice below HW "
+                  + hw
+                  + ", again at "
+                  + e.getKey());
     }
   }
 }

@@ -280,19 +280,7 @@ final class SimBroker implements PartitionListener {
     sim.count("AlterPartition sent");
     int inc = incarnation;
     boolean[] answered = new boolean[1];
-    AlterPartitionRequest req =
-        AlterPartitionRequest.newBuilder()
-            .setBrokerId(id)
-            .setBrokerEpoch(brokerEpoch)
-            .addPartitions(
-                AlterPartitionRequest.Partition.newBuilder()
-                    .setTopic(change.topic())
-                    .setTopicId(change.topicId())
-                    .setPartition(change.partition())
-                    .setLeaderEpoch(change.leaderEpoch())
-                    .setPartitionEpoch(change.partitionEpoch())
-                    .addAllNewIsr(change.newIsr()))
-            .build();
+    AlterPartitionRequest req = change.toRequest(id, brokerEpoch);
     Runnable deliverFailure =
         () -> {
           if (!answered[0]
@@ -334,20 +322,7 @@ final class SimBroker implements PartitionListener {
                   return;
                 }
                 answered[0] = true;
-                if (resp.getErrorCode() != ErrorCode.NONE) {
-                  partition.onIsrChangeResult(
-                      change, resp.getErrorCode(), resp.getErrorMessage(), -1, List.of(), -1, -1);
-                  return;
-                }
-                AlterPartitionResponse.PartitionResult pr = resp.getPartitions(0);
-                partition.onIsrChangeResult(
-                    change,
-                    pr.getErrorCode(),
-                    pr.getErrorMessage(),
-                    pr.getLeader(),
-                    pr.getIsrList(),
-                    pr.getLeaderEpoch(),
-                    pr.getPartitionEpoch());
+                change.deliverAnswer(partition, resp);
               });
         });
   }

@@ -10,30 +10,25 @@ import java.util.Map;
  *
  * <p>Threads: the simulation's single thread.
  */
-final class SingleLeaderPerEpoch implements Invariant {
+final class SingleLeaderPerEpoch implements Invariant.PerLeader {
   /** "partition@epoch" -> the broker seen leading it first. */
   private final Map<String, Integer> leaderOfEpoch = new HashMap<>();
 
   @Override
-  public void check(ReplicationSimulation sim) {
-    for (TopicPartition tp : sim.tps) {
-      for (SimBroker l : sim.leadersOf(tp)) {
-        Partition p = l.partitions.get(tp);
-        String key = tp + "@" + p.leaderEpoch();
-        Integer prev = leaderOfEpoch.putIfAbsent(key, l.id);
-        sim.check(
-            prev == null || prev == l.id,
-            name(),
-            () ->
-                "brokers "
-                    + prev
-                    + " and "
-                    + l.id
-                    + " both led "
-                    + tp
-                    + " in epoch "
-                    + p.leaderEpoch());
-      }
-    }
+  public void check(ReplicationSimulation sim, TopicPartition tp, SimBroker l, Partition p) {
+    String key = tp + "@" + p.leaderEpoch();
+    Integer prev = leaderOfEpoch.putIfAbsent(key, l.id);
+    sim.check(
+        prev == null || prev == l.id,
+        name(),
+        () ->
+            "brokers "
+                + prev
+                + " and "
+                + l.id
+                + " both led "
+                + tp
+                + " in epoch "
+                + p.leaderEpoch());
   }
 }
