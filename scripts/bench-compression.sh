@@ -15,17 +15,20 @@
 # on one node.
 # REPS reps (default 3), Spool then Kafka in each, interleaved; the summary gives medians and every
 # figure. Hold the machine lock: flock /tmp/spool-heavy.lock scripts/bench-compression.sh
+# Before measuring, each side's fresh cluster takes WARMUP_N lz4 records of the same file (not
+# recorded): a cold broker JVM on 2 cores is several times slower for its first few hundred MB.
 # Env: N (records per producer run, default 1000000), CODECS ("lz4 zstd"), SPOOL_HEAP (512m),
-#      SKIP_KAFKA=1, KAFKA_HARNESS (see bench-common.sh). --quick: N=100000, 1 rep, a smoke run.
+#      WARMUP_N (500000; 0 = none), SKIP_KAFKA=1, KAFKA_HARNESS (see bench-common.sh).
+#      --quick: N=100000, WARMUP_N=0, 1 rep, a smoke run.
 set -uo pipefail
 source "$(dirname "$0")/bench-common.sh"
-COMMAND="$(command_line N CODECS SPOOL_HEAP SKIP_KAFKA KAFKA_HARNESS -- "$0" "$@")"
+COMMAND="$(command_line N CODECS SPOOL_HEAP WARMUP_N SKIP_KAFKA KAFKA_HARNESS -- "$0" "$@")"
 QUICK=0; ARGS=()
 for a in "$@"; do if [ "$a" = --quick ]; then QUICK=1; else ARGS+=("$a"); fi; done
 set -- "${ARGS[@]}"
 REPS="${1:-3}"
-if [ "$QUICK" = 1 ]; then : "${N:=100000}"; REPS=1; fi
-: "${N:=1000000}"; : "${CODECS:=lz4 zstd}"; : "${SPOOL_HEAP:=512m}"
+if [ "$QUICK" = 1 ]; then : "${N:=100000}"; : "${WARMUP_N:=0}"; REPS=1; fi
+: "${N:=1000000}"; : "${CODECS:=lz4 zstd}"; : "${SPOOL_HEAP:=512m}"; : "${WARMUP_N:=500000}"
 if [ "${SKIP_KAFKA:-0}" = 1 ]; then KAFKA_HARNESS=""; else KAFKA_HARNESS="$(find_kafka_harness)" || exit 2; fi
 OUT="$(new_run_dir bench-compression "$COMMAND")"
 DIR="$RESULTS/$(basename "$OUT")-cluster"; SPOOL="$ROOT/scripts/spool"
@@ -40,7 +43,7 @@ PRODUCER=(acks=all enable.idempotence=true batch.size=131072 linger.ms=5 buffer.
   max.in.flight.requests.per.connection=5)
 CONSUMER=(fetch.min.bytes=1 fetch.max.wait.ms=500 fetch.max.bytes=52428800
   max.partition.fetch.bytes=1048576 max.poll.records=500 check.crcs=false)
-{ echo "n=$N codecs=$CODECS reps=$REPS quick=$QUICK spool_heap=$SPOOL_HEAP kafka_harness=${KAFKA_HARNESS:-none}"
+{ echo "n=$N warmup_n=$WARMUP_N codecs=$CODECS reps=$REPS quick=$QUICK spool_heap=$SPOOL_HEAP kafka_harness=${KAFKA_HARNESS:-none}"
   echo "payload=$(md5sum < "$PAYLOAD" | cut -d' ' -f1) $(wc -l < "$PAYLOAD") lines of 1024 B (+1)"
   echo "producer=${PRODUCER[*]} compression.type=<codec>"
   echo "consumer=${CONSUMER[*]}"
@@ -63,6 +66,13 @@ spool_rep() {
     "$ROOT/scripts/cluster.sh" start --nodes 3 --dir "$DIR" --base-port 19092 >> "$OUT/cluster.log" 2>&1 \
     || step_failed "Spool cluster start" "see $OUT/cluster.log"
   local bs; bs="$(cat "$DIR/bootstrap")"
+  if [ "$WARMUP_N" -gt 0 ]; then
+    log "Spool rep $rep: warm-up, $WARMUP_N lz4 records (not recorded)"
+    "$SPOOL" topic create cbench-warmup --partitions 6 --replication-factor 3 --bootstrap "$bs" >> "$OUT/topics.log" 2>&1
+    "$SPOOL" perf produce --topic cbench-warmup --num-records "$WARMUP_N" --payload-file "$PAYLOAD" --throughput -1 \
+      --acks all "${PRODUCER_ARGS[@]}" --producer-prop compression.type=lz4 --bootstrap "$bs" > "$OUT/spool-warmup-$rep.log" 2>&1 \
+      || step_failed "Spool warm-up" "see $OUT/spool-warmup-$rep.log"
+  fi
   for codec in $CODECS; do
     local t="cbench-$codec"
     "$SPOOL" topic create "$t" --partitions 6 --replication-factor 3 --bootstrap "$bs" >> "$OUT/topics.log" 2>&1 \
@@ -110,6 +120,14 @@ kafka_rep() {
   source "$KAFKA_HARNESS/env.sh"
   local bs=127.0.0.1:9192,127.0.0.1:9292,127.0.0.1:9392
   tool() { "$JAVA" $TOOL_HEAP -Dlog4j2.configurationFile="$HARNESS_DIR/config/log4j2-tools.properties" -cp "$CP" "$@"; }
+  if [ "$WARMUP_N" -gt 0 ]; then
+    log "Kafka rep $rep: warm-up, $WARMUP_N lz4 records (not recorded)"
+    tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$bs" --create --topic cbench-warmup --partitions 6 \
+      --replication-factor 3 >> "$OUT/topics.log" 2>&1
+    tool org.apache.kafka.tools.ProducerPerformance --topic cbench-warmup --num-records "$WARMUP_N" --payload-file "$PAYLOAD" \
+      --throughput -1 --producer-props bootstrap.servers="$bs" "${PRODUCER[@]}" compression.type=lz4 > "$OUT/kafka-warmup-$rep.log" 2>&1
+    grep -q '99.9th' "$OUT/kafka-warmup-$rep.log" || { kafka_stop; step_failed "Kafka warm-up" "see $OUT/kafka-warmup-$rep.log"; }
+  fi
   for codec in $CODECS; do
     local t="cbench-$codec" f="$OUT/kafka-producer-$codec-$rep.log"
     tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$bs" --create --topic "$t" --partitions 6 \
@@ -154,6 +172,7 @@ def med(system, codec, kind, col):
     v = [float(r[col]) for r in rows if r[0] == system and r[1] == codec and r[3] == kind and r[col] != "-"]
     return (statistics.median(v), v) if v else (None, [])
 print("# Compressed produce/consume, 3 nodes RF 3, 6 partitions, acks=all, 1 KiB JSON-like events")
+print("\nSee machine.txt for the load average at the start: other work on the machine lowers both sides' figures.")
 if sys.argv[2] == "1":
     print("\n**--quick run: smoke test only, not for quoting.**")
 print("\n| codec | | Spool | Kafka | Spool / Kafka | target |")
