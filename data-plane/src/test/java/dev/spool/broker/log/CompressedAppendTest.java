@@ -250,4 +250,57 @@ class CompressedAppendTest {
     assertThrows(InvalidTimestampException.class, () -> log.appendAsLeader(batch, 0));
     assertEquals(0, log.logEndOffset());
   }
+
+  @Test
+  void maxMessageBytesAppliesToTheBatchAsSent() {
+    log = open("max.message.bytes", "4096");
+    // About 40 KiB of records that compress below 4 KiB: the compressed size is what counts.
+    ByteBuffer compressed = batch(CompressionType.ZSTD, 400, "a-fairly-repetitive-value");
+    assertTrue(compressed.remaining() < 4096, compressed.remaining() + " bytes");
+    log.appendAsLeader(compressed, 0);
+    assertEquals(400, log.logEndOffset());
+    // The same records sent uncompressed are too large, and nothing is appended.
+    ByteBuffer plain = batch(CompressionType.NONE, 400, "a-fairly-repetitive-value");
+    RecordTooLargeException e =
+        assertThrows(RecordTooLargeException.class, () -> log.appendAsLeader(plain, 0));
+    assertEquals(plain.remaining(), e.sizeInBytes());
+    assertEquals(4096, e.limitBytes());
+    assertEquals(400, log.logEndOffset());
+  }
+
+  @Test
+  void timeIndexFindsExactRecordsInCompressedBatchesAcrossSegmentsAndAfterRecovery() {
+    String[] cfg = {"segment.bytes", "1024", "index.interval.bytes", "0"};
+    log = open(cfg);
+    int batches = 60;
+    for (int i = 0; i < batches; i++) {
+      RecordBatchBuilder b =
+          new RecordBatchBuilder(256).compression(Compression.of(CompressionType.GZIP));
+      for (int r = 0; r < 10; r++) {
+        // Timestamps rise by 10 per record across the whole log.
+        b.append(clock.nowMs() + (i * 10L + r) * 10, ("k" + r).getBytes(), ("v" + r).getBytes());
+      }
+      log.appendAsLeader(b.build(), 0);
+    }
+    assertTrue(log.numberOfSegments() > 3, log.numberOfSegments() + " segments");
+    for (int round = 0; round < 2; round++) {
+      for (long offset : new long[] {0, 7, 123, 155, 299, 480, 599}) {
+        // Between two records' timestamps: the answer is the later record.
+        TimestampAndOffset found =
+            log.offsetForTimestamp(clock.nowMs() + offset * 10 - 5).orElseThrow();
+        assertEquals(offset, found.offset(), "round " + round);
+        assertEquals(clock.nowMs() + offset * 10, found.timestampMs());
+      }
+      assertTrue(log.offsetForTimestamp(clock.nowMs() + 6000).isEmpty());
+      // Unclean reopen: recovery rebuilds the indexes from the compressed batches.
+      log.close();
+      log =
+          LogTestSupport.open(
+              tmp,
+              LogConfig.from(TopicConfig.parse(Map.of(cfg[0], cfg[1], cfg[2], cfg[3])), false),
+              LogStartupState.UNKNOWN,
+              clock,
+              scheduler);
+    }
+  }
 }
