@@ -1,7 +1,6 @@
 package dev.spool.record.internal;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import net.jpountz.lz4.LZ4Exception;
@@ -18,7 +17,7 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  * least a whole block, else through one block buffer; the safe decompressor never writes past the
  * block maximum, so a block cannot inflate beyond it whatever it claims. Not thread-safe.
  */
-public final class Lz4FrameInputStream extends InputStream {
+public final class Lz4FrameInputStream extends BlockInputStream {
   private static final LZ4SafeDecompressor DECOMPRESSOR =
       LZ4Factory.fastestInstance().safeDecompressor();
 
@@ -28,8 +27,6 @@ public final class Lz4FrameInputStream extends InputStream {
   private final int maxBlockSize;
   private byte[] block;
   private ByteBuffer blockView;
-  private int blockPosition;
-  private int blockLimit;
   private boolean finished;
 
   public Lz4FrameInputStream(ByteBuffer source) throws IOException {
@@ -82,40 +79,18 @@ public final class Lz4FrameInputStream extends InputStream {
   }
 
   @Override
-  public int read() throws IOException {
-    byte[] one = new byte[1];
-    return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-  }
-
-  @Override
-  public int read(byte[] b, int off, int len) throws IOException {
-    if (len == 0) {
-      return 0;
+  protected int nextBlock(byte[] b, int off, int len) throws IOException {
+    if (finished) {
+      return -1;
     }
-    while (blockPosition == blockLimit) {
-      if (finished) {
-        return -1;
-      }
-      if (len >= maxBlockSize) {
-        int n = nextBlock(b, off);
-        if (n > 0) {
-          return n;
-        }
-      } else {
-        nextBlock(null, 0);
-      }
-    }
-    int n = Math.min(len, blockLimit - blockPosition);
-    System.arraycopy(block, blockPosition, b, off, n);
-    blockPosition += n;
-    return n;
+    return len >= maxBlockSize ? readBlock(b, off) : readBlock(null, 0);
   }
 
   /**
    * Reads the next block: into {@code target} at {@code off} when given (returns its length), else
    * into the block buffer (returns 0). At the end mark sets {@link #finished} and returns 0.
    */
-  private int nextBlock(byte[] target, int off) throws IOException {
+  private int readBlock(byte[] target, int off) throws IOException {
     require(4);
     int word = in.getInt();
     boolean stored = (word & Lz4FrameOutputStream.UNCOMPRESSED_FLAG) != 0;
@@ -165,8 +140,7 @@ public final class Lz4FrameInputStream extends InputStream {
     if (target != null) {
       return n;
     }
-    blockPosition = 0;
-    blockLimit = n;
+    buffered(block, n);
     return 0;
   }
 }

@@ -1,7 +1,6 @@
 package dev.spool.record.internal;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import org.xerial.snappy.Snappy;
 
@@ -22,7 +21,7 @@ import org.xerial.snappy.Snappy;
  * size (at most 64 bytes out per 3 bytes in), inflates into the caller's array when it has room,
  * and so allocates at most one chunk's worth. Not thread-safe.
  */
-public final class SnappyStreamInputStream extends InputStream {
+public final class SnappyStreamInputStream extends BlockInputStream {
   private static final byte[] MAGIC = {(byte) 0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0};
   private static final int HEADER_BYTES = 16;
 
@@ -33,8 +32,6 @@ public final class SnappyStreamInputStream extends InputStream {
   private final boolean framed;
   private byte[] copy;
   private byte[] chunk;
-  private int chunkPosition;
-  private int chunkLimit;
   private boolean rawDone;
 
   public SnappyStreamInputStream(ByteBuffer source) throws IOException {
@@ -65,37 +62,12 @@ public final class SnappyStreamInputStream extends InputStream {
     in.position(in.position() + HEADER_BYTES);
   }
 
-  @Override
-  public int read() throws IOException {
-    byte[] one = new byte[1];
-    return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-  }
-
-  @Override
-  public int read(byte[] b, int off, int len) throws IOException {
-    if (len == 0) {
-      return 0;
-    }
-    while (chunkPosition == chunkLimit) {
-      int n = nextChunk(b, off, len);
-      if (n < 0) {
-        return -1;
-      }
-      if (n > 0) {
-        return n;
-      }
-    }
-    int n = Math.min(len, chunkLimit - chunkPosition);
-    System.arraycopy(chunk, chunkPosition, b, off, n);
-    chunkPosition += n;
-    return n;
-  }
-
   /**
    * Inflates the next chunk into {@code b} when it fits in {@code len} (returns its length), else
    * into the chunk buffer (returns 0); -1 at the end of the input.
    */
-  private int nextChunk(byte[] b, int off, int len) throws IOException {
+  @Override
+  protected int nextBlock(byte[] b, int off, int len) throws IOException {
     int length;
     if (!framed) {
       if (rawDone) {
@@ -144,8 +116,7 @@ public final class SnappyStreamInputStream extends InputStream {
     if (chunk == null || chunk.length < inflated) {
       chunk = new byte[inflated];
     }
-    chunkPosition = 0;
-    chunkLimit = checked(Snappy.uncompress(src, srcOff, length, chunk, 0), inflated);
+    buffered(chunk, checked(Snappy.uncompress(src, srcOff, length, chunk, 0), inflated));
     return 0;
   }
 

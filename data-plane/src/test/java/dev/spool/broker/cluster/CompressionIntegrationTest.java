@@ -16,8 +16,6 @@ import dev.spool.client.Producer;
 import dev.spool.client.ProducerRecord;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
-import dev.spool.protocol.message.ApiKey;
-import dev.spool.protocol.message.ProduceRequest;
 import dev.spool.protocol.message.ProduceResponse;
 import dev.spool.quorum.image.PartitionState;
 import dev.spool.record.Compression;
@@ -25,7 +23,6 @@ import dev.spool.record.CompressionType;
 import dev.spool.record.MemoryRecords;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordBatchBuilder;
-import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -369,41 +366,6 @@ class CompressionIntegrationTest {
     throw new AssertionError("no broker leads two of " + partitions + " partitions");
   }
 
-  private static List<ProduceResponse.PartitionResponse> produceTwo(
-      Broker leader,
-      String topic,
-      int badPartition,
-      ByteBuffer bad,
-      int okPartition,
-      ByteBuffer ok) {
-    ProduceRequest req =
-        ProduceRequest.newBuilder()
-            .setAcks(-1)
-            .setTimeoutMs(10_000)
-            .addTopics(
-                ProduceRequest.TopicData.newBuilder()
-                    .setName(topic)
-                    .addPartitions(
-                        ProduceRequest.PartitionData.newBuilder()
-                            .setPartition(badPartition)
-                            .setRecordsSize(bad.remaining())
-                            .setLeaderEpoch(-1))
-                    .addPartitions(
-                        ProduceRequest.PartitionData.newBuilder()
-                            .setPartition(okPartition)
-                            .setRecordsSize(ok.remaining())
-                            .setLeaderEpoch(-1)))
-            .build();
-    ProduceResponse r =
-        client.call(
-            leader,
-            ApiKey.PRODUCE,
-            req,
-            ProduceResponse.class,
-            Unpooled.wrappedBuffer(bad.duplicate(), ok.duplicate()));
-    return r.getTopics(0).getPartitionsList();
-  }
-
   @Test
   void shouldRefuseEachBadCompressedBatchWithItsCodeAndKeepTheRestWorking() throws Exception {
     create("bad", 4, Map.of("message.max.decompressed.bytes", String.valueOf(1 << 20)));
@@ -414,7 +376,8 @@ class CompressionIntegrationTest {
     long okEnd = 0;
     for (Bad bad : badBatches()) {
       List<ProduceResponse.PartitionResponse> rs =
-          produceTwo(leader, "bad", badP, bad.batch(), okP, good(bad.what()));
+          client.produce(
+              leader, "bad", -1, List.of(badP, okP), List.of(bad.batch(), good(bad.what())));
       ProduceResponse.PartitionResponse refused =
           rs.stream().filter(x -> x.getPartition() == badP).findFirst().orElseThrow();
       ProduceResponse.PartitionResponse taken =
