@@ -4,6 +4,7 @@ import dev.spool.broker.log.LogManager;
 import dev.spool.client.Admin;
 import dev.spool.testing.inprocess.InProcessCluster;
 import dev.spool.testing.process.ProcessCluster;
+import dev.spool.testing.process.Signal;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.reflect.AnnotatedElement;
@@ -68,7 +69,7 @@ public final class SpoolClusterExtension
         return new Managed(
             dir,
             null,
-            new ExtensionConfigurationException(
+            new IllegalStateException(
                 "the Spool cluster in " + dir + " did not start: " + e.getMessage(), e));
       }
     }
@@ -91,12 +92,20 @@ public final class SpoolClusterExtension
       out.flush();
     }
 
+    /**
+     * Stops the cluster. After a clean run nothing is left to read, so node processes get SIGKILL
+     * (a graceful stop of every node takes seconds) and the files are deleted; after a failure they
+     * stop gracefully and everything is kept.
+     */
     @Override
     public void close() throws IOException {
       if (closed) {
         return;
       }
       closed = true;
+      if (cluster instanceof ProcessCluster p && !keep) {
+        p.nodes().forEach(n -> p.kill(n, Signal.KILL));
+      }
       if (cluster != null) {
         cluster.close();
       }
@@ -118,22 +127,24 @@ public final class SpoolClusterExtension
 
   @Override
   public Object resolveParameter(ParameterContext p, ExtensionContext context) {
-    SpoolCluster cluster = managed(context).cluster();
     Class<?> type = p.getParameter().getType();
+    ClusterMode mode = annotation(annotatedClassContext(context)).mode();
+    Class<?> modeType = mode == ClusterMode.PROCESS ? ProcessCluster.class : InProcessCluster.class;
+    if ((type == ProcessCluster.class || type == InProcessCluster.class) && type != modeType) {
+      throw new ParameterResolutionException(
+          type.getSimpleName()
+              + " needs mode = "
+              + (type == ProcessCluster.class ? ClusterMode.PROCESS : ClusterMode.IN_PROCESS)
+              + " in @SpoolClusterTest, and this class runs "
+              + mode
+              + " (ask for SpoolCluster to accept both)");
+    }
+    SpoolCluster cluster = managed(context).cluster();
     if (type == Admin.class) {
       return cluster.admin();
     }
     if (type == String.class) {
       return cluster.bootstrapServers();
-    }
-    if (!type.isInstance(cluster)) {
-      throw new ParameterResolutionException(
-          type.getSimpleName()
-              + " needs mode = "
-              + (type == ProcessCluster.class ? ClusterMode.PROCESS : ClusterMode.IN_PROCESS)
-              + " in @SpoolClusterTest; this cluster is a "
-              + cluster.getClass().getSimpleName()
-              + " (ask for SpoolCluster to accept both)");
     }
     return cluster;
   }

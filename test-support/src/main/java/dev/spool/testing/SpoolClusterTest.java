@@ -25,7 +25,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <ul>
  *   <li>One cluster per test class, started when a method first asks for it and stopped after the
- *       class (only the processes it started, by PID). A test method annotated with {@link
+ *       class (only the processes it started, by PID: SIGKILL after a clean run, whose files are
+ *       deleted anyway; a graceful stop after a failure). A test method annotated with {@link
  *       ClusterConfig} gets a cluster of its own with those keys on top of {@link #config()},
  *       stopped after that method.
  *   <li>Nodes listen on 127.0.0.1 on free ports. Their files live in {@code

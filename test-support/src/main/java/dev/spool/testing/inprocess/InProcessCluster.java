@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.slf4j.Logger;
@@ -426,7 +427,10 @@ public final class InProcessCluster implements SpoolCluster {
     out.flush();
   }
 
-  /** Stops every broker at once (no controlled shutdown), then every quorum member. */
+  /**
+   * Stops every broker (no controlled shutdown), then every quorum member, each group in parallel:
+   * a Ratis server takes about 2 s to close, which one after the other would add up.
+   */
   @Override
   public void close() {
     if (closed) {
@@ -438,8 +442,25 @@ public final class InProcessCluster implements SpoolCluster {
         admin.close();
       }
     }
-    nodes.values().forEach(n -> n.stopBroker(false));
-    nodes.values().forEach(n -> n.stopController(false));
+    inParallel("stop-broker", n -> n.stopBroker(false));
+    inParallel("stop-controller", n -> n.stopController(false));
     probe.close();
+  }
+
+  private void inParallel(String what, Consumer<InProcessNode> action) {
+    List<Thread> threads = new ArrayList<>();
+    for (InProcessNode n : nodes.values()) {
+      Thread t = new Thread(() -> action.accept(n), what + "-" + n.id());
+      t.start();
+      threads.add(t);
+    }
+    for (Thread t : threads) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
   }
 }
