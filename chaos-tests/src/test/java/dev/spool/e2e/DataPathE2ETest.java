@@ -227,6 +227,8 @@ class DataPathE2ETest {
     assertNotEquals(preferred, before.getLeaderId(), "the restart moved leadership away");
 
     AtomicBoolean stop = new AtomicBoolean();
+    // Set once the producer has no send in flight, so the consumer reads to its last ack.
+    AtomicBoolean producerDone = new AtomicBoolean();
     List<Throwable> errors = new CopyOnWriteArrayList<>();
     List<Long> acked = new CopyOnWriteArrayList<>();
     List<Long> read = new CopyOnWriteArrayList<>();
@@ -248,6 +250,8 @@ class DataPathE2ETest {
                 }
               } catch (Throwable t) {
                 errors.add(t);
+              } finally {
+                producerDone.set(true);
               }
             },
             "e2e-producer");
@@ -257,7 +261,7 @@ class DataPathE2ETest {
               try (Consumer c = new Consumer(clientProps("fetch.max.wait.ms", "200"))) {
                 c.assign(tps);
                 c.seekToBeginning(tps);
-                while (!stop.get() || read.size() < acked.size()) {
+                while (!producerDone.get() || read.size() < acked.size()) {
                   for (ConsumerRecord r : c.poll(Duration.ofMillis(200))) {
                     read.add(Long.parseLong(r.valueAsString()));
                   }

@@ -86,7 +86,11 @@ public final class SpoolClusterExtension
       if (cluster == null || closed) {
         return;
       }
-      out.println("==== " + what + " failed (" + cause + "); Spool cluster in " + dir + " ====");
+      String why = String.valueOf(cause);
+      if (why.length() > 200) {
+        why = why.substring(0, 200) + "…";
+      }
+      out.println("==== " + what + " failed (" + why + "); Spool cluster in " + dir + " ====");
       cluster.dumpLogs(out, DUMP_LINES);
       out.println("==== end of the Spool cluster's logs ====");
       out.flush();

@@ -59,12 +59,12 @@ class SpoolClusterExtensionTest {
   }
 
   /** Runs {@code sample} with this JVM's standard error captured (and passed on). */
-  private static String runCapturingStderr(Class<?> sample, int failed) {
+  private static String runCapturingStderr(Class<?> sample, int succeeded, int failed) {
     PrintStream original = System.err;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
     try {
-      run(sample).testEvents().assertStatistics(s -> s.failed(failed));
+      run(sample).testEvents().assertStatistics(s -> s.succeeded(succeeded).failed(failed));
     } finally {
       System.setErr(original);
     }
@@ -97,20 +97,31 @@ class SpoolClusterExtensionTest {
       SEEN.add(c);
       assertEquals(List.of("t"), admin.listTopics().get(30, TimeUnit.SECONDS), "the same cluster");
     }
+
+    @Test
+    @Order(3)
+    void third(SpoolCluster c) {
+      SEEN.add(c);
+      fail("on purpose");
+    }
   }
 
   @Test
-  void shouldShareOneClusterPerClassAndStopItAfterTheClass() throws Exception {
-    run(SharedSample.class).testEvents().assertStatistics(s -> s.succeeded(2).failed(0));
-    assertEquals(3, SEEN.size());
+  void shouldShareOneClusterPerClassAndPrintTheNodesStateWhenATestFails() throws Exception {
+    String err = runCapturingStderr(SharedSample.class, 2, 1);
+    assertEquals(4, SEEN.size());
     SpoolCluster c = (SpoolCluster) SEEN.get(0);
-    assertSame(c, SEEN.get(1), "@BeforeAll and the tests got one cluster");
-    assertSame(c, SEEN.get(2));
+    for (Object seen : SEEN) {
+      assertSame(c, seen, "@BeforeAll and every test got one cluster");
+    }
+    assertTrue(err.contains("third(SpoolCluster) failed"), err);
+    assertTrue(err.contains("in-process nodes in " + c.dir()), err);
+    assertTrue(err.contains("node 1: broker RUNNING"), err);
     assertFalse(c.node(1).isRunning(), "stopped after the class");
     InetSocketAddress broker = c.node(1).brokerAddress();
     assertEquals("127.0.0.1", broker.getHostString());
     assertThrows(ConnectException.class, () -> new Socket(broker.getAddress(), broker.getPort()));
-    assertFalse(Files.exists(c.dir()), "a clean run leaves no files behind: " + c.dir());
+    assertTrue(Files.isDirectory(c.node(1).dataDir()), "kept for a reader");
   }
 
   @SpoolClusterTest(config = {"cluster.id=class-config", "num.partitions=3"})
@@ -147,8 +158,13 @@ class SpoolClusterExtensionTest {
   @Test
   void shouldGiveAMethodWithItsOwnConfigAClusterOfItsOwn() {
     run(OverrideSample.class).testEvents().assertStatistics(s -> s.succeeded(3).failed(0));
-    assertSame(SEEN.get(0), SEEN.get(2), "the class's cluster, before and after");
-    assertNotSame(SEEN.get(0), SEEN.get(1), "the overriding method's own");
+    SpoolCluster shared = (SpoolCluster) SEEN.get(0);
+    SpoolCluster own = (SpoolCluster) SEEN.get(1);
+    assertSame(shared, SEEN.get(2), "the class's cluster, before and after");
+    assertNotSame(shared, own, "the overriding method's own");
+    assertFalse(shared.node(1).isRunning(), "stopped after the class");
+    assertFalse(Files.exists(shared.dir()), "a clean run leaves no files behind: " + shared.dir());
+    assertFalse(Files.exists(own.dir()), own.dir().toString());
   }
 
   @SpoolClusterTest(mode = ClusterMode.PROCESS)
@@ -162,7 +178,7 @@ class SpoolClusterExtensionTest {
 
   @Test
   void shouldPrintTheNodeLogsOfAFailedTestAndKeepThem() throws IOException {
-    String err = runCapturingStderr(FailingProcessSample.class, 1);
+    String err = runCapturingStderr(FailingProcessSample.class, 0, 1);
     ProcessCluster c = (ProcessCluster) SEEN.get(0);
     assertTrue(err.contains("fails(ProcessCluster) failed"), err);
     assertTrue(err.contains("Spool cluster in " + c.dir()), err);
@@ -171,25 +187,6 @@ class SpoolClusterExtensionTest {
     assertFalse(
         ProcessHandle.of(c.pid(1)).map(ProcessHandle::isAlive).orElse(false), "node stopped");
     assertTrue(Files.readString(c.logFile(1)).contains("=== harness"), "kept for a reader");
-  }
-
-  @SpoolClusterTest
-  static class FailingInProcessSample {
-    @Test
-    void fails(SpoolCluster c) {
-      SEEN.add(c);
-      fail("on purpose");
-    }
-  }
-
-  @Test
-  void shouldPrintEachInProcessNodesStateWhenATestFails() {
-    String err = runCapturingStderr(FailingInProcessSample.class, 1);
-    SpoolCluster c = (SpoolCluster) SEEN.get(0);
-    assertTrue(err.contains("fails(SpoolCluster) failed"), err);
-    assertTrue(err.contains("in-process nodes in " + c.dir()), err);
-    assertTrue(err.contains("node 1: broker RUNNING"), err);
-    assertTrue(Files.isDirectory(c.node(1).dataDir()), "kept for a reader");
   }
 
   @SpoolClusterTest(config = "no.such.key=1")
