@@ -3,6 +3,27 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 RESULTS="${SPOOL_BENCH_RESULTS:-/tmp/spool-bench}"
 mkdir -p "$RESULTS"
 
+# The Kafka peer harness (scripts/bench.sh runs Apache Kafka beside Spool with it) is not part of
+# this repository. find_kafka_harness prints its directory: $KAFKA_HARNESS if set, else the
+# default below; when it is missing it says on stderr where it looked and how to get one, and fails.
+KAFKA_HARNESS_DEFAULT="$(dirname "$ROOT")/shared/peers/kafka"
+find_kafka_harness() {
+  local dir="${KAFKA_HARNESS:-$KAFKA_HARNESS_DEFAULT}"
+  if [ -x "$dir/start-single.sh" ] && [ -x "$dir/start-cluster.sh" ] && [ -x "$dir/bench.sh" ]; then
+    (cd "$dir" && pwd)
+    return 0
+  fi
+  cat >&2 <<EOF
+bench: no Kafka peer harness in $dir
+  The harness runs Apache Kafka (KRaft) and its own perf tools on this machine, so Spool is measured
+  beside Kafka on the same hardware: start-single.sh, start-cluster.sh, bench.sh, stop.sh (they fetch
+  Kafka's jars from Maven Central into /tmp/kafka-anchor on first use). It is not in this repository.
+  Point KAFKA_HARNESS at a copy:   KAFKA_HARNESS=/path/to/peers/kafka scripts/bench.sh single
+  or measure Spool alone:          SKIP_KAFKA=1 scripts/bench.sh single
+EOF
+  return 1
+}
+
 # test_classpath MODULE: compiles MODULE's tests (and what it needs) and prints its test classpath.
 test_classpath() {
   local module="$1" cpfile="$RESULTS/cp-$1.txt"
@@ -20,7 +41,76 @@ ensure_package() {
   fi
 }
 
-percentiles() { # reads numbers (one per line) on stdin; prints "n p50 p99 max"
-  sort -n | awk '{a[NR]=$1} END {if (NR==0) {print "0 - - -"; exit}
-    p50=a[int((NR-1)*0.50)+1]; p99=a[int((NR-1)*0.99)+1]; printf "%d %s %s %s\n", NR, p50, p99, a[NR]}'
+# command_line VAR... -- ARGV...: the command as it was typed, with those of the VARs that were set
+# in the environment in front of it, quoted so it can be pasted into a shell. Call it before the
+# script gives the VARs their defaults.
+command_line() {
+  local v out=""
+  while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do
+    if [ -n "${!1+x}" ]; then out+="$(printf '%s=%q ' "$1" "${!1}")"; fi
+    shift
+  done
+  shift
+  out+="$(printf '%q' "$1")"; shift
+  for v in "$@"; do out+=" $(printf '%q' "$v")"; done
+  echo "$out"
+}
+
+# $RESULTS is scratch space (class path files, cluster data: large, not kept). What a run keeps goes
+# to its run directory, bench-results/<kind>-<timestamp>/ (git-ignored).
+
+# new_run_dir KIND COMMAND: creates bench-results/KIND-<timestamp>/ and writes into it what a reader
+# needs to trust or repeat the run: the command (command.txt), the commit (git.txt) and the machine
+# (machine.txt). Prints the directory.
+new_run_dir() {
+  local dir
+  dir="$ROOT/bench-results/$1-$(date +%Y%m%d-%H%M%S)"
+  mkdir -p "$dir"
+  echo "cd $(printf '%q' "$ROOT") && $2" > "$dir/command.txt"
+  { echo "commit $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
+    echo "branch $(git -C "$ROOT" rev-parse --abbrev-ref HEAD 2>/dev/null || echo unknown)"
+    local dirty; dirty="$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null)"
+    if [ -n "$dirty" ]; then echo "uncommitted changes:"; echo "$dirty"; else echo "no uncommitted changes"; fi
+  } > "$dir/git.txt"
+  { echo "date: $(date -Is)"
+    echo "cores (nproc): $(nproc)"
+    echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+    echo "memory: $(free -m | awk '/^Mem:/ {print $2 " MiB total, " $7 " MiB available"}')"
+    echo "kernel: $(uname -srm)"
+    echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "java -version:"; java -version 2>&1 | sed 's/^/  /'
+  } > "$dir/machine.txt"
+  echo "$dir"
+}
+
+# run_facts DIR: the command, commit and machine of a run as a few lines, for a summary's head.
+run_facts() {
+  echo "command: $(cat "$1/command.txt")"
+  echo "commit:  $(head -1 "$1/git.txt" | cut -d' ' -f2)$(grep -q '^uncommitted' "$1/git.txt" && echo ' (with uncommitted changes, see git.txt)')"
+  echo "machine: $(sed -n 's/^cores (nproc): //p' "$1/machine.txt") cores, $(sed -n 's/^memory: \([0-9]*\) MiB total.*/\1 MiB/p' "$1/machine.txt"), $(sed -n '/^java -version:/{n;s/^ *//;p}' "$1/machine.txt"), load at start $(sed -n 's/^load average at start: //p' "$1/machine.txt")"
+  echo "raw results: $1"
+}
+
+# step_failed STEP WHY: a tool failed or gave no result; the figures of this run cannot be trusted,
+# so the run stops (exit 4) and says which step. Also noted in the run directory, if there is one.
+step_failed() {
+  echo "bench: step '$1' failed: $2" >&2
+  if [ -n "${OUT:-}" ] && [ -d "$OUT" ]; then echo "step '$1' failed: $2" >> "$OUT/FAILED"; fi
+  exit 4
+}
+
+# percentiles: reads one number per line on stdin, or "failed" for a trial that produced no figure
+# (counted as slower than any figure). Prints "n failed p50 p99 max"; a percentile that lands on a
+# failed trial prints as "failed". Nearest rank: p99 of 20 trials is the slowest of them.
+percentiles() {
+  awk '$1 == "failed" {f++; next} NF {a[++n] = $1 + 0}
+    END {
+      if (n + f == 0) { print "0 0 - - -"; exit }
+      # sort the figures (few trials: insertion sort)
+      for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]; a[j + 1] = v }
+      total = n + f
+      r50 = int(total * 0.50); if (r50 < total * 0.50) r50++; if (r50 < 1) r50 = 1
+      r99 = int(total * 0.99); if (r99 < total * 0.99) r99++; if (r99 < 1) r99 = 1
+      printf "%d %d %s %s %s\n", total, f, (r50 <= n ? a[r50] : "failed"), (r99 <= n ? a[r99] : "failed"), (f ? "failed" : a[n])
+    }'
 }

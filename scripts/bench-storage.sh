@@ -6,19 +6,21 @@
 # Env: SPOOL_BENCH_DIR (where benchmark files go, default /tmp), JMH_OPTS (override JMH settings),
 #      SINK (devnull|socket, default devnull) for the read benchmark.
 # Settings are modest on purpose (2 shared cores): 1 fork, 2 x 2 s warm-up, 3 x 2 s measurement.
-# Results and raw JMH output go to bench-results/ (git-ignored).
+# The command, commit, machine, raw JMH output and the summary go to bench-results/storage-<timestamp>/
+# (git-ignored). The run stops (exit 4) when a step fails or a benchmark gives no score.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/bench-common.sh"
+COMMAND="$(command_line SPOOL_BENCH_DIR JMH_OPTS SINK -- "$0" "$@")"
+cd "$ROOT"
 REPS=${1:-3}
 BENCH_DIR=${SPOOL_BENCH_DIR:-/tmp}
 SINK=${SINK:-devnull}
 JMH_OPTS=${JMH_OPTS:-"-f 1 -wi 2 -w 2s -i 3 -r 2s"}
-OUT=bench-results/storage-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$OUT"
+OUT="$(new_run_dir storage "$COMMAND")"
 
 echo "building (test-compile + class path)..."
 "$ROOT/mvnw" -B -q -pl data-plane -am test-compile dependency:build-classpath \
-  -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=test
+  -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=test || step_failed build "see the Maven output above"
 CP="data-plane/target/test-classes:data-plane/target/classes:$(cat data-plane/target/classpath.txt)"
 # Benchmarks log at WARN only: a DEBUG line per partition would drown the output.
 cat > "$OUT/logback-quiet.xml" <<'XML'
@@ -30,27 +32,36 @@ cat > "$OUT/logback-quiet.xml" <<'XML'
   <root level="WARN"><appender-ref ref="ERR"/></root>
 </configuration>
 XML
-LOGCFG="-Dlogback.configurationFile=$PWD/$OUT/logback-quiet.xml"
+LOGCFG="-Dlogback.configurationFile=$OUT/logback-quiet.xml"
 JVM="-Xms512m -Xmx512m -XX:+UseParallelGC -Dspool.bench.dir=$BENCH_DIR $LOGCFG"
 
 for rep in $(seq 1 "$REPS"); do
   echo "JMH run $rep/$REPS ..."
   # shellcheck disable=SC2086
+  echo "java -cp <data-plane test classpath> org.openjdk.jmh.Main $JMH_OPTS -jvmArgs '$JVM' -p sink=$SINK -rf csv -rff $OUT/jmh-$rep.csv 'dev.spool.broker.log.bench.*Benchmark'" >> "$OUT/commands.txt"
   java -cp "$CP" org.openjdk.jmh.Main $JMH_OPTS -jvmArgs "$JVM" -p sink="$SINK" \
     -rf csv -rff "$OUT/jmh-$rep.csv" 'dev.spool.broker.log.bench.*Benchmark' > "$OUT/jmh-$rep.log" 2>&1 \
-    || { echo "JMH failed, see $OUT/jmh-$rep.log"; tail -20 "$OUT/jmh-$rep.log"; exit 1; }
+    || { tail -20 "$OUT/jmh-$rep.log"; step_failed "JMH run $rep" "JMH failed, see $OUT/jmh-$rep.log"; }
+  # Every benchmark the table uses must have a score (JMH skips a benchmark whose setup threw).
+  for b in spoolAppendAsLeader baselineFileChannelWrite spoolReadSlicesTransferTo baselinePlainTransferTo \
+           referenceChunkedTransferTo spoolRecoveryScan baselineReadAndCrc32c; do
+    grep -q "\.$b\"" "$OUT/jmh-$rep.csv" || step_failed "JMH run $rep" "no score for $b in $OUT/jmh-$rep.csv"
+  done
 done
 
 echo "heap check: 1,000 partitions ..."
 HEAP_DIR=$(mktemp -d "$BENCH_DIR/spool-heap-XXXXXX")
-java -cp "$CP" $LOGCFG dev.spool.broker.log.bench.LogManagerHeapCheck "$HEAP_DIR" 1000 create
+java -cp "$CP" $LOGCFG dev.spool.broker.log.bench.LogManagerHeapCheck "$HEAP_DIR" 1000 create \
+  || step_failed "heap check (create)" "LogManagerHeapCheck failed"
 java -cp "$CP" $LOGCFG dev.spool.broker.log.bench.LogManagerHeapCheck "$HEAP_DIR" 1000 measure \
-  | tee "$OUT/heap.log"
+  | tee "$OUT/heap.log" || step_failed "heap check (measure)" "LogManagerHeapCheck failed"
 HEAP64=fail
 if java -Xmx64m -cp "$CP" $LOGCFG dev.spool.broker.log.bench.LogManagerHeapCheck "$HEAP_DIR" 1000 measure \
   > "$OUT/heap-xmx64m.log" 2>&1 && grep -q "partitions open: 1000" "$OUT/heap-xmx64m.log"; then HEAP64=ok; fi
 rm -rf "$HEAP_DIR"
 HEAP_BYTES=$(sed -n 's/^HEAP_USED_BYTES=//p' "$OUT/heap.log")
+[ -n "$HEAP_BYTES" ] || step_failed "heap check (measure)" "no HEAP_USED_BYTES line in $OUT/heap.log"
+{ run_facts "$OUT"; echo; } | tee "$OUT/summary.txt"
 
 # Table: the machine is shared, so load drifts between benchmarks. Each run's Spool score is
 # divided by the baseline score of the SAME run; the table shows the median of those ratios and
@@ -80,5 +91,4 @@ for f in "$OUT"/jmh-*.csv; do awk -F, -v run="$f" '$1 != "\"Benchmark\"" && NF >
     row("recovery scan 256 MiB", "spoolRecoveryScan", "baselineReadAndCrc32c", 256, 0.70);
     printf "%-42s %14s %14s %7s %7s  %s\n", "heap, 1,000 partitions open", sprintf("%.1f MiB", heap / 1048576), "-", "-", "<64MiB",
       (heap < 64 * 1048576 && heap64 == "ok") ? "PASS (also ran with -Xmx64m)" : "FAIL";
-  }' | tee "$OUT/summary.txt"
-echo "raw results: $OUT"
+  }' | tee -a "$OUT/summary.txt"

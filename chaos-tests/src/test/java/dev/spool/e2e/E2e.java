@@ -2,7 +2,7 @@ package dev.spool.e2e;
 
 import dev.spool.client.Admin;
 import dev.spool.client.NewTopic;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import dev.spool.testing.SpoolCluster;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -7,7 +7,7 @@ import dev.spool.chaos.cluster.ReplicaLogs;
 import dev.spool.chaos.history.BatchSummary;
 import dev.spool.client.Consumer;
 import dev.spool.client.ConsumerRecord;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import dev.spool.testing.process.ProcessCluster;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -4,7 +4,7 @@ import dev.spool.client.Admin;
 import dev.spool.client.ClusterDescription;
 import dev.spool.client.ElectionResult;
 import dev.spool.client.TopicDescription;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;

@@ -1,8 +1,8 @@
 package dev.spool.cli;
 
-import dev.spool.client.SpoolException;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
 import dev.spool.config.ConfigException;
-import dev.spool.protocol.message.ErrorCode;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletionException;

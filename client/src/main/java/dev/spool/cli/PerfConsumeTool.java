@@ -4,7 +4,7 @@ import dev.spool.client.Consumer;
 import dev.spool.client.ConsumerMetrics;
 import dev.spool.client.ConsumerRecord;
 import dev.spool.client.ConsumerRecords;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;

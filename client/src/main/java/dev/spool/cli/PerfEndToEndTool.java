@@ -4,7 +4,7 @@ import dev.spool.client.Consumer;
 import dev.spool.client.ConsumerRecord;
 import dev.spool.client.Producer;
 import dev.spool.client.ProducerRecord;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;

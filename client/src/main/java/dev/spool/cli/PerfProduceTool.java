@@ -3,7 +3,7 @@ package dev.spool.cli;
 import dev.spool.client.Producer;
 import dev.spool.client.ProducerRecord;
 import dev.spool.client.RecordMetadata;
-import dev.spool.client.SpoolException;
+import dev.spool.common.SpoolException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;

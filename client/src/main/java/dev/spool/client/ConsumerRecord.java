@@ -1,5 +1,6 @@
 package dev.spool.client;
 
+import dev.spool.common.TopicPartition;
 import dev.spool.record.Header;
 import dev.spool.record.TimestampType;
 import java.nio.charset.StandardCharsets;

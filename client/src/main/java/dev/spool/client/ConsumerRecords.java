@@ -1,5 +1,6 @@
 package dev.spool.client;
 
+import dev.spool.common.TopicPartition;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;

@@ -1,6 +1,7 @@
 package dev.spool.client;
 
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
 
 /**
  * The outcome of a leader election for one partition: NONE (elected), ELECTION_NOT_NEEDED (the

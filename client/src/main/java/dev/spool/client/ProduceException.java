@@ -1,5 +1,7 @@
 package dev.spool.client;
 
+import dev.spool.common.SpoolException;
+
 /**
  * Why a record sent with {@link Producer#send} failed, and whether it may be in the log anyway.
  *

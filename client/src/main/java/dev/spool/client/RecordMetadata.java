@@ -1,5 +1,7 @@
 package dev.spool.client;
 
+import dev.spool.common.TopicPartition;
+
 /**
  * Where a record was written: its partition and offset, and its timestamp (the producer's create
  * time, or the broker's append time when the topic uses LogAppendTime). The offset is -1 when the

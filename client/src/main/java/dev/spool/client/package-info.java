@@ -4,12 +4,13 @@
  * dev.spool.client.ProducerConfig}, {@link dev.spool.client.ConsumerConfig} and {@link
  * dev.spool.client.AdminConfig} (unknown keys are rejected, {@code help()} prints the tables).
  *
- * <p><b>Errors</b> are {@link dev.spool.client.SpoolException}s carrying a protocol {@code
- * ErrorCode}; whether retrying can help is {@code retriable()}, whether the client's view of
- * leaders is stale is {@code refreshesMetadata()}. The clients retry retriable errors themselves
- * (within {@code delivery.timeout.ms} / {@code default.api.timeout.ms}); what reaches the
- * application is final. Programming errors (closed client, unassigned partition) are {@link
- * java.lang.IllegalStateException}s.
+ * <p><b>Errors</b> are {@link dev.spool.common.SpoolException}s carrying an {@link
+ * dev.spool.common.ErrorCode} (both in the common layer the whole system shares, as is {@link
+ * dev.spool.common.TopicPartition}); whether retrying can help is {@code retriable()}, whether the
+ * client's view of leaders is stale is {@code refreshesMetadata()}. The clients retry retriable
+ * errors themselves (within {@code delivery.timeout.ms} / {@code default.api.timeout.ms}); what
+ * reaches the application is final. Programming errors (closed client, unassigned partition) are
+ * {@link java.lang.IllegalStateException}s.
  *
  * <p><b>Threads</b>: every client has one I/O thread (Netty, epoll when available). Producer and
  * Admin are thread-safe; a Consumer is used by one thread at a time. Futures complete on the I/O

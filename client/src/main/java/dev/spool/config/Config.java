@@ -18,6 +18,9 @@ public final class Config {
   @SuppressWarnings("unchecked")
   public <T> T get(ConfigKey<T> key) {
     if (!values.containsKey(key)) {
+      if (def.contains(key.name())) {
+        throw new IllegalStateException("key " + key + " is required and has no default");
+      }
       throw new IllegalArgumentException("key " + key + " is not part of " + def.title());
     }
     return (T) values.get(key);

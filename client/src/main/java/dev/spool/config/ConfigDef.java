@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The one place where a module declares its configuration keys (CONVENTIONS: typed config, one
- * place per module, validated at start). {@link #parse} rejects unknown keys, fills defaults, and
- * validates every value; relations between keys are checked by the module's own config class.
+ * The one place where a module declares its configuration keys (docs/conventions.md#typed-config:
+ * one place per module, validated at start). {@link #parse} rejects unknown keys, fills defaults,
+ * and validates every value; relations between keys are checked by the module's own config class.
  */
 public final class ConfigDef {
   private final String title;
@@ -116,6 +116,21 @@ public final class ConfigDef {
       }
     }
     return new Config(this, Collections.unmodifiableMap(values), explicit);
+  }
+
+  /**
+   * Every key at its default, as if {@link #parse} had been given no values but required keys were
+   * allowed to stay unset: the one source of the defaults that settings records built without a
+   * config file (tests, offline tools) use. Reading a required key from it throws.
+   */
+  public Config defaults() {
+    Map<ConfigKey<?>, Object> values = new LinkedHashMap<>();
+    for (ConfigKey<?> key : keys.values()) {
+      if (!key.required()) {
+        values.put(key, key.defaultValue());
+      }
+    }
+    return new Config(this, Collections.unmodifiableMap(values), Map.of());
   }
 
   private String suggestion(String unknown) {

@@ -3,8 +3,8 @@ package dev.spool.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.client.TopicPartition;
 import dev.spool.client.testing.FakeCluster;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.BrokerInfo;
 import dev.spool.protocol.message.DescribeClusterResponse;

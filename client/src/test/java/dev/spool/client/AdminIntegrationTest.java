@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.client.testing.FakeBroker;
 import dev.spool.client.testing.FakeCluster;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
 import dev.spool.protocol.message.ApiKey;
@@ -18,7 +21,6 @@ import dev.spool.protocol.message.DescribeConfigsResponse;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
 import dev.spool.protocol.message.ElectionType;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.QuorumInfo;
 import java.util.List;
 import java.util.Map;

@@ -3,6 +3,7 @@ package dev.spool.client;
 import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.codeUnits;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
@@ -19,7 +20,11 @@ import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** Module boundaries of the client module (CONVENTIONS §8). */
+/**
+ * Module boundaries of the client module (docs/conventions.md#module-boundaries): the common layer
+ * at the bottom, the shared record format, protocol and config above it, the wire client above
+ * those, the client library and the CLI on top.
+ */
 @Tag("unit")
 class ArchitectureTest {
   private static final JavaClasses MAIN =
@@ -36,13 +41,62 @@ class ArchitectureTest {
                 .and(
                     not(
                         resideInAnyPackage(
-                            "dev.spool.client..",
-                            "dev.spool.protocol..",
-                            "dev.spool.record..",
+                            "dev.spool.common..",
                             "dev.spool.config..",
-                            "dev.spool.time..",
+                            "dev.spool.record..",
+                            "dev.spool.protocol..",
+                            "dev.spool.network..",
+                            "dev.spool.client..",
                             "dev.spool.cli.."))))
-        .because("every other module depends on client; client depends on none of them")
+        .because(
+            "every other module (the quorum, the data plane, chaos) depends on client; client"
+                + " depends on none of them")
+        .check(MAIN);
+  }
+
+  @Test
+  void shouldKeepTheCommonLayerFreeOfEverythingButTheJdkAndProtobuf() {
+    classes()
+        .that()
+        .resideInAPackage("dev.spool.common..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage("dev.spool.common..", "java..", "com.google.protobuf..")
+        .because(
+            "dev.spool.common is the bottom layer every module shares; its generated ErrorCode"
+                + " needs protobuf's runtime and nothing else")
+        .check(MAIN);
+  }
+
+  @Test
+  void shouldKeepTheSharedLayersFreeOfTheClientLibrary() {
+    noClasses()
+        .that()
+        .resideInAnyPackage(
+            "dev.spool.common..",
+            "dev.spool.config..",
+            "dev.spool.record..",
+            "dev.spool.protocol..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("dev.spool.client..", "dev.spool.network..", "dev.spool.cli..")
+        .because(
+            "the record format, the protocol and config are shared by brokers and controllers;"
+                + " the client library is one of their users, not their base")
+        .check(MAIN);
+  }
+
+  @Test
+  void shouldKeepTheWireClientBelowTheClientLibrary() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.spool.network..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("dev.spool.client..", "dev.spool.cli..")
+        .because(
+            "the broker's replica fetcher uses dev.spool.network; through it, it must not reach"
+                + " the client library or its internals")
         .check(MAIN);
   }
 
@@ -53,7 +107,7 @@ class ArchitectureTest {
         .resideInAPackage("dev.spool.cli..")
         .should()
         .dependOnClassesThat()
-        .resideInAPackage("dev.spool.client.internal..")
+        .resideInAnyPackage("dev.spool.client.internal..", "dev.spool.network..")
         .because("the CLI is a user of the client library like any other")
         .check(MAIN);
   }
@@ -76,7 +130,9 @@ class ArchitectureTest {
                 List<JavaClass> types = new ArrayList<>(unit.getRawParameterTypes());
                 types.add(unit.getRawReturnType());
                 for (JavaClass t : types) {
-                  if (t.getPackageName().startsWith("dev.spool.client.internal")) {
+                  String pkg = t.getPackageName();
+                  if (pkg.startsWith("dev.spool.client.internal")
+                      || pkg.startsWith("dev.spool.network")) {
                     events.add(
                         SimpleConditionEvent.violated(
                             unit, unit.getFullName() + " exposes " + t.getName()));
@@ -84,7 +140,9 @@ class ArchitectureTest {
                 }
               }
             })
-        .because("internal packages may change freely; the public API is small and stable")
+        .because(
+            "internal packages and the wire client may change freely; the public API is small and"
+                + " stable")
         .check(MAIN);
   }
 
@@ -93,7 +151,7 @@ class ArchitectureTest {
     noClasses()
         .should()
         .resideInAnyPackage("..util..", "..helper..", "..manager..")
-        .because("CONVENTIONS: no util, helper or manager packages")
+        .because("docs/conventions.md#names: no util, helper or manager packages")
         .check(MAIN);
   }
 }

@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.client.internal.producer.KeyPartitioner;
 import dev.spool.client.testing.FakeCluster;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ApiKey;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.ProduceRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,8 +1,6 @@
 package dev.spool.broker;
 
-import dev.spool.broker.log.LogConfig;
 import dev.spool.broker.log.LogManager;
-import dev.spool.broker.log.LogManagerConfig;
 import dev.spool.broker.network.BrokerServer;
 import dev.spool.broker.network.RequestDispatcher;
 import dev.spool.broker.replication.FetchWaiters;
@@ -26,22 +24,20 @@ import dev.spool.broker.request.MetadataWaiters;
 import dev.spool.broker.request.OffsetForLeaderEpochHandler;
 import dev.spool.broker.request.ProduceHandler;
 import dev.spool.broker.request.ProducerIdManager;
-import dev.spool.client.internal.network.NetworkClient;
-import dev.spool.client.internal.network.NetworkConfig;
+import dev.spool.common.Clock;
+import dev.spool.common.HostPort;
 import dev.spool.config.Config;
-import dev.spool.config.TopicConfig;
+import dev.spool.network.NetworkClient;
+import dev.spool.network.NetworkConfig;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.message.ApiKey;
-import dev.spool.quorum.HostPort;
 import dev.spool.quorum.QuorumClient;
-import dev.spool.quorum.broker.BrokerLifecycle;
-import dev.spool.quorum.broker.BrokerState;
 import dev.spool.quorum.image.MetadataImage;
-import dev.spool.time.Clock;
+import dev.spool.quorum.lifecycle.BrokerLifecycle;
+import dev.spool.quorum.lifecycle.BrokerState;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -113,13 +109,11 @@ public final class Broker implements AutoCloseable {
   private void startAll(Config config, QuorumClient quorum, Clock clock) {
     long startNs = clock.nanoTime();
     boolean flushAlways = config.get(BrokerConfig.LOG_FLUSH_POLICY).equals("always");
-    LogManagerConfig lmc =
-        new LogManagerConfig(
-            config.get(BrokerConfig.LOG_RECOVERY_THREADS),
-            config.get(BrokerConfig.LOG_RETENTION_CHECK_INTERVAL_MS),
-            config.get(BrokerConfig.CHECKPOINT_INTERVAL_MS),
-            LogConfig.from(TopicConfig.parse(Map.of()), flushAlways));
-    logManager = LogManager.open(Path.of(config.get(BrokerConfig.DATA_DIR)), lmc, clock);
+    logManager =
+        LogManager.open(
+            Path.of(config.get(BrokerConfig.DATA_DIR)),
+            BrokerConfig.logManagerConfig(config),
+            clock);
 
     workers =
         new PartitionWorkers(
@@ -132,12 +126,7 @@ public final class Broker implements AutoCloseable {
             log.warn("{} retention of {} skipped: its worker is busy", logPrefix, tp);
           }
         });
-    ReplicationSettings rs =
-        new ReplicationSettings(
-            brokerId,
-            config.get(BrokerConfig.REPLICA_LAG_TIME_MAX_MS),
-            config.get(BrokerConfig.REPLICA_MAX_PENDING_PRODUCES),
-            config.get(BrokerConfig.REPLICA_ISR_CHANGE_RETRY_BACKOFF_MS));
+    ReplicationSettings rs = BrokerConfig.replicationSettings(brokerId, config);
     FetchWaiters fetchWaiters =
         new FetchWaiters(config.get(BrokerConfig.FETCH_MAX_WAITING_REQUESTS));
     replicas =

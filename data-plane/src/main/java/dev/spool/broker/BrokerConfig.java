@@ -1,15 +1,21 @@
 package dev.spool.broker;
 
+import dev.spool.broker.log.LogConfig;
+import dev.spool.broker.log.LogManagerConfig;
+import dev.spool.broker.replication.ReplicationSettings;
+import dev.spool.common.HostPort;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
 import dev.spool.config.ConfigKey;
+import dev.spool.config.TopicConfig;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Every configuration key of the data-plane module (the broker role and the node process), with its
- * default and one sentence of documentation: the one place (CONVENTIONS §5). The node merges this
- * definition with the quorum's and prints both in {@code spool node start --help}.
+ * default and one sentence of documentation: the one place (docs/conventions.md#typed-config). The
+ * node merges this definition with the quorum's and prints both in {@code spool node start --help}.
  */
 public final class BrokerConfig {
   private BrokerConfig() {}
@@ -56,13 +62,13 @@ public final class BrokerConfig {
       DEF.stringKey(
           "listener",
           "127.0.0.1:9092",
-          BrokerConfig::validHostPort,
+          HostPort::problem,
           "host:port the client listener binds (0.0.0.0 for all interfaces).");
   public static final ConfigKey<String> ADVERTISED_LISTENER =
       DEF.stringKey(
           "advertised.listener",
           "",
-          v -> v.isEmpty() ? null : validHostPort(v),
+          v -> v.isEmpty() ? null : HostPort.problem(v),
           "host:port clients and other brokers use to reach this broker; defaults to listener.");
   public static final ConfigKey<Integer> NUM_NETWORK_THREADS =
       DEF.intKey(
@@ -223,8 +229,36 @@ public final class BrokerConfig {
           "Default wait for acks=all produces and forwarded admin requests that give no timeout.");
 
   /** Parses and checks relations between keys; throws {@link ConfigException} naming the key. */
-  public static Config parse(java.util.Map<String, String> props) {
+  public static Config parse(Map<String, String> props) {
     return DEF.parse(props);
+  }
+
+  /** The log manager's settings; partitions opened at startup use the topic defaults. */
+  public static LogManagerConfig logManagerConfig(Config c) {
+    return new LogManagerConfig(
+        c.get(LOG_RECOVERY_THREADS),
+        c.get(LOG_RETENTION_CHECK_INTERVAL_MS),
+        c.get(CHECKPOINT_INTERVAL_MS),
+        LogConfig.from(TopicConfig.parse(Map.of()), c.get(LOG_FLUSH_POLICY).equals("always")));
+  }
+
+  /** The replication settings of broker {@code brokerId}. */
+  public static ReplicationSettings replicationSettings(int brokerId, Config c) {
+    return new ReplicationSettings(
+        brokerId,
+        c.get(REPLICA_LAG_TIME_MAX_MS),
+        c.get(REPLICA_MAX_PENDING_PRODUCES),
+        c.get(REPLICA_ISR_CHANGE_RETRY_BACKOFF_MS));
+  }
+
+  /** {@link #logManagerConfig} of a config that sets nothing: for tests and offline tools. */
+  public static LogManagerConfig defaultLogManagerConfig() {
+    return logManagerConfig(DEF.defaults());
+  }
+
+  /** {@link #replicationSettings} of a config that sets nothing: for tests. */
+  public static ReplicationSettings defaultReplicationSettings(int brokerId) {
+    return replicationSettings(brokerId, DEF.defaults());
   }
 
   public static boolean isBroker(Config c) {
@@ -251,19 +285,5 @@ public final class BrokerConfig {
       }
     }
     return null;
-  }
-
-  /** Validates {@code host:port} with a port in 0..65535 (IPv6 as [addr]:port). */
-  public static String validHostPort(String v) {
-    int colon = v.lastIndexOf(':');
-    if (colon <= 0 || colon == v.length() - 1) {
-      return "must be host:port";
-    }
-    try {
-      int port = Integer.parseInt(v.substring(colon + 1));
-      return port >= 0 && port <= 65535 ? null : "has a port outside 0..65535";
-    } catch (NumberFormatException e) {
-      return "has a port that is not a number";
-    }
   }
 }

@@ -2,10 +2,10 @@ package dev.spool.broker;
 
 import dev.spool.broker.replication.ReplicaManager;
 import dev.spool.broker.request.MetadataWaiters;
-import dev.spool.quorum.broker.BrokerState;
-import dev.spool.quorum.broker.MetadataListener;
 import dev.spool.quorum.image.MetadataDelta;
 import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.lifecycle.BrokerState;
+import dev.spool.quorum.lifecycle.MetadataListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,8 +1,8 @@
 package dev.spool.node;
 
+import dev.spool.common.Clock;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigException;
-import dev.spool.time.Clock;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;

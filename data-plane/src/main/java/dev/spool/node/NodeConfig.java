@@ -2,10 +2,10 @@ package dev.spool.node;
 
 import dev.spool.broker.BrokerConfig;
 import dev.spool.broker.log.LogManager;
+import dev.spool.common.HostPort;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
-import dev.spool.quorum.HostPort;
 import dev.spool.quorum.QuorumConfig;
 import java.io.IOException;
 import java.io.Reader;

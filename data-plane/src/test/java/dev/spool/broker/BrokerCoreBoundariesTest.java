@@ -9,9 +9,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * CONVENTIONS §8 for the broker core: replication does not know about requests or sockets (handlers
- * call it, never the reverse), handlers do not reach into storage internals, and nothing here
- * imports Ratis (only the quorum's ratis package may).
+ * Module boundaries (docs/conventions.md#module-boundaries) for the broker core: replication does
+ * not know about requests or sockets (handlers call it, never the reverse) and partition logic
+ * knows no Netty channels. The rules towards other modules (no Ratis, no client internals) are in
+ * {@code dev.spool.node.DataPlaneBoundariesTest}.
  */
 @Tag("unit")
 class BrokerCoreBoundariesTest {
@@ -28,6 +29,7 @@ class BrokerCoreBoundariesTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("dev.spool.broker.request..", "dev.spool.broker.network..")
+        .because("handlers call replication, never the reverse; replication knows no sockets")
         .check(MAIN);
   }
 
@@ -43,11 +45,8 @@ class BrokerCoreBoundariesTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("io.netty..")
+        .because(
+            "partition state changes are plain logic on the partition's thread, testable alone")
         .check(MAIN);
-  }
-
-  @Test
-  void nothingInTheBrokerImportsRatis() {
-    noClasses().should().dependOnClassesThat().resideInAPackage("org.apache.ratis..").check(MAIN);
   }
 }

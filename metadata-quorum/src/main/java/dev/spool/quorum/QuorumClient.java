@@ -27,7 +27,7 @@ import java.util.concurrent.CompletableFuture;
  * <p>Every call finds the active controller by itself, retries across controllers within {@code
  * controller.quorum.total.timeout.ms}, and completes with the response. Per-item errors (a topic, a
  * partition) are in the response's error codes. A call that fails as a whole completes
- * exceptionally with a {@link dev.spool.client.SpoolException}: QUORUM_UNAVAILABLE (no answer in
+ * exceptionally with a {@link dev.spool.common.SpoolException}: QUORUM_UNAVAILABLE (no answer in
  * time), NOT_CONTROLLER (no ready leader; retriable), INVALID_REQUEST (malformed or oversize
  * request).
  *

@@ -1,5 +1,6 @@
 package dev.spool.quorum;
 
+import dev.spool.common.HostPort;
 import dev.spool.config.Config;
 import java.util.Map;
 

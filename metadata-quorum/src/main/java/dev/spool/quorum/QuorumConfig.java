@@ -1,5 +1,6 @@
 package dev.spool.quorum;
 
+import dev.spool.common.HostPort;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
@@ -9,18 +10,20 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Every configuration key of the metadata quorum module, in one place (CONVENTIONS §5): the
- * controller role (Raft timing, snapshots, controller duties, topic-creation defaults) and the
- * broker side of broker↔quorum communication (heartbeats, sessions, client timeouts). The node
- * merges {@link #DEF} into {@code spool node start --help} and passes the parsed {@link Config} to
- * {@link #validate}, then to {@link QuorumSettings} / {@link QuorumClientSettings}.
+ * Every configuration key of the metadata quorum module, in one place
+ * (docs/conventions.md#typed-config): the controller role (Raft timing, snapshots, controller
+ * duties, topic-creation defaults) and the broker side of broker↔quorum communication (heartbeats,
+ * sessions, client timeouts). The node merges {@link #DEF} into {@code spool node start --help} and
+ * passes the parsed {@link Config} to {@link #validate}, then to {@link QuorumSettings} / {@link
+ * QuorumClientSettings}.
  *
- * <p>Timing defaults and why (see README "Metadata quorum"): the failover target is a committed
- * write within 2 s (p99) of a SIGKILL of the active controller. Ratis' measured failover on a
- * loaded 2-core machine is about 1–1.5 × the maximum election timeout plus one client retry round,
- * so the election timeout is 400–800 ms (the 150–300 ms Ratis default churned under CPU load).
- * Partition-leader failover must finish within 3 s: session 1500 ms + one heartbeat (250 ms) + a
- * tick (100 ms) + a commit + one heartbeat to spread the news ≈ 2.2 s.
+ * <p>Timing defaults and why (metadata-quorum/README.md, "Timing";
+ * docs/ratis.md#p6-election-timeouts): the failover target is a committed write within 2 s (p99) of
+ * a SIGKILL of the active controller. Ratis' measured failover on a loaded 2-core machine is about
+ * 1–1.5 × the maximum election timeout plus one client retry round, so the election timeout is
+ * 400–800 ms (the 150–300 ms Ratis default churned under CPU load). Partition-leader failover must
+ * finish within 3 s: session 1500 ms + one heartbeat (250 ms) + a tick (100 ms) + a commit + one
+ * heartbeat to spread the news ≈ 2.2 s.
  */
 public final class QuorumConfig {
   private QuorumConfig() {}
@@ -267,6 +270,11 @@ public final class QuorumConfig {
     } catch (IllegalArgumentException e) {
       return "is not a voter list (" + e.getMessage() + ")";
     }
+  }
+
+  /** The controller settings of a config that sets nothing: the keys' defaults, for tests. */
+  public static ControllerSettings defaultControllerSettings() {
+    return controllerSettings(DEF.defaults());
   }
 
   /** The settings the pure controller decisions use. */

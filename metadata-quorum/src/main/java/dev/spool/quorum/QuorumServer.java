@@ -1,8 +1,8 @@
 package dev.spool.quorum;
 
+import dev.spool.common.Clock;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.ratis.RatisQuorumServer;
-import dev.spool.time.Clock;
 import java.io.IOException;
 
 /**

@@ -1,5 +1,6 @@
 package dev.spool.quorum;
 
+import dev.spool.common.HostPort;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigException;
 import dev.spool.quorum.controller.ControllerSettings;

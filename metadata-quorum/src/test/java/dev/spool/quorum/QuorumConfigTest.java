@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.spool.common.HostPort;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigException;
 import java.util.Map;

@@ -2,10 +2,11 @@ package dev.spool.quorum;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.spool.common.Clock;
+import dev.spool.common.HostPort;
 import dev.spool.config.Config;
-import dev.spool.quorum.broker.BrokerLifecycle;
-import dev.spool.quorum.broker.MetadataListener;
-import dev.spool.time.Clock;
+import dev.spool.quorum.lifecycle.BrokerLifecycle;
+import dev.spool.quorum.lifecycle.MetadataListener;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

@@ -1,7 +1,7 @@
 package dev.spool.testing;
 
 import dev.spool.client.Admin;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;

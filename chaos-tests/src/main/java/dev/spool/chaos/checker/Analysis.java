@@ -5,7 +5,7 @@ import dev.spool.chaos.history.OffsetValue;
 import dev.spool.chaos.history.Op;
 import dev.spool.chaos.history.OpFunction;
 import dev.spool.chaos.history.OpType;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -3,7 +3,7 @@ package dev.spool.chaos.checker;
 import dev.spool.chaos.history.BatchSummary;
 import dev.spool.chaos.history.EpochObservation;
 import dev.spool.chaos.history.ReplicaSnapshot;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,7 +15,8 @@ import java.util.TreeSet;
  * <b>leader-epoch-monotonic</b> (white-box): partition leader epochs only grow, and one epoch has
  * one leader.
  *
- * <p>Three rules, each a consequence of "the epoch grows on every leader change" (ARCHITECTURE §3):
+ * <p>Three rules, each a consequence of "the epoch grows on every leader change"
+ * (docs/architecture.md#leader-epochs-and-truncation):
  *
  * <ol>
  *   <li>{@code went-backwards}: one node's successive observations of a partition never show a

@@ -1,7 +1,7 @@
 package dev.spool.chaos.checker;
 
 import dev.spool.chaos.history.Op;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

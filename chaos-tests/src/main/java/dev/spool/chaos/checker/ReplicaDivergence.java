@@ -2,7 +2,7 @@ package dev.spool.chaos.checker;
 
 import dev.spool.chaos.history.BatchSummary;
 import dev.spool.chaos.history.ReplicaSnapshot;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.spool.chaos.cluster;
 
 import dev.spool.chaos.nemesis.ClusterControl;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import dev.spool.testing.process.ProcessCluster;
 import dev.spool.testing.process.Signal;
 import java.nio.file.Path;

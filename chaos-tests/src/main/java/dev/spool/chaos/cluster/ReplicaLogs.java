@@ -1,14 +1,14 @@
 package dev.spool.chaos.cluster;
 
+import dev.spool.broker.BrokerConfig;
 import dev.spool.broker.log.FileSlice;
 import dev.spool.broker.log.LogManager;
-import dev.spool.broker.log.LogManagerConfig;
 import dev.spool.broker.log.LogReadResult;
 import dev.spool.broker.log.PartitionLog;
 import dev.spool.chaos.history.BatchSummary;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.Clock;
+import dev.spool.common.TopicPartition;
 import dev.spool.record.RecordBatch;
-import dev.spool.time.Clock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -67,7 +67,8 @@ public final class ReplicaLogs {
     try {
       copyLogs(dataDir, copy);
       Map<TopicPartition, Replica> out = new TreeMap<>();
-      try (LogManager logs = LogManager.open(copy, LogManagerConfig.defaults(), Clock.SYSTEM)) {
+      try (LogManager logs =
+          LogManager.open(copy, BrokerConfig.defaultLogManagerConfig(), Clock.SYSTEM)) {
         for (PartitionLog log : logs.all()) {
           out.put(log.topicPartition(), replica(node, log));
         }

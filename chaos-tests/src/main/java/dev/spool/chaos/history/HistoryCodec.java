@@ -13,7 +13,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 

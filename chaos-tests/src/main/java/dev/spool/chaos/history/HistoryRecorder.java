@@ -1,7 +1,7 @@
 package dev.spool.chaos.history;
 
-import dev.spool.client.TopicPartition;
-import dev.spool.time.Clock;
+import dev.spool.common.Clock;
+import dev.spool.common.TopicPartition;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package dev.spool.chaos.history;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.util.List;
 import java.util.Objects;
 

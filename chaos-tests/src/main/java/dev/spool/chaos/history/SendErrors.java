@@ -1,7 +1,7 @@
 package dev.spool.chaos.history;
 
 import dev.spool.client.ProduceException;
-import dev.spool.client.SpoolException;
+import dev.spool.common.SpoolException;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;

@@ -1,6 +1,6 @@
 package dev.spool.chaos.nemesis;
 
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.spool.chaos.nemesis;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 
 /**
  * Whom a planned fault hits, named abstractly: the schedule is made before the run and cannot know

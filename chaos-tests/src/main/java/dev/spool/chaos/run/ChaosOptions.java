@@ -2,7 +2,7 @@ package dev.spool.chaos.run;
 
 import dev.spool.chaos.nemesis.NemesisFamily;
 import dev.spool.chaos.nemesis.Schedule;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;

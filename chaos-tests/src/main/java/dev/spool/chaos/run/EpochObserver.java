@@ -2,8 +2,8 @@ package dev.spool.chaos.run;
 
 import dev.spool.chaos.history.EpochObservation;
 import dev.spool.chaos.history.HistoryRecorder;
-import dev.spool.client.TopicPartition;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.PartitionMetadata;
 import dev.spool.protocol.message.TopicMetadata;

@@ -6,7 +6,7 @@ import dev.spool.chaos.nemesis.PlannedFault;
 import dev.spool.chaos.nemesis.Schedule;
 import dev.spool.chaos.nemesis.ScheduleConfig;
 import dev.spool.chaos.nemesis.Target;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -11,7 +11,7 @@ import dev.spool.client.ConsumerRecords;
 import dev.spool.client.Producer;
 import dev.spool.client.ProducerRecord;
 import dev.spool.client.RecordMetadata;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.spool.chaos.workload;
 
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;

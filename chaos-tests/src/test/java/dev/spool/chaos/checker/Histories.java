@@ -8,7 +8,7 @@ import dev.spool.chaos.history.Op;
 import dev.spool.chaos.history.OpFunction;
 import dev.spool.chaos.history.OpType;
 import dev.spool.chaos.history.ReplicaSnapshot;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

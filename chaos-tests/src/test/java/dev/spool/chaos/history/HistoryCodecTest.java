@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.client.ProduceException;
-import dev.spool.client.SpoolException;
-import dev.spool.client.TopicPartition;
-import dev.spool.protocol.message.ErrorCode;
-import dev.spool.time.ManualClock;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.ManualClock;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,7 +29,7 @@ class NemesisRunnerTest {
     return new Schedule(1, c, List.of(faults), Set.of());
   }
 
-  private static List<Nemesis> all(FakeCluster c) {
+  private static List<Nemesis> all(RecordingCluster c) {
     return List.of(
         new ProcessNemesis(c),
         new PartitionNemesis(c, c),
@@ -40,7 +40,7 @@ class NemesisRunnerTest {
 
   @Test
   void shouldKillTheLeaderAndRestartItWhenTheWindowEnds() {
-    FakeCluster c = FakeCluster.combined(3).leader(TP, 2, 2, 1, 3);
+    RecordingCluster c = RecordingCluster.combined(3).leader(TP, 2, 2, 1, 3);
     List<FaultWindow> seen = new ArrayList<>();
     NemesisRunner r =
         new NemesisRunner(
@@ -72,7 +72,7 @@ class NemesisRunnerTest {
 
   @Test
   void shouldPauseWithStopAndResumeWithCont() {
-    FakeCluster c = FakeCluster.combined(3).activeController(3);
+    RecordingCluster c = RecordingCluster.combined(3).activeController(3);
     NemesisRunner r =
         new NemesisRunner(
             schedule(
@@ -87,7 +87,7 @@ class NemesisRunnerTest {
 
   @Test
   void shouldCutExactlyOneDirectionForOneWayLoss() {
-    FakeCluster c = FakeCluster.combined(3);
+    RecordingCluster c = RecordingCluster.combined(3);
     NemesisRunner r =
         new NemesisRunner(
             schedule(
@@ -114,7 +114,7 @@ class NemesisRunnerTest {
 
   @Test
   void shouldIsolateALeaderFromItsFollowersOnTheDataPlaneOnly() {
-    FakeCluster c = FakeCluster.combined(5).leader(TP, 4, 4, 1, 2);
+    RecordingCluster c = RecordingCluster.combined(5).leader(TP, 4, 4, 1, 2);
     PartitionNemesis n = new PartitionNemesis(c, c);
     Nemesis.Applied a =
         n.start(
@@ -133,7 +133,7 @@ class NemesisRunnerTest {
 
   @Test
   void shouldSplitMajorityFromMinorityBothWaysOnBothPlanes() {
-    FakeCluster c = FakeCluster.combined(5);
+    RecordingCluster c = RecordingCluster.combined(5);
     new PartitionNemesis(c, c)
         .start(
             new PlannedFault(
@@ -150,7 +150,7 @@ class NemesisRunnerTest {
 
   @Test
   void shouldRecordAFaultWhoseTargetCannotBeResolvedWithoutDoingAnything() {
-    FakeCluster c = FakeCluster.combined(3); // no active controller known
+    RecordingCluster c = RecordingCluster.combined(3); // no active controller known
     List<FaultWindow> seen = new ArrayList<>();
     NemesisRunner r =
         new NemesisRunner(
@@ -167,7 +167,7 @@ class NemesisRunnerTest {
 
   @Test
   void shouldSkipKindsWithoutANemesisLoudlyAndHealEverythingAtTheEnd() {
-    FakeCluster c = FakeCluster.combined(3);
+    RecordingCluster c = RecordingCluster.combined(3);
     List<FaultWindow> seen = new ArrayList<>();
     NemesisRunner r =
         new NemesisRunner(
@@ -201,7 +201,7 @@ class NemesisRunnerTest {
     Files.write(
         root.resolve("n1").resolve("recovery-point-offset-checkpoint"),
         "0\n1\nt 0 100\n".getBytes());
-    FakeCluster c = FakeCluster.combined(1).dataRoot(root);
+    RecordingCluster c = RecordingCluster.combined(1).dataRoot(root);
     DiskNemesis n = new DiskNemesis(c, 99);
     Nemesis.Applied a =
         n.start(
@@ -223,7 +223,7 @@ class NemesisRunnerTest {
     Path cp = Files.createDirectories(root.resolve("n1")).resolve("replication-offset-checkpoint");
     byte[] before = "0\n1\nt 0 100\n".getBytes();
     Files.write(cp, before);
-    FakeCluster c = FakeCluster.combined(1).dataRoot(root);
+    RecordingCluster c = RecordingCluster.combined(1).dataRoot(root);
     new DiskNemesis(c, 7)
         .start(
             new PlannedFault(

@@ -11,7 +11,7 @@ import dev.spool.chaos.nemesis.Plane;
 import dev.spool.client.NewTopic;
 import dev.spool.client.Producer;
 import dev.spool.client.ProducerRecord;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.PartitionMetadata;
 import dev.spool.testing.process.ProcessCluster;
 import java.nio.charset.StandardCharsets;

@@ -10,7 +10,7 @@ import dev.spool.chaos.history.OpType;
 import dev.spool.chaos.history.ReplicaSnapshot;
 import dev.spool.chaos.nemesis.FaultKind;
 import dev.spool.chaos.nemesis.FaultWindow;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

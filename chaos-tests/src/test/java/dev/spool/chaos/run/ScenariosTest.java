@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.spool.chaos.nemesis.FaultKind;
 import dev.spool.chaos.nemesis.PlannedFault;
 import dev.spool.chaos.nemesis.Schedule;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;

@@ -2,12 +2,12 @@ package dev.spool.client.internal;
 
 import dev.spool.client.internal.metadata.Metadata;
 import dev.spool.client.internal.metadata.MetadataRefresher;
-import dev.spool.client.internal.network.ExponentialBackoff;
-import dev.spool.client.internal.network.NetworkClient;
-import dev.spool.client.internal.network.NetworkConfig;
-import dev.spool.client.internal.network.Node;
+import dev.spool.common.Clock;
 import dev.spool.config.ConfigException;
-import dev.spool.time.Clock;
+import dev.spool.network.ExponentialBackoff;
+import dev.spool.network.NetworkClient;
+import dev.spool.network.NetworkConfig;
+import dev.spool.network.Node;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -55,12 +55,12 @@ public final class ClientContext implements AutoCloseable {
                 clientId,
                 "spool-" + kind + "-io-" + n,
                 maxInFlightPerConnection,
-                10_000,
+                NetworkConfig.DEFAULT_MAX_QUEUED_REQUESTS_PER_CONNECTION,
                 values.connectionSetupTimeoutMs(),
                 values.reconnectBackoffMs(),
                 values.reconnectBackoffMaxMs(),
                 maxResponseFrameBytes,
-                20),
+                NetworkConfig.DEFAULT_TIMER_TICK_MS),
             clock,
             random);
     this.metadata =

@@ -3,6 +3,7 @@ package dev.spool.client.internal;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigKey;
+import dev.spool.network.NetworkConfig;
 import java.util.List;
 
 /**
@@ -75,17 +76,17 @@ public record CommonClientConfig(
             "Cap of the exponential retry wait."),
         def.longKey(
             "reconnect.backoff.ms",
-            50L,
+            NetworkConfig.DEFAULT_RECONNECT_BACKOFF_MS,
             ConfigKey.atLeast(0L),
             "First wait before reconnecting to a broker after a connection failure; doubles per failure."),
         def.longKey(
             "reconnect.backoff.max.ms",
-            1000L,
+            NetworkConfig.DEFAULT_RECONNECT_BACKOFF_MAX_MS,
             ConfigKey.atLeast(0L),
             "Cap of the exponential reconnect wait."),
         def.longKey(
             "socket.connection.setup.timeout.ms",
-            10_000L,
+            NetworkConfig.DEFAULT_CONNECT_TIMEOUT_MS,
             ConfigKey.atLeast(1L),
             "How long a TCP connect plus the ApiVersions handshake may take."),
         def.longKey(

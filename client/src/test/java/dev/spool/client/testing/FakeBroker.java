@@ -1,13 +1,13 @@
 package dev.spool.client.testing;
 
 import com.google.protobuf.MessageLite;
-import dev.spool.client.internal.network.ApiMessages;
+import dev.spool.common.ErrorCode;
+import dev.spool.network.ApiMessages;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.Frame;
 import dev.spool.protocol.FrameDecoder;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.ApiVersionsResponse;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.RequestHeader;
 import dev.spool.protocol.message.ResponseHeader;
 import io.netty.bootstrap.ServerBootstrap;

@@ -1,6 +1,7 @@
 package dev.spool.client.testing;
 
-import dev.spool.client.TopicPartition;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.BrokerInfo;
 import dev.spool.protocol.message.CreateTopicsRequest;
@@ -9,7 +10,6 @@ import dev.spool.protocol.message.DeleteTopicsRequest;
 import dev.spool.protocol.message.DeleteTopicsResponse;
 import dev.spool.protocol.message.Endpoint;
 import dev.spool.protocol.message.EpochEndOffset;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.FetchRequest;
 import dev.spool.protocol.message.FetchResponse;
 import dev.spool.protocol.message.InitProducerIdResponse;
@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An in-JVM cluster of {@link FakeBroker}s sharing one in-memory model: topics with partitions
- * whose leader and leader epoch a test can move, {@link PartitionLog}s with idempotent
+ * whose leader and leader epoch a test can move, {@link InMemoryPartitionLog}s with idempotent
  * deduplication, Metadata / Produce / Fetch (long poll) / ListOffsets / InitProducerId /
  * CreateTopics / DeleteTopics handlers that behave like a Spool broker would, and hooks to inject
  * produce errors. Non-leaders answer NOT_LEADER_OR_FOLLOWER with a KIP-951 leader hint.
@@ -64,7 +64,7 @@ public final class FakeCluster implements AutoCloseable {
   private static final class PartitionState {
     volatile int leader;
     volatile int epoch;
-    final PartitionLog log = new PartitionLog();
+    final InMemoryPartitionLog log = new InMemoryPartitionLog();
   }
 
   private final List<FakeBroker> brokers = new ArrayList<>();
@@ -114,7 +114,7 @@ public final class FakeCluster implements AutoCloseable {
     topicIds.put(name, name + "-id-" + System.nanoTime());
   }
 
-  public PartitionLog log(TopicPartition tp) {
+  public InMemoryPartitionLog log(TopicPartition tp) {
     return topics.get(tp.topic()).get(tp.partition()).log;
   }
 
@@ -310,7 +310,7 @@ public final class FakeCluster implements AutoCloseable {
                 ByteBuffer.wrap(data, pos, data.length - pos)
                         .getInt(pos + RecordBatch.BATCH_LENGTH_POSITION)
                     + RecordBatch.LOG_OVERHEAD;
-            PartitionLog.AppendResult res =
+            InMemoryPartitionLog.AppendResult res =
                 p.log.append(Arrays.copyOfRange(data, pos, pos + size), p.epoch);
             if (res.error() != ErrorCode.NONE) {
               err = res.error();

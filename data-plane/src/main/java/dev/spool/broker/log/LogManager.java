@@ -1,8 +1,8 @@
 package dev.spool.broker.log;
 
 import dev.spool.broker.log.internal.OffsetCheckpoints;
-import dev.spool.client.TopicPartition;
-import dev.spool.time.Clock;
+import dev.spool.common.Clock;
+import dev.spool.common.TopicPartition;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;

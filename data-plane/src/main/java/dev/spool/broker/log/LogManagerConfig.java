@@ -1,7 +1,8 @@
 package dev.spool.broker.log;
 
 /**
- * Data-directory level settings of a {@link LogManager}.
+ * Data-directory level settings of a {@link LogManager}, built by {@code
+ * BrokerConfig.logManagerConfig} (whose keys own every default). Immutable; any thread.
  *
  * @param recoveryThreads threads that open partitions in parallel at startup (bounded pool)
  * @param retentionCheckIntervalMs how often retention runs over every partition
@@ -25,10 +26,5 @@ public record LogManagerConfig(
     if (defaultLogConfig == null) {
       throw new IllegalArgumentException("defaultLogConfig is required");
     }
-  }
-
-  /** Kafka-like defaults: 2 recovery threads, retention every 5 min, checkpoints every 5 s. */
-  public static LogManagerConfig defaults() {
-    return new LogManagerConfig(2, 300_000L, 5_000L, LogConfig.defaults());
   }
 }

@@ -1,6 +1,6 @@
 package dev.spool.broker.log;
 
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 
 /**
  * What opening one partition did. {@code bytesScanned} counts bytes read and CRC-checked by

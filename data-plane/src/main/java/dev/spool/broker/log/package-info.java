@@ -1,5 +1,5 @@
 /**
- * The partition log: Spool's storage engine (ARCHITECTURE §4 "Log storage").
+ * The partition log: Spool's storage engine (docs/architecture.md#storage).
  *
  * <h2>On disk</h2>
  *

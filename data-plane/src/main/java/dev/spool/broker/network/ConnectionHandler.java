@@ -1,9 +1,9 @@
 package dev.spool.broker.network;
 
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.Frame;
 import dev.spool.protocol.InvalidFrameException;
 import dev.spool.protocol.message.ApiKey;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.RequestHeader;
 import dev.spool.protocol.message.ResponseHeader;
 import io.netty.buffer.ByteBuf;
@@ -41,7 +41,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     final ByteBuf frame;
     final long frameBytes;
     final NewerRequestSignal newerRequest = new NewerRequestSignal();
-    Response response;
+    BrokerResponse response;
 
     Pending(int correlationId, ByteBuf frame) {
       this.correlationId = correlationId;
@@ -113,7 +113,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
           connectionId);
       complete(
           p,
-          Response.requestError(
+          BrokerResponse.requestError(
               ErrorCode.UNSUPPORTED_VERSION, "unknown API key " + header.getApiKeyValue(), true),
           null);
       return;
@@ -121,14 +121,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     if (!dispatcher.supports(key, header.getApiVersion())) {
       complete(
           p,
-          Response.requestError(
+          BrokerResponse.requestError(
               ErrorCode.UNSUPPORTED_VERSION,
               key + " version " + header.getApiVersion() + " is not supported; see ApiVersions",
               false),
           null);
       return;
     }
-    CompletableFuture<Response> future;
+    CompletableFuture<BrokerResponse> future;
     try {
       future =
           handler
@@ -149,7 +149,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
           key,
           connectionId,
           e.getMessage());
-      complete(p, Response.requestError(ErrorCode.INVALID_REQUEST, e.getMessage(), true), null);
+      complete(
+          p, BrokerResponse.requestError(ErrorCode.INVALID_REQUEST, e.getMessage(), true), null);
       return;
     } catch (RuntimeException e) {
       future = CompletableFuture.failedFuture(e);
@@ -164,7 +165,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         });
   }
 
-  private void complete(Pending p, Response response, Throwable error) {
+  private void complete(Pending p, BrokerResponse response, Throwable error) {
     if (error != null) {
       Throwable cause =
           error instanceof java.util.concurrent.CompletionException && error.getCause() != null
@@ -176,11 +177,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             logPrefix,
             connectionId,
             cause.getMessage());
-        response = Response.requestError(ErrorCode.INVALID_REQUEST, cause.getMessage(), true);
+        response = BrokerResponse.requestError(ErrorCode.INVALID_REQUEST, cause.getMessage(), true);
       } else {
         log.error("{} request {} from {} failed", logPrefix, p.correlationId, connectionId, cause);
         response =
-            Response.requestError(ErrorCode.UNKNOWN_SERVER_ERROR, String.valueOf(cause), false);
+            BrokerResponse.requestError(
+                ErrorCode.UNKNOWN_SERVER_ERROR, String.valueOf(cause), false);
       }
     }
     p.response = response;
@@ -196,7 +198,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     boolean wrote = false;
     while (!pending.isEmpty() && pending.peek().response != null) {
       Pending p = pending.poll();
-      Response r = p.response;
+      BrokerResponse r = p.response;
       finish(p);
       if (closing) {
         r.release();
@@ -219,7 +221,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     updateReading();
   }
 
-  private void write(int correlationId, Response r) {
+  private void write(int correlationId, BrokerResponse r) {
     ResponseHeader.Builder header = ResponseHeader.newBuilder().setCorrelationId(correlationId);
     if (r.requestError() != ErrorCode.NONE) {
       header.setErrorCode(r.requestError()).setErrorMessage(r.requestErrorMessage());

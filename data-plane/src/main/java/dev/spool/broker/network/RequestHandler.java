@@ -9,5 +9,5 @@ import java.util.concurrent.CompletableFuture;
  */
 @FunctionalInterface
 public interface RequestHandler {
-  CompletableFuture<Response> handle(RequestContext request);
+  CompletableFuture<BrokerResponse> handle(RequestContext request);
 }

@@ -14,7 +14,8 @@ import java.util.TreeSet;
  * ISR (committed and pending) and the high watermark. Pure: no threads, no I/O, time passed in.
  * Owned by the partition's owner thread.
  *
- * <p>Rules (ARCHITECTURE §4, as Kafka's {@code Partition}):
+ * <p>Rules (docs/architecture.md#high-watermark and docs/architecture.md#isr-changes, as Kafka's
+ * {@code Partition}):
  *
  * <ul>
  *   <li>High watermark = min log end offset over the <em>maximal</em> ISR (the leader included).

@@ -1,7 +1,7 @@
 package dev.spool.broker.replication;
 
 import dev.spool.broker.log.FileSlice;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 
 /**
  * The leader's answer for one partition of a fetch: an error or whole batches as a file slice, the

@@ -1,6 +1,6 @@
 package dev.spool.broker.replication;
 
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 
 /**
  * What a {@link Partition} tells the rest of the broker. Called on the partition's owner thread;

@@ -1,6 +1,6 @@
 package dev.spool.broker.replication;
 
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A fixed pool of single-threaded partition workers. Each partition is hashed onto one worker,
  * which is its owner thread: every mutation of the partition's log and replica state runs there
- * (CONVENTIONS §2), so nothing in a {@link Partition} needs a lock. Netty threads and fetchers hand
- * tasks over and never block on disk.
+ * (docs/threads.md#partition-workers), so nothing in a {@link Partition} needs a lock. Netty
+ * threads and fetchers hand tasks over and never block on disk.
  *
  * <p>Limits: each worker's queue holds at most {@code maxQueuedTasksPerWorker} tasks; beyond it a
  * task is refused ({@link #execute} returns false, {@link #submit} fails with {@link

@@ -1,6 +1,6 @@
 package dev.spool.broker.replication;
 
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 
 /**
  * The answer for one partition of a produce request. {@code baseOffset} is -1 on error; {@code

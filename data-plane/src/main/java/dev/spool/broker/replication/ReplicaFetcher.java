@@ -1,15 +1,15 @@
 package dev.spool.broker.replication;
 
-import dev.spool.client.TopicPartition;
-import dev.spool.client.internal.network.NetworkClient;
-import dev.spool.client.internal.network.Node;
-import dev.spool.client.internal.network.Response;
+import dev.spool.common.Clock;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
+import dev.spool.network.ClientResponse;
+import dev.spool.network.NetworkClient;
+import dev.spool.network.Node;
 import dev.spool.protocol.message.ApiKey;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.FetchRequest;
 import dev.spool.protocol.message.FetchResponse;
 import dev.spool.quorum.image.BrokerRegistration;
-import dev.spool.time.Clock;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -180,7 +180,7 @@ final class ReplicaFetcher {
   }
 
   private void onResponse(
-      Map<TopicPartition, FollowerFetchState> sent, Response resp, Throwable err) {
+      Map<TopicPartition, FollowerFetchState> sent, ClientResponse resp, Throwable err) {
     if (err != null || resp.header().getErrorCode() != ErrorCode.NONE) {
       if (resp != null) {
         resp.close();

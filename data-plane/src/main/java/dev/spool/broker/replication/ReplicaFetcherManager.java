@@ -1,8 +1,8 @@
 package dev.spool.broker.replication;
 
-import dev.spool.client.TopicPartition;
-import dev.spool.client.internal.network.NetworkClient;
-import dev.spool.time.Clock;
+import dev.spool.common.Clock;
+import dev.spool.common.TopicPartition;
+import dev.spool.network.NetworkClient;
 import java.util.HashMap;
 import java.util.Map;
 import org.slf4j.Logger;

@@ -1,8 +1,8 @@
 package dev.spool.broker.replication;
 
 /**
- * The replication knobs a {@link Partition} works with (from {@code BrokerConfig}). Immutable; any
- * thread.
+ * The replication knobs a {@link Partition} works with, built by {@code
+ * BrokerConfig.replicationSettings} (whose keys own every default). Immutable; any thread.
  *
  * @param localBrokerId this broker's id
  * @param replicaLagTimeMaxMs an ISR member not caught up for this long is proposed for removal
@@ -22,9 +22,5 @@ public record ReplicationSettings(
         || isrChangeRetryBackoffMs < 0) {
       throw new IllegalArgumentException("invalid replication settings");
     }
-  }
-
-  public static ReplicationSettings defaults(int localBrokerId) {
-    return new ReplicationSettings(localBrokerId, 10_000L, 10_000, 100L);
   }
 }

@@ -56,7 +56,7 @@
  * every step under crashes, restarts, network partitions, message loss and reordering, quorum
  * isolation and leader elections, using the quorum's own decision code.
  *
- * <h2>Choices where ARCHITECTURE is silent</h2>
+ * <h2>Choices beyond Kafka's design (docs/architecture.md#replication)</h2>
  *
  * <ul>
  *   <li>Consumers read only from leaders (no follower fetching, KIP-392).

@@ -1,7 +1,7 @@
 package dev.spool.broker.request;
 
-import dev.spool.client.SpoolException;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
 import java.util.concurrent.CompletionException;
 
 /** Maps a failed call to the quorum onto the error code an admin answer carries. */

@@ -1,11 +1,11 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
-import dev.spool.broker.network.Response;
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.quorum.image.TopicImage;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +22,7 @@ public final class AlterConfigsHandler implements RequestHandler {
   }
 
   @Override
-  public CompletableFuture<Response> handle(RequestContext request) {
+  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     AlterConfigsRequest req = request.frame().parseBody(AlterConfigsRequest.parser());
     return ctx.quorum()
         .alterConfigs(req)
@@ -46,7 +46,7 @@ public final class AlterConfigsHandler implements RequestHandler {
         .thenCompose(
             resp -> {
               if (req.getValidateOnly()) {
-                return CompletableFuture.completedFuture(Response.of(resp));
+                return CompletableFuture.completedFuture(BrokerResponse.of(resp));
               }
               return ctx.metadataWaiters()
                   .await(
@@ -71,7 +71,7 @@ public final class AlterConfigsHandler implements RequestHandler {
                                         && t.getDeleteList().stream().noneMatch(now::containsKey);
                                   }),
                       ctx.adminTimeoutMs())
-                  .thenApply(img -> Response.of(resp));
+                  .thenApply(img -> BrokerResponse.of(resp));
             });
   }
 }

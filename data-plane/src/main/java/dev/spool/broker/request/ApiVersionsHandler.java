@@ -1,8 +1,8 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
-import dev.spool.broker.network.Response;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.message.ApiVersionsRequest;
 import java.util.concurrent.CompletableFuture;
@@ -12,10 +12,10 @@ public final class ApiVersionsHandler implements RequestHandler {
   public static final String SOFTWARE_VERSION = "spool 0.1.0";
 
   @Override
-  public CompletableFuture<Response> handle(RequestContext request) {
+  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     request.frame().parseBody(ApiVersionsRequest.parser());
     return CompletableFuture.completedFuture(
-        Response.of(
+        BrokerResponse.of(
             ApiVersionTable.CURRENT
                 .toResponse()
                 .setServerSoftwareVersion(SOFTWARE_VERSION)

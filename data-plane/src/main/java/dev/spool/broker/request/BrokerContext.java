@@ -2,14 +2,14 @@ package dev.spool.broker.request;
 
 import dev.spool.broker.replication.LeaderHintInfo;
 import dev.spool.broker.replication.ReplicaManager;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.Clock;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.Endpoint;
 import dev.spool.protocol.message.LeaderHint;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.PartitionState;
-import dev.spool.time.Clock;
 import io.netty.util.Timer;
 
 /**

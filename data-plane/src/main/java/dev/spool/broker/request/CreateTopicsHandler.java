@@ -1,11 +1,11 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
-import dev.spool.broker.network.Response;
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.quorum.image.PartitionState;
 import dev.spool.quorum.image.TopicImage;
 import java.util.concurrent.CompletableFuture;
@@ -23,7 +23,7 @@ public final class CreateTopicsHandler implements RequestHandler {
   }
 
   @Override
-  public CompletableFuture<Response> handle(RequestContext request) {
+  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     CreateTopicsRequest req = request.frame().parseBody(CreateTopicsRequest.parser());
     long timeoutMs = ctx.adminTimeout(req.getTimeoutMs());
     return ctx.quorum()
@@ -48,7 +48,7 @@ public final class CreateTopicsHandler implements RequestHandler {
         .thenCompose(
             resp -> {
               if (req.getValidateOnly()) {
-                return CompletableFuture.completedFuture(Response.of(resp));
+                return CompletableFuture.completedFuture(BrokerResponse.of(resp));
               }
               return ctx.metadataWaiters()
                   .await(
@@ -65,7 +65,7 @@ public final class CreateTopicsHandler implements RequestHandler {
                                             .allMatch(PartitionState::hasLeader);
                                   }),
                       timeoutMs)
-                  .thenApply(img -> Response.of(resp));
+                  .thenApply(img -> BrokerResponse.of(resp));
             });
   }
 }

@@ -1,11 +1,11 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
-import dev.spool.broker.network.Response;
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.DeleteTopicsRequest;
 import dev.spool.protocol.message.DeleteTopicsResponse;
-import dev.spool.protocol.message.ErrorCode;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -20,7 +20,7 @@ public final class DeleteTopicsHandler implements RequestHandler {
   }
 
   @Override
-  public CompletableFuture<Response> handle(RequestContext request) {
+  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     DeleteTopicsRequest req = request.frame().parseBody(DeleteTopicsRequest.parser());
     long timeoutMs = ctx.adminTimeout(req.getTimeoutMs());
     return ctx.quorum()
@@ -51,6 +51,6 @@ public final class DeleteTopicsHandler implements RequestHandler {
                                 .filter(r -> r.getErrorCode() == ErrorCode.NONE)
                                 .allMatch(r -> img.topic(r.getName()) == null),
                         timeoutMs)
-                    .thenApply(img -> Response.of(resp)));
+                    .thenApply(img -> BrokerResponse.of(resp)));
   }
 }

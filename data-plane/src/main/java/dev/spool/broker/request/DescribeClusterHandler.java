@@ -1,8 +1,8 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
-import dev.spool.broker.network.Response;
 import dev.spool.config.TopicConfig;
 import dev.spool.protocol.message.DescribeClusterRequest;
 import dev.spool.protocol.message.DescribeClusterResponse;
@@ -28,7 +28,7 @@ public final class DescribeClusterHandler implements RequestHandler {
   }
 
   @Override
-  public CompletableFuture<Response> handle(RequestContext request) {
+  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     request.frame().parseBody(DescribeClusterRequest.parser());
     MetadataImage image = ctx.image();
     DescribeClusterResponse.Builder b =
@@ -69,7 +69,7 @@ public final class DescribeClusterHandler implements RequestHandler {
               } else {
                 b.setQuorum(q);
               }
-              return Response.of(b.build());
+              return BrokerResponse.of(b.build());
             });
   }
 }

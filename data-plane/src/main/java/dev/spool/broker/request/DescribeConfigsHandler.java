@@ -1,14 +1,14 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
-import dev.spool.broker.network.Response;
+import dev.spool.common.ErrorCode;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigKey;
 import dev.spool.config.TopicConfig;
 import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.DescribeConfigsResponse;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.TopicImage;
 import java.util.Map;
@@ -26,7 +26,7 @@ public final class DescribeConfigsHandler implements RequestHandler {
   }
 
   @Override
-  public CompletableFuture<Response> handle(RequestContext request) {
+  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     DescribeConfigsRequest req = request.frame().parseBody(DescribeConfigsRequest.parser());
     MetadataImage image = ctx.image();
     DescribeConfigsResponse.Builder b = DescribeConfigsResponse.newBuilder();
@@ -54,6 +54,6 @@ public final class DescribeConfigsHandler implements RequestHandler {
       }
       b.addTopics(r);
     }
-    return CompletableFuture.completedFuture(Response.of(b.build()));
+    return CompletableFuture.completedFuture(BrokerResponse.of(b.build()));
   }
 }

@@ -1,13 +1,13 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
-import dev.spool.broker.network.Response;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
 import dev.spool.protocol.message.ElectionType;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.quorum.image.PartitionState;
 import java.util.concurrent.CompletableFuture;
 
@@ -24,7 +24,7 @@ public final class ElectLeadersHandler implements RequestHandler {
   }
 
   @Override
-  public CompletableFuture<Response> handle(RequestContext request) {
+  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     ElectLeadersRequest req = request.frame().parseBody(ElectLeadersRequest.parser());
     long timeoutMs = ctx.adminTimeout(req.getTimeoutMs());
     return ctx.quorum()
@@ -61,6 +61,6 @@ public final class ElectLeadersHandler implements RequestHandler {
                                               : p.hasLeader());
                                     }),
                         timeoutMs)
-                    .thenApply(img -> Response.of(resp)));
+                    .thenApply(img -> BrokerResponse.of(resp)));
   }
 }

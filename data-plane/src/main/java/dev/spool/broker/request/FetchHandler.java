@@ -1,17 +1,17 @@
 package dev.spool.broker.request;
 
 import dev.spool.broker.log.FileSlice;
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.NewerRequestSignal;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
-import dev.spool.broker.network.Response;
 import dev.spool.broker.replication.FetchParams;
 import dev.spool.broker.replication.FetchWaiters;
 import dev.spool.broker.replication.Partition;
 import dev.spool.broker.replication.PartitionFetchResult;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.EpochEndOffset;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.FetchRequest;
 import dev.spool.protocol.message.FetchResponse;
 import dev.spool.quorum.image.BrokerRegistration;
@@ -61,13 +61,13 @@ public final class FetchHandler implements RequestHandler {
   }
 
   @Override
-  public CompletableFuture<Response> handle(RequestContext request) {
+  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     FetchRequest req = request.frame().parseBody(FetchRequest.parser());
     if (req.getReplicaId() >= 0) {
       BrokerRegistration b = ctx.image().broker(req.getReplicaId());
       if (b == null || b.epoch() != req.getBrokerEpoch()) {
         return CompletableFuture.completedFuture(
-            Response.of(
+            BrokerResponse.of(
                 FetchResponse.newBuilder()
                     .setErrorCode(ErrorCode.STALE_BROKER_EPOCH)
                     .setErrorMessage(
@@ -93,7 +93,7 @@ public final class FetchHandler implements RequestHandler {
     private final boolean follower;
     private final List<Item> items = new ArrayList<>();
     private final List<TopicPartition> tps = new ArrayList<>();
-    private final CompletableFuture<Response> result = new CompletableFuture<>();
+    private final CompletableFuture<BrokerResponse> result = new CompletableFuture<>();
     private final long deadlineNs;
     private final NewerRequestSignal newerRequest;
 
@@ -114,7 +114,7 @@ public final class FetchHandler implements RequestHandler {
       }
     }
 
-    CompletableFuture<Response> start() {
+    CompletableFuture<BrokerResponse> start() {
       attempt();
       return result;
     }
@@ -238,7 +238,7 @@ public final class FetchHandler implements RequestHandler {
       return false;
     }
 
-    private Response respond(List<PartitionFetchResult> results) {
+    private BrokerResponse respond(List<PartitionFetchResult> results) {
       FetchResponse.Builder b = FetchResponse.newBuilder();
       List<Object> parts = new ArrayList<>();
       long remaining = req.getMaxBytes() > 0 ? req.getMaxBytes() : Long.MAX_VALUE;
@@ -288,7 +288,7 @@ public final class FetchHandler implements RequestHandler {
       if (current != null) {
         b.addTopics(current);
       }
-      return Response.withRecords(b.build(), parts, total);
+      return BrokerResponse.withRecords(b.build(), parts, total);
     }
   }
 }

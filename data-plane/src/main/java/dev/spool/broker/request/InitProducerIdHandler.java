@@ -1,11 +1,11 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
-import dev.spool.broker.network.Response;
-import dev.spool.client.SpoolException;
-import dev.spool.protocol.Errors;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.Errors;
+import dev.spool.common.SpoolException;
 import dev.spool.protocol.message.InitProducerIdRequest;
 import dev.spool.protocol.message.InitProducerIdResponse;
 import java.util.concurrent.CompletableFuture;
@@ -24,7 +24,7 @@ public final class InitProducerIdHandler implements RequestHandler {
   }
 
   @Override
-  public CompletableFuture<Response> handle(RequestContext request) {
+  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     request.frame().parseBody(InitProducerIdRequest.parser());
     return ctx.producerIds()
         .nextProducerId()
@@ -43,7 +43,7 @@ public final class InitProducerIdHandler implements RequestHandler {
               } else {
                 b.setProducerId(id).setProducerEpoch(0);
               }
-              return Response.of(b.build());
+              return BrokerResponse.of(b.build());
             });
   }
 

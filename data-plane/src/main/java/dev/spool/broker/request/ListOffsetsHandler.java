@@ -1,11 +1,11 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
-import dev.spool.broker.network.Response;
 import dev.spool.broker.replication.Partition;
-import dev.spool.client.TopicPartition;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ListOffsetsRequest;
 import dev.spool.protocol.message.ListOffsetsResponse;
 import java.util.ArrayList;
@@ -26,7 +26,7 @@ public final class ListOffsetsHandler implements RequestHandler {
   }
 
   @Override
-  public CompletableFuture<Response> handle(RequestContext request) {
+  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     ListOffsetsRequest req = request.frame().parseBody(ListOffsetsRequest.parser());
     boolean consumer = req.getReplicaId() < 0;
     List<CompletableFuture<ListOffsetsResponse.Topic>> topics = new ArrayList<>();
@@ -47,7 +47,7 @@ public final class ListOffsetsHandler implements RequestHandler {
     return CompletableFuture.allOf(topics.toArray(new CompletableFuture[0]))
         .thenApply(
             v ->
-                Response.of(
+                BrokerResponse.of(
                     ListOffsetsResponse.newBuilder()
                         .addAllTopics(topics.stream().map(CompletableFuture::join).toList())
                         .build()));

@@ -1,11 +1,11 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
-import dev.spool.broker.network.Response;
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.BrokerInfo;
 import dev.spool.protocol.message.CreateTopicsRequest;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.MetadataRequest;
 import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.PartitionMetadata;
@@ -35,7 +35,7 @@ public final class MetadataHandler implements RequestHandler {
   }
 
   @Override
-  public CompletableFuture<Response> handle(RequestContext request) {
+  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     MetadataRequest req = request.frame().parseBody(MetadataRequest.parser());
     MetadataImage image = ctx.image();
     Set<String> missing = new LinkedHashSet<>();
@@ -47,7 +47,7 @@ public final class MetadataHandler implements RequestHandler {
       }
     }
     if (missing.isEmpty() || !ctx.autoCreateTopics()) {
-      return CompletableFuture.completedFuture(Response.of(describe(req, image)));
+      return CompletableFuture.completedFuture(BrokerResponse.of(describe(req, image)));
     }
     CreateTopicsRequest.Builder create =
         CreateTopicsRequest.newBuilder().setTimeoutMs((int) ctx.adminTimeoutMs());
@@ -73,7 +73,7 @@ public final class MetadataHandler implements RequestHandler {
                                             && img.partitions(t).stream()
                                                 .allMatch(PartitionState::hasLeader)),
                         ctx.adminTimeoutMs()))
-        .thenApply(img -> Response.of(describe(req, img)));
+        .thenApply(img -> BrokerResponse.of(describe(req, img)));
   }
 
   private MetadataResponse describe(MetadataRequest req, MetadataImage image) {

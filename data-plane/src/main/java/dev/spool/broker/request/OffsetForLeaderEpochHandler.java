@@ -1,11 +1,11 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
-import dev.spool.broker.network.Response;
 import dev.spool.broker.replication.Partition;
-import dev.spool.client.TopicPartition;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.OffsetForLeaderEpochRequest;
 import dev.spool.protocol.message.OffsetForLeaderEpochResponse;
 import java.util.ArrayList;
@@ -25,7 +25,7 @@ public final class OffsetForLeaderEpochHandler implements RequestHandler {
   }
 
   @Override
-  public CompletableFuture<Response> handle(RequestContext request) {
+  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     OffsetForLeaderEpochRequest req =
         request.frame().parseBody(OffsetForLeaderEpochRequest.parser());
     List<CompletableFuture<OffsetForLeaderEpochResponse.Topic>> topics = new ArrayList<>();
@@ -46,7 +46,7 @@ public final class OffsetForLeaderEpochHandler implements RequestHandler {
     return CompletableFuture.allOf(topics.toArray(new CompletableFuture[0]))
         .thenApply(
             v ->
-                Response.of(
+                BrokerResponse.of(
                     OffsetForLeaderEpochResponse.newBuilder()
                         .addAllTopics(topics.stream().map(CompletableFuture::join).toList())
                         .build()));

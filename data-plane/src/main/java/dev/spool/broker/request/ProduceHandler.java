@@ -1,11 +1,11 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
-import dev.spool.broker.network.Response;
 import dev.spool.broker.replication.ProduceResult;
-import dev.spool.client.TopicPartition;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ProduceRequest;
 import dev.spool.protocol.message.ProduceResponse;
 import dev.spool.quorum.image.MetadataImage;
@@ -40,7 +40,7 @@ public final class ProduceHandler implements RequestHandler {
   private record Part(String topic, int partition, CompletableFuture<ProduceResult> result) {}
 
   @Override
-  public CompletableFuture<Response> handle(RequestContext request) {
+  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     ProduceRequest req = request.frame().parseBody(ProduceRequest.parser());
     ByteBuf data = request.frame().recordData();
     long declared = 0;
@@ -89,9 +89,9 @@ public final class ProduceHandler implements RequestHandler {
         .thenApply(
             v -> {
               if (acks == 0) {
-                return Response.none();
+                return BrokerResponse.none();
               }
-              return Response.of(response(parts));
+              return BrokerResponse.of(response(parts));
             });
   }
 
@@ -174,13 +174,13 @@ public final class ProduceHandler implements RequestHandler {
     return b.build();
   }
 
-  private CompletableFuture<Response> invalid(RequestContext request, String why) {
+  private CompletableFuture<BrokerResponse> invalid(RequestContext request, String why) {
     log.warn(
         "[node={}] malformed produce request from {}: {}; closing the connection",
         ctx.brokerId(),
         request.connectionId(),
         why);
     return CompletableFuture.completedFuture(
-        Response.requestError(ErrorCode.INVALID_REQUEST, why, true));
+        BrokerResponse.requestError(ErrorCode.INVALID_REQUEST, why, true));
   }
 }

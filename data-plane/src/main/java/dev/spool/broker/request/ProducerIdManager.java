@@ -1,7 +1,7 @@
 package dev.spool.broker.request;
 
-import dev.spool.client.SpoolException;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.message.AllocateProducerIdsRequest;
 import dev.spool.quorum.message.AllocateProducerIdsResponse;

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.log.internal.OffsetCheckpoints;
-import dev.spool.client.TopicPartition;
-import dev.spool.time.ManualClock;
+import dev.spool.common.ManualClock;
+import dev.spool.common.TopicPartition;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

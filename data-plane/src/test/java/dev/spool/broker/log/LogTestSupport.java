@@ -1,11 +1,11 @@
 package dev.spool.broker.log;
 
-import dev.spool.client.TopicPartition;
+import dev.spool.common.Clock;
+import dev.spool.common.TopicPartition;
 import dev.spool.record.MemoryRecords;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordBatchBuilder;
 import dev.spool.record.RecordCursor;
-import dev.spool.time.Clock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

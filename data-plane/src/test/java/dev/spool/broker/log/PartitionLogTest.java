@@ -13,12 +13,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.log.LogTestSupport.Batch;
+import dev.spool.common.ManualClock;
 import dev.spool.record.CorruptRecordException;
 import dev.spool.record.InvalidRecordException;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordTooLargeException;
 import dev.spool.record.TimestampType;
-import dev.spool.time.ManualClock;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -12,8 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.log.LogTestSupport.Batch;
 import dev.spool.broker.log.internal.LogSegment;
+import dev.spool.common.ManualClock;
 import dev.spool.record.RecordBatchBuilder;
-import dev.spool.time.ManualClock;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

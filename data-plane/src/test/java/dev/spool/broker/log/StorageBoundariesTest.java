@@ -9,7 +9,10 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** CONVENTIONS §8 for the storage engine: internals stay internal, the record format stays pure. */
+/**
+ * Module boundaries (docs/conventions.md#module-boundaries) for the storage engine: internals stay
+ * internal, the record format stays pure.
+ */
 @Tag("unit")
 class StorageBoundariesTest {
   private static final JavaClasses MAIN =
@@ -25,6 +28,7 @@ class StorageBoundariesTest {
         .should()
         .dependOnClassesThat()
         .resideInAPackage("dev.spool.broker.log.internal..")
+        .because("segment and index internals may change freely behind the log's API")
         .check(MAIN);
   }
 
@@ -36,6 +40,7 @@ class StorageBoundariesTest {
         .should()
         .onlyDependOnClassesThat()
         .resideInAnyPackage("dev.spool.record..", "java..")
+        .because("the record format is byte-level code shared by clients, brokers and tools")
         .check(MAIN);
   }
 }

@@ -11,9 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.log.PartitionLog;
-import dev.spool.client.TopicPartition;
-import dev.spool.protocol.message.ErrorCode;
-import dev.spool.time.ManualClock;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.ManualClock;
+import dev.spool.common.TopicPartition;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;

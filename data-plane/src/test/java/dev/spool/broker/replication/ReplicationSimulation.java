@@ -3,9 +3,11 @@ package dev.spool.broker.replication;
 import dev.spool.broker.log.FileSlice;
 import dev.spool.broker.log.LogStartupState;
 import dev.spool.broker.log.PartitionLog;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.ManualClock;
+import dev.spool.common.TopicPartition;
 import dev.spool.config.TopicConfig;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.controller.BrokerHeartbeatTracker;
 import dev.spool.quorum.controller.ClusterDuties;
 import dev.spool.quorum.controller.ControllerSettings;
@@ -26,7 +28,6 @@ import dev.spool.quorum.message.MetadataRecord;
 import dev.spool.quorum.message.RecordResult;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordBatchBuilder;
-import dev.spool.time.ManualClock;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -426,7 +427,7 @@ final class ReplicationSimulation implements AutoCloseable {
     final List<MetadataBatch> log = new ArrayList<>(); // index i holds offset i + 1
     final BrokerHeartbeatTracker tracker = new BrokerHeartbeatTracker(SESSION_TIMEOUT_MS);
     final ControllerSettings settings =
-        ControllerSettings.defaults()
+        QuorumConfig.defaultControllerSettings()
             .withSessionTimeoutMs(SESSION_TIMEOUT_MS)
             .withLeaderBalancing(true, 1);
 

@@ -5,20 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.MessageLite;
+import dev.spool.broker.BrokerConfig;
 import dev.spool.broker.log.LogManager;
-import dev.spool.broker.log.LogManagerConfig;
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
-import dev.spool.broker.network.Response;
 import dev.spool.broker.replication.FetchWaiters;
 import dev.spool.broker.replication.PartitionWorkers;
 import dev.spool.broker.replication.ReplicaManager;
 import dev.spool.broker.replication.ReplicaRole;
-import dev.spool.broker.replication.ReplicationSettings;
-import dev.spool.client.SpoolException;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.ManualClock;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.Frame;
 import dev.spool.protocol.message.ApiKey;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.FetchRequest;
 import dev.spool.protocol.message.FetchResponse;
 import dev.spool.protocol.message.MetadataRequest;
@@ -35,7 +35,6 @@ import dev.spool.quorum.image.Records;
 import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.MetadataRecord;
 import dev.spool.record.RecordBatchBuilder;
-import dev.spool.time.ManualClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -83,7 +82,7 @@ class HandlerValidationTest {
 
   @BeforeEach
   void setUp() {
-    logs = LogManager.open(dir, LogManagerConfig.defaults(), clock);
+    logs = LogManager.open(dir, BrokerConfig.defaultLogManagerConfig(), clock);
     workers = new PartitionWorkers(1, 1000, "test-partition");
     QuorumClient quorum =
         (QuorumClient)
@@ -97,7 +96,7 @@ class HandlerValidationTest {
                             new SpoolException(ErrorCode.QUORUM_UNAVAILABLE, "stub")));
     replicas =
         new ReplicaManager(
-            ReplicationSettings.defaults(1),
+            BrokerConfig.defaultReplicationSettings(1),
             false,
             clock,
             logs,
@@ -182,7 +181,7 @@ class HandlerValidationTest {
         .build();
   }
 
-  private Response handleProduce(int partition, int acks, int declaredSize) throws Exception {
+  private BrokerResponse handleProduce(int partition, int acks, int declaredSize) throws Exception {
     ByteBuffer b = batch();
     return new ProduceHandler(ctx)
         .handle(
@@ -193,13 +192,13 @@ class HandlerValidationTest {
         .get(5, TimeUnit.SECONDS);
   }
 
-  private static ProduceResponse.PartitionResponse first(Response r) {
+  private static ProduceResponse.PartitionResponse first(BrokerResponse r) {
     return ((ProduceResponse) r.body()).getTopics(0).getPartitions(0);
   }
 
   @Test
   void shouldCloseTheConnectionWhenDeclaredRecordBytesDoNotMatch() throws Exception {
-    Response r = handleProduce(0, 1, 3);
+    BrokerResponse r = handleProduce(0, 1, 3);
     assertEquals(ErrorCode.INVALID_REQUEST, r.requestError());
     assertTrue(r.closeAfterSend());
     assertEquals(
@@ -226,7 +225,7 @@ class HandlerValidationTest {
 
   @Test
   void shouldSendNoResponseForAcksZeroAfterAppending() throws Exception {
-    Response r = handleProduce(0, 0, -1);
+    BrokerResponse r = handleProduce(0, 0, -1);
     assertTrue(r.isNone());
     assertEquals(
         1, replicas.partition(new TopicPartition("orders", 0)).orElseThrow().log().logEndOffset());
@@ -273,7 +272,7 @@ class HandlerValidationTest {
                             .setLastFetchedEpoch(-1)
                             .setPartitionMaxBytes(1 << 20)))
             .build();
-    Response r =
+    BrokerResponse r =
         new FetchHandler(ctx).handle(request(ApiKey.FETCH, req, null)).get(5, TimeUnit.SECONDS);
     r.recordParts().forEach(io.netty.util.ReferenceCountUtil::release);
     return (FetchResponse) r.body();
@@ -322,7 +321,7 @@ class HandlerValidationTest {
                             .setLastFetchedEpoch(-1)
                             .setPartitionMaxBytes(1 << 20)))
             .build();
-    Response r =
+    BrokerResponse r =
         new FetchHandler(ctx).handle(request(ApiKey.FETCH, req, null)).get(5, TimeUnit.SECONDS);
     assertEquals(1, r.recordParts().size());
     DefaultFileRegion region = (DefaultFileRegion) r.recordParts().get(0);

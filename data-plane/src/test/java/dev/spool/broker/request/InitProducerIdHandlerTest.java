@@ -3,13 +3,13 @@ package dev.spool.broker.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
-import dev.spool.broker.network.Response;
-import dev.spool.client.SpoolException;
-import dev.spool.protocol.Errors;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.Errors;
+import dev.spool.common.SpoolException;
 import dev.spool.protocol.Frame;
 import dev.spool.protocol.message.ApiKey;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.InitProducerIdRequest;
 import dev.spool.protocol.message.InitProducerIdResponse;
 import dev.spool.protocol.message.RequestHeader;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("unit")
 class InitProducerIdHandlerTest {
-  private static Response initProducerId(
+  private static BrokerResponse initProducerId(
       Supplier<CompletableFuture<AllocateProducerIdsResponse>> quorumAnswer) throws Exception {
     QuorumClient quorum =
         (QuorumClient)
@@ -66,7 +66,7 @@ class InitProducerIdHandlerTest {
         .get(5, TimeUnit.SECONDS);
   }
 
-  private static InitProducerIdResponse body(Response r) {
+  private static InitProducerIdResponse body(BrokerResponse r) {
     return (InitProducerIdResponse) r.body();
   }
 

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.message.AllocateProducerIdsResponse;
 import java.lang.reflect.Proxy;

@@ -1,6 +1,7 @@
 package dev.spool.quorum.controller;
 
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.Clock;
+import dev.spool.common.ErrorCode;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.message.BrokerHeartbeatRequest;
@@ -8,7 +9,6 @@ import dev.spool.quorum.message.BrokerHeartbeatResponse;
 import dev.spool.quorum.message.ControllerWriteResponse;
 import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.RecordResult;
-import dev.spool.time.Clock;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;

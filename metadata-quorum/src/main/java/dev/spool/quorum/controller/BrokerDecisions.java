@@ -1,6 +1,6 @@
 package dev.spool.quorum.controller;
 
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.ImageBuilder;
 import dev.spool.quorum.image.MetadataApplier;

@@ -1,7 +1,8 @@
 package dev.spool.quorum.controller;
 
 /**
- * The settings the pure controller decisions use (taken from {@code QuorumConfig}).
+ * The settings the pure controller decisions use, built from a parsed config by {@code
+ * QuorumConfig.controllerSettings} (whose keys own every default). Immutable; any thread.
  *
  * @param sessionTimeoutMs a broker that has not heartbeated for this long is fenced
  * @param heartbeatIntervalMs how often brokers heartbeat (used for answers, not decisions)
@@ -26,11 +27,6 @@ public record ControllerSettings(
     long leaderImbalanceCheckIntervalMs,
     int maxRecordsPerWrite,
     int maxBatchesPerHeartbeat) {
-
-  /** Defaults as in QuorumConfig; for tests. */
-  public static ControllerSettings defaults() {
-    return new ControllerSettings(1500, 250, 3, 1, 10_000, 1000, true, 30_000, 2000, 1000);
-  }
 
   public ControllerSettings withSessionTimeoutMs(long ms) {
     return new ControllerSettings(

@@ -1,10 +1,10 @@
 package dev.spool.quorum.controller;
 
+import dev.spool.common.ErrorCode;
 import dev.spool.config.TopicConfig;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
 import dev.spool.protocol.message.ElectionType;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.TopicPartitions;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;

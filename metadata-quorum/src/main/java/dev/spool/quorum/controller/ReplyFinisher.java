@@ -1,10 +1,10 @@
 package dev.spool.quorum.controller;
 
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.AlterConfigsResponse;
 import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DeleteTopicsResponse;
 import dev.spool.protocol.message.ElectLeadersResponse;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.PartitionState;
 import dev.spool.quorum.image.TopicImage;

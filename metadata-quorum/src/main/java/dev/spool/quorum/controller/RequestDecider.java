@@ -1,6 +1,6 @@
 package dev.spool.quorum.controller;
 
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.message.ControllerReply;
 import dev.spool.quorum.message.ControllerRequest;

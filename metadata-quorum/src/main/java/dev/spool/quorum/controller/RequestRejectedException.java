@@ -1,6 +1,6 @@
 package dev.spool.quorum.controller;
 
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 
 /**
  * A request refused before anything is logged (malformed, oversize, not for this controller). The

@@ -1,5 +1,6 @@
 package dev.spool.quorum.controller;
 
+import dev.spool.common.ErrorCode;
 import dev.spool.config.ConfigException;
 import dev.spool.config.TopicConfig;
 import dev.spool.protocol.message.AlterConfigsRequest;
@@ -8,7 +9,6 @@ import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DeleteTopicsRequest;
 import dev.spool.protocol.message.DeleteTopicsResponse;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.Records;

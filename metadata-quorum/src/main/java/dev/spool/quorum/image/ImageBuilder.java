@@ -1,6 +1,6 @@
 package dev.spool.quorum.image;
 
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;

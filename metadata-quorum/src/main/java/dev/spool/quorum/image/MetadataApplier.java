@@ -1,6 +1,6 @@
 package dev.spool.quorum.image;
 
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
 import dev.spool.quorum.message.ConfigRecord;
 import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.MetadataRecord;

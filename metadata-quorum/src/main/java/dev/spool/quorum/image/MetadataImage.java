@@ -1,6 +1,6 @@
 package dev.spool.quorum.image;
 
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import dev.spool.config.Config;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,6 +1,7 @@
 package dev.spool.quorum.ratis;
 
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.Clock;
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.quorum.controller.ActiveController;
 import dev.spool.quorum.controller.ControllerSettings;
@@ -18,7 +19,6 @@ import dev.spool.quorum.message.ControllerRequest;
 import dev.spool.quorum.message.MetadataEntry;
 import dev.spool.quorum.message.MetadataSnapshot;
 import dev.spool.quorum.message.RecordResult;
-import dev.spool.time.Clock;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -127,8 +127,8 @@ final class MetadataStateMachine extends BaseStateMachine {
     return leaderId;
   }
 
-  // ---------------------------------------------------------------- lifecycle (ratis.md §4, P2,
-  // P3)
+  // ---------------------------------------------------------------- lifecycle
+  // docs/ratis.md#p2-pause-and-the-lifecycle and docs/ratis.md#p3-reload-snapshots-from-disk
 
   @Override
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
@@ -169,7 +169,10 @@ final class MetadataStateMachine extends BaseStateMachine {
     return storage.getLatestSnapshot();
   }
 
-  /** Loads the newest snapshot from disk (not the cached one, ratis.md P3), or starts empty. */
+  /**
+   * Loads the newest snapshot from disk (not the cached one:
+   * docs/ratis.md#p3-reload-snapshots-from-disk), or starts empty.
+   */
   private void loadLatestSnapshot() throws IOException {
     SingleFileSnapshotInfo info = storage.loadLatestSnapshot();
     if (info == null) {

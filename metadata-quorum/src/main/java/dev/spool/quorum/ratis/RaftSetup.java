@@ -1,7 +1,7 @@
 package dev.spool.quorum.ratis;
 
+import dev.spool.common.HostPort;
 import dev.spool.config.Config;
-import dev.spool.quorum.HostPort;
 import dev.spool.quorum.QuorumClientSettings;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumSettings;
@@ -27,7 +27,7 @@ import org.apache.ratis.util.TimeDuration;
 
 /**
  * Turns our settings into Ratis objects: the fixed group id, peers and the server / client
- * properties. Every Ratis key we set is here, with the reason (see shared/notes/ratis.md).
+ * properties. Every Ratis key we set is here, with the reason (see docs/ratis.md#settings).
  */
 final class RaftSetup {
   private RaftSetup() {}
@@ -68,7 +68,8 @@ final class RaftSetup {
   static RaftProperties serverProperties(QuorumSettings s) {
     Config c = s.config();
     RaftProperties p = new RaftProperties();
-    // GRPC: the only transport that serves follower linearizable reads (ratis.md P4).
+    // GRPC: the only transport that serves follower linearizable reads
+    // (docs/ratis.md#p4-grpc-transport).
     RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
     GrpcConfigKeys.Server.setHost(p, s.bindHost());
     GrpcConfigKeys.Server.setPort(p, s.advertised().port());
@@ -86,7 +87,8 @@ final class RaftSetup {
         p, c.get(QuorumConfig.SNAPSHOT_RETENTION_FILES));
     RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, true);
     // Small segments so that a snapshot lets the log be purged (purge works per closed segment,
-    // ratis.md P9), and purge up to the snapshot: a lagging follower gets the snapshot.
+    // docs/ratis.md#p9-log-purge-per-segment), and purge up to the snapshot: a lagging follower
+    // gets the snapshot.
     RaftServerConfigKeys.Log.setSegmentSizeMax(
         p, SizeInBytes.valueOf(c.get(QuorumConfig.LOG_SEGMENT_BYTES)));
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
@@ -110,8 +112,9 @@ final class RaftSetup {
   }
 
   /**
-   * A client with a sleeping, bounded retry policy (the Ratis default spins forever, ratis.md P8):
-   * enough attempts to cover the total timeout; the caller bounds the time as well.
+   * A client with a sleeping, bounded retry policy (the Ratis default spins forever,
+   * docs/ratis.md#p8-client-retry-policy): enough attempts to cover the total timeout; the caller
+   * bounds the time as well.
    */
   static RaftClient newClient(QuorumClientSettings s, RaftGroup group) {
     int attempts = Math.max(3, s.totalTimeoutMs() / Math.max(1, s.retryBackoffMs()));

@@ -1,6 +1,7 @@
 package dev.spool.quorum.ratis;
 
-import dev.spool.client.SpoolException;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
 import dev.spool.protocol.message.CreateTopicsRequest;
@@ -9,7 +10,6 @@ import dev.spool.protocol.message.DeleteTopicsRequest;
 import dev.spool.protocol.message.DeleteTopicsResponse;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.QuorumClientSettings;

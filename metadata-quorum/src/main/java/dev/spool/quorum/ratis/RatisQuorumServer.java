@@ -1,7 +1,8 @@
 package dev.spool.quorum.ratis;
 
+import dev.spool.common.Clock;
+import dev.spool.common.HostPort;
 import dev.spool.protocol.message.QuorumInfo;
-import dev.spool.quorum.HostPort;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.QuorumSettings;
@@ -11,7 +12,6 @@ import dev.spool.quorum.message.ControllerRequest;
 import dev.spool.quorum.message.ControllerWriteRequest;
 import dev.spool.quorum.message.ControllerWriteResponse;
 import dev.spool.quorum.message.MetadataBatch;
-import dev.spool.time.Clock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.HashMap;
@@ -80,7 +80,8 @@ public final class RatisQuorumServer implements QuorumServer {
             .setGroup(group)
             .setProperties(RaftSetup.serverProperties(settings))
             .setStateMachine(stateMachine)
-            // RECOVER reuses an existing directory and formats a missing one (ratis.md P5).
+            // RECOVER reuses an existing directory and formats a missing one
+            // (docs/ratis.md#p5-startup-option-recover).
             .setOption(RaftStorage.StartupOption.RECOVER)
             .build();
     server.start();

@@ -1,7 +1,7 @@
 package dev.spool.quorum.ratis;
 
-import dev.spool.client.SpoolException;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
 import dev.spool.quorum.message.ControllerReply;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;

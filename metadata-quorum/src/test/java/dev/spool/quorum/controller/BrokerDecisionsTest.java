@@ -4,8 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.client.TopicPartition;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
+import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.image.ImageFixture;
 import dev.spool.quorum.image.PartitionState;
 import dev.spool.quorum.message.AllocateProducerIdsRequest;
@@ -79,7 +80,7 @@ class BrokerDecisionsTest {
   @Test
   void shouldHandOutDisjointProducerIdBlocksAndRejectAStaleBroker() {
     ImageFixture fx = new ImageFixture().brokers(1);
-    ControllerSettings s = ControllerSettings.defaults();
+    ControllerSettings s = QuorumConfig.defaultControllerSettings();
     AllocateProducerIdsRequest req =
         AllocateProducerIdsRequest.newBuilder()
             .setBrokerId(1)

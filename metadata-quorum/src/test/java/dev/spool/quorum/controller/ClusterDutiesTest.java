@@ -4,15 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.client.TopicPartition;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.ManualClock;
+import dev.spool.common.TopicPartition;
+import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.image.ImageFixture;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.PartitionState;
 import dev.spool.quorum.image.Records;
 import dev.spool.quorum.message.MetadataRecord;
 import dev.spool.quorum.message.RecordResult;
-import dev.spool.time.ManualClock;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
 class ClusterDutiesTest {
   private static final long SESSION_MS = 1500;
   private final ControllerSettings settings =
-      ControllerSettings.defaults().withSessionTimeoutMs(SESSION_MS);
+      QuorumConfig.defaultControllerSettings().withSessionTimeoutMs(SESSION_MS);
   private ImageFixture fx;
   private ManualClock clock;
   private BrokerHeartbeatTracker tracker;

@@ -3,10 +3,10 @@ package dev.spool.quorum.controller;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.client.TopicPartition;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectionType;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.TopicPartitions;
 import dev.spool.quorum.image.ImageFixture;
 import dev.spool.quorum.image.MetadataImage;

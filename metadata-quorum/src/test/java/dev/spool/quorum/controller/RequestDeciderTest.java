@@ -3,7 +3,8 @@ package dev.spool.quorum.controller;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.image.ImageFixture;
 import dev.spool.quorum.image.Records;
 import dev.spool.quorum.message.BrokerHeartbeatRequest;
@@ -18,7 +19,7 @@ import org.junit.jupiter.api.Test;
 @Tag("unit")
 class RequestDeciderTest {
   private final ImageFixture fx = new ImageFixture().brokers(1);
-  private final ControllerSettings s = ControllerSettings.defaults();
+  private final ControllerSettings s = QuorumConfig.defaultControllerSettings();
 
   @Test
   void shouldRefuseAnEmptyRequestAndAReadOnlyRequestSentAsAWrite() {

@@ -3,11 +3,12 @@ package dev.spool.quorum.controller;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DeleteTopicsRequest;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.image.ImageFixture;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.PartitionState;
@@ -24,7 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 @Tag("unit")
 class TopicDecisionsTest {
-  private final ControllerSettings settings = ControllerSettings.defaults();
+  private final ControllerSettings settings = QuorumConfig.defaultControllerSettings();
   private ImageFixture fx;
 
   @BeforeEach

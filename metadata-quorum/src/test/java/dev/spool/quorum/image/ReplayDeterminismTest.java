@@ -44,7 +44,7 @@ class ReplayDeterminismTest {
     long rejected =
         results1.stream()
             .flatMap(List::stream)
-            .filter(r -> r.getErrorCode() != dev.spool.protocol.message.ErrorCode.NONE)
+            .filter(r -> r.getErrorCode() != dev.spool.common.ErrorCode.NONE)
             .count();
     long total = results1.stream().mapToLong(List::size).sum();
     // The generator must exercise both paths, or this test proves little.

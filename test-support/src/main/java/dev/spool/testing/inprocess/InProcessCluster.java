@@ -1,31 +1,24 @@
 package dev.spool.testing.inprocess;
 
 import dev.spool.broker.Broker;
-import dev.spool.client.Admin;
-import dev.spool.client.TopicPartition;
 import dev.spool.node.NodeConfig;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.image.BrokerRegistration;
-import dev.spool.testing.ClusterNode;
+import dev.spool.testing.AbstractSpoolCluster;
+import dev.spool.testing.ClusterBuilder;
 import dev.spool.testing.Ports;
-import dev.spool.testing.SpoolCluster;
 import dev.spool.testing.probe.ClusterProbe;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,10 +42,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: tests may call it from several threads.
  */
-public final class InProcessCluster implements SpoolCluster {
+public final class InProcessCluster extends AbstractSpoolCluster {
   private static final Logger log = LoggerFactory.getLogger(InProcessCluster.class);
   private static final String HOST = "127.0.0.1";
-  private static final int PROBE_TIMEOUT_MS = 3_000;
 
   /** Timeouts short enough for a test, applied before the builder's config. */
   private static final Map<String, String> TEST_DEFAULTS =
@@ -67,35 +59,15 @@ public final class InProcessCluster implements SpoolCluster {
           Map.entry("log.recovery.threads", "1"),
           Map.entry("request.timeout.ms", "10000"));
 
-  private final Path dir;
   private final Map<Integer, InProcessNode> nodes;
   private final Map<Integer, InetSocketAddress> brokerAddresses;
-  private final ClusterProbe probe;
-  private Admin admin;
   private volatile boolean closed;
 
   private InProcessCluster(
       Path dir, Map<Integer, InProcessNode> nodes, Map<Integer, InetSocketAddress> brokers) {
-    this.dir = dir;
+    super(dir);
     this.nodes = nodes;
     this.brokerAddresses = brokers;
-    this.probe =
-        new ClusterProbe(
-            new ClusterProbe.Members() {
-              @Override
-              public List<Integer> servingBrokers() {
-                return nodes.values().stream()
-                    .filter(n -> n.broker() != null)
-                    .map(InProcessNode::id)
-                    .toList();
-              }
-
-              @Override
-              public InetSocketAddress brokerAddress(int node) {
-                return InProcessCluster.this.brokerAddress(node);
-              }
-            },
-            PROBE_TIMEOUT_MS);
   }
 
   public static Builder builder() {
@@ -103,51 +75,13 @@ public final class InProcessCluster implements SpoolCluster {
   }
 
   /** Configures and starts a cluster. Used by one thread. */
-  public static final class Builder {
-    private int nodes = 1;
-    private Path dir;
-    private String clusterId = "spool-test";
-    private final Map<Integer, String> roles = new TreeMap<>();
-    private final Map<String, String> config = new LinkedHashMap<>();
-    private Duration startTimeout = Duration.ofSeconds(60);
-
-    private Builder() {}
-
-    /** Number of nodes, ids 1..n, combined broker + controller unless {@link #roles} says else. */
-    public Builder nodes(int n) {
-      if (n < 1 || n > 50) {
-        throw new IllegalArgumentException("1..50 nodes, not " + n);
-      }
-      this.nodes = n;
-      return this;
+  public static final class Builder extends ClusterBuilder<Builder> {
+    private Builder() {
+      super(1, "spool-test", Duration.ofSeconds(60));
     }
 
-    /** The roles of one node: {@code broker}, {@code controller} or {@code broker,controller}. */
-    public Builder roles(int node, String roles) {
-      this.roles.put(node, roles.replace(" ", ""));
-      return this;
-    }
-
-    /** A node config key for every node (see {@code spool node start --help}). */
-    public Builder config(String key, String value) {
-      config.put(key, value);
-      return this;
-    }
-
-    /** The directory for the nodes' data (created); a new temporary directory if not set. */
-    public Builder dir(Path dir) {
-      this.dir = dir;
-      return this;
-    }
-
-    public Builder clusterId(String id) {
-      this.clusterId = id;
-      return this;
-    }
-
-    /** How long {@link #start()} waits for a ready cluster. */
-    public Builder startTimeout(Duration t) {
-      this.startTimeout = t;
+    @Override
+    protected Builder self() {
       return this;
     }
 
@@ -156,58 +90,54 @@ public final class InProcessCluster implements SpoolCluster {
      * everything started is stopped again. A bad config key or value fails here, naming the key.
      */
     public InProcessCluster start() throws IOException {
-      if (dir == null) {
-        dir = Files.createTempDirectory("spool-cluster-");
-      }
-      Files.createDirectories(dir);
+      Map<Integer, String> roles = rolesOfAll();
+      Path dir = createdDir();
       Ports ports = new Ports();
       Map<Integer, InetSocketAddress> brokers = new TreeMap<>();
       List<String> voters = new ArrayList<>();
-      for (int id = 1; id <= nodes; id++) {
+      for (int id : roles.keySet()) {
         brokers.put(id, new InetSocketAddress(HOST, ports.next(HOST)));
-        if (roleOf(id).contains("controller")) {
+        if (roles.get(id).contains("controller")) {
           voters.add(id + "@" + HOST + ":" + ports.next(HOST));
         }
       }
-      if (voters.isEmpty()
-          || IntStream.rangeClosed(1, nodes).noneMatch(id -> roleOf(id).contains("broker"))) {
-        throw new IllegalArgumentException("a cluster needs a controller and a broker: " + roles);
-      }
       Map<Integer, InProcessNode> members = new TreeMap<>();
-      for (int id = 1; id <= nodes; id++) {
-        members.put(id, new InProcessNode(id, NodeConfig.parse(props(id, brokers, voters))));
+      for (int id : roles.keySet()) {
+        Map<String, String> props = props(id, roles.get(id), dir, brokers.get(id), voters);
+        members.put(id, new InProcessNode(id, NodeConfig.parse(props)));
       }
       InProcessCluster c = new InProcessCluster(dir, members, brokers);
       try {
         members.values().forEach(InProcessNode::startController);
         members.values().forEach(InProcessNode::startBroker);
-        c.awaitReady(startTimeout);
+        c.awaitReady(startTimeout());
       } catch (RuntimeException e) {
         c.close();
         throw e;
       }
-      log.info("in-process cluster of {} nodes ready: bootstrap {}", nodes, c.bootstrapServers());
+      log.info(
+          "in-process cluster of {} nodes ready: bootstrap {}", roles.size(), c.bootstrapServers());
       return c;
     }
 
-    private String roleOf(int id) {
-      return roles.getOrDefault(id, "broker,controller");
-    }
-
     private Map<String, String> props(
-        int id, Map<Integer, InetSocketAddress> brokers, List<String> voters) {
+        int id, String roles, Path dir, InetSocketAddress broker, List<String> voters) {
       Map<String, String> p = new LinkedHashMap<>();
       p.put("node.id", String.valueOf(id));
-      p.put("process.roles", roleOf(id));
-      p.put("cluster.id", clusterId);
-      p.put("data.dir", dir.resolve("node-" + id).resolve("data").toString());
-      p.put("listener", HOST + ":" + brokers.get(id).getPort());
+      p.put("process.roles", roles);
+      p.put("cluster.id", clusterId());
+      p.put("data.dir", dataDir(dir, id).toString());
+      p.put("listener", HOST + ":" + broker.getPort());
       p.put("controller.quorum.voters", String.join(",", voters));
       p.put("controller.quorum.bind.host", HOST);
       p.putAll(TEST_DEFAULTS);
-      p.putAll(config);
+      p.putAll(config());
       return p;
     }
+  }
+
+  private static Path dataDir(Path dir, int id) {
+    return dir.resolve("node-" + id).resolve("data");
   }
 
   // ---------------------------------------------------------------- reaching into the nodes
@@ -246,29 +176,11 @@ public final class InProcessCluster implements SpoolCluster {
     return n;
   }
 
-  private InetSocketAddress brokerAddress(int id) {
-    member(id);
-    return brokerAddresses.get(id);
-  }
-
   // ---------------------------------------------------------------- SpoolCluster
 
   @Override
-  public String bootstrapServers() {
-    return brokers().stream()
-        .map(brokerAddresses::get)
-        .map(a -> a.getHostString() + ":" + a.getPort())
-        .collect(Collectors.joining(","));
-  }
-
-  @Override
-  public synchronized Admin admin() {
-    if (admin == null) {
-      admin =
-          new Admin(
-              Map.of("bootstrap.servers", bootstrapServers(), "default.api.timeout.ms", "60000"));
-    }
-    return admin;
+  public List<Integer> servingBrokers() {
+    return nodes.values().stream().filter(n -> n.broker() != null).map(InProcessNode::id).toList();
   }
 
   @Override
@@ -290,73 +202,48 @@ public final class InProcessCluster implements SpoolCluster {
   }
 
   @Override
-  public ClusterNode node(int id) {
-    InProcessNode n = member(id);
-    return new ClusterNode() {
-      @Override
-      public int id() {
-        return id;
-      }
-
-      @Override
-      public boolean isBroker() {
-        return n.isBroker();
-      }
-
-      @Override
-      public boolean isController() {
-        return n.isController();
-      }
-
-      @Override
-      public InetSocketAddress brokerAddress() {
-        return brokerAddresses.get(id);
-      }
-
-      @Override
-      public Path dataDir() {
-        return dir.resolve("node-" + id).resolve("data");
-      }
-
-      @Override
-      public boolean isRunning() {
-        return n.isRunning();
-      }
-
-      @Override
-      public void start() {
-        probe.beforeStart(id);
-        n.startController();
-        n.startBroker();
-      }
-
-      @Override
-      public void stop() {
-        n.stopBroker(true);
-        n.stopController(true);
-      }
-
-      @Override
-      public void kill() {
-        n.stopBroker(false);
-        n.stopController(false);
-      }
-    };
+  protected InetSocketAddress brokerAddress(int node) {
+    member(node);
+    return brokerAddresses.get(node);
   }
 
   @Override
-  public OptionalInt activeController() {
-    return probe.activeController();
+  public Path nodeDataDir(int node) {
+    member(node);
+    return dataDir(dir(), node);
   }
 
   @Override
-  public OptionalInt partitionLeader(TopicPartition partition) {
-    return probe.partitionLeader(partition);
+  public boolean isRunning(int node) {
+    return member(node).isRunning();
   }
 
+  /** Starts whichever of its roles are stopped, the controller first. */
   @Override
-  public List<Integer> partitionReplicas(TopicPartition partition) {
-    return probe.partitionReplicas(partition);
+  public void start(int node) {
+    InProcessNode n = member(node);
+    probe.beforeStart(node);
+    n.startController();
+    n.startBroker();
+  }
+
+  /** A controlled shutdown of its broker, then its quorum member hands over and closes. */
+  @Override
+  public void stop(int node) {
+    InProcessNode n = member(node);
+    n.stopBroker(true);
+    n.stopController(true);
+  }
+
+  /**
+   * Closes its broker without a controlled shutdown, then its quorum member (which still closes its
+   * files cleanly: for crash recovery use process mode).
+   */
+  @Override
+  public void kill(int node) {
+    InProcessNode n = member(node);
+    n.stopBroker(false);
+    n.stopController(false);
   }
 
   /**
@@ -365,7 +252,7 @@ public final class InProcessCluster implements SpoolCluster {
    */
   @Override
   public void awaitReady(Duration timeout) {
-    probe.awaitReady(timeout);
+    super.awaitReady(timeout);
     ClusterProbe.await(
         "every broker sees itself unfenced",
         timeout,
@@ -385,20 +272,10 @@ public final class InProcessCluster implements SpoolCluster {
   }
 
   @Override
-  public void awaitFullIsr(Collection<String> topics, Duration timeout) {
-    probe.awaitFullIsr(topics, timeout);
-  }
-
-  @Override
-  public Path dir() {
-    return dir;
-  }
-
-  @Override
   public void dumpLogs(PrintStream out, int lines) {
     out.println(
         "in-process nodes in "
-            + dir
+            + dir()
             + " log into this JVM's own output (lines tagged [node=<id>]); their state now:");
     for (InProcessNode n : nodes.values()) {
       Broker b = n.broker();
@@ -437,14 +314,9 @@ public final class InProcessCluster implements SpoolCluster {
       return;
     }
     closed = true;
-    synchronized (this) {
-      if (admin != null) {
-        admin.close();
-      }
-    }
+    closeClients();
     inParallel("stop-broker", n -> n.stopBroker(false));
     inParallel("stop-controller", n -> n.stopController(false));
-    probe.close();
   }
 
   private void inParallel(String what, Consumer<InProcessNode> action) {

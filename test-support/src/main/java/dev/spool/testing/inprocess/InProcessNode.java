@@ -2,12 +2,12 @@ package dev.spool.testing.inprocess;
 
 import dev.spool.broker.Broker;
 import dev.spool.broker.BrokerConfig;
+import dev.spool.common.Clock;
 import dev.spool.config.Config;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.QuorumClientSettings;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.QuorumSettings;
-import dev.spool.time.Clock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.slf4j.Logger;

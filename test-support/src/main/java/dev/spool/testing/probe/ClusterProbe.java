@@ -1,9 +1,9 @@
 package dev.spool.testing.probe;
 
-import dev.spool.client.TopicPartition;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.BrokerInfo;
 import dev.spool.protocol.message.DescribeClusterResponse;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.PartitionMetadata;
 import dev.spool.protocol.message.TopicMetadata;

@@ -2,10 +2,10 @@ package dev.spool.testing.probe;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.DescribeClusterRequest;
 import dev.spool.protocol.message.DescribeClusterResponse;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.MetadataRequest;
 import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.RequestHeader;

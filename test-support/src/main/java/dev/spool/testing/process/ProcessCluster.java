@@ -1,11 +1,10 @@
 package dev.spool.testing.process;
 
-import dev.spool.client.Admin;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.PartitionMetadata;
-import dev.spool.testing.ClusterNode;
-import dev.spool.testing.SpoolCluster;
+import dev.spool.testing.AbstractSpoolCluster;
+import dev.spool.testing.ClusterBuilder;
 import dev.spool.testing.probe.ClusterProbe;
 import dev.spool.testing.probe.NodeProbe;
 import java.io.IOException;
@@ -14,16 +13,11 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
-import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -69,9 +63,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: nemeses, workload observers and the test thread call it concurrently.
  */
-public final class ProcessCluster implements SpoolCluster {
+public final class ProcessCluster extends AbstractSpoolCluster {
   private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
-  private static final int PROBE_TIMEOUT_MS = 3_000;
 
   /** Small heaps and a quick start: tests run several node JVMs on small machines. */
   public static final List<String> DEFAULT_JVM_OPTIONS =
@@ -82,16 +75,12 @@ public final class ProcessCluster implements SpoolCluster {
           "-XX:-UsePerfData",
           "-Djava.net.preferIPv4Stack=true");
 
-  private final Path dir;
   private final Map<Integer, NodeProcess> nodes;
   private final Map<Integer, NodeAddresses> addresses;
   private final NodeNetwork network;
   private final List<String> notes;
   private final long stopTimeoutMs;
-  private final ClusterProbe probe;
   private final Thread shutdownHook;
-
-  private Admin admin;
   private volatile boolean closed;
 
   private ProcessCluster(
@@ -100,26 +89,12 @@ public final class ProcessCluster implements SpoolCluster {
       Map<Integer, NodeAddresses> addresses,
       NodeNetwork network,
       long stopTimeoutMs) {
-    this.dir = dir;
+    super(dir);
     this.nodes = nodes;
     this.addresses = addresses;
     this.network = network;
     this.notes = List.copyOf(network.notes());
     this.stopTimeoutMs = stopTimeoutMs;
-    this.probe =
-        new ClusterProbe(
-            new ClusterProbe.Members() {
-              @Override
-              public List<Integer> servingBrokers() {
-                return ProcessCluster.this.servingBrokers();
-              }
-
-              @Override
-              public InetSocketAddress brokerAddress(int node) {
-                return addresses(node).broker();
-              }
-            },
-            PROBE_TIMEOUT_MS);
     this.shutdownHook = new Thread(this::emergencyStop, "process-cluster-shutdown");
     Runtime.getRuntime().addShutdownHook(shutdownHook);
   }
@@ -129,52 +104,17 @@ public final class ProcessCluster implements SpoolCluster {
   }
 
   /** Configures and starts a cluster. Used by one thread. */
-  public static final class Builder {
-    private int nodes = 3;
-    private final Map<Integer, String> roles = new TreeMap<>();
-    private Path dir;
+  public static final class Builder extends ClusterBuilder<Builder> {
     private NodeNetwork network;
-    private final Map<String, String> config = new LinkedHashMap<>();
     private List<String> jvmOptions = DEFAULT_JVM_OPTIONS;
-    private Duration startTimeout = Duration.ofSeconds(90);
     private Duration stopTimeout = Duration.ofSeconds(30);
-    private String clusterId = "chaos";
 
-    private Builder() {}
-
-    /** Number of nodes, all combined broker + controller unless {@link #roles} says else. */
-    public Builder nodes(int n) {
-      if (n < 1 || n > 50) {
-        throw new IllegalArgumentException("1..50 nodes, not " + n);
-      }
-      this.nodes = n;
-      return this;
+    private Builder() {
+      super(3, "chaos", Duration.ofSeconds(90));
     }
 
-    /**
-     * The roles of one node: {@code broker}, {@code controller} or {@code broker,controller} (the
-     * default). Voters are the nodes with the controller role; e.g. three broker-only nodes and one
-     * controller-only node keep a quorum whatever happens to the brokers.
-     */
-    public Builder roles(int node, String roles) {
-      String r = roles.replace(" ", "");
-      if (!List.of("broker", "controller", "broker,controller", "controller,broker").contains(r)) {
-        throw new IllegalArgumentException(
-            "roles must be broker, controller or broker,controller: " + roles);
-      }
-      this.roles.put(node, r);
-      return this;
-    }
-
-    /** A node config key for every node (see {@code spool node start --help}). */
-    public Builder config(String key, String value) {
-      config.put(key, value);
-      return this;
-    }
-
-    /** The directory for configs, data and logs (created; should be empty). */
-    public Builder dir(Path dir) {
-      this.dir = dir;
+    @Override
+    protected Builder self() {
       return this;
     }
 
@@ -186,17 +126,6 @@ public final class ProcessCluster implements SpoolCluster {
 
     public Builder jvmOptions(List<String> options) {
       this.jvmOptions = List.copyOf(options);
-      return this;
-    }
-
-    public Builder clusterId(String id) {
-      this.clusterId = id;
-      return this;
-    }
-
-    /** How long {@link #start()} waits for a ready cluster. */
-    public Builder startTimeout(Duration t) {
-      this.startTimeout = t;
       return this;
     }
 
@@ -212,25 +141,14 @@ public final class ProcessCluster implements SpoolCluster {
      * dir}).
      */
     public ProcessCluster start() throws IOException {
-      if (dir == null) {
-        dir = Files.createTempDirectory("spool-cluster-");
-      }
-      List<Integer> ids = new ArrayList<>();
-      Map<Integer, String> roleOf = new TreeMap<>();
-      for (int i = 1; i <= nodes; i++) {
-        ids.add(i);
-        roleOf.put(i, roles.getOrDefault(i, "broker,controller"));
-      }
-      if (roleOf.values().stream().noneMatch(r -> r.contains("controller"))
-          || roleOf.values().stream().noneMatch(r -> r.contains("broker"))) {
-        throw new IllegalArgumentException("a cluster needs a controller and a broker: " + roleOf);
-      }
+      Map<Integer, String> roleOf = rolesOfAll();
+      Path dir = createdDir();
       NodeNetwork net = network != null ? network : new LoopbackNetwork();
       ProcessCluster c;
       try {
-        Map<Integer, NodeAddresses> addrs = net.layout(ids);
+        Map<Integer, NodeAddresses> addrs = net.layout(List.copyOf(roleOf.keySet()));
         ClusterLayout.Spec spec =
-            new ClusterLayout.Spec(dir, clusterId, roleOf, config, jvmOptions);
+            new ClusterLayout.Spec(dir, clusterId(), roleOf, config(), jvmOptions);
         Map<Integer, NodeProcess> procs = ClusterLayout.write(spec, addrs, net);
         c = new ProcessCluster(dir, procs, addrs, net, stopTimeout.toMillis());
       } catch (IOException | RuntimeException e) {
@@ -240,7 +158,7 @@ public final class ProcessCluster implements SpoolCluster {
       // From here c.close() cleans up, the network included.
       try {
         c.nodes.values().forEach(NodeProcess::start);
-        c.awaitReady(startTimeout);
+        c.awaitReady(startTimeout());
       } catch (RuntimeException e) {
         LOG.error("cluster in {} did not start: {}", dir, e.getMessage());
         c.dumpLogs(80);
@@ -254,32 +172,22 @@ public final class ProcessCluster implements SpoolCluster {
 
   // ---------------------------------------------------------------- addresses and paths
 
-  /** {@code host:port,...} for clients: what the brokers advertise (a proxy, if any). */
+  /** What clients use: the brokers' advertised addresses (their proxies in proxy mode). */
   @Override
-  public String bootstrapServers() {
-    return joinBrokers(NodeAddresses::client);
+  protected InetSocketAddress clientAddress(int node) {
+    return addresses(node).client();
   }
 
   /** The brokers' own addresses (not through any proxy). */
   public String directBootstrapServers() {
-    return joinBrokers(NodeAddresses::broker);
-  }
-
-  private String joinBrokers(Function<NodeAddresses, InetSocketAddress> which) {
-    return addresses.values().stream()
-        .filter(a -> nodes.get(a.id()).isBroker())
-        .map(which)
+    return brokers().stream()
+        .map(n -> addresses(n).broker())
         .map(s -> s.getHostString() + ":" + s.getPort())
         .collect(Collectors.joining(","));
   }
 
   public NodeAddresses addresses(int node) {
     return require(node, addresses.get(node));
-  }
-
-  @Override
-  public Path dir() {
-    return dir;
   }
 
   public Path logFile(int node) {
@@ -308,17 +216,6 @@ public final class ProcessCluster implements SpoolCluster {
     return notes;
   }
 
-  /** A shared admin client (through {@link #bootstrapServers()}), closed with the cluster. */
-  @Override
-  public synchronized Admin admin() {
-    if (admin == null) {
-      admin =
-          new Admin(
-              Map.of("bootstrap.servers", bootstrapServers(), "default.api.timeout.ms", "60000"));
-    }
-    return admin;
-  }
-
   // ---------------------------------------------------------------- nodes
 
   @Override
@@ -337,59 +234,14 @@ public final class ProcessCluster implements SpoolCluster {
   }
 
   @Override
-  public ClusterNode node(int id) {
-    NodeProcess p = proc(id);
-    return new ClusterNode() {
-      @Override
-      public int id() {
-        return id;
-      }
+  protected InetSocketAddress brokerAddress(int node) {
+    return addresses(node).broker();
+  }
 
-      @Override
-      public boolean isBroker() {
-        return p.isBroker();
-      }
-
-      @Override
-      public boolean isController() {
-        return p.isController();
-      }
-
-      @Override
-      public InetSocketAddress brokerAddress() {
-        return addresses(id).broker();
-      }
-
-      @Override
-      public Path dataDir() {
-        return p.dataDir();
-      }
-
-      @Override
-      public boolean isRunning() {
-        return p.isRunning();
-      }
-
-      @Override
-      public void start() {
-        ProcessCluster.this.start(id);
-      }
-
-      @Override
-      public void stop() {
-        ProcessCluster.this.stop(id);
-      }
-
-      @Override
-      public void kill() {
-        ProcessCluster.this.kill(id, Signal.KILL);
-      }
-
-      @Override
-      public void restart() {
-        ProcessCluster.this.restart(id);
-      }
-    };
+  /** SIGKILL. */
+  @Override
+  public void kill(int nodeId) {
+    kill(nodeId, Signal.KILL);
   }
 
   /** Sends {@code signal} to the node's recorded PID; does nothing if it is not running. */
@@ -398,6 +250,7 @@ public final class ProcessCluster implements SpoolCluster {
   }
 
   /** Starts the node's process again with its old config and data; no-op while it runs. */
+  @Override
   public void start(int nodeId) {
     NodeProcess p = proc(nodeId);
     if (p.isRunning()) {
@@ -407,6 +260,7 @@ public final class ProcessCluster implements SpoolCluster {
     p.start();
   }
 
+  @Override
   public boolean isRunning(int nodeId) {
     return proc(nodeId).isRunning();
   }
@@ -416,6 +270,7 @@ public final class ProcessCluster implements SpoolCluster {
     return proc(nodeId).isServing();
   }
 
+  @Override
   public Path nodeDataDir(int nodeId) {
     return proc(nodeId).dataDir();
   }
@@ -426,6 +281,7 @@ public final class ProcessCluster implements SpoolCluster {
   }
 
   /** Brokers running and not paused: the nodes a probe can ask. */
+  @Override
   public List<Integer> servingBrokers() {
     return nodes.values().stream()
         .filter(p -> p.isBroker() && p.isServing())
@@ -441,21 +297,6 @@ public final class ProcessCluster implements SpoolCluster {
   }
 
   // ---------------------------------------------------------------- what the nodes say
-
-  @Override
-  public OptionalInt activeController() {
-    return probe.activeController();
-  }
-
-  @Override
-  public OptionalInt partitionLeader(TopicPartition partition) {
-    return probe.partitionLeader(partition);
-  }
-
-  @Override
-  public List<Integer> partitionReplicas(TopicPartition partition) {
-    return probe.partitionReplicas(partition);
-  }
 
   /** The partition as the node with the highest leader epoch for it describes it. */
   public Optional<PartitionMetadata> newestView(TopicPartition partition) {
@@ -474,16 +315,6 @@ public final class ProcessCluster implements SpoolCluster {
     return probe.probe(node);
   }
 
-  @Override
-  public void awaitReady(Duration timeout) {
-    probe.awaitReady(timeout);
-  }
-
-  @Override
-  public void awaitFullIsr(Collection<String> topics, Duration timeout) {
-    probe.awaitFullIsr(topics, timeout);
-  }
-
   /**
    * Polls {@code condition} every 200 ms until true or {@code timeout}; then throws with {@code
    * why}.
@@ -495,13 +326,10 @@ public final class ProcessCluster implements SpoolCluster {
 
   // ---------------------------------------------------------------- lifecycle
 
-  /** SIGTERM (controlled shutdown), wait for exit (SIGKILL after the stop timeout), start again. */
-  public void restart(int node) {
-    proc(node).stop(stopTimeoutMs);
-    start(node);
-  }
-
-  /** SIGTERM, then SIGKILL if the node has not exited within the stop timeout. */
+  /**
+   * SIGTERM (controlled shutdown), then SIGKILL if the node has not exited within the stop timeout.
+   */
+  @Override
   public void stop(int node) {
     proc(node).stop(stopTimeoutMs);
   }
@@ -532,7 +360,7 @@ public final class ProcessCluster implements SpoolCluster {
 
   @Override
   public void dumpLogs(PrintStream out, int lines) {
-    out.println("node configs, data and logs in " + dir);
+    out.println("node configs, data and logs in " + dir());
     for (NodeProcess p : nodes.values()) {
       out.println(NodeLogs.tail(p.id(), p.logFile(), lines));
     }
@@ -546,15 +374,10 @@ public final class ProcessCluster implements SpoolCluster {
       return;
     }
     closed = true;
-    synchronized (this) {
-      if (admin != null) {
-        admin.close();
-      }
-    }
+    closeClients();
     try {
       stop();
     } finally {
-      probe.close();
       network.close();
       try {
         Runtime.getRuntime().removeShutdownHook(shutdownHook);

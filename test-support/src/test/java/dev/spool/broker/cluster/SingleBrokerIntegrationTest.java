@@ -5,8 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.Broker;
-import dev.spool.client.SpoolException;
-import dev.spool.client.internal.network.Response;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
+import dev.spool.network.ClientResponse;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
 import dev.spool.protocol.message.ApiKey;
@@ -18,7 +19,6 @@ import dev.spool.protocol.message.DescribeClusterRequest;
 import dev.spool.protocol.message.DescribeClusterResponse;
 import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.DescribeConfigsResponse;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.FetchRequest;
 import dev.spool.protocol.message.InitProducerIdRequest;
 import dev.spool.protocol.message.InitProducerIdResponse;
@@ -234,8 +234,8 @@ class SingleBrokerIntegrationTest {
     try (dev.spool.client.Consumer c = new dev.spool.client.Consumer(props)) {
       c.assign(
           java.util.List.of(
-              new dev.spool.client.TopicPartition("lagging", 0),
-              new dev.spool.client.TopicPartition("lagging", 1)));
+              new dev.spool.common.TopicPartition("lagging", 0),
+              new dev.spool.common.TopicPartition("lagging", 1)));
       while (got < batches * perBatch && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(60)) {
         got += c.poll(java.time.Duration.ofMillis(200)).count();
       }
@@ -268,7 +268,7 @@ class SingleBrokerIntegrationTest {
   void shouldCloseTheConnectionWhenTheBodyMisstatesTheRecordData() throws Exception {
     client.createTopic(broker, "mismatch", 1, 1);
     ByteBuffer b = batch("x");
-    CompletableFuture<Response> f =
+    CompletableFuture<ClientResponse> f =
         client.send(
             broker,
             ApiKey.PRODUCE,
@@ -294,7 +294,7 @@ class SingleBrokerIntegrationTest {
         0,
         broker
             .replicaManager()
-            .partition(new dev.spool.client.TopicPartition("mismatch", 0))
+            .partition(new dev.spool.common.TopicPartition("mismatch", 0))
             .orElseThrow()
             .log()
             .logEndOffset(),

@@ -2,10 +2,11 @@ package dev.spool.broker.cluster;
 
 import com.google.protobuf.MessageLite;
 import dev.spool.broker.Broker;
-import dev.spool.client.internal.network.NetworkClient;
-import dev.spool.client.internal.network.NetworkConfig;
-import dev.spool.client.internal.network.Node;
-import dev.spool.client.internal.network.Response;
+import dev.spool.common.Clock;
+import dev.spool.network.ClientResponse;
+import dev.spool.network.NetworkClient;
+import dev.spool.network.NetworkConfig;
+import dev.spool.network.Node;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
@@ -16,7 +17,6 @@ import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.PartitionMetadata;
 import dev.spool.protocol.message.ProduceRequest;
 import dev.spool.protocol.message.ProduceResponse;
-import dev.spool.time.Clock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
@@ -34,12 +34,13 @@ public final class TestClient implements AutoCloseable {
     return new Node(b.brokerId(), "127.0.0.1", b.boundPort());
   }
 
-  public CompletableFuture<Response> send(Broker b, ApiKey api, MessageLite body, ByteBuf records) {
+  public CompletableFuture<ClientResponse> send(
+      Broker b, ApiKey api, MessageLite body, ByteBuf records) {
     return net.send(node(b), api, body, records, TIMEOUT_MS, true);
   }
 
   public <T extends MessageLite> T call(Broker b, ApiKey api, MessageLite body, Class<T> type) {
-    try (Response r = send(b, api, body, null).get(TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
+    try (ClientResponse r = send(b, api, body, null).get(TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
       return r.body(type);
     } catch (Exception e) {
       throw new AssertionError(api + " to broker " + b.brokerId() + " failed", e);
@@ -100,7 +101,7 @@ public final class TestClient implements AutoCloseable {
 
   public <T extends MessageLite> T call(
       Broker b, ApiKey api, MessageLite body, Class<T> type, ByteBuf records) {
-    try (Response r = send(b, api, body, records).get(TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
+    try (ClientResponse r = send(b, api, body, records).get(TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
       return r.body(type);
     } catch (Exception e) {
       throw new AssertionError(api + " to broker " + b.brokerId() + " failed", e);

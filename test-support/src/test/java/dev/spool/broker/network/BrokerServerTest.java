@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.ApiVersionsRequest;
 import dev.spool.protocol.message.ApiVersionsResponse;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.MetadataRequest;
 import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.RequestHeader;
@@ -37,7 +37,7 @@ class BrokerServerTest {
   private BrokerServer server;
 
   /** Metadata requests complete when the test says so, to reorder completions. */
-  private final Map<Integer, CompletableFuture<Response>> parked = new ConcurrentHashMap<>();
+  private final Map<Integer, CompletableFuture<BrokerResponse>> parked = new ConcurrentHashMap<>();
 
   @BeforeEach
   void start() {
@@ -47,11 +47,11 @@ class BrokerServerTest {
                 ApiKey.API_VERSIONS,
                 r ->
                     CompletableFuture.completedFuture(
-                        Response.of(ApiVersionTable.CURRENT.toResponse().build())))
+                        BrokerResponse.of(ApiVersionTable.CURRENT.toResponse().build())))
             .register(
                 ApiKey.METADATA,
                 r -> {
-                  CompletableFuture<Response> f = new CompletableFuture<>();
+                  CompletableFuture<BrokerResponse> f = new CompletableFuture<>();
                   parked.put(r.correlationId(), f);
                   return f;
                 })
@@ -62,7 +62,7 @@ class BrokerServerTest {
                   byte[] data = new byte[r.frame().recordData().readableBytes()];
                   r.frame().recordData().getBytes(r.frame().recordData().readerIndex(), data);
                   return CompletableFuture.completedFuture(
-                      Response.withRecords(
+                      BrokerResponse.withRecords(
                           MetadataResponse.newBuilder().setClusterId("echo").build(),
                           List.of(Unpooled.wrappedBuffer(data)),
                           data.length));
@@ -88,10 +88,10 @@ class BrokerServerTest {
       org.awaitility.Awaitility.await().until(() -> parked.size() == 2);
       parked
           .get(2)
-          .complete(Response.of(MetadataResponse.newBuilder().setClusterId("two").build()));
+          .complete(BrokerResponse.of(MetadataResponse.newBuilder().setClusterId("two").build()));
       parked
           .get(1)
-          .complete(Response.of(MetadataResponse.newBuilder().setClusterId("one").build()));
+          .complete(BrokerResponse.of(MetadataResponse.newBuilder().setClusterId("one").build()));
       RawFrameClient.Reply r1 = c.receive();
       RawFrameClient.Reply r2 = c.receive();
       RawFrameClient.Reply r3 = c.receive();

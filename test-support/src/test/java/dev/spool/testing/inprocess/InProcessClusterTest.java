@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.client.NewTopic;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import dev.spool.testing.ClusterNode;
 import dev.spool.testing.SpoolClusterTest;
 import java.time.Duration;

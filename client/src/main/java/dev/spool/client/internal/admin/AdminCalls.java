@@ -1,13 +1,13 @@
 package dev.spool.client.internal.admin;
 
 import com.google.protobuf.MessageLite;
-import dev.spool.client.SpoolException;
 import dev.spool.client.internal.ClientContext;
 import dev.spool.client.internal.metadata.MetadataRefresher;
-import dev.spool.client.internal.network.Node;
-import dev.spool.client.internal.network.Response;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
+import dev.spool.network.ClientResponse;
+import dev.spool.network.Node;
 import dev.spool.protocol.message.ApiKey;
-import dev.spool.protocol.message.ErrorCode;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -52,7 +52,7 @@ public final class AdminCalls {
       String what,
       ApiKey api,
       Supplier<MessageLite> request,
-      Function<Response, Outcome<T>> handler) {
+      Function<ClientResponse, Outcome<T>> handler) {
     CompletableFuture<T> result = new CompletableFuture<>();
     long deadline = context.clock().monotonicMs() + defaultApiTimeoutMs;
     context
@@ -66,7 +66,7 @@ public final class AdminCalls {
       String what,
       ApiKey api,
       Supplier<MessageLite> request,
-      Function<Response, Outcome<T>> handler,
+      Function<ClientResponse, Outcome<T>> handler,
       CompletableFuture<T> result,
       long deadline,
       int attempt,
@@ -84,7 +84,7 @@ public final class AdminCalls {
         .whenComplete(
             (response, error) -> {
               Outcome<T> outcome;
-              try (Response r = response) {
+              try (ClientResponse r = response) {
                 if (error != null) {
                   SpoolException e = MetadataRefresher.asSpoolException(error);
                   outcome = e.retriable() ? new Retry<>(e) : new Fail<>(e);

@@ -1,10 +1,10 @@
 package dev.spool.client.internal.consumer;
 
 import dev.spool.client.ConsumerRecord;
-import dev.spool.client.SpoolException;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.EpochEndOffset;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.FetchResponse;
 import dev.spool.protocol.message.LeaderHint;
 import dev.spool.record.CorruptRecordException;

@@ -3,22 +3,22 @@ package dev.spool.client.internal.consumer;
 import dev.spool.client.ConsumerRecord;
 import dev.spool.client.ConsumerRecords;
 import dev.spool.client.OffsetAndTimestamp;
-import dev.spool.client.SpoolException;
-import dev.spool.client.TopicPartition;
 import dev.spool.client.internal.metadata.Metadata;
 import dev.spool.client.internal.metadata.MetadataRefresher;
 import dev.spool.client.internal.metadata.MetadataSnapshot;
 import dev.spool.client.internal.metadata.PartitionInfo;
-import dev.spool.client.internal.network.ExponentialBackoff;
-import dev.spool.client.internal.network.NetworkClient;
-import dev.spool.client.internal.network.Node;
-import dev.spool.client.internal.network.Response;
-import dev.spool.protocol.Errors;
+import dev.spool.common.Clock;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.Errors;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
+import dev.spool.network.ClientResponse;
+import dev.spool.network.ExponentialBackoff;
+import dev.spool.network.NetworkClient;
+import dev.spool.network.Node;
 import dev.spool.protocol.message.ApiKey;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.FetchRequest;
 import dev.spool.protocol.message.FetchResponse;
-import dev.spool.time.Clock;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -469,13 +469,13 @@ public final class Fetcher {
       Node node,
       Map<TopicPartition, Integer> sent,
       Map<TopicPartition, Long> fetchOffsets,
-      Response response,
+      ClientResponse response,
       Throwable error) {
     if (error != null) {
       return new FetchDone(node.id(), sent, List.of(), MetadataRefresher.asSpoolException(error));
     }
     List<CompletedFetch> fetched = new ArrayList<>();
-    try (Response r = response) {
+    try (ClientResponse r = response) {
       stats.fetch(r.latencyNs());
       FetchResponse body = r.body(FetchResponse.class);
       if (body.getErrorCode() != ErrorCode.NONE) {

@@ -1,22 +1,22 @@
 package dev.spool.client.internal.consumer;
 
 import dev.spool.client.OffsetAndTimestamp;
-import dev.spool.client.SpoolException;
-import dev.spool.client.TopicPartition;
 import dev.spool.client.internal.metadata.Metadata;
 import dev.spool.client.internal.metadata.MetadataRefresher;
 import dev.spool.client.internal.metadata.MetadataSnapshot;
 import dev.spool.client.internal.metadata.PartitionInfo;
-import dev.spool.client.internal.network.ExponentialBackoff;
-import dev.spool.client.internal.network.NetworkClient;
-import dev.spool.client.internal.network.Node;
-import dev.spool.client.internal.network.Response;
-import dev.spool.protocol.Errors;
+import dev.spool.common.Clock;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.Errors;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
+import dev.spool.network.ClientResponse;
+import dev.spool.network.ExponentialBackoff;
+import dev.spool.network.NetworkClient;
+import dev.spool.network.Node;
 import dev.spool.protocol.message.ApiKey;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.ListOffsetsRequest;
 import dev.spool.protocol.message.ListOffsetsResponse;
-import dev.spool.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -124,7 +124,7 @@ public final class OffsetLookup {
                       Math.min(requestTimeoutMs, Math.max(1, deadlineMs - clock.monotonicMs())))
                   .whenComplete(
                       (response, error) -> {
-                        try (Response r = response) {
+                        try (ClientResponse r = response) {
                           onAnswer(parts, r, error);
                         }
                         if (outstanding.decrementAndGet() == 0) {
@@ -155,7 +155,7 @@ public final class OffsetLookup {
       return b.build();
     }
 
-    private void onAnswer(Map<TopicPartition, Long> parts, Response r, Throwable error) {
+    private void onAnswer(Map<TopicPartition, Long> parts, ClientResponse r, Throwable error) {
       if (error != null) {
         lastError = MetadataRefresher.asSpoolException(error);
         if (!lastError.retriable()) {

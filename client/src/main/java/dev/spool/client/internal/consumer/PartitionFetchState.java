@@ -1,6 +1,6 @@
 package dev.spool.client.internal.consumer;
 
-import dev.spool.client.SpoolException;
+import dev.spool.common.SpoolException;
 import java.util.ArrayDeque;
 
 /**

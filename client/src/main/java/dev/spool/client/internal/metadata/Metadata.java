@@ -1,11 +1,11 @@
 package dev.spool.client.internal.metadata;
 
-import dev.spool.client.SpoolException;
-import dev.spool.client.TopicPartition;
-import dev.spool.client.internal.network.ExponentialBackoff;
-import dev.spool.client.internal.network.Node;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
+import dev.spool.network.ExponentialBackoff;
+import dev.spool.network.Node;
 import dev.spool.protocol.message.BrokerInfo;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.LeaderHint;
 import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.PartitionMetadata;
@@ -249,7 +249,7 @@ public final class Metadata {
     if (t.getErrorCode() != ErrorCode.NONE) {
       topicErrors.put(name, new SpoolException(t.getErrorCode(), t.getErrorMessage()));
       topicErrorAtMs.put(name, lastUpdateMs);
-      if (!dev.spool.protocol.Errors.retriable(t.getErrorCode())) {
+      if (!dev.spool.common.Errors.retriable(t.getErrorCode())) {
         wantedTopics.remove(name);
       }
       return;

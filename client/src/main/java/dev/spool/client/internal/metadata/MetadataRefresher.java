@@ -1,15 +1,15 @@
 package dev.spool.client.internal.metadata;
 
-import dev.spool.client.SpoolException;
-import dev.spool.client.internal.network.NetworkClient;
-import dev.spool.client.internal.network.Node;
-import dev.spool.client.internal.network.Response;
-import dev.spool.client.internal.network.WakeupTimer;
+import dev.spool.common.Clock;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
+import dev.spool.network.ClientResponse;
+import dev.spool.network.NetworkClient;
+import dev.spool.network.Node;
+import dev.spool.network.WakeupTimer;
 import dev.spool.protocol.message.ApiKey;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.MetadataRequest;
 import dev.spool.protocol.message.MetadataResponse;
-import dev.spool.time.Clock;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -97,7 +97,7 @@ public final class MetadataRefresher implements NetworkClient.ConnectionListener
         .whenComplete(
             (response, error) -> {
               inFlight = false;
-              try (Response r = response) {
+              try (ClientResponse r = response) {
                 if (error != null) {
                   SpoolException cause = asSpoolException(error);
                   log.debug("metadata refresh from {} failed: {}", node, cause.getMessage());

@@ -1,7 +1,7 @@
 package dev.spool.client.internal.metadata;
 
-import dev.spool.client.TopicPartition;
-import dev.spool.client.internal.network.Node;
+import dev.spool.common.TopicPartition;
+import dev.spool.network.Node;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;

@@ -1,8 +1,8 @@
 package dev.spool.client.internal.metadata;
 
-import dev.spool.client.SpoolException;
-import dev.spool.protocol.message.ErrorCode;
-import dev.spool.time.Clock;
+import dev.spool.common.Clock;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
 import java.util.List;
 import java.util.Set;
 

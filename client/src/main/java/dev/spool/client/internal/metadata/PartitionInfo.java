@@ -1,7 +1,7 @@
 package dev.spool.client.internal.metadata;
 
-import dev.spool.client.TopicPartition;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
 import java.util.List;
 
 /**

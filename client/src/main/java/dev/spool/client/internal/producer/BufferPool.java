@@ -1,7 +1,7 @@
 package dev.spool.client.internal.producer;
 
-import dev.spool.client.SpoolException;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Deque;

@@ -1,12 +1,12 @@
 package dev.spool.client.internal.producer;
 
 import dev.spool.client.ProduceException;
-import dev.spool.client.SpoolException;
-import dev.spool.client.TopicPartition;
-import dev.spool.client.internal.network.ExponentialBackoff;
-import dev.spool.client.internal.network.Node;
-import dev.spool.protocol.Errors;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.Errors;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
+import dev.spool.network.ExponentialBackoff;
+import dev.spool.network.Node;
 import dev.spool.record.RecordBatch;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package dev.spool.client.internal.producer;
 
 import dev.spool.client.RecordMetadata;
-import dev.spool.client.TopicPartition;
-import dev.spool.client.internal.network.Node;
+import dev.spool.common.TopicPartition;
+import dev.spool.network.Node;
 import dev.spool.record.Header;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordBatchBuilder;

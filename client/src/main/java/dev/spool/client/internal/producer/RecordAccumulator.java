@@ -1,10 +1,10 @@
 package dev.spool.client.internal.producer;
 
 import dev.spool.client.RecordMetadata;
-import dev.spool.client.TopicPartition;
 import dev.spool.client.internal.metadata.MetadataSnapshot;
 import dev.spool.client.internal.metadata.PartitionInfo;
-import dev.spool.client.internal.network.Node;
+import dev.spool.common.TopicPartition;
+import dev.spool.network.Node;
 import dev.spool.record.Header;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;

@@ -1,24 +1,24 @@
 package dev.spool.client.internal.producer;
 
-import dev.spool.client.SpoolException;
-import dev.spool.client.TopicPartition;
 import dev.spool.client.internal.metadata.Metadata;
 import dev.spool.client.internal.metadata.MetadataRefresher;
 import dev.spool.client.internal.metadata.MetadataSnapshot;
 import dev.spool.client.internal.metadata.PartitionInfo;
-import dev.spool.client.internal.network.ExponentialBackoff;
-import dev.spool.client.internal.network.NetworkClient;
-import dev.spool.client.internal.network.Node;
-import dev.spool.client.internal.network.Response;
-import dev.spool.client.internal.network.WakeupTimer;
-import dev.spool.protocol.Errors;
+import dev.spool.common.Clock;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.Errors;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
+import dev.spool.network.ClientResponse;
+import dev.spool.network.ExponentialBackoff;
+import dev.spool.network.NetworkClient;
+import dev.spool.network.Node;
+import dev.spool.network.WakeupTimer;
 import dev.spool.protocol.message.ApiKey;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.InitProducerIdRequest;
 import dev.spool.protocol.message.InitProducerIdResponse;
 import dev.spool.protocol.message.ProduceRequest;
 import dev.spool.protocol.message.ProduceResponse;
-import dev.spool.time.Clock;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
@@ -198,7 +198,7 @@ public final class Sender implements NetworkClient.ConnectionListener {
         .whenComplete(
             (response, error) -> {
               initInFlight = false;
-              try (Response r = response) {
+              try (ClientResponse r = response) {
                 SpoolException failure =
                     error != null ? MetadataRefresher.asSpoolException(error) : null;
                 InitProducerIdResponse body =
@@ -284,9 +284,10 @@ public final class Sender implements NetworkClient.ConnectionListener {
         .whenComplete((response, error) -> onProduceResponse(ordered, response, error));
   }
 
-  private void onProduceResponse(List<ProducerBatch> batches, Response response, Throwable error) {
+  private void onProduceResponse(
+      List<ProducerBatch> batches, ClientResponse response, Throwable error) {
     long now = clock.monotonicMs();
-    try (Response r = response) {
+    try (ClientResponse r = response) {
       if (error != null) {
         onRequestFailure(batches, error, now);
       } else if (r.isNoResponse()) {

@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.client.TopicPartition;
-import dev.spool.client.internal.network.ExponentialBackoff;
-import dev.spool.client.internal.network.Node;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
+import dev.spool.network.ExponentialBackoff;
+import dev.spool.network.Node;
 import dev.spool.protocol.message.BrokerInfo;
 import dev.spool.protocol.message.Endpoint;
-import dev.spool.protocol.message.ErrorCode;
 import dev.spool.protocol.message.LeaderHint;
 import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.PartitionMetadata;

@@ -12,10 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.client.ProduceException;
 import dev.spool.client.RecordMetadata;
-import dev.spool.client.SpoolException;
-import dev.spool.client.TopicPartition;
 import dev.spool.client.internal.metadata.MetadataSnapshot;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
 import dev.spool.record.RecordBatch;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,7 +74,7 @@ class ProduceStateTest {
 
   /** Drains the first batch of {@code tp} (if the gate allows) and marks it sent to node 1. */
   private ProducerBatch send(TopicPartition tp, long now) {
-    Map<dev.spool.client.internal.network.Node, List<ProducerBatch>> d =
+    Map<dev.spool.network.Node, List<ProducerBatch>> d =
         acc.drain(md, Set.of(NODE_1), 1 << 20, now, state);
     List<ProducerBatch> batches = d.getOrDefault(NODE_1, List.of());
     ProducerBatch b =

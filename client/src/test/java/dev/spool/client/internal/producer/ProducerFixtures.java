@@ -1,11 +1,11 @@
 package dev.spool.client.internal.producer;
 
-import dev.spool.client.TopicPartition;
 import dev.spool.client.internal.metadata.MetadataSnapshot;
 import dev.spool.client.internal.metadata.PartitionInfo;
-import dev.spool.client.internal.network.ExponentialBackoff;
-import dev.spool.client.internal.network.Node;
-import dev.spool.protocol.message.ErrorCode;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
+import dev.spool.network.ExponentialBackoff;
+import dev.spool.network.Node;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;

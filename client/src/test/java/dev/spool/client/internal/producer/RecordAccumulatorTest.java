@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.client.TopicPartition;
 import dev.spool.client.internal.metadata.MetadataSnapshot;
-import dev.spool.client.internal.network.Node;
+import dev.spool.common.TopicPartition;
+import dev.spool.network.Node;
 import dev.spool.record.MemoryRecords;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordCursor;

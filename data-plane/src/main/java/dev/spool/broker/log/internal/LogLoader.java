@@ -6,10 +6,10 @@ import dev.spool.broker.log.LogStartupState;
 import dev.spool.broker.log.LogStorageException;
 import dev.spool.broker.log.ProducerStateManager;
 import dev.spool.broker.log.RecoveryReport;
-import dev.spool.client.TopicPartition;
+import dev.spool.common.Clock;
+import dev.spool.common.TopicPartition;
 import dev.spool.record.CorruptRecordException;
 import dev.spool.record.RecordBatch;
-import dev.spool.time.Clock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Opens a partition directory: removes leftovers of interrupted deletions, opens the segments and
- * brings the log back to a consistent state (ARCHITECTURE §4 "Crash recovery").
+ * brings the log back to a consistent state (docs/architecture.md#crash-recovery).
  *
  * <p>After a clean shutdown nothing is scanned: index files are sanity-checked (rebuilt if they
  * make no sense) and the log end offset is read from the tail after the last index entry. Otherwise

@@ -1,6 +1,6 @@
 package dev.spool.broker.log.internal;
 
-import dev.spool.client.TopicPartition;
+import dev.spool.common.TopicPartition;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

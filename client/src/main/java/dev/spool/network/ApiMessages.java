@@ -1,0 +1,98 @@
+package dev.spool.network;
+
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
+import dev.spool.protocol.message.AlterConfigsRequest;
+import dev.spool.protocol.message.AlterConfigsResponse;
+import dev.spool.protocol.message.ApiKey;
+import dev.spool.protocol.message.ApiVersionsRequest;
+import dev.spool.protocol.message.ApiVersionsResponse;
+import dev.spool.protocol.message.CreateTopicsRequest;
+import dev.spool.protocol.message.CreateTopicsResponse;
+import dev.spool.protocol.message.DeleteTopicsRequest;
+import dev.spool.protocol.message.DeleteTopicsResponse;
+import dev.spool.protocol.message.DescribeClusterRequest;
+import dev.spool.protocol.message.DescribeClusterResponse;
+import dev.spool.protocol.message.DescribeConfigsRequest;
+import dev.spool.protocol.message.DescribeConfigsResponse;
+import dev.spool.protocol.message.ElectLeadersRequest;
+import dev.spool.protocol.message.ElectLeadersResponse;
+import dev.spool.protocol.message.FetchRequest;
+import dev.spool.protocol.message.FetchResponse;
+import dev.spool.protocol.message.InitProducerIdRequest;
+import dev.spool.protocol.message.InitProducerIdResponse;
+import dev.spool.protocol.message.ListOffsetsRequest;
+import dev.spool.protocol.message.ListOffsetsResponse;
+import dev.spool.protocol.message.MetadataRequest;
+import dev.spool.protocol.message.MetadataResponse;
+import dev.spool.protocol.message.OffsetForLeaderEpochRequest;
+import dev.spool.protocol.message.OffsetForLeaderEpochResponse;
+import dev.spool.protocol.message.ProduceRequest;
+import dev.spool.protocol.message.ProduceResponse;
+import java.util.EnumMap;
+import java.util.Map;
+
+/** Which protobuf message is the request and the response body of each API (version 0 of all). */
+public final class ApiMessages {
+  private ApiMessages() {}
+
+  private record Pair(
+      Parser<? extends MessageLite> request, Parser<? extends MessageLite> response) {}
+
+  private static final Map<ApiKey, Pair> PARSERS = new EnumMap<>(ApiKey.class);
+
+  static {
+    PARSERS.put(
+        ApiKey.API_VERSIONS, new Pair(ApiVersionsRequest.parser(), ApiVersionsResponse.parser()));
+    PARSERS.put(ApiKey.METADATA, new Pair(MetadataRequest.parser(), MetadataResponse.parser()));
+    PARSERS.put(ApiKey.PRODUCE, new Pair(ProduceRequest.parser(), ProduceResponse.parser()));
+    PARSERS.put(ApiKey.FETCH, new Pair(FetchRequest.parser(), FetchResponse.parser()));
+    PARSERS.put(
+        ApiKey.LIST_OFFSETS, new Pair(ListOffsetsRequest.parser(), ListOffsetsResponse.parser()));
+    PARSERS.put(
+        ApiKey.OFFSET_FOR_LEADER_EPOCH,
+        new Pair(OffsetForLeaderEpochRequest.parser(), OffsetForLeaderEpochResponse.parser()));
+    PARSERS.put(
+        ApiKey.INIT_PRODUCER_ID,
+        new Pair(InitProducerIdRequest.parser(), InitProducerIdResponse.parser()));
+    PARSERS.put(
+        ApiKey.CREATE_TOPICS,
+        new Pair(CreateTopicsRequest.parser(), CreateTopicsResponse.parser()));
+    PARSERS.put(
+        ApiKey.DELETE_TOPICS,
+        new Pair(DeleteTopicsRequest.parser(), DeleteTopicsResponse.parser()));
+    PARSERS.put(
+        ApiKey.DESCRIBE_CLUSTER,
+        new Pair(DescribeClusterRequest.parser(), DescribeClusterResponse.parser()));
+    PARSERS.put(
+        ApiKey.ELECT_LEADERS,
+        new Pair(ElectLeadersRequest.parser(), ElectLeadersResponse.parser()));
+    PARSERS.put(
+        ApiKey.DESCRIBE_CONFIGS,
+        new Pair(DescribeConfigsRequest.parser(), DescribeConfigsResponse.parser()));
+    PARSERS.put(
+        ApiKey.ALTER_CONFIGS,
+        new Pair(AlterConfigsRequest.parser(), AlterConfigsResponse.parser()));
+    for (ApiKey k : ApiKey.values()) {
+      if (k != ApiKey.API_KEY_UNSPECIFIED && k != ApiKey.UNRECOGNIZED && !PARSERS.containsKey(k)) {
+        throw new ExceptionInInitializerError("no message types for API " + k);
+      }
+    }
+  }
+
+  public static Parser<? extends MessageLite> requestParser(ApiKey api) {
+    return pair(api).request();
+  }
+
+  public static Parser<? extends MessageLite> responseParser(ApiKey api) {
+    return pair(api).response();
+  }
+
+  private static Pair pair(ApiKey api) {
+    Pair p = PARSERS.get(api);
+    if (p == null) {
+      throw new IllegalArgumentException("not an API: " + api);
+    }
+    return p;
+  }
+}

@@ -1,0 +1,94 @@
+package dev.spool.broker.network;
+
+import com.google.protobuf.MessageLite;
+import dev.spool.common.ErrorCode;
+import io.netty.util.ReferenceCountUtil;
+import java.util.List;
+
+/**
+ * What a handler answers: a protobuf body plus record data parts written after it, in order. A part
+ * is a Netty {@code ByteBuf} or {@code FileRegion}; ownership of every part passes to the
+ * connection, which writes or releases it. A request-level error has no body; {@link #none()} is
+ * the answer to a request that gets no response (produce with acks=0).
+ */
+public final class BrokerResponse {
+  private static final BrokerResponse NONE =
+      new BrokerResponse(null, List.of(), 0, ErrorCode.NONE, "", false);
+
+  private final MessageLite body;
+  private final List<Object> recordParts;
+  private final long recordBytes;
+  private final ErrorCode requestError;
+  private final String requestErrorMessage;
+  private final boolean closeAfterSend;
+
+  private BrokerResponse(
+      MessageLite body,
+      List<Object> recordParts,
+      long recordBytes,
+      ErrorCode requestError,
+      String requestErrorMessage,
+      boolean closeAfterSend) {
+    this.body = body;
+    this.recordParts = recordParts;
+    this.recordBytes = recordBytes;
+    this.requestError = requestError;
+    this.requestErrorMessage = requestErrorMessage;
+    this.closeAfterSend = closeAfterSend;
+  }
+
+  public static BrokerResponse of(MessageLite body) {
+    return new BrokerResponse(body, List.of(), 0, ErrorCode.NONE, "", false);
+  }
+
+  /** A body followed by record data parts totalling {@code recordBytes}. */
+  public static BrokerResponse withRecords(
+      MessageLite body, List<Object> recordParts, long recordBytes) {
+    return new BrokerResponse(
+        body, List.copyOf(recordParts), recordBytes, ErrorCode.NONE, "", false);
+  }
+
+  /** A request-level error (empty body); {@code close} closes the connection after sending it. */
+  public static BrokerResponse requestError(ErrorCode code, String message, boolean close) {
+    return new BrokerResponse(null, List.of(), 0, code, message, close);
+  }
+
+  public static BrokerResponse none() {
+    return NONE;
+  }
+
+  public boolean isNone() {
+    return this == NONE;
+  }
+
+  public MessageLite body() {
+    return body;
+  }
+
+  public List<Object> recordParts() {
+    return recordParts;
+  }
+
+  public long recordBytes() {
+    return recordBytes;
+  }
+
+  public ErrorCode requestError() {
+    return requestError;
+  }
+
+  public String requestErrorMessage() {
+    return requestErrorMessage;
+  }
+
+  public boolean closeAfterSend() {
+    return closeAfterSend;
+  }
+
+  /** Releases the record parts when the response will not be written (connection gone). */
+  void release() {
+    for (Object part : recordParts) {
+      ReferenceCountUtil.safeRelease(part);
+    }
+  }
+}

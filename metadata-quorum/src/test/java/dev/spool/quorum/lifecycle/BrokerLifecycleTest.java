@@ -1,0 +1,236 @@
+package dev.spool.quorum.lifecycle;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
+import dev.spool.protocol.message.AlterConfigsRequest;
+import dev.spool.protocol.message.AlterConfigsResponse;
+import dev.spool.protocol.message.CreateTopicsRequest;
+import dev.spool.protocol.message.CreateTopicsResponse;
+import dev.spool.protocol.message.DeleteTopicsRequest;
+import dev.spool.protocol.message.DeleteTopicsResponse;
+import dev.spool.protocol.message.ElectLeadersRequest;
+import dev.spool.protocol.message.ElectLeadersResponse;
+import dev.spool.protocol.message.QuorumInfo;
+import dev.spool.quorum.QuorumClient;
+import dev.spool.quorum.image.MetadataDelta;
+import dev.spool.quorum.image.Records;
+import dev.spool.quorum.message.AllocateProducerIdsRequest;
+import dev.spool.quorum.message.AllocateProducerIdsResponse;
+import dev.spool.quorum.message.AlterPartitionRequest;
+import dev.spool.quorum.message.AlterPartitionResponse;
+import dev.spool.quorum.message.BrokerHeartbeatRequest;
+import dev.spool.quorum.message.BrokerHeartbeatResponse;
+import dev.spool.quorum.message.BrokerRegistrationRequest;
+import dev.spool.quorum.message.BrokerRegistrationResponse;
+import dev.spool.quorum.message.MetadataBatch;
+import dev.spool.quorum.message.OffsetBatch;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The broker lifecycle against a scripted quorum client (no Ratis). */
+@Tag("unit")
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class BrokerLifecycleTest {
+  private static final BrokerLifecycle.Settings SETTINGS =
+      new BrokerLifecycle.Settings(1, "h", 9092, "", 20, 5, 40);
+
+  /** A quorum client whose register/heartbeat answers come from functions. */
+  static final class ScriptedClient implements QuorumClient {
+    Function<BrokerRegistrationRequest, CompletableFuture<BrokerRegistrationResponse>> register;
+    Function<BrokerHeartbeatRequest, BrokerHeartbeatResponse> heartbeat;
+    final List<BrokerHeartbeatRequest> heartbeats = new CopyOnWriteArrayList<>();
+    final AtomicInteger registrations = new AtomicInteger();
+
+    @Override
+    public CompletableFuture<BrokerRegistrationResponse> register(BrokerRegistrationRequest r) {
+      registrations.incrementAndGet();
+      return register.apply(r);
+    }
+
+    @Override
+    public CompletableFuture<BrokerHeartbeatResponse> heartbeat(BrokerHeartbeatRequest r) {
+      heartbeats.add(r);
+      return CompletableFuture.completedFuture(heartbeat.apply(r));
+    }
+
+    @Override
+    public CompletableFuture<AlterPartitionResponse> alterPartition(AlterPartitionRequest r) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public CompletableFuture<CreateTopicsResponse> createTopics(CreateTopicsRequest r) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public CompletableFuture<DeleteTopicsResponse> deleteTopics(DeleteTopicsRequest r) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public CompletableFuture<ElectLeadersResponse> electLeaders(ElectLeadersRequest r) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public CompletableFuture<AlterConfigsResponse> alterConfigs(AlterConfigsRequest r) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public CompletableFuture<AllocateProducerIdsResponse> allocateProducerIds(
+        AllocateProducerIdsRequest r) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public CompletableFuture<QuorumInfo> describeQuorum() {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  record Recorder(List<BrokerState> states, List<MetadataDelta> deltas)
+      implements MetadataListener {
+    Recorder() {
+      this(new CopyOnWriteArrayList<>(), new CopyOnWriteArrayList<>());
+    }
+
+    @Override
+    public void onMetadataUpdate(dev.spool.quorum.image.MetadataImage image, MetadataDelta d) {
+      deltas.add(d);
+    }
+
+    @Override
+    public void onStateChange(BrokerState from, BrokerState to) {
+      states.add(to);
+    }
+  }
+
+  private static CompletableFuture<BrokerRegistrationResponse> epoch(long epoch) {
+    return CompletableFuture.completedFuture(
+        BrokerRegistrationResponse.newBuilder().setBrokerEpoch(epoch).build());
+  }
+
+  /** Offset 5: this broker's registration; offset 6: a topic. Unfenced from offset 6 on. */
+  private static BrokerHeartbeatResponse controller(BrokerHeartbeatRequest r) {
+    BrokerHeartbeatResponse.Builder b = BrokerHeartbeatResponse.newBuilder().setMetadataOffset(6);
+    if (r.getMetadataOffset() < 5) {
+      b.addBatches(
+          OffsetBatch.newBuilder()
+              .setOffset(5)
+              .setBatch(
+                  MetadataBatch.newBuilder()
+                      .addRecords(Records.registerBroker(1, "x", "h", 9092, "", 0))));
+    }
+    if (r.getMetadataOffset() < 6) {
+      b.addBatches(
+          OffsetBatch.newBuilder()
+              .setOffset(6)
+              .setBatch(MetadataBatch.newBuilder().addRecords(Records.topic("t", "id-t"))));
+    }
+    return b.setIsCaughtUp(r.getMetadataOffset() >= 5)
+        .setIsFenced(r.getMetadataOffset() < 6 || r.getWantFence())
+        .setShouldShutdown(r.getWantShutdown())
+        .build();
+  }
+
+  @Test
+  void shouldRetryRegistrationThenReplayMetadataAndRunOnceUnfenced() {
+    ScriptedClient c = new ScriptedClient();
+    AtomicInteger attempts = new AtomicInteger();
+    c.register =
+        r ->
+            attempts.incrementAndGet() < 3
+                ? CompletableFuture.failedFuture(
+                    new SpoolException(ErrorCode.QUORUM_UNAVAILABLE, "down"))
+                : epoch(5);
+    c.heartbeat = BrokerLifecycleTest::controller;
+    Recorder rec = new Recorder();
+    BrokerLifecycle b = new BrokerLifecycle(SETTINGS, c, rec);
+    b.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> b.state() == BrokerState.RUNNING);
+    assertEquals(3, c.registrations.get());
+    assertEquals(5, b.brokerEpoch());
+    assertEquals(
+        List.of(BrokerState.REGISTERING, BrokerState.RECOVERING, BrokerState.RUNNING),
+        rec.states());
+    assertEquals(6, b.image().offset());
+    assertTrue(b.image().topic("t") != null);
+    assertTrue(rec.deltas().get(0).changedTopics().containsKey("t"));
+    assertTrue(rec.deltas().get(0).changedBrokers().contains(1));
+    b.halt();
+  }
+
+  @Test
+  void shouldRegisterAgainWhenTheQuorumForgotTheRegistration() {
+    ScriptedClient c = new ScriptedClient();
+    AtomicInteger regs = new AtomicInteger();
+    c.register = r -> epoch(regs.incrementAndGet() == 1 ? 5 : 9);
+    c.heartbeat =
+        r ->
+            r.getBrokerEpoch() == 5
+                ? BrokerHeartbeatResponse.newBuilder()
+                    .setErrorCode(ErrorCode.STALE_BROKER_EPOCH)
+                    .build()
+                : controller(r);
+    Recorder rec = new Recorder();
+    BrokerLifecycle b = new BrokerLifecycle(SETTINGS, c, rec);
+    b.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> b.state() == BrokerState.RUNNING);
+    assertEquals(9, b.brokerEpoch());
+    assertTrue(
+        rec.states().indexOf(BrokerState.REGISTERING)
+            != rec.states().lastIndexOf(BrokerState.REGISTERING),
+        "registered twice: " + rec.states());
+    b.halt();
+  }
+
+  @Test
+  void shouldHeartbeatWithWantShutdownUntilTheControllerConfirmsAndFenceItselfOnClose()
+      throws Exception {
+    ScriptedClient c = new ScriptedClient();
+    c.register = r -> epoch(5);
+    c.heartbeat = BrokerLifecycleTest::controller;
+    BrokerLifecycle b = new BrokerLifecycle(SETTINGS, c, new Recorder());
+    b.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> b.state() == BrokerState.RUNNING);
+    assertTrue(b.controlledShutdown(5000));
+    assertEquals(BrokerState.SHUTTING_DOWN, b.state());
+    assertTrue(c.heartbeats.stream().anyMatch(BrokerHeartbeatRequest::getWantShutdown));
+    b.close();
+    BrokerHeartbeatRequest last = c.heartbeats.get(c.heartbeats.size() - 1);
+    assertTrue(last.getWantFence(), "the last heartbeat asks to be fenced");
+  }
+
+  @Test
+  void shouldStayFencedWhileAskedTo() {
+    ScriptedClient c = new ScriptedClient();
+    c.register = r -> epoch(5);
+    c.heartbeat = BrokerLifecycleTest::controller;
+    BrokerLifecycle b = new BrokerLifecycle(SETTINGS, c, new Recorder());
+    b.setWantFence(true);
+    b.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> c.heartbeats.size() > 5);
+    assertEquals(BrokerState.RECOVERING, b.state());
+    assertTrue(b.isFenced());
+    b.setWantFence(false);
+    await().atMost(Duration.ofSeconds(10)).until(() -> b.state() == BrokerState.RUNNING);
+    b.halt();
+  }
+}
