@@ -25,10 +25,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <ul>
  *   <li>One cluster per test class, started when a method first asks for it and stopped after the
- *       class (only the processes it started, by PID: SIGKILL after a clean run, whose files are
- *       deleted anyway; a graceful stop after a failure). A test method annotated with {@link
- *       ClusterConfig} gets a cluster of its own with those keys on top of {@link #config()},
- *       stopped after that method.
+ *       class (only the processes it started: SIGKILL by PID, since no outcome depends on a
+ *       graceful stop, which takes seconds). A test method annotated with {@link ClusterConfig}
+ *       gets a cluster of its own with those keys on top of {@link #config()}, stopped after that
+ *       method.
  *   <li>Nodes listen on 127.0.0.1 on free ports. Their files live in {@code
  *       target/spool-clusters/<class>[.<method>]} (or under {@code -Dspool.test.dir}; under {@code
  *       java.io.tmpdir} when there is no {@code target/}), deleted after a clean run and kept when

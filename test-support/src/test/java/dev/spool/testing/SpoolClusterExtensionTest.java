@@ -25,6 +25,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -42,40 +43,59 @@ import org.junit.platform.testkit.engine.EngineTestKit;
 
 /**
  * {@link SpoolClusterTest} runs sample test classes (static nested classes, which neither Surefire
- * nor the enclosing class run on their own) through JUnit's test kit and checks what they saw and
- * what was left behind.
+ * nor the enclosing class run on their own) through JUnit's test kit, once each before the tests
+ * here, which then check what the samples saw, what they printed and what was left behind.
  */
 @Tag("integration")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SpoolClusterExtensionTest {
-  /** What the samples saw, in order; reset before each run. */
+  /** What the running sample saw, in order. */
   static final List<Object> SEEN = new CopyOnWriteArrayList<>();
 
-  private static EngineExecutionResults run(Class<?> sample) {
-    SEEN.clear();
-    return EngineTestKit.engine("junit-jupiter")
-        .selectors(DiscoverySelectors.selectClass(sample))
-        .execute();
+  /** One finished run of a sample: its results, what it saw and its standard error. */
+  record Run(EngineExecutionResults results, List<Object> seen, String stderr) {
+    SpoolCluster cluster(int i) {
+      return (SpoolCluster) seen.get(i);
+    }
   }
 
+  private static Run inProcess;
+  private static Run process;
+  private static Run badConfig;
+
   /** Runs {@code sample} with this JVM's standard error captured (and passed on). */
-  private static String runCapturingStderr(Class<?> sample, int succeeded, int failed) {
+  private static Run run(Class<?> sample) {
+    SEEN.clear();
     PrintStream original = System.err;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    EngineExecutionResults results;
     try {
-      run(sample).testEvents().assertStatistics(s -> s.succeeded(succeeded).failed(failed));
+      results =
+          EngineTestKit.engine("junit-jupiter")
+              .selectors(DiscoverySelectors.selectClass(sample))
+              .execute();
     } finally {
       System.setErr(original);
     }
     String err = captured.toString(StandardCharsets.UTF_8);
     original.print(err);
-    return err;
+    return new Run(results, new ArrayList<>(SEEN), err);
   }
 
-  @SpoolClusterTest(config = "cluster.id=shared-sample")
+  @BeforeAll
+  static void runSamples() {
+    inProcess = run(InProcessSample.class);
+    process = run(FailingProcessSample.class);
+    badConfig = run(BadConfigSample.class);
+  }
+
+  /**
+   * Every way to get the class's cluster, a method with its own config, and a failure at the end.
+   */
+  @SpoolClusterTest(config = {"cluster.id=class-config", "num.partitions=3"})
   @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-  static class SharedSample {
+  static class InProcessSample {
     @BeforeAll
     static void before(SpoolCluster c) {
       SEEN.add(c);
@@ -87,50 +107,9 @@ class SpoolClusterExtensionTest {
       SEEN.add(c);
       assertSame(c.admin(), admin);
       assertEquals(c.bootstrapServers(), bootstrap);
-      assertEquals("shared-sample", admin.describeCluster().get(30, TimeUnit.SECONDS).clusterId());
-      admin.createTopic(NewTopic.of("t")).get(30, TimeUnit.SECONDS);
-    }
-
-    @Test
-    @Order(2)
-    void second(InProcessCluster c, Admin admin) throws Exception {
-      SEEN.add(c);
-      assertEquals(List.of("t"), admin.listTopics().get(30, TimeUnit.SECONDS), "the same cluster");
-    }
-
-    @Test
-    @Order(3)
-    void third(SpoolCluster c) {
-      SEEN.add(c);
-      fail("on purpose");
-    }
-  }
-
-  @Test
-  void shouldShareOneClusterPerClassAndPrintTheNodesStateWhenATestFails() throws Exception {
-    String err = runCapturingStderr(SharedSample.class, 2, 1);
-    assertEquals(4, SEEN.size());
-    SpoolCluster c = (SpoolCluster) SEEN.get(0);
-    for (Object seen : SEEN) {
-      assertSame(c, seen, "@BeforeAll and every test got one cluster");
-    }
-    assertTrue(err.contains("third(SpoolCluster) failed"), err);
-    assertTrue(err.contains("in-process nodes in " + c.dir()), err);
-    assertTrue(err.contains("node 1: broker RUNNING"), err);
-    assertFalse(c.node(1).isRunning(), "stopped after the class");
-    InetSocketAddress broker = c.node(1).brokerAddress();
-    assertEquals("127.0.0.1", broker.getHostString());
-    assertThrows(ConnectException.class, () -> new Socket(broker.getAddress(), broker.getPort()));
-    assertTrue(Files.isDirectory(c.node(1).dataDir()), "kept for a reader");
-  }
-
-  @SpoolClusterTest(config = {"cluster.id=class-config", "num.partitions=3"})
-  @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-  static class OverrideSample {
-    @Test
-    @Order(1)
-    void classCluster(SpoolCluster c) {
-      SEEN.add(c);
+      assertEquals("class-config", admin.describeCluster().get(30, TimeUnit.SECONDS).clusterId());
+      admin.createTopic(NewTopic.of("shared")).get(30, TimeUnit.SECONDS);
+      assertEquals(3, admin.describeTopic("shared").get(30, TimeUnit.SECONDS).partitions().size());
     }
 
     @Test
@@ -146,25 +125,50 @@ class SpoolClusterExtensionTest {
 
     @Test
     @Order(3)
-    void classClusterAgain(SpoolCluster c, Admin admin) throws Exception {
+    void classClusterAgain(InProcessCluster c, Admin admin) throws Exception {
       SEEN.add(c);
-      assertFalse(((SpoolCluster) SEEN.get(1)).node(1).isRunning(), "stopped after its method");
-      admin.createTopic(NewTopic.of("shared")).get(30, TimeUnit.SECONDS);
-      assertEquals(3, admin.describeTopic("shared").get(30, TimeUnit.SECONDS).partitions().size());
+      assertFalse(((SpoolCluster) SEEN.get(2)).node(1).isRunning(), "stopped after its method");
       assertEquals(List.of("shared"), admin.listTopics().get(30, TimeUnit.SECONDS));
+    }
+
+    @Test
+    @Order(4)
+    void fails(SpoolCluster c) {
+      SEEN.add(c);
+      fail("on purpose");
     }
   }
 
   @Test
-  void shouldGiveAMethodWithItsOwnConfigAClusterOfItsOwn() {
-    run(OverrideSample.class).testEvents().assertStatistics(s -> s.succeeded(3).failed(0));
-    SpoolCluster shared = (SpoolCluster) SEEN.get(0);
-    SpoolCluster own = (SpoolCluster) SEEN.get(1);
-    assertSame(shared, SEEN.get(2), "the class's cluster, before and after");
-    assertNotSame(shared, own, "the overriding method's own");
+  void shouldHandOneClusterToEveryMethodOfAClass() {
+    inProcess.results().testEvents().assertStatistics(s -> s.succeeded(3).failed(1));
+    assertEquals(5, inProcess.seen().size());
+    SpoolCluster shared = inProcess.cluster(0);
+    for (int i : new int[] {1, 3, 4}) {
+      assertSame(shared, inProcess.seen().get(i), "@BeforeAll and the tests got one cluster");
+    }
+  }
+
+  @Test
+  void shouldGiveAMethodWithItsOwnConfigAClusterOfItsOwnAndRemoveItAfterACleanRun() {
+    SpoolCluster own = inProcess.cluster(2);
+    assertNotSame(inProcess.cluster(0), own);
+    assertFalse(own.node(1).isRunning());
+    assertFalse(Files.exists(own.dir()), "a clean run leaves no files behind: " + own.dir());
+  }
+
+  @Test
+  void shouldStopTheClusterAfterTheClassAndPrintAndKeepWhatAFailedTestLeft() throws Exception {
+    SpoolCluster shared = inProcess.cluster(0);
+    String err = inProcess.stderr();
+    assertTrue(err.contains("fails(SpoolCluster) failed"), err);
+    assertTrue(err.contains("in-process nodes in " + shared.dir()), err);
+    assertTrue(err.contains("node 1: broker RUNNING"), err);
     assertFalse(shared.node(1).isRunning(), "stopped after the class");
-    assertFalse(Files.exists(shared.dir()), "a clean run leaves no files behind: " + shared.dir());
-    assertFalse(Files.exists(own.dir()), own.dir().toString());
+    InetSocketAddress broker = shared.node(1).brokerAddress();
+    assertEquals("127.0.0.1", broker.getHostString());
+    assertThrows(ConnectException.class, () -> new Socket(broker.getAddress(), broker.getPort()));
+    assertTrue(Files.isDirectory(shared.node(1).dataDir()), "kept for a reader");
   }
 
   @SpoolClusterTest(mode = ClusterMode.PROCESS)
@@ -178,8 +182,9 @@ class SpoolClusterExtensionTest {
 
   @Test
   void shouldPrintTheNodeLogsOfAFailedTestAndKeepThem() throws IOException {
-    String err = runCapturingStderr(FailingProcessSample.class, 0, 1);
-    ProcessCluster c = (ProcessCluster) SEEN.get(0);
+    process.results().testEvents().assertStatistics(s -> s.failed(1));
+    ProcessCluster c = (ProcessCluster) process.cluster(0);
+    String err = process.stderr();
     assertTrue(err.contains("fails(ProcessCluster) failed"), err);
     assertTrue(err.contains("Spool cluster in " + c.dir()), err);
     assertTrue(err.contains("---- last 150 lines of n1 log " + c.logFile(1)), err);
@@ -209,7 +214,7 @@ class SpoolClusterExtensionTest {
 
   @Test
   void shouldFailEveryTestWithTheCauseWhenTheClusterCannotStart() {
-    EngineExecutionResults r = run(BadConfigSample.class);
+    EngineExecutionResults r = badConfig.results();
     r.testEvents().assertStatistics(s -> s.started(3).failed(3));
     r.testEvents()
         .assertThatEvents()
@@ -227,6 +232,6 @@ class SpoolClusterExtensionTest {
                 finishedWithFailure(
                     instanceOf(ParameterResolutionException.class),
                     message(m -> m.contains("needs mode = PROCESS")))));
-    assertEquals(List.of(), SEEN);
+    assertEquals(List.of(), badConfig.seen());
   }
 }

@@ -17,7 +17,7 @@ class TestSupportArchitectureTest {
   private static final JavaClasses MAIN =
       new ClassFileImporter()
           .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-          .importPackages("dev.spool");
+          .importPackages("dev.spool.testing");
 
   @Test
   void shouldDriveNodeProcessesOnlyFromOutside() {
