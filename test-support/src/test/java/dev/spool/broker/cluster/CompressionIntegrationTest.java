@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.Broker;
 import dev.spool.broker.log.PartitionLog;
-import dev.spool.broker.replication.ReplicaTestSupport;
 import dev.spool.client.Admin;
 import dev.spool.client.Consumer;
 import dev.spool.client.ConsumerRecord;
@@ -23,15 +22,16 @@ import dev.spool.record.CompressionType;
 import dev.spool.record.MemoryRecords;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordBatchBuilder;
+import dev.spool.testing.Bootstrap;
+import dev.spool.testing.SpoolClusterTest;
+import dev.spool.testing.inprocess.InProcessCluster;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.StringJoiner;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -39,38 +39,32 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Compression end to end on one three-node in-process cluster: a producer per codec and a consumer
- * reading everything back through replicated topics, a zstd topic recompressing what lz4 and
- * uncompressed producers send, followers holding the leader's bytes unchanged, and every kind of
- * bad compressed batch refused over the wire with its own code while the connection and the other
- * partitions of the same request go on.
+ * Compression end to end on one three-node in-process cluster (one for the class): a producer per
+ * codec and a consumer reading everything back through replicated topics, a zstd topic
+ * recompressing what lz4 and uncompressed producers send, followers holding the leader's bytes
+ * unchanged, and every kind of bad compressed batch refused over the wire with its own code while
+ * the connection and the other partitions of the same request go on.
  */
 @Tag("integration")
 @Timeout(180)
+@SpoolClusterTest(nodes = 3)
 class CompressionIntegrationTest {
   private static final int RECORDS = 1500;
 
-  @TempDir static Path dir;
-
-  static TestCluster cluster;
-  static TestClient client;
+  static InProcessCluster cluster;
   static Admin admin;
   static String bootstrap;
+  static TestClient client;
   static final List<AutoCloseable> clients = new ArrayList<>();
 
   @BeforeAll
-  static void start() {
-    cluster = TestCluster.builder().nodes(3).dir(dir).start();
+  static void start(InProcessCluster c, Admin a, @Bootstrap String b) {
+    cluster = c;
+    admin = a;
+    bootstrap = b;
     client = new TestClient();
-    StringJoiner b = new StringJoiner(",");
-    for (int id = 1; id <= cluster.size(); id++) {
-      b.add("127.0.0.1:" + cluster.broker(id).boundPort());
-    }
-    bootstrap = b.toString();
-    admin = new Admin(Map.of("bootstrap.servers", bootstrap));
   }
 
   @AfterAll
@@ -78,14 +72,8 @@ class CompressionIntegrationTest {
     for (AutoCloseable c : clients) {
       c.close();
     }
-    if (admin != null) {
-      admin.close();
-    }
     if (client != null) {
       client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 
@@ -197,8 +185,7 @@ class CompressionIntegrationTest {
   }
 
   private static byte[] stored(Broker b, TopicPartition tp, long upTo) {
-    PartitionLog log = b.logManager().get(tp).orElseThrow();
-    ByteBuffer bytes = ReplicaTestSupport.bytes(log.read(0, Integer.MAX_VALUE, upTo, true).slice());
+    ByteBuffer bytes = LogBytes.read(b.logManager().get(tp).orElseThrow(), upTo);
     byte[] out = new byte[bytes.remaining()];
     bytes.get(out);
     return out;

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.Broker;
 import dev.spool.broker.log.PartitionLog;
-import dev.spool.broker.replication.ReplicaTestSupport;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ApiKey;
@@ -19,8 +18,9 @@ import dev.spool.quorum.image.PartitionState;
 import dev.spool.record.MemoryRecords;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordBatchBuilder;
+import dev.spool.testing.SpoolClusterTest;
+import dev.spool.testing.inprocess.InProcessCluster;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
@@ -29,20 +29,18 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Three combined nodes (3-voter quorum, 3 brokers): replication, ISR changes, leader moves. */
 @Tag("integration")
 @Timeout(180)
+@SpoolClusterTest(nodes = 3)
 class ReplicationIntegrationTest {
-  @TempDir static Path dir;
-
-  static TestCluster cluster;
+  static InProcessCluster cluster;
   static TestClient client;
 
   @BeforeAll
-  static void start() {
-    cluster = TestCluster.builder().nodes(3).dir(dir).start();
+  static void start(InProcessCluster c) {
+    cluster = c;
     client = new TestClient();
   }
 
@@ -50,9 +48,6 @@ class ReplicationIntegrationTest {
   static void stop() {
     if (client != null) {
       client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 
@@ -114,9 +109,7 @@ class ReplicationIntegrationTest {
   }
 
   private static List<Long> checksums(PartitionLog log, long upTo) {
-    ByteBuffer b =
-        ReplicaTestSupport.bytes(
-            log.read(log.logStartOffset(), Integer.MAX_VALUE, upTo, true).slice());
+    ByteBuffer b = LogBytes.read(log, upTo);
     return java.util.stream.StreamSupport.stream(MemoryRecords.wrap(b).spliterator(), false)
         .map(RecordBatch::checksum)
         .toList();
