@@ -90,6 +90,29 @@ public final class TopicConfig {
           ConfigKey.atLeast(0L),
           "Delay between removing a segment from the log and deleting its files (in-flight reads finish).");
 
+  public static final ConfigKey<String> COMPRESSION_TYPE =
+      DEF.stringKey(
+          "compression.type",
+          "producer",
+          ConfigKey.oneOf("producer", "none", "gzip", "snappy", "lz4", "zstd"),
+          "producer stores batches as the producer compressed them; a codec (or none) makes the leader recompress batches that use another.");
+  static final CompressionConfig LEVELS =
+      CompressionConfig.define(DEF, "when compression.type names it and the leader recompresses.");
+  public static final ConfigKey<Integer> COMPRESSION_GZIP_LEVEL = LEVELS.gzipLevel();
+  public static final ConfigKey<Integer> COMPRESSION_LZ4_LEVEL = LEVELS.lz4Level();
+  public static final ConfigKey<Integer> COMPRESSION_ZSTD_LEVEL = LEVELS.zstdLevel();
+  public static final ConfigKey<Integer> MESSAGE_MAX_DECOMPRESSED_BYTES =
+      DEF.intKey(
+          "message.max.decompressed.bytes",
+          64 * 1024 * 1024,
+          ConfigKey.atLeast(1024),
+          "Largest size a compressed batch's records may inflate to; the leader refuses a batch that inflates past it (MESSAGE_TOO_LARGE), having inflated at most this much, in a small window.");
+
+  /** The level {@code topicConfig} sets for codec {@code name} (0 for none and snappy). */
+  public static int compressionLevel(String name, Config topicConfig) {
+    return LEVELS.levelFor(name, topicConfig);
+  }
+
   /** Parses a topic's explicit overrides; every other key takes its default. */
   public static Config parse(Map<String, String> overrides) {
     return DEF.parse(overrides);

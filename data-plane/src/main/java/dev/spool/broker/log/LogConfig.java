@@ -2,12 +2,18 @@ package dev.spool.broker.log;
 
 import dev.spool.config.Config;
 import dev.spool.config.TopicConfig;
+import dev.spool.record.Compression;
+import dev.spool.record.CompressionType;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.TimestampType;
 
 /**
  * The topic-level settings one partition log works with, taken from {@link TopicConfig} plus the
  * broker's flush policy. Immutable; {@link PartitionLog#updateConfig} swaps it atomically.
+ *
+ * <p>{@code targetCompression} is the codec the leader stores batches with, or null for the topic's
+ * {@code compression.type=producer} (batches are stored as the producer compressed them); {@code
+ * maxDecompressedBytes} bounds what one batch's records may inflate to when the leader checks them.
  */
 public record LogConfig(
     int segmentBytes,
@@ -21,7 +27,40 @@ public record LogConfig(
     long timestampAfterMaxMs,
     long timestampBeforeMaxMs,
     long fileDeleteDelayMs,
-    boolean flushEveryAppend) {
+    boolean flushEveryAppend,
+    Compression targetCompression,
+    int maxDecompressedBytes) {
+
+  /** The settings without compression ones: producer's compression, the default bound. */
+  public LogConfig(
+      int segmentBytes,
+      long segmentMs,
+      int segmentIndexBytes,
+      int indexIntervalBytes,
+      long retentionMs,
+      long retentionBytes,
+      int maxMessageBytes,
+      TimestampType timestampType,
+      long timestampAfterMaxMs,
+      long timestampBeforeMaxMs,
+      long fileDeleteDelayMs,
+      boolean flushEveryAppend) {
+    this(
+        segmentBytes,
+        segmentMs,
+        segmentIndexBytes,
+        indexIntervalBytes,
+        retentionMs,
+        retentionBytes,
+        maxMessageBytes,
+        timestampType,
+        timestampAfterMaxMs,
+        timestampBeforeMaxMs,
+        fileDeleteDelayMs,
+        flushEveryAppend,
+        null,
+        TopicConfig.MESSAGE_MAX_DECOMPRESSED_BYTES.defaultValue());
+  }
 
   public LogConfig {
     check(segmentBytes >= RecordBatch.HEADER_SIZE_BYTES, "segmentBytes", segmentBytes);
@@ -34,6 +73,7 @@ public record LogConfig(
     check(timestampAfterMaxMs >= 0, "timestampAfterMaxMs", timestampAfterMaxMs);
     check(timestampBeforeMaxMs >= 0, "timestampBeforeMaxMs", timestampBeforeMaxMs);
     check(fileDeleteDelayMs >= 0, "fileDeleteDelayMs", fileDeleteDelayMs);
+    check(maxDecompressedBytes >= 0, "maxDecompressedBytes", maxDecompressedBytes);
     if (timestampType == null) {
       throw new IllegalArgumentException("timestampType is required");
     }
@@ -58,7 +98,19 @@ public record LogConfig(
         topicConfig.get(TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS),
         topicConfig.get(TopicConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS),
         topicConfig.get(TopicConfig.FILE_DELETE_DELAY_MS),
-        flushEveryAppend);
+        flushEveryAppend,
+        targetCompression(topicConfig),
+        topicConfig.get(TopicConfig.MESSAGE_MAX_DECOMPRESSED_BYTES));
+  }
+
+  /** The codec {@code compression.type} names, at its level; null for {@code producer}. */
+  static Compression targetCompression(Config topicConfig) {
+    String name = topicConfig.get(TopicConfig.COMPRESSION_TYPE);
+    if (name.equals("producer")) {
+      return null;
+    }
+    return Compression.of(
+        CompressionType.forName(name), TopicConfig.compressionLevel(name, topicConfig));
   }
 
   /** The topic defaults of {@link TopicConfig}. */

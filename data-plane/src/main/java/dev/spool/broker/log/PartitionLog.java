@@ -290,8 +290,9 @@ public final class PartitionLog implements Closeable {
   // ---- appends (owner thread) ----
 
   /**
-   * Validates the batches in {@code batches} (position to limit), then assigns offsets from the log
-   * end offset IN PLACE, stamps {@code leaderEpoch}, rewrites LogAppendTime if configured and
+   * Validates the batches in {@code batches} (position to limit), recompressing those whose codec
+   * is not the topic's {@code compression.type} (when it names one), then assigns offsets from the
+   * log end offset IN PLACE, stamps {@code leaderEpoch}, rewrites LogAppendTime if configured and
    * appends them. Nothing is written when any batch is refused; the exception says which and why:
    * {@link CorruptRecordException} (incomplete, bad magic/CRC), {@link RecordTooLargeException},
    * {@link InvalidRecordException} (counts, offsets, sequences missing), {@link
@@ -319,6 +320,8 @@ public final class PartitionLog implements Closeable {
       LogConfig cfg = config;
       long nowMs = clock.nowMs();
       int count = validator.validateLeaderBatches(batches, cfg, nowMs);
+      // The request's own buffer, or a new one when a batch was recompressed to the topic's codec.
+      batches = validator.validatedBatches();
       if (count == 0) {
         return emptyAppend();
       }
@@ -558,8 +561,8 @@ public final class PartitionLog implements Closeable {
 
   /**
    * The first record whose timestamp is ≥ {@code timestampMs} (at or after the log start), found
-   * through the segments' max timestamps, the time index, then a scan. Compressed batches answer
-   * with their base offset and max timestamp.
+   * through the segments' max timestamps, the time index, then a scan (inflating a compressed batch
+   * it lands in, to answer with the exact record).
    */
   public Optional<TimestampAndOffset> offsetForTimestamp(long timestampMs) {
     return segments.findByTimestamp(timestampMs, logStartOffset);

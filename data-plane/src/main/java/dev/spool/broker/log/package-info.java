@@ -32,9 +32,12 @@
  * <ul>
  *   <li>Spool never compacts, so offsets are contiguous; recovery requires it, which also catches a
  *       corrupted base offset (a field the CRC does not cover).
- *   <li>Compressed batches are accepted and stored as opaque bytes; their records cannot be
- *       iterated, so their timestamps are checked at batch level and a timestamp lookup landing in
- *       one answers with its base offset.
+ *   <li>Compressed batches are checked record by record on the leader, streamed through a small
+ *       window with a bound on their inflated size ({@code message.max.decompressed.bytes}, a topic
+ *       config Kafka does not have), stored as sent when the topic's {@code compression.type} is
+ *       {@code producer} or their own codec, else recompressed (Kafka's LogValidator rules;
+ *       docs/architecture.md#compressed-batches). A timestamp lookup landing in one inflates it and
+ *       answers with the exact record.
  *   <li>Every batch (not every append) may get an index entry, so a fetch usually finds its batch
  *       with one header read.
  *   <li>After a crash, recovery scans from the segment holding the recovery point; corruption below

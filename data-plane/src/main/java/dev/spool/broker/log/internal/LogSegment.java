@@ -3,7 +3,6 @@ package dev.spool.broker.log.internal;
 import dev.spool.broker.log.FileSlice;
 import dev.spool.broker.log.LogStorageException;
 import dev.spool.broker.log.TimestampAndOffset;
-import dev.spool.record.CompressionType;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordCursor;
 import java.io.IOException;
@@ -447,7 +446,7 @@ public final class LogSegment {
 
   /**
    * The first record at offset ≥ {@code minOffset} whose timestamp is ≥ {@code timestampMs}, or
-   * empty. Compressed batches cannot be opened: their base offset and max timestamp stand in.
+   * empty. Compressed batches are inflated to find the exact record.
    */
   public Optional<TimestampAndOffset> findByTimestamp(long timestampMs, long minOffset) {
     int committed = sizeBytes;
@@ -490,13 +489,8 @@ public final class LogSegment {
           "cannot read " + logFile + " at " + pos + ": " + e.getMessage(), e);
     }
     RecordBatch batch = RecordBatch.at(whole, 0);
-    if (batch.compressionCodecId() != CompressionType.NONE.id()) {
-      return Optional.of(
-          new TimestampAndOffset(
-              batch.maxTimestamp(),
-              Math.max(batch.baseOffset(), minOffset),
-              batch.partitionLeaderEpoch()));
-    }
+    // A compressed batch is inflated (the leader bounded its inflated size on append) so the
+    // answer is the exact record, as Kafka gives it.
     RecordCursor cursor = new RecordCursor().reset(batch);
     while (cursor.next()) {
       if (cursor.offset() >= minOffset && cursor.timestamp() >= timestampMs) {
