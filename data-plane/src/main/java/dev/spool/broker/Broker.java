@@ -120,12 +120,8 @@ public final class Broker implements AutoCloseable {
             config.get(BrokerConfig.NUM_PARTITION_THREADS),
             config.get(BrokerConfig.PARTITION_WORKER_QUEUE_MAX_TASKS),
             "partition-" + brokerId);
-    logManager.setPartitionExecutor(
-        (tp, task) -> {
-          if (!workers.execute(tp, task)) {
-            log.warn("{} retention of {} skipped: its worker is busy", logPrefix, tp);
-          }
-        });
+    logManager.setPartitionExecutor(workers::execute);
+    logManager.startCleaner();
     ReplicationSettings rs = BrokerConfig.replicationSettings(brokerId, config);
     FetchWaiters fetchWaiters =
         new FetchWaiters(config.get(BrokerConfig.FETCH_MAX_WAITING_REQUESTS));

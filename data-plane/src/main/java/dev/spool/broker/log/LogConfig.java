@@ -7,7 +7,8 @@ import dev.spool.record.TimestampType;
 
 /**
  * The topic-level settings one partition log works with, taken from {@link TopicConfig} plus the
- * broker's flush policy. Immutable; {@link PartitionLog#updateConfig} swaps it atomically.
+ * broker's flush policy. Immutable; {@link PartitionLog#updateConfig} swaps it atomically. {@code
+ * cleanup} is the cleanup policy: retention, compaction, or both.
  */
 public record LogConfig(
     int segmentBytes,
@@ -21,7 +22,38 @@ public record LogConfig(
     long timestampAfterMaxMs,
     long timestampBeforeMaxMs,
     long fileDeleteDelayMs,
-    boolean flushEveryAppend) {
+    boolean flushEveryAppend,
+    CleanupConfig cleanup) {
+
+  /** The settings with {@code cleanup.policy=delete}. */
+  public LogConfig(
+      int segmentBytes,
+      long segmentMs,
+      int segmentIndexBytes,
+      int indexIntervalBytes,
+      long retentionMs,
+      long retentionBytes,
+      int maxMessageBytes,
+      TimestampType timestampType,
+      long timestampAfterMaxMs,
+      long timestampBeforeMaxMs,
+      long fileDeleteDelayMs,
+      boolean flushEveryAppend) {
+    this(
+        segmentBytes,
+        segmentMs,
+        segmentIndexBytes,
+        indexIntervalBytes,
+        retentionMs,
+        retentionBytes,
+        maxMessageBytes,
+        timestampType,
+        timestampAfterMaxMs,
+        timestampBeforeMaxMs,
+        fileDeleteDelayMs,
+        flushEveryAppend,
+        CleanupConfig.DELETE);
+  }
 
   public LogConfig {
     check(segmentBytes >= RecordBatch.HEADER_SIZE_BYTES, "segmentBytes", segmentBytes);
@@ -34,8 +66,8 @@ public record LogConfig(
     check(timestampAfterMaxMs >= 0, "timestampAfterMaxMs", timestampAfterMaxMs);
     check(timestampBeforeMaxMs >= 0, "timestampBeforeMaxMs", timestampBeforeMaxMs);
     check(fileDeleteDelayMs >= 0, "fileDeleteDelayMs", fileDeleteDelayMs);
-    if (timestampType == null) {
-      throw new IllegalArgumentException("timestampType is required");
+    if (timestampType == null || cleanup == null) {
+      throw new IllegalArgumentException("timestampType and cleanup are required");
     }
   }
 
@@ -58,7 +90,26 @@ public record LogConfig(
         topicConfig.get(TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS),
         topicConfig.get(TopicConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS),
         topicConfig.get(TopicConfig.FILE_DELETE_DELAY_MS),
-        flushEveryAppend);
+        flushEveryAppend,
+        CleanupConfig.from(topicConfig));
+  }
+
+  /** This config with {@code cleanup} as its cleanup policy. */
+  public LogConfig withCleanup(CleanupConfig newCleanup) {
+    return new LogConfig(
+        segmentBytes,
+        segmentMs,
+        segmentIndexBytes,
+        indexIntervalBytes,
+        retentionMs,
+        retentionBytes,
+        maxMessageBytes,
+        timestampType,
+        timestampAfterMaxMs,
+        timestampBeforeMaxMs,
+        fileDeleteDelayMs,
+        flushEveryAppend,
+        newCleanup);
   }
 
   /** The topic defaults of {@link TopicConfig}. */

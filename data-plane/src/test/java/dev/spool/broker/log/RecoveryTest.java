@@ -2,6 +2,7 @@ package dev.spool.broker.log;
 
 import static dev.spool.broker.log.LogTestSupport.batch;
 import static dev.spool.broker.log.LogTestSupport.bytes;
+import static dev.spool.broker.log.LogTestSupport.cleanerConfig;
 import static dev.spool.broker.log.LogTestSupport.parse;
 import static dev.spool.broker.log.LogTestSupport.readAll;
 import static dev.spool.broker.log.LogTestSupport.smallConfig;
@@ -100,7 +101,8 @@ class RecoveryTest {
 
   @Test
   void cleanShutdownMarkerSkipsScanningButACrashScansEverything() {
-    LogManagerConfig cfg = new LogManagerConfig(2, 3_600_000, 3_600_000, smallConfig());
+    LogManagerConfig cfg =
+        new LogManagerConfig(2, 3_600_000, 3_600_000, smallConfig(), cleanerConfig());
     Path dataDir = tmp.resolve("data");
     LogManager m = LogManager.open(dataDir, cfg, clock);
     PartitionLog log = m.getOrCreate(LogTestSupport.TP, "tid", smallConfig());
@@ -125,7 +127,9 @@ class RecoveryTest {
 
     LogManager unclean =
         LogManager.open(
-            dataDir, new LogManagerConfig(2, 3_600_000, 3_600_000, smallConfig()), clock);
+            dataDir,
+            new LogManagerConfig(2, 3_600_000, 3_600_000, smallConfig(), cleanerConfig()),
+            clock);
     RecoveryReport uncleanReport = unclean.recoveryReports().get(0);
     assertFalse(uncleanReport.cleanShutdown());
     assertTrue(uncleanReport.bytesScanned() > 0);
@@ -289,7 +293,15 @@ class RecoveryTest {
     assertTrue(got.size() <= written.size());
     for (int i = 0; i < got.size(); i++) {
       assertEquals(written.get(i), got.get(i).values(), "batch " + i + " differs");
-      assertEquals(offsetAfter(written, i - 1), got.get(i).baseOffset());
+      long expected = offsetAfter(written, i - 1);
+      if (i < got.size() - 1) {
+        assertEquals(expected, got.get(i).baseOffset());
+      } else {
+        // The one corruption offsets with gaps cannot reveal: a flip that moves the last batch's
+        // base offset (not covered by the CRC) forward into what looks like a compaction gap.
+        // Backwards, past the segment's range, or onto a later batch, it is caught.
+        assertTrue(got.get(i).baseOffset() >= expected, "batch " + i + " moved back");
+      }
     }
     assertTrue(
         recovered.logEndOffset() >= recoveryPoint,
@@ -301,7 +313,11 @@ class RecoveryTest {
         got.isEmpty() ? 0 : got.get(got.size() - 1).lastOffset() + 1, recovered.logEndOffset());
     for (long offset = 0; offset < recovered.logEndOffset(); offset++) {
       Batch b = parse(bytes(recovered.read(offset, 1, Long.MAX_VALUE, true).slice())).get(0);
-      assertTrue(b.baseOffset() <= offset && offset <= b.lastOffset(), "index lookup of " + offset);
+      assertTrue(offset <= b.lastOffset(), "index lookup of " + offset);
+      long wanted = offset;
+      assertTrue(
+          b.baseOffset() <= offset || offsetsOf(got).noneMatch(o -> o == wanted),
+          "index lookup of " + offset + " skipped the batch holding it");
     }
     long leo = recovered.logEndOffset();
     // A flipped bit in a batch's leader epoch is invisible (the CRC does not cover it), so the
@@ -314,6 +330,12 @@ class RecoveryTest {
     assertEquals(leo + 1, reopened.logEndOffset());
     assertEquals(values(got).size() + 1, values(readAll(reopened, 0)).size());
     reopened.close();
+  }
+
+  private static java.util.stream.LongStream offsetsOf(List<Batch> batches) {
+    return batches.stream()
+        .flatMapToLong(
+            b -> java.util.stream.LongStream.rangeClosed(b.baseOffset(), b.lastOffset()));
   }
 
   private static long offsetAfter(List<List<String>> written, int batchIndex) {
