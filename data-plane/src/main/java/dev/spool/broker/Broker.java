@@ -15,6 +15,7 @@ import dev.spool.broker.request.CreateTopicsHandler;
 import dev.spool.broker.request.DeleteTopicsHandler;
 import dev.spool.broker.request.DescribeClusterHandler;
 import dev.spool.broker.request.DescribeConfigsHandler;
+import dev.spool.broker.request.DescribeLogsHandler;
 import dev.spool.broker.request.ElectLeadersHandler;
 import dev.spool.broker.request.FetchHandler;
 import dev.spool.broker.request.InitProducerIdHandler;
@@ -219,7 +220,8 @@ public final class Broker implements AutoCloseable {
         .register(ApiKey.ELECT_LEADERS, new ElectLeadersHandler(ctx))
         .register(ApiKey.ALTER_CONFIGS, new AlterConfigsHandler(ctx))
         .register(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(ctx))
-        .register(ApiKey.DESCRIBE_CONFIGS, new DescribeConfigsHandler(ctx));
+        .register(ApiKey.DESCRIBE_CONFIGS, new DescribeConfigsHandler(ctx))
+        .register(ApiKey.DESCRIBE_LOGS, new DescribeLogsHandler(ctx));
   }
 
   private BrokerServer.Settings serverSettings(Config config) {

@@ -13,7 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.log.LogTestSupport.Batch;
-import dev.spool.common.ManualClock;
 import dev.spool.record.CorruptRecordException;
 import dev.spool.record.InvalidRecordException;
 import dev.spool.record.RecordBatch;
@@ -24,42 +23,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 @Tag("integration")
 @Timeout(60)
-class PartitionLogTest {
-  @TempDir Path tmp;
-  ManualClock clock = new ManualClock(1_700_000_000_000L);
-  ScheduledExecutorService scheduler;
-  PartitionLog log;
-
-  @BeforeEach
-  void setUp() {
-    scheduler = LogTestSupport.scheduler();
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (log != null && !log.isClosed()) {
-      log.close();
-    }
-    scheduler.shutdownNow();
-    scheduler.awaitTermination(5, TimeUnit.SECONDS);
-  }
-
-  private PartitionLog open(LogConfig config) {
-    return LogTestSupport.open(tmp, config, LogStartupState.UNKNOWN, clock, scheduler);
-  }
-
+class PartitionLogTest extends LogFixture {
   private long now() {
     return clock.nowMs();
   }

@@ -15,8 +15,9 @@ import java.util.Arrays;
  * The checks a leader makes on a produce request before anything is written: every batch complete,
  * magic 2, CRC valid, within {@code max.message.bytes}, a record count consistent with its last
  * offset delta, consecutive inner offsets, records that fill the batch exactly, and CreateTime
- * timestamps within the before/after bounds of {@code nowMs}. Pure: no I/O, no clock (time comes in
- * as {@code nowMs}); it remembers each batch's real max timestamp for the caller.
+ * timestamps within the before/after bounds of {@code nowMs}, and a key on every record of a
+ * compacted topic. Pure: no I/O, no clock (time comes in as {@code nowMs}); it remembers each
+ * batch's real max timestamp for the caller.
  *
  * <p>Threads: owned by the partition's owner thread (it reuses its view and cursor).
  */
@@ -94,6 +95,7 @@ public final class LeaderBatchValidator {
       }
       return batch.maxTimestamp();
     }
+    boolean compacted = cfg.cleanup().compact();
     long max = RecordBatch.NO_TIMESTAMP;
     cursor.reset(batch);
     int n = 0;
@@ -114,6 +116,9 @@ public final class LeaderBatchValidator {
         if (checkTimestamps) {
           checkTimestamp(cursor.timestamp(), index, cfg, nowMs);
         }
+        if (compacted && cursor.keyLength() < 0) {
+          throw keyless(index, n);
+        }
         max = Math.max(max, cursor.timestamp());
         n++;
       }
@@ -132,6 +137,21 @@ public final class LeaderBatchValidator {
               + " bytes unread");
     }
     return max;
+  }
+
+  /**
+   * Kafka refuses a record without a key in a compacted topic: the cleaner could only drop it, so
+   * accepting it would acknowledge a write that is later lost for no reason the producer sees.
+   */
+  private InvalidRecordException keyless(int index, int record) {
+    return new InvalidRecordException(
+        logPrefix
+            + "batch "
+            + index
+            + " record "
+            + record
+            + " has no key; the topic is compacted (cleanup.policy has compact), which needs a"
+            + " key on every record");
   }
 
   private void checkTimestamp(long ts, int index, LogConfig cfg, long nowMs) {
