@@ -70,15 +70,25 @@ class CleanerCrashTest {
 
   private static final LogConfig CONFIG = compactConfig(700, 1_000_000);
 
-  /** The same log in {@code dir} every time: keyed values, tombstones, several segments. */
-  private PartitionLog build(Path dir, ManualClock clock) {
+  /**
+   * The same log in {@code dir} every time: keyed values and tombstones over several segments,
+   * cleaned once (which leaves small segments, so the next clean merges several into one group and
+   * its swap replaces several segments), then more of the same.
+   */
+  private PartitionLog build(Path dir, ManualClock clock) throws InterruptedException {
     PartitionLog l = open(dir, clock, LogStartupState.UNKNOWN);
-    for (int i = 0; i < 60; i++) {
+    write(l, clock, 0);
+    assertTrue(cleanOnce(l, clock));
+    write(l, clock, 60);
+    return l;
+  }
+
+  private static void write(PartitionLog l, ManualClock clock, int from) {
+    for (int i = from; i < from + 60; i++) {
       String value = i % 11 == 10 ? null : "value-" + i;
       l.appendAsLeader(keyed(clock.nowMs(), "k" + (i % 7), value, "j" + (i % 3), "w" + i), 0);
     }
     l.updateHighWatermark(l.logEndOffset());
-    return l;
   }
 
   private PartitionLog open(Path dir, ManualClock clock, LogStartupState state) {
@@ -104,6 +114,9 @@ class CleanerCrashTest {
     assertTrue(cleanOnce(ref, refClock));
     List<Bat> cleaned = batches(ref);
     assertTrue(cleaned.size() < before.size(), "the reference clean removed batches");
+    assertTrue(
+        ref.numberOfSegments() < oldBases.size(),
+        "a swap replaced several segments: " + oldBases + " -> " + ref.segmentBaseOffsets());
     assertTrue(steps.stream().anyMatch(s -> s.startsWith("commit")), steps.toString());
     assertTrue(steps.stream().anyMatch(s -> s.contains("to its final name")), steps.toString());
 

@@ -428,7 +428,9 @@ public final class Cleaner {
     if (mappedTombstones && (tombstoneExpiryMs < 0 || horizon < tombstoneExpiryMs)) {
       tombstoneExpiryMs = horizon;
     }
-    if (kept == b.recordsCount() && !newHorizon) {
+    // An empty batch (a header a clean kept before) is never "kept whole": it goes below, where it
+    // stays only while it is still needed, else it would outlive its reason forever.
+    if (kept == b.recordsCount() && kept > 0 && !newHorizon) {
       writer.copy(b);
       return;
     }
