@@ -8,6 +8,7 @@ import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
 import dev.spool.common.TopicPartition;
+import dev.spool.network.Node;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
 import dev.spool.protocol.message.ApiKey;
@@ -20,6 +21,8 @@ import dev.spool.protocol.message.DescribeClusterRequest;
 import dev.spool.protocol.message.DescribeClusterResponse;
 import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.DescribeConfigsResponse;
+import dev.spool.protocol.message.DescribeLogsRequest;
+import dev.spool.protocol.message.DescribeLogsResponse;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
 import dev.spool.protocol.message.MetadataRequest;
@@ -368,6 +371,69 @@ public final class Admin implements AutoCloseable {
           }
           return new Done<Void>(null);
         });
+  }
+
+  // ------------------------------------------------------------------ logs
+
+  /**
+   * Every unfenced broker's replicas of {@code topics} (every topic when empty): size, offsets and
+   * the cleaner's state, sorted by partition, then broker. Each broker answers about itself, so all
+   * are asked; one that does not answer fails the call.
+   */
+  public CompletableFuture<List<ReplicaLog>> describeLogs(Collection<String> topics) {
+    DescribeLogsRequest request = DescribeLogsRequest.newBuilder().addAllTopics(topics).build();
+    return describeCluster()
+        .thenCompose(
+            cluster -> {
+              List<CompletableFuture<List<ReplicaLog>>> each = new ArrayList<>();
+              for (ClusterDescription.Broker b : cluster.brokers()) {
+                if (b.fenced()) {
+                  continue;
+                }
+                each.add(
+                    calls.callNode(
+                        "DescribeLogs of broker " + b.id(),
+                        new Node(b.id(), b.host(), b.port()),
+                        ApiKey.DESCRIBE_LOGS,
+                        () -> request,
+                        r -> new Done<>(replicaLogs(r.body(DescribeLogsResponse.class)))));
+              }
+              return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+                  .thenApply(
+                      v -> {
+                        List<ReplicaLog> all = new ArrayList<>();
+                        each.forEach(f -> all.addAll(f.join()));
+                        all.sort(
+                            Comparator.comparing(ReplicaLog::partition)
+                                .thenComparingInt(ReplicaLog::brokerId));
+                        return all;
+                      });
+            });
+  }
+
+  private static List<ReplicaLog> replicaLogs(DescribeLogsResponse d) {
+    List<ReplicaLog> out = new ArrayList<>();
+    for (DescribeLogsResponse.ReplicaLog p : d.getPartitionsList()) {
+      out.add(
+          new ReplicaLog(
+              d.getBrokerId(),
+              new TopicPartition(p.getTopic(), p.getPartition()),
+              p.getSizeBytes(),
+              p.getSegments(),
+              p.getLogStartOffset(),
+              p.getLogEndOffset(),
+              p.getHighWatermark(),
+              p.getCompacted(),
+              p.getFirstDirtyOffset(),
+              p.getFirstUncleanableOffset(),
+              p.getCleanableBytes(),
+              p.getDirtyRatio(),
+              p.getLastCleanTimeMs(),
+              p.getLastCleanDurationMs(),
+              p.getBytesCleaned(),
+              p.getUncleanableReason()));
+    }
+    return out;
   }
 
   private static String topicMessage(String topic, String message) {

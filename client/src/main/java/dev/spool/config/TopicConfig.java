@@ -1,5 +1,6 @@
 package dev.spool.config;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -11,6 +12,11 @@ public final class TopicConfig {
   private TopicConfig() {}
 
   public static final ConfigDef DEF = new ConfigDef("topic");
+
+  /** {@code cleanup.policy} values. */
+  public static final String CLEANUP_DELETE = "delete";
+
+  public static final String CLEANUP_COMPACT = "compact";
 
   public static final ConfigKey<Integer> SEGMENT_BYTES =
       DEF.intKey(
@@ -48,6 +54,36 @@ public final class TopicConfig {
           -1L,
           ConfigKey.atLeast(-1L),
           "Delete the oldest whole segments while the partition is larger than this; -1 = no limit.");
+  public static final ConfigKey<List<String>> CLEANUP_POLICY =
+      DEF.listKey(
+          "cleanup.policy",
+          List.of(CLEANUP_DELETE),
+          TopicConfig::validCleanupPolicy,
+          "delete: old segments go by retention.ms/retention.bytes; compact: the cleaner keeps the latest record per key; compact,delete: both.");
+  public static final ConfigKey<Double> MIN_CLEANABLE_DIRTY_RATIO =
+      DEF.doubleKey(
+          "min.cleanable.dirty.ratio",
+          0.5,
+          ConfigKey.between(0.0, 1.0),
+          "Compacted topics: clean when the not-yet-cleaned bytes are at least this share of the log.");
+  public static final ConfigKey<Long> MIN_COMPACTION_LAG_MS =
+      DEF.longKey(
+          "min.compaction.lag.ms",
+          0L,
+          ConfigKey.atLeast(0L),
+          "Compacted topics: a record stays uncompacted for at least this long after it was written.");
+  public static final ConfigKey<Long> MAX_COMPACTION_LAG_MS =
+      DEF.longKey(
+          "max.compaction.lag.ms",
+          Long.MAX_VALUE,
+          ConfigKey.atLeast(1L),
+          "Compacted topics: a record is compacted at most this long after it was written, whatever the dirty ratio.");
+  public static final ConfigKey<Long> DELETE_RETENTION_MS =
+      DEF.longKey(
+          "delete.retention.ms",
+          24L * 3600 * 1000,
+          ConfigKey.atLeast(0L),
+          "Compacted topics: a tombstone (null value) stays readable this long after the cleaner first saw it, then goes.");
   public static final ConfigKey<Integer> MAX_MESSAGE_BYTES =
       DEF.intKey(
           "max.message.bytes",
@@ -113,9 +149,46 @@ public final class TopicConfig {
     return LEVELS.levelFor(name, topicConfig);
   }
 
-  /** Parses a topic's explicit overrides; every other key takes its default. */
+  /**
+   * Parses a topic's explicit overrides; every other key takes its default. Also checks that {@code
+   * min.compaction.lag.ms} is not above {@code max.compaction.lag.ms}.
+   */
   public static Config parse(Map<String, String> overrides) {
-    return DEF.parse(overrides);
+    Config c = DEF.parse(overrides);
+    if (c.get(MIN_COMPACTION_LAG_MS) > c.get(MAX_COMPACTION_LAG_MS)) {
+      throw new ConfigException(
+          MIN_COMPACTION_LAG_MS.name(),
+          "value "
+              + c.get(MIN_COMPACTION_LAG_MS)
+              + " is above "
+              + MAX_COMPACTION_LAG_MS.name()
+              + " ("
+              + c.get(MAX_COMPACTION_LAG_MS)
+              + ")");
+    }
+    return c;
+  }
+
+  /** Whether {@code cleanup.policy} includes compact. */
+  public static boolean compact(Config topicConfig) {
+    return topicConfig.get(CLEANUP_POLICY).contains(CLEANUP_COMPACT);
+  }
+
+  /** Whether {@code cleanup.policy} includes delete (retention by time and size). */
+  public static boolean delete(Config topicConfig) {
+    return topicConfig.get(CLEANUP_POLICY).contains(CLEANUP_DELETE);
+  }
+
+  private static String validCleanupPolicy(List<String> policies) {
+    if (policies.isEmpty()) {
+      return "must name delete, compact or both";
+    }
+    for (String p : policies) {
+      if (!p.equals(CLEANUP_DELETE) && !p.equals(CLEANUP_COMPACT)) {
+        return "has unknown policy '" + p + "' (policies: delete, compact)";
+      }
+    }
+    return null;
   }
 
   /** The effective {@code min.insync.replicas} for a replication factor: -1 means a majority. */

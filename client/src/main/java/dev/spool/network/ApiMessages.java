@@ -15,6 +15,8 @@ import dev.spool.protocol.message.DescribeClusterRequest;
 import dev.spool.protocol.message.DescribeClusterResponse;
 import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.DescribeConfigsResponse;
+import dev.spool.protocol.message.DescribeLogsRequest;
+import dev.spool.protocol.message.DescribeLogsResponse;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
 import dev.spool.protocol.message.FetchRequest;
@@ -73,6 +75,9 @@ public final class ApiMessages {
     PARSERS.put(
         ApiKey.ALTER_CONFIGS,
         new Pair(AlterConfigsRequest.parser(), AlterConfigsResponse.parser()));
+    PARSERS.put(
+        ApiKey.DESCRIBE_LOGS,
+        new Pair(DescribeLogsRequest.parser(), DescribeLogsResponse.parser()));
     for (ApiKey k : ApiKey.values()) {
       if (k != ApiKey.API_KEY_UNSPECIFIED && k != ApiKey.UNRECOGNIZED && !PARSERS.containsKey(k)) {
         throw new ExceptionInInitializerError("no message types for API " + k);

@@ -245,6 +245,16 @@ public final class RecordCursor {
     return offset;
   }
 
+  /** Position in {@link #buffer()} of the current record's first byte (its length varint). */
+  public int recordPosition() {
+    return recordPosition;
+  }
+
+  /** Bytes of the current record, its length varint included: it ends where the next begins. */
+  public int recordSizeInBytes() {
+    return reader.position() - recordPosition;
+  }
+
   /** The record's timestamp; with LogAppendTime, the batch's max timestamp. */
   public long timestamp() {
     return timestamp;

@@ -15,6 +15,7 @@ import dev.spool.broker.request.CreateTopicsHandler;
 import dev.spool.broker.request.DeleteTopicsHandler;
 import dev.spool.broker.request.DescribeClusterHandler;
 import dev.spool.broker.request.DescribeConfigsHandler;
+import dev.spool.broker.request.DescribeLogsHandler;
 import dev.spool.broker.request.ElectLeadersHandler;
 import dev.spool.broker.request.FetchHandler;
 import dev.spool.broker.request.InitProducerIdHandler;
@@ -120,12 +121,8 @@ public final class Broker implements AutoCloseable {
             config.get(BrokerConfig.NUM_PARTITION_THREADS),
             config.get(BrokerConfig.PARTITION_WORKER_QUEUE_MAX_TASKS),
             "partition-" + brokerId);
-    logManager.setPartitionExecutor(
-        (tp, task) -> {
-          if (!workers.execute(tp, task)) {
-            log.warn("{} retention of {} skipped: its worker is busy", logPrefix, tp);
-          }
-        });
+    logManager.setPartitionExecutor(workers::execute);
+    logManager.startCleaner();
     ReplicationSettings rs = BrokerConfig.replicationSettings(brokerId, config);
     FetchWaiters fetchWaiters =
         new FetchWaiters(config.get(BrokerConfig.FETCH_MAX_WAITING_REQUESTS));
@@ -223,7 +220,8 @@ public final class Broker implements AutoCloseable {
         .register(ApiKey.ELECT_LEADERS, new ElectLeadersHandler(ctx))
         .register(ApiKey.ALTER_CONFIGS, new AlterConfigsHandler(ctx))
         .register(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(ctx))
-        .register(ApiKey.DESCRIBE_CONFIGS, new DescribeConfigsHandler(ctx));
+        .register(ApiKey.DESCRIBE_CONFIGS, new DescribeConfigsHandler(ctx))
+        .register(ApiKey.DESCRIBE_LOGS, new DescribeLogsHandler(ctx));
   }
 
   private BrokerServer.Settings serverSettings(Config config) {

@@ -1,5 +1,6 @@
 package dev.spool.broker;
 
+import dev.spool.broker.log.CleanerConfig;
 import dev.spool.broker.log.LogConfig;
 import dev.spool.broker.log.LogManagerConfig;
 import dev.spool.broker.replication.ReplicationSettings;
@@ -133,6 +134,43 @@ public final class BrokerConfig {
           ConfigKey.atLeast(100L),
           "How often high watermarks, recovery points and log start offsets are checkpointed.");
 
+  // ---- log cleaner (compacted topics)
+  public static final ConfigKey<Boolean> LOG_CLEANER_ENABLE =
+      DEF.boolKey(
+          "log.cleaner.enable",
+          true,
+          "Run the log cleaner, which compacts topics with cleanup.policy=compact (off: they grow like delete topics without retention).");
+  public static final ConfigKey<Integer> LOG_CLEANER_THREADS =
+      DEF.intKey(
+          "log.cleaner.threads",
+          1,
+          ConfigKey.between(1, 64),
+          "Threads that clean compacted partitions, one partition each at a time.");
+  public static final ConfigKey<Long> LOG_CLEANER_DEDUPE_BUFFER_SIZE =
+      DEF.longKey(
+          "log.cleaner.dedupe.buffer.size",
+          128L * 1024 * 1024,
+          ConfigKey.atLeast(64L * 1024),
+          "Memory for the cleaners' key-to-offset maps (24 bytes per key, shared by the threads, taken on first use); a clean whose keys do not fit cleans a smaller range.");
+  public static final ConfigKey<Integer> LOG_CLEANER_IO_BUFFER_SIZE =
+      DEF.intKey(
+          "log.cleaner.io.buffer.size",
+          512 * 1024,
+          ConfigKey.atLeast(1024),
+          "Read and write buffer of each cleaner thread (grown for a larger batch).");
+  public static final ConfigKey<Double> LOG_CLEANER_IO_MAX_BYTES_PER_SECOND =
+      DEF.doubleKey(
+          "log.cleaner.io.max.bytes.per.second",
+          Double.MAX_VALUE,
+          v -> v > 0 ? null : "must be positive",
+          "Bytes the cleaners read plus write per second, all threads together.");
+  public static final ConfigKey<Long> LOG_CLEANER_BACKOFF_MS =
+      DEF.longKey(
+          "log.cleaner.backoff.ms",
+          15_000L,
+          ConfigKey.atLeast(1L),
+          "Pause of a cleaner thread that found no partition to clean.");
+
   // ---- replication
   public static final ConfigKey<Long> REPLICA_LAG_TIME_MAX_MS =
       DEF.longKey(
@@ -239,7 +277,14 @@ public final class BrokerConfig {
         c.get(LOG_RECOVERY_THREADS),
         c.get(LOG_RETENTION_CHECK_INTERVAL_MS),
         c.get(CHECKPOINT_INTERVAL_MS),
-        LogConfig.from(TopicConfig.parse(Map.of()), c.get(LOG_FLUSH_POLICY).equals("always")));
+        LogConfig.from(TopicConfig.parse(Map.of()), c.get(LOG_FLUSH_POLICY).equals("always")),
+        new CleanerConfig(
+            c.get(LOG_CLEANER_ENABLE),
+            c.get(LOG_CLEANER_THREADS),
+            c.get(LOG_CLEANER_DEDUPE_BUFFER_SIZE),
+            c.get(LOG_CLEANER_IO_BUFFER_SIZE),
+            c.get(LOG_CLEANER_IO_MAX_BYTES_PER_SECOND),
+            c.get(LOG_CLEANER_BACKOFF_MS)));
   }
 
   /** The replication settings of broker {@code brokerId}. */

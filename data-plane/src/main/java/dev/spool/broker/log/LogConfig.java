@@ -9,7 +9,8 @@ import dev.spool.record.TimestampType;
 
 /**
  * The topic-level settings one partition log works with, taken from {@link TopicConfig} plus the
- * broker's flush policy. Immutable; {@link PartitionLog#updateConfig} swaps it atomically.
+ * broker's flush policy. Immutable; {@link PartitionLog#updateConfig} swaps it atomically. {@code
+ * cleanup} is the cleanup policy: retention, compaction, or both.
  *
  * <p>{@code targetCompression} is the codec the leader stores batches with, or null for the topic's
  * {@code compression.type=producer} (batches are stored as the producer compressed them); {@code
@@ -29,9 +30,13 @@ public record LogConfig(
     long fileDeleteDelayMs,
     boolean flushEveryAppend,
     Compression targetCompression,
-    int maxDecompressedBytes) {
+    int maxDecompressedBytes,
+    CleanupConfig cleanup) {
 
-  /** The settings without compression ones: producer's compression, the default bound. */
+  /**
+   * The settings without compression and cleanup ones: producer's compression, the default bound,
+   * {@code cleanup.policy=delete}.
+   */
   public LogConfig(
       int segmentBytes,
       long segmentMs,
@@ -59,7 +64,8 @@ public record LogConfig(
         fileDeleteDelayMs,
         flushEveryAppend,
         null,
-        TopicConfig.MESSAGE_MAX_DECOMPRESSED_BYTES.defaultValue());
+        TopicConfig.MESSAGE_MAX_DECOMPRESSED_BYTES.defaultValue(),
+        CleanupConfig.DELETE);
   }
 
   public LogConfig {
@@ -74,8 +80,8 @@ public record LogConfig(
     check(timestampBeforeMaxMs >= 0, "timestampBeforeMaxMs", timestampBeforeMaxMs);
     check(fileDeleteDelayMs >= 0, "fileDeleteDelayMs", fileDeleteDelayMs);
     check(maxDecompressedBytes >= 0, "maxDecompressedBytes", maxDecompressedBytes);
-    if (timestampType == null) {
-      throw new IllegalArgumentException("timestampType is required");
+    if (timestampType == null || cleanup == null) {
+      throw new IllegalArgumentException("timestampType and cleanup are required");
     }
   }
 
@@ -100,7 +106,8 @@ public record LogConfig(
         topicConfig.get(TopicConfig.FILE_DELETE_DELAY_MS),
         flushEveryAppend,
         targetCompression(topicConfig),
-        topicConfig.get(TopicConfig.MESSAGE_MAX_DECOMPRESSED_BYTES));
+        topicConfig.get(TopicConfig.MESSAGE_MAX_DECOMPRESSED_BYTES),
+        CleanupConfig.from(topicConfig));
   }
 
   /** The codec {@code compression.type} names, at its level; null for {@code producer}. */
@@ -111,6 +118,26 @@ public record LogConfig(
     }
     return Compression.of(
         CompressionType.forName(name), TopicConfig.compressionLevel(name, topicConfig));
+  }
+
+  /** This config with {@code cleanup} as its cleanup policy. */
+  public LogConfig withCleanup(CleanupConfig newCleanup) {
+    return new LogConfig(
+        segmentBytes,
+        segmentMs,
+        segmentIndexBytes,
+        indexIntervalBytes,
+        retentionMs,
+        retentionBytes,
+        maxMessageBytes,
+        timestampType,
+        timestampAfterMaxMs,
+        timestampBeforeMaxMs,
+        fileDeleteDelayMs,
+        flushEveryAppend,
+        targetCompression,
+        maxDecompressedBytes,
+        newCleanup);
   }
 
   /** The topic defaults of {@link TopicConfig}. */

@@ -24,7 +24,8 @@ import java.util.Arrays;
  * for magic 2: every batch complete, magic 2, CRC valid, a known codec, within {@code
  * max.message.bytes} as sent, a record count equal to its last offset delta + 1, and then every
  * record, compressed or not: offset deltas 0..n-1 in order, records that fill the batch (or its
- * inflated payload) exactly, CreateTime timestamps within the before/after bounds of {@code nowMs}.
+ * inflated payload) exactly, CreateTime timestamps within the before/after bounds of {@code nowMs},
+ * and a key on every record of a compacted topic.
  *
  * <p>Compressed batches are read as a stream through a small window ({@link RecordStreamReader}),
  * never inflated whole: a batch that inflates past {@code message.max.decompressed.bytes} is
@@ -145,6 +146,7 @@ public final class LeaderBatchValidator {
     if (batch.isCompressed()) {
       return streamRecords(batch, index, cfg, nowMs, null);
     }
+    boolean compacted = cfg.cleanup().compact();
     long max = RecordBatch.NO_TIMESTAMP;
     cursor.reset(batch);
     int n = 0;
@@ -152,6 +154,9 @@ public final class LeaderBatchValidator {
       while (cursor.next()) {
         checkRecord(index, n, (int) (cursor.offset() - batch.baseOffset()));
         checkTimestamp(cursor.timestamp(), index, cfg, nowMs);
+        if (compacted && cursor.keyLength() < 0) {
+          throw keyless(index, n);
+        }
         max = Math.max(max, cursor.timestamp());
         n++;
       }
@@ -190,6 +195,9 @@ public final class LeaderBatchValidator {
       while (reader.next()) {
         checkRecord(index, n, reader.offsetDelta());
         checkTimestamp(reader.timestamp(), index, cfg, nowMs);
+        if (cfg.cleanup().compact() && reader.keyLength() < 0) {
+          throw keyless(index, n);
+        }
         max = Math.max(max, reader.timestamp());
         n++;
       }
@@ -197,7 +205,10 @@ public final class LeaderBatchValidator {
     } catch (CorruptRecordException e) {
       throw new CorruptRecordException(logPrefix + "batch " + index + ": " + e.getMessage(), -1);
     } catch (InvalidRecordException e) {
-      throw new InvalidRecordException(logPrefix + "batch " + index + ": " + e.getMessage());
+      // This class's own checks already name the batch; the reader's do not.
+      throw e.getMessage().startsWith(logPrefix + "batch ")
+          ? e
+          : new InvalidRecordException(logPrefix + "batch " + index + ": " + e.getMessage());
     } catch (RecordTooLargeException e) {
       throw new RecordTooLargeException(
           logPrefix
@@ -273,6 +284,21 @@ public final class LeaderBatchValidator {
               + ", expected "
               + n);
     }
+  }
+
+  /**
+   * Kafka refuses a record without a key in a compacted topic: the cleaner could only drop it, so
+   * accepting it would acknowledge a write that is later lost for no reason the producer sees.
+   */
+  private InvalidRecordException keyless(int index, int record) {
+    return new InvalidRecordException(
+        logPrefix
+            + "batch "
+            + index
+            + " record "
+            + record
+            + " has no key; the topic is compacted (cleanup.policy has compact), which needs a"
+            + " key on every record");
   }
 
   private void checkTimestamp(long ts, int index, LogConfig cfg, long nowMs) {
