@@ -1,5 +1,6 @@
 package dev.spool.cli;
 
+import dev.spool.common.SpoolVersion;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -29,7 +30,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "spool",
     mixinStandardHelpOptions = true,
-    version = "spool 0.1.0",
+    versionProvider = SpoolCommand.Version.class,
     description = "Spool: a replicated log. Produce, consume, administer and benchmark a cluster.",
     subcommands = {
       ProduceCommand.class,
@@ -40,6 +41,14 @@ import picocli.CommandLine.Spec;
       CommandLine.HelpCommand.class
     })
 public final class SpoolCommand implements Callable<Integer> {
+  /** {@code spool --version}: the version the build stamped (picocli instantiates it). */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {SpoolVersion.describe()};
+    }
+  }
+
   @Spec CommandSpec spec;
 
   private final CliContext ctx;

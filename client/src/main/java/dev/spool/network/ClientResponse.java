@@ -40,10 +40,6 @@ public final class ClientResponse implements AutoCloseable {
     return latencyNs;
   }
 
-  public ApiKey apiKey() {
-    return apiKey;
-  }
-
   /** The response header, or {@code null} when no response was expected. */
   public ResponseHeader header() {
     return header;
@@ -65,13 +61,6 @@ public final class ClientResponse implements AutoCloseable {
     if (d == null) {
       throw new IllegalStateException("response already released");
     }
-    return d;
-  }
-
-  /** Gives up ownership of the record data to the caller, who must release it. */
-  public ByteBuf takeRecordData() {
-    ByteBuf d = recordData();
-    recordData = Unpooled.EMPTY_BUFFER;
     return d;
   }
 

@@ -10,7 +10,6 @@ import dev.spool.protocol.FrameBuffers;
 import dev.spool.protocol.FrameDecoder;
 import dev.spool.protocol.InvalidFrameException;
 import dev.spool.protocol.message.ApiKey;
-import dev.spool.protocol.message.ApiVersionsRequest;
 import dev.spool.protocol.message.ApiVersionsResponse;
 import dev.spool.protocol.message.RequestHeader;
 import dev.spool.protocol.message.ResponseHeader;
@@ -41,7 +40,6 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -64,15 +62,14 @@ import org.slf4j.LoggerFactory;
  * <p>Failures: a request that cannot be answered fails with a {@link SpoolException} whose code
  * says what to do. Connection problems (connect failure, peer close, write failure, invalid frame)
  * fail every queued and in-flight request on that connection with the retriable
- * BROKER_NOT_AVAILABLE (which also asks for a metadata refresh); a request not answered by its
- * deadline fails with REQUEST_TIMED_OUT and closes the connection, because later responses on it
- * could no longer be trusted to be in order; a broker without a common version for an API fails
- * requests for that API with UNSUPPORTED_VERSION, naming both version ranges.
+ * BROKER_NOT_AVAILABLE (which also asks for a metadata refresh), and so does a request still
+ * waiting at its deadline for a connection that never became ready; a request written but not
+ * answered by its deadline fails with REQUEST_TIMED_OUT and closes the connection, because later
+ * responses on it could no longer be trusted to be in order; a broker without a common version for
+ * an API fails requests for that API with UNSUPPORTED_VERSION, naming both version ranges.
  */
 public final class NetworkClient implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NetworkClient.class);
-  private static final String SOFTWARE_NAME = "spool-java";
-  private static final String SOFTWARE_VERSION = "0.1.0";
 
   /** Hears about connections; called on the I/O thread. */
   public interface ConnectionListener {
@@ -86,18 +83,11 @@ public final class NetworkClient implements AutoCloseable {
   private final EventLoopGroup group;
   private final EventLoop loop;
   private final Bootstrap bootstrap;
-  private final ExponentialBackoff reconnectBackoff;
+  private final NodeReconnects reconnects;
   private final FrameBuffers frameBuffers;
   private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
   // I/O thread only:
   private final Map<Integer, Connection> connections = new HashMap<>();
-  private final Map<Integer, Integer> connectFailures = new HashMap<>();
-  private final Map<Integer, Long> reconnectAtNs = new HashMap<>();
-
-  /**
-   * When a connection to each node id was last attempted; breaks ties in {@link #leastLoadedNode}.
-   */
-  private final Map<Integer, Long> lastConnectAttemptNs = new HashMap<>();
 
   private final ScheduledFuture<?> ticker;
   private volatile boolean closed;
@@ -109,12 +99,7 @@ public final class NetworkClient implements AutoCloseable {
   public NetworkClient(NetworkConfig config, Clock clock, Random random) {
     this.config = config;
     this.clock = clock;
-    this.reconnectBackoff =
-        new ExponentialBackoff(
-            config.reconnectBackoffMs(),
-            Math.max(config.reconnectBackoffMs(), config.reconnectBackoffMaxMs()),
-            0.2,
-            random);
+    this.reconnects = new NodeReconnects(config, random);
     // Pooled frame arrays: enough for a few fetch answers of the default sizes in flight and
     // buffered; larger or more are left to the garbage collector.
     this.frameBuffers =
@@ -208,13 +193,6 @@ public final class NetworkClient implements AutoCloseable {
         && c.channel.isWritable();
   }
 
-  /** Whether {@code node} has a READY connection (whatever its load); never starts a connection. */
-  public boolean isConnected(Node node) {
-    assertInLoop();
-    Connection c = connections.get(node.id());
-    return c != null && c.node.equals(node) && c.state == ConnectionState.READY;
-  }
-
   /** Requests written to {@code nodeId} and not yet answered. */
   public int inFlightCount(int nodeId) {
     assertInLoop();
@@ -229,8 +207,7 @@ public final class NetworkClient implements AutoCloseable {
     if (c != null && c.state != ConnectionState.BACKOFF) {
       return 0;
     }
-    Long at = reconnectAtNs.get(node.id());
-    return at == null ? 0 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(at - clock.nanoTime()));
+    return reconnects.delayMs(node.id(), clock.nanoTime());
   }
 
   /**
@@ -256,7 +233,7 @@ public final class NetworkClient implements AutoCloseable {
       } else {
         score = 2_000_000L + reconnectDelayMs(n);
       }
-      long attemptNs = lastConnectAttemptNs.getOrDefault(n.id(), Long.MIN_VALUE);
+      long attemptNs = reconnects.lastAttemptNs(n.id());
       if (score < bestScore || score == bestScore && attemptNs < bestAttemptNs) {
         best = n;
         bestScore = score;
@@ -264,15 +241,6 @@ public final class NetworkClient implements AutoCloseable {
       }
     }
     return best;
-  }
-
-  /** Closes the connection to {@code nodeId} (if any), failing its requests as retriable. */
-  public void disconnect(int nodeId, String reason) {
-    assertInLoop();
-    Connection c = connections.get(nodeId);
-    if (c != null) {
-      closeConnection(c, new SpoolException(ErrorCode.BROKER_NOT_AVAILABLE, reason), null);
-    }
   }
 
   private void assertInLoop() {
@@ -317,8 +285,8 @@ public final class NetworkClient implements AutoCloseable {
     if (c == null) {
       c = new Connection(node);
       connections.put(node.id(), c);
-      Long at = reconnectAtNs.get(node.id());
-      if (at != null && at - clock.nanoTime() > 0) {
+      Long at = reconnects.waitingUntilNs(node.id(), clock.nanoTime());
+      if (at != null) {
         c.connectAtNs = at;
         c.state = ConnectionState.BACKOFF;
         c.stateSinceNs = clock.nanoTime();
@@ -330,7 +298,7 @@ public final class NetworkClient implements AutoCloseable {
   }
 
   private void connect(Connection c) {
-    lastConnectAttemptNs.put(c.node.id(), clock.nanoTime());
+    reconnects.attempting(c.node.id(), clock.nanoTime());
     transition(c, ConnectionState.CONNECTING, "connecting");
     Bootstrap b =
         bootstrap
@@ -370,10 +338,7 @@ public final class NetworkClient implements AutoCloseable {
         new Request(
             c.node,
             ApiKey.API_VERSIONS,
-            ApiVersionsRequest.newBuilder()
-                .setClientSoftwareName(SOFTWARE_NAME)
-                .setClientSoftwareVersion(SOFTWARE_VERSION)
-                .build(),
+            ApiVersionsHandshake.request(),
             null,
             config.connectTimeoutMs(),
             true,
@@ -392,23 +357,14 @@ public final class NetworkClient implements AutoCloseable {
         r.releaseData();
         continue;
       }
-      Optional<Integer> version = ApiVersionTable.CURRENT.highestCommon(r.api, c.versions);
-      if (version.isEmpty()) {
-        fail(
-            r,
-            new SpoolException(
-                ErrorCode.UNSUPPORTED_VERSION,
-                c.node
-                    + " has no version of "
-                    + r.api
-                    + " in common with this client (broker: "
-                    + c.versions.range(r.api).map(Object::toString).orElse("none")
-                    + ", client: "
-                    + ApiVersionTable.CURRENT.range(r.api).map(Object::toString).orElse("none")
-                    + ")"));
+      int version;
+      try {
+        version = ApiVersionsHandshake.versionFor(r.api, c.node, c.versions);
+      } catch (SpoolException e) {
+        fail(r, e);
         continue;
       }
-      write(c, r, version.get());
+      write(c, r, version);
     }
   }
 
@@ -512,40 +468,13 @@ public final class NetworkClient implements AutoCloseable {
   }
 
   private void onHandshake(Connection c, ApiVersionsResponse response) {
-    if (response.getErrorCode() != ErrorCode.NONE) {
-      closeConnection(
-          c,
-          new SpoolException(
-              ErrorCode.UNSUPPORTED_VERSION,
-              "ApiVersions with " + c.node + " failed with " + response.getErrorCode()),
-          null);
+    try {
+      c.versions = ApiVersionsHandshake.accept(c.node, response);
+    } catch (SpoolException e) {
+      closeConnection(c, e, null);
       return;
     }
-    ApiVersionTable theirs = ApiVersionTable.fromResponse(response);
-    boolean anyCommon = false;
-    for (ApiKey k : ApiKey.values()) {
-      if (k != ApiKey.API_KEY_UNSPECIFIED
-          && k != ApiKey.UNRECOGNIZED
-          && ApiVersionTable.CURRENT.highestCommon(k, theirs).isPresent()) {
-        anyCommon = true;
-        break;
-      }
-    }
-    if (!anyCommon) {
-      closeConnection(
-          c,
-          new SpoolException(
-              ErrorCode.UNSUPPORTED_VERSION,
-              c.node
-                  + " (software "
-                  + response.getServerSoftwareVersion()
-                  + ") shares no API version with this client"),
-          null);
-      return;
-    }
-    c.versions = theirs;
-    connectFailures.remove(c.node.id());
-    reconnectAtNs.remove(c.node.id());
+    reconnects.ready(c.node.id());
     transition(
         c,
         ConnectionState.READY,
@@ -595,21 +524,28 @@ public final class NetworkClient implements AutoCloseable {
         Request r = it.next();
         if (now - r.deadlineNs >= 0) {
           it.remove();
-          fail(
-              r,
-              new SpoolException(
-                  ErrorCode.REQUEST_TIMED_OUT,
-                  r.api
-                      + " to "
-                      + c.node
-                      + " could not be sent within "
-                      + r.timeoutMs
-                      + " ms (connection "
-                      + c.state
-                      + ")"));
+          fail(r, notSentInTime(c, r));
         }
       }
     }
+  }
+
+  /**
+   * Why {@code r} is still queued at its deadline. A connection that never became ready (still
+   * connecting, handshaking or waiting to reconnect) means the broker could not be reached:
+   * BROKER_NOT_AVAILABLE, as a failed connect says, and not REQUEST_TIMED_OUT, which would tell the
+   * caller a reachable broker was too slow (a request that waited out its deadline behind the
+   * reconnect backoff of an unreachable node used to say that). A ready connection that stayed busy
+   * (every in-flight slot taken, or the socket not writable) is a slow broker: REQUEST_TIMED_OUT.
+   */
+  private static SpoolException notSentInTime(Connection c, Request r) {
+    String what =
+        r.api + " to " + c.node + " could not be sent within " + r.timeoutMs + " ms (connection ";
+    if (c.state != ConnectionState.READY) {
+      return new SpoolException(
+          ErrorCode.BROKER_NOT_AVAILABLE, what + c.state + ": never became ready)");
+    }
+    return new SpoolException(ErrorCode.REQUEST_TIMED_OUT, what + "ready but busy)");
   }
 
   /**
@@ -626,10 +562,7 @@ public final class NetworkClient implements AutoCloseable {
     if (c.channel != null) {
       c.channel.close();
     }
-    int failures = wasReady ? 0 : connectFailures.merge(c.node.id(), 1, Integer::sum) - 1;
-    reconnectAtNs.put(
-        c.node.id(),
-        clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(reconnectBackoff.backoffMs(failures)));
+    reconnects.closed(c.node.id(), wasReady, clock.nanoTime());
     List<Request> failed = new ArrayList<>(c.inFlight);
     failed.addAll(c.pending);
     c.inFlight.clear();

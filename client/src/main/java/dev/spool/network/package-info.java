@@ -21,8 +21,9 @@
  *   <li>Record data follows the body in the order of the {@code records_size} fields.
  * </ul>
  *
- * Connection problems fail requests with BROKER_NOT_AVAILABLE (retriable, refresh metadata); an
- * unanswered request fails with REQUEST_TIMED_OUT at its deadline and closes its connection.
- * Connections and their futures live on the client's single I/O thread.
+ * Connection problems fail requests with BROKER_NOT_AVAILABLE (retriable, refresh metadata), as
+ * does a request whose connection never became ready by its deadline; a written but unanswered
+ * request fails with REQUEST_TIMED_OUT at its deadline and closes its connection. Connections and
+ * their futures live on the client's single I/O thread.
  */
 package dev.spool.network;

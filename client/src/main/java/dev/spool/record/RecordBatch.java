@@ -219,10 +219,6 @@ public final class RecordBatch {
     return (attributes() & CONTROL_FLAG_MASK) != 0;
   }
 
-  public boolean hasDeleteHorizon() {
-    return (attributes() & DELETE_HORIZON_FLAG_MASK) != 0;
-  }
-
   public boolean hasProducerId() {
     return producerId() > NO_PRODUCER_ID;
   }

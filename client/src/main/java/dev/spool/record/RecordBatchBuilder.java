@@ -26,8 +26,6 @@ public final class RecordBatchBuilder {
   private long producerId = RecordBatch.NO_PRODUCER_ID;
   private short producerEpoch = RecordBatch.NO_PRODUCER_EPOCH;
   private int baseSequence = RecordBatch.NO_SEQUENCE;
-  private boolean transactional;
-  private boolean control;
   private TimestampType timestampType = TimestampType.CREATE_TIME;
 
   private int recordCount;
@@ -66,16 +64,6 @@ public final class RecordBatchBuilder {
     this.producerId = producerId;
     this.producerEpoch = producerEpoch;
     this.baseSequence = baseSequence;
-    return this;
-  }
-
-  public RecordBatchBuilder transactional(boolean transactional) {
-    this.transactional = transactional;
-    return this;
-  }
-
-  public RecordBatchBuilder control(boolean control) {
-    this.control = control;
     return this;
   }
 
@@ -235,9 +223,7 @@ public final class RecordBatchBuilder {
     int size = end - start;
     short attributes =
         (short)
-            ((timestampType == TimestampType.LOG_APPEND_TIME ? RecordBatch.TIMESTAMP_TYPE_MASK : 0)
-                | (transactional ? RecordBatch.TRANSACTIONAL_FLAG_MASK : 0)
-                | (control ? RecordBatch.CONTROL_FLAG_MASK : 0));
+            (timestampType == TimestampType.LOG_APPEND_TIME ? RecordBatch.TIMESTAMP_TYPE_MASK : 0);
     buffer.putLong(start + RecordBatch.BASE_OFFSET_POSITION, baseOffset);
     buffer.putInt(start + RecordBatch.BATCH_LENGTH_POSITION, size - RecordBatch.LOG_OVERHEAD);
     buffer.putInt(start + RecordBatch.PARTITION_LEADER_EPOCH_POSITION, partitionLeaderEpoch);

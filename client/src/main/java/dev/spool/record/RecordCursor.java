@@ -42,7 +42,6 @@ public final class RecordCursor {
   private long maxTimestamp;
 
   private int recordPosition;
-  private int recordSizeBytes;
   private long offset;
   private long timestamp;
   private int keyPosition;
@@ -100,7 +99,6 @@ public final class RecordCursor {
           recordPosition);
     }
     int bodyEnd = reader.position() + bodySize;
-    recordSizeBytes = bodyEnd - recordPosition;
     VarintReader body = reader;
     int outerLimit = body.limit();
     body.reposition(body.position(), bodyEnd);
@@ -166,14 +164,6 @@ public final class RecordCursor {
     return buffer;
   }
 
-  public int recordPosition() {
-    return recordPosition;
-  }
-
-  public int recordSizeInBytes() {
-    return recordSizeBytes;
-  }
-
   public long offset() {
     return offset;
   }
@@ -220,18 +210,6 @@ public final class RecordCursor {
       headerReader.skip(headerValueLength);
     }
     return true;
-  }
-
-  public int headerKeyPosition() {
-    return headerKeyPosition;
-  }
-
-  public int headerKeyLength() {
-    return headerKeyLength;
-  }
-
-  public int headerValuePosition() {
-    return headerValuePosition;
   }
 
   /** -1 for a null header value. */

@@ -75,6 +75,13 @@ class CliTest {
   }
 
   @Test
+  void shouldPrintTheVersionTheBuildStamped() {
+    CliRunner.Result r = cli.run("", "--version");
+    assertEquals(0, r.exitCode(), r.toString());
+    assertEquals("spool " + System.getProperty("spool.project.version"), r.out().trim());
+  }
+
+  @Test
   void shouldExitTwoOnUsageErrors() {
     assertEquals(2, cli.run("", "produce").exitCode(), "missing TOPIC");
     assertEquals(2, cli.run("", "consume", "t", "--bogus").exitCode());

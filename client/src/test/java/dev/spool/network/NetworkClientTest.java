@@ -11,7 +11,9 @@ import dev.spool.client.testing.FakeBroker;
 import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
+import dev.spool.common.SpoolVersion;
 import dev.spool.protocol.message.ApiKey;
+import dev.spool.protocol.message.ApiVersionsRequest;
 import dev.spool.protocol.message.ApiVersionsResponse;
 import dev.spool.protocol.message.FetchResponse;
 import dev.spool.protocol.message.MetadataRequest;
@@ -19,6 +21,7 @@ import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.ProduceRequest;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -58,6 +61,13 @@ class NetworkClientTest {
     return new Node(1, "127.0.0.1", broker.port());
   }
 
+  /** A port nobody listens on (bound once, then released). */
+  private static int closedPort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
   private static SpoolException failure(CompletableFuture<?> f) {
     CompletionException e = assertThrows(CompletionException.class, f::join);
     return assertInstanceOf(SpoolException.class, e.getCause());
@@ -72,7 +82,12 @@ class NetworkClientTest {
         client.send(node(), ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000).join()) {
       assertEquals("x", r.body(MetadataResponse.class).getClusterId());
     }
-    assertEquals(ApiKey.API_VERSIONS, broker.received().take().header().getApiKey());
+    FakeBroker.Request hello = broker.received().take();
+    assertEquals(ApiKey.API_VERSIONS, hello.header().getApiKey());
+    assertEquals(
+        SpoolVersion.version(),
+        hello.body(ApiVersionsRequest.class).getClientSoftwareVersion(),
+        "the client names the version the build stamped");
     FakeBroker.Request m = broker.received().take();
     assertEquals(ApiKey.METADATA, m.header().getApiKey());
     assertEquals("test", m.header().getClientId());
@@ -231,10 +246,7 @@ class NetworkClientTest {
 
   @Test
   void shouldFailRetriablyWhenNobodyListensAndBackOffBeforeReconnecting() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+    int port = closedPort();
     Node dead = new Node(7, "127.0.0.1", port);
     SpoolException e =
         failure(client.send(dead, ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000));
@@ -242,6 +254,32 @@ class NetworkClientTest {
     long delay =
         client.eventLoop().submit(() -> client.reconnectDelayMs(dead)).get(5, TimeUnit.SECONDS);
     assertTrue(delay > 0, "reconnect backoff after a failed connect");
+  }
+
+  /**
+   * Regression: a request that waited out its deadline behind the reconnect backoff of a node that
+   * refuses connections failed with REQUEST_TIMED_OUT, so an admin call against an unreachable
+   * cluster sometimes said "timed out" instead of "broker not available" (which one depended on
+   * whether the last attempt hit a refused connect or the backoff).
+   */
+  @Test
+  void shouldCallARequestWhoseConnectionNeverBecameReadyBrokerNotAvailable() throws Exception {
+    int port = closedPort();
+    Node dead = new Node(7, "127.0.0.1", port);
+    // A 10 s reconnect backoff: after the first refused connect the node stays in backoff far
+    // beyond the second request's 200 ms deadline, so that request is never written.
+    try (NetworkClient slow =
+        new NetworkClient(
+            new NetworkConfig("test", "test-io-2", 3, 100, 2000, 10_000, 10_000, 1 << 20, 5),
+            Clock.SYSTEM)) {
+      SpoolException refused =
+          failure(slow.send(dead, ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 5000));
+      assertEquals(ErrorCode.BROKER_NOT_AVAILABLE, refused.errorCode());
+      SpoolException waited =
+          failure(slow.send(dead, ApiKey.METADATA, MetadataRequest.getDefaultInstance(), 200));
+      assertEquals(ErrorCode.BROKER_NOT_AVAILABLE, waited.errorCode(), waited.getMessage());
+      assertTrue(waited.getMessage().contains("BACKOFF"), waited.getMessage());
+    }
   }
 
   @Test
@@ -281,10 +319,7 @@ class NetworkClientTest {
    */
   @Test
   void shouldGiveANodeNotYetTriedItsTurnOverOneThatFailed() throws Exception {
-    int deadPort;
-    try (ServerSocket s = new ServerSocket(0)) {
-      deadPort = s.getLocalPort();
-    }
+    int deadPort = closedPort();
     Node dead = new Node(-1, "127.0.0.1", deadPort);
     Node alsoDead = new Node(-2, "127.0.0.1", deadPort);
     Node live = new Node(-3, "127.0.0.1", broker.port());

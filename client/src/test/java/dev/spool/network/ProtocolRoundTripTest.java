@@ -72,7 +72,17 @@ class ProtocolRoundTripTest {
   private static final byte[] RECORDS = "batch-one|batch-two".getBytes(StandardCharsets.UTF_8);
 
   static Stream<Arguments> messages() {
-    LeaderHint hint = LeaderHint.newBuilder().setLeaderId(2).setLeaderEpoch(7).build();
+    return Stream.of(
+            connectionMessages(),
+            dataMessages(),
+            offsetMessages(),
+            adminMessages(),
+            configMessages())
+        .flatMap(s -> s);
+  }
+
+  /** What a connection starts with: ApiVersions, Metadata. */
+  private static Stream<Arguments> connectionMessages() {
     return Stream.of(
         Arguments.of(
             ApiKey.API_VERSIONS,
@@ -92,7 +102,13 @@ class ProtocolRoundTripTest {
                 .addBrokers(BrokerInfo.newBuilder().setNodeId(1).setHost("h").setPort(9))
                 .addTopics(TopicMetadata.newBuilder().setName("a").putConfigs("retention.ms", "1"))
                 .build(),
-            false),
+            false));
+  }
+
+  /** The data path, both with record data: Produce, Fetch. */
+  private static Stream<Arguments> dataMessages() {
+    LeaderHint hint = LeaderHint.newBuilder().setLeaderId(2).setLeaderEpoch(7).build();
+    return Stream.of(
         Arguments.of(
             ApiKey.PRODUCE,
             ProduceRequest.newBuilder()
@@ -143,7 +159,12 @@ class ProtocolRoundTripTest {
                                 .setDivergingEpoch(
                                     EpochEndOffset.newBuilder().setEpoch(1).setEndOffset(4))))
                 .build(),
-            true),
+            true));
+  }
+
+  /** Offsets and producer ids: ListOffsets, OffsetForLeaderEpoch, InitProducerId. */
+  private static Stream<Arguments> offsetMessages() {
+    return Stream.of(
         Arguments.of(
             ApiKey.LIST_OFFSETS,
             ListOffsetsRequest.newBuilder()
@@ -176,7 +197,12 @@ class ProtocolRoundTripTest {
             ApiKey.INIT_PRODUCER_ID,
             InitProducerIdRequest.getDefaultInstance(),
             InitProducerIdResponse.newBuilder().setProducerId(77).setProducerEpoch(1).build(),
-            false),
+            false));
+  }
+
+  /** Topics and the cluster: CreateTopics, DeleteTopics, DescribeCluster, ElectLeaders. */
+  private static Stream<Arguments> adminMessages() {
+    return Stream.of(
         Arguments.of(
             ApiKey.CREATE_TOPICS,
             CreateTopicsRequest.newBuilder()
@@ -221,7 +247,12 @@ class ProtocolRoundTripTest {
                         .setTopic("a")
                         .setErrorCode(ErrorCode.ELECTION_NOT_NEEDED))
                 .build(),
-            false),
+            false));
+  }
+
+  /** Topic configs: DescribeConfigs, AlterConfigs. */
+  private static Stream<Arguments> configMessages() {
+    return Stream.of(
         Arguments.of(
             ApiKey.DESCRIBE_CONFIGS,
             DescribeConfigsRequest.newBuilder().addTopics("a").build(),

@@ -74,10 +74,6 @@ public final class SpoolNode implements AutoCloseable {
     return broker;
   }
 
-  public QuorumServer quorumServer() {
-    return quorumServer;
-  }
-
   /** Blocks until {@link #close()} has finished. */
   public void awaitStopped() throws InterruptedException {
     stopped.await();

@@ -53,11 +53,6 @@ public final class VersionOrder {
     }
   }
 
-  /** Offsets known to exist, ascending. */
-  public long[] knownOffsets() {
-    return knownOffsets.clone();
-  }
-
   /** The dense index of a known offset, or -1 if nobody saw that offset. */
   public int indexOf(long offset) {
     int i = Arrays.binarySearch(knownOffsets, offset);

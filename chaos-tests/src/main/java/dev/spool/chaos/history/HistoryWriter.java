@@ -19,7 +19,6 @@ import java.nio.file.StandardOpenOption;
 public final class HistoryWriter implements HistorySink, Closeable {
   private final Path path;
   private final BufferedWriter out;
-  private long lines;
 
   private HistoryWriter(Path path, BufferedWriter out) {
     this.path = path;
@@ -46,14 +45,9 @@ public final class HistoryWriter implements HistorySink, Closeable {
       out.write(line);
       out.write('\n');
       out.flush();
-      lines++;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot append to history " + path, e);
     }
-  }
-
-  public synchronized long linesWritten() {
-    return lines;
   }
 
   public Path path() {

@@ -85,11 +85,6 @@ public record Op(
     return type == t && f == fn;
   }
 
-  /** The reads of an ok poll, or an empty map for any other op. */
-  public Map<TopicPartition, List<OffsetValue>> readsOrEmpty() {
-    return reads == null ? Map.of() : reads;
-  }
-
   /** A short human-readable form for reports: {@code #12 p3 ok send t-0 v=7 @4}. */
   public String describe() {
     StringBuilder sb = new StringBuilder();

@@ -33,8 +33,4 @@ public enum OpType {
   public static OpType fromJson(String s) {
     return valueOf(s.toUpperCase(Locale.ROOT));
   }
-
-  public boolean isCompletion() {
-    return this != INVOKE;
-  }
 }

@@ -1,23 +1,13 @@
 package dev.spool.chaos.nemesis;
 
-/** The POSIX signals the nemeses send, with their Linux numbers. */
+/** The POSIX signals the nemeses send (by name). */
 public enum Signal {
   /** Crash without any chance to clean up. */
-  KILL(9),
+  KILL,
   /** Freeze the process: no threads run, sockets stay open. */
-  STOP(19),
+  STOP,
   /** Resume a stopped process. */
-  CONT(18),
+  CONT,
   /** Ask for a clean shutdown. */
-  TERM(15);
-
-  private final int number;
-
-  Signal(int number) {
-    this.number = number;
-  }
-
-  public int number() {
-    return number;
-  }
+  TERM
 }

@@ -120,10 +120,6 @@ public final class FaultProxy implements Closeable {
     return ((InetSocketAddress) server.localAddress()).getPort();
   }
 
-  public InetSocketAddress upstream() {
-    return upstream;
-  }
-
   public String name() {
     return name;
   }

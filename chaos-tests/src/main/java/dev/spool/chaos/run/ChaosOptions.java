@@ -164,24 +164,4 @@ public record ChaosOptions(
         rerunCommand,
         progressIntervalSeconds);
   }
-
-  public ChaosOptions withNodeConfig(Map<String, String> cfg) {
-    return new ChaosOptions(
-        scenario,
-        nodes,
-        duration,
-        families,
-        seed,
-        baseDir,
-        topics,
-        partitionsPerTopic,
-        producers,
-        consumers,
-        sendsPerSecondPerProducer,
-        schedule,
-        unsafe,
-        cfg,
-        rerunCommand,
-        progressIntervalSeconds);
-  }
 }

@@ -38,7 +38,6 @@ final class EpochObserver implements AutoCloseable {
   private final Map<Integer, Long> highestOffset = new HashMap<>();
   private final AtomicBoolean stop = new AtomicBoolean();
   private final Thread thread;
-  private long observations;
 
   EpochObserver(
       ProcessCluster cluster, HistoryRecorder recorder, List<String> topics, long intervalMs) {
@@ -89,15 +88,10 @@ final class EpochObserver implements AutoCloseable {
                   p.getLeaderEpoch());
           if (!v.equals(last.put(node + "/" + tp, v))) {
             recorder.epochObservation(node, tp, v.leader(), v.epoch());
-            observations++;
           }
         }
       }
     }
-  }
-
-  long observations() {
-    return observations;
   }
 
   @Override

@@ -65,20 +65,4 @@ public record LogConfig(
   public static LogConfig defaults() {
     return from(TopicConfig.parse(java.util.Map.of()), false);
   }
-
-  public LogConfig withSegmentBytes(int bytes) {
-    return new LogConfig(
-        bytes,
-        segmentMs,
-        segmentIndexBytes,
-        indexIntervalBytes,
-        retentionMs,
-        retentionBytes,
-        maxMessageBytes,
-        timestampType,
-        timestampAfterMaxMs,
-        timestampBeforeMaxMs,
-        fileDeleteDelayMs,
-        flushEveryAppend);
-  }
 }

@@ -1,10 +1,10 @@
 package dev.spool.broker.log;
 
-import dev.spool.broker.log.LeaderEpochCache.EpochEntry;
 import dev.spool.broker.log.ProducerStateEntry.BatchMetadata;
 import dev.spool.broker.log.internal.LeaderBatchValidator;
 import dev.spool.broker.log.internal.LogLoader;
 import dev.spool.broker.log.internal.LogSegment;
+import dev.spool.broker.log.internal.LogSegments;
 import dev.spool.broker.log.internal.PartitionMetadataFile;
 import dev.spool.broker.log.internal.RetentionPolicy;
 import dev.spool.common.Clock;
@@ -20,12 +20,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +32,11 @@ import org.slf4j.LoggerFactory;
  * (see {@link LogSegment}), the leader-epoch history, producer state and the {@code
  * partition.metadata} file. Batches are stored exactly as received once the leader has assigned
  * their offsets and stamped its epoch, so reads hand out file regions untouched.
+ *
+ * <p>The segment files themselves (which is active, rolling, finding an offset or a timestamp,
+ * delayed deletion) are a {@link LogSegments}; this class owns the offsets (log start, log end,
+ * high watermark, recovery point), the validation and stamping of appends, truncation and retention
+ * decisions, and the leader-epoch and producer state that follow them.
  *
  * <p>Threads: every mutation (appends, truncation, high watermark, retention, flush, config, close)
  * happens on ONE owner thread at a time — the partition's worker. A concurrent mutation from a
@@ -54,7 +56,7 @@ public final class PartitionLog implements Closeable {
   private final Clock clock;
   private final ScheduledExecutorService scheduler;
   private final String logPrefix;
-  private final ConcurrentSkipListMap<Long, LogSegment> segments;
+  private final LogSegments segments;
   private final LeaderEpochCache epochCache;
   private final ProducerStateManager producerState;
   private final RecoveryReport recoveryReport;
@@ -63,7 +65,6 @@ public final class PartitionLog implements Closeable {
 
   private volatile String topicId;
   private volatile LogConfig config;
-  private volatile LogSegment activeSegment;
   private volatile long logStartOffset;
   private volatile long logEndOffset;
   private volatile long highWatermark;
@@ -96,8 +97,7 @@ public final class PartitionLog implements Closeable {
     this.logPrefix = logPrefix;
     this.epochCache = epochCache;
     this.producerState = producerState;
-    this.segments = loaded.segments();
-    this.activeSegment = segments.lastEntry().getValue();
+    this.segments = new LogSegments(dir, loaded.segments(), clock, scheduler, logPrefix);
     this.logStartOffset = loaded.logStartOffset();
     this.logEndOffset = loaded.logEndOffset();
     this.recoveryPoint = loaded.recoveryPoint();
@@ -238,21 +238,17 @@ public final class PartitionLog implements Closeable {
   }
 
   public int numberOfSegments() {
-    return segments.size();
+    return segments.count();
   }
 
   /** Base offsets of the segments, ascending. */
   public List<Long> segmentBaseOffsets() {
-    return List.copyOf(segments.keySet());
+    return segments.baseOffsets();
   }
 
   /** Bytes in all segments. */
   public long sizeInBytes() {
-    long total = 0;
-    for (LogSegment s : segments.values()) {
-      total += s.sizeBytes();
-    }
-    return total;
+    return segments.sizeInBytes();
   }
 
   // ---- owner-thread confinement check ----
@@ -469,17 +465,9 @@ public final class PartitionLog implements Closeable {
   /** Rolls if needed, writes, publishes the new log end offset. */
   private void appendToSegment(ByteBuffer batches, long firstOffset, long lastOffset) {
     LogConfig cfg = config;
-    LogSegment segment = activeSegment;
-    int size = batches.remaining();
-    boolean nonEmpty = segment.sizeBytes() > 0;
-    boolean roll =
-        nonEmpty
-                && ((long) segment.sizeBytes() + size > cfg.segmentBytes()
-                    || clock.nowMs() - segment.createdMs() >= cfg.segmentMs())
-            || segment.indexesFull()
-            || lastOffset - segment.baseOffset() > Integer.MAX_VALUE;
-    if (roll) {
-      if (!nonEmpty && segment.baseOffset() == firstOffset) {
+    LogSegment segment = segments.active();
+    if (segments.needsRoll(cfg, batches.remaining(), lastOffset)) {
+      if (segment.sizeBytes() == 0 && segment.baseOffset() == firstOffset) {
         throw new IllegalStateException(
             logPrefix + "cannot roll the empty segment at " + firstOffset);
       }
@@ -498,18 +486,8 @@ public final class PartitionLog implements Closeable {
   }
 
   private LogSegment roll(long newBaseOffset) {
-    LogSegment old = activeSegment;
-    old.onBecomeInactive();
-    LogSegment fresh =
-        LogSegment.open(dir, newBaseOffset, config.segmentIndexBytes(), true, clock.nowMs());
-    segments.put(newBaseOffset, fresh);
-    activeSegment = fresh;
+    LogSegment fresh = segments.roll(newBaseOffset, config.segmentIndexBytes());
     producerState.takeSnapshot();
-    log.debug(
-        "{}rolled to segment {} ({} bytes in the previous one)",
-        logPrefix,
-        newBaseOffset,
-        old.sizeBytes());
     long generation;
     synchronized (recoveryPointLock) {
       generation = truncations;
@@ -523,12 +501,11 @@ public final class PartitionLog implements Closeable {
    * Flushes the segments below {@code offset} (they are inactive) and advances the recovery point.
    */
   private void flushUpTo(long offset, long generation) {
-    Long from = segments.floorKey(recoveryPoint);
-    for (LogSegment s : segments.subMap(from == null ? 0L : from, offset).values()) {
+    for (LogSegment s : segments.range(recoveryPoint, offset)) {
       try {
         s.flush();
       } catch (LogStorageException e) {
-        if (closed || segments.get(s.baseOffset()) != s) {
+        if (closed || !segments.contains(s)) {
           return; // closed, truncated or deleted meanwhile: nothing to advance
         }
         log.error(
@@ -571,19 +548,12 @@ public final class PartitionLog implements Closeable {
     }
     long bound = Math.min(maxOffsetExclusive, leo);
     if (startOffset < bound) {
-      Map.Entry<Long, LogSegment> e = segments.floorEntry(startOffset);
-      if (e == null) {
-        e = segments.firstEntry();
-      }
-      while (e != null) {
-        LogSegment.SegmentRead r = e.getValue().read(startOffset, maxBytes, bound, minOneBatch);
-        if (r != null) {
-          return new LogReadResult(r.slice(), r.firstBatchBaseOffset(), lso, leo, hw);
-        }
-        e = segments.higherEntry(e.getKey());
+      LogSegment.SegmentRead r = segments.read(startOffset, maxBytes, bound, minOneBatch);
+      if (r != null) {
+        return new LogReadResult(r.slice(), r.firstBatchBaseOffset(), lso, leo, hw);
       }
     }
-    return new LogReadResult(new FileSlice(activeSegment.channel(), 0, 0), -1, lso, leo, hw);
+    return new LogReadResult(new FileSlice(segments.active().channel(), 0, 0), -1, lso, leo, hw);
   }
 
   /**
@@ -592,16 +562,7 @@ public final class PartitionLog implements Closeable {
    * with their base offset and max timestamp.
    */
   public Optional<TimestampAndOffset> offsetForTimestamp(long timestampMs) {
-    long lso = logStartOffset;
-    for (LogSegment s : segments.values()) {
-      if (s.maxTimestamp() >= timestampMs) {
-        Optional<TimestampAndOffset> found = s.findByTimestamp(timestampMs, lso);
-        if (found.isPresent()) {
-          return found;
-        }
-      }
-    }
-    return Optional.empty();
+    return segments.findByTimestamp(timestampMs, logStartOffset);
   }
 
   // ---- high watermark, truncation (owner thread) ----
@@ -635,33 +596,22 @@ public final class PartitionLog implements Closeable {
       if (offset >= logEndOffset) {
         return;
       }
-      if (segments.firstKey() >= offset || offset <= logStartOffset) {
+      if (segments.firstBaseOffset() >= offset || offset <= logStartOffset) {
         truncateFully(Math.min(offset, logStartOffset));
         return;
       }
       long oldLeo = logEndOffset;
-      List<LogSegment> removed = new ArrayList<>(segments.tailMap(offset, true).values());
-      for (LogSegment s : removed) {
-        if (s.baseOffset() >= offset) {
-          segments.remove(s.baseOffset());
-        }
-      }
-      LogSegment last = segments.lastEntry().getValue();
-      last.truncateTo(offset);
-      if (last != activeSegment) {
-        last.onBecomeActive(config.segmentIndexBytes());
-        activeSegment = last;
-      }
+      List<LogSegment> removed = segments.truncateTo(offset, config.segmentIndexBytes());
+      LogSegment last = segments.active();
       long newLeo = last.sizeBytes() == 0 ? last.baseOffset() : last.readNextOffset();
       setLogEndOffsetAfterTruncation(newLeo);
       for (LogSegment s : removed) {
-        if (s.baseOffset() >= offset) {
-          scheduleDeletion(s);
-        }
+        segments.deleteLater(s, config.fileDeleteDelayMs());
       }
       epochCache.truncateFromEnd(newLeo);
       producerState.truncateAndReload(newLeo, logStartOffset);
-      LogLoader.replayProducerState(segments, producerState, producerState.mapEndOffset(), newLeo);
+      LogLoader.replayProducerState(
+          segments.map(), producerState, producerState.mapEndOffset(), newLeo);
       log.info(
           "{}truncated to offset {} (log end offset {} -> {})", logPrefix, offset, oldLeo, newLeo);
     } finally {
@@ -694,16 +644,7 @@ public final class PartitionLog implements Closeable {
     if (newStartOffset < 0) {
       throw new IllegalArgumentException(logPrefix + "negative start offset " + newStartOffset);
     }
-    List<LogSegment> old = new ArrayList<>(segments.values());
-    segments.clear();
-    for (LogSegment s : old) {
-      // Not trimmed: a concurrent reader may still index into the old mapping's length.
-      scheduleDeletion(s);
-    }
-    LogSegment fresh =
-        LogSegment.open(dir, newStartOffset, config.segmentIndexBytes(), true, clock.nowMs());
-    segments.put(newStartOffset, fresh);
-    activeSegment = fresh;
+    segments.restartAt(newStartOffset, config.segmentIndexBytes(), config.fileDeleteDelayMs());
     synchronized (recoveryPointLock) {
       truncations++;
       logStartOffset = newStartOffset;
@@ -715,21 +656,6 @@ public final class PartitionLog implements Closeable {
     producerState.deleteAllSnapshots();
     producerState.clear(newStartOffset);
     log.info("{}truncated fully; the log restarts at offset {}", logPrefix, newStartOffset);
-  }
-
-  /** Renames the segment's files to *.deleted now and deletes them after file.delete.delay.ms. */
-  private void scheduleDeletion(LogSegment s) {
-    s.renameToDeleted();
-    scheduler.schedule(
-        () -> {
-          try {
-            s.closeAndDeleteFiles();
-          } catch (RuntimeException e) {
-            log.warn("{}cannot delete {}: {}", logPrefix, s.logFile(), e.toString());
-          }
-        },
-        config.fileDeleteDelayMs(),
-        TimeUnit.MILLISECONDS);
   }
 
   // ---- retention (owner thread) ----
@@ -746,7 +672,7 @@ public final class PartitionLog implements Closeable {
       if (cfg.retentionMs() < 0 && cfg.retentionBytes() < 0) {
         return 0;
       }
-      List<LogSegment> all = new ArrayList<>(segments.values());
+      List<LogSegment> all = segments.all();
       List<RetentionPolicy.SegmentInfo> infos = new ArrayList<>(all.size());
       for (LogSegment s : all) {
         infos.add(
@@ -762,10 +688,7 @@ public final class PartitionLog implements Closeable {
         return 0;
       }
       logStartOffset = Math.max(logStartOffset, newStart);
-      for (LogSegment s : doomed) {
-        segments.remove(s.baseOffset());
-        scheduleDeletion(s);
-      }
+      segments.remove(doomed, cfg.fileDeleteDelayMs());
       epochCache.truncateFromStart(logStartOffset);
       producerState.onLogStartOffsetIncremented(logStartOffset);
       log.info(
@@ -797,8 +720,7 @@ public final class PartitionLog implements Closeable {
     synchronized (recoveryPointLock) {
       generation = truncations;
     }
-    Long from = segments.floorKey(recoveryPoint);
-    for (LogSegment s : segments.tailMap(from == null ? 0L : from).values()) {
+    for (LogSegment s : segments.from(recoveryPoint)) {
       s.flush();
     }
     advanceRecoveryPoint(leo, generation);
@@ -812,9 +734,7 @@ public final class PartitionLog implements Closeable {
       flushAll();
       producerState.takeSnapshot();
       closed = true;
-      for (LogSegment s : segments.values()) {
-        s.close();
-      }
+      segments.closeAll();
       log.debug("{}closed at log end offset {}", logPrefix, logEndOffset);
     } finally {
       mutator.set(null);
@@ -826,9 +746,7 @@ public final class PartitionLog implements Closeable {
     enter("closeForDeletion");
     try {
       closed = true;
-      for (LogSegment s : segments.values()) {
-        s.closeChannel();
-      }
+      segments.closeChannels();
     } finally {
       mutator.set(null);
     }
@@ -836,11 +754,6 @@ public final class PartitionLog implements Closeable {
 
   public boolean isClosed() {
     return closed;
-  }
-
-  /** The epoch history as (epoch, start offset) pairs, for logs and tools. */
-  public List<EpochEntry> epochEntries() {
-    return epochCache.entries();
   }
 
   @Override
@@ -854,7 +767,7 @@ public final class PartitionLog implements Closeable {
         + ", hw="
         + highWatermark
         + ", segments="
-        + segments.size()
+        + segments.count()
         + ")";
   }
 }

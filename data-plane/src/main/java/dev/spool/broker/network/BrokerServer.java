@@ -103,11 +103,6 @@ public final class BrokerServer implements AutoCloseable {
     return ((InetSocketAddress) serverChannel.localAddress()).getPort();
   }
 
-  /** Bytes held right now by requests read but not yet answered. */
-  public long queuedRequestBytes() {
-    return memory.usedBytes();
-  }
-
   @Override
   public void close() {
     if (serverChannel != null) {

@@ -1,7 +1,6 @@
 package dev.spool.broker.network;
 
 import dev.spool.protocol.Frame;
-import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.RequestHeader;
 import io.netty.buffer.ByteBuf;
 import java.net.SocketAddress;
@@ -37,14 +36,6 @@ public record RequestContext(
         remoteAddress,
         receivedNanos,
         new NewerRequestSignal());
-  }
-
-  public ApiKey apiKey() {
-    return header.getApiKey();
-  }
-
-  public int apiVersion() {
-    return header.getApiVersion();
   }
 
   public int correlationId() {

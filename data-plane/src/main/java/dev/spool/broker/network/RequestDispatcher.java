@@ -31,8 +31,4 @@ public final class RequestDispatcher {
   boolean supports(ApiKey key, int version) {
     return versions.supports(key, version);
   }
-
-  ApiVersionTable versions() {
-    return versions;
-  }
 }

@@ -48,12 +48,4 @@ final class RequestMemoryPool {
       r.run();
     }
   }
-
-  long usedBytes() {
-    return usedBytes.get();
-  }
-
-  long limitBytes() {
-    return limitBytes;
-  }
 }

@@ -97,10 +97,6 @@ public final class LeaderState {
     return partitionEpoch;
   }
 
-  public long leaderEpochStartOffset() {
-    return leaderEpochStartOffset;
-  }
-
   public List<Integer> replicas() {
     return replicas;
   }
@@ -130,12 +126,6 @@ public final class LeaderState {
 
   public boolean isReplica(int brokerId) {
     return followers.containsKey(brokerId);
-  }
-
-  /** The follower's log end offset in this epoch, -1 when it has not fetched yet. */
-  public long followerLogEndOffset(int brokerId) {
-    FollowerProgress p = followers.get(brokerId);
-    return p == null ? -1L : p.logEndOffset;
   }
 
   /**

@@ -1,31 +1,20 @@
 package dev.spool.broker.replication;
 
-import dev.spool.broker.log.InvalidOffsetException;
-import dev.spool.broker.log.InvalidProducerEpochException;
-import dev.spool.broker.log.InvalidTimestampException;
 import dev.spool.broker.log.LeaderEpochCache;
 import dev.spool.broker.log.LogAppendInfo;
 import dev.spool.broker.log.LogReadResult;
 import dev.spool.broker.log.LogStorageException;
 import dev.spool.broker.log.OffsetOutOfRangeException;
-import dev.spool.broker.log.OutOfOrderSequenceException;
 import dev.spool.broker.log.PartitionLog;
 import dev.spool.broker.log.TimestampAndOffset;
 import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.quorum.image.PartitionState;
-import dev.spool.record.CorruptRecordException;
-import dev.spool.record.InvalidRecordException;
-import dev.spool.record.RecordTooLargeException;
-import dev.spool.record.UnsupportedCompressionException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -34,8 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One local replica of a partition: its {@link PartitionLog}, its {@link ReplicaRole}, the {@link
- * LeaderState} while it leads, the known leader and epoch while it follows, and the acks=all
- * produces waiting for the high watermark (the partition's purgatory).
+ * LeaderState} while it leads, the known leader and epoch while it follows, the acks=all produces
+ * waiting for the high watermark (its {@link ProducePurgatory}) and the ISR change it has at the
+ * quorum ({@link InFlightIsrChange}). Failures become error codes through {@link ExceptionCodes}.
  *
  * <p>Threads: every method that is not documented "any thread" runs on the partition's owner thread
  * (its partition worker in production, the simulator's single thread in the simulation): nothing
@@ -72,21 +62,15 @@ public final class Partition {
     OFFLINE
   }
 
-  /** An acks=all produce waiting until the high watermark reaches {@code requiredOffset}. */
-  private record PendingProduce(
-      long requiredOffset,
-      long deadlineMs,
-      ProduceResult success,
-      CompletableFuture<ProduceResult> future) {}
-
   private final TopicPartition tp;
   private final PartitionLog log0;
   private final Clock clock;
   private final PartitionListener listener;
   private final ReplicationSettings settings;
   private final int localBrokerId;
-  private final PriorityQueue<PendingProduce> pendingProduces =
-      new PriorityQueue<>(Comparator.comparingLong(PendingProduce::requiredOffset));
+  private final ProducePurgatory purgatory;
+  private final InFlightIsrChange isrChange;
+  private final FollowerLog follower;
 
   private volatile ReplicaRole role = ReplicaRole.NONE;
   private volatile int leaderId = -1;
@@ -97,9 +81,6 @@ public final class Partition {
   private String topicId = "";
   private int minInsyncReplicas = 1;
   private LeaderState leaderState;
-  private long nextIsrProposalMs;
-  private IsrChange inFlightIsrChange;
-  private boolean awaitingIsrAnswer;
 
   public Partition(
       TopicPartition tp,
@@ -113,6 +94,9 @@ public final class Partition {
     this.listener = listener;
     this.settings = settings;
     this.localBrokerId = settings.localBrokerId();
+    this.purgatory = new ProducePurgatory(tp);
+    this.follower = new FollowerLog(log, this::epochEndOffset, this::prefix);
+    this.isrChange = new InFlightIsrChange(settings.isrChangeRetryBackoffMs());
   }
 
   // ---------------------------------------------------------------- any thread
@@ -181,11 +165,6 @@ public final class Partition {
     return leaderState;
   }
 
-  /** Produces waiting for the high watermark. */
-  public int pendingProduceCount() {
-    return pendingProduces.size();
-  }
-
   private void transitionTo(ReplicaRole next, String reason) {
     ReplicaRole from = role;
     if (!from.canMoveTo(next)) {
@@ -218,10 +197,7 @@ public final class Partition {
     if (st.leader() == localBrokerId) {
       if (sameEpoch && role == ReplicaRole.LEADER) {
         leaderState.onIsrCommitted(new TreeSet<>(st.isr()), st.partitionEpoch());
-        if (leaderState.pendingIsr().isEmpty()) {
-          inFlightIsrChange = null;
-          awaitingIsrAnswer = false;
-        }
+        isrChange.committed(leaderState);
         maybeIncrementHighWatermark();
         completeReadyProduces();
         return StateChange.ISR_UPDATED;
@@ -281,9 +257,7 @@ public final class Partition {
             leo,
             log0.highWatermark(),
             nowMs);
-    this.nextIsrProposalMs = 0;
-    this.inFlightIsrChange = null;
-    this.awaitingIsrAnswer = false;
+    isrChange.reset();
     transitionTo(
         ReplicaRole.LEADER,
         "leading in epoch " + st.leaderEpoch() + " from offset " + leo + " with ISR " + st.isr());
@@ -295,10 +269,6 @@ public final class Partition {
   /** The topic's min.insync.replicas changed (a config change without a partition change). */
   public void setMinInsyncReplicas(int minIsr) {
     this.minInsyncReplicas = minIsr;
-  }
-
-  public int minInsyncReplicas() {
-    return minInsyncReplicas;
   }
 
   /** This broker is no longer a replica (reassigned away or the topic deleted): stop everything. */
@@ -313,7 +283,7 @@ public final class Partition {
   }
 
   /** Takes the replica offline (storage error or a broken invariant) until the broker restarts. */
-  public void goOffline(String reason) {
+  private void goOffline(String reason) {
     if (role == ReplicaRole.OFFLINE) {
       return;
     }
@@ -365,9 +335,7 @@ public final class Partition {
     if (log0.highWatermark() >= required) {
       return CompletableFuture.completedFuture(ok);
     }
-    CompletableFuture<ProduceResult> f = new CompletableFuture<>();
-    pendingProduces.add(new PendingProduce(required, clock.monotonicMs() + timeoutMs, ok, f));
-    return f;
+    return purgatory.await(required, clock.monotonicMs() + timeoutMs, ok);
   }
 
   private ProduceResult checkProduce(int acks, int clientLeaderEpoch) {
@@ -401,10 +369,10 @@ public final class Partition {
               + minInsyncReplicas
               + "; nothing was written");
     }
-    if (acks == -1 && pendingProduces.size() >= settings.maxPendingProducesPerPartition()) {
+    if (acks == -1 && purgatory.size() >= settings.maxPendingProducesPerPartition()) {
       return ProduceResult.error(
           ErrorCode.REQUEST_TIMED_OUT,
-          pendingProduces.size()
+          purgatory.size()
               + " acks=all produces already wait for replication of "
               + tp
               + "; nothing was written");
@@ -440,26 +408,14 @@ public final class Partition {
   }
 
   private ProduceResult appendError(RuntimeException e) {
-    if (e instanceof UnsupportedCompressionException) {
-      return ProduceResult.error(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, e.getMessage());
-    } else if (e instanceof CorruptRecordException) {
-      return ProduceResult.error(ErrorCode.CORRUPT_MESSAGE, e.getMessage());
-    } else if (e instanceof RecordTooLargeException) {
-      return ProduceResult.error(ErrorCode.MESSAGE_TOO_LARGE, e.getMessage());
-    } else if (e instanceof InvalidTimestampException) {
-      return ProduceResult.error(ErrorCode.INVALID_TIMESTAMP, e.getMessage());
-    } else if (e instanceof InvalidProducerEpochException) {
-      return ProduceResult.error(ErrorCode.INVALID_PRODUCER_EPOCH, e.getMessage());
-    } else if (e instanceof OutOfOrderSequenceException) {
-      return ProduceResult.error(ErrorCode.OUT_OF_ORDER_SEQUENCE, e.getMessage());
-    } else if (e instanceof InvalidRecordException) {
-      return ProduceResult.error(ErrorCode.INVALID_RECORD, e.getMessage());
-    } else if (e instanceof LogStorageException) {
+    ErrorCode code = ExceptionCodes.of(e);
+    if (code == ErrorCode.STORAGE_ERROR) {
       goOffline("append failed: " + e.getMessage());
-      return ProduceResult.error(ErrorCode.STORAGE_ERROR, e.getMessage());
+    } else if (code == ErrorCode.UNKNOWN_SERVER_ERROR) {
+      log.error("{}append failed unexpectedly", prefix(), e);
+      return ProduceResult.error(code, String.valueOf(e));
     }
-    log.error("{}append failed unexpectedly", prefix(), e);
-    return ProduceResult.error(ErrorCode.UNKNOWN_SERVER_ERROR, String.valueOf(e));
+    return ProduceResult.error(code, e.getMessage());
   }
 
   // ---------------------------------------------------------------- owner thread: high watermark
@@ -487,37 +443,14 @@ public final class Partition {
   }
 
   private void completeReadyProduces() {
-    long hw = log0.highWatermark();
-    while (!pendingProduces.isEmpty() && pendingProduces.peek().requiredOffset() <= hw) {
-      PendingProduce p = pendingProduces.poll();
-      // The batch is on every member of the maximal ISR; if that set is now smaller than
-      // min.insync.replicas the write is durable on fewer copies than promised: say so.
-      int copies = leaderState == null ? 0 : leaderState.maximalIsr().size();
-      if (copies >= minInsyncReplicas) {
-        p.future().complete(p.success());
-      } else {
-        p.future()
-            .complete(
-                ProduceResult.error(
-                    ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-                    "written at offset "
-                        + p.success().baseOffset()
-                        + " but the ISR of "
-                        + tp
-                        + " shrank to "
-                        + copies
-                        + " members, below min.insync.replicas="
-                        + minInsyncReplicas));
-      }
-    }
+    purgatory.completeUpTo(
+        log0.highWatermark(),
+        () -> leaderState == null ? 0 : leaderState.maximalIsr().size(),
+        minInsyncReplicas);
   }
 
   private void failPendingProduces(ErrorCode code, String message) {
-    List<PendingProduce> all = new ArrayList<>(pendingProduces);
-    pendingProduces.clear();
-    for (PendingProduce p : all) {
-      p.future().complete(ProduceResult.error(code, message, hint()));
-    }
+    purgatory.failAll(code, message, hint());
   }
 
   /**
@@ -526,34 +459,13 @@ public final class Partition {
    */
   public void tick() {
     long nowMs = clock.monotonicMs();
-    if (!pendingProduces.isEmpty()) {
-      List<PendingProduce> expired = new ArrayList<>();
-      pendingProduces.removeIf(
-          p -> {
-            if (p.deadlineMs() <= nowMs) {
-              expired.add(p);
-              return true;
-            }
-            return false;
-          });
-      for (PendingProduce p : expired) {
-        p.future()
-            .complete(
-                ProduceResult.error(
-                    ErrorCode.REQUEST_TIMED_OUT,
-                    "offset "
-                        + (p.requiredOffset() - 1)
-                        + " of "
-                        + tp
-                        + " was written but not replicated to the ISR "
-                        + (leaderState == null ? "" : leaderState.maximalIsr())
-                        + " within the timeout"));
-      }
-    }
+    purgatory.expire(nowMs, () -> leaderState == null ? "" : leaderState.maximalIsr());
     if (role == ReplicaRole.LEADER) {
-      maybeResendIsrChange(nowMs);
+      isrChange
+          .resendDue(nowMs, leaderState)
+          .ifPresent(change -> listener.sendIsrChange(this, change));
     }
-    if (role == ReplicaRole.LEADER && nowMs >= nextIsrProposalMs) {
+    if (role == ReplicaRole.LEADER && isrChange.mayPropose(nowMs)) {
       leaderState
           .proposeShrink(nowMs, settings.replicaLagTimeMaxMs())
           .ifPresent(
@@ -570,7 +482,7 @@ public final class Partition {
   private void proposeIsr(Set<Integer> isr, String why) {
     leaderState.markPending(isr);
     log.info("{}proposing ISR {} (now {}): {}", prefix(), isr, leaderState.isr(), why);
-    inFlightIsrChange =
+    IsrChange change =
         new IsrChange(
             tp.topic(),
             topicId,
@@ -578,28 +490,14 @@ public final class Partition {
             leaderEpoch,
             leaderState.partitionEpoch(),
             List.copyOf(isr));
-    awaitingIsrAnswer = true;
-    listener.sendIsrChange(this, inFlightIsrChange);
-  }
-
-  /** Sends the pending ISR change again when its answer was lost or inconclusive. */
-  private void maybeResendIsrChange(long nowMs) {
-    if (inFlightIsrChange != null
-        && !awaitingIsrAnswer
-        && nowMs >= nextIsrProposalMs
-        && leaderState.pendingIsr().isPresent()
-        && inFlightIsrChange.partitionEpoch() == leaderState.partitionEpoch()) {
-      awaitingIsrAnswer = true;
-      listener.sendIsrChange(this, inFlightIsrChange);
-    }
+    isrChange.sent(change);
+    listener.sendIsrChange(this, change);
   }
 
   /**
-   * The quorum's answer to an ISR change. Success installs the new ISR. A refusal that proves the
-   * change was not committed (INELIGIBLE_REPLICA, INVALID_REQUEST) drops it. Every other failure
-   * may hide a committed change (the answer to a first attempt was lost): the change stays pending,
-   * so the high watermark keeps counting the maximal ISR, until a newer partition state from
-   * metadata supersedes it or a resend after a backoff gets a conclusive answer.
+   * The quorum's answer to an ISR change. Success installs the new ISR. A failure is judged by
+   * {@link InFlightIsrChange#failed}: dropped when it proves the change was not committed, kept
+   * pending (the high watermark counting the maximal ISR) when the change may have been committed.
    */
   public void onIsrChangeResult(
       IsrChange sent,
@@ -612,48 +510,30 @@ public final class Partition {
     if (role != ReplicaRole.LEADER || sent.leaderEpoch() != leaderEpoch) {
       return; // an answer for an earlier leadership
     }
-    if (sent == inFlightIsrChange) {
-      awaitingIsrAnswer = false;
-    }
+    isrChange.answered(sent);
     if (error == ErrorCode.NONE && leader == localBrokerId && resultLeaderEpoch == leaderEpoch) {
       if (leaderState.onIsrCommitted(new TreeSet<>(isr), resultPartitionEpoch)) {
         partitionEpoch = Math.max(partitionEpoch, resultPartitionEpoch);
         log.info("{}ISR is now {} (partition epoch {})", prefix(), isr, resultPartitionEpoch);
       }
-      if (leaderState.pendingIsr().isEmpty()) {
-        inFlightIsrChange = null;
-      }
+      isrChange.committed(leaderState);
       maybeIncrementHighWatermark();
       completeReadyProduces();
       return;
     }
-    boolean current =
-        leaderState.pendingIsr().isPresent()
-            && sent.partitionEpoch() == leaderState.partitionEpoch();
-    if (!current) {
-      return;
+    switch (isrChange.failed(sent, error, leaderState, clock.monotonicMs())) {
+      case REFUSED ->
+          log.info("{}ISR change to {} refused: {} {}", prefix(), sent.newIsr(), error, message);
+      case UNCONFIRMED ->
+          log.info(
+              "{}ISR change to {} not confirmed ({} {}); it stays pending until metadata or a"
+                  + " resend settles it",
+              prefix(),
+              sent.newIsr(),
+              error,
+              message);
+      case STALE -> {}
     }
-    long nowMs = clock.monotonicMs();
-    if (error == ErrorCode.INELIGIBLE_REPLICA || error == ErrorCode.INVALID_REQUEST) {
-      leaderState.onIsrChangeFailed();
-      inFlightIsrChange = null;
-      nextIsrProposalMs = nowMs + settings.isrChangeRetryBackoffMs();
-      log.info("{}ISR change to {} refused: {} {}", prefix(), sent.newIsr(), error, message);
-      return;
-    }
-    boolean transport =
-        error == ErrorCode.QUORUM_UNAVAILABLE
-            || error == ErrorCode.NOT_CONTROLLER
-            || error == ErrorCode.REQUEST_TIMED_OUT
-            || error == ErrorCode.UNKNOWN_SERVER_ERROR;
-    nextIsrProposalMs = nowMs + settings.isrChangeRetryBackoffMs() * (transport ? 1 : 20);
-    log.info(
-        "{}ISR change to {} not confirmed ({} {}); it stays pending until metadata or a resend"
-            + " settles it",
-        prefix(),
-        sent.newIsr(),
-        error,
-        message);
   }
 
   // ---------------------------------------------------------------- owner thread: fetch (leader)
@@ -717,7 +597,7 @@ public final class Partition {
     } catch (OffsetOutOfRangeException e) {
       // Retention moved the log start between the check and the read.
       return new PartitionFetchResult(
-          ErrorCode.OFFSET_OUT_OF_RANGE,
+          ExceptionCodes.of(e),
           e.getMessage(),
           hw,
           log0.logStartOffset(),
@@ -741,7 +621,7 @@ public final class Partition {
     long nowMs = clock.monotonicMs();
     leaderState.onFollowerFetch(followerId, -1L, fetchOffset, leo, nowMs);
     maybeIncrementHighWatermark();
-    if (role == ReplicaRole.LEADER && nowMs >= nextIsrProposalMs) {
+    if (role == ReplicaRole.LEADER && isrChange.mayPropose(nowMs)) {
       leaderState
           .proposeExpand(followerId)
           .ifPresent(
@@ -786,9 +666,9 @@ public final class Partition {
     try {
       switch (error) {
         case NONE:
-          return onFetchedData(leaderHw, diverging, records);
+          return follower.onData(leaderId, leaderHw, diverging, records);
         case OFFSET_OUT_OF_RANGE:
-          return onOutOfRange(leaderLogStart, leaderLeo);
+          return follower.onOutOfRange(leaderId, leaderLogStart, leaderLeo);
         default:
           log.debug("{}fetch from {} answered {}: {}", prefix(), leaderId, error, message);
           return FollowerOutcome.RETRY_LATER;
@@ -813,73 +693,6 @@ public final class Partition {
     return e.isPresent() ? e.getAsInt() : -1;
   }
 
-  private FollowerOutcome onFetchedData(
-      long leaderHw, EpochEndOffset diverging, ByteBuffer records) {
-    if (diverging != null) {
-      long leo = log0.logEndOffset();
-      long to = Divergence.followerTruncationOffset(diverging, this::epochEndOffset, leo);
-      if (to < leo) {
-        log.info(
-            "{}log diverges from leader {} at epoch {} (end offset {}): truncating {} -> {}",
-            prefix(),
-            leaderId,
-            diverging.epoch(),
-            diverging.endOffset(),
-            leo,
-            to);
-        log0.truncateTo(to);
-        return FollowerOutcome.TRUNCATED;
-      }
-      // Nothing to cut but the epoch history: the next fetch carries an older epoch.
-      log0.leaderEpochCache().truncateFromEnd(Math.max(to, 0));
-      return FollowerOutcome.TRUNCATED;
-    }
-    FollowerOutcome outcome = FollowerOutcome.NOTHING;
-    if (records != null && records.hasRemaining()) {
-      try {
-        log0.appendAsFollower(records);
-        outcome = FollowerOutcome.APPENDED;
-      } catch (InvalidOffsetException | CorruptRecordException | RecordTooLargeException e) {
-        log.warn(
-            "{}cannot append what leader {} sent: {}; fetching again",
-            prefix(),
-            leaderId,
-            e.getMessage());
-        return FollowerOutcome.RETRY_LATER;
-      }
-    }
-    long hw = Math.min(leaderHw, log0.logEndOffset());
-    if (hw > log0.highWatermark()) {
-      log0.updateHighWatermark(hw);
-    }
-    return outcome;
-  }
-
-  private FollowerOutcome onOutOfRange(long leaderLogStart, long leaderLeo) {
-    long leo = log0.logEndOffset();
-    if (leaderLogStart >= 0 && leo < leaderLogStart) {
-      log.info(
-          "{}log end offset {} is below leader {}'s log start {}: starting over there",
-          prefix(),
-          leo,
-          leaderId,
-          leaderLogStart);
-      log0.truncateFullyAndStartAt(leaderLogStart);
-      return FollowerOutcome.TRUNCATED;
-    }
-    if (leaderLeo >= 0 && leo > leaderLeo) {
-      log.info(
-          "{}log end offset {} is beyond leader {}'s log end {}: truncating",
-          prefix(),
-          leo,
-          leaderId,
-          leaderLeo);
-      log0.truncateTo(leaderLeo);
-      return FollowerOutcome.TRUNCATED;
-    }
-    return FollowerOutcome.RETRY_LATER;
-  }
-
   // ---------------------------------------------------------------- owner thread: offsets
 
   /** The result of {@link #listOffset}. */
@@ -897,18 +710,9 @@ public final class Partition {
    * watermark for consumers.
    */
   public ListOffsetResult listOffset(long timestamp, int currentLeaderEpoch, boolean consumer) {
-    if (role != ReplicaRole.LEADER) {
-      return new ListOffsetResult(
-          ErrorCode.NOT_LEADER_OR_FOLLOWER,
-          "broker " + localBrokerId + " does not lead " + tp,
-          -1,
-          -1,
-          -1,
-          hint());
-    }
-    ProduceResult fenced = checkLeaderEpoch(currentLeaderEpoch);
-    if (fenced != null) {
-      return new ListOffsetResult(fenced.error(), fenced.message(), -1, -1, -1, fenced.hint());
+    ListOffsetResult refused = refuseOffsetQuery(currentLeaderEpoch);
+    if (refused != null) {
+      return refused;
     }
     long bound = consumer ? log0.highWatermark() : log0.logEndOffset();
     if (timestamp == -2L) {
@@ -936,13 +740,8 @@ public final class Partition {
         ErrorCode.NONE, "", t.timestampMs(), t.offset(), t.leaderEpoch(), null);
   }
 
-  private int epochAt(long offset) {
-    OptionalInt e = log0.leaderEpochCache().epochForOffset(Math.max(offset, 0));
-    return e.isPresent() ? e.getAsInt() : -1;
-  }
-
-  /** OffsetForLeaderEpoch: the largest epoch at or below {@code epoch} and where it ends. */
-  public ListOffsetResult endOffsetForEpoch(int currentLeaderEpoch, int epoch) {
+  /** Why this replica cannot answer an offset query (not the leader, or fenced), else null. */
+  private ListOffsetResult refuseOffsetQuery(int currentLeaderEpoch) {
     if (role != ReplicaRole.LEADER) {
       return new ListOffsetResult(
           ErrorCode.NOT_LEADER_OR_FOLLOWER,
@@ -955,6 +754,20 @@ public final class Partition {
     ProduceResult fenced = checkLeaderEpoch(currentLeaderEpoch);
     if (fenced != null) {
       return new ListOffsetResult(fenced.error(), fenced.message(), -1, -1, -1, fenced.hint());
+    }
+    return null;
+  }
+
+  private int epochAt(long offset) {
+    OptionalInt e = log0.leaderEpochCache().epochForOffset(Math.max(offset, 0));
+    return e.isPresent() ? e.getAsInt() : -1;
+  }
+
+  /** OffsetForLeaderEpoch: the largest epoch at or below {@code epoch} and where it ends. */
+  public ListOffsetResult endOffsetForEpoch(int currentLeaderEpoch, int epoch) {
+    ListOffsetResult refused = refuseOffsetQuery(currentLeaderEpoch);
+    if (refused != null) {
+      return refused;
     }
     EpochEndOffset e = epochEndOffset(epoch);
     return new ListOffsetResult(ErrorCode.NONE, "", -1, e.endOffset(), e.epoch(), null);

@@ -21,8 +21,4 @@ public record ProduceResult(
   public static ProduceResult error(ErrorCode code, String message, LeaderHintInfo hint) {
     return new ProduceResult(code, message, -1L, -1L, -1L, hint);
   }
-
-  public boolean isError() {
-    return error != ErrorCode.NONE;
-  }
 }

@@ -83,13 +83,6 @@ public final class ReplicaFetcherManager implements AutoCloseable {
     }
   }
 
-  /** Partitions fetched from each source broker (tests, status). */
-  public synchronized Map<Integer, Integer> partitionCounts() {
-    Map<Integer, Integer> m = new HashMap<>();
-    fetchers.forEach((id, f) -> m.put(id, f.size()));
-    return m;
-  }
-
   @Override
   public synchronized void close() {
     closed = true;

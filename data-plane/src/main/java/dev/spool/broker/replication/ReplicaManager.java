@@ -6,7 +6,6 @@ import dev.spool.broker.log.LogStorageException;
 import dev.spool.broker.log.PartitionLog;
 import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
-import dev.spool.common.SpoolException;
 import dev.spool.common.TopicPartition;
 import dev.spool.config.TopicConfig;
 import dev.spool.quorum.QuorumClient;
@@ -23,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -108,10 +106,6 @@ public final class ReplicaManager implements AutoCloseable {
 
   public Collection<Partition> partitions() {
     return List.copyOf(partitions.values());
-  }
-
-  public PartitionWorkers workers() {
-    return workers;
   }
 
   public FetchWaiters fetchWaiters() {
@@ -254,7 +248,7 @@ public final class ReplicaManager implements AutoCloseable {
     } catch (RuntimeException e) {
       log.error("{} fetch from {} failed", logPrefix, tp, e);
       return PartitionFetchResult.error(
-          ErrorCode.UNKNOWN_SERVER_ERROR, "fetch from " + tp + " failed: " + e.getMessage(), null);
+          ExceptionCodes.of(e), "fetch from " + tp + " failed: " + e.getMessage(), null);
     }
   }
 
@@ -272,8 +266,7 @@ public final class ReplicaManager implements AutoCloseable {
   }
 
   static String rootMessage(Throwable e) {
-    Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-    return String.valueOf(t.getMessage());
+    return String.valueOf(ExceptionCodes.unwrap(e).getMessage());
   }
 
   // ---------------------------------------------------------------- metadata (lifecycle thread)
@@ -469,19 +462,7 @@ public final class ReplicaManager implements AutoCloseable {
   private final class Listener implements PartitionListener {
     @Override
     public void sendIsrChange(Partition partition, IsrChange change) {
-      AlterPartitionRequest req =
-          AlterPartitionRequest.newBuilder()
-              .setBrokerId(brokerId)
-              .setBrokerEpoch(brokerEpoch.getAsLong())
-              .addPartitions(
-                  AlterPartitionRequest.Partition.newBuilder()
-                      .setTopic(change.topic())
-                      .setTopicId(change.topicId())
-                      .setPartition(change.partition())
-                      .setLeaderEpoch(change.leaderEpoch())
-                      .setPartitionEpoch(change.partitionEpoch())
-                      .addAllNewIsr(change.newIsr()))
-              .build();
+      AlterPartitionRequest req = change.toRequest(brokerId, brokerEpoch.getAsLong());
       TopicPartition tp = partition.topicPartition();
       quorum
           .alterPartition(req)
@@ -514,36 +495,17 @@ public final class ReplicaManager implements AutoCloseable {
         return;
       }
       if (err != null) {
-        Throwable c =
-            err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
-        ErrorCode code =
-            c instanceof SpoolException se ? se.errorCode() : ErrorCode.QUORUM_UNAVAILABLE;
-        partition.onIsrChangeResult(
-            change, code, String.valueOf(c.getMessage()), -1, List.of(), -1, -1);
-        return;
-      }
-      if (resp.getErrorCode() != ErrorCode.NONE || resp.getPartitionsCount() == 0) {
         partition.onIsrChangeResult(
             change,
-            resp.getErrorCode() == ErrorCode.NONE
-                ? ErrorCode.UNKNOWN_SERVER_ERROR
-                : resp.getErrorCode(),
-            resp.getErrorMessage(),
+            ExceptionCodes.ofQuorumCall(err),
+            String.valueOf(ExceptionCodes.unwrap(err).getMessage()),
             -1,
             List.of(),
             -1,
             -1);
         return;
       }
-      AlterPartitionResponse.PartitionResult r = resp.getPartitions(0);
-      partition.onIsrChangeResult(
-          change,
-          r.getErrorCode(),
-          r.getErrorMessage(),
-          r.getLeader(),
-          r.getIsrList(),
-          r.getLeaderEpoch(),
-          r.getPartitionEpoch());
+      change.deliverAnswer(partition, resp);
     }
 
     @Override

@@ -25,24 +25,24 @@
  *       dev.spool.broker.replication.LeaderState#maybeAdvanceHighWatermark}; a follower with no
  *       fetch in the current epoch holds it. {@code Partition.maybeIncrementHighWatermark} takes
  *       the replica OFFLINE rather than lower it.
- *   <li><b>acks=all completes only when the high watermark passes the batch</b> ({@code
- *       Partition.completeReadyProduces}), is refused before appending when the committed ISR is
- *       below min.insync.replicas ({@code Partition.checkProduce}), answers
+ *   <li><b>acks=all completes only when the high watermark passes the batch</b> (the partition's
+ *       {@link dev.spool.broker.replication.ProducePurgatory}), is refused before appending when
+ *       the committed ISR is below min.insync.replicas ({@code Partition.checkProduce}), answers
  *       NOT_ENOUGH_REPLICAS_AFTER_APPEND when the maximal ISR shrank below it meanwhile, and fails
  *       with NOT_LEADER_OR_FOLLOWER as soon as the replica stops leading. Hence a fenced or
  *       partitioned old leader cannot acknowledge: its high watermark needs fetches from ISR
  *       members that now follow the new leader (they fetch with the new epoch and are refused), and
  *       its ISR shrink is refused by the quorum (stale leader or broker epoch) while the pending
  *       shrink keeps counting the old, larger ISR.
- *   <li><b>An ISR change whose outcome is unknown stays pending</b> ({@code
- *       Partition.onIsrChangeResult}): a lost answer may hide a committed expansion, so the maximal
- *       ISR keeps counting it until a newer partition state arrives from metadata or a resend gets
- *       a definite answer. One change is in flight at a time.
+ *   <li><b>An ISR change whose outcome is unknown stays pending</b> ({@link
+ *       dev.spool.broker.replication.InFlightIsrChange}): a lost answer may hide a committed
+ *       expansion, so the maximal ISR keeps counting it until a newer partition state arrives from
+ *       metadata or a resend gets a definite answer. One change is in flight at a time.
  *   <li><b>Every record below a leader's high watermark is on every member of its maximal ISR, and
  *       no acknowledged record is ever truncated.</b> Followers truncate only by leader epochs
- *       ({@link dev.spool.broker.replication.Divergence}, applied in {@code
- *       Partition.processFetchResponse}) or below the leader's log start (retention), never by the
- *       high watermark; a new leader assigns its epoch at its log end offset ({@code
+ *       ({@link dev.spool.broker.replication.Divergence}, applied by {@link
+ *       dev.spool.broker.replication.FollowerLog}) or below the leader's log start (retention),
+ *       never by the high watermark; a new leader assigns its epoch at its log end offset ({@code
  *       Partition.makeLeader}), so followers cut only what it never had; a follower joins the ISR
  *       only once its log end offset reaches the high watermark and the current epoch's start
  *       offset ({@link dev.spool.broker.replication.LeaderState#proposeExpand}).

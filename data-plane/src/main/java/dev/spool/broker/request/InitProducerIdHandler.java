@@ -3,13 +3,12 @@ package dev.spool.broker.request;
 import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
+import dev.spool.broker.replication.ExceptionCodes;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.Errors;
-import dev.spool.common.SpoolException;
 import dev.spool.protocol.message.InitProducerIdRequest;
 import dev.spool.protocol.message.InitProducerIdResponse;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * InitProducerId: a fresh producer id (epoch 0) from this broker's block of ids allocated by the
@@ -32,10 +31,7 @@ public final class InitProducerIdHandler implements RequestHandler {
             (id, err) -> {
               InitProducerIdResponse.Builder b = InitProducerIdResponse.newBuilder();
               if (err != null) {
-                Throwable c =
-                    err instanceof CompletionException && err.getCause() != null
-                        ? err.getCause()
-                        : err;
+                Throwable c = ExceptionCodes.unwrap(err);
                 b.setErrorCode(clientCode(c))
                     .setErrorMessage("cannot allocate a producer id: " + c.getMessage())
                     .setProducerId(-1)
@@ -57,8 +53,7 @@ public final class InitProducerIdHandler implements RequestHandler {
    * another broker; any other non-retriable code becomes QUORUM_UNAVAILABLE.
    */
   static ErrorCode clientCode(Throwable failure) {
-    ErrorCode code =
-        failure instanceof SpoolException se ? se.errorCode() : ErrorCode.QUORUM_UNAVAILABLE;
+    ErrorCode code = ExceptionCodes.ofQuorumCall(failure);
     if (code == ErrorCode.STALE_BROKER_EPOCH) {
       return ErrorCode.BROKER_NOT_AVAILABLE;
     }

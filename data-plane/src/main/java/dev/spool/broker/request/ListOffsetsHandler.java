@@ -3,6 +3,7 @@ package dev.spool.broker.request;
 import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
+import dev.spool.broker.replication.ExceptionCodes;
 import dev.spool.broker.replication.Partition;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
@@ -83,7 +84,7 @@ public final class ListOffsetsHandler implements RequestHandler {
         .handle(
             (r, err) -> {
               if (err != null) {
-                return b.setErrorCode(ErrorCode.UNKNOWN_SERVER_ERROR)
+                return b.setErrorCode(ExceptionCodes.of(err))
                     .setErrorMessage(String.valueOf(err))
                     .build();
               }

@@ -3,6 +3,7 @@ package dev.spool.broker.request;
 import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
+import dev.spool.broker.replication.ExceptionCodes;
 import dev.spool.broker.replication.Partition;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
@@ -81,7 +82,7 @@ public final class OffsetForLeaderEpochHandler implements RequestHandler {
         .handle(
             (r, err) ->
                 err != null
-                    ? b.setErrorCode(ErrorCode.UNKNOWN_SERVER_ERROR)
+                    ? b.setErrorCode(ExceptionCodes.of(err))
                         .setErrorMessage(String.valueOf(err))
                         .build()
                     : b.setErrorCode(r.error())

@@ -74,10 +74,6 @@ public final class BrokerHeartbeatTracker {
                 s.wantShutdown()));
   }
 
-  public Session session(int brokerId) {
-    return sessions.get(brokerId);
-  }
-
   /** The registration's session ran out: no heartbeat for longer than the session timeout. */
   public boolean isExpired(BrokerRegistration b, long nowMs) {
     Session s = sessions.get(b.id());

@@ -34,10 +34,6 @@ public final class ImageBuilder {
     this.nextProducerId = base.nextProducerId();
   }
 
-  public MetadataImage base() {
-    return base;
-  }
-
   // ---------------------------------------------------------------- reads
 
   BrokerRegistration broker(int id) {

@@ -1,7 +1,6 @@
 package dev.spool.quorum.image;
 
 import dev.spool.common.TopicPartition;
-import dev.spool.config.Config;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -121,12 +120,6 @@ public final class MetadataImage {
   public PartitionState partition(TopicPartition tp) {
     TopicImage t = topic(tp.topic());
     return t == null ? null : t.partition(tp.partition());
-  }
-
-  /** Effective config of a topic (overrides on defaults), or {@code null} if it does not exist. */
-  public Config topicConfig(String topic) {
-    TopicImage t = topic(topic);
-    return t == null ? null : t.config();
   }
 
   /** Every partition of every topic, topics by name. */

@@ -173,14 +173,6 @@ public final class BufferPool {
     }
   }
 
-  public long totalBytes() {
-    return totalBytes;
-  }
-
-  public int poolableBytes() {
-    return poolableBytes;
-  }
-
   /** Wakes every waiter, which then fails: the producer is closing. */
   public void close() {
     lock.lock();

@@ -64,7 +64,6 @@ public final class RecordAccumulator {
       new ConcurrentHashMap<>();
   private final Set<ProducerBatch> incomplete = ConcurrentHashMap.newKeySet();
   private final AtomicInteger flushesInProgress = new AtomicInteger();
-  private final AtomicInteger appendsInProgress = new AtomicInteger();
   private volatile boolean closed;
   private int drainRotation;
 
@@ -91,47 +90,40 @@ public final class RecordAccumulator {
       long maxBlockMs,
       long nowMs)
       throws InterruptedException {
-    appendsInProgress.incrementAndGet();
+    Deque<ProducerBatch> dq = batches.computeIfAbsent(tp, k -> new ArrayDeque<>());
+    synchronized (dq) {
+      checkOpen();
+      AppendResult r = tryAppend(dq, timestamp, key, value, headers);
+      if (r != null) {
+        return r;
+      }
+    }
+    int size = Math.max(batchSizeBytes, ProducerBatch.estimateSizeUpperBound(key, value, headers));
+    ByteBuffer buffer = pool.allocate(size, maxBlockMs);
+    boolean used = false;
     try {
-      Deque<ProducerBatch> dq = batches.computeIfAbsent(tp, k -> new ArrayDeque<>());
       synchronized (dq) {
         checkOpen();
         AppendResult r = tryAppend(dq, timestamp, key, value, headers);
         if (r != null) {
           return r;
         }
-      }
-      int size =
-          Math.max(batchSizeBytes, ProducerBatch.estimateSizeUpperBound(key, value, headers));
-      ByteBuffer buffer = pool.allocate(size, maxBlockMs);
-      boolean used = false;
-      try {
-        synchronized (dq) {
-          checkOpen();
-          AppendResult r = tryAppend(dq, timestamp, key, value, headers);
-          if (r != null) {
-            return r;
-          }
-          ProducerBatch batch = new ProducerBatch(tp, buffer, size, nowMs);
-          int before = batch.estimatedSizeBytes();
-          CompletableFuture<RecordMetadata> f =
-              batch.tryAppend(timestamp, key, value, headers, size);
-          dq.addLast(batch);
-          incomplete.add(batch);
-          used = true;
-          return new AppendResult(
-              f,
-              dq.size() > 1 || batch.isFull(batchSizeBytes),
-              true,
-              batch.estimatedSizeBytes() - before);
-        }
-      } finally {
-        if (!used) {
-          pool.deallocate(buffer, size);
-        }
+        ProducerBatch batch = new ProducerBatch(tp, buffer, size, nowMs);
+        int before = batch.estimatedSizeBytes();
+        CompletableFuture<RecordMetadata> f = batch.tryAppend(timestamp, key, value, headers, size);
+        dq.addLast(batch);
+        incomplete.add(batch);
+        used = true;
+        return new AppendResult(
+            f,
+            dq.size() > 1 || batch.isFull(batchSizeBytes),
+            true,
+            batch.estimatedSizeBytes() - before);
       }
     } finally {
-      appendsInProgress.decrementAndGet();
+      if (!used) {
+        pool.deallocate(buffer, size);
+      }
     }
   }
 
@@ -170,10 +162,6 @@ public final class RecordAccumulator {
   public CompletableFuture<Void> incompleteDone() {
     return CompletableFuture.allOf(
         incomplete.stream().map(b -> b.done).toArray(CompletableFuture[]::new));
-  }
-
-  public boolean hasIncomplete() {
-    return !incomplete.isEmpty();
   }
 
   /** No more appends; everything queued becomes ready. */
@@ -392,21 +380,6 @@ public final class RecordAccumulator {
       }
     }
     return all;
-  }
-
-  public boolean hasQueued() {
-    for (Deque<ProducerBatch> dq : batches.values()) {
-      synchronized (dq) {
-        if (!dq.isEmpty()) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  public int appendsInProgress() {
-    return appendsInProgress.get();
   }
 
   /** Gives a finished batch's memory back and forgets it. */

@@ -84,10 +84,6 @@ abstract class MmapIndex {
     entries = slot + 1;
   }
 
-  protected int entrySize() {
-    return entrySize;
-  }
-
   /** Keeps the first {@code count} entries. Owner thread. */
   public void truncateToEntries(int count) {
     if (count < 0 || count > entries) {
