@@ -219,8 +219,11 @@ public final class CoordinatorClient {
     throw new IllegalStateException("no coordinator error");
   }
 
-  /** Sends to the coordinator and parses; retries retriable failures until the deadline. */
-  private <T> CompletableFuture<T> call(
+  /**
+   * Sends {@code body} to the coordinator and parses the answer ({@code parse} may throw a
+   * SpoolException, retried when retriable); retries retriable failures until the deadline.
+   */
+  public <T> CompletableFuture<T> call(
       ApiKey api, MessageLite body, long deadlineMs, Function<ClientResponse, T> parse) {
     CompletableFuture<T> out = new CompletableFuture<>();
     network.eventLoop().execute(() -> attempt(api, body, deadlineMs, parse, out, 0, null));
