@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.spool.chaos.cluster.ProcessCluster;
-import dev.spool.chaos.nemesis.Signal;
 import dev.spool.cli.CliContext;
 import dev.spool.cli.SpoolCommand;
 import dev.spool.client.Consumer;
@@ -18,6 +16,10 @@ import dev.spool.client.ProducerRecord;
 import dev.spool.common.SpoolException;
 import dev.spool.common.TopicPartition;
 import dev.spool.coordinator.group.runtime.OffsetsTopic;
+import dev.spool.testing.ClusterMode;
+import dev.spool.testing.SpoolClusterTest;
+import dev.spool.testing.process.ProcessCluster;
+import dev.spool.testing.process.Signal;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -40,7 +42,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Consumer groups against real node processes (one 3-node cluster for the class): the coordinator
@@ -49,22 +50,22 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * (the JSON shape tools rely on), resets and deletes a group.
  */
 @Tag("integration")
+@SpoolClusterTest(
+    nodes = 3,
+    mode = ClusterMode.PROCESS,
+    config = {
+      "offsets.topic.num.partitions=6",
+      "group.consumer.session.timeout.ms=6000",
+      "group.consumer.heartbeat.interval.ms=200"
+    })
 class GroupsE2ETest {
-  @RegisterExtension static final E2e.DumpLogsOnFailure LOGS = new E2e.DumpLogsOnFailure();
   private static final int OFFSETS_PARTITIONS = 6;
   private static ProcessCluster cluster;
   private static Producer producer;
 
   @BeforeAll
-  static void startCluster() throws Exception {
-    cluster =
-        E2e.cluster(
-            "groups",
-            b ->
-                b.config("offsets.topic.num.partitions", Integer.toString(OFFSETS_PARTITIONS))
-                    .config("group.consumer.session.timeout.ms", "6000")
-                    .config("group.consumer.heartbeat.interval.ms", "200"));
-    LOGS.watch(cluster);
+  static void startCluster(ProcessCluster c) {
+    cluster = c;
     producer =
         new Producer(Map.of("bootstrap.servers", cluster.bootstrapServers(), "linger.ms", "1"));
   }
@@ -84,9 +85,6 @@ class GroupsE2ETest {
   static void stopCluster() {
     if (producer != null) {
       producer.close();
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 

@@ -1,0 +1,231 @@
+package dev.spool.testing.process;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One node's OS process: started from its config file with its own data directory, stdout and
+ * stderr appended to its log file, signalled by the PID the harness recorded when it started it
+ * (never by name). Restarts reuse the same config, ports and data directory. Every start and signal
+ * is also written into the node's log as a {@code === harness:} line, so the log reads as a
+ * timeline. Thread-safe (synchronized): nemeses, the harness and the shutdown hook may touch it.
+ */
+final class NodeProcess {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeProcess.class);
+
+  /** How long a SIGKILLed process may take to be reaped. */
+  private static final long REAP_TIMEOUT_MS = 10_000;
+
+  private final int id;
+  private final Path configFile;
+  private final Path dataDir;
+  private final Path logFile;
+  private final List<String> command;
+  private final boolean broker;
+  private final boolean controller;
+  private Process process;
+  private boolean paused;
+  private int starts;
+
+  NodeProcess(
+      int id,
+      Path configFile,
+      Path dataDir,
+      Path logFile,
+      List<String> command,
+      boolean broker,
+      boolean controller) {
+    this.id = id;
+    this.broker = broker;
+    this.controller = controller;
+    this.configFile = configFile;
+    this.dataDir = dataDir;
+    this.logFile = logFile;
+    this.command = List.copyOf(command);
+  }
+
+  int id() {
+    return id;
+  }
+
+  boolean isBroker() {
+    return broker;
+  }
+
+  boolean isController() {
+    return controller;
+  }
+
+  Path dataDir() {
+    return dataDir;
+  }
+
+  Path logFile() {
+    return logFile;
+  }
+
+  Path configFile() {
+    return configFile;
+  }
+
+  synchronized boolean isRunning() {
+    return process != null && process.isAlive();
+  }
+
+  /** Running and not stopped with SIGSTOP: it can answer. */
+  synchronized boolean isServing() {
+    return isRunning() && !paused;
+  }
+
+  synchronized long pid() {
+    return process == null ? -1 : process.pid();
+  }
+
+  synchronized int starts() {
+    return starts;
+  }
+
+  /** Starts the process unless it is running. */
+  synchronized void start() {
+    if (isRunning()) {
+      return;
+    }
+    note("starting node " + id + " (start #" + (starts + 1) + "): " + String.join(" ", command));
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
+            .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+    try {
+      process = pb.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start node " + id, e);
+    }
+    paused = false;
+    starts++;
+    note("node " + id + " started with pid " + process.pid());
+    LOG.info("n{} started, pid {}, log {}", id, process.pid(), logFile);
+  }
+
+  /** Sends {@code signal} to the recorded PID; does nothing if the process is not running. */
+  synchronized void signal(Signal signal) {
+    if (!isRunning()) {
+      return;
+    }
+    long pid = process.pid();
+    note("sending SIG" + signal + " to node " + id + " (pid " + pid + ")");
+    LOG.info("n{}: SIG{} to pid {}", id, signal, pid);
+    switch (signal) {
+      case KILL -> {
+        process.destroyForcibly();
+        awaitExit(REAP_TIMEOUT_MS);
+      }
+      case TERM -> process.destroy();
+      case STOP, CONT -> {
+        runKill(signal, pid);
+        paused = signal == Signal.STOP;
+      }
+    }
+  }
+
+  /** Waits up to {@code timeoutMs} for the process to exit; true if it is not running. */
+  boolean awaitExit(long timeoutMs) {
+    Process p;
+    synchronized (this) {
+      p = process;
+    }
+    if (p == null) {
+      return true;
+    }
+    try {
+      return p.waitFor(timeoutMs, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return !p.isAlive();
+    }
+  }
+
+  /**
+   * SIGCONT (a paused process cannot act on SIGTERM), SIGTERM, then SIGKILL after {@code
+   * timeoutMs}.
+   */
+  void stop(long timeoutMs) {
+    if (!terminate()) {
+      return;
+    }
+    awaitExitOrKill(timeoutMs);
+  }
+
+  /** SIGCONT if paused, then SIGTERM; false if the process was not running. */
+  synchronized boolean terminate() {
+    if (!isRunning()) {
+      return false;
+    }
+    if (paused) {
+      signal(Signal.CONT);
+    }
+    signal(Signal.TERM);
+    return true;
+  }
+
+  /** Waits up to {@code timeoutMs} for the exit (after {@link #terminate}), then SIGKILL. */
+  void awaitExitOrKill(long timeoutMs) {
+    synchronized (this) {
+      if (process == null) {
+        return;
+      }
+    }
+    if (!awaitExit(timeoutMs)) {
+      LOG.warn("n{} did not stop within {} ms of SIGTERM; SIGKILL", id, timeoutMs);
+      signal(Signal.KILL);
+    }
+    synchronized (this) {
+      note("node " + id + " exited with " + (process.isAlive() ? "?" : process.exitValue()));
+    }
+  }
+
+  /** Exit code of the last run, or null while running or before the first start. */
+  synchronized Integer exitCode() {
+    return process == null || process.isAlive() ? null : process.exitValue();
+  }
+
+  private static void runKill(Signal signal, long pid) {
+    List<String> cmd = new ArrayList<>(List.of("kill", "-s", signal.name(), Long.toString(pid)));
+    try {
+      Process k = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+      if (!k.waitFor(5, TimeUnit.SECONDS) || k.exitValue() != 0) {
+        String out = new String(k.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        throw new IllegalStateException(String.join(" ", cmd) + " failed: " + out);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(String.join(" ", cmd) + " could not run", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while sending SIG" + signal, e);
+    }
+  }
+
+  /** Appends a harness line to the node's log (the node may be writing too; lines are small). */
+  private void note(String line) {
+    try {
+      Files.writeString(
+          logFile,
+          "=== harness " + Instant.now() + ": " + line + "\n",
+          StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      LOG.warn("cannot write to {}: {}", logFile, e.toString());
+    }
+  }
+}
