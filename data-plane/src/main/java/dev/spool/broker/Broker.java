@@ -11,27 +11,39 @@ import dev.spool.broker.replication.ReplicationSettings;
 import dev.spool.broker.request.AlterConfigsHandler;
 import dev.spool.broker.request.ApiVersionsHandler;
 import dev.spool.broker.request.BrokerContext;
+import dev.spool.broker.request.ConsumerGroupHeartbeatHandler;
 import dev.spool.broker.request.CreateTopicsHandler;
+import dev.spool.broker.request.DeleteGroupsHandler;
 import dev.spool.broker.request.DeleteTopicsHandler;
 import dev.spool.broker.request.DescribeClusterHandler;
 import dev.spool.broker.request.DescribeConfigsHandler;
+import dev.spool.broker.request.DescribeGroupsHandler;
 import dev.spool.broker.request.DescribeLogsHandler;
 import dev.spool.broker.request.ElectLeadersHandler;
 import dev.spool.broker.request.FetchHandler;
+import dev.spool.broker.request.FindCoordinatorHandler;
 import dev.spool.broker.request.InitProducerIdHandler;
+import dev.spool.broker.request.ListGroupsHandler;
 import dev.spool.broker.request.ListOffsetsHandler;
 import dev.spool.broker.request.MetadataHandler;
 import dev.spool.broker.request.MetadataWaiters;
+import dev.spool.broker.request.OffsetCommitHandler;
+import dev.spool.broker.request.OffsetDeleteHandler;
+import dev.spool.broker.request.OffsetFetchHandler;
 import dev.spool.broker.request.OffsetForLeaderEpochHandler;
 import dev.spool.broker.request.ProduceHandler;
 import dev.spool.broker.request.ProducerIdManager;
 import dev.spool.common.Clock;
+import dev.spool.common.ErrorCode;
 import dev.spool.common.HostPort;
+import dev.spool.common.SpoolException;
 import dev.spool.config.Config;
+import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.network.NetworkClient;
 import dev.spool.network.NetworkConfig;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.message.ApiKey;
+import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.lifecycle.BrokerLifecycle;
@@ -39,6 +51,8 @@ import dev.spool.quorum.lifecycle.BrokerState;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,6 +98,7 @@ public final class Broker implements AutoCloseable {
   private ReplicaFetcherManager fetchers;
   private HashedWheelTimer timer;
   private BrokerServer server;
+  private GroupCoordinator coordinator;
   private volatile BrokerLifecycle lifecycle;
   private volatile boolean closed;
 
@@ -183,7 +198,17 @@ public final class Broker implements AutoCloseable {
               BrokerLifecycle l = lifecycle;
               return l == null ? -1 : l.activeControllerId();
             });
-    server = new BrokerServer(serverSettings(config), dispatcher(ctx));
+    coordinator =
+        new GroupCoordinator(
+            brokerId,
+            BrokerConfig.coordinatorConfig(config),
+            replicas,
+            timer,
+            clock,
+            (name, partitions, rf, configs) ->
+                createInternalTopic(quorum, name, partitions, rf, configs));
+    replicas.setObserver(coordinator);
+    server = new BrokerServer(serverSettings(config), dispatcher(ctx, coordinator));
     server.start();
 
     HostPort advertised = HostPort.parse(BrokerConfig.advertisedListener(config));
@@ -206,7 +231,30 @@ public final class Broker implements AutoCloseable {
         workers.size());
   }
 
-  static RequestDispatcher dispatcher(BrokerContext ctx) {
+  /** CreateTopics through the quorum for an internal topic (the offsets topic on first use). */
+  private static CompletableFuture<Void> createInternalTopic(
+      QuorumClient quorum, String name, int partitions, int rf, Map<String, String> configs) {
+    return quorum
+        .createTopics(
+            CreateTopicsRequest.newBuilder()
+                .addTopics(
+                    CreateTopicsRequest.Topic.newBuilder()
+                        .setName(name)
+                        .setNumPartitions(partitions)
+                        .setReplicationFactor(rf)
+                        .putAllConfigs(configs))
+                .build())
+        .thenApply(
+            r -> {
+              ErrorCode code = r.getTopics(0).getErrorCode();
+              if (code != ErrorCode.NONE && code != ErrorCode.TOPIC_ALREADY_EXISTS) {
+                throw new SpoolException(code, r.getTopics(0).getErrorMessage());
+              }
+              return null;
+            });
+  }
+
+  static RequestDispatcher dispatcher(BrokerContext ctx, GroupCoordinator coordinator) {
     return new RequestDispatcher(ApiVersionTable.CURRENT)
         .register(ApiKey.API_VERSIONS, new ApiVersionsHandler())
         .register(ApiKey.METADATA, new MetadataHandler(ctx))
@@ -221,6 +269,14 @@ public final class Broker implements AutoCloseable {
         .register(ApiKey.ALTER_CONFIGS, new AlterConfigsHandler(ctx))
         .register(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(ctx))
         .register(ApiKey.DESCRIBE_CONFIGS, new DescribeConfigsHandler(ctx))
+        .register(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(coordinator))
+        .register(ApiKey.CONSUMER_GROUP_HEARTBEAT, new ConsumerGroupHeartbeatHandler(coordinator))
+        .register(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(coordinator))
+        .register(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(coordinator))
+        .register(ApiKey.LIST_GROUPS, new ListGroupsHandler(coordinator))
+        .register(ApiKey.DESCRIBE_GROUPS, new DescribeGroupsHandler(coordinator))
+        .register(ApiKey.DELETE_GROUPS, new DeleteGroupsHandler(coordinator))
+        .register(ApiKey.OFFSET_DELETE, new OffsetDeleteHandler(coordinator))
         .register(ApiKey.DESCRIBE_LOGS, new DescribeLogsHandler(ctx));
   }
 
@@ -270,6 +326,11 @@ public final class Broker implements AutoCloseable {
 
   public ReplicaManager replicaManager() {
     return replicas;
+  }
+
+  /** The group coordinator (the Kafka-protocol listener and tests use it directly). */
+  public GroupCoordinator groupCoordinator() {
+    return coordinator;
   }
 
   public LogManager logManager() {

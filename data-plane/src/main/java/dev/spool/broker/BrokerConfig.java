@@ -10,6 +10,8 @@ import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
 import dev.spool.config.ConfigKey;
 import dev.spool.config.TopicConfig;
+import dev.spool.coordinator.group.core.GroupSettings;
+import dev.spool.coordinator.group.runtime.CoordinatorConfig;
 import java.util.List;
 import java.util.Map;
 
@@ -266,6 +268,68 @@ public final class BrokerConfig {
           ConfigKey.between(100, 600_000),
           "Default wait for acks=all produces and forwarded admin requests that give no timeout.");
 
+  // ---- group coordinator (docs/architecture.md#group-coordinator)
+  public static final ConfigKey<Integer> OFFSETS_TOPIC_NUM_PARTITIONS =
+      DEF.intKey(
+          "offsets.topic.num.partitions",
+          50,
+          ConfigKey.between(1, 1000),
+          "Partitions of __consumer_offsets when it is created (each is one group coordinator shard).");
+  public static final ConfigKey<Integer> OFFSETS_TOPIC_REPLICATION_FACTOR =
+      DEF.intKey(
+          "offsets.topic.replication.factor",
+          3,
+          ConfigKey.between(1, 32),
+          "Replication factor of __consumer_offsets when it is created (capped by the live brokers).");
+  public static final ConfigKey<Integer> OFFSETS_TOPIC_SEGMENT_BYTES =
+      DEF.intKey(
+          "offsets.topic.segment.bytes",
+          100 * 1024 * 1024,
+          ConfigKey.atLeast(1024 * 1024),
+          "segment.bytes of __consumer_offsets (smaller segments let compaction reclaim sooner).");
+  public static final ConfigKey<Integer> OFFSETS_COMMIT_TIMEOUT_MS =
+      DEF.intKey(
+          "offsets.commit.timeout.ms",
+          5_000,
+          ConfigKey.between(1, 600_000),
+          "How long a coordinator write (commit, membership change) waits for replication before it fails.");
+  public static final ConfigKey<Integer> OFFSETS_LOAD_BUFFER_SIZE =
+      DEF.intKey(
+          "offsets.load.buffer.size",
+          5 * 1024 * 1024,
+          ConfigKey.atLeast(64 * 1024),
+          "Bytes of an offsets partition one loading step reads (loading yields the worker between steps).");
+  public static final ConfigKey<Integer> OFFSET_METADATA_MAX_BYTES =
+      DEF.intKey(
+          "offset.metadata.max.bytes",
+          4096,
+          ConfigKey.atLeast(0),
+          "Largest metadata string a committed offset may carry.");
+  public static final ConfigKey<Integer> GROUP_MAX_SIZE =
+      DEF.intKey(
+          "group.max.size",
+          1000,
+          ConfigKey.atLeast(1),
+          "Most members a consumer group may have; the next one to join gets GROUP_MAX_SIZE_REACHED.");
+  public static final ConfigKey<Integer> GROUP_CONSUMER_SESSION_TIMEOUT_MS =
+      DEF.intKey(
+          "group.consumer.session.timeout.ms",
+          10_000,
+          ConfigKey.between(100, 3_600_000),
+          "A member that sends no heartbeat for this long leaves its group; its partitions move.");
+  public static final ConfigKey<Integer> GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS =
+      DEF.intKey(
+          "group.consumer.heartbeat.interval.ms",
+          300,
+          ConfigKey.between(10, 600_000),
+          "How often members heartbeat; a rebalance takes about two intervals.");
+  public static final ConfigKey<List<String>> GROUP_CONSUMER_ASSIGNORS =
+      DEF.listKey(
+          "group.consumer.assignors",
+          List.of("uniform", "range"),
+          BrokerConfig::validAssignors,
+          "Server-side assignors members may ask for (uniform, range); the first is the default.");
+
   /** Parses and checks relations between keys; throws {@link ConfigException} naming the key. */
   public static Config parse(Map<String, String> props) {
     return DEF.parse(props);
@@ -318,6 +382,39 @@ public final class BrokerConfig {
   public static String advertisedListener(Config c) {
     String adv = c.get(ADVERTISED_LISTENER);
     return adv.isEmpty() ? c.get(LISTENER) : adv;
+  }
+
+  /** The group coordinator's settings. */
+  public static CoordinatorConfig coordinatorConfig(Config c) {
+    if (c.get(GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS) >= c.get(GROUP_CONSUMER_SESSION_TIMEOUT_MS)) {
+      throw new ConfigException(
+          GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS.name(),
+          "must be below group.consumer.session.timeout.ms");
+    }
+    return new CoordinatorConfig(
+        c.get(OFFSETS_TOPIC_NUM_PARTITIONS),
+        c.get(OFFSETS_TOPIC_REPLICATION_FACTOR),
+        c.get(OFFSETS_TOPIC_SEGMENT_BYTES),
+        c.get(OFFSETS_COMMIT_TIMEOUT_MS),
+        c.get(OFFSETS_LOAD_BUFFER_SIZE),
+        new GroupSettings(
+            c.get(GROUP_CONSUMER_SESSION_TIMEOUT_MS),
+            c.get(GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS),
+            c.get(GROUP_MAX_SIZE),
+            c.get(OFFSET_METADATA_MAX_BYTES),
+            GroupSettings.assignors(c.get(GROUP_CONSUMER_ASSIGNORS))));
+  }
+
+  private static String validAssignors(List<String> names) {
+    if (names.isEmpty()) {
+      return "must name at least one assignor";
+    }
+    for (String n : names) {
+      if (!n.equals("uniform") && !n.equals("range")) {
+        return "has unknown assignor '" + n + "' (assignors: uniform, range)";
+      }
+    }
+    return null;
   }
 
   private static String validRoles(List<String> roles) {

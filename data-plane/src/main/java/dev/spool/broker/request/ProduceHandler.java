@@ -6,6 +6,7 @@ import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.replication.ProduceResult;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
+import dev.spool.coordinator.group.runtime.OffsetsTopic;
 import dev.spool.protocol.message.ProduceRequest;
 import dev.spool.protocol.message.ProduceResponse;
 import dev.spool.quorum.image.MetadataImage;
@@ -114,6 +115,10 @@ public final class ProduceHandler implements RequestHandler {
     }
     if (p.getRecordsSize() == 0) {
       return done(ErrorCode.INVALID_RECORD, "no record batches for " + tp);
+    }
+    if (OffsetsTopic.isInternal(topic)) {
+      // Only the group coordinator writes there: one foreign record would be replayed into groups.
+      return done(ErrorCode.INVALID_TOPIC, topic + " is internal: clients cannot produce to it");
     }
     ByteBuffer records;
     if (slice.nioBufferCount() == 1) {
