@@ -20,6 +20,11 @@ class StorageBoundariesTest {
           .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
           .importPackages("dev.spool");
 
+  /** snappy-java, lz4-java, zstd-jni (gzip is the JDK's). */
+  private static final String[] CODEC_LIBRARIES = {
+    "org.xerial.snappy..", "net.jpountz..", "com.github.luben.zstd.."
+  };
+
   @Test
   void onlyTheLogPackageUsesTheLogInternals() {
     noClasses()
@@ -33,14 +38,31 @@ class StorageBoundariesTest {
   }
 
   @Test
-  void recordFormatDependsOnlyOnTheJdk() {
+  void recordFormatDependsOnlyOnTheJdkAndTheCodecLibraries() {
     classes()
         .that()
         .resideInAPackage("dev.spool.record..")
         .should()
         .onlyDependOnClassesThat()
-        .resideInAnyPackage("dev.spool.record..", "java..")
+        .resideInAnyPackage(
+            "dev.spool.record..",
+            "java..",
+            "org.xerial.snappy..",
+            "net.jpountz..",
+            "com.github.luben.zstd..")
         .because("the record format is byte-level code shared by clients, brokers and tools")
+        .check(MAIN);
+  }
+
+  @Test
+  void onlyTheCodecsUseTheCompressionLibraries() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("dev.spool.record.internal..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(CODEC_LIBRARIES)
+        .because("each codec wraps its library in one class; the rest sees Compression")
         .check(MAIN);
   }
 }
