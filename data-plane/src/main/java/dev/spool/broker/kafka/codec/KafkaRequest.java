@@ -7,6 +7,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 
 /**
@@ -94,7 +95,9 @@ public final class KafkaRequest {
   }
 
   KafkaResponse errorResponse(Errors error, String message) {
-    return respond(request.getErrorResponse(0, error.exception(message)).data());
+    AbstractResponse r = request.getErrorResponse(0, error.exception(message));
+    // Kafka's ProduceRequest has no error answer for acks=0: its broker closes the connection.
+    return r == null ? KafkaResponse.closeWithoutAnswer() : respond(r.data());
   }
 
   @SuppressWarnings("unchecked")

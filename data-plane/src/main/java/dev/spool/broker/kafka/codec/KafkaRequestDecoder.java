@@ -14,7 +14,6 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
-import org.apache.kafka.common.requests.ProduceRequest;
 
 /**
  * Turns a Kafka request frame into a {@link KafkaRequest}, deciding first what Kafka 4.4's broker
@@ -128,9 +127,6 @@ public final class KafkaRequestDecoder {
     }
     if (immediate == null) {
       return request;
-    }
-    if (body instanceof ProduceRequest p && p.acks() == 0) {
-      immediate = KafkaResponse.closeWithoutAnswer(); // no answer is possible: Kafka closes too
     }
     return new KafkaRequest(
         key, version, header.correlationId(), header.clientId(), body, immediate);
