@@ -283,6 +283,24 @@ class KafkaApisTest {
     assertEquals(19002, endpoint.port());
   }
 
+  /** Leader hints exist from Produce v10 and Fetch v12, their endpoints from Fetch v16. */
+  @Test
+  void shouldAnswerAFollowersNotLeaderInVersionsWithoutLeaderHints() throws Exception {
+    for (short v : new short[] {3, 9}) {
+      ProduceResponse p = call(produce(1, 1, records("x")), v);
+      var pr = p.data().responses().iterator().next().partitionResponses().get(0);
+      assertEquals(Errors.NOT_LEADER_OR_FOLLOWER.code(), pr.errorCode(), "v" + v);
+      assertEquals(-1, pr.currentLeader().leaderId(), "v" + v);
+    }
+    for (short v : new short[] {4, 11, 12, 15, 16}) {
+      FetchResponse f = call(fetch(1, 0, v >= 7 ? 0 : -1), v);
+      var part = f.data().responses().get(0).partitions().get(0);
+      assertEquals(Errors.NOT_LEADER_OR_FOLLOWER.code(), part.errorCode(), "v" + v);
+      assertEquals(v >= 12 ? 2 : -1, part.currentLeader().leaderId(), "v" + v);
+      assertEquals(v >= 16 ? 1 : 0, f.data().nodeEndpoints().size(), "v" + v);
+    }
+  }
+
   @Test
   void shouldAnswerNothingForAcksZeroAndCloseWhenItFailed() throws Exception {
     KafkaResponse ok = serve(produce(0, 0, records("x")), (short) 9);

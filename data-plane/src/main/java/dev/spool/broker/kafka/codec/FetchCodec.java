@@ -156,7 +156,7 @@ public final class FetchCodec {
         if (s.error() != null) {
           pd.setErrorCode(s.error().code());
         } else {
-          partition(pd, answers.next(), regions, owned, leaders);
+          partition(pd, answers.next(), regions, owned, leaders, r.version());
         }
         current.partitions().add(pd);
       }
@@ -180,7 +180,8 @@ public final class FetchCodec {
       FetchResponse.PartitionResponse a,
       Iterator<Object> regions,
       List<RegionRecords> owned,
-      LeaderEndpoints leaders) {
+      LeaderEndpoints leaders,
+      short version) {
     pd.setErrorCode(KafkaErrors.code(a.getErrorCode()))
         .setHighWatermark(a.getHighWatermark())
         .setLastStableOffset(a.getHighWatermark())
@@ -191,13 +192,17 @@ public final class FetchCodec {
               .setEpoch(a.getDivergingEpoch().getEpoch())
               .setEndOffset(a.getDivergingEpoch().getEndOffset()));
     }
-    if (a.hasCurrentLeader()) {
+    // The hint is a tagged field from v12, the leaders' endpoints from v16: writing either to an
+    // older version fails the whole answer (found by the fuzzer: Fetch v12 to a follower).
+    if (a.hasCurrentLeader() && version >= 12) {
       LeaderHint h = a.getCurrentLeader();
       pd.setCurrentLeader(
           new FetchResponseData.LeaderIdAndEpoch()
               .setLeaderId(h.getLeaderId())
               .setLeaderEpoch(h.getLeaderEpoch()));
-      leaders.add(h.getLeaderId());
+      if (version >= 16) {
+        leaders.add(h.getLeaderId());
+      }
     }
     if (a.getRecordsSize() > 0) {
       RegionRecords records = new RegionRecords((FileRegion) regions.next(), a.getRecordsSize());

@@ -194,7 +194,7 @@ public final class ProduceCodec {
       if (s.error() != null) {
         pr.setErrorCode(s.error().code()).setErrorMessage(s.message()).setBaseOffset(-1);
       } else {
-        partition(pr, answers.next(), leaders);
+        partition(pr, answers.next(), r.version() >= 10 ? leaders : null);
       }
       current.partitionResponses().add(pr);
     }
@@ -205,6 +205,11 @@ public final class ProduceCodec {
             .setNodeEndpoints(leaders.produceEndpoints()));
   }
 
+  /**
+   * One partition's answer; {@code leaders} is null below v10, which has no leader hints (KIP-951):
+   * writing one to an older version fails the whole answer (found by the fuzzer: Produce v9 to a
+   * follower).
+   */
   private static void partition(
       ProduceResponseData.PartitionProduceResponse pr,
       ProduceResponse.PartitionResponse a,
@@ -218,7 +223,7 @@ public final class ProduceCodec {
       pr.recordErrors()
           .add(new ProduceResponseData.BatchIndexAndErrorMessage().setBatchIndex(index));
     }
-    if (a.hasCurrentLeader()) {
+    if (a.hasCurrentLeader() && leaders != null) {
       LeaderHint h = a.getCurrentLeader();
       pr.setCurrentLeader(
           new ProduceResponseData.LeaderIdAndEpoch()
