@@ -25,11 +25,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
@@ -138,6 +140,9 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
   private Admin admin;
   private volatile boolean closed;
 
+  /** Each broker's Kafka listener ({@code host:port}); empty unless the builder turned them on. */
+  private Map<Integer, String> kafkaListeners = Map.of();
+
   private ProcessCluster(
       Path dir,
       Map<Integer, NodeProcess> nodes,
@@ -173,8 +178,18 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
     private Duration startTimeout = Duration.ofSeconds(90);
     private Duration stopTimeout = Duration.ofSeconds(30);
     private String clusterId = "chaos";
+    private boolean kafkaListeners;
 
     private Builder() {}
+
+    /**
+     * Every broker also listens for Kafka's protocol ({@code kafka.listener}) on a port of its own
+     * that it keeps across restarts; {@link ProcessCluster#kafkaBootstrapServers()} lists them.
+     */
+    public Builder kafkaListeners(boolean on) {
+      this.kafkaListeners = on;
+      return this;
+    }
 
     /** Number of nodes, all combined broker + controller, ids 1..n. */
     public Builder nodes(int n) {
@@ -320,6 +335,7 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
                 .filter(s -> !s.isBlank())
                 .orElse(System.getProperty("java.class.path"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Map<Integer, String> kafka = kafkaListeners ? kafkaLayout(addrs) : Map.of();
         Map<Integer, NodeProcess> procs = new TreeMap<>();
         for (NodeAddresses a : addrs.values()) {
           Path nodeDir = dir.resolve("node-" + a.id());
@@ -334,6 +350,9 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
           if (proxyGroup != null) {
             props.put(
                 "advertised.listener", a.client().getHostString() + ":" + a.client().getPort());
+          }
+          if (kafka.containsKey(a.id())) {
+            props.put("kafka.listener", kafka.get(a.id()));
           }
           props.put("data.dir", dataDir.toString());
           props.put("controller.quorum.voters", voters);
@@ -368,6 +387,7 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
         }
         ProcessCluster c =
             new ProcessCluster(dir, procs, addrs, net, proxyGroup, notes, stopTimeout.toMillis());
+        c.kafkaListeners = Map.copyOf(kafka);
         handedOver = true; // from here c.close() cleans up
         try {
           procs.values().forEach(NodeProcess::start);
@@ -390,6 +410,26 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
           }
         }
       }
+    }
+
+    /** A Kafka listener port per node on its broker's host, clear of the ports already laid out. */
+    private static Map<Integer, String> kafkaLayout(Map<Integer, NodeAddresses> addrs) {
+      Ports ports = new Ports();
+      Set<Integer> taken = new HashSet<>();
+      addrs
+          .values()
+          .forEach(a -> taken.addAll(List.of(a.broker().getPort(), a.quorum().getPort())));
+      Map<Integer, String> out = new TreeMap<>();
+      for (NodeAddresses a : addrs.values()) {
+        String host = a.broker().getHostString();
+        int port = ports.next(host);
+        while (taken.contains(port)) {
+          port = ports.next(host);
+        }
+        taken.add(port);
+        out.put(a.id(), host + ":" + port);
+      }
+      return out;
     }
 
     private Map<Integer, NodeAddresses> layout(List<Integer> ids, NetNamespaces net) {
@@ -418,6 +458,21 @@ public final class ProcessCluster implements ClusterControl, AutoCloseable {
     return addresses.values().stream()
         .filter(a -> nodes.get(a.id()).isBroker())
         .map(a -> a.client().getHostString() + ":" + a.client().getPort())
+        .collect(Collectors.joining(","));
+  }
+
+  /**
+   * {@code host:port,...} of the brokers' Kafka listeners, for Kafka's clients (never through the
+   * fault proxies); throws unless the builder turned them on.
+   */
+  public String kafkaBootstrapServers() {
+    if (kafkaListeners.isEmpty()) {
+      throw new IllegalStateException(
+          "this cluster has no Kafka listeners: Builder#kafkaListeners");
+    }
+    return kafkaListeners.entrySet().stream()
+        .filter(e -> nodes.get(e.getKey()).isBroker())
+        .map(Map.Entry::getValue)
         .collect(Collectors.joining(","));
   }
 
