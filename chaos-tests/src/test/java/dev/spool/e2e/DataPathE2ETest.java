@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.chaos.cluster.ProcessCluster;
 import dev.spool.client.Admin;
 import dev.spool.client.Consumer;
 import dev.spool.client.ConsumerRecord;
@@ -26,6 +25,10 @@ import dev.spool.protocol.message.ProduceResponse;
 import dev.spool.protocol.message.RequestHeader;
 import dev.spool.record.Header;
 import dev.spool.record.RecordBatchBuilder;
+import dev.spool.testing.ClusterMode;
+import dev.spool.testing.RawFrameClient;
+import dev.spool.testing.SpoolClusterTest;
+import dev.spool.testing.process.ProcessCluster;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -43,12 +46,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The data path against three real node processes (one cluster for the whole class): records with
@@ -57,21 +58,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * closes only its own connection.
  */
 @Tag("integration")
+@SpoolClusterTest(nodes = 3, mode = ClusterMode.PROCESS)
 class DataPathE2ETest {
-  @RegisterExtension static final E2e.DumpLogsOnFailure LOGS = new E2e.DumpLogsOnFailure();
   private static ProcessCluster cluster;
 
   @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = E2e.cluster("data-path", b -> b);
-    LOGS.watch(cluster);
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
-    }
+  static void cluster(ProcessCluster c) {
+    cluster = c;
   }
 
   private Map<String, String> clientProps(String... kv) {
@@ -234,6 +227,8 @@ class DataPathE2ETest {
     assertNotEquals(preferred, before.getLeaderId(), "the restart moved leadership away");
 
     AtomicBoolean stop = new AtomicBoolean();
+    // Set once the producer has no send in flight, so the consumer reads to its last ack.
+    AtomicBoolean producerDone = new AtomicBoolean();
     List<Throwable> errors = new CopyOnWriteArrayList<>();
     List<Long> acked = new CopyOnWriteArrayList<>();
     List<Long> read = new CopyOnWriteArrayList<>();
@@ -255,6 +250,8 @@ class DataPathE2ETest {
                 }
               } catch (Throwable t) {
                 errors.add(t);
+              } finally {
+                producerDone.set(true);
               }
             },
             "e2e-producer");
@@ -264,7 +261,7 @@ class DataPathE2ETest {
               try (Consumer c = new Consumer(clientProps("fetch.max.wait.ms", "200"))) {
                 c.assign(tps);
                 c.seekToBeginning(tps);
-                while (!stop.get() || read.size() < acked.size()) {
+                while (!producerDone.get() || read.size() < acked.size()) {
                   for (ConsumerRecord r : c.poll(Duration.ofMillis(200))) {
                     read.add(Long.parseLong(r.valueAsString()));
                   }
@@ -334,7 +331,7 @@ class DataPathE2ETest {
     byte[] negativeLength = ByteBuffer.allocate(8).putInt(-5).putInt(0).array();
     byte[] hugeLength = ByteBuffer.allocate(8).putInt(Integer.MAX_VALUE).putInt(0).array();
     byte[] unknownApi =
-        RawConnection.frame(
+        RawFrameClient.frame(
             RequestHeader.newBuilder()
                 .setApiKeyValue(999)
                 .setCorrelationId(1)
@@ -354,7 +351,7 @@ class DataPathE2ETest {
       long first = p.send(record("garbage", "before")).get(30, TimeUnit.SECONDS).offset();
       long closedBefore = closedConnectionLines(leader);
       for (Map.Entry<String, byte[]> g : garbage.entrySet()) {
-        try (RawConnection raw = new RawConnection(broker)) {
+        try (RawFrameClient raw = RawFrameClient.connect(broker)) {
           raw.sendRaw(g.getValue());
           assertTrue(raw.closedByPeer(), "the broker closes the connection after " + g.getKey());
         }
@@ -376,7 +373,7 @@ class DataPathE2ETest {
       byte[] bytes = new byte[batch.remaining()];
       batch.get(bytes);
       bytes[bytes.length - 2] ^= 0x40; // a record byte: covered by the CRC
-      try (RawConnection raw = new RawConnection(broker)) {
+      try (RawFrameClient raw = RawFrameClient.connect(broker)) {
         ProduceResponse.PartitionResponse corrupt = produce(raw, bytes);
         assertEquals(ErrorCode.CORRUPT_MESSAGE, corrupt.getErrorCode(), corrupt.getErrorMessage());
         bytes[bytes.length - 2] ^= 0x40; // the same batch intact, on the same connection
@@ -395,7 +392,7 @@ class DataPathE2ETest {
         topic, 0, null, value.getBytes(StandardCharsets.UTF_8), List.of(), null);
   }
 
-  private static ProduceResponse.PartitionResponse produce(RawConnection raw, byte[] batch)
+  private static ProduceResponse.PartitionResponse produce(RawFrameClient raw, byte[] batch)
       throws IOException {
     ProduceRequest req =
         ProduceRequest.newBuilder()
@@ -410,7 +407,7 @@ class DataPathE2ETest {
                             .setRecordsSize(batch.length)
                             .setLeaderEpoch(-1)))
             .build();
-    RawConnection.Reply reply = raw.request(ApiKey.PRODUCE, req, batch);
+    RawFrameClient.Reply reply = raw.request(ApiKey.PRODUCE, req, batch);
     assertEquals(ErrorCode.NONE, reply.header().getErrorCode(), reply.header().getErrorMessage());
     return ProduceResponse.parseFrom(reply.body()).getTopics(0).getPartitions(0);
   }

@@ -5,13 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.chaos.cluster.ProcessCluster;
+import dev.spool.broker.log.LogManager;
 import dev.spool.chaos.fuzz.KafkaRequestFuzzer;
-import dev.spool.chaos.nemesis.Signal;
 import dev.spool.common.TopicPartition;
+import dev.spool.testing.process.ProcessCluster;
+import dev.spool.testing.process.Signal;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -51,7 +53,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * Kafka's own Java clients (kafka-clients 4.4, which the data plane already carries for its codec)
@@ -63,15 +67,30 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Tag("integration")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class KafkaClientsE2ETest {
-  @RegisterExtension static final E2e.DumpLogsOnFailure LOGS = new E2e.DumpLogsOnFailure();
+  /** Node logs on failure: the cluster is built here, not by the JUnit extension. */
+  @RegisterExtension
+  static final TestWatcher LOGS =
+      new TestWatcher() {
+        @Override
+        public void testFailed(ExtensionContext context, Throwable cause) {
+          if (cluster != null) {
+            cluster.dumpLogs(150);
+          }
+        }
+      };
+
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static ProcessCluster cluster;
   private static Admin admin;
 
   @BeforeAll
   static void startCluster() throws Exception {
-    cluster = E2e.cluster("kafka-clients", b -> b.nodes(3).kafkaListeners(true));
-    LOGS.watch(cluster);
+    // Built by hand: the JUnit extension has no Kafka listeners to offer.
+    Path dir = Path.of("target", "spool-clusters", "KafkaClientsE2ETest").toAbsolutePath();
+    if (Files.exists(dir)) {
+      LogManager.deleteRecursively(dir);
+    }
+    cluster = ProcessCluster.builder().nodes(3).dir(dir).kafkaListeners(true).start();
     admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()));
   }
 

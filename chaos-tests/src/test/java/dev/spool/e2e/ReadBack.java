@@ -3,12 +3,12 @@ package dev.spool.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
-import dev.spool.chaos.cluster.ProcessCluster;
 import dev.spool.chaos.cluster.ReplicaLogs;
 import dev.spool.chaos.history.BatchSummary;
 import dev.spool.client.Consumer;
 import dev.spool.client.ConsumerRecord;
 import dev.spool.common.TopicPartition;
+import dev.spool.testing.process.ProcessCluster;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -7,10 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.chaos.cluster.ProcessCluster;
 import dev.spool.chaos.cluster.ReplicaLogs;
 import dev.spool.chaos.history.BatchSummary;
-import dev.spool.chaos.nemesis.Signal;
 import dev.spool.client.ConsumerRecord;
 import dev.spool.client.ProduceException;
 import dev.spool.client.Producer;
@@ -19,6 +17,10 @@ import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.PartitionMetadata;
 import dev.spool.record.RecordBatchBuilder;
+import dev.spool.testing.ClusterMode;
+import dev.spool.testing.SpoolClusterTest;
+import dev.spool.testing.process.ProcessCluster;
+import dev.spool.testing.process.Signal;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +34,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
@@ -41,7 +42,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Replication against real node processes: three broker-only nodes and one controller-only node (so
@@ -50,23 +50,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Tag("integration")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@SpoolClusterTest(
+    nodes = 4,
+    mode = ClusterMode.PROCESS,
+    roles = {"1=broker", "2=broker", "3=broker", "4=controller"})
 class ReplicationE2ETest {
-  @RegisterExtension static final E2e.DumpLogsOnFailure LOGS = new E2e.DumpLogsOnFailure();
-  private static final int CONTROLLER = 4;
   private static ProcessCluster cluster;
 
   @BeforeAll
-  static void startCluster() throws Exception {
-    cluster =
-        E2e.cluster(
-            "replication",
-            b ->
-                b.nodes(4)
-                    .roles(1, "broker")
-                    .roles(2, "broker")
-                    .roles(3, "broker")
-                    .roles(CONTROLLER, "controller"));
-    LOGS.watch(cluster);
+  static void cluster(ProcessCluster c) {
+    cluster = c;
   }
 
   /** A failed test must not leave brokers down for the next one. */
@@ -80,13 +73,6 @@ class ReplicationE2ETest {
       }
     }
     cluster.awaitReady(E2e.READY);
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
-    }
   }
 
   private static Map<String, String> props(String... kv) {

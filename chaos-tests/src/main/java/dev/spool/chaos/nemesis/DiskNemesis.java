@@ -1,5 +1,6 @@
 package dev.spool.chaos.nemesis;
 
+import dev.spool.testing.process.Signal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.EnumSet;

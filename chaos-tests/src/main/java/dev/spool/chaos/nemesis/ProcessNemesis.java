@@ -1,5 +1,6 @@
 package dev.spool.chaos.nemesis;
 
+import dev.spool.testing.process.Signal;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.OptionalInt;

@@ -2,7 +2,7 @@ package dev.spool.chaos.run;
 
 import dev.spool.chaos.checker.CheckerSuite;
 import dev.spool.chaos.checker.Verdict;
-import dev.spool.chaos.cluster.ProcessCluster;
+import dev.spool.chaos.cluster.ProcessClusterControl;
 import dev.spool.chaos.cluster.ReplicaLogs;
 import dev.spool.chaos.history.History;
 import dev.spool.chaos.history.HistoryEntry;
@@ -10,6 +10,7 @@ import dev.spool.chaos.history.HistoryRecorder;
 import dev.spool.chaos.history.HistorySink;
 import dev.spool.chaos.history.HistoryWriter;
 import dev.spool.chaos.nemesis.ClientLinkNemesis;
+import dev.spool.chaos.nemesis.ClusterControl;
 import dev.spool.chaos.nemesis.DiskNemesis;
 import dev.spool.chaos.nemesis.FaultWindow;
 import dev.spool.chaos.nemesis.FullRestartNemesis;
@@ -21,9 +22,9 @@ import dev.spool.chaos.nemesis.PartitionNemesis;
 import dev.spool.chaos.nemesis.ProcessNemesis;
 import dev.spool.chaos.nemesis.Schedule;
 import dev.spool.chaos.nemesis.ScheduleConfig;
-import dev.spool.chaos.nemesis.Signal;
 import dev.spool.chaos.net.Capabilities;
 import dev.spool.chaos.net.CommandRunner;
+import dev.spool.chaos.net.FaultNetwork;
 import dev.spool.chaos.report.RunInfo;
 import dev.spool.chaos.report.RunReport;
 import dev.spool.chaos.workload.Workload;
@@ -31,6 +32,8 @@ import dev.spool.chaos.workload.WorkloadConfig;
 import dev.spool.client.NewTopic;
 import dev.spool.common.Clock;
 import dev.spool.common.TopicPartition;
+import dev.spool.testing.process.ProcessCluster;
+import dev.spool.testing.process.Signal;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -151,12 +154,13 @@ public final class ChaosRun {
     boolean partitions = options.families().contains(NemesisFamily.PARTITION) && namespacesAllowed;
     boolean proxies = options.families().contains(NemesisFamily.PROXY);
 
+    FaultNetwork network =
+        new FaultNetwork(partitions || options.unsafe() && namespacesAllowed, proxies);
     ProcessCluster.Builder b =
         ProcessCluster.builder()
             .nodes(options.nodes())
             .dir(runDir.resolve("cluster"))
-            .namespaces(partitions || options.unsafe() && namespacesAllowed)
-            .proxies(proxies)
+            .network(network)
             .clusterId("chaos-" + options.seed());
     options.nodeConfig().forEach(b::config);
     try (ProcessCluster cluster = b.start()) {
@@ -165,7 +169,7 @@ public final class ChaosRun {
       Schedule schedule = schedule(tps, available);
       say(schedule.describe());
       Files.writeString(runDir.resolve("schedule.txt"), schedule.describe() + "\n");
-      return runWith(cluster, tps, schedule, runId, runDir, startedAtMs, notes);
+      return runWith(cluster, network, tps, schedule, runId, runDir, startedAtMs, notes);
     }
   }
 
@@ -221,6 +225,7 @@ public final class ChaosRun {
 
   private Result runWith(
       ProcessCluster cluster,
+      FaultNetwork network,
       List<TopicPartition> tps,
       Schedule schedule,
       String runId,
@@ -240,7 +245,7 @@ public final class ChaosRun {
           };
       HistoryRecorder recorder = new HistoryRecorder(Clock.SYSTEM, tee);
       NemesisRunner runner =
-          new NemesisRunner(schedule, nemeses(cluster), w -> say("fault " + describe(w)));
+          new NemesisRunner(schedule, nemeses(cluster, network), w -> say("fault " + describe(w)));
       Workload workload =
           new Workload(
               new WorkloadConfig(
@@ -259,7 +264,7 @@ public final class ChaosRun {
       try {
         mainLoop(recorder, runner, workload);
         runner.healAll(recorder.elapsedNs());
-        recover(cluster, topics, notes);
+        recover(cluster, network, topics, notes);
         say("final phase: stopping producers, draining every partition with fresh consumers");
         workload.stopProducers(Duration.ofSeconds(60));
         try {
@@ -308,8 +313,8 @@ public final class ChaosRun {
                 + (options.unsafe()
                     ? ", UNSAFE: acks=1, min.insync.replicas=1, unclean election"
                     : ", acks=all idempotent, min.insync.replicas=2")
-                + (cluster.network().isPresent() ? ", network namespaces" : "")
-                + (cluster.clientLinks().isPresent() ? ", fault proxies" : ""),
+                + (network.namespaces().isPresent() ? ", network namespaces" : "")
+                + (network.clientLinks().isPresent() ? ", fault proxies" : ""),
             options.families().stream()
                 .map(f -> f.name().toLowerCase())
                 .collect(Collectors.joining(",")),
@@ -356,18 +361,19 @@ public final class ChaosRun {
     return options.unsafe() ? Map.of("acks", "1") : Map.of();
   }
 
-  private List<Nemesis> nemeses(ProcessCluster cluster) {
+  private List<Nemesis> nemeses(ProcessCluster processes, FaultNetwork network) {
+    ClusterControl cluster = new ProcessClusterControl(processes);
     List<Nemesis> n = new ArrayList<>();
     if (options.unsafe()) {
-      n.add(new LeaderLossNemesis(cluster, cluster.network().orElse(null)));
+      n.add(new LeaderLossNemesis(cluster, network.namespaces().orElse(null)));
       n.add(new ProcessNemesis(cluster));
       return n;
     }
     n.add(new ProcessNemesis(cluster));
     n.add(new DiskNemesis(cluster, options.seed()));
     n.add(new FullRestartNemesis(cluster));
-    cluster.network().ifPresent(net -> n.add(new PartitionNemesis(cluster, net)));
-    cluster.clientLinks().ifPresent(links -> n.add(new ClientLinkNemesis(links)));
+    network.namespaces().ifPresent(net -> n.add(new PartitionNemesis(cluster, net)));
+    network.clientLinks().ifPresent(links -> n.add(new ClientLinkNemesis(links)));
     return n;
   }
 
@@ -411,9 +417,10 @@ public final class ChaosRun {
   }
 
   /** Heals anything left, restarts stopped nodes, waits for a ready cluster with full ISRs. */
-  private void recover(ProcessCluster cluster, List<String> topics, List<String> notes) {
-    cluster.network().ifPresent(net -> net.healAll());
-    cluster.clientLinks().ifPresent(links -> links.heal());
+  private void recover(
+      ProcessCluster cluster, FaultNetwork network, List<String> topics, List<String> notes) {
+    network.namespaces().ifPresent(net -> net.healAll());
+    network.clientLinks().ifPresent(links -> links.heal());
     for (int n : cluster.nodes()) {
       if (!cluster.isRunning(n)) {
         cluster.start(n);

@@ -1,6 +1,5 @@
 package dev.spool.chaos.run;
 
-import dev.spool.chaos.cluster.ProcessCluster;
 import dev.spool.chaos.history.EpochObservation;
 import dev.spool.chaos.history.HistoryRecorder;
 import dev.spool.common.ErrorCode;
@@ -8,6 +7,7 @@ import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.PartitionMetadata;
 import dev.spool.protocol.message.TopicMetadata;
+import dev.spool.testing.process.ProcessCluster;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

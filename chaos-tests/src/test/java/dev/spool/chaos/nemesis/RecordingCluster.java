@@ -1,6 +1,7 @@
 package dev.spool.chaos.nemesis;
 
 import dev.spool.common.TopicPartition;
+import dev.spool.testing.process.Signal;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,23 +1,19 @@
-package dev.spool.chaos.cluster;
+package dev.spool.chaos.net;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.spool.broker.log.LogManager;
 import dev.spool.chaos.nemesis.Plane;
-import dev.spool.chaos.nemesis.Signal;
-import dev.spool.chaos.net.Capabilities;
-import dev.spool.chaos.net.CommandRunner;
-import dev.spool.chaos.net.NetNamespaces;
 import dev.spool.client.NewTopic;
 import dev.spool.client.Producer;
 import dev.spool.client.ProducerRecord;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.PartitionMetadata;
+import dev.spool.testing.process.ProcessCluster;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,10 +26,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The harness itself against real node processes: signals by PID, restarts, namespaces, proxies.
+ * A process cluster in the chaos suite's network ({@link FaultNetwork}): nodes in namespaces behind
+ * fault proxies. Built by hand rather than with {@code @SpoolClusterTest}, whose clusters run on
+ * loopback.
  */
 @Tag("integration")
-class ProcessClusterIntegrationTest {
+class FaultNetworkIntegrationTest {
   private static Path dir(String name) throws Exception {
     Path d = Path.of("target", "e2e", name).toAbsolutePath();
     if (Files.exists(d)) {
@@ -43,67 +41,21 @@ class ProcessClusterIntegrationTest {
   }
 
   @Test
-  @Timeout(value = 120, unit = TimeUnit.SECONDS)
-  void shouldSignalRestartAndStopNodesByTheirPids() throws Exception {
-    try (ProcessCluster c =
-        ProcessCluster.builder().nodes(3).dir(dir("harness-loopback")).start()) {
-      int victim = c.activeController().orElseThrow();
-      long pid = c.pid(victim);
-      assertTrue(ProcessHandle.of(pid).isPresent());
-
-      c.kill(victim, Signal.KILL);
-      assertFalse(c.isRunning(victim));
-      assertFalse(
-          ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false),
-          "pid " + pid + " is gone");
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> c.activeController().orElse(victim) != victim);
-
-      c.start(victim);
-      assertNotEquals(pid, c.pid(victim));
-      c.awaitReady(Duration.ofSeconds(60));
-
-      int paused =
-          c.nodes().stream()
-              .filter(n -> n != c.activeController().orElse(-1))
-              .findFirst()
-              .orElseThrow();
-      c.kill(paused, Signal.STOP);
-      assertTrue(c.isRunning(paused));
-      assertFalse(c.isServing(paused));
-      assertFalse(c.servingNodes().contains(paused));
-      c.kill(paused, Signal.CONT);
-      assertTrue(c.isServing(paused));
-      c.awaitReady(Duration.ofSeconds(60));
-
-      List<Long> pids = c.nodes().stream().map(c::pid).toList();
-      c.close();
-      for (long p : pids) {
-        assertFalse(
-            ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false), "pid " + p + " stopped");
-      }
-      assertTrue(
-          Files.readString(c.logFile(victim)).contains("=== harness"),
-          "the log carries the harness timeline");
-    }
-  }
-
-  @Test
   @Timeout(value = 150, unit = TimeUnit.SECONDS)
   void shouldCutReplicationButNotTheQuorumInNamespacesWithProxies() throws Exception {
     Capabilities caps = Capabilities.detect(new CommandRunner());
     assumeTrue(caps.canPartition(), "skipped, needs root for network namespaces: " + caps.report());
     String ours = "spoolc-" + ProcessHandle.current().pid() + "-";
+    FaultNetwork network = new FaultNetwork(true, true);
     try (ProcessCluster c =
         ProcessCluster.builder()
             .nodes(3)
             .dir(dir("harness-netns"))
-            .namespaces(true)
-            .proxies(true)
+            .network(network)
             .config("replica.lag.time.max.ms", "2000")
             .start()) {
-      NetNamespaces net = c.network().orElseThrow();
+      NetNamespaces net = network.namespaces().orElseThrow();
+      ProxyGroup links = network.clientLinks().orElseThrow();
       assertTrue(c.bootstrapServers().contains(net.proxyAddress(1)), c.bootstrapServers());
       c.admin().createTopic(new NewTopic("ns", 1, 3, Map.of())).get(60, TimeUnit.SECONDS);
       c.awaitFullIsr(List.of("ns"), Duration.ofSeconds(60));
@@ -113,9 +65,9 @@ class ProcessClusterIntegrationTest {
             .get(30, TimeUnit.SECONDS);
       }
       assertTrue(
-          c.clientLinks().orElseThrow().proxy(1).openConnections() > 0
-              || c.clientLinks().orElseThrow().proxy(2).openConnections() > 0
-              || c.clientLinks().orElseThrow().proxy(3).openConnections() > 0,
+          links.proxy(1).openConnections() > 0
+              || links.proxy(2).openConnections() > 0
+              || links.proxy(3).openConnections() > 0,
           "clients and replicas use the proxies");
 
       PartitionMetadata before = c.newestView(tp).orElseThrow();

@@ -1,4 +1,4 @@
-package dev.spool.chaos.cluster;
+package dev.spool.testing;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -13,9 +13,11 @@ import java.util.Set;
  * Free TCP ports for node listeners, chosen <em>below</em> the kernel's ephemeral range. A node
  * keeps its ports across restarts; a port from the ephemeral range (what binding port 0 gives)
  * could be taken as the local port of some client's outgoing connection while the node is down, and
- * the restart would then fail to bind.
+ * the restart would then fail to bind. Both cluster harnesses take their ports from here.
+ *
+ * <p>Thread-safe (synchronized).
  */
-final class Ports {
+public final class Ports {
   private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
   private static final int LOWEST = 10_000;
   private static final int ATTEMPTS = 1_000;
@@ -24,12 +26,12 @@ final class Ports {
   private final Set<Integer> handedOut = new HashSet<>();
   private final int highestExclusive;
 
-  Ports() {
+  public Ports() {
     this.highestExclusive = ephemeralStart();
   }
 
   /** A port nothing listens on at {@code host} now and that this instance has not handed out. */
-  synchronized int next(String host) {
+  public synchronized int next(String host) {
     for (int i = 0; i < ATTEMPTS; i++) {
       int port = LOWEST + random.nextInt(highestExclusive - LOWEST);
       if (handedOut.contains(port)) {

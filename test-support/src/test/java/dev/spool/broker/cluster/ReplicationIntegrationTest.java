@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.Broker;
+import dev.spool.broker.log.FileSlice;
 import dev.spool.broker.log.PartitionLog;
-import dev.spool.broker.replication.ReplicaTestSupport;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ApiKey;
@@ -19,8 +19,10 @@ import dev.spool.quorum.image.PartitionState;
 import dev.spool.record.MemoryRecords;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordBatchBuilder;
+import dev.spool.testing.SpoolClusterTest;
+import dev.spool.testing.inprocess.InProcessCluster;
+import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
@@ -29,20 +31,18 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Three combined nodes (3-voter quorum, 3 brokers): replication, ISR changes, leader moves. */
 @Tag("integration")
 @Timeout(180)
+@SpoolClusterTest(nodes = 3)
 class ReplicationIntegrationTest {
-  @TempDir static Path dir;
-
-  static TestCluster cluster;
+  static InProcessCluster cluster;
   static TestClient client;
 
   @BeforeAll
-  static void start() {
-    cluster = TestCluster.builder().nodes(3).dir(dir).start();
+  static void start(InProcessCluster c) {
+    cluster = c;
     client = new TestClient();
   }
 
@@ -50,9 +50,6 @@ class ReplicationIntegrationTest {
   static void stop() {
     if (client != null) {
       client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 
@@ -113,17 +110,25 @@ class ReplicationIntegrationTest {
             });
   }
 
-  private static List<Long> checksums(PartitionLog log, long upTo) {
-    ByteBuffer b =
-        ReplicaTestSupport.bytes(
-            log.read(log.logStartOffset(), Integer.MAX_VALUE, upTo, true).slice());
+  private static List<Long> checksums(PartitionLog log, long upTo) throws IOException {
+    ByteBuffer b = bytes(log.read(log.logStartOffset(), Integer.MAX_VALUE, upTo, true).slice());
     return java.util.stream.StreamSupport.stream(MemoryRecords.wrap(b).spliterator(), false)
         .map(RecordBatch::checksum)
         .toList();
   }
 
+  private static ByteBuffer bytes(FileSlice slice) throws IOException {
+    ByteBuffer b = ByteBuffer.allocate(slice.sizeInBytes());
+    while (b.hasRemaining()) {
+      if (slice.channel().read(b, slice.position() + b.position()) < 0) {
+        throw new IOException("the slice runs past the end of its file");
+      }
+    }
+    return b.flip();
+  }
+
   @Test
-  void shouldReplicateToEveryFollowerAndAcknowledgeAcksAll() {
+  void shouldReplicateToEveryFollowerAndAcknowledgeAcksAll() throws IOException {
     create("rep");
     for (int i = 0; i < 5; i++) {
       ProduceResponse.PartitionResponse r = produceToLeader("rep", "v" + i);

@@ -32,9 +32,10 @@ import dev.spool.protocol.message.PartitionMetadata;
 import dev.spool.protocol.message.ProduceResponse;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordBatchBuilder;
+import dev.spool.testing.SpoolClusterTest;
+import dev.spool.testing.inprocess.InProcessCluster;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -43,21 +44,17 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /** One combined node (1-voter quorum + broker) through real sockets. */
 @Tag("integration")
 @Timeout(120)
+@SpoolClusterTest(nodes = 1)
 class SingleBrokerIntegrationTest {
-  @TempDir static Path dir;
-
-  static TestCluster cluster;
   static TestClient client;
   static Broker broker;
 
   @BeforeAll
-  static void start() {
-    cluster = TestCluster.builder().nodes(1).dir(dir).start();
+  static void start(InProcessCluster cluster) {
     client = new TestClient();
     broker = cluster.broker(1);
   }
@@ -66,9 +63,6 @@ class SingleBrokerIntegrationTest {
   static void stop() {
     if (client != null) {
       client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 

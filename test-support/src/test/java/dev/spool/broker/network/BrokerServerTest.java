@@ -12,6 +12,7 @@ import dev.spool.protocol.message.ApiVersionsResponse;
 import dev.spool.protocol.message.MetadataRequest;
 import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.RequestHeader;
+import dev.spool.testing.RawFrameClient;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -25,6 +26,11 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+/**
+ * The broker's network layer on a real socket, with a dispatcher of test handlers. It lives here
+ * rather than in data-plane because it speaks through {@link RawFrameClient}, which this module
+ * provides (data-plane cannot depend on it).
+ */
 @Tag("integration")
 @Timeout(30)
 class BrokerServerTest {
@@ -75,7 +81,7 @@ class BrokerServerTest {
 
   @Test
   void shouldAnswerPipelinedRequestsInRequestOrder() throws Exception {
-    try (RawClient c = new RawClient(server.boundPort())) {
+    try (RawFrameClient c = RawFrameClient.connect(server.boundPort())) {
       c.send(ApiKey.METADATA, 0, 1, MetadataRequest.getDefaultInstance(), new byte[0]);
       c.send(ApiKey.METADATA, 0, 2, MetadataRequest.getDefaultInstance(), new byte[0]);
       c.send(ApiKey.API_VERSIONS, 0, 3, ApiVersionsRequest.getDefaultInstance(), new byte[0]);
@@ -86,9 +92,9 @@ class BrokerServerTest {
       parked
           .get(1)
           .complete(BrokerResponse.of(MetadataResponse.newBuilder().setClusterId("one").build()));
-      RawClient.Reply r1 = c.receive();
-      RawClient.Reply r2 = c.receive();
-      RawClient.Reply r3 = c.receive();
+      RawFrameClient.Reply r1 = c.receive();
+      RawFrameClient.Reply r2 = c.receive();
+      RawFrameClient.Reply r3 = c.receive();
       assertEquals(1, r1.header().getCorrelationId());
       assertEquals("one", MetadataResponse.parseFrom(r1.body()).getClusterId());
       assertEquals(2, r2.header().getCorrelationId());
@@ -102,9 +108,9 @@ class BrokerServerTest {
   void shouldCarryRecordDataOutsideTheBodyBothWays() throws Exception {
     byte[] records = new byte[100_000];
     new Random(7).nextBytes(records);
-    try (RawClient c = new RawClient(server.boundPort())) {
+    try (RawFrameClient c = RawFrameClient.connect(server.boundPort())) {
       c.send(ApiKey.PRODUCE, 0, 9, ApiVersionsRequest.getDefaultInstance(), records);
-      RawClient.Reply r = c.receive();
+      RawFrameClient.Reply r = c.receive();
       assertEquals(9, r.header().getCorrelationId());
       assertEquals("echo", MetadataResponse.parseFrom(r.body()).getClusterId());
       assertArrayEquals(records, r.records());
@@ -113,12 +119,12 @@ class BrokerServerTest {
 
   @Test
   void shouldRefuseUnknownApiWithAnErrorCodeAndClose() throws Exception {
-    try (RawClient c = new RawClient(server.boundPort())) {
-      c.sendHeader(
+    try (RawFrameClient c = RawFrameClient.connect(server.boundPort())) {
+      c.send(
           RequestHeader.newBuilder().setApiKeyValue(999).setCorrelationId(5).build(),
           ApiVersionsRequest.getDefaultInstance(),
           new byte[0]);
-      RawClient.Reply r = c.receive();
+      RawFrameClient.Reply r = c.receive();
       assertEquals(5, r.header().getCorrelationId());
       assertEquals(ErrorCode.UNSUPPORTED_VERSION, r.header().getErrorCode());
       assertTrue(c.closedByPeer());
@@ -128,7 +134,7 @@ class BrokerServerTest {
 
   @Test
   void shouldAnswerAnUnsupportedVersionAndKeepTheConnection() throws Exception {
-    try (RawClient c = new RawClient(server.boundPort())) {
+    try (RawFrameClient c = RawFrameClient.connect(server.boundPort())) {
       c.send(ApiKey.API_VERSIONS, 42, 6, ApiVersionsRequest.getDefaultInstance(), new byte[0]);
       assertEquals(ErrorCode.UNSUPPORTED_VERSION, c.receive().header().getErrorCode());
       c.send(ApiKey.API_VERSIONS, 0, 7, ApiVersionsRequest.getDefaultInstance(), new byte[0]);
@@ -145,7 +151,7 @@ class BrokerServerTest {
             ByteBuffer.allocate(4).putInt(3).array(),
             // a frame whose header length points past its end
             ByteBuffer.allocate(16).putInt(12).putInt(1000).putInt(0).putInt(0).array())) {
-      try (RawClient c = new RawClient(server.boundPort())) {
+      try (RawFrameClient c = RawFrameClient.connect(server.boundPort())) {
         c.sendRaw(garbage);
         assertTrue(c.closedByPeer(), "connection must be closed");
       }
@@ -160,7 +166,7 @@ class BrokerServerTest {
     for (int i = 0; i < 20; i++) {
       byte[] junk = new byte[1 + random.nextInt(4096)];
       random.nextBytes(junk);
-      try (RawClient c = new RawClient(server.boundPort())) {
+      try (RawFrameClient c = RawFrameClient.connect(server.boundPort())) {
         c.sendRaw(junk);
       }
     }
@@ -169,16 +175,16 @@ class BrokerServerTest {
 
   @Test
   void shouldKeepServingWhileAClientSendsAHalfFrame() throws Exception {
-    try (RawClient stuck = new RawClient(server.boundPort())) {
+    try (RawFrameClient stuck = RawFrameClient.connect(server.boundPort())) {
       stuck.sendRaw(ByteBuffer.allocate(6).putInt(500).putShort((short) 1).array());
       assertServesOthers();
     }
   }
 
   private void assertServesOthers() throws Exception {
-    try (RawClient c = new RawClient(server.boundPort())) {
+    try (RawFrameClient c = RawFrameClient.connect(server.boundPort())) {
       c.send(ApiKey.API_VERSIONS, 0, 77, ApiVersionsRequest.getDefaultInstance(), new byte[0]);
-      RawClient.Reply r = c.receive();
+      RawFrameClient.Reply r = c.receive();
       assertEquals(77, r.header().getCorrelationId());
       assertEquals(ErrorCode.NONE, r.header().getErrorCode());
     }

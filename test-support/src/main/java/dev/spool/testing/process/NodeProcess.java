@@ -1,6 +1,5 @@
-package dev.spool.chaos.cluster;
+package dev.spool.testing.process;
 
-import dev.spool.chaos.nemesis.Signal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
-package dev.spool.chaos.nemesis;
+package dev.spool.testing.process;
 
-/** The POSIX signals the nemeses send (by name). */
+/** The POSIX signals a process cluster sends its nodes (by PID, by name). */
 public enum Signal {
   /** Crash without any chance to clean up. */
   KILL,

@@ -1,0 +1,149 @@
+package dev.spool.testing.inprocess;
+
+import dev.spool.broker.Broker;
+import dev.spool.broker.BrokerConfig;
+import dev.spool.common.Clock;
+import dev.spool.config.Config;
+import dev.spool.quorum.QuorumClient;
+import dev.spool.quorum.QuorumClientSettings;
+import dev.spool.quorum.QuorumServer;
+import dev.spool.quorum.QuorumSettings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One node inside this JVM, built like the node process builds it ({@code SpoolNode}): a {@link
+ * QuorumServer} for the controller role, a {@link QuorumClient} and a {@link Broker} for the broker
+ * role, controller first. Unlike the process, each role can stop and start on its own, so a test
+ * can take a broker away while its controller keeps the quorum's majority. Every start uses the
+ * same config: the same ports and data directory.
+ *
+ * <p>Thread-safe (synchronized): the test thread and the cluster's close call it.
+ */
+final class InProcessNode {
+  private static final Logger log = LoggerFactory.getLogger(InProcessNode.class);
+
+  /** How long a planned stop waits for the quorum to take over from an active controller. */
+  private static final long LEADERSHIP_TRANSFER_MS = 2_000;
+
+  private final int id;
+  private final Config config;
+  private QuorumServer quorumServer;
+  private QuorumClient quorumClient;
+  private Broker broker;
+
+  InProcessNode(int id, Config config) {
+    this.id = id;
+    this.config = config;
+  }
+
+  int id() {
+    return id;
+  }
+
+  Config config() {
+    return config;
+  }
+
+  boolean isBroker() {
+    return BrokerConfig.isBroker(config);
+  }
+
+  boolean isController() {
+    return BrokerConfig.isController(config);
+  }
+
+  /** True while any of its roles runs. */
+  synchronized boolean isRunning() {
+    return quorumServer != null || broker != null;
+  }
+
+  synchronized Broker broker() {
+    return broker;
+  }
+
+  synchronized QuorumServer quorumServer() {
+    return quorumServer;
+  }
+
+  /** Starts its controller role if it has one and it is not running. */
+  synchronized void startController() {
+    if (!isController() || quorumServer != null) {
+      return;
+    }
+    QuorumServer s =
+        QuorumServer.create(
+            QuorumSettings.of(id, config.get(BrokerConfig.CLUSTER_ID), config), Clock.SYSTEM);
+    try {
+      s.start();
+    } catch (IOException e) {
+      closeQuietly(s, "quorum member");
+      throw new UncheckedIOException("node " + id + ": the quorum member did not start", e);
+    }
+    quorumServer = s;
+  }
+
+  /** Starts its broker role if it has one and it is not running; returns the broker (or null). */
+  synchronized Broker startBroker() {
+    if (!isBroker() || broker != null) {
+      return broker;
+    }
+    QuorumClient c =
+        QuorumClient.create(QuorumClientSettings.of(config.get(BrokerConfig.CLUSTER_ID), config));
+    try {
+      broker = Broker.start(config, c, Clock.SYSTEM);
+    } catch (RuntimeException e) {
+      c.close();
+      throw e;
+    }
+    quorumClient = c;
+    return broker;
+  }
+
+  /**
+   * Stops its broker role: with a controlled shutdown first (its leaderships move away) if {@code
+   * controlled}, else at once.
+   */
+  synchronized void stopBroker(boolean controlled) {
+    if (broker == null) {
+      return;
+    }
+    if (controlled) {
+      try {
+        broker.controlledShutdown(config.get(BrokerConfig.CONTROLLED_SHUTDOWN_TIMEOUT_MS));
+      } catch (RuntimeException e) {
+        log.warn("[node={}] controlled shutdown failed; stopping anyway", id, e);
+      }
+    }
+    closeQuietly(broker, "broker");
+    closeQuietly(quorumClient, "quorum client");
+    broker = null;
+    quorumClient = null;
+  }
+
+  /** Stops its controller role; a planned stop hands the quorum's leadership over first. */
+  synchronized void stopController(boolean controlled) {
+    if (quorumServer == null) {
+      return;
+    }
+    if (controlled && quorumServer.isActiveController()) {
+      try {
+        quorumServer.transferLeadership(LEADERSHIP_TRANSFER_MS);
+      } catch (RuntimeException e) {
+        log.warn("[node={}] leadership transfer failed; the quorum will elect without us", id, e);
+      }
+    }
+    closeQuietly(quorumServer, "quorum member");
+    quorumServer = null;
+  }
+
+  private void closeQuietly(AutoCloseable c, String what) {
+    try {
+      c.close();
+    } catch (Exception e) {
+      log.warn("[node={}] closing the {} failed", id, what, e);
+    }
+  }
+}

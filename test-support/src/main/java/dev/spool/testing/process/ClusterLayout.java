@@ -1,0 +1,135 @@
+package dev.spool.testing.process;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * The files and command lines of a process cluster: under {@code dir}, one {@code node-<id>/}
+ * directory per node with its {@code node.properties}, its {@code data/} directory (the metadata
+ * log lives under {@code data/metadata}) and its log {@code node-<id>.log}; one {@code
+ * node-logback.xml} for all; and for each node the command {@code [network prefix] java <options>
+ * -cp <this JVM's class path> dev.spool.node.SpoolMain node start --config <file>}.
+ *
+ * <p>Used once, by the thread that builds the cluster.
+ */
+final class ClusterLayout {
+  private static final String MAIN_CLASS = "dev.spool.node.SpoolMain";
+
+  /**
+   * Every node config key of the cluster but the per-node ones; {@code kafkaListeners} is each
+   * node's {@code kafka.listener} (empty: none).
+   */
+  record Spec(
+      Path dir,
+      String clusterId,
+      Map<Integer, String> roles,
+      Map<String, String> config,
+      List<String> jvmOptions,
+      Map<Integer, String> kafkaListeners) {}
+
+  private ClusterLayout() {}
+
+  /**
+   * Writes the configs of every node in {@code addresses} and returns their processes, not started.
+   */
+  static Map<Integer, NodeProcess> write(
+      Spec spec, Map<Integer, NodeAddresses> addresses, NodeNetwork network) throws IOException {
+    Files.createDirectories(spec.dir());
+    Path logback = spec.dir().resolve("node-logback.xml");
+    Files.writeString(logback, NODE_LOGBACK, StandardCharsets.UTF_8);
+    String voters = voters(spec.roles(), addresses);
+    String classPath =
+        Optional.ofNullable(System.getProperty("surefire.test.class.path"))
+            .filter(s -> !s.isBlank())
+            .orElse(System.getProperty("java.class.path"));
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Map<Integer, NodeProcess> procs = new TreeMap<>();
+    for (NodeAddresses a : addresses.values()) {
+      String roles = spec.roles().get(a.id());
+      Path nodeDir = spec.dir().resolve("node-" + a.id());
+      Files.createDirectories(nodeDir);
+      Path dataDir = nodeDir.resolve("data");
+      Path configFile = nodeDir.resolve("node.properties");
+      writeConfig(configFile, nodeConfig(spec, a, roles, dataDir, voters), a.id());
+      List<String> command = new ArrayList<>(network.launchPrefix(a.id()));
+      command.add(java);
+      command.addAll(spec.jvmOptions());
+      command.add("-Dlogback.configurationFile=" + logback);
+      command.add("-Dspool.harness.node=" + nodeDir);
+      command.add("-cp");
+      command.add(classPath);
+      command.add(MAIN_CLASS);
+      command.addAll(List.of("node", "start", "--config", configFile.toString()));
+      procs.put(
+          a.id(),
+          new NodeProcess(
+              a.id(),
+              configFile,
+              dataDir,
+              nodeDir.resolve("node-" + a.id() + ".log"),
+              command,
+              roles.contains("broker"),
+              roles.contains("controller")));
+    }
+    return procs;
+  }
+
+  /** {@code id@host:port,...} of the nodes with the controller role. */
+  private static String voters(Map<Integer, String> roles, Map<Integer, NodeAddresses> addresses) {
+    return addresses.values().stream()
+        .filter(a -> roles.get(a.id()).contains("controller"))
+        .map(a -> a.id() + "@" + a.quorum().getHostString() + ":" + a.quorum().getPort())
+        .collect(Collectors.joining(","));
+  }
+
+  private static Map<String, String> nodeConfig(
+      Spec spec, NodeAddresses a, String roles, Path dataDir, String voters) {
+    Map<String, String> props = new LinkedHashMap<>();
+    props.put("node.id", Integer.toString(a.id()));
+    props.put("process.roles", roles);
+    props.put("cluster.id", spec.clusterId());
+    props.put("listener", a.broker().getHostString() + ":" + a.broker().getPort());
+    if (a.advertisesElsewhere()) {
+      props.put("advertised.listener", a.client().getHostString() + ":" + a.client().getPort());
+    }
+    if (spec.kafkaListeners().containsKey(a.id())) {
+      props.put("kafka.listener", spec.kafkaListeners().get(a.id()));
+    }
+    props.put("data.dir", dataDir.toString());
+    props.put("controller.quorum.voters", voters);
+    props.put("controller.quorum.bind.host", a.quorum().getHostString());
+    props.putAll(spec.config());
+    return props;
+  }
+
+  private static void writeConfig(Path file, Map<String, String> props, int node)
+      throws IOException {
+    StringBuilder sb = new StringBuilder("# Written by ProcessCluster for node " + node + "\n");
+    props.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
+    Files.writeString(file, sb.toString(), StandardCharsets.UTF_8);
+  }
+
+  private static final String NODE_LOGBACK =
+      """
+      <!-- Written by ProcessCluster: node logging to stdout, which the harness appends to node.log. -->
+      <configuration>
+        <appender name="OUT" class="ch.qos.logback.core.ConsoleAppender">
+          <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{30} - %msg%n</pattern></encoder>
+        </appender>
+        <logger name="org.apache.ratis" level="WARN"/>
+        <logger name="org.apache.ratis.server.impl.RaftServerImpl" level="INFO"/>
+        <logger name="org.apache.ratis.client.impl" level="OFF"/>
+        <logger name="io.netty" level="WARN"/>
+        <root level="INFO"><appender-ref ref="OUT"/></root>
+      </configuration>
+      """;
+}
