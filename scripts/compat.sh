@@ -44,6 +44,10 @@ KCP="$KA_LIB/*"
 LOG4J="-Dlog4j2.configurationFile=$HARNESS/config/log4j2-tools.properties"
 kafka_tool() { "$JAVA" -Xmx512m "$LOG4J" -cp "$KCP" "$@"; }
 
+# Debian's python3, where apt-get put the two libraries (a python3 earlier on PATH, e.g. pyenv's,
+# does not see them).
+PY=/usr/bin/python3
+
 # ---------------------------------------------------------------- cluster
 CLUSTER="$ROOT/scripts/cluster.sh"
 "$CLUSTER" stop --dir "$DIR" >/dev/null 2>&1 || true
@@ -75,8 +79,15 @@ grep -q "FindCoordinator(10): [0-9]" "$WORK/api-versions.txt" && GROUPS_ON=1
 
 # ---------------------------------------------------------------- Kafka's CLI tools (4.4 jars)
 step kafka-broker-api-versions grep -q "Produce(0): 0 to 13" "$WORK/api-versions.txt"
-step kafka-topics-create kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BS" \
-  --create --topic compat --partitions 3 --replication-factor 3
+# Spool creates no topic on first use (auto.create.topics.enable is off): every step's topic first.
+create_topics() {
+  local t
+  for t in compat:3 perf:3 kcat:1 kafkapython:1; do
+    kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BS" \
+      --create --topic "${t%:*}" --partitions "${t#*:}" --replication-factor 3 || return 1
+  done
+}
+step kafka-topics-create create_topics
 topics_list() { kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BS" --list | grep -qx compat; }
 step kafka-topics-list topics_list
 topics_describe() { kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BS" --describe --topic compat | grep -c "Leader:" | grep -qx 3; }
@@ -154,7 +165,7 @@ elif step == "consume":
     c.close()
     assert got == {b"ck-%d" % i for i in range(200)}, len(got)
 PY
-for s in admin produce consume; do step "confluent-kafka-$s" python3 "$WORK/confluent.py" "$BS" "$s"; done
+for s in admin produce consume; do step "confluent-kafka-$s" "$PY" "$WORK/confluent.py" "$BS" "$s"; done
 
 # ---------------------------------------------------------------- kafka-python (python3-kafka)
 cat > "$WORK/kafkapython.py" <<'PY'
@@ -174,9 +185,7 @@ elif step == "consume":
     got = [m.value for m in c]
     assert got == [b"kp-%d" % i for i in range(100)], got[:5]
 PY
-step kafka-python-create kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BS" \
-  --create --topic kafkapython --partitions 1 --replication-factor 3
-for s in produce consume; do step "kafka-python-$s" python3 "$WORK/kafkapython.py" "$BS" "$s"; done
+for s in produce consume; do step "kafka-python-$s" "$PY" "$WORK/kafkapython.py" "$BS" "$s"; done
 
 # ---------------------------------------------------------------- Kafka Streams
 if [ -n "$GROUPS_ON" ]; then

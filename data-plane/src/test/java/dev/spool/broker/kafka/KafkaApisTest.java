@@ -356,6 +356,33 @@ class KafkaApisTest {
     assertEquals(List.of(0L, 2L, 0L, -1L, -1L), offsets);
   }
 
+  /** librdkafka 2.0 asks at v2; the leader epoch exists from v4 only. */
+  @Test
+  void shouldListOffsetsAtEveryVersionKafkasClientsUse() throws Exception {
+    leaderAloneInIsr();
+    call(produce(1, 0, records("a", "b")), (short) 9);
+    for (short v = 1; v <= 11; v++) {
+      ListOffsetsResponse r =
+          call(
+              new ListOffsetsRequestData()
+                  .setReplicaId(-1)
+                  .setTopics(
+                      List.of(
+                          new ListOffsetsRequestData.ListOffsetsTopic()
+                              .setName("orders")
+                              .setPartitions(
+                                  List.of(
+                                      new ListOffsetsRequestData.ListOffsetsPartition()
+                                          .setPartitionIndex(0)
+                                          .setTimestamp(-1L))))),
+              v);
+      var p = r.data().topics().get(0).partitions().get(0);
+      assertEquals(Errors.NONE.code(), p.errorCode(), "v" + v);
+      assertEquals(2L, p.offset(), "v" + v);
+      assertEquals(v >= 4 ? 0 : -1, p.leaderEpoch(), "v" + v);
+    }
+  }
+
   @Test
   void shouldKeepAnIdempotentProducerRetryingWhenNoProducerIdCanBeHad() throws Exception {
     InitProducerIdResponse r =

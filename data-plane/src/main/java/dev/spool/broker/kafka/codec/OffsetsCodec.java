@@ -70,7 +70,9 @@ public final class OffsetsCodec {
                 .setErrorCode(KafkaErrors.code(p.getErrorCode()))
                 .setTimestamp(p.getTimestamp())
                 .setOffset(p.getOffset())
-                .setLeaderEpoch(p.getLeaderEpoch());
+                // A field of v4+: written to v1-v3 it fails the whole answer (librdkafka 2.0 asks
+                // at v2).
+                .setLeaderEpoch(r.version() >= 4 ? p.getLeaderEpoch() : -1);
         if ((ts == LATEST_TIERED || ts == EARLIEST_PENDING_UPLOAD) && pr.errorCode() == 0) {
           pr.setTimestamp(-1).setOffset(-1).setLeaderEpoch(-1);
         }
