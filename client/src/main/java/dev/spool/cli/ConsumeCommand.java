@@ -25,7 +25,9 @@ import picocli.CommandLine.Spec;
 /**
  * {@code spool consume TOPIC}: prints records as they arrive, from the end (default), the beginning
  * or an offset, until {@code --max-messages} were printed, no record arrived for {@code
- * --timeout-ms}, or Ctrl-C.
+ * --timeout-ms}, or Ctrl-C. With {@code --group} it joins that consumer group instead: the group
+ * assigns the partitions, reading resumes at the group's committed offsets, and consumed positions
+ * are committed (automatically, and on exit).
  */
 @Command(
     name = "consume",
@@ -45,6 +47,14 @@ final class ConsumeCommand implements Callable<Integer> {
 
   @Parameters(index = "0", paramLabel = "TOPIC", description = "Topic to read.")
   String topic;
+
+  @Option(
+      names = "--group",
+      paramLabel = "GROUP",
+      description =
+          "Join this consumer group: it assigns the partitions and keeps the positions"
+              + " (--from-beginning then applies to partitions without a committed offset).")
+  String group;
 
   @Option(names = "--from-beginning", description = "Start at the first offset still in the log.")
   boolean fromBeginning;
@@ -111,17 +121,30 @@ final class ConsumeCommand implements Callable<Integer> {
       throw new ParameterException(
           spec.commandLine(), "--offset and --from-beginning exclude each other");
     }
+    if (group != null && (offset != null || (partitions != null && !partitions.isEmpty()))) {
+      throw new ParameterException(
+          spec.commandLine(), "--group assigns the partitions: no --offset or --partition with it");
+    }
     Map<String, String> props = new HashMap<>();
     props.put("bootstrap.servers", cluster.resolve(ctx));
     props.put("auto.offset.reset", fromBeginning ? "earliest" : "latest");
     props.put("default.api.timeout.ms", "15000");
+    if (group != null) {
+      props.put("group.id", group);
+    }
     props.putAll(KeyValues.parse(consumerProps, "--consumer-prop", spec));
     ConsumerConfig config = new ConsumerConfig(props);
     long printed = 0;
     try (Consumer consumer = new Consumer(config)) {
-      List<TopicPartition> tps = partitionsToRead(consumer);
-      consumer.assign(tps);
-      if (offset != null) {
+      List<TopicPartition> tps = group == null ? partitionsToRead(consumer) : List.of();
+      if (group != null) {
+        consumer.subscribe(List.of(topic));
+      } else {
+        consumer.assign(tps);
+      }
+      if (group != null) {
+        // Positions come from the group's commits, else auto.offset.reset.
+      } else if (offset != null) {
         tps.forEach(tp -> consumer.seek(tp, offset));
       } else if (fromBeginning) {
         consumer.seekToBeginning(tps);

@@ -4,11 +4,17 @@ import dev.spool.client.Producer;
 import dev.spool.client.ProducerRecord;
 import dev.spool.client.RecordMetadata;
 import dev.spool.common.SpoolException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -23,10 +29,13 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code spool perf produce}: Kafka's ProducerPerformance for Spool. Sends {@code --num-records}
- * records of {@code --record-size} random bytes (no key, so the sticky partitioner fills whole
- * batches), optionally paced to {@code --throughput} records/s; latency is from send() to the
- * acknowledgement, so with unlimited throughput it is mostly time queued in the producer buffer. A
- * progress line every interval; a final line with rates and latency percentiles (HdrHistogram).
+ * records of {@code --record-size} random bytes, or values drawn from {@code --payload-file}
+ * exactly as Kafka's tool draws them (the file split at {@code --payload-delimiter}, each record a
+ * pick by a {@code SplittableRandom} seeded 0, so both tools send the same sequence of values),
+ * with no key (so the sticky partitioner fills whole batches), optionally paced to {@code
+ * --throughput} records/s; latency is from send() to the acknowledgement, so with unlimited
+ * throughput it is mostly time queued in the producer buffer. A progress line every interval; a
+ * final line with rates and latency percentiles (HdrHistogram).
  */
 @Command(
     name = "produce",
@@ -47,10 +56,19 @@ final class PerfProduceTool implements Callable<Integer> {
 
   @Option(
       names = "--record-size",
-      required = true,
       paramLabel = "S",
-      description = "Value size in bytes.")
-  int recordSize;
+      description = "Value size in bytes (or --payload-file).")
+  Integer recordSize;
+
+  @Option(
+      names = "--payload-file",
+      paramLabel = "FILE",
+      description =
+          "Values to send, split at --payload-delimiter (UTF-8), picked as Kafka's tool does.")
+  Path payloadFile;
+
+  @Option(names = "--payload-delimiter", defaultValue = "\n", paramLabel = "D")
+  String payloadDelimiter;
 
   @Option(
       names = "--throughput",
@@ -139,18 +157,23 @@ final class PerfProduceTool implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (recordSize < 0 || numRecords < 0) {
+    if ((recordSize == null) == (payloadFile == null)) {
+      throw new IllegalArgumentException("give exactly one of --record-size and --payload-file");
+    }
+    if ((recordSize != null && recordSize < 0) || numRecords < 0) {
       throw new IllegalArgumentException("--num-records and --record-size must be >= 0");
     }
+    List<byte[]> payloads = payloadFile == null ? List.of() : readPayloads();
     Map<String, String> props = new HashMap<>();
     props.put("bootstrap.servers", cluster.resolve(ctx));
     props.put("acks", acks);
     props.putAll(KeyValues.parse(producerProps, "--producer-prop", spec));
-    byte[] payload = new byte[recordSize];
+    byte[] fixed = new byte[recordSize == null ? 0 : recordSize];
     Random random = new Random(42);
-    for (int i = 0; i < payload.length; i++) {
-      payload[i] = (byte) ('A' + random.nextInt(26));
+    for (int i = 0; i < fixed.length; i++) {
+      fixed[i] = (byte) ('A' + random.nextInt(26));
     }
+    SplittableRandom picker = new SplittableRandom(0);
     Stats stats = new Stats();
     var progress = json ? ctx.err() : ctx.out();
     ScheduledExecutorService reporter =
@@ -173,6 +196,7 @@ final class PerfProduceTool implements Callable<Integer> {
       CompletableFuture<RecordMetadata> last = CompletableFuture.completedFuture(null);
       for (long i = 0; i < numRecords; i++) {
         pacer.awaitTurn(i);
+        byte[] payload = payloads.isEmpty() ? fixed : payloads.get(picker.nextInt(payloads.size()));
         long sendNs = System.nanoTime();
         last = producer.send(new ProducerRecord(topic, null, null, payload, null, null));
         last.whenComplete(
@@ -197,6 +221,19 @@ final class PerfProduceTool implements Callable<Integer> {
     return stats.otherErrors ? ExitCodes.FAILED : ExitCodes.UNREACHABLE;
   }
 
+  /** The file split exactly as Kafka's ProducerPerformance splits it ({@code String.split}). */
+  private List<byte[]> readPayloads() throws IOException {
+    if (Files.notExists(payloadFile) || Files.size(payloadFile) == 0) {
+      throw new IllegalArgumentException(payloadFile + " does not exist or is empty");
+    }
+    String text = Files.readString(payloadFile, StandardCharsets.UTF_8);
+    List<byte[]> out = new ArrayList<>();
+    for (String piece : text.split(payloadDelimiter)) {
+      out.add(piece.getBytes(StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+
   private void report(Stats s, double secs) {
     Histogram h = s.latencyUs;
     double rate = s.count / Math.max(secs, 1e-9);
@@ -210,7 +247,7 @@ final class PerfProduceTool implements Callable<Integer> {
             g.writeStringField("topic", topic);
             g.writeNumberField("records", s.count);
             g.writeNumberField("errors", s.errors);
-            g.writeNumberField("recordSize", recordSize);
+            g.writeNumberField("recordSize", s.count == 0 ? 0 : (double) s.bytes / s.count);
             g.writeStringField("acks", acks);
             g.writeNumberField("elapsedMs", Math.round(secs * 1000));
             g.writeNumberField("recordsPerSec", rate);

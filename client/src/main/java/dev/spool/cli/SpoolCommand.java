@@ -36,6 +36,7 @@ import picocli.CommandLine.Spec;
       ProduceCommand.class,
       ConsumeCommand.class,
       TopicCommand.class,
+      GroupCommand.class,
       ClusterCommand.class,
       PerfCommand.class,
       CommandLine.HelpCommand.class

@@ -3,6 +3,7 @@ package dev.spool.cli;
 import dev.spool.client.Admin;
 import dev.spool.client.ConfigEntry;
 import dev.spool.client.NewTopic;
+import dev.spool.client.ReplicaLog;
 import dev.spool.client.TopicDescription;
 import java.util.List;
 import java.util.Map;
@@ -143,8 +144,16 @@ final class TopicCommand implements Callable<Integer> {
         names = "--json",
         description =
             "Print {\"topic\", \"partitions\": [{\"partition\", \"leader\", "
-                + "\"leaderEpoch\", \"replicas\", \"isr\"}], ...}.")
+                + "\"leaderEpoch\", \"replicas\", \"isr\"}], ...}; with --logs also \"logs\": "
+                + "[{\"partition\", \"broker\", \"sizeBytes\", ..., \"cleaner\": {...}}].")
     boolean json;
+
+    @Option(
+        names = "--logs",
+        description =
+            "Also ask every broker about its replicas: size, offsets and, for a compacted topic,"
+                + " the cleaner's state (dirty ratio, last clean, bytes cleaned).")
+    boolean logs;
 
     Describe(CliContext ctx) {
       this.ctx = ctx;
@@ -153,9 +162,14 @@ final class TopicCommand implements Callable<Integer> {
     @Override
     public Integer call() {
       TopicDescription d;
+      List<ReplicaLog> replicaLogs = List.of();
       try (Admin a = admin.open(ctx, spec)) {
         d = a.describeTopic(name).join();
+        if (logs) {
+          replicaLogs = a.describeLogs(List.of(name)).join();
+        }
       }
+      List<ReplicaLog> rl = replicaLogs;
       if (json) {
         JsonLines.write(
             ctx.out(),
@@ -180,6 +194,9 @@ final class TopicCommand implements Callable<Integer> {
                 g.writeStringField(c.getKey(), c.getValue());
               }
               g.writeEndObject();
+              if (logs) {
+                LogsOutput.writeJson(g, rl);
+              }
               g.writeEndObject();
             });
         return ExitCodes.OK;
@@ -212,6 +229,9 @@ final class TopicCommand implements Callable<Integer> {
                     + (p.offlineReplicas().isEmpty()
                         ? ""
                         : "\tOffline: " + join(p.offlineReplicas())));
+      }
+      if (logs) {
+        LogsOutput.printText(ctx.out(), rl);
       }
       return ExitCodes.OK;
     }

@@ -4,10 +4,13 @@ import dev.spool.client.internal.ClientContext;
 import dev.spool.client.internal.admin.AdminCalls;
 import dev.spool.client.internal.admin.AdminCalls.Done;
 import dev.spool.client.internal.admin.AdminCalls.Retry;
+import dev.spool.client.internal.admin.GroupAdmin;
+import dev.spool.client.internal.consumer.OffsetLookup;
 import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
 import dev.spool.common.TopicPartition;
+import dev.spool.network.Node;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
 import dev.spool.protocol.message.ApiKey;
@@ -20,6 +23,8 @@ import dev.spool.protocol.message.DescribeClusterRequest;
 import dev.spool.protocol.message.DescribeClusterResponse;
 import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.DescribeConfigsResponse;
+import dev.spool.protocol.message.DescribeLogsRequest;
+import dev.spool.protocol.message.DescribeLogsResponse;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
 import dev.spool.protocol.message.MetadataRequest;
@@ -61,6 +66,9 @@ public final class Admin implements AutoCloseable {
   private final ClientContext context;
   private final AdminCalls calls;
   private final int brokerTimeoutMs;
+  private final GroupAdmin groups;
+  private final OffsetLookup offsets;
+  private final long defaultApiTimeoutMs;
 
   public Admin(Map<String, String> props) {
     this(new AdminConfig(props));
@@ -77,6 +85,72 @@ public final class Admin implements AutoCloseable {
     this.calls = new AdminCalls(context, config.get(AdminConfig.DEFAULT_API_TIMEOUT_MS));
     this.brokerTimeoutMs =
         (int) Math.min(Integer.MAX_VALUE, config.get(AdminConfig.REQUEST_TIMEOUT_MS));
+    this.defaultApiTimeoutMs = config.get(AdminConfig.DEFAULT_API_TIMEOUT_MS);
+    this.groups =
+        new GroupAdmin(context, defaultApiTimeoutMs, config.get(AdminConfig.REQUEST_TIMEOUT_MS));
+    this.offsets =
+        new OffsetLookup(
+            context.metadata(),
+            context.network(),
+            clock,
+            context.retryBackoff(),
+            config.get(AdminConfig.REQUEST_TIMEOUT_MS));
+  }
+
+  // ------------------------------------------------------------------ consumer groups
+
+  /** Every consumer group of the cluster (each broker lists those it coordinates). */
+  public CompletableFuture<List<ConsumerGroupListing>> listConsumerGroups() {
+    return describeCluster()
+        .thenCompose(
+            c ->
+                groups.list(
+                    c.brokers().stream().map(b -> new Node(b.id(), b.host(), b.port())).toList()));
+  }
+
+  /** Members (with host, client id, epoch and assignment) and state of one group. */
+  public CompletableFuture<ConsumerGroupDescription> describeConsumerGroup(String groupId) {
+    return groups.describe(groupId);
+  }
+
+  /** Every committed offset of the group. */
+  public CompletableFuture<Map<TopicPartition, OffsetAndMetadata>> listConsumerGroupOffsets(
+      String groupId) {
+    return groups.offsets(groupId);
+  }
+
+  /** Sets committed offsets; refused with NON_EMPTY_GROUP while the group has members. */
+  public CompletableFuture<Void> alterConsumerGroupOffsets(
+      String groupId, Map<TopicPartition, OffsetAndMetadata> offsets) {
+    return groups.alterOffsets(groupId, offsets);
+  }
+
+  /** Deletes committed offsets (GROUP_SUBSCRIBED_TO_TOPIC while members read the topic). */
+  public CompletableFuture<Void> deleteConsumerGroupOffsets(
+      String groupId, Collection<TopicPartition> partitions) {
+    return groups.deleteOffsets(groupId, partitions);
+  }
+
+  /** Deletes a group and its offsets; refused with NON_EMPTY_GROUP while it has members. */
+  public CompletableFuture<Void> deleteConsumerGroup(String groupId) {
+    return groups.delete(groupId);
+  }
+
+  /**
+   * Offsets by ListOffsets: per partition -2 (earliest), -1 (latest, the high watermark) or a
+   * timestamp in ms (the first record at or after it; -1 when there is none).
+   */
+  public CompletableFuture<Map<TopicPartition, Long>> listOffsets(Map<TopicPartition, Long> specs) {
+    return offsets
+        .lookup(specs, context.clock().monotonicMs() + defaultApiTimeoutMs)
+        .thenApply(
+            found -> {
+              Map<TopicPartition, Long> out = new TreeMap<>();
+              specs
+                  .keySet()
+                  .forEach(tp -> out.put(tp, found.get(tp) == null ? -1L : found.get(tp).offset()));
+              return out;
+            });
   }
 
   // ------------------------------------------------------------------ topics
@@ -368,6 +442,69 @@ public final class Admin implements AutoCloseable {
           }
           return new Done<Void>(null);
         });
+  }
+
+  // ------------------------------------------------------------------ logs
+
+  /**
+   * Every unfenced broker's replicas of {@code topics} (every topic when empty): size, offsets and
+   * the cleaner's state, sorted by partition, then broker. Each broker answers about itself, so all
+   * are asked; one that does not answer fails the call.
+   */
+  public CompletableFuture<List<ReplicaLog>> describeLogs(Collection<String> topics) {
+    DescribeLogsRequest request = DescribeLogsRequest.newBuilder().addAllTopics(topics).build();
+    return describeCluster()
+        .thenCompose(
+            cluster -> {
+              List<CompletableFuture<List<ReplicaLog>>> each = new ArrayList<>();
+              for (ClusterDescription.Broker b : cluster.brokers()) {
+                if (b.fenced()) {
+                  continue;
+                }
+                each.add(
+                    calls.callNode(
+                        "DescribeLogs of broker " + b.id(),
+                        new Node(b.id(), b.host(), b.port()),
+                        ApiKey.DESCRIBE_LOGS,
+                        () -> request,
+                        r -> new Done<>(replicaLogs(r.body(DescribeLogsResponse.class)))));
+              }
+              return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+                  .thenApply(
+                      v -> {
+                        List<ReplicaLog> all = new ArrayList<>();
+                        each.forEach(f -> all.addAll(f.join()));
+                        all.sort(
+                            Comparator.comparing(ReplicaLog::partition)
+                                .thenComparingInt(ReplicaLog::brokerId));
+                        return all;
+                      });
+            });
+  }
+
+  private static List<ReplicaLog> replicaLogs(DescribeLogsResponse d) {
+    List<ReplicaLog> out = new ArrayList<>();
+    for (DescribeLogsResponse.ReplicaLog p : d.getPartitionsList()) {
+      out.add(
+          new ReplicaLog(
+              d.getBrokerId(),
+              new TopicPartition(p.getTopic(), p.getPartition()),
+              p.getSizeBytes(),
+              p.getSegments(),
+              p.getLogStartOffset(),
+              p.getLogEndOffset(),
+              p.getHighWatermark(),
+              p.getCompacted(),
+              p.getFirstDirtyOffset(),
+              p.getFirstUncleanableOffset(),
+              p.getCleanableBytes(),
+              p.getDirtyRatio(),
+              p.getLastCleanTimeMs(),
+              p.getLastCleanDurationMs(),
+              p.getBytesCleaned(),
+              p.getUncleanableReason()));
+    }
+    return out;
   }
 
   private static String topicMessage(String topic, String message) {

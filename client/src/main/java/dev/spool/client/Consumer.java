@@ -2,7 +2,10 @@ package dev.spool.client;
 
 import dev.spool.client.internal.ClientContext;
 import dev.spool.client.internal.consumer.ConsumerStats;
+import dev.spool.client.internal.consumer.CoordinatorClient;
 import dev.spool.client.internal.consumer.Fetcher;
+import dev.spool.client.internal.consumer.GroupHeartbeat;
+import dev.spool.client.internal.consumer.GroupReconciler;
 import dev.spool.client.internal.consumer.OffsetLookup;
 import dev.spool.client.internal.metadata.MetadataWaiter;
 import dev.spool.client.internal.metadata.PartitionInfo;
@@ -17,13 +20,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads records from assigned partitions. The application keeps the positions (there are no
- * consumer groups yet): {@link #assign}, then {@link #seek}/{@link #seekToBeginning}/{@link
- * #seekToEnd} or let {@code auto.offset.reset} decide, then {@link #poll} in a loop.
+ * Reads records, either as a member of a consumer group ({@code group.id} and {@link #subscribe}:
+ * the group's coordinator assigns partitions and keeps committed positions) or from partitions the
+ * application picks ({@link #assign}, then {@link #seek}/{@link #seekToBeginning}/{@link
+ * #seekToEnd} or let {@code auto.offset.reset} decide); then {@link #poll} in a loop.
+ *
+ * <p>In a group, membership heartbeats run on the client's I/O thread; the rebalance listener runs
+ * inside {@code poll}. A newly assigned partition starts at its committed offset (with the leader
+ * epoch committed beside it, so a truncation across the handover is detected), else per {@code
+ * auto.offset.reset}. With {@code enable.auto.commit} consumed positions are committed every {@code
+ * auto.commit.interval.ms}, before partitions are revoked and on close.
  *
  * <pre>{@code
  * try (Consumer c = new Consumer(Map.of("bootstrap.servers", "127.0.0.1:9092"))) {
@@ -44,13 +55,18 @@ import org.slf4j.LoggerFactory;
  */
 public final class Consumer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Consumer.class);
+  private static final long GROUP_POLL_SLICE_MS = 100;
 
   private final ClientContext context;
   private final Clock clock;
   private final Fetcher fetcher;
   private final ConsumerStats stats = new ConsumerStats();
   private final long defaultApiTimeoutMs;
+  private final GroupReconciler group;
+  private final CoordinatorClient coordinator;
+  private final GroupHeartbeat.Settings heartbeatSettings;
   private volatile boolean closed;
+  private volatile boolean wakeupRequested;
 
   public Consumer(Map<String, String> props) {
     this(new ConsumerConfig(props));
@@ -103,12 +119,132 @@ public final class Consumer implements AutoCloseable {
             context.retryBackoff(),
             defaultApiTimeoutMs,
             stats);
+    String groupId = config.get(ConsumerConfig.GROUP_ID);
+    this.heartbeatSettings =
+        new GroupHeartbeat.Settings(
+            config.get(ConsumerConfig.GROUP_INSTANCE_ID).isEmpty()
+                ? null
+                : config.get(ConsumerConfig.GROUP_INSTANCE_ID),
+            config.get(ConsumerConfig.GROUP_REMOTE_ASSIGNOR),
+            config.get(ConsumerConfig.MAX_POLL_INTERVAL_MS),
+            config.get(ConsumerConfig.REQUEST_TIMEOUT_MS));
+    if (groupId.isEmpty()) {
+      this.coordinator = null;
+      this.group = null;
+    } else {
+      this.coordinator =
+          new CoordinatorClient(
+              groupId,
+              context.metadata(),
+              context.network(),
+              clock,
+              context.retryBackoff(),
+              config.get(ConsumerConfig.REQUEST_TIMEOUT_MS));
+      this.group =
+          new GroupReconciler(
+              coordinator,
+              fetcher,
+              clock,
+              new GroupReconciler.Settings(
+                  config.get(ConsumerConfig.ENABLE_AUTO_COMMIT),
+                  config.get(ConsumerConfig.AUTO_COMMIT_INTERVAL_MS),
+                  defaultApiTimeoutMs));
+    }
     log.info("[client={}] {}", context.clientId(), config.toLogString());
+  }
+
+  // ------------------------------------------------------------------ groups
+
+  /**
+   * Joins the group ({@code group.id}) subscribed to {@code topics}; the coordinator assigns
+   * partitions, which the next polls start reading. Calling it again changes the subscription.
+   */
+  public void subscribe(Collection<String> topics, ConsumerRebalanceListener listener) {
+    Objects.requireNonNull(topics, "topics");
+    for (String t : topics) {
+      if (t == null || t.isBlank()) {
+        throw new IllegalArgumentException("topic names must not be empty: " + topics);
+      }
+    }
+    startGroup(List.copyOf(topics), "", listener);
+  }
+
+  public void subscribe(Collection<String> topics) {
+    subscribe(topics, ConsumerRebalanceListener.NONE);
+  }
+
+  /**
+   * Joins the group subscribed to every topic whose whole name matches {@code pattern} (matched by
+   * the coordinator, so topics created later are picked up).
+   */
+  public void subscribe(Pattern pattern, ConsumerRebalanceListener listener) {
+    Objects.requireNonNull(pattern, "pattern");
+    startGroup(List.of(), pattern.pattern(), listener);
+  }
+
+  private void startGroup(List<String> topics, String regex, ConsumerRebalanceListener listener) {
+    checkOpen();
+    GroupReconciler g = requireGroup("subscribe");
+    if (!g.subscribed() && !fetcher.assignment().isEmpty()) {
+      throw new IllegalStateException(
+          "subscribe and assign cannot be mixed: assign(List.of()) first");
+    }
+    g.subscribe(
+        new GroupHeartbeat(coordinator, context.network(), clock, heartbeatSettings),
+        topics,
+        regex,
+        listener);
+  }
+
+  private GroupReconciler requireGroup(String what) {
+    if (group == null) {
+      throw new SpoolException(
+          ErrorCode.INVALID_GROUP_ID, what + " needs a consumer group: set group.id");
+    }
+    return group;
+  }
+
+  /** Commits the consumed position of every assigned partition and waits. */
+  public void commitSync() {
+    commitSync(requireGroup("commitSync").consumedPositions(fetcher.assignment()));
+  }
+
+  /**
+   * Commits {@code offsets} and waits (up to {@code default.api.timeout.ms}); throws the first
+   * partition's error, e.g. PARTITION_NOT_ASSIGNED, OFFSET_METADATA_TOO_LARGE, NON_EMPTY_GROUP.
+   */
+  public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets) {
+    checkOpen();
+    requireGroup("commitSync").commitSync(offsets, defaultApiTimeoutMs);
+  }
+
+  public void commitAsync() {
+    commitAsync(null);
+  }
+
+  /** Commits the consumed positions without waiting; the callback runs in a later poll. */
+  public void commitAsync(OffsetCommitCallback callback) {
+    commitAsync(requireGroup("commitAsync").consumedPositions(fetcher.assignment()), callback);
+  }
+
+  public void commitAsync(
+      Map<TopicPartition, OffsetAndMetadata> offsets, OffsetCommitCallback callback) {
+    checkOpen();
+    requireGroup("commitAsync").commitAsync(offsets, callback);
+  }
+
+  /** The group's committed offsets of {@code partitions}; a partition without one is absent. */
+  public Map<TopicPartition, OffsetAndMetadata> committed(Set<TopicPartition> partitions) {
+    checkOpen();
+    return requireGroup("committed").committed(partitions);
   }
 
   /** Reads exactly these partitions from now on (replacing the previous assignment). */
   public void assign(Collection<TopicPartition> partitions) {
     checkOpen();
+    if (group != null && group.subscribed()) {
+      throw new IllegalStateException("subscribe and assign cannot be mixed");
+    }
     fetcher.assign(List.copyOf(partitions));
   }
 
@@ -154,7 +290,30 @@ public final class Consumer implements AutoCloseable {
   public ConsumerRecords poll(Duration timeout) {
     checkOpen();
     try {
-      return fetcher.poll(timeout.toMillis());
+      if (group == null || !group.subscribed()) {
+        if (group != null) {
+          group.onPoll();
+        }
+        return fetcher.poll(timeout.toMillis());
+      }
+      // In a group, poll in short slices so assignment changes are applied while waiting.
+      long deadline = clock.monotonicMs() + Math.max(0, timeout.toMillis());
+      while (true) {
+        group.onPoll();
+        long left = deadline - clock.monotonicMs();
+        long slice = Math.max(0, Math.min(left, GROUP_POLL_SLICE_MS));
+        ConsumerRecords records;
+        if (fetcher.assignment().isEmpty()) {
+          Thread.sleep(slice);
+          records = ConsumerRecords.EMPTY;
+        } else {
+          records = fetcher.poll(slice);
+        }
+        if (!records.isEmpty() || clock.monotonicMs() >= deadline || wakeupRequested) {
+          wakeupRequested = false;
+          return records;
+        }
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return ConsumerRecords.EMPTY;
@@ -163,6 +322,7 @@ public final class Consumer implements AutoCloseable {
 
   /** Makes a poll that is waiting return at once (empty). Safe from any thread. */
   public void wakeup() {
+    wakeupRequested = true;
     fetcher.wakeup();
   }
 
@@ -245,6 +405,9 @@ public final class Consumer implements AutoCloseable {
   public void close() {
     if (closed) {
       return;
+    }
+    if (group != null) {
+      group.close(defaultApiTimeoutMs);
     }
     closed = true;
     context.close();

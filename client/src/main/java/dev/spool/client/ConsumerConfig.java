@@ -66,6 +66,45 @@ public final class ConsumerConfig {
           ConfigKey.atLeast(0L),
           "Timeout of blocking calls such as position, endOffsets and offsetsForTimes.");
 
+  // ---- consumer groups
+  public static final ConfigKey<String> GROUP_ID =
+      DEF.stringKey(
+          "group.id",
+          "",
+          null,
+          "The consumer group: needed by subscribe and by commits; empty = no group (assign only).");
+  public static final ConfigKey<String> GROUP_INSTANCE_ID =
+      DEF.stringKey(
+          "group.instance.id",
+          "",
+          null,
+          "Static membership: a member restarted within the session timeout keeps its partitions.");
+  public static final ConfigKey<String> GROUP_REMOTE_ASSIGNOR =
+      DEF.stringKey(
+          "group.remote.assignor",
+          "",
+          ConfigKey.oneOf("", "uniform", "range"),
+          "The server-side assignor (uniform or range); empty = the broker's default.");
+  public static final ConfigKey<Boolean> ENABLE_AUTO_COMMIT =
+      DEF.boolKey(
+          "enable.auto.commit",
+          true,
+          "With a group: commit consumed positions every auto.commit.interval.ms, before a"
+              + " revocation and on close.");
+  public static final ConfigKey<Integer> AUTO_COMMIT_INTERVAL_MS =
+      DEF.intKey(
+          "auto.commit.interval.ms",
+          5_000,
+          ConfigKey.atLeast(1),
+          "How often consumed positions are committed when enable.auto.commit is on.");
+  public static final ConfigKey<Integer> MAX_POLL_INTERVAL_MS =
+      DEF.intKey(
+          "max.poll.interval.ms",
+          300_000,
+          ConfigKey.atLeast(1),
+          "A member that does not poll for this long leaves its group (its partitions move); it"
+              + " rejoins at the next poll. Also the rebalance timeout the coordinator applies.");
+
   private final Config config;
 
   public ConsumerConfig(Map<String, String> props) {

@@ -94,7 +94,9 @@ public final class Producer implements AutoCloseable {
             batchSize,
             config.get(ProducerConfig.LINGER_MS),
             config.get(ProducerConfig.DELIVERY_TIMEOUT_MS),
-            new BufferPool(bufferMemory, batchSize));
+            new BufferPool(bufferMemory, batchSize),
+            config.compression(),
+            maxRequestSize);
     this.state =
         new ProduceState(
             config.idempotent(),

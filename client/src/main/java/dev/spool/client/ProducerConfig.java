@@ -1,10 +1,13 @@
 package dev.spool.client;
 
 import dev.spool.client.internal.CommonClientConfig;
+import dev.spool.config.CompressionConfig;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
 import dev.spool.config.ConfigKey;
+import dev.spool.record.Compression;
+import dev.spool.record.CompressionType;
 import java.util.List;
 import java.util.Map;
 
@@ -99,8 +102,13 @@ public final class ProducerConfig {
       DEF.stringKey(
           "compression.type",
           "none",
-          ConfigKey.oneOf("none"),
-          "Batch compression; only none is supported (records are sent as they are).");
+          ConfigKey.oneOf(CompressionConfig.CODEC_NAMES),
+          "Codec each batch is compressed with: none, gzip, snappy, lz4 or zstd (Kafka's formats).");
+  static final CompressionConfig LEVELS =
+      CompressionConfig.define(DEF, "for batches this producer compresses.");
+  public static final ConfigKey<Integer> COMPRESSION_GZIP_LEVEL = LEVELS.gzipLevel();
+  public static final ConfigKey<Integer> COMPRESSION_LZ4_LEVEL = LEVELS.lz4Level();
+  public static final ConfigKey<Integer> COMPRESSION_ZSTD_LEVEL = LEVELS.zstdLevel();
 
   private final Config config;
   private final boolean idempotent;
@@ -151,6 +159,12 @@ public final class ProducerConfig {
   /** Whether idempotence is in effect (the default, unless acks was set weaker). */
   public boolean idempotent() {
     return idempotent;
+  }
+
+  /** The codec and level batches are compressed with ({@code compression.type} and its level). */
+  public Compression compression() {
+    String name = config.get(COMPRESSION_TYPE);
+    return Compression.of(CompressionType.forName(name), LEVELS.levelFor(name, config));
   }
 
   /** acks as sent on the wire: -1 (all), 1 or 0. */

@@ -43,10 +43,16 @@ public final class Errors {
     }
     for (ErrorCode c :
         new ErrorCode[] {
-          ErrorCode.NOT_ENOUGH_REPLICAS, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-          ErrorCode.REQUEST_TIMED_OUT, ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE,
-          ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE, ErrorCode.QUORUM_UNAVAILABLE,
-          ErrorCode.THROTTLING_QUOTA_EXCEEDED
+          ErrorCode.NOT_ENOUGH_REPLICAS,
+          ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+          ErrorCode.REQUEST_TIMED_OUT,
+          ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE,
+          ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE,
+          ErrorCode.QUORUM_UNAVAILABLE,
+          ErrorCode.THROTTLING_QUOTA_EXCEEDED,
+          ErrorCode.COORDINATOR_NOT_AVAILABLE,
+          ErrorCode.NOT_COORDINATOR,
+          ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
         }) {
       FLAGS.put(c, retry);
     }

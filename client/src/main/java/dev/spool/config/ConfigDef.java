@@ -54,6 +54,11 @@ public final class ConfigDef {
     return add(new ConfigKey<>(name, "long", Long::parseLong, dflt, dflt == null, v, doc));
   }
 
+  public ConfigKey<Double> doubleKey(
+      String name, Double dflt, ConfigKey.Validator<Double> v, String doc) {
+    return add(new ConfigKey<>(name, "double", Double::parseDouble, dflt, dflt == null, v, doc));
+  }
+
   public ConfigKey<Boolean> boolKey(String name, Boolean dflt, String doc) {
     return add(
         new ConfigKey<>(name, "boolean", ConfigDef::parseBoolean, dflt, dflt == null, null, doc));

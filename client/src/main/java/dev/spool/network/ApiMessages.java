@@ -7,24 +7,42 @@ import dev.spool.protocol.message.AlterConfigsResponse;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.ApiVersionsRequest;
 import dev.spool.protocol.message.ApiVersionsResponse;
+import dev.spool.protocol.message.ConsumerGroupHeartbeatRequest;
+import dev.spool.protocol.message.ConsumerGroupHeartbeatResponse;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
+import dev.spool.protocol.message.DeleteGroupsRequest;
+import dev.spool.protocol.message.DeleteGroupsResponse;
 import dev.spool.protocol.message.DeleteTopicsRequest;
 import dev.spool.protocol.message.DeleteTopicsResponse;
 import dev.spool.protocol.message.DescribeClusterRequest;
 import dev.spool.protocol.message.DescribeClusterResponse;
 import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.DescribeConfigsResponse;
+import dev.spool.protocol.message.DescribeGroupsRequest;
+import dev.spool.protocol.message.DescribeGroupsResponse;
+import dev.spool.protocol.message.DescribeLogsRequest;
+import dev.spool.protocol.message.DescribeLogsResponse;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
 import dev.spool.protocol.message.FetchRequest;
 import dev.spool.protocol.message.FetchResponse;
+import dev.spool.protocol.message.FindCoordinatorRequest;
+import dev.spool.protocol.message.FindCoordinatorResponse;
 import dev.spool.protocol.message.InitProducerIdRequest;
 import dev.spool.protocol.message.InitProducerIdResponse;
+import dev.spool.protocol.message.ListGroupsRequest;
+import dev.spool.protocol.message.ListGroupsResponse;
 import dev.spool.protocol.message.ListOffsetsRequest;
 import dev.spool.protocol.message.ListOffsetsResponse;
 import dev.spool.protocol.message.MetadataRequest;
 import dev.spool.protocol.message.MetadataResponse;
+import dev.spool.protocol.message.OffsetCommitRequest;
+import dev.spool.protocol.message.OffsetCommitResponse;
+import dev.spool.protocol.message.OffsetDeleteRequest;
+import dev.spool.protocol.message.OffsetDeleteResponse;
+import dev.spool.protocol.message.OffsetFetchRequest;
+import dev.spool.protocol.message.OffsetFetchResponse;
 import dev.spool.protocol.message.OffsetForLeaderEpochRequest;
 import dev.spool.protocol.message.OffsetForLeaderEpochResponse;
 import dev.spool.protocol.message.ProduceRequest;
@@ -73,6 +91,31 @@ public final class ApiMessages {
     PARSERS.put(
         ApiKey.ALTER_CONFIGS,
         new Pair(AlterConfigsRequest.parser(), AlterConfigsResponse.parser()));
+    PARSERS.put(
+        ApiKey.FIND_COORDINATOR,
+        new Pair(FindCoordinatorRequest.parser(), FindCoordinatorResponse.parser()));
+    PARSERS.put(
+        ApiKey.CONSUMER_GROUP_HEARTBEAT,
+        new Pair(ConsumerGroupHeartbeatRequest.parser(), ConsumerGroupHeartbeatResponse.parser()));
+    PARSERS.put(
+        ApiKey.OFFSET_COMMIT,
+        new Pair(OffsetCommitRequest.parser(), OffsetCommitResponse.parser()));
+    PARSERS.put(
+        ApiKey.OFFSET_FETCH, new Pair(OffsetFetchRequest.parser(), OffsetFetchResponse.parser()));
+    PARSERS.put(
+        ApiKey.LIST_GROUPS, new Pair(ListGroupsRequest.parser(), ListGroupsResponse.parser()));
+    PARSERS.put(
+        ApiKey.DESCRIBE_GROUPS,
+        new Pair(DescribeGroupsRequest.parser(), DescribeGroupsResponse.parser()));
+    PARSERS.put(
+        ApiKey.DELETE_GROUPS,
+        new Pair(DeleteGroupsRequest.parser(), DeleteGroupsResponse.parser()));
+    PARSERS.put(
+        ApiKey.OFFSET_DELETE,
+        new Pair(OffsetDeleteRequest.parser(), OffsetDeleteResponse.parser()));
+    PARSERS.put(
+        ApiKey.DESCRIBE_LOGS,
+        new Pair(DescribeLogsRequest.parser(), DescribeLogsResponse.parser()));
     for (ApiKey k : ApiKey.values()) {
       if (k != ApiKey.API_KEY_UNSPECIFIED && k != ApiKey.UNRECOGNIZED && !PARSERS.containsKey(k)) {
         throw new ExceptionInInitializerError("no message types for API " + k);

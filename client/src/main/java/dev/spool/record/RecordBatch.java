@@ -219,6 +219,22 @@ public final class RecordBatch {
     return (attributes() & CONTROL_FLAG_MASK) != 0;
   }
 
+  /**
+   * Whether the cleaner set this batch's delete horizon (attribute bit 6): then {@link
+   * #baseTimestamp()} holds it instead of the first record's timestamp.
+   */
+  public boolean isDeleteHorizonSet() {
+    return (attributes() & DELETE_HORIZON_FLAG_MASK) != 0;
+  }
+
+  /**
+   * When the tombstones of this batch may go (Kafka's {@code deleteHorizonMs}): its base timestamp
+   * when the delete horizon bit is set, else {@link #NO_TIMESTAMP}.
+   */
+  public long deleteHorizonMs() {
+    return isDeleteHorizonSet() ? baseTimestamp() : NO_TIMESTAMP;
+  }
+
   public boolean hasProducerId() {
     return producerId() > NO_PRODUCER_ID;
   }

@@ -1,6 +1,10 @@
 package dev.spool.record;
 
+import dev.spool.record.internal.ByteBufferOutputStream;
 import dev.spool.record.internal.Varint;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -8,13 +12,16 @@ import java.util.List;
 /**
  * Builds one RecordBatch v2 (layout in {@link RecordBatch}, records in {@link RecordCursor}).
  * Records are encoded as they are appended, behind a 61-byte gap for the header; {@link #build()}
- * fills the header, the lengths and the CRC. The batch is written into the caller's buffer from its
- * position on; when that buffer is too small a larger heap buffer replaces it (see {@link
- * #buffer()}).
+ * compresses them if a {@link #compression} was set, then fills the header, the lengths and the
+ * CRC. The batch is written into the caller's buffer from its position on; when that buffer is too
+ * small a larger heap buffer replaces it (see {@link #buffer()}).
  *
  * <p>Offsets are consecutive from {@link #baseOffset} (producers use 0; the leader assigns the real
- * base offset on append). The base timestamp is the first record's, the max timestamp is tracked.
- * Not thread-safe; single use: after {@link #build()} no more records may be added.
+ * base offset on append), or explicit and increasing with {@link #appendWithOffset} (a compacted
+ * batch keeps its records' offsets, so it may have gaps). The base timestamp is the first record's,
+ * the max timestamp is tracked. Sizes ({@link #estimatedSizeInBytes}, {@link #hasRoomFor}) count
+ * the records uncompressed until the batch is built. Not thread-safe; single use: after {@link
+ * #build()} no more records may be added.
  */
 public final class RecordBatchBuilder {
   private static final List<Header> NO_HEADERS = List.of();
@@ -27,8 +34,10 @@ public final class RecordBatchBuilder {
   private short producerEpoch = RecordBatch.NO_PRODUCER_EPOCH;
   private int baseSequence = RecordBatch.NO_SEQUENCE;
   private TimestampType timestampType = TimestampType.CREATE_TIME;
+  private Compression compression = Compression.NONE;
 
   private int recordCount;
+  private int lastOffsetDelta = -1;
   private long baseTimestamp = RecordBatch.NO_TIMESTAMP;
   private long maxTimestamp = RecordBatch.NO_TIMESTAMP;
   private boolean built;
@@ -72,6 +81,12 @@ public final class RecordBatchBuilder {
     return this;
   }
 
+  /** The codec {@link #build()} compresses the records with (default none). */
+  public RecordBatchBuilder compression(Compression compression) {
+    this.compression = compression;
+    return this;
+  }
+
   public int recordCount() {
     return recordCount;
   }
@@ -100,8 +115,27 @@ public final class RecordBatchBuilder {
    */
   public RecordBatchBuilder append(
       long timestampMs, ByteBuffer key, ByteBuffer value, List<Header> headers) {
+    return appendWithOffset(baseOffset + lastOffsetDelta + 1, timestampMs, key, value, headers);
+  }
+
+  /**
+   * Appends one record at {@code offset}, which must be above the previous record's (the first may
+   * be any offset at or above {@link #baseOffset}): offsets may skip, as in a compacted batch.
+   */
+  public RecordBatchBuilder appendWithOffset(
+      long offset, long timestampMs, ByteBuffer key, ByteBuffer value, List<Header> headers) {
     if (built) {
       throw new IllegalStateException("batch already built");
+    }
+    long delta = offset - baseOffset;
+    if (delta <= lastOffsetDelta || delta > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "offset "
+              + offset
+              + " must be above "
+              + (baseOffset + lastOffsetDelta)
+              + " and within 2^31 of the base offset "
+              + baseOffset);
     }
     if (timestampMs < 0 && timestampMs != RecordBatch.NO_TIMESTAMP) {
       throw new IllegalArgumentException("invalid timestamp " + timestampMs);
@@ -110,7 +144,7 @@ public final class RecordBatchBuilder {
       baseTimestamp = timestampMs;
     }
     long timestampDelta = timestampMs - baseTimestamp;
-    int offsetDelta = recordCount;
+    int offsetDelta = (int) delta;
     int bodySize = bodySizeInBytes(offsetDelta, timestampDelta, key, value, headers);
     ensureRoom(Varint.sizeOfVarint(bodySize) + bodySize);
     Varint.writeVarint(bodySize, buffer);
@@ -127,6 +161,7 @@ public final class RecordBatchBuilder {
       writeNullable(wrap(h.value()));
     }
     recordCount++;
+    lastOffsetDelta = offsetDelta;
     maxTimestamp = Math.max(maxTimestamp, timestampMs);
     return this;
   }
@@ -182,7 +217,8 @@ public final class RecordBatchBuilder {
     if (recordCount == 0) {
       return true;
     }
-    int body = bodySizeInBytes(recordCount, timestampMs - baseTimestamp, key, value, headers);
+    int body =
+        bodySizeInBytes(lastOffsetDelta + 1, timestampMs - baseTimestamp, key, value, headers);
     return estimatedSizeInBytes() + Varint.sizeOfVarint(body) + body <= sizeLimitBytes;
   }
 
@@ -219,17 +255,23 @@ public final class RecordBatchBuilder {
       throw new IllegalStateException("a batch needs at least one record");
     }
     built = true;
+    if (compression.type() != CompressionType.NONE) {
+      compressRecords();
+    }
     int end = buffer.position();
     int size = end - start;
     short attributes =
         (short)
-            (timestampType == TimestampType.LOG_APPEND_TIME ? RecordBatch.TIMESTAMP_TYPE_MASK : 0);
+            (compression.type().id()
+                | (timestampType == TimestampType.LOG_APPEND_TIME
+                    ? RecordBatch.TIMESTAMP_TYPE_MASK
+                    : 0));
     buffer.putLong(start + RecordBatch.BASE_OFFSET_POSITION, baseOffset);
     buffer.putInt(start + RecordBatch.BATCH_LENGTH_POSITION, size - RecordBatch.LOG_OVERHEAD);
     buffer.putInt(start + RecordBatch.PARTITION_LEADER_EPOCH_POSITION, partitionLeaderEpoch);
     buffer.put(start + RecordBatch.MAGIC_POSITION, RecordBatch.MAGIC);
     buffer.putShort(start + RecordBatch.ATTRIBUTES_POSITION, attributes);
-    buffer.putInt(start + RecordBatch.LAST_OFFSET_DELTA_POSITION, recordCount - 1);
+    buffer.putInt(start + RecordBatch.LAST_OFFSET_DELTA_POSITION, lastOffsetDelta);
     buffer.putLong(start + RecordBatch.BASE_TIMESTAMP_POSITION, baseTimestamp);
     buffer.putLong(start + RecordBatch.MAX_TIMESTAMP_POSITION, maxTimestamp);
     buffer.putLong(start + RecordBatch.PRODUCER_ID_POSITION, producerId);
@@ -241,6 +283,31 @@ public final class RecordBatchBuilder {
     ByteBuffer out = buffer.duplicate();
     out.limit(end).position(start);
     return out;
+  }
+
+  /**
+   * Replaces the encoded records after the header gap by their compressed form: compressed into a
+   * scratch stream, then copied back over them when they fit in the buffer (they nearly always do:
+   * compression rarely grows data by more than a frame header), else into a new buffer.
+   */
+  private void compressRecords() {
+    int recordsStart = start + RecordBatch.HEADER_SIZE_BYTES;
+    ByteBuffer records = buffer.duplicate().limit(buffer.position()).position(recordsStart);
+    ByteBufferOutputStream scratch =
+        new ByteBufferOutputStream(Math.max(256, records.remaining() / 2));
+    try (OutputStream out = compression.wrapForOutput(scratch)) {
+      Compression.writeTo(records, out);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot compress a batch with " + compression, e);
+    }
+    ByteBuffer compressed = scratch.buffer().flip();
+    if (buffer.capacity() - recordsStart < compressed.remaining()) {
+      ByteBuffer bigger = ByteBuffer.allocate(recordsStart + compressed.remaining());
+      bigger.put(buffer.duplicate().limit(recordsStart).position(0));
+      buffer = bigger;
+    }
+    buffer.limit(buffer.capacity()).position(recordsStart);
+    buffer.put(compressed);
   }
 
   private static ByteBuffer wrap(byte[] bytes) {

@@ -1,14 +1,22 @@
 package dev.spool.record;
 
 import dev.spool.record.internal.VarintReader;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Iterates the records of one uncompressed batch without allocating: after {@link #next()} the
- * accessors describe the current record, and key, value and headers are exposed as absolute
- * (position, length) pairs into {@link #buffer()} (length -1 = null). The convenience methods that
- * return slices or strings allocate and are meant for tests and tools.
+ * Iterates the records of one batch without allocating: after {@link #next()} the accessors
+ * describe the current record, and key, value and headers are exposed as absolute (position,
+ * length) pairs into {@link #buffer()} (length -1 = null). The convenience methods that return
+ * slices or strings allocate and are meant for tests and tools.
+ *
+ * <p>A compressed batch is inflated whole by {@link #reset} into an array the cursor keeps and
+ * reuses for the next batch (so {@link #buffer()} is that array then, not the batch's buffer): the
+ * records are then read exactly as uncompressed ones. {@link #maxInflatedBytes} bounds it; a batch
+ * inflating past it throws {@link RecordTooLargeException}. To check a batch from an untrusted
+ * source without holding its inflated records, use {@link RecordStreamReader}.
  *
  * <p>Record layout (zig-zag varints, see {@code internal.Varint}):
  *
@@ -25,13 +33,22 @@ import java.nio.charset.StandardCharsets;
  * headers         headersCount x { keyLength varint, key UTF-8, valueLength varint (-1 = null), value }
  * </pre>
  *
- * <p>A compressed batch is refused with {@link UnsupportedCompressionException} rather than read as
- * garbage; a malformed record throws {@link CorruptRecordException} with its position. Not
+ * <p>A corrupt compressed payload or a malformed record throws {@link CorruptRecordException} with
+ * its position; an unknown codec id (5–7) throws {@link UnsupportedCompressionException}. Not
  * thread-safe (it is a cursor).
  */
 public final class RecordCursor {
   private final VarintReader reader = new VarintReader();
   private final VarintReader headerReader = new VarintReader();
+
+  /** The least free room each read of a codec stream is offered (lz4's block maximum). */
+  private static final int READ_CHUNK_BYTES = 64 * 1024;
+
+  /** Inflated records of the last compressed batch; kept to be reused by the next one. */
+  private byte[] inflated = new byte[0];
+
+  private ByteBuffer inflatedView = ByteBuffer.wrap(inflated);
+  private int maxInflatedBytes = Integer.MAX_VALUE - 16;
 
   private ByteBuffer buffer;
   private int recordsEnd;
@@ -58,27 +75,87 @@ public final class RecordCursor {
   private int headerValueLength;
 
   /**
-   * Positions the cursor before the first record of {@code batch}. The batch must be complete
-   * (validate it first); compressed batches throw {@link UnsupportedCompressionException}.
+   * Bounds what one compressed batch may inflate to (default: the largest array). A consumer reads
+   * what its broker accepted; a broker re-reading its own log relies on the bound it checked on
+   * append.
+   */
+  public RecordCursor maxInflatedBytes(int bytes) {
+    this.maxInflatedBytes = bytes;
+    return this;
+  }
+
+  /**
+   * Positions the cursor before the first record of {@code batch}, inflating it first when it is
+   * compressed. The batch must be complete (validate it first).
    */
   public RecordCursor reset(RecordBatch batch) {
     int codec = batch.compressionCodecId();
-    if (codec != CompressionType.NONE.id()) {
+    int recordsStart;
+    if (codec == CompressionType.NONE.id()) {
+      this.buffer = batch.buffer();
+      recordsStart = batch.position() + RecordBatch.RECORDS_POSITION;
+      this.recordsEnd = batch.position() + batch.sizeInBytes();
+    } else {
       if (!CompressionType.isKnown(codec)) {
-        throw new CorruptRecordException("unknown compression codec id " + codec, batch.position());
+        throw new UnsupportedCompressionException(codec, batch.position());
       }
-      throw new UnsupportedCompressionException(CompressionType.forId(codec), batch.position());
+      this.recordsEnd = inflate(batch, CompressionType.forId(codec));
+      this.buffer = inflatedView;
+      recordsStart = 0;
     }
-    this.buffer = batch.buffer();
-    this.recordsEnd = batch.position() + batch.sizeInBytes();
     this.remainingRecords = batch.recordsCount();
     this.baseOffset = batch.baseOffset();
     this.baseTimestamp = batch.baseTimestamp();
     this.logAppendTime = batch.timestampType() == TimestampType.LOG_APPEND_TIME;
     this.maxTimestamp = batch.maxTimestamp();
-    reader.reset(buffer, batch.position() + RecordBatch.RECORDS_POSITION, recordsEnd);
+    reader.reset(buffer, recordsStart, recordsEnd);
     this.headersLeft = 0;
     return this;
+  }
+
+  /** Inflates the records of {@code batch} into {@link #inflated}; returns their length. */
+  private int inflate(RecordBatch batch, CompressionType type) {
+    int start = batch.position() + RecordBatch.RECORDS_POSITION;
+    ByteBuffer payload =
+        batch.buffer().duplicate().limit(batch.position() + batch.sizeInBytes()).position(start);
+    if (inflated.length == 0) {
+      grow((int) Math.min(maxInflatedBytes, Math.max(64 * 1024, 4L * payload.remaining())));
+    }
+    int length = 0;
+    try (InputStream in = Compression.wrapForInput(type, payload)) {
+      while (true) {
+        if (inflated.length - length < READ_CHUNK_BYTES && inflated.length < maxInflatedBytes) {
+          // Room for a whole codec block lets the codec inflate straight into the array.
+          grow((int) Math.min(maxInflatedBytes, Math.max(2L * inflated.length, READ_CHUNK_BYTES)));
+        }
+        if (length == inflated.length) {
+          if (in.read() < 0) {
+            break;
+          }
+          throw new RecordTooLargeException(
+              "inflated " + type.displayName() + " batch", length + 1, maxInflatedBytes);
+        }
+        int n = in.read(inflated, length, inflated.length - length);
+        if (n < 0) {
+          break;
+        }
+        length += n;
+      }
+    } catch (IOException | RuntimeException e) {
+      if (e instanceof RecordTooLargeException tooLarge) {
+        throw tooLarge;
+      }
+      throw new CorruptRecordException(
+          "corrupt " + type.displayName() + " payload: " + e.getMessage(), batch.position());
+    }
+    return length;
+  }
+
+  private void grow(int capacity) {
+    byte[] bigger = new byte[capacity];
+    System.arraycopy(inflated, 0, bigger, 0, Math.min(inflated.length, capacity));
+    inflated = bigger;
+    inflatedView = ByteBuffer.wrap(bigger);
   }
 
   /** Advances to the next record; false after the last one. */
@@ -166,6 +243,16 @@ public final class RecordCursor {
 
   public long offset() {
     return offset;
+  }
+
+  /** Position in {@link #buffer()} of the current record's first byte (its length varint). */
+  public int recordPosition() {
+    return recordPosition;
+  }
+
+  /** Bytes of the current record, its length varint included: it ends where the next begins. */
+  public int recordSizeInBytes() {
+    return reader.position() - recordPosition;
   }
 
   /** The record's timestamp; with LogAppendTime, the batch's max timestamp. */

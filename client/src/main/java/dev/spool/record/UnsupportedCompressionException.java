@@ -1,26 +1,29 @@
 package dev.spool.record;
 
 /**
- * Records of a compressed batch were asked for, but Spool does not decompress (yet). Compressed
- * batches are stored and served as opaque bytes; only their records cannot be iterated. Thrown
- * instead of returning wrong data.
+ * A batch names a codec id Kafka does not define (5–7 in the attributes' low three bits): its
+ * records cannot be read, and it is refused rather than read as garbage. Every defined codec (none,
+ * gzip, snappy, lz4, zstd) is supported.
  */
 public class UnsupportedCompressionException extends RuntimeException {
-  private final CompressionType compressionType;
+  private final int codecId;
 
-  public UnsupportedCompressionException(CompressionType compressionType, long position) {
+  public UnsupportedCompressionException(int codecId, long position) {
     super(
-        "cannot iterate the records of a "
-            + compressionType.displayName()
-            + "-compressed batch (codec id "
-            + compressionType.id()
-            + ") at position "
-            + position
-            + ": record-level decompression is not supported");
-    this.compressionType = compressionType;
+        "unknown compression codec id "
+            + codecId
+            + " (Kafka's are 0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd)"
+            + (position >= 0 ? " at position " + position : ""));
+    this.codecId = codecId;
   }
 
-  public CompressionType compressionType() {
-    return compressionType;
+  /** The same, its message prefixed with {@code where} (e.g. the partition and batch index). */
+  public UnsupportedCompressionException(String where, int codecId) {
+    super(where + new UnsupportedCompressionException(codecId, -1).getMessage());
+    this.codecId = codecId;
+  }
+
+  public int codecId() {
+    return codecId;
   }
 }

@@ -8,6 +8,8 @@ import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.BrokerInfo;
 import dev.spool.protocol.message.DescribeClusterResponse;
+import dev.spool.protocol.message.DescribeLogsRequest;
+import dev.spool.protocol.message.DescribeLogsResponse;
 import dev.spool.protocol.message.QuorumInfo;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -241,6 +243,62 @@ class CliTest {
     assertTrue(cli.run("", "topic", "describe", "orders").out().contains("Partition: 2"));
     assertEquals(0, cli.run("", "topic", "delete", "orders").exitCode());
     assertEquals(1, cli.run("", "topic", "delete", "orders").exitCode());
+  }
+
+  @Test
+  void shouldDescribeEveryBrokersReplicasWithTheirCleanerState() {
+    cluster.createTopic("orders", 1);
+    DescribeClusterResponse.Builder brokers =
+        DescribeClusterResponse.newBuilder().setClusterId("c");
+    cluster
+        .brokers()
+        .forEach(
+            b ->
+                brokers.addBrokers(
+                    BrokerInfo.newBuilder()
+                        .setNodeId(b.nodeId())
+                        .setHost("127.0.0.1")
+                        .setPort(b.port())));
+    cluster
+        .brokers()
+        .forEach(
+            b ->
+                b.handle(ApiKey.DESCRIBE_CLUSTER, (req, out) -> out.reply(brokers.build()))
+                    .handle(
+                        ApiKey.DESCRIBE_LOGS,
+                        (req, out) -> {
+                          // Each broker answers about its own replica; broker 1 cleaned once.
+                          boolean cleaned = b.nodeId() == 1;
+                          out.reply(
+                              DescribeLogsResponse.newBuilder()
+                                  .setBrokerId(b.nodeId())
+                                  .addPartitions(
+                                      DescribeLogsResponse.ReplicaLog.newBuilder()
+                                          .setTopic(
+                                              req.body(DescribeLogsRequest.class).getTopics(0))
+                                          .setPartition(0)
+                                          .setSizeBytes(1000)
+                                          .setSegments(3)
+                                          .setLogEndOffset(50)
+                                          .setHighWatermark(50)
+                                          .setCompacted(true)
+                                          .setFirstDirtyOffset(cleaned ? 40 : -1)
+                                          .setDirtyRatio(cleaned ? 0.25 : 1.0)
+                                          .setLastCleanTimeMs(cleaned ? 1_700_000_000_000L : -1)
+                                          .setBytesCleaned(cleaned ? 4096 : 0))
+                                  .build());
+                        }));
+
+    CliRunner.Result r = cli.run("", "topic", "describe", "orders", "--logs", "--json");
+    assertEquals(0, r.exitCode(), r.toString());
+    List<Map<String, Object>> logs = path(Json.object(r.out()), "logs");
+    assertEquals(List.of(1L, 2L), logs.stream().map(l -> l.get("broker")).toList());
+    assertEquals((Object) 0.25, path(logs.get(0), "cleaner", "dirtyRatio"));
+    assertEquals((Object) 4096L, path(logs.get(0), "cleaner", "bytesCleaned"));
+    assertEquals((Object) Long.valueOf(-1), path(logs.get(1), "cleaner", "lastCleanTimeMs"));
+    String text = cli.run("", "topic", "describe", "orders", "--logs").out();
+    assertTrue(text.contains("Broker: 1") && text.contains("DirtyRatio: 0.250"), text);
+    assertTrue(text.contains("LastClean: never"), text);
   }
 
   @Test

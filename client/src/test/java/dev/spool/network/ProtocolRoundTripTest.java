@@ -25,6 +25,8 @@ import dev.spool.protocol.message.DescribeClusterRequest;
 import dev.spool.protocol.message.DescribeClusterResponse;
 import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.DescribeConfigsResponse;
+import dev.spool.protocol.message.DescribeLogsRequest;
+import dev.spool.protocol.message.DescribeLogsResponse;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
 import dev.spool.protocol.message.ElectionType;
@@ -250,7 +252,7 @@ class ProtocolRoundTripTest {
             false));
   }
 
-  /** Topic configs: DescribeConfigs, AlterConfigs. */
+  /** Topic configs and logs: DescribeConfigs, AlterConfigs, DescribeLogs. */
   private static Stream<Arguments> configMessages() {
     return Stream.of(
         Arguments.of(
@@ -278,6 +280,22 @@ class ProtocolRoundTripTest {
                 .build(),
             AlterConfigsResponse.newBuilder()
                 .addTopics(AlterConfigsResponse.Result.newBuilder().setName("a"))
+                .build(),
+            false),
+        Arguments.of(
+            ApiKey.DESCRIBE_LOGS,
+            DescribeLogsRequest.newBuilder().addTopics("a").build(),
+            DescribeLogsResponse.newBuilder()
+                .setBrokerId(2)
+                .addPartitions(
+                    DescribeLogsResponse.ReplicaLog.newBuilder()
+                        .setTopic("a")
+                        .setPartition(1)
+                        .setSizeBytes(4096)
+                        .setCompacted(true)
+                        .setFirstDirtyOffset(17)
+                        .setDirtyRatio(0.25)
+                        .setLastCleanTimeMs(1_700_000_000_000L))
                 .build(),
             false));
   }

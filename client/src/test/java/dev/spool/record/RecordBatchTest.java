@@ -90,7 +90,7 @@ class RecordBatchTest {
   }
 
   @Test
-  void compressedBatchIsRecognisedButItsRecordsAreRefusedNamingTheCodec() {
+  void batchMarkedCompressedWhosePayloadIsNotIsCorruptNamingTheCodec() {
     ByteBuffer buf = batch(1);
     RecordBatch b = RecordBatch.at(buf, 0);
     buf.putShort(RecordBatch.ATTRIBUTES_POSITION, (short) CompressionType.ZSTD.id());
@@ -98,19 +98,21 @@ class RecordBatchTest {
     assertTrue(b.isValid());
     assertTrue(b.isCompressed());
     assertEquals(CompressionType.ZSTD, b.compressionType());
-    UnsupportedCompressionException e =
-        assertThrows(UnsupportedCompressionException.class, () -> new RecordCursor().reset(b));
-    assertTrue(e.getMessage().contains("zstd"), e.getMessage());
+    CorruptRecordException e =
+        assertThrows(CorruptRecordException.class, () -> new RecordCursor().reset(b));
+    assertTrue(e.getMessage().contains("corrupt zstd payload"), e.getMessage());
   }
 
   @Test
-  void unknownCodecIdIsCorrupt() {
+  void unknownCodecIdIsInvalidInTheHeaderAndUnsupportedByTheCursor() {
     ByteBuffer buf = batch(1);
     RecordBatch b = RecordBatch.at(buf, 0);
     buf.putShort(RecordBatch.ATTRIBUTES_POSITION, (short) 6);
     buf.putInt(RecordBatch.CRC_POSITION, (int) b.computeChecksum());
     assertTrue(b.validationError().contains("unknown compression codec id 6"));
-    assertThrows(CorruptRecordException.class, () -> new RecordCursor().reset(b));
+    UnsupportedCompressionException e =
+        assertThrows(UnsupportedCompressionException.class, () -> new RecordCursor().reset(b));
+    assertEquals(6, e.codecId());
   }
 
   @Test

@@ -10,16 +10,29 @@ import dev.spool.broker.replication.ReplicaFetcherManager;
 import dev.spool.broker.replication.ReplicaManager;
 import dev.spool.broker.replication.ReplicationSettings;
 import dev.spool.broker.request.BrokerContext;
+import dev.spool.broker.request.ConsumerGroupHeartbeatHandler;
+import dev.spool.broker.request.DeleteGroupsHandler;
+import dev.spool.broker.request.DescribeGroupsHandler;
+import dev.spool.broker.request.DescribeLogsHandler;
+import dev.spool.broker.request.FindCoordinatorHandler;
 import dev.spool.broker.request.Handlers;
+import dev.spool.broker.request.ListGroupsHandler;
 import dev.spool.broker.request.MetadataWaiters;
+import dev.spool.broker.request.OffsetCommitHandler;
+import dev.spool.broker.request.OffsetDeleteHandler;
+import dev.spool.broker.request.OffsetFetchHandler;
 import dev.spool.broker.request.ProducerIdManager;
 import dev.spool.common.Clock;
+import dev.spool.common.ErrorCode;
 import dev.spool.common.HostPort;
+import dev.spool.common.SpoolException;
 import dev.spool.config.Config;
+import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.network.NetworkClient;
 import dev.spool.network.NetworkConfig;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.message.ApiKey;
+import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.lifecycle.BrokerLifecycle;
@@ -27,6 +40,8 @@ import dev.spool.quorum.lifecycle.BrokerState;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,6 +87,7 @@ public final class Broker implements AutoCloseable {
   private ReplicaFetcherManager fetchers;
   private HashedWheelTimer timer;
   private BrokerServer server;
+  private GroupCoordinator coordinator;
   private volatile BrokerLifecycle lifecycle;
   private volatile boolean closed;
 
@@ -109,12 +125,8 @@ public final class Broker implements AutoCloseable {
             config.get(BrokerConfig.NUM_PARTITION_THREADS),
             config.get(BrokerConfig.PARTITION_WORKER_QUEUE_MAX_TASKS),
             "partition-" + brokerId);
-    logManager.setPartitionExecutor(
-        (tp, task) -> {
-          if (!workers.execute(tp, task)) {
-            log.warn("{} retention of {} skipped: its worker is busy", logPrefix, tp);
-          }
-        });
+    logManager.setPartitionExecutor(workers::execute);
+    logManager.startCleaner();
     ReplicationSettings rs = BrokerConfig.replicationSettings(brokerId, config);
     FetchWaiters fetchWaiters =
         new FetchWaiters(config.get(BrokerConfig.FETCH_MAX_WAITING_REQUESTS));
@@ -175,8 +187,18 @@ public final class Broker implements AutoCloseable {
               BrokerLifecycle l = lifecycle;
               return l == null ? -1 : l.activeControllerId();
             });
+    coordinator =
+        new GroupCoordinator(
+            brokerId,
+            BrokerConfig.coordinatorConfig(config),
+            replicas,
+            timer,
+            clock,
+            (name, partitions, rf, configs) ->
+                createInternalTopic(quorum, name, partitions, rf, configs));
+    replicas.setObserver(coordinator);
     Handlers handlers = Handlers.create(ctx);
-    server = new BrokerServer(serverSettings(config), dispatcher(handlers));
+    server = new BrokerServer(serverSettings(config), dispatcher(handlers, ctx, coordinator));
     String kafkaListener = config.get(BrokerConfig.KAFKA_LISTENER);
     if (!kafkaListener.isEmpty()) {
       HostPort kl = HostPort.parse(kafkaListener);
@@ -214,7 +236,34 @@ public final class Broker implements AutoCloseable {
         workers.size());
   }
 
-  static RequestDispatcher dispatcher(Handlers h) {
+  /** CreateTopics through the quorum for an internal topic (the offsets topic on first use). */
+  private static CompletableFuture<Void> createInternalTopic(
+      QuorumClient quorum, String name, int partitions, int rf, Map<String, String> configs) {
+    return quorum
+        .createTopics(
+            CreateTopicsRequest.newBuilder()
+                .addTopics(
+                    CreateTopicsRequest.Topic.newBuilder()
+                        .setName(name)
+                        .setNumPartitions(partitions)
+                        .setReplicationFactor(rf)
+                        .putAllConfigs(configs))
+                .build())
+        .thenApply(
+            r -> {
+              ErrorCode code = r.getTopics(0).getErrorCode();
+              if (code != ErrorCode.NONE && code != ErrorCode.TOPIC_ALREADY_EXISTS) {
+                throw new SpoolException(code, r.getTopics(0).getErrorMessage());
+              }
+              return null;
+            });
+  }
+
+  /**
+   * Spool's protocol: the handlers both listeners share ({@link Handlers}) and the group APIs,
+   * which only Spool's listener serves so far.
+   */
+  static RequestDispatcher dispatcher(Handlers h, BrokerContext ctx, GroupCoordinator coordinator) {
     return new RequestDispatcher(ApiVersionTable.CURRENT)
         .register(ApiKey.API_VERSIONS, h.apiVersions())
         .register(ApiKey.METADATA, h.metadata())
@@ -228,7 +277,16 @@ public final class Broker implements AutoCloseable {
         .register(ApiKey.ELECT_LEADERS, h.electLeaders())
         .register(ApiKey.ALTER_CONFIGS, h.alterConfigs())
         .register(ApiKey.DESCRIBE_CLUSTER, h.describeCluster())
-        .register(ApiKey.DESCRIBE_CONFIGS, h.describeConfigs());
+        .register(ApiKey.DESCRIBE_CONFIGS, h.describeConfigs())
+        .register(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(coordinator))
+        .register(ApiKey.CONSUMER_GROUP_HEARTBEAT, new ConsumerGroupHeartbeatHandler(coordinator))
+        .register(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(coordinator))
+        .register(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(coordinator))
+        .register(ApiKey.LIST_GROUPS, new ListGroupsHandler(coordinator))
+        .register(ApiKey.DESCRIBE_GROUPS, new DescribeGroupsHandler(coordinator))
+        .register(ApiKey.DELETE_GROUPS, new DeleteGroupsHandler(coordinator))
+        .register(ApiKey.OFFSET_DELETE, new OffsetDeleteHandler(coordinator))
+        .register(ApiKey.DESCRIBE_LOGS, new DescribeLogsHandler(ctx));
   }
 
   private BrokerServer.Settings serverSettings(Config config) {
@@ -292,6 +350,11 @@ public final class Broker implements AutoCloseable {
 
   public ReplicaManager replicaManager() {
     return replicas;
+  }
+
+  /** The group coordinator (the Kafka-protocol listener and tests use it directly). */
+  public GroupCoordinator groupCoordinator() {
+    return coordinator;
   }
 
   public LogManager logManager() {

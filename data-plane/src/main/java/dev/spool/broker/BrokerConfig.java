@@ -1,5 +1,6 @@
 package dev.spool.broker;
 
+import dev.spool.broker.log.CleanerConfig;
 import dev.spool.broker.log.LogConfig;
 import dev.spool.broker.log.LogManagerConfig;
 import dev.spool.broker.replication.ReplicationSettings;
@@ -9,6 +10,8 @@ import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
 import dev.spool.config.ConfigKey;
 import dev.spool.config.TopicConfig;
+import dev.spool.coordinator.group.core.GroupSettings;
+import dev.spool.coordinator.group.runtime.CoordinatorConfig;
 import java.util.List;
 import java.util.Map;
 
@@ -147,6 +150,43 @@ public final class BrokerConfig {
           ConfigKey.atLeast(100L),
           "How often high watermarks, recovery points and log start offsets are checkpointed.");
 
+  // ---- log cleaner (compacted topics)
+  public static final ConfigKey<Boolean> LOG_CLEANER_ENABLE =
+      DEF.boolKey(
+          "log.cleaner.enable",
+          true,
+          "Run the log cleaner, which compacts topics with cleanup.policy=compact (off: they grow like delete topics without retention).");
+  public static final ConfigKey<Integer> LOG_CLEANER_THREADS =
+      DEF.intKey(
+          "log.cleaner.threads",
+          1,
+          ConfigKey.between(1, 64),
+          "Threads that clean compacted partitions, one partition each at a time.");
+  public static final ConfigKey<Long> LOG_CLEANER_DEDUPE_BUFFER_SIZE =
+      DEF.longKey(
+          "log.cleaner.dedupe.buffer.size",
+          128L * 1024 * 1024,
+          ConfigKey.atLeast(64L * 1024),
+          "Memory for the cleaners' key-to-offset maps (24 bytes per key, shared by the threads, taken on first use); a clean whose keys do not fit cleans a smaller range.");
+  public static final ConfigKey<Integer> LOG_CLEANER_IO_BUFFER_SIZE =
+      DEF.intKey(
+          "log.cleaner.io.buffer.size",
+          512 * 1024,
+          ConfigKey.atLeast(1024),
+          "Read and write buffer of each cleaner thread (grown for a larger batch).");
+  public static final ConfigKey<Double> LOG_CLEANER_IO_MAX_BYTES_PER_SECOND =
+      DEF.doubleKey(
+          "log.cleaner.io.max.bytes.per.second",
+          Double.MAX_VALUE,
+          v -> v > 0 ? null : "must be positive",
+          "Bytes the cleaners read plus write per second, all threads together.");
+  public static final ConfigKey<Long> LOG_CLEANER_BACKOFF_MS =
+      DEF.longKey(
+          "log.cleaner.backoff.ms",
+          15_000L,
+          ConfigKey.atLeast(1L),
+          "Pause of a cleaner thread that found no partition to clean.");
+
   // ---- replication
   public static final ConfigKey<Long> REPLICA_LAG_TIME_MAX_MS =
       DEF.longKey(
@@ -242,6 +282,68 @@ public final class BrokerConfig {
           ConfigKey.between(100, 600_000),
           "Default wait for acks=all produces and forwarded admin requests that give no timeout.");
 
+  // ---- group coordinator (docs/architecture.md#group-coordinator)
+  public static final ConfigKey<Integer> OFFSETS_TOPIC_NUM_PARTITIONS =
+      DEF.intKey(
+          "offsets.topic.num.partitions",
+          50,
+          ConfigKey.between(1, 1000),
+          "Partitions of __consumer_offsets when it is created (each is one group coordinator shard).");
+  public static final ConfigKey<Integer> OFFSETS_TOPIC_REPLICATION_FACTOR =
+      DEF.intKey(
+          "offsets.topic.replication.factor",
+          3,
+          ConfigKey.between(1, 32),
+          "Replication factor of __consumer_offsets when it is created (capped by the live brokers).");
+  public static final ConfigKey<Integer> OFFSETS_TOPIC_SEGMENT_BYTES =
+      DEF.intKey(
+          "offsets.topic.segment.bytes",
+          100 * 1024 * 1024,
+          ConfigKey.atLeast(1024 * 1024),
+          "segment.bytes of __consumer_offsets (smaller segments let compaction reclaim sooner).");
+  public static final ConfigKey<Integer> OFFSETS_COMMIT_TIMEOUT_MS =
+      DEF.intKey(
+          "offsets.commit.timeout.ms",
+          5_000,
+          ConfigKey.between(1, 600_000),
+          "How long a coordinator write (commit, membership change) waits for replication before it fails.");
+  public static final ConfigKey<Integer> OFFSETS_LOAD_BUFFER_SIZE =
+      DEF.intKey(
+          "offsets.load.buffer.size",
+          5 * 1024 * 1024,
+          ConfigKey.atLeast(64 * 1024),
+          "Bytes of an offsets partition one loading step reads (loading yields the worker between steps).");
+  public static final ConfigKey<Integer> OFFSET_METADATA_MAX_BYTES =
+      DEF.intKey(
+          "offset.metadata.max.bytes",
+          4096,
+          ConfigKey.atLeast(0),
+          "Largest metadata string a committed offset may carry.");
+  public static final ConfigKey<Integer> GROUP_MAX_SIZE =
+      DEF.intKey(
+          "group.max.size",
+          1000,
+          ConfigKey.atLeast(1),
+          "Most members a consumer group may have; the next one to join gets GROUP_MAX_SIZE_REACHED.");
+  public static final ConfigKey<Integer> GROUP_CONSUMER_SESSION_TIMEOUT_MS =
+      DEF.intKey(
+          "group.consumer.session.timeout.ms",
+          10_000,
+          ConfigKey.between(100, 3_600_000),
+          "A member that sends no heartbeat for this long leaves its group; its partitions move.");
+  public static final ConfigKey<Integer> GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS =
+      DEF.intKey(
+          "group.consumer.heartbeat.interval.ms",
+          300,
+          ConfigKey.between(10, 600_000),
+          "How often members heartbeat; a rebalance takes about two intervals.");
+  public static final ConfigKey<List<String>> GROUP_CONSUMER_ASSIGNORS =
+      DEF.listKey(
+          "group.consumer.assignors",
+          List.of("uniform", "range"),
+          BrokerConfig::validAssignors,
+          "Server-side assignors members may ask for (uniform, range); the first is the default.");
+
   /** Parses and checks relations between keys; throws {@link ConfigException} naming the key. */
   public static Config parse(Map<String, String> props) {
     return DEF.parse(props);
@@ -253,7 +355,14 @@ public final class BrokerConfig {
         c.get(LOG_RECOVERY_THREADS),
         c.get(LOG_RETENTION_CHECK_INTERVAL_MS),
         c.get(CHECKPOINT_INTERVAL_MS),
-        LogConfig.from(TopicConfig.parse(Map.of()), c.get(LOG_FLUSH_POLICY).equals("always")));
+        LogConfig.from(TopicConfig.parse(Map.of()), c.get(LOG_FLUSH_POLICY).equals("always")),
+        new CleanerConfig(
+            c.get(LOG_CLEANER_ENABLE),
+            c.get(LOG_CLEANER_THREADS),
+            c.get(LOG_CLEANER_DEDUPE_BUFFER_SIZE),
+            c.get(LOG_CLEANER_IO_BUFFER_SIZE),
+            c.get(LOG_CLEANER_IO_MAX_BYTES_PER_SECOND),
+            c.get(LOG_CLEANER_BACKOFF_MS)));
   }
 
   /** The replication settings of broker {@code brokerId}. */
@@ -293,6 +402,39 @@ public final class BrokerConfig {
   public static String kafkaAdvertisedListener(Config c) {
     String adv = c.get(KAFKA_ADVERTISED_LISTENER);
     return adv.isEmpty() ? c.get(KAFKA_LISTENER) : adv;
+  }
+
+  /** The group coordinator's settings. */
+  public static CoordinatorConfig coordinatorConfig(Config c) {
+    if (c.get(GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS) >= c.get(GROUP_CONSUMER_SESSION_TIMEOUT_MS)) {
+      throw new ConfigException(
+          GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS.name(),
+          "must be below group.consumer.session.timeout.ms");
+    }
+    return new CoordinatorConfig(
+        c.get(OFFSETS_TOPIC_NUM_PARTITIONS),
+        c.get(OFFSETS_TOPIC_REPLICATION_FACTOR),
+        c.get(OFFSETS_TOPIC_SEGMENT_BYTES),
+        c.get(OFFSETS_COMMIT_TIMEOUT_MS),
+        c.get(OFFSETS_LOAD_BUFFER_SIZE),
+        new GroupSettings(
+            c.get(GROUP_CONSUMER_SESSION_TIMEOUT_MS),
+            c.get(GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS),
+            c.get(GROUP_MAX_SIZE),
+            c.get(OFFSET_METADATA_MAX_BYTES),
+            GroupSettings.assignors(c.get(GROUP_CONSUMER_ASSIGNORS))));
+  }
+
+  private static String validAssignors(List<String> names) {
+    if (names.isEmpty()) {
+      return "must name at least one assignor";
+    }
+    for (String n : names) {
+      if (!n.equals("uniform") && !n.equals("range")) {
+        return "has unknown assignor '" + n + "' (assignors: uniform, range)";
+      }
+    }
+    return null;
   }
 
   private static String validRoles(List<String> roles) {

@@ -23,7 +23,9 @@ class DataPlaneBoundariesTest {
           .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
           .importPackages("dev.spool");
 
-  private static final String[] DATA_PLANE = {"dev.spool.broker..", "dev.spool.node.."};
+  private static final String[] DATA_PLANE = {
+    "dev.spool.broker..", "dev.spool.coordinator..", "dev.spool.node.."
+  };
 
   @Test
   void shouldNeverUseTheClientLibraryNorItsInternals() {

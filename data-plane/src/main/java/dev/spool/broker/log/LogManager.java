@@ -1,5 +1,6 @@
 package dev.spool.broker.log;
 
+import dev.spool.broker.log.internal.CleanerCheckpoints;
 import dev.spool.broker.log.internal.OffsetCheckpoints;
 import dev.spool.common.Clock;
 import dev.spool.common.TopicPartition;
@@ -40,7 +41,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Files of the data directory: {@code recovery-point-offset-checkpoint}, {@code
  * replication-offset-checkpoint}, {@code log-start-offset-checkpoint} (layout in {@link
- * OffsetCheckpoints}) and the empty marker {@code .spool_cleanshutdown}.
+ * OffsetCheckpoints}), {@code cleaner-offset-checkpoint} (layout in {@link CleanerCheckpoints}) and
+ * the empty marker {@code .spool_cleanshutdown}.
  *
  * <p>Threads: {@code getOrCreate}, {@code delete} and {@code close} are called by the broker's
  * control thread; {@code get}/{@code all} from any thread. Background tasks (checkpoints every
@@ -48,7 +50,9 @@ import org.slf4j.LoggerFactory;
  * deletion, post-roll flushes) run on a scheduler this manager owns. Retention mutates logs, so it
  * is handed to the {@link PartitionExecutor} (by default run directly on the scheduler thread,
  * which is only right when nothing else mutates the log at that time: the replication layer
- * installs one that runs it on the partition's owner thread).
+ * installs one that runs it on the partition's owner thread). The {@link LogCleaner}'s threads
+ * clean compacted partitions once {@link #startCleaner} is called, their swaps going through the
+ * same executor.
  */
 public final class LogManager implements Closeable {
   /**
@@ -65,7 +69,8 @@ public final class LogManager implements Closeable {
   /** Runs a task that mutates a partition's log on that partition's owner thread. */
   @FunctionalInterface
   public interface PartitionExecutor {
-    void execute(TopicPartition tp, Runnable task);
+    /** Queues {@code task} on {@code tp}'s owner; false when refused (then it never runs). */
+    boolean execute(TopicPartition tp, Runnable task);
   }
 
   private final Path dataDir;
@@ -78,7 +83,13 @@ public final class LogManager implements Closeable {
   private final OffsetCheckpoints recoveryPoints;
   private final OffsetCheckpoints highWatermarks;
   private final OffsetCheckpoints logStartOffsets;
-  private volatile PartitionExecutor partitionExecutor = (tp, task) -> task.run();
+  private final CleanerCheckpoints cleanerCheckpoints;
+  private final LogCleaner cleaner;
+  private volatile PartitionExecutor partitionExecutor =
+      (tp, task) -> {
+        task.run();
+        return true;
+      };
   private volatile boolean closed;
   private final Object checkpointLock = new Object();
 
@@ -101,13 +112,32 @@ public final class LogManager implements Closeable {
     this.recoveryPoints = new OffsetCheckpoints(dataDir, OffsetCheckpoints.RECOVERY_POINT_FILE);
     this.highWatermarks = new OffsetCheckpoints(dataDir, OffsetCheckpoints.HIGH_WATERMARK_FILE);
     this.logStartOffsets = new OffsetCheckpoints(dataDir, OffsetCheckpoints.LOG_START_OFFSET_FILE);
+    this.cleanerCheckpoints = new CleanerCheckpoints(dataDir);
+    this.cleaner =
+        new LogCleaner(
+            dataDir.getFileName().toString(),
+            config.cleaner(),
+            clock,
+            this::all,
+            tp -> logs.get(tp),
+            () -> partitionExecutor,
+            this::checkpointSafely);
   }
 
+  /**
+   * Opens the data directory with the default config for every partition until its own arrives
+   * ({@link PartitionLog#updateConfig} or {@link #getOrCreate}): meanwhile retention and the
+   * cleaner leave it alone, since the default may be wrong (a compacted topic is not deleted by
+   * time).
+   */
   public static LogManager open(Path dataDir, LogManagerConfig config, Clock clock) {
-    return open(dataDir, config, clock, topic -> config.defaultLogConfig());
+    return open(dataDir, config, clock, null);
   }
 
-  /** Opens the data directory; {@code topicConfigs} gives each existing partition its config. */
+  /**
+   * Opens the data directory; {@code topicConfigs} gives each existing partition its config (null:
+   * the default, provisionally, as {@link #open(Path, LogManagerConfig, Clock)}).
+   */
   public static LogManager open(
       Path dataDir,
       LogManagerConfig config,
@@ -137,6 +167,7 @@ public final class LogManager implements Closeable {
     Map<TopicPartition, Long> rps = recoveryPoints.read();
     Map<TopicPartition, Long> hws = highWatermarks.read();
     Map<TopicPartition, Long> starts = logStartOffsets.read();
+    Map<TopicPartition, CleanerCheckpoint> cleaned = cleanerCheckpoints.read();
     List<Path> partitionDirs = new ArrayList<>();
     try (Stream<Path> dirs = Files.list(dataDir)) {
       for (Path p : (Iterable<Path>) dirs::iterator) {
@@ -181,10 +212,20 @@ public final class LogManager implements Closeable {
                 rps.getOrDefault(tp, 0L),
                 starts.getOrDefault(tp, 0L),
                 hws.getOrDefault(tp, 0L),
-                clean);
-        LogConfig cfg = topicConfigs.apply(tp.topic());
+                clean,
+                cleaned.getOrDefault(tp, CleanerCheckpoint.NONE));
+        LogConfig cfg =
+            topicConfigs == null ? config.defaultLogConfig() : topicConfigs.apply(tp.topic());
         futures.put(
-            tp, pool.submit(() -> PartitionLog.open(p, tp, null, cfg, state, clock, scheduler)));
+            tp,
+            pool.submit(
+                () -> {
+                  PartitionLog l = PartitionLog.open(p, tp, null, cfg, state, clock, scheduler);
+                  if (topicConfigs == null) {
+                    l.markConfigProvisional();
+                  }
+                  return l;
+                }));
       }
       long scanned = 0;
       long truncated = 0;
@@ -250,21 +291,41 @@ public final class LogManager implements Closeable {
   private void runRetention() {
     long nowMs = clock.nowMs();
     for (PartitionLog l : logs.values()) {
-      partitionExecutor.execute(
-          l.topicPartition(),
-          () -> {
-            try {
-              l.deleteRetainedSegments(nowMs);
-            } catch (RuntimeException e) {
-              log.error("[partition={}] retention failed", l.topicPartition(), e);
-            }
-          });
+      boolean queued =
+          partitionExecutor.execute(
+              l.topicPartition(),
+              () -> {
+                try {
+                  l.deleteRetainedSegments(nowMs);
+                } catch (RuntimeException e) {
+                  log.error("[partition={}] retention failed", l.topicPartition(), e);
+                }
+              });
+      if (!queued) {
+        log.warn("[partition={}] retention skipped: its owner is busy", l.topicPartition());
+      }
     }
   }
 
-  /** Installs how retention reaches a partition's owner thread. */
+  /** Installs how retention and the cleaner reach a partition's owner thread. */
   public void setPartitionExecutor(PartitionExecutor executor) {
     this.partitionExecutor = executor;
+  }
+
+  /**
+   * Starts the log cleaner's threads (when {@code log.cleaner.enable}); call after {@link
+   * #setPartitionExecutor}, since the cleaner swaps segments through it.
+   */
+  public void startCleaner() {
+    ensureOpen();
+    if (config.cleaner().enabled()) {
+      cleaner.start();
+    }
+  }
+
+  /** The log cleaner (its threads run after {@link #startCleaner}). */
+  public LogCleaner cleaner() {
+    return cleaner;
   }
 
   public Path dataDir() {
@@ -298,6 +359,10 @@ public final class LogManager implements Closeable {
       TopicPartition tp, String topicId, LogConfig config) {
     ensureOpen();
     PartitionLog existing = logs.get(tp);
+    if (existing != null && !existing.configConfirmed() && !existing.isClosed()) {
+      existing.updateConfig(
+          config); // its own config, at last (on the owner thread, as callers are)
+    }
     if (existing != null) {
       if (existing.topicId() == null && topicId != null) {
         existing.assignTopicId(topicId); // a directory from before topic ids were recorded
@@ -379,14 +444,17 @@ public final class LogManager implements Closeable {
     Map<TopicPartition, Long> hw = new HashMap<>();
     Map<TopicPartition, Long> rp = new HashMap<>();
     Map<TopicPartition, Long> start = new HashMap<>();
+    Map<TopicPartition, CleanerCheckpoint> cleaned = new HashMap<>();
     for (PartitionLog l : logs.values()) {
       hw.put(l.topicPartition(), l.highWatermark());
       rp.put(l.topicPartition(), l.recoveryPoint());
       start.put(l.topicPartition(), l.logStartOffset());
+      cleaned.put(l.topicPartition(), l.cleanerCheckpoint());
     }
     highWatermarks.write(hw);
     recoveryPoints.write(rp);
     logStartOffsets.write(start);
+    cleanerCheckpoints.write(cleaned);
   }
 
   /**
@@ -402,6 +470,8 @@ public final class LogManager implements Closeable {
       }
       closed = true;
     }
+    // The cleaner first: a swap it handed to an owner thread has run (or never will) after this.
+    cleaner.close();
     // Not holding the monitor while waiting: a running checkpoint task may need it.
     scheduler.shutdown();
     try {

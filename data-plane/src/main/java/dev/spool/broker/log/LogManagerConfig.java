@@ -9,12 +9,14 @@ package dev.spool.broker.log;
  * @param checkpointIntervalMs how often high watermarks, recovery points and log start offsets are
  *     written to the data directory's checkpoint files
  * @param defaultLogConfig the config of partitions opened at startup, until updated
+ * @param cleaner the log cleaner's settings
  */
 public record LogManagerConfig(
     int recoveryThreads,
     long retentionCheckIntervalMs,
     long checkpointIntervalMs,
-    LogConfig defaultLogConfig) {
+    LogConfig defaultLogConfig,
+    CleanerConfig cleaner) {
 
   public LogManagerConfig {
     if (recoveryThreads < 1 || recoveryThreads > 64) {
@@ -23,8 +25,8 @@ public record LogManagerConfig(
     if (retentionCheckIntervalMs < 1 || checkpointIntervalMs < 1) {
       throw new IllegalArgumentException("intervals must be >= 1 ms");
     }
-    if (defaultLogConfig == null) {
-      throw new IllegalArgumentException("defaultLogConfig is required");
+    if (defaultLogConfig == null || cleaner == null) {
+      throw new IllegalArgumentException("defaultLogConfig and cleaner are required");
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.spool.broker.log;
 
 import dev.spool.broker.log.ProducerStateEntry.BatchMetadata;
+import dev.spool.broker.log.internal.FollowerBatches;
 import dev.spool.broker.log.internal.LeaderBatchValidator;
 import dev.spool.broker.log.internal.LogLoader;
 import dev.spool.broker.log.internal.LogSegment;
@@ -24,6 +25,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,6 +73,10 @@ public final class PartitionLog implements Closeable {
   private volatile long recoveryPoint;
   private long truncations; // guarded by recoveryPointLock: invalidates in-flight async flushes
   private volatile boolean closed;
+  private volatile CleanerCheckpoint cleanerCheckpoint;
+  // False while the config is the broker's default a log got at startup, before the topic's own
+  // arrived with metadata: retention and the cleaner must not act on a config that may be wrong.
+  private volatile boolean configConfirmed = true;
 
   // Owner-thread scratch: reused across appends so validation allocates nothing per batch.
   private final RecordBatch view = new RecordBatch();
@@ -105,6 +111,7 @@ public final class PartitionLog implements Closeable {
         clamp(startup.highWatermark(), loaded.logStartOffset(), loaded.logEndOffset());
     this.recoveryReport = loaded.report();
     this.validator = new LeaderBatchValidator(logPrefix);
+    this.cleanerCheckpoint = startup.cleaner();
   }
 
   /**
@@ -154,24 +161,6 @@ public final class PartitionLog implements Closeable {
             producers,
             loaded,
             startup);
-    RecoveryReport r = loaded.report();
-    if (r.bytesScanned() == 0 && r.bytesTruncated() == 0) {
-      log.debug(
-          "{}opened in {} ms without scanning (clean shutdown: {}): log end offset {}",
-          prefix,
-          r.durationMs(),
-          r.cleanShutdown(),
-          r.logEndOffset());
-    } else {
-      log.info(
-          "{}recovered in {} ms: {} segments, {} bytes scanned, {} bytes truncated, log end offset {}",
-          prefix,
-          r.durationMs(),
-          r.segmentsScanned(),
-          r.bytesScanned(),
-          r.bytesTruncated(),
-          r.logEndOffset());
-    }
     return self[0];
   }
 
@@ -282,16 +271,31 @@ public final class PartitionLog implements Closeable {
     enter("updateConfig");
     try {
       this.config = newConfig;
+      this.configConfirmed = true;
     } finally {
       exit();
     }
   }
 
+  /**
+   * Marks the config as the broker's startup default, not yet the topic's: retention and cleaning
+   * wait for {@link #updateConfig}. Called before the log is published.
+   */
+  void markConfigProvisional() {
+    configConfirmed = false;
+  }
+
+  /** Whether the config is the topic's own (see {@link #markConfigProvisional}). */
+  public boolean configConfirmed() {
+    return configConfirmed;
+  }
+
   // ---- appends (owner thread) ----
 
   /**
-   * Validates the batches in {@code batches} (position to limit), then assigns offsets from the log
-   * end offset IN PLACE, stamps {@code leaderEpoch}, rewrites LogAppendTime if configured and
+   * Validates the batches in {@code batches} (position to limit), recompressing those whose codec
+   * is not the topic's {@code compression.type} (when it names one), then assigns offsets from the
+   * log end offset IN PLACE, stamps {@code leaderEpoch}, rewrites LogAppendTime if configured and
    * appends them. Nothing is written when any batch is refused; the exception says which and why:
    * {@link CorruptRecordException} (incomplete, bad magic/CRC), {@link RecordTooLargeException},
    * {@link InvalidRecordException} (counts, offsets, sequences missing), {@link
@@ -319,6 +323,8 @@ public final class PartitionLog implements Closeable {
       LogConfig cfg = config;
       long nowMs = clock.nowMs();
       int count = validator.validateLeaderBatches(batches, cfg, nowMs);
+      // The request's own buffer, or a new one when a batch was recompressed to the topic's codec.
+      batches = validator.validatedBatches();
       if (count == 0) {
         return emptyAppend();
       }
@@ -389,54 +395,23 @@ public final class PartitionLog implements Closeable {
   }
 
   /**
-   * Appends batches whose offsets the leader already assigned. The first base offset must be the
-   * log end offset and the batches contiguous, else {@link InvalidOffsetException} (gap or overlap)
-   * and nothing is written. Batches are checked for integrity (size, magic, CRC) but not against
-   * producer state, which is updated as they come.
+   * Appends batches whose offsets the leader already assigned: the first at or after the log end
+   * offset, each after the previous (gaps are fine: the leader's log may be compacted), else {@link
+   * InvalidOffsetException} and nothing is written. Batches are checked for integrity (size, magic,
+   * CRC) but not against producer state, which is updated as they come.
    */
   public LogAppendInfo appendAsFollower(ByteBuffer batches) {
     enter("appendAsFollower");
     try {
       LogConfig cfg = config;
       int start = batches.position();
-      long expected = logEndOffset;
-      long maxTimestamp = RecordBatch.NO_TIMESTAMP;
-      int records = 0;
-      int count = 0;
-      for (int pos = start; pos < batches.limit(); pos += view.sizeInBytes(), count++) {
-        view.wrap(batches, pos);
-        String problem = view.validationError();
-        if (problem != null) {
-          throw new CorruptRecordException(
-              logPrefix + "batch " + count + ": " + problem, pos - start);
-        }
-        if (view.sizeInBytes() > cfg.maxMessageBytes()) {
-          throw new RecordTooLargeException(
-              logPrefix + "batch " + count, view.sizeInBytes(), cfg.maxMessageBytes());
-        }
-        if (view.baseOffset() != expected) {
-          String kind = view.baseOffset() > expected ? "gap" : "overlap";
-          throw new InvalidOffsetException(
-              logPrefix
-                  + "follower append "
-                  + kind
-                  + ": batch "
-                  + count
-                  + " starts at offset "
-                  + view.baseOffset()
-                  + ", expected "
-                  + expected
-                  + (count == 0 ? " (the log end offset)" : " (after the previous batch)"));
-        }
-        expected = view.nextOffset();
-        maxTimestamp = Math.max(maxTimestamp, view.maxTimestamp());
-        records += view.recordsCount();
-      }
-      if (count == 0) {
+      FollowerBatches.Summary sum =
+          FollowerBatches.check(batches, logEndOffset, cfg.maxMessageBytes(), view, logPrefix);
+      if (sum.batches() == 0) {
         return emptyAppend();
       }
-      long firstOffset = logEndOffset;
-      appendToSegment(batches, firstOffset, expected - 1);
+      long firstOffset = view.wrap(batches, start).baseOffset();
+      appendToSegment(batches, firstOffset, sum.nextOffset() - 1);
       for (int pos = start; pos < batches.limit(); pos += view.sizeInBytes()) {
         view.wrap(batches, pos);
         int epoch = view.partitionLeaderEpoch();
@@ -451,10 +426,10 @@ public final class PartitionLog implements Closeable {
       }
       return new LogAppendInfo(
           firstOffset,
-          expected - 1,
-          maxTimestamp,
+          sum.nextOffset() - 1,
+          sum.maxTimestamp(),
           RecordBatch.NO_TIMESTAMP,
-          records,
+          sum.records(),
           batches.remaining(),
           false);
     } finally {
@@ -558,8 +533,8 @@ public final class PartitionLog implements Closeable {
 
   /**
    * The first record whose timestamp is ≥ {@code timestampMs} (at or after the log start), found
-   * through the segments' max timestamps, the time index, then a scan. Compressed batches answer
-   * with their base offset and max timestamp.
+   * through the segments' max timestamps, the time index, then a scan (inflating a compressed batch
+   * it lands in, to answer with the exact record).
    */
   public Optional<TimestampAndOffset> offsetForTimestamp(long timestampMs) {
     return segments.findByTimestamp(timestampMs, logStartOffset);
@@ -620,6 +595,7 @@ public final class PartitionLog implements Closeable {
   }
 
   private void setLogEndOffsetAfterTruncation(long newLeo) {
+    cleanerCheckpoint = cleanerCheckpoint.truncatedTo(newLeo);
     synchronized (recoveryPointLock) {
       truncations++;
       logEndOffset = newLeo;
@@ -645,6 +621,7 @@ public final class PartitionLog implements Closeable {
       throw new IllegalArgumentException(logPrefix + "negative start offset " + newStartOffset);
     }
     segments.restartAt(newStartOffset, config.segmentIndexBytes(), config.fileDeleteDelayMs());
+    cleanerCheckpoint = cleanerCheckpoint.truncatedTo(-1);
     synchronized (recoveryPointLock) {
       truncations++;
       logStartOffset = newStartOffset;
@@ -663,13 +640,16 @@ public final class PartitionLog implements Closeable {
   /**
    * Deletes the oldest whole segments that are past {@code retention.ms} (by their newest
    * timestamp) or beyond {@code retention.bytes}, but only segments entirely below the high
-   * watermark and never the active one. Advances the log start offset. Returns how many.
+   * watermark and never the active one. Advances the log start offset. Returns how many. Nothing
+   * when {@code cleanup.policy} lacks delete or the topic's config has not arrived yet.
    */
   public int deleteRetainedSegments(long nowMs) {
     enter("deleteRetainedSegments");
     try {
       LogConfig cfg = config;
-      if (cfg.retentionMs() < 0 && cfg.retentionBytes() < 0) {
+      if ((cfg.retentionMs() < 0 && cfg.retentionBytes() < 0)
+          || !cfg.cleanup().delete()
+          || !configConfirmed) {
         return 0;
       }
       List<LogSegment> all = segments.all();
@@ -700,6 +680,44 @@ public final class PartitionLog implements Closeable {
     } finally {
       exit();
     }
+  }
+
+  // ---- compaction (docs/architecture.md#compaction) ----
+
+  /** The cleaner's persisted state of this partition (any thread). */
+  public CleanerCheckpoint cleanerCheckpoint() {
+    return cleanerCheckpoint;
+  }
+
+  /** Owner thread (inside {@link #mutate}): records the cleaner's state after a clean. */
+  void setCleanerCheckpoint(CleanerCheckpoint checkpoint) {
+    cleanerCheckpoint = checkpoint;
+  }
+
+  /** How many truncations the log has had: a clean planned before one may not be swapped in. */
+  long truncationGeneration() {
+    synchronized (recoveryPointLock) {
+      return truncations;
+    }
+  }
+
+  /**
+   * Runs {@code body} as a mutation of this log: on its owner thread, refused like any mutation
+   * when another thread is mutating or the log is closed. The cleaner's owner-side steps ({@code
+   * LogCleaner}) run this way.
+   */
+  <T> T mutate(String operation, Supplier<T> body) {
+    enter(operation);
+    try {
+      return body.get();
+    } finally {
+      exit();
+    }
+  }
+
+  /** The segment set, for the cleaner's reads and the crash tests' step hook. */
+  LogSegments segmentSet() {
+    return segments;
   }
 
   // ---- flush and close (owner thread) ----

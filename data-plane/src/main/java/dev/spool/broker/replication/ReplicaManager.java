@@ -62,6 +62,7 @@ public final class ReplicaManager implements AutoCloseable {
   private final String logPrefix;
   private volatile MetadataImage image = MetadataImage.EMPTY;
   private volatile ReplicaFetcherManager fetchers;
+  private volatile ReplicaObserver observer = ReplicaObserver.NONE;
   private volatile boolean closed;
 
   public ReplicaManager(
@@ -88,6 +89,23 @@ public final class ReplicaManager implements AutoCloseable {
   /** Installs the follower fetchers (created after this manager: they read its partitions). */
   public void setFetchers(ReplicaFetcherManager fetchers) {
     this.fetchers = fetchers;
+  }
+
+  /**
+   * Installs the one observer of role and high-watermark changes (the group coordinator, which
+   * loads and drops the state of the offsets partitions this broker leads).
+   */
+  public void setObserver(ReplicaObserver observer) {
+    this.observer = observer;
+  }
+
+  /**
+   * Queues {@code task} on the owner worker of {@code tp} (whether or not a replica is hosted);
+   * false when the worker's queue is full or stopped. For components confined to a partition's
+   * owner thread, as the group coordinator's shards are.
+   */
+  public boolean executeOnOwner(TopicPartition tp, Runnable task) {
+    return workers.execute(tp, task);
   }
 
   // ---------------------------------------------------------------- any thread
@@ -511,6 +529,7 @@ public final class ReplicaManager implements AutoCloseable {
     @Override
     public void onHighWatermarkChanged(TopicPartition tp, long highWatermark) {
       fetchWaiters.wake(tp, true);
+      observer.onHighWatermarkChanged(tp, highWatermark);
     }
 
     @Override
@@ -526,6 +545,7 @@ public final class ReplicaManager implements AutoCloseable {
         f.onRoleChanged(partition);
       }
       fetchWaiters.wakeAll(partition.topicPartition());
+      observer.onRoleChanged(partition, role, leaderEpoch);
     }
   }
 

@@ -6,6 +6,7 @@ import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.replication.ProduceResult;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
+import dev.spool.coordinator.group.runtime.OffsetsTopic;
 import dev.spool.protocol.message.ProduceRequest;
 import dev.spool.protocol.message.ProduceResponse;
 import dev.spool.quorum.image.MetadataImage;
@@ -123,6 +124,11 @@ public final class ProduceHandler implements RequestHandler {
     }
     if (!p.records().hasRemaining()) {
       return done(ErrorCode.INVALID_RECORD, "no record batches for " + tp);
+    }
+    if (OffsetsTopic.isInternal(p.topic())) {
+      // Only the group coordinator writes there: one foreign record would be replayed into groups.
+      return done(
+          ErrorCode.INVALID_TOPIC, p.topic() + " is internal: clients cannot produce to it");
     }
     return ctx.replicas().appendRecords(tp, p.records(), acks, p.leaderEpoch(), timeoutMs);
   }

@@ -1,6 +1,7 @@
 package dev.spool.broker.log;
 
 import static dev.spool.broker.log.LogTestSupport.batch;
+import static dev.spool.broker.log.LogTestSupport.cleanerConfig;
 import static dev.spool.broker.log.LogTestSupport.smallConfig;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -26,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 class LogManagerTest {
   @TempDir Path dataDir;
   ManualClock clock = new ManualClock(1_700_000_000_000L);
-  LogManagerConfig config = new LogManagerConfig(2, 3_600_000, 3_600_000, smallConfig());
+  LogManagerConfig config =
+      new LogManagerConfig(2, 3_600_000, 3_600_000, smallConfig(), cleanerConfig());
 
   private static TopicPartition tp(String topic, int p) {
     return new TopicPartition(topic, p);

@@ -38,6 +38,11 @@ final class LogTestSupport {
         false);
   }
 
+  /** The broker's cleaner defaults with a small key map (tests never need 128 MiB). */
+  static CleanerConfig cleanerConfig() {
+    return new CleanerConfig(true, 1, 1 << 20, 64 * 1024, Double.MAX_VALUE, 50);
+  }
+
   static ScheduledExecutorService scheduler() {
     return Executors.newSingleThreadScheduledExecutor(
         r -> {

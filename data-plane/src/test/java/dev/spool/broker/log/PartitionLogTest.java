@@ -13,7 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.log.LogTestSupport.Batch;
-import dev.spool.common.ManualClock;
 import dev.spool.record.CorruptRecordException;
 import dev.spool.record.InvalidRecordException;
 import dev.spool.record.RecordBatch;
@@ -24,42 +23,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 @Tag("integration")
 @Timeout(60)
-class PartitionLogTest {
-  @TempDir Path tmp;
-  ManualClock clock = new ManualClock(1_700_000_000_000L);
-  ScheduledExecutorService scheduler;
-  PartitionLog log;
-
-  @BeforeEach
-  void setUp() {
-    scheduler = LogTestSupport.scheduler();
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (log != null && !log.isClosed()) {
-      log.close();
-    }
-    scheduler.shutdownNow();
-    scheduler.awaitTermination(5, TimeUnit.SECONDS);
-  }
-
-  private PartitionLog open(LogConfig config) {
-    return LogTestSupport.open(tmp, config, LogStartupState.UNKNOWN, clock, scheduler);
-  }
-
+class PartitionLogTest extends LogFixture {
   private long now() {
     return clock.nowMs();
   }
@@ -144,29 +115,46 @@ class PartitionLogTest {
   }
 
   @Test
-  void followerAppendRefusesAGapAndAnOverlapAndLeavesTheLogUnchanged() {
+  void followerAppendRefusesAnOverlapAndLeavesTheLogUnchanged() {
     log = open(smallConfig());
     ByteBuffer b0 = batch(2, now(), "f0");
     RecordBatch.at(b0, 0).setBaseOffset(0);
     log.appendAsFollower(b0);
-    ByteBuffer gap = batch(1, now(), "gap");
-    RecordBatch.at(gap, 0).setBaseOffset(3);
-    InvalidOffsetException e1 =
-        assertThrows(InvalidOffsetException.class, () -> log.appendAsFollower(gap));
-    assertTrue(e1.getMessage().contains("gap"), e1.getMessage());
     ByteBuffer overlap = batch(1, now(), "overlap");
     RecordBatch.at(overlap, 0).setBaseOffset(1);
-    InvalidOffsetException e2 =
+    InvalidOffsetException e1 =
         assertThrows(InvalidOffsetException.class, () -> log.appendAsFollower(overlap));
-    assertTrue(e2.getMessage().contains("overlap"), e2.getMessage());
-    ByteBuffer ok = batch(1, now(), "ok");
-    ByteBuffer inner = batch(1, now(), "inner-gap");
+    assertTrue(e1.getMessage().contains("overlap"), e1.getMessage());
+    ByteBuffer ok = batch(2, now(), "ok");
+    ByteBuffer back = batch(1, now(), "back");
     RecordBatch.at(ok, 0).setBaseOffset(2);
-    RecordBatch.at(inner, 0).setBaseOffset(4);
-    assertThrows(
-        InvalidOffsetException.class, () -> log.appendAsFollower(concat(List.of(ok, inner))));
+    RecordBatch.at(back, 0).setBaseOffset(3);
+    InvalidOffsetException e2 =
+        assertThrows(
+            InvalidOffsetException.class, () -> log.appendAsFollower(concat(List.of(ok, back))));
+    assertTrue(e2.getMessage().contains("after the previous batch"), e2.getMessage());
     assertEquals(2, log.logEndOffset());
     assertEquals(List.of("f0-0", "f0-1"), values(readAll(log, 0)));
+  }
+
+  @Test
+  void followerAppendTakesTheGapsOfACompactedLeaderAndReadsSkipThem() {
+    log = open(smallConfig());
+    ByteBuffer b0 = batch(2, now(), "f0");
+    ByteBuffer b1 = batch(1, now(), "f1");
+    ByteBuffer b2 = batch(3, now(), "f2");
+    RecordBatch.at(b0, 0).setBaseOffset(0);
+    RecordBatch.at(b1, 0).setBaseOffset(5); // offsets 2-4 were cleaned away on the leader
+    RecordBatch.at(b2, 0).setBaseOffset(9); // and 6-8
+    log.appendAsFollower(b0);
+    LogAppendInfo info = log.appendAsFollower(concat(List.of(b1, b2)));
+    assertEquals(5, info.firstOffset());
+    assertEquals(11, info.lastOffset());
+    assertEquals(12, log.logEndOffset());
+    // A read from inside a gap starts at the next batch that has anything at or after it.
+    List<Batch> fromGap = parse(bytes(log.read(3, 4096, 12, true).slice()));
+    assertEquals(5, fromGap.get(0).baseOffset());
+    assertEquals(List.of("f0-0", "f0-1", "f1-0", "f2-0", "f2-1", "f2-2"), values(readAll(log, 0)));
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.spool.broker.log;
 
 import static dev.spool.broker.log.LogTestSupport.batch;
 import static dev.spool.broker.log.LogTestSupport.bytes;
+import static dev.spool.broker.log.LogTestSupport.cleanerConfig;
 import static dev.spool.broker.log.LogTestSupport.parse;
 import static dev.spool.broker.log.LogTestSupport.readAll;
 import static dev.spool.broker.log.LogTestSupport.smallConfig;
@@ -100,7 +101,8 @@ class RecoveryTest {
 
   @Test
   void cleanShutdownMarkerSkipsScanningButACrashScansEverything() {
-    LogManagerConfig cfg = new LogManagerConfig(2, 3_600_000, 3_600_000, smallConfig());
+    LogManagerConfig cfg =
+        new LogManagerConfig(2, 3_600_000, 3_600_000, smallConfig(), cleanerConfig());
     Path dataDir = tmp.resolve("data");
     LogManager m = LogManager.open(dataDir, cfg, clock);
     PartitionLog log = m.getOrCreate(LogTestSupport.TP, "tid", smallConfig());
@@ -125,7 +127,9 @@ class RecoveryTest {
 
     LogManager unclean =
         LogManager.open(
-            dataDir, new LogManagerConfig(2, 3_600_000, 3_600_000, smallConfig()), clock);
+            dataDir,
+            new LogManagerConfig(2, 3_600_000, 3_600_000, smallConfig(), cleanerConfig()),
+            clock);
     RecoveryReport uncleanReport = unclean.recoveryReports().get(0);
     assertFalse(uncleanReport.cleanShutdown());
     assertTrue(uncleanReport.bytesScanned() > 0);
@@ -289,7 +293,15 @@ class RecoveryTest {
     assertTrue(got.size() <= written.size());
     for (int i = 0; i < got.size(); i++) {
       assertEquals(written.get(i), got.get(i).values(), "batch " + i + " differs");
-      assertEquals(offsetAfter(written, i - 1), got.get(i).baseOffset());
+      long expected = offsetAfter(written, i - 1);
+      if (i < got.size() - 1) {
+        assertEquals(expected, got.get(i).baseOffset());
+      } else {
+        // The one corruption offsets with gaps cannot reveal: a flip that moves the last batch's
+        // base offset (not covered by the CRC) forward into what looks like a compaction gap.
+        // Backwards, past the segment's range, or onto a later batch, it is caught.
+        assertTrue(got.get(i).baseOffset() >= expected, "batch " + i + " moved back");
+      }
     }
     assertTrue(
         recovered.logEndOffset() >= recoveryPoint,
@@ -299,9 +311,17 @@ class RecoveryTest {
             + recoveryPoint);
     assertEquals(
         got.isEmpty() ? 0 : got.get(got.size() - 1).lastOffset() + 1, recovered.logEndOffset());
-    for (long offset = 0; offset < recovered.logEndOffset(); offset++) {
-      Batch b = parse(bytes(recovered.read(offset, 1, Long.MAX_VALUE, true).slice())).get(0);
-      assertTrue(b.baseOffset() <= offset && offset <= b.lastOffset(), "index lookup of " + offset);
+    // Every offset of every batch finds its batch; the first offset of a gap (a moved last batch
+    // leaves one, up to 2^31 offsets long, so it is not walked) finds the batch after it.
+    long previousEnd = 0;
+    for (Batch g : got) {
+      if (g.baseOffset() > previousEnd) {
+        assertEquals(g.baseOffset(), lookup(recovered, previousEnd).baseOffset(), "gap lookup");
+      }
+      for (long offset = g.baseOffset(); offset <= g.lastOffset(); offset++) {
+        assertEquals(g.baseOffset(), lookup(recovered, offset).baseOffset(), "lookup of " + offset);
+      }
+      previousEnd = g.lastOffset() + 1;
     }
     long leo = recovered.logEndOffset();
     // A flipped bit in a batch's leader epoch is invisible (the CRC does not cover it), so the
@@ -314,6 +334,11 @@ class RecoveryTest {
     assertEquals(leo + 1, reopened.logEndOffset());
     assertEquals(values(got).size() + 1, values(readAll(reopened, 0)).size());
     reopened.close();
+  }
+
+  /** The first batch a fetch at {@code offset} returns. */
+  private static Batch lookup(PartitionLog log, long offset) {
+    return parse(bytes(log.read(offset, 1, Long.MAX_VALUE, true).slice())).get(0);
   }
 
   private static long offsetAfter(List<List<String>> written, int batchIndex) {

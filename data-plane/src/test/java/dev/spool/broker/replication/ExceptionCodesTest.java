@@ -9,7 +9,6 @@ import dev.spool.broker.log.OffsetOutOfRangeException;
 import dev.spool.broker.log.OutOfOrderSequenceException;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
-import dev.spool.record.CompressionType;
 import dev.spool.record.CorruptRecordException;
 import dev.spool.record.InvalidRecordException;
 import dev.spool.record.RecordTooLargeException;
@@ -27,7 +26,7 @@ class ExceptionCodesTest {
   void shouldGiveEachRefusalOfTheLogItsCode() {
     assertEquals(
         ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
-        ExceptionCodes.of(new UnsupportedCompressionException(CompressionType.NONE, 0)));
+        ExceptionCodes.of(new UnsupportedCompressionException(6, 0)));
     assertEquals(ErrorCode.CORRUPT_MESSAGE, ExceptionCodes.of(new CorruptRecordException("x", 0)));
     assertEquals(
         ErrorCode.MESSAGE_TOO_LARGE, ExceptionCodes.of(new RecordTooLargeException("x", 2, 1)));

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.Broker;
-import dev.spool.broker.log.FileSlice;
 import dev.spool.broker.log.PartitionLog;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
@@ -21,7 +20,6 @@ import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordBatchBuilder;
 import dev.spool.testing.SpoolClusterTest;
 import dev.spool.testing.inprocess.InProcessCluster;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -110,25 +108,15 @@ class ReplicationIntegrationTest {
             });
   }
 
-  private static List<Long> checksums(PartitionLog log, long upTo) throws IOException {
-    ByteBuffer b = bytes(log.read(log.logStartOffset(), Integer.MAX_VALUE, upTo, true).slice());
+  private static List<Long> checksums(PartitionLog log, long upTo) {
+    ByteBuffer b = LogBytes.read(log, upTo);
     return java.util.stream.StreamSupport.stream(MemoryRecords.wrap(b).spliterator(), false)
         .map(RecordBatch::checksum)
         .toList();
   }
 
-  private static ByteBuffer bytes(FileSlice slice) throws IOException {
-    ByteBuffer b = ByteBuffer.allocate(slice.sizeInBytes());
-    while (b.hasRemaining()) {
-      if (slice.channel().read(b, slice.position() + b.position()) < 0) {
-        throw new IOException("the slice runs past the end of its file");
-      }
-    }
-    return b.flip();
-  }
-
   @Test
-  void shouldReplicateToEveryFollowerAndAcknowledgeAcksAll() throws IOException {
+  void shouldReplicateToEveryFollowerAndAcknowledgeAcksAll() {
     create("rep");
     for (int i = 0; i < 5; i++) {
       ProduceResponse.PartitionResponse r = produceToLeader("rep", "v" + i);

@@ -13,12 +13,16 @@ import dev.spool.protocol.message.AlterConfigsResponse;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.ApiVersionsRequest;
 import dev.spool.protocol.message.ApiVersionsResponse;
+import dev.spool.protocol.message.CreateTopicsRequest;
+import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DeleteTopicsRequest;
 import dev.spool.protocol.message.DeleteTopicsResponse;
 import dev.spool.protocol.message.DescribeClusterRequest;
 import dev.spool.protocol.message.DescribeClusterResponse;
 import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.DescribeConfigsResponse;
+import dev.spool.protocol.message.DescribeLogsRequest;
+import dev.spool.protocol.message.DescribeLogsResponse;
 import dev.spool.protocol.message.FetchRequest;
 import dev.spool.protocol.message.InitProducerIdRequest;
 import dev.spool.protocol.message.InitProducerIdResponse;
@@ -299,6 +303,46 @@ class SingleBrokerIntegrationTest {
             .log()
             .logEndOffset(),
         "the log is untouched");
+  }
+
+  @Test
+  void shouldRefuseKeylessRecordsOnACompactedTopicAndDescribeItsLog() {
+    CreateTopicsResponse created =
+        client.call(
+            broker,
+            ApiKey.CREATE_TOPICS,
+            CreateTopicsRequest.newBuilder()
+                .setTimeoutMs(15_000)
+                .addTopics(
+                    CreateTopicsRequest.Topic.newBuilder()
+                        .setName("table")
+                        .setNumPartitions(1)
+                        .setReplicationFactor(1)
+                        .putConfigs("cleanup.policy", "compact"))
+                .build(),
+            CreateTopicsResponse.class);
+    assertEquals(ErrorCode.NONE, created.getTopics(0).getErrorCode());
+    ProduceResponse.PartitionResponse keyless = client.produce(broker, "table", 0, -1, batch("x"));
+    assertEquals(ErrorCode.INVALID_RECORD, keyless.getErrorCode());
+    assertTrue(keyless.getErrorMessage().contains("no key"), keyless.getErrorMessage());
+    RecordBatchBuilder keyed = new RecordBatchBuilder(256);
+    keyed.append(System.currentTimeMillis(), "k".getBytes(), "v".getBytes());
+    assertEquals(
+        ErrorCode.NONE, client.produce(broker, "table", 0, -1, keyed.build()).getErrorCode());
+
+    DescribeLogsResponse logs =
+        client.call(
+            broker,
+            ApiKey.DESCRIBE_LOGS,
+            DescribeLogsRequest.newBuilder().addTopics("table").build(),
+            DescribeLogsResponse.class);
+    assertEquals(1, logs.getBrokerId());
+    assertEquals(1, logs.getPartitionsCount(), logs.toString());
+    DescribeLogsResponse.ReplicaLog log = logs.getPartitions(0);
+    assertEquals("table", log.getTopic());
+    assertTrue(log.getCompacted());
+    assertEquals(1, log.getLogEndOffset(), "only the keyed record was appended");
+    assertEquals(-1, log.getLastCleanTimeMs(), "not cleaned yet: its only segment is active");
   }
 
   @Test

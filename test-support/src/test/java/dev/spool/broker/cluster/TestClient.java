@@ -20,6 +20,7 @@ import dev.spool.protocol.message.ProduceResponse;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -73,30 +74,46 @@ public final class TestClient implements AutoCloseable {
   }
 
   public static ProduceRequest produceRequest(String topic, int partition, int acks, int size) {
-    return ProduceRequest.newBuilder()
-        .setAcks(acks)
-        .setTimeoutMs(10_000)
-        .addTopics(
-            ProduceRequest.TopicData.newBuilder()
-                .setName(topic)
-                .addPartitions(
-                    ProduceRequest.PartitionData.newBuilder()
-                        .setPartition(partition)
-                        .setRecordsSize(size)
-                        .setLeaderEpoch(-1)))
-        .build();
+    return produceRequest(topic, acks, List.of(partition), List.of(size));
+  }
+
+  /**
+   * A produce request for {@code partitions} of one topic, their record data sized {@code sizes}.
+   */
+  public static ProduceRequest produceRequest(
+      String topic, int acks, List<Integer> partitions, List<Integer> sizes) {
+    ProduceRequest.TopicData.Builder data = ProduceRequest.TopicData.newBuilder().setName(topic);
+    for (int i = 0; i < partitions.size(); i++) {
+      data.addPartitions(
+          ProduceRequest.PartitionData.newBuilder()
+              .setPartition(partitions.get(i))
+              .setRecordsSize(sizes.get(i))
+              .setLeaderEpoch(-1));
+    }
+    return ProduceRequest.newBuilder().setAcks(acks).setTimeoutMs(10_000).addTopics(data).build();
   }
 
   public ProduceResponse.PartitionResponse produce(
       Broker b, String topic, int partition, int acks, ByteBuffer batch) {
+    return produce(b, topic, acks, List.of(partition), List.of(batch)).get(0);
+  }
+
+  /**
+   * One produce request carrying {@code batches[i]} for {@code partitions[i]}; the partitions'
+   * answers in the broker's order.
+   */
+  public List<ProduceResponse.PartitionResponse> produce(
+      Broker b, String topic, int acks, List<Integer> partitions, List<ByteBuffer> batches) {
+    ByteBuffer[] data = batches.stream().map(ByteBuffer::duplicate).toArray(ByteBuffer[]::new);
     ProduceResponse r =
         call(
             b,
             ApiKey.PRODUCE,
-            produceRequest(topic, partition, acks, batch.remaining()),
+            produceRequest(
+                topic, acks, partitions, batches.stream().map(ByteBuffer::remaining).toList()),
             ProduceResponse.class,
-            Unpooled.wrappedBuffer(batch.duplicate()));
-    return r.getTopics(0).getPartitions(0);
+            Unpooled.wrappedBuffer(data));
+    return r.getTopics(0).getPartitionsList();
   }
 
   public <T extends MessageLite> T call(

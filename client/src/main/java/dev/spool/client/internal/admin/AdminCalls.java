@@ -53,17 +53,31 @@ public final class AdminCalls {
       ApiKey api,
       Supplier<MessageLite> request,
       Function<ClientResponse, Outcome<T>> handler) {
+    return callNode(what, null, api, request, handler);
+  }
+
+  /**
+   * As {@link #call}, but always to {@code node} (null: the least loaded one), for requests that
+   * one broker answers about itself.
+   */
+  public <T> CompletableFuture<T> callNode(
+      String what,
+      Node node,
+      ApiKey api,
+      Supplier<MessageLite> request,
+      Function<ClientResponse, Outcome<T>> handler) {
     CompletableFuture<T> result = new CompletableFuture<>();
     long deadline = context.clock().monotonicMs() + defaultApiTimeoutMs;
     context
         .network()
         .eventLoop()
-        .execute(() -> attempt(what, api, request, handler, result, deadline, 0, null));
+        .execute(() -> attempt(what, node, api, request, handler, result, deadline, 0, null));
     return result;
   }
 
   private <T> void attempt(
       String what,
+      Node target,
       ApiKey api,
       Supplier<MessageLite> request,
       Function<ClientResponse, Outcome<T>> handler,
@@ -76,7 +90,7 @@ public final class AdminCalls {
       result.completeExceptionally(timeout(what, last));
       return;
     }
-    Node node = context.refresher().leastLoadedNode();
+    Node node = target != null ? target : context.refresher().leastLoadedNode();
     long timeout = Math.min(left, context.values().requestTimeoutMs() + 1000);
     context
         .network()
@@ -119,6 +133,7 @@ public final class AdminCalls {
                         () ->
                             attempt(
                                 what,
+                                target,
                                 api,
                                 request,
                                 handler,

@@ -25,8 +25,10 @@ import java.util.List;
  *
  * <p>A trailing partial batch (a broker may cut the last batch at the byte limit) is ignored; the
  * next fetch starts at it. Records below the consumer's position (the start of the first batch when
- * the fetch offset is inside it) are skipped; control batches are skipped; a compressed batch
- * raises UNSUPPORTED_COMPRESSION_TYPE and a bad CRC raises CORRUPT_MESSAGE, never silently.
+ * the fetch offset is inside it) are skipped; control batches are skipped. A compressed batch is
+ * inflated whole when its turn comes (into the cursor's reused array) and its records are handed
+ * out like any others. A bad CRC or a corrupt compressed payload raises CORRUPT_MESSAGE, an unknown
+ * codec id UNSUPPORTED_COMPRESSION_TYPE, never silently.
  */
 final class CompletedFetch {
   final TopicPartition topicPartition;
@@ -158,12 +160,17 @@ final class CompletedFetch {
         } catch (UnsupportedCompressionException e) {
           throw new SpoolException(
               ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
-              topicPartition
+              topicPartition + " at offset " + batch.baseOffset() + ": " + e.getMessage(),
+              e);
+        } catch (CorruptRecordException e) {
+          throw new SpoolException(
+              ErrorCode.CORRUPT_MESSAGE,
+              "fetched batch of "
+                  + topicPartition
                   + " at offset "
                   + batch.baseOffset()
-                  + ": "
-                  + e.getMessage()
-                  + "; this consumer reads uncompressed batches only",
+                  + " cannot be read: "
+                  + e.getMessage(),
               e);
         }
         inBatch = true;

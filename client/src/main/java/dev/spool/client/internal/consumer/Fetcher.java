@@ -197,6 +197,29 @@ public final class Fetcher {
     state(tp).seek(offset, -1);
   }
 
+  /**
+   * Moves to a committed position: {@code epoch} is the leader epoch of the record before it, sent
+   * as the last fetched epoch so a truncation since the commit is detected.
+   */
+  public void seek(TopicPartition tp, long offset, int epoch) {
+    state(tp).seek(offset, epoch);
+  }
+
+  /** A consumed position: the next offset poll returns and the leader epoch it came from. */
+  public record Position(long offset, int epoch) {}
+
+  /** The consumed position of every assigned partition that has one (to commit). */
+  public Map<TopicPartition, Position> consumedPositions() {
+    Map<TopicPartition, Position> out = new HashMap<>();
+    assigned.forEach(
+        (tp, s) -> {
+          if (s.hasPosition()) {
+            out.put(tp, new Position(s.position, s.positionEpoch));
+          }
+        });
+    return out;
+  }
+
   public void seekToBeginning(Collection<TopicPartition> tps) {
     tps.forEach(tp -> state(tp).requestReset(PartitionFetchState.Reset.EARLIEST));
   }

@@ -3,6 +3,8 @@ package dev.spool.client.internal.producer;
 import dev.spool.client.RecordMetadata;
 import dev.spool.common.TopicPartition;
 import dev.spool.network.Node;
+import dev.spool.record.Compression;
+import dev.spool.record.CompressionType;
 import dev.spool.record.Header;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordBatchBuilder;
@@ -34,9 +36,18 @@ public final class ProducerBatch {
   private final ByteBuffer pooledBuffer;
   private final int allocatedBytes;
   private final RecordBatchBuilder builder;
+  private final boolean compressed;
+
+  /** Expected compressed / uncompressed size of the records (1 when not compressed). */
+  private final float ratio;
+
+  /** Bound on the uncompressed records, whatever the ratio promises (see the constructor). */
+  private final int maxUncompressedBytes;
+
   private final List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
   private long[] timestamps = new long[16];
   private ByteBuffer built;
+  private int uncompressedBytes;
   private final AtomicBoolean finished = new AtomicBoolean();
 
   /** Completes (never exceptionally) once every record future is done; flush waits on it. */
@@ -65,13 +76,28 @@ public final class ProducerBatch {
    */
   boolean mayHaveBeenAppended;
 
+  /**
+   * A batch compressed with {@code compression} when built. Its size counts as the uncompressed
+   * records times {@code ratio} (with 5 % slack, as Kafka's estimate), so it takes records until
+   * about the limit's worth compressed; {@code maxUncompressedBytes} bounds the records anyway, so
+   * that a ratio that was too hopeful cannot make the compressed batch outgrow a request.
+   */
   ProducerBatch(
-      TopicPartition topicPartition, ByteBuffer pooledBuffer, int allocatedBytes, long createdMs) {
+      TopicPartition topicPartition,
+      ByteBuffer pooledBuffer,
+      int allocatedBytes,
+      long createdMs,
+      Compression compression,
+      float ratio,
+      int maxUncompressedBytes) {
     this.topicPartition = topicPartition;
     this.pooledBuffer = pooledBuffer;
     this.allocatedBytes = allocatedBytes;
     this.createdMs = createdMs;
-    this.builder = new RecordBatchBuilder(pooledBuffer);
+    this.builder = new RecordBatchBuilder(pooledBuffer).compression(compression);
+    this.compressed = compression.type() != CompressionType.NONE;
+    this.ratio = compressed ? ratio * 1.05f : 1.0f;
+    this.maxUncompressedBytes = maxUncompressedBytes;
   }
 
   /** An upper bound of the bytes one record adds to a fresh batch, header included. */
@@ -100,6 +126,9 @@ public final class ProducerBatch {
     if (built != null) {
       return null;
     }
+    if (compressed) {
+      limitBytes = uncompressedLimit(limitBytes);
+    }
     ByteBuffer k = key == null ? null : ByteBuffer.wrap(key);
     ByteBuffer v = value == null ? null : ByteBuffer.wrap(value);
     // The exact size check costs as much as encoding; skip it while the upper bound clearly fits.
@@ -123,17 +152,49 @@ public final class ProducerBatch {
     return f;
   }
 
+  /** The uncompressed size that should compress to about {@code limitBytes}. */
+  private int uncompressedLimit(int limitBytes) {
+    long records = (long) ((limitBytes - RecordBatch.HEADER_SIZE_BYTES) / (double) ratio);
+    long limit = RecordBatch.HEADER_SIZE_BYTES + records;
+    return (int) Math.max(limitBytes, Math.min(limit, maxUncompressedBytes));
+  }
+
   /** True when no typical record fits any more, so the batch should go now. */
   boolean isFull(int batchSizeBytes) {
-    return built != null || builder.estimatedSizeInBytes() >= batchSizeBytes;
+    return built != null
+        || estimatedSizeBytes() >= batchSizeBytes
+        || builder.estimatedSizeInBytes() >= maxUncompressedBytes;
   }
 
   public int recordCount() {
     return futures.size();
   }
 
+  /** The built size, or before that the expected one (compressed records at the ratio). */
   public int estimatedSizeBytes() {
-    return built != null ? built.remaining() : builder.estimatedSizeInBytes();
+    if (built != null) {
+      return built.remaining();
+    }
+    int size = builder.estimatedSizeInBytes();
+    if (!compressed) {
+      return size;
+    }
+    return RecordBatch.HEADER_SIZE_BYTES
+        + (int) Math.ceil((size - RecordBatch.HEADER_SIZE_BYTES) * (double) ratio);
+  }
+
+  /**
+   * Compressed / uncompressed size of the built batch's records; -1 before it is built or when it
+   * is not compressed.
+   */
+  float observedRatio() {
+    if (built == null || !compressed) {
+      return -1;
+    }
+    int records = uncompressedBytes - RecordBatch.HEADER_SIZE_BYTES;
+    return records <= 0
+        ? -1
+        : (float) (built.remaining() - RecordBatch.HEADER_SIZE_BYTES) / records;
   }
 
   boolean isBuilt() {
@@ -169,9 +230,14 @@ public final class ProducerBatch {
         pos + RecordBatch.CRC_POSITION, (int) RecordBatch.at(built, pos).computeChecksum());
   }
 
-  /** Writes header and CRC; no record can be appended afterwards. Idempotent. */
+  /**
+   * Compresses the records (when the producer has a codec), writes header and CRC; no record can be
+   * appended afterwards. Idempotent. Runs on the I/O thread as the batch is drained, so the
+   * application thread only encodes records.
+   */
   void build() {
     if (built == null) {
+      uncompressedBytes = builder.estimatedSizeInBytes();
       built = builder.build();
     }
   }

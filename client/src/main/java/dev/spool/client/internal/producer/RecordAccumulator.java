@@ -5,6 +5,7 @@ import dev.spool.client.internal.metadata.MetadataSnapshot;
 import dev.spool.client.internal.metadata.PartitionInfo;
 import dev.spool.common.TopicPartition;
 import dev.spool.network.Node;
+import dev.spool.record.Compression;
 import dev.spool.record.Header;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -60,6 +61,9 @@ public final class RecordAccumulator {
   private final long lingerMs;
   private final long deliveryTimeoutMs;
   private final BufferPool pool;
+  private final Compression compression;
+  private final int maxUncompressedBytes;
+  private final CompressionRatios ratios = new CompressionRatios();
   private final ConcurrentMap<TopicPartition, Deque<ProducerBatch>> batches =
       new ConcurrentHashMap<>();
   private final Set<ProducerBatch> incomplete = ConcurrentHashMap.newKeySet();
@@ -69,10 +73,30 @@ public final class RecordAccumulator {
 
   public RecordAccumulator(
       int batchSizeBytes, long lingerMs, long deliveryTimeoutMs, BufferPool pool) {
+    this(batchSizeBytes, lingerMs, deliveryTimeoutMs, pool, Compression.NONE, Integer.MAX_VALUE);
+  }
+
+  /**
+   * With a codec: batches are compressed as they are built, and a batch takes records until its
+   * expected compressed size reaches {@code batch.size} ({@link CompressionRatios}), but never more
+   * than {@code maxRequestBytes} less 1 KiB of uncompressed records (so even records that do not
+   * compress at all still fit a request) nor 8 times {@code batch.size}.
+   */
+  public RecordAccumulator(
+      int batchSizeBytes,
+      long lingerMs,
+      long deliveryTimeoutMs,
+      BufferPool pool,
+      Compression compression,
+      int maxRequestBytes) {
     this.batchSizeBytes = batchSizeBytes;
     this.lingerMs = lingerMs;
     this.deliveryTimeoutMs = deliveryTimeoutMs;
     this.pool = pool;
+    this.compression = compression;
+    this.maxUncompressedBytes =
+        (int)
+            Math.max(batchSizeBytes, Math.min(8L * batchSizeBytes, (long) maxRequestBytes - 1024));
   }
 
   // ------------------------------------------------------------------ application threads
@@ -108,7 +132,15 @@ public final class RecordAccumulator {
         if (r != null) {
           return r;
         }
-        ProducerBatch batch = new ProducerBatch(tp, buffer, size, nowMs);
+        ProducerBatch batch =
+            new ProducerBatch(
+                tp,
+                buffer,
+                size,
+                nowMs,
+                compression,
+                ratios.estimate(tp.topic()),
+                maxUncompressedBytes);
         int before = batch.estimatedSizeBytes();
         CompletableFuture<RecordMetadata> f = batch.tryAppend(timestamp, key, value, headers, size);
         dq.addLast(batch);
@@ -271,6 +303,10 @@ public final class RecordAccumulator {
           PartitionInfo p = md.partition(tp);
           first.sentToLeader(node.id(), p == null ? -1 : p.leaderEpoch());
           first.build();
+          float observed = first.observedRatio();
+          if (observed >= 0) {
+            ratios.observe(tp.topic(), observed);
+          }
           size += first.estimatedSizeBytes();
           ready.add(first);
         }

@@ -11,6 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.spool.client.internal.metadata.MetadataSnapshot;
 import dev.spool.common.TopicPartition;
 import dev.spool.network.Node;
+import dev.spool.record.Compression;
+import dev.spool.record.CompressionType;
 import dev.spool.record.MemoryRecords;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordCursor;
@@ -62,6 +64,42 @@ class RecordAccumulatorTest {
     RecordBatch view = RecordBatch.at(b.bytes(), b.bytes().position());
     assertTrue(view.isValid(), view.validationError());
     assertEquals(b.recordCount(), view.recordsCount());
+  }
+
+  @Test
+  void compressedBatchesGrowUntilTheirCompressedSizeNearsTheBatchSize() throws Exception {
+    int batchSize = 16 * 1024;
+    RecordAccumulator acc =
+        new RecordAccumulator(
+            batchSize,
+            1000,
+            120_000,
+            new BufferPool(1 << 20, batchSize),
+            Compression.of(CompressionType.ZSTD),
+            1 << 20);
+    byte[] value =
+        "{\"event\":\"page_view\",\"path\":\"/home\",\"user\":42}"
+            .repeat(10)
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    ProducerBatch last = null;
+    for (int batch = 0; batch < 200; batch++) {
+      RecordAccumulator.AppendResult r;
+      do {
+        r = acc.append(TP0, 1000, null, value, List.of(), 0, 0);
+      } while (!r.batchIsFull());
+      last = acc.drain(md, Set.of(NODE_1), 1 << 20, 0, OPEN).get(NODE_1).get(0);
+      RecordBatch view = RecordBatch.at(last.bytes(), last.bytes().position());
+      assertTrue(view.isValid(), view.validationError());
+      assertEquals(CompressionType.ZSTD, view.compressionType());
+      assertTrue(view.sizeInBytes() <= batchSize * 11 / 10, "batch " + batch + ": " + view);
+      if (batch < 199) {
+        acc.deallocate(last);
+      }
+    }
+    // Highly compressible records: the estimate learned the ratio, so the last batch holds far
+    // more than batch.size of records (up to 8x), yet compresses to about batch.size or less.
+    long uncompressed = (long) last.recordCount() * value.length;
+    assertTrue(uncompressed > 4L * batchSize, "records of the last batch: " + uncompressed);
   }
 
   @Test

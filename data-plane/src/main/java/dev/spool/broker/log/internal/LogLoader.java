@@ -28,10 +28,20 @@ import org.slf4j.LoggerFactory;
  * <p>After a clean shutdown nothing is scanned: index files are sanity-checked (rebuilt if they
  * make no sense) and the log end offset is read from the tail after the last index entry. Otherwise
  * every segment from the one holding the recovery point on is scanned batch by batch (size, magic,
- * CRC, contiguous offsets); indexes, leader epochs and producer state are rebuilt from what is
- * scanned; the first bad batch ends the log: its segment is cut there and every later segment
- * deleted. Corruption found below the recovery point (data that had been flushed) is logged as an
- * error, and still ends the log there, since nothing after it can be trusted.
+ * CRC, offsets); indexes, leader epochs and producer state are rebuilt from what is scanned; the
+ * first bad batch ends the log: its segment is cut there and every later segment deleted.
+ * Corruption found below the recovery point (data that had been flushed) is logged as an error, and
+ * still ends the log there, since nothing after it can be trusted.
+ *
+ * <p>Offsets may have gaps (the cleaner removes records and batches but keeps offsets), so a batch
+ * is checked against its neighbours rather than for contiguity: its base offset is at or above the
+ * segment's base and the previous batch's next offset, its last offset within the segment's
+ * relative range and below the next segment's base. That still catches a corrupted base offset
+ * (which the CRC does not cover) unless it moves the batch within its gap.
+ *
+ * <p>Before anything else, a cleaner's replacement interrupted by a crash is finished or undone
+ * ({@link SwapRecovery}): {@code .cleaned} files are deleted (the old segments are intact), a
+ * {@code .log.swap} file replaces every segment its offsets cover.
  *
  * <p>Threads: runs on one recovery thread per partition, before the log is published.
  */
@@ -87,6 +97,7 @@ public final class LogLoader {
   public Loaded load() {
     long startNs = clock.nanoTime();
     try {
+      TreeSet<Long> swapped = new SwapRecovery(dir, logPrefix).run();
       TreeSet<Long> bases = listSegmentsAndCleanUp();
       long requestedStart = Math.max(0, startup.logStartOffset());
       if (bases.isEmpty()) {
@@ -96,6 +107,14 @@ public final class LogLoader {
         boolean active = base == bases.last();
         segments.put(
             base, LogSegment.open(dir, base, config.segmentIndexBytes(), active, clock.nowMs()));
+      }
+      for (long base : swapped) {
+        // A swap finished by recovery has no index files: rebuild them (the segment was flushed
+        // before its commit, so a problem in it is corruption, refused like any trusted segment's).
+        LogSegment seg = segments.get(base);
+        if (seg != null && seg != segments.lastEntry().getValue()) {
+          rebuildIndexes(seg, false);
+        }
       }
       long logEndOffset = startup.cleanShutdown() ? loadClean() : recover();
       long logStartOffset = Math.min(Math.max(requestedStart, segments.firstKey()), logEndOffset);
@@ -124,6 +143,7 @@ public final class LogLoader {
           startup.cleanShutdown()
               ? logEndOffset
               : Math.min(Math.max(startup.recoveryPoint(), logStartOffset), logEndOffset);
+      logOpened(report);
       return new Loaded(segments, logStartOffset, logEndOffset, recoveryPoint, report);
     } catch (RuntimeException e) {
       segments
@@ -140,6 +160,26 @@ public final class LogLoader {
     }
   }
 
+  private void logOpened(RecoveryReport r) {
+    if (r.bytesScanned() == 0 && r.bytesTruncated() == 0) {
+      log.debug(
+          "{}opened in {} ms without scanning (clean shutdown: {}): log end offset {}",
+          logPrefix,
+          r.durationMs(),
+          r.cleanShutdown(),
+          r.logEndOffset());
+    } else {
+      log.info(
+          "{}recovered in {} ms: {} segments, {} bytes scanned, {} bytes truncated, log end offset {}",
+          logPrefix,
+          r.durationMs(),
+          r.segmentsScanned(),
+          r.bytesScanned(),
+          r.bytesTruncated(),
+          r.logEndOffset());
+    }
+  }
+
   /** Base offsets of the segments; deletes leftovers of interrupted operations. */
   private TreeSet<Long> listSegmentsAndCleanUp() {
     TreeSet<Long> logs = new TreeSet<>();
@@ -148,8 +188,8 @@ public final class LogLoader {
       for (Path p : (Iterable<Path>) files::iterator) {
         String name = p.getFileName().toString();
         if (name.endsWith(LogSegment.DELETED_SUFFIX)
-            || name.endsWith(".cleaned")
-            || name.endsWith(".swap")
+            || name.endsWith(LogSegment.CLEANED_SUFFIX)
+            || name.endsWith(LogSegment.SWAP_SUFFIX)
             || name.endsWith(".tmp")) {
           log.info("{}removing leftover file {}", logPrefix, name);
           Files.deleteIfExists(p);
@@ -237,7 +277,7 @@ public final class LogLoader {
 
   /** Rebuilds one segment's indexes by scanning it (no truncation: used on trusted segments). */
   private long rebuildIndexes(LogSegment seg, boolean active) {
-    ScanResult r = scanSegment(seg, seg.baseOffset(), Long.MAX_VALUE);
+    ScanResult r = scanSegment(seg, seg.baseOffset());
     if (r.problem != null) {
       // Truncating a segment that was believed good would lose acknowledged data silently.
       throw new LogStorageException(
@@ -274,7 +314,7 @@ public final class LogLoader {
     long logEndOffset = startBase;
     long expectedNext = startBase;
     for (LogSegment seg : new ArrayList<>(segments.tailMap(startBase).values())) {
-      ScanResult r = scanSegment(seg, expectedNext, recoveryPoint);
+      ScanResult r = scanSegment(seg, expectedNext);
       segmentsScanned++;
       if (r.problem != null) {
         truncateAt(seg, r, recoveryPoint);
@@ -299,9 +339,10 @@ public final class LogLoader {
 
   /**
    * Scans a whole segment, rebuilding its indexes, and feeding leader epochs and producer state;
-   * stops at the first bad batch (reported, not thrown).
+   * stops at the first bad batch (reported, not thrown). {@code minNext} is the least offset its
+   * first batch may start at (the previous segment's next offset).
    */
-  private ScanResult scanSegment(LogSegment seg, long expectedNext, long recoveryPoint) {
+  private ScanResult scanSegment(LogSegment seg, long minNext) {
     seg.onBecomeActive(config.segmentIndexBytes()); // room to rebuild the index
     seg.resetIndexes();
     long size;
@@ -312,28 +353,14 @@ public final class LogLoader {
     }
     SegmentScanner scanner =
         new SegmentScanner(seg.channel(), seg.logFile(), 0, size, RECOVERY_BUFFER_BYTES, true);
-    long next = expectedNext;
+    long next = Math.max(minNext, seg.baseOffset());
+    Long nextBase = segments.higherKey(seg.baseOffset());
     long producerFrom = producerState.mapEndOffset();
     try {
       for (RecordBatch b = scanner.next(); b != null; b = scanner.next()) {
-        // Spool never compacts, so offsets are contiguous across batches and segments. Checking
-        // it also catches corruption of the base offset, which the CRC does not cover.
-        if (b.baseOffset() != next) {
-          throw new CorruptRecordException(
-              "batch base offset "
-                  + b.baseOffset()
-                  + " is not the expected "
-                  + next
-                  + " (offsets must be contiguous)",
-              scanner.batchPosition());
-        }
-        if (b.lastOffset() - seg.baseOffset() > Integer.MAX_VALUE) {
-          throw new CorruptRecordException(
-              "batch last offset "
-                  + b.lastOffset()
-                  + " is too far from the segment base "
-                  + seg.baseOffset(),
-              scanner.batchPosition());
+        String problem = offsetProblem(b, next, seg.baseOffset(), nextBase);
+        if (problem != null) {
+          throw new CorruptRecordException(problem, scanner.batchPosition());
         }
         seg.indexBatch(b, scanner.batchPosition(), config.indexIntervalBytes());
         int epoch = b.partitionLeaderEpoch();
@@ -354,6 +381,30 @@ public final class LogLoader {
     }
     seg.setSizeAfterRecovery(scanner.nextPosition());
     return new ScanResult(next, scanner.nextPosition(), null);
+  }
+
+  /**
+   * Null when batch {@code b} may follow a batch ending before {@code minBase} in the segment at
+   * {@code segmentBase} whose successor starts at {@code nextSegmentBase} (null: none), else why
+   * not. Offsets only grow; gaps are allowed (compaction).
+   */
+  static String offsetProblem(RecordBatch b, long minBase, long segmentBase, Long nextSegmentBase) {
+    long base = b.baseOffset();
+    if (base < minBase) {
+      return "batch base offset "
+          + base
+          + " is below "
+          + minBase
+          + " (the segment base or the previous batch's next offset): offsets must increase";
+    }
+    long last = b.lastOffset();
+    if (last - segmentBase > Integer.MAX_VALUE) {
+      return "batch last offset " + last + " is too far from the segment base " + segmentBase;
+    }
+    if (nextSegmentBase != null && last >= nextSegmentBase) {
+      return "batch last offset " + last + " reaches the next segment's base " + nextSegmentBase;
+    }
+    return null;
   }
 
   private void truncateAt(LogSegment seg, ScanResult r, long recoveryPoint) {

@@ -3,7 +3,6 @@ package dev.spool.broker.log.internal;
 import dev.spool.broker.log.FileSlice;
 import dev.spool.broker.log.LogStorageException;
 import dev.spool.broker.log.TimestampAndOffset;
-import dev.spool.record.CompressionType;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordCursor;
 import java.io.IOException;
@@ -11,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 
@@ -30,9 +30,21 @@ public final class LogSegment {
   public static final String INDEX_SUFFIX = ".index";
   public static final String TIME_INDEX_SUFFIX = ".timeindex";
   public static final String DELETED_SUFFIX = ".deleted";
+
+  /** A segment the cleaner is writing: not part of the log; deleted by recovery. */
+  public static final String CLEANED_SUFFIX = ".cleaned";
+
+  /**
+   * A cleaned segment committed to replace the segments its offsets cover; recovery completes the
+   * replacement (docs/architecture.md#compaction).
+   */
+  public static final String SWAP_SUFFIX = ".swap";
+
   private static final int HEADER_SCAN_BUFFER_BYTES = 16 * 1024;
 
   private final long baseOffset;
+  private final Path dir;
+  private volatile String fileSuffix;
   private volatile Path logFile;
   private final FileChannel channel;
   private final OffsetIndex offsetIndex;
@@ -40,6 +52,8 @@ public final class LogSegment {
   private final long createdMs;
   private volatile int sizeBytes;
   private volatile long maxTimestamp = RecordBatch.NO_TIMESTAMP;
+  private static final long UNKNOWN_TIMESTAMP = Long.MIN_VALUE;
+  private volatile long firstBatchTimestamp = UNKNOWN_TIMESTAMP;
   private long offsetOfMaxTimestamp = -1;
   private int bytesSinceLastIndexEntry;
   // Owner-thread scratch for header reads during appends/truncation.
@@ -47,6 +61,8 @@ public final class LogSegment {
 
   private LogSegment(
       long baseOffset,
+      Path dir,
+      String fileSuffix,
       Path logFile,
       FileChannel channel,
       OffsetIndex offsetIndex,
@@ -54,6 +70,8 @@ public final class LogSegment {
       int sizeBytes,
       long createdMs) {
     this.baseOffset = baseOffset;
+    this.dir = dir;
+    this.fileSuffix = fileSuffix;
     this.logFile = logFile;
     this.channel = channel;
     this.offsetIndex = offsetIndex;
@@ -83,7 +101,16 @@ public final class LogSegment {
    */
   public static LogSegment open(
       Path dir, long baseOffset, int maxIndexBytes, boolean active, long nowMs) {
-    Path file = logFile(dir, baseOffset);
+    return open(dir, baseOffset, "", maxIndexBytes, active, nowMs);
+  }
+
+  /**
+   * Opens (or creates) the segment at {@code baseOffset} whose three file names end with {@code
+   * fileSuffix} after their usual suffix ({@link #CLEANED_SUFFIX} while the cleaner writes it).
+   */
+  public static LogSegment open(
+      Path dir, long baseOffset, String fileSuffix, int maxIndexBytes, boolean active, long nowMs) {
+    Path file = withSuffix(logFile(dir, baseOffset), fileSuffix);
     FileChannel channel = null;
     try {
       channel =
@@ -95,10 +122,19 @@ public final class LogSegment {
             "segment " + file + " is " + size + " bytes, larger than 2 GiB");
       }
       OffsetIndex oi =
-          new OffsetIndex(offsetIndexFile(dir, baseOffset), baseOffset, maxIndexBytes, active);
+          new OffsetIndex(
+              withSuffix(offsetIndexFile(dir, baseOffset), fileSuffix),
+              baseOffset,
+              maxIndexBytes,
+              active);
       TimeIndex ti =
-          new TimeIndex(timeIndexFile(dir, baseOffset), baseOffset, maxIndexBytes, active);
-      LogSegment s = new LogSegment(baseOffset, file, channel, oi, ti, (int) size, nowMs);
+          new TimeIndex(
+              withSuffix(timeIndexFile(dir, baseOffset), fileSuffix),
+              baseOffset,
+              maxIndexBytes,
+              active);
+      LogSegment s =
+          new LogSegment(baseOffset, dir, fileSuffix, file, channel, oi, ti, (int) size, nowMs);
       s.maxTimestamp = ti.lastTimestamp();
       s.offsetOfMaxTimestamp = ti.entries() == 0 ? -1 : ti.offsetAt(ti.entries() - 1);
       return s;
@@ -109,6 +145,10 @@ public final class LogSegment {
       }
       throw new LogStorageException("cannot open segment " + file + ": " + e.getMessage(), e);
     }
+  }
+
+  private static Path withSuffix(Path file, String suffix) {
+    return suffix.isEmpty() ? file : file.resolveSibling(file.getFileName() + suffix);
   }
 
   private static void closeQuietly(FileChannel c) {
@@ -166,6 +206,24 @@ public final class LogSegment {
     } catch (IOException e) {
       return Long.MAX_VALUE; // unknown: never old enough to delete by time
     }
+  }
+
+  /**
+   * The max timestamp of the first batch (Kafka's first-batch timestamp, which {@code
+   * max.compaction.lag.ms} counts from), or -1 for an empty segment. Any thread; read once.
+   */
+  public long firstBatchTimestamp() {
+    long cached = firstBatchTimestamp;
+    if (cached != UNKNOWN_TIMESTAMP) {
+      return cached;
+    }
+    ByteBuffer header = ByteBuffer.allocate(RecordBatch.HEADER_SIZE_BYTES);
+    long ts =
+        readHeader(0, header, sizeBytes) ? header.getLong(RecordBatch.MAX_TIMESTAMP_POSITION) : -1;
+    if (ts >= 0) {
+      firstBatchTimestamp = ts;
+    }
+    return ts;
   }
 
   public boolean indexesFull() {
@@ -275,6 +333,7 @@ public final class LogSegment {
       throw new LogStorageException("cannot truncate " + logFile + ": " + e.getMessage(), e);
     }
     sizeBytes = (int) position;
+    firstBatchTimestamp = UNKNOWN_TIMESTAMP;
     offsetIndex.truncateToPosition((int) position);
     return old - position;
   }
@@ -447,7 +506,7 @@ public final class LogSegment {
 
   /**
    * The first record at offset ≥ {@code minOffset} whose timestamp is ≥ {@code timestampMs}, or
-   * empty. Compressed batches cannot be opened: their base offset and max timestamp stand in.
+   * empty. Compressed batches are inflated to find the exact record.
    */
   public Optional<TimestampAndOffset> findByTimestamp(long timestampMs, long minOffset) {
     int committed = sizeBytes;
@@ -490,13 +549,8 @@ public final class LogSegment {
           "cannot read " + logFile + " at " + pos + ": " + e.getMessage(), e);
     }
     RecordBatch batch = RecordBatch.at(whole, 0);
-    if (batch.compressionCodecId() != CompressionType.NONE.id()) {
-      return Optional.of(
-          new TimestampAndOffset(
-              batch.maxTimestamp(),
-              Math.max(batch.baseOffset(), minOffset),
-              batch.partitionLeaderEpoch()));
-    }
+    // A compressed batch is inflated (the leader bounded its inflated size on append) so the
+    // answer is the exact record, as Kafka gives it.
     RecordCursor cursor = new RecordCursor().reset(batch);
     while (cursor.next()) {
       if (cursor.offset() >= minOffset && cursor.timestamp() >= timestampMs) {
@@ -538,17 +592,39 @@ public final class LogSegment {
 
   /** Renames the three files to {@code *.deleted}; open handles keep working. */
   public void renameToDeleted() {
+    changeFileSuffix(DELETED_SUFFIX);
+  }
+
+  /** The suffix the file names carry after their usual one ("" for a live segment). */
+  public String fileSuffix() {
+    return fileSuffix;
+  }
+
+  /**
+   * Renames the three files so their names end with {@code suffix} after the usual one ("" for the
+   * plain names); open handles keep working. The log file goes first: it is the one recovery reads
+   * (index files are rebuilt when missing). A missing index file (a segment recovery opened without
+   * one) is skipped. A {@code .deleted} name replaces an older file of that name: a segment with
+   * the same base offset removed earlier whose files still wait for their delayed deletion (its
+   * open handles keep reading; whichever deletion runs first removes the name).
+   */
+  public void changeFileSuffix(String suffix) {
+    Path target = withSuffix(logFile(dir, baseOffset), suffix);
+    boolean replace = suffix.equals(DELETED_SUFFIX);
     try {
-      Path target = logFile.resolveSibling(logFile.getFileName() + DELETED_SUFFIX);
-      Files.move(logFile, target);
+      if (replace) {
+        Files.move(logFile, target, StandardCopyOption.REPLACE_EXISTING);
+      } else {
+        Files.move(logFile, target);
+      }
       logFile = target;
     } catch (IOException e) {
-      throw new LogStorageException("cannot rename " + logFile + ": " + e.getMessage(), e);
+      throw new LogStorageException(
+          "cannot rename " + logFile + " to " + target + ": " + e.getMessage(), e);
     }
-    offsetIndex.renameTo(
-        offsetIndex.file().resolveSibling(offsetIndex.file().getFileName() + DELETED_SUFFIX));
-    timeIndex.renameTo(
-        timeIndex.file().resolveSibling(timeIndex.file().getFileName() + DELETED_SUFFIX));
+    offsetIndex.renameTo(withSuffix(offsetIndexFile(dir, baseOffset), suffix), replace);
+    timeIndex.renameTo(withSuffix(timeIndexFile(dir, baseOffset), suffix), replace);
+    fileSuffix = suffix;
   }
 
   /** Closes the channel and deletes the files (wherever they are now). */

@@ -1,6 +1,7 @@
 package dev.spool.broker.log.internal;
 
 import dev.spool.broker.log.LogConfig;
+import dev.spool.broker.log.LogStorageException;
 import dev.spool.broker.log.TimestampAndOffset;
 import dev.spool.common.Clock;
 import java.nio.file.Path;
@@ -23,8 +24,12 @@ import org.slf4j.LoggerFactory;
  * mean (epochs, producer state) are the business of the {@code PartitionLog} that owns this set.
  *
  * <p>Threads: changed only by the log's owner thread (through its {@code PartitionLog}); read from
- * any thread concurrently (fetches, the post-roll flush on the scheduler): the map is concurrent
- * and the active segment is published through a volatile.
+ * any thread concurrently (fetches, the post-roll flush on the scheduler, the cleaner): the map is
+ * concurrent and the active segment is published through a volatile. A reader that walks from one
+ * segment to the next could, while the cleaner's replacement of several segments by one lands, step
+ * from an old segment past the range the new one took over; {@link #read} and {@link
+ * #findByTimestamp} therefore walk again when {@link #replace} ran meanwhile (its count is
+ * published after the map changes).
  */
 public final class LogSegments {
   private static final Logger log = LoggerFactory.getLogger(LogSegments.class);
@@ -35,6 +40,8 @@ public final class LogSegments {
   private final String logPrefix;
   private final ConcurrentSkipListMap<Long, LogSegment> segments;
   private volatile LogSegment active;
+  private volatile long replacements;
+  private volatile StepHook stepHook = StepHook.NONE;
 
   /** The segments {@link LogLoader} opened (at least one); the last is the active segment. */
   public LogSegments(
@@ -90,31 +97,45 @@ public final class LogSegments {
    */
   public LogSegment.SegmentRead read(
       long startOffset, int maxBytes, long bound, boolean minOneBatch) {
-    Map.Entry<Long, LogSegment> e = segments.floorEntry(startOffset);
-    if (e == null) {
-      e = segments.firstEntry();
-    }
-    while (e != null) {
-      LogSegment.SegmentRead r = e.getValue().read(startOffset, maxBytes, bound, minOneBatch);
-      if (r != null) {
+    while (true) {
+      long seen = replacements;
+      Map.Entry<Long, LogSegment> e = segments.floorEntry(startOffset);
+      if (e == null) {
+        e = segments.firstEntry();
+      }
+      boolean stepped = false;
+      LogSegment.SegmentRead r = null;
+      while (e != null) {
+        r = e.getValue().read(startOffset, maxBytes, bound, minOneBatch);
+        if (r != null) {
+          break;
+        }
+        e = segments.higherEntry(e.getKey());
+        stepped = true;
+      }
+      if (!stepped || replacements == seen) {
         return r;
       }
-      e = segments.higherEntry(e.getKey());
     }
-    return null;
   }
 
   /** The first record at or after {@code minOffset} with a timestamp ≥ {@code timestampMs}. */
   public Optional<TimestampAndOffset> findByTimestamp(long timestampMs, long minOffset) {
-    for (LogSegment s : segments.values()) {
-      if (s.maxTimestamp() >= timestampMs) {
-        Optional<TimestampAndOffset> found = s.findByTimestamp(timestampMs, minOffset);
-        if (found.isPresent()) {
-          return found;
+    while (true) {
+      long seen = replacements;
+      Optional<TimestampAndOffset> found = Optional.empty();
+      for (LogSegment s : segments.values()) {
+        if (s.maxTimestamp() >= timestampMs) {
+          found = s.findByTimestamp(timestampMs, minOffset);
+          if (found.isPresent()) {
+            break;
+          }
         }
       }
+      if (replacements == seen) {
+        return found;
+      }
     }
-    return Optional.empty();
   }
 
   /** Whether {@code s} is still in the set (not truncated or deleted meanwhile). */
@@ -204,6 +225,81 @@ public final class LogSegments {
     LogSegment fresh = LogSegment.open(dir, base, indexBytes, true, clock.nowMs());
     segments.put(base, fresh);
     active = fresh;
+  }
+
+  /** Installs the hook called before each file step of {@link #replace} (crash tests). */
+  public void setStepHook(StepHook hook) {
+    this.stepHook = hook;
+  }
+
+  public StepHook stepHook() {
+    return stepHook;
+  }
+
+  /**
+   * Replaces {@code old} (consecutive segments of this set, not the active one) by {@code cleaned}
+   * (a complete, flushed segment named {@code *.cleaned} with the first one's base offset, holding
+   * what the cleaner kept of them, whose last batch is the last batch of the last one), in the
+   * order that keeps a crash recoverable (docs/architecture.md#compaction):
+   *
+   * <ol>
+   *   <li>the cleaned log file is renamed to {@code .swap} and the directory fsynced: the commit
+   *       point. Before it, recovery deletes the {@code .cleaned} files and keeps the old segments;
+   *       from it on, recovery deletes every segment the swap's offsets cover and renames the swap;
+   *   <li>the map takes the cleaned segment in place of the first old one, then drops the others (a
+   *       reader never finds a hole: the range stays covered by an old or the new segment);
+   *   <li>the old segments' files become {@code .deleted} and go after {@code deleteDelayMs};
+   *   <li>the swap files get their final names and the directory is fsynced.
+   * </ol>
+   *
+   * A failure before the commit leaves everything as it was (the cleaned files are deleted); after
+   * it, the map already holds the cleaned segment and a restart finishes the file steps.
+   */
+  public void replace(LogSegment cleaned, List<LogSegment> old, long deleteDelayMs) {
+    StepHook hook = stepHook;
+    long base = old.get(0).baseOffset();
+    if (cleaned.baseOffset() != base || !cleaned.fileSuffix().equals(LogSegment.CLEANED_SUFFIX)) {
+      throw new IllegalArgumentException(logPrefix + cleaned + " cannot replace " + old);
+    }
+    hook.before("commit: rename " + cleaned.logFile().getFileName() + " to .swap");
+    try {
+      cleaned.changeFileSuffix(LogSegment.SWAP_SUFFIX);
+      CheckpointFile.fsyncDirectory(dir);
+    } catch (LogStorageException e) {
+      deleteCleaned(cleaned);
+      throw e;
+    }
+    segments.put(base, cleaned);
+    for (LogSegment s : old.subList(1, old.size())) {
+      segments.remove(s.baseOffset());
+    }
+    replacements++;
+    try {
+      for (LogSegment s : old) {
+        hook.before("rename " + s.logFile().getFileName() + " to .deleted");
+        deleteLater(s, deleteDelayMs);
+      }
+      hook.before("rename " + cleaned.logFile().getFileName() + " to its final name");
+      cleaned.changeFileSuffix("");
+      CheckpointFile.fsyncDirectory(dir);
+    } catch (LogStorageException e) {
+      // The map is already right; the files are finished by the next start's recovery.
+      log.error(
+          "{}replacing {} by {} failed after the commit point; a restart finishes it",
+          logPrefix,
+          old,
+          cleaned,
+          e);
+    }
+  }
+
+  /** Closes and deletes a cleaned segment that will not be swapped in. */
+  public void deleteCleaned(LogSegment cleaned) {
+    try {
+      cleaned.closeAndDeleteFiles();
+    } catch (RuntimeException e) {
+      log.warn("{}cannot delete {}: {}", logPrefix, cleaned.logFile(), e.toString());
+    }
   }
 
   /** Takes {@code doomed} (never the active segment) out of the set and deletes them later. */

@@ -7,6 +7,7 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 
 /**
  * A memory-mapped file of fixed-size entries, preallocated to its maximum size while its segment is
@@ -125,10 +126,15 @@ abstract class MmapIndex {
     mmap.force();
   }
 
-  public void renameTo(Path target) {
+  /** Renames the file (if it exists), replacing an existing {@code target} when asked. */
+  public void renameTo(Path target, boolean replaceExisting) {
     try {
       if (Files.exists(file)) {
-        Files.move(file, target);
+        if (replaceExisting) {
+          Files.move(file, target, StandardCopyOption.REPLACE_EXISTING);
+        } else {
+          Files.move(file, target);
+        }
       }
       file = target;
     } catch (IOException e) {

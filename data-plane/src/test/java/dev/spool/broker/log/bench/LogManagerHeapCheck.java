@@ -25,7 +25,13 @@ public final class LogManagerHeapCheck {
     Path dir = Paths.get(args[0]);
     int partitions = Integer.parseInt(args[1]);
     String mode = args[2];
-    LogManagerConfig config = new LogManagerConfig(2, 3_600_000, 3_600_000, LogConfig.defaults());
+    LogManagerConfig config =
+        new LogManagerConfig(
+            2,
+            3_600_000,
+            3_600_000,
+            LogConfig.defaults(),
+            dev.spool.broker.BrokerConfig.defaultLogManagerConfig().cleaner());
     if (mode.equals("create")) {
       Files.createDirectories(dir);
       try (LogManager m = LogManager.open(dir, config, Clock.SYSTEM)) {

@@ -1,0 +1,303 @@
+package dev.spool.broker.log;
+
+import static dev.spool.broker.log.CompactionTestSupport.assertOffsetsIncrease;
+import static dev.spool.broker.log.CompactionTestSupport.batches;
+import static dev.spool.broker.log.CompactionTestSupport.compactConfig;
+import static dev.spool.broker.log.CompactionTestSupport.keyed;
+import static dev.spool.broker.log.CompactionTestSupport.keyedIdempotent;
+import static dev.spool.broker.log.CompactionTestSupport.latest;
+import static dev.spool.broker.log.CompactionTestSupport.records;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.spool.broker.log.CompactionTestSupport.Bat;
+import dev.spool.broker.log.CompactionTestSupport.Rec;
+import dev.spool.broker.log.internal.Cleaner;
+import dev.spool.record.InvalidRecordException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The cleaner on real logs, driven from the test thread: what it keeps, drops and leaves alone. */
+@Tag("integration")
+@Timeout(60)
+class LogCleanerTest extends LogFixture {
+  private PartitionLog reopen(LogConfig config, boolean clean) {
+    return open(config, new LogStartupState(0, 0, Long.MAX_VALUE, clean));
+  }
+
+  private void append(String... kv) {
+    log.appendAsLeader(keyed(clock.nowMs(), kv), 0);
+    log.updateHighWatermark(log.logEndOffset());
+  }
+
+  private boolean cleanOnce(PartitionLog l) throws InterruptedException {
+    return CompactionTestSupport.inlineCleaner(l, clock)
+        .cleanFilthiest(CompactionTestSupport.cleaner(1 << 20, clock));
+  }
+
+  @Test
+  void keepsTheLatestValueOfEveryKeyAtItsOffsetAndLeavesTheActiveSegmentAlone() throws Exception {
+    log = open(compactConfig(1024, 60_000));
+    for (int round = 0; round < 30; round++) {
+      append("k" + (round % 5), "v" + round, "k" + ((round + 1) % 5), "w" + round);
+    }
+    List<Rec> before = records(log);
+    long activeBase = log.segmentBaseOffsets().get(log.segmentBaseOffsets().size() - 1);
+    List<Bat> activeBefore = batchesFrom(batches(log), activeBase);
+    long bytesBefore = log.sizeInBytes();
+
+    assertTrue(cleanOnce(log));
+
+    List<Bat> after = batches(log);
+    assertOffsetsIncrease(after);
+    List<Rec> kept = after.stream().flatMap(b -> b.records().stream()).toList();
+    assertEquals(latest(before), latest(kept), "the latest value of every key survives");
+    assertTrue(kept.size() < before.size(), "older values go");
+    for (Rec r : kept) {
+      assertTrue(before.contains(r), "record " + r + " is not one that was written, at its offset");
+    }
+    // Below the active segment every key appears at most once.
+    List<String> cleanKeys =
+        kept.stream().filter(r -> r.offset() < activeBase).map(Rec::key).toList();
+    assertEquals(cleanKeys.stream().distinct().count(), cleanKeys.size(), cleanKeys.toString());
+    assertEquals(activeBefore, batchesFrom(after, activeBase), "the active segment is untouched");
+    assertTrue(log.sizeInBytes() < bytesBefore, "the log shrank");
+    assertEquals(activeBase, log.cleanerCheckpoint().firstDirtyOffset());
+    assertTrue(log.cleanerCheckpoint().bytesCleaned() > 0);
+    assertEquals(clock.nowMs(), log.cleanerCheckpoint().lastCleanTimeMs());
+    assertFalse(cleanOnce(log), "nothing dirty is left below the active segment");
+
+    // The next clean merges the small cleaned segments into one up to segment.bytes.
+    for (int round = 0; round < 30; round++) {
+      append("k" + (round % 5), "v" + round, "k" + ((round + 1) % 5), "w" + round);
+    }
+    int grown = log.numberOfSegments();
+    assertTrue(cleanOnce(log));
+    assertTrue(
+        log.numberOfSegments() < grown,
+        "segments merged: " + grown + " -> " + log.numberOfSegments());
+    assertEquals(latest(records(log)), latest(before));
+  }
+
+  private static List<Bat> batchesFrom(List<Bat> all, long offset) {
+    return all.stream().filter(b -> b.baseOffset() >= offset).toList();
+  }
+
+  @Test
+  void nothingAtOrAboveTheHighWatermarkIsCleaned() throws Exception {
+    log = open(compactConfig(512, 60_000));
+    for (int i = 0; i < 40; i++) {
+      log.appendAsLeader(keyed(clock.nowMs(), "k", "v" + i), 0);
+    }
+    log.updateHighWatermark(5);
+    List<Bat> before = batches(log);
+    cleanOnce(log);
+    List<Bat> after = batches(log);
+    // The segment holding offset 5 and everything after it are what they were.
+    long bound = log.segmentBaseOffsets().stream().filter(b -> b <= 5).max(Long::compare).get();
+    assertEquals(batchesFrom(before, bound), batchesFrom(after, bound));
+  }
+
+  @Test
+  void tombstonesStayForDeleteRetentionThenGoWithTheValuesTheyDeleted() throws Exception {
+    log = open(compactConfig(512, 10_000));
+    for (int i = 0; i < 10; i++) {
+      append("a", "a" + i, "b", "b" + i);
+    }
+    append("a", null);
+    for (int i = 0; i < 20; i++) {
+      append("c", "c" + i);
+    }
+    assertTrue(cleanOnce(log));
+    List<Bat> first = batches(log);
+    Bat withTombstone =
+        first.stream()
+            .filter(b -> b.records().stream().anyMatch(r -> r.key().equals("a")))
+            .findFirst()
+            .orElseThrow();
+    assertEquals(1, withTombstone.records().size(), "only the tombstone is left of key a");
+    assertEquals(null, withTombstone.records().get(0).value());
+    assertEquals(clock.nowMs() + 10_000, withTombstone.deleteHorizonMs());
+    assertEquals(clock.nowMs() + 10_000, log.cleanerCheckpoint().tombstoneExpiryMs());
+    assertEquals("b9", latest(records(log)).get("b"));
+
+    clock.advanceMs(9_999);
+    assertFalse(cleanOnce(log), "not due: nothing dirty and the horizon is ahead");
+    clock.advanceMs(1);
+    assertTrue(cleanOnce(log), "the passed horizon alone makes the log due");
+    Map<String, String> now = latest(records(log));
+    assertFalse(now.containsKey("a"), "the tombstone is gone and no older value came back");
+    assertEquals("b9", now.get("b"));
+    assertEquals(-1, log.cleanerCheckpoint().tombstoneExpiryMs());
+  }
+
+  @Test
+  void keylessRecordsWrittenBeforeTheTopicWasCompactedAreDropped() throws Exception {
+    LogConfig compact = compactConfig(512, 60_000);
+    log = open(compact.withCleanup(CleanupConfig.DELETE));
+    for (int i = 0; i < 20; i++) {
+      log.appendAsLeader(keyed(clock.nowMs(), null, "nokey" + i, "k", "v" + i), 0);
+    }
+    log.updateHighWatermark(log.logEndOffset());
+    assertFalse(cleanOnce(log), "delete topics are not cleaned");
+    log.updateConfig(compact);
+    assertTrue(cleanOnce(log));
+    long activeBase = log.segmentBaseOffsets().get(log.segmentBaseOffsets().size() - 1);
+    assertTrue(
+        records(log).stream().noneMatch(r -> r.key() == null && r.offset() < activeBase),
+        "keyless records below the active segment are gone");
+  }
+
+  @Test
+  void aKeylessRecordInACompactedTopicIsRefusedAndNothingIsAppended() {
+    LogConfig compact = compactConfig(1024, 60_000);
+    log = open(compact);
+    append("k", "v");
+    long leo = log.logEndOffset();
+    InvalidRecordException e =
+        assertThrows(
+            InvalidRecordException.class,
+            () -> log.appendAsLeader(keyed(clock.nowMs(), "k2", "v2", null, "nokey"), 0));
+    assertTrue(e.getMessage().contains("batch 0 record 1 has no key"), e.getMessage());
+    assertTrue(e.getMessage().contains("compacted"), e.getMessage());
+    assertEquals(leo, log.logEndOffset(), "nothing of the batch was appended");
+    assertEquals(List.of("v"), records(log).stream().map(Rec::value).toList());
+
+    log.updateConfig(compact.withCleanup(CleanupConfig.DELETE));
+    log.appendAsLeader(keyed(clock.nowMs(), "k2", "v2", null, "nokey"), 0);
+    assertEquals(leo + 2, log.logEndOffset(), "a delete topic takes keyless records");
+  }
+
+  @Test
+  void theLastBatchOfALiveIdempotentProducerSurvivesAsAnEmptyBatch() throws Exception {
+    LogConfig cfg = compactConfig(1024, 60_000);
+    log = open(cfg);
+    log.appendAsLeader(keyedIdempotent(7, (short) 0, 0, clock.nowMs(), "k", "p0", "j", "p1"), 0);
+    // Another producer overwrites both keys afterwards, so producer 7's batch keeps no record.
+    for (int i = 0; i < 30; i++) {
+      log.appendAsLeader(keyed(clock.nowMs(), "k", "x" + i, "j", "y" + i), 0);
+    }
+    log.updateHighWatermark(log.logEndOffset());
+    assertTrue(cleanOnce(log));
+    Bat kept = batches(log).get(0);
+    assertEquals(7, kept.producerId());
+    assertEquals(0, kept.count());
+    assertEquals(0, kept.baseOffset());
+    assertEquals(1, kept.lastOffset(), "its last offset, hence its last sequence, survives");
+    log.close();
+
+    // After a restart the producer's state comes back from the log: a retry of its batch is a
+    // duplicate, the next sequence is accepted.
+    log = reopen(cfg, false);
+    LogAppendInfo retry =
+        log.appendAsLeader(
+            keyedIdempotent(7, (short) 0, 0, clock.nowMs(), "k", "p0", "j", "p1"), 0);
+    assertTrue(retry.duplicate());
+    assertEquals(0, retry.firstOffset());
+    LogAppendInfo next =
+        log.appendAsLeader(keyedIdempotent(7, (short) 0, 2, clock.nowMs(), "k", "p2"), 0);
+    assertFalse(next.duplicate());
+  }
+
+  @Test
+  void aSmallKeyMapCleansASmallerRangeAndRepeatedCleansGetThere() throws Exception {
+    log = open(compactConfig(1024, 60_000));
+    for (int i = 0; i < 200; i++) {
+      append("key" + i, "first", "key" + (i + 1000), "x");
+    }
+    for (int i = 0; i < 200; i++) {
+      append("key" + i, "second");
+    }
+    append("tail", "t");
+    Map<String, String> expected = latest(records(log));
+    LogCleaner lc = CompactionTestSupport.inlineCleaner(log, clock);
+    Cleaner small =
+        CompactionTestSupport.cleaner(100 * CleanerConfig.OFFSET_MAP_ENTRY_BYTES, clock);
+    assertTrue(small.mapCapacity() < 200);
+    long activeBase = log.segmentBaseOffsets().get(log.segmentBaseOffsets().size() - 1);
+    int cleans = 0;
+    while (lc.cleanFilthiest(small)) {
+      cleans++;
+      assertEquals(expected, latest(records(log)), "after clean " + cleans);
+      assertOffsetsIncrease(batches(log));
+      assertTrue(cleans < 50, "no progress");
+    }
+    assertTrue(cleans > 1, "the map could not hold the dirty keys in one clean: " + cleans);
+    assertEquals(activeBase, log.cleanerCheckpoint().firstDirtyOffset());
+    List<String> keys =
+        records(log).stream().filter(r -> r.offset() < activeBase).map(Rec::key).toList();
+    assertEquals(keys.stream().distinct().count(), keys.size());
+  }
+
+  @Test
+  void aTruncationDuringTheCleanMakesTheOwnerRefuseTheSwap() throws Exception {
+    log = open(compactConfig(512, 60_000));
+    for (int i = 0; i < 40; i++) {
+      append("k" + (i % 3), "v" + i);
+    }
+    List<Bat> before = batches(log);
+    long cut = log.segmentBaseOffsets().get(2);
+    log.segmentSet()
+        .setStepHook(
+            step -> {
+              if (step.startsWith("hand")) {
+                log.truncateTo(cut); // what a follower does when its leader's log diverges
+              }
+            });
+    assertTrue(cleanOnce(log));
+    assertEquals(cut, log.logEndOffset());
+    assertEquals(batchesBelow(before, cut), batches(log), "nothing was swapped in");
+    assertEquals(-1, log.cleanerCheckpoint().firstDirtyOffset());
+    try (Stream<Path> files = Files.list(log.dir())) {
+      assertTrue(files.noneMatch(p -> p.toString().endsWith(".cleaned")), "no leftovers");
+    }
+  }
+
+  private static List<Bat> batchesBelow(List<Bat> all, long offset) {
+    return all.stream().filter(b -> b.lastOffset() < offset).toList();
+  }
+
+  @Test
+  void theCheckpointSurvivesARestartThroughTheLogManager() throws Exception {
+    Path dataDir = tmp.resolve("data");
+    LogManagerConfig cfg =
+        new LogManagerConfig(
+            1, 3_600_000, 3_600_000, compactConfig(512, 60_000), LogTestSupport.cleanerConfig());
+    CleanerCheckpoint afterClean;
+    try (LogManager m = LogManager.open(dataDir, cfg, clock)) {
+      PartitionLog l = m.getOrCreate(LogTestSupport.TP, "tid", compactConfig(512, 60_000));
+      for (int i = 0; i < 40; i++) {
+        l.appendAsLeader(keyed(clock.nowMs(), "k" + (i % 4), "v" + i), 0);
+      }
+      l.updateHighWatermark(l.logEndOffset());
+      assertTrue(cleanOnce(l));
+      afterClean = l.cleanerCheckpoint();
+      assertTrue(afterClean.firstDirtyOffset() > 0);
+    }
+    try (LogManager m = LogManager.open(dataDir, cfg, clock)) {
+      PartitionLog l = m.get(LogTestSupport.TP).orElseThrow();
+      assertEquals(afterClean, l.cleanerCheckpoint());
+      assertFalse(l.configConfirmed(), "the startup default waits for the topic's config");
+      assertFalse(cleanOnce(l), "nor does the cleaner touch it");
+      m.getOrCreate(LogTestSupport.TP, "tid", compactConfig(512, 60_000));
+      assertTrue(l.configConfirmed());
+    }
+    assertNotNull(afterClean);
+  }
+
+  static long count(Path dir, String suffix) throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.filter(p -> p.toString().endsWith(suffix)).count();
+    }
+  }
+}
