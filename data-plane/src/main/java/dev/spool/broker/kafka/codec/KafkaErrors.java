@@ -8,9 +8,9 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * Spool's error codes as Kafka's. Spool's numbers differ from Kafka's, but its names are Kafka's:
  * every code maps to the Kafka error of the same name, except where Kafka spells it differently
- * ({@link #RENAMED}) and the two codes Kafka has no counterpart for ({@link #NO_KAFKA_NAME}), which
- * map to what a Kafka broker answers in the same situation. {@code KafkaErrorsTest} holds the table
- * to that and fails on any new code that has no mapping.
+ * ({@link #RENAMED}) and the codes Kafka has no counterpart for ({@link #NO_KAFKA_NAME}), which map
+ * to what a Kafka broker answers in the same situation. {@code KafkaErrorsTest} holds the table to
+ * that and fails on any new code that has no mapping.
  *
  * <p>Threads: immutable; any thread.
  */
@@ -28,12 +28,16 @@ public final class KafkaErrors {
   /**
    * Codes Kafka has no name for. QUORUM_UNAVAILABLE: a Kafka broker whose forwarded request gets no
    * answer from the controller quorum answers REQUEST_TIMED_OUT. BROKER_SHUTTING_DOWN: Kafka's
-   * clients only know that the broker is not available.
+   * clients only know that the broker is not available. PARTITION_NOT_ASSIGNED (a member commits a
+   * partition it no longer owns; Kafka's coordinator does not check ownership): ILLEGAL_GENERATION,
+   * which Kafka's consumers read as "the group moved on, rejoin"; to be revisited when the Kafka
+   * listener translates the group APIs.
    */
   static final Map<ErrorCode, Errors> NO_KAFKA_NAME =
       Map.of(
           ErrorCode.QUORUM_UNAVAILABLE, Errors.REQUEST_TIMED_OUT,
-          ErrorCode.BROKER_SHUTTING_DOWN, Errors.BROKER_NOT_AVAILABLE);
+          ErrorCode.BROKER_SHUTTING_DOWN, Errors.BROKER_NOT_AVAILABLE,
+          ErrorCode.PARTITION_NOT_ASSIGNED, Errors.ILLEGAL_GENERATION);
 
   private static final Map<ErrorCode, Errors> TABLE = new EnumMap<>(ErrorCode.class);
 

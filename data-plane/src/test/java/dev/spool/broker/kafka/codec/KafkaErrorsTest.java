@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The table of Spool's error codes as Kafka's: a Kafka client must see the error a Kafka broker
  * would give, so every code maps to Kafka's code of the same name, apart from the listed renames
- * and the two codes Kafka has no name for.
+ * and the codes Kafka has no name for.
  */
 @Tag("unit")
 class KafkaErrorsTest {
