@@ -3,6 +3,8 @@
 #
 #   scripts/bench.sh single [REPS] [--quick]    1 node, RF 1   (issue: data path)
 #   scripts/bench.sh cluster [REPS] [--quick]   3 nodes, RF 3, min ISR 2, plus partition-leader failover
+#   scripts/bench.sh kafka-tools [REPS] [--quick]  Kafka's own perf tools on Spool's Kafka listener
+#                                                and on Kafka, 3 nodes RF 3 (scripts/bench-kafka-tools.sh)
 #
 # Per rep, interleaved: Spool's matrix, then Kafka's (the Kafka peer harness, its own tools).
 # Matrix (as the Kafka harness): 6 partitions, acks=all; producer 100 B and 1 KiB records, first with
@@ -21,6 +23,7 @@
 #      SPOOL_HEAP (512m: the broker heap target), KAFKA_HARNESS (the harness directory; not in this
 #      repository, default ../shared/peers/kafka: see find_kafka_harness in bench-common.sh).
 set -uo pipefail
+[ "${1:-}" = kafka-tools ] && { shift; exec "$(dirname "$0")/bench-kafka-tools.sh" "$@"; }
 source "$(dirname "$0")/bench-common.sh"
 COMMAND="$(command_line N100 N1K E2E_SECS SKIP_KAFKA FAILOVER_TRIALS WARMUP_N SPOOL_HEAP KAFKA_HARNESS -- "$0" "$@")"
 QUICK=0; ARGS=()

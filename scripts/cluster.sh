@@ -6,7 +6,8 @@
 #   scripts/cluster.sh kill NODE_ID [--signal KILL|TERM|STOP|CONT] [--dir DIR]
 #   scripts/cluster.sh restart NODE_ID [--dir DIR]
 #
-# Node i listens for clients on P+10*(i-1) and for the quorum on P+10*(i-1)+1 (P = 9092).
+# Node i listens for Spool clients on P+10*(i-1), for the quorum on P+10*(i-1)+1 and for Kafka's
+# clients and tools (its Kafka-protocol listener) on P+10*(i-1)+2 (P = 9092).
 # Everything lives under DIR (default ./.spool-cluster): per node its config, data, log and
 # PID file. The script signals only PIDs it recorded, after checking the process's command
 # line carries this cluster's marker, so it never touches anything else.
@@ -36,6 +37,7 @@ DIR="$(cd "$DIR" && pwd)"
 node_dir() { echo "$DIR/node-$1"; }
 client_port() { echo $((BASE_PORT + 10 * ($1 - 1))); }
 quorum_port() { echo $((BASE_PORT + 10 * ($1 - 1) + 1)); }
+kafka_port() { echo $((BASE_PORT + 10 * ($1 - 1) + 2)); }
 marker() { echo "-Dspool.node.dir=$(node_dir "$1")"; }
 
 # The PID recorded for node $1 if that process is alive and is ours, else nothing.
@@ -69,6 +71,12 @@ bootstrap() {
   echo "$out"
 }
 
+kafka_bootstrap() {
+  local n="$1" out="" i
+  for i in $(seq 1 "$n"); do out="${out:+$out,}127.0.0.1:$(kafka_port "$i")"; done
+  echo "$out"
+}
+
 write_config() {
   local i="$1" n="$2" voters="" j
   for j in $(seq 1 "$n"); do voters="${voters:+$voters,}$j@127.0.0.1:$(quorum_port "$j")"; done
@@ -78,6 +86,7 @@ write_config() {
 node.id=$i
 process.roles=broker,controller
 listener=127.0.0.1:$(client_port "$i")
+kafka.listener=127.0.0.1:$(kafka_port "$i")
 data.dir=$(node_dir "$i")/data
 controller.quorum.voters=$voters
 controller.quorum.bind.host=127.0.0.1
@@ -94,7 +103,7 @@ start_node() {
   SPOOL_NODE_OPTS="${SPOOL_NODE_OPTS:--Xms256m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20} $(marker "$i")" \
     setsid "$SPOOL" node start --config "$d/node.properties" >> "$d/node.log" 2>&1 < /dev/null &
   echo $! > "$d/node.pid"
-  echo "node $i started (pid $!, client 127.0.0.1:$(client_port "$i"), log $d/node.log)"
+  echo "node $i started (pid $!, client 127.0.0.1:$(client_port "$i"), Kafka 127.0.0.1:$(kafka_port "$i"), log $d/node.log)"
 }
 
 wait_ready() {
@@ -141,6 +150,11 @@ case "$CMD" in
       [ -z "$NODES" ] || [ "$NODES" = "$CLUSTER_NODES" ] || {
         echo "cluster.sh: $DIR holds a $CLUSTER_NODES-node cluster; use another --dir or stop and remove it" >&2; exit 1; }
       NODES="$CLUSTER_NODES"
+      for i in $(seq 1 "$NODES"); do
+        # Clusters written before the Kafka listener existed get one (the rest of the file is kept).
+        f="$(node_dir "$i")/node.properties"
+        grep -q '^kafka.listener=' "$f" || echo "kafka.listener=127.0.0.1:$(kafka_port "$i")" >> "$f"
+      done
     else
       [ -n "$NODES" ] || { echo "cluster.sh: start needs --nodes N" >&2; exit 2; }
       printf 'CLUSTER_NODES=%s\nCLUSTER_BASE_PORT=%s\n' "$NODES" "$BASE_PORT" > "$DIR/cluster.env"
@@ -148,8 +162,10 @@ case "$CMD" in
     fi
     for i in $(seq 1 "$NODES"); do start_node "$i"; done
     bootstrap "$NODES" > "$DIR/bootstrap"
+    kafka_bootstrap "$NODES" > "$DIR/kafka-bootstrap"
     wait_ready "$NODES"
     echo "bootstrap: $(bootstrap "$NODES")"
+    echo "Kafka bootstrap (Kafka's clients and tools): $(kafka_bootstrap "$NODES")"
     ;;
   stop)
     load_env
@@ -159,7 +175,7 @@ case "$CMD" in
     load_env
     for i in $(known_nodes); do
       pid="$(live_pid "$i")"
-      echo "node $i: ${pid:+running (pid $pid)}${pid:-not running}  client 127.0.0.1:$(client_port "$i")"
+      echo "node $i: ${pid:+running (pid $pid)}${pid:-not running}  client 127.0.0.1:$(client_port "$i")  Kafka 127.0.0.1:$(kafka_port "$i")"
     done
     "$SPOOL" cluster status --bootstrap "$(bootstrap "$CLUSTER_NODES")" || true
     ;;

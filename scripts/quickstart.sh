@@ -22,6 +22,7 @@ fi
 step "Starting a local 3-node cluster in $DIR"
 scripts/cluster.sh start --nodes 3 --dir "$DIR"
 BOOTSTRAP="$(cat "$DIR/bootstrap")"
+KAFKA_BOOTSTRAP="$(cat "$DIR/kafka-bootstrap")"
 export SPOOL_BOOTSTRAP="$BOOTSTRAP"
 
 step "Creating topic '$TOPIC' (3 partitions, replication factor 3)"
@@ -47,6 +48,9 @@ cat <<MSG
 
 Spool is running: bootstrap $BOOTSTRAP (export SPOOL_BOOTSTRAP=$BOOTSTRAP, or run
 commands from $ROOT, where the CLI finds the cluster by itself).
+Kafka's clients and tools: bootstrap.servers=$KAFKA_BOOTSTRAP (Spool's Kafka-protocol listener;
+e.g. kafka-console-consumer.sh --bootstrap-server $KAFKA_BOOTSTRAP --topic $TOPIC --partition 0
+--offset earliest; consumer groups are not served on it yet).
 
 Go on:
   scripts/spool --help                       # every command, each with --help

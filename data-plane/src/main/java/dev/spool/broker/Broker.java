@@ -1,5 +1,6 @@
 package dev.spool.broker;
 
+import dev.spool.broker.kafka.KafkaProtocol;
 import dev.spool.broker.log.LogManager;
 import dev.spool.broker.network.BrokerServer;
 import dev.spool.broker.network.RequestDispatcher;
@@ -8,30 +9,18 @@ import dev.spool.broker.replication.PartitionWorkers;
 import dev.spool.broker.replication.ReplicaFetcherManager;
 import dev.spool.broker.replication.ReplicaManager;
 import dev.spool.broker.replication.ReplicationSettings;
-import dev.spool.broker.request.AlterConfigsHandler;
-import dev.spool.broker.request.ApiVersionsHandler;
 import dev.spool.broker.request.BrokerContext;
 import dev.spool.broker.request.ConsumerGroupHeartbeatHandler;
-import dev.spool.broker.request.CreateTopicsHandler;
 import dev.spool.broker.request.DeleteGroupsHandler;
-import dev.spool.broker.request.DeleteTopicsHandler;
-import dev.spool.broker.request.DescribeClusterHandler;
-import dev.spool.broker.request.DescribeConfigsHandler;
 import dev.spool.broker.request.DescribeGroupsHandler;
 import dev.spool.broker.request.DescribeLogsHandler;
-import dev.spool.broker.request.ElectLeadersHandler;
-import dev.spool.broker.request.FetchHandler;
 import dev.spool.broker.request.FindCoordinatorHandler;
-import dev.spool.broker.request.InitProducerIdHandler;
+import dev.spool.broker.request.Handlers;
 import dev.spool.broker.request.ListGroupsHandler;
-import dev.spool.broker.request.ListOffsetsHandler;
-import dev.spool.broker.request.MetadataHandler;
 import dev.spool.broker.request.MetadataWaiters;
 import dev.spool.broker.request.OffsetCommitHandler;
 import dev.spool.broker.request.OffsetDeleteHandler;
 import dev.spool.broker.request.OffsetFetchHandler;
-import dev.spool.broker.request.OffsetForLeaderEpochHandler;
-import dev.spool.broker.request.ProduceHandler;
 import dev.spool.broker.request.ProducerIdManager;
 import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
@@ -208,26 +197,42 @@ public final class Broker implements AutoCloseable {
             (name, partitions, rf, configs) ->
                 createInternalTopic(quorum, name, partitions, rf, configs));
     replicas.setObserver(coordinator);
-    server = new BrokerServer(serverSettings(config), dispatcher(ctx, coordinator));
+    Handlers handlers = Handlers.create(ctx);
+    server = new BrokerServer(serverSettings(config), dispatcher(handlers, ctx, coordinator));
+    String kafkaListener = config.get(BrokerConfig.KAFKA_LISTENER);
+    if (!kafkaListener.isEmpty()) {
+      HostPort kl = HostPort.parse(kafkaListener);
+      server.addListener(
+          KafkaProtocol.LISTENER, kl.host(), kl.port(), new KafkaProtocol(handlers, logPrefix));
+    }
     server.start();
 
-    HostPort advertised = HostPort.parse(BrokerConfig.advertisedListener(config));
-    String host = advertised.host().equals("0.0.0.0") ? "127.0.0.1" : advertised.host();
-    int port = advertised.port() == 0 ? server.boundPort() : advertised.port();
-    lifecycle =
-        new BrokerLifecycle(
-            BrokerLifecycle.Settings.of(
-                brokerId, host, port, config.get(BrokerConfig.RACK), config),
-            quorum,
-            publisher[0]);
+    HostPort advertised =
+        reachable(
+            HostPort.parse(BrokerConfig.advertisedListener(config)),
+            server.boundPort(BrokerServer.SPOOL_LISTENER));
+    String host = advertised.host();
+    int port = advertised.port();
+    BrokerLifecycle.Settings lifecycleSettings =
+        BrokerLifecycle.Settings.of(brokerId, host, port, config.get(BrokerConfig.RACK), config);
+    if (!kafkaListener.isEmpty()) {
+      lifecycleSettings =
+          lifecycleSettings.withKafkaEndpoint(
+              reachable(
+                  HostPort.parse(BrokerConfig.kafkaAdvertisedListener(config)),
+                  server.boundPort(KafkaProtocol.LISTENER)));
+    }
+    lifecycle = new BrokerLifecycle(lifecycleSettings, quorum, publisher[0]);
     lifecycle.start();
     log.info(
-        "{} broker started in {} ms: {} partition logs, listener {}:{}, {} partition workers",
+        "{} broker started in {} ms: {} partition logs, listener {}:{}, Kafka listener {}, {}"
+            + " partition workers",
         logPrefix,
         TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - startNs),
         logManager.all().size(),
         host,
         port,
+        lifecycleSettings.kafkaEndpoint() == null ? "off" : lifecycleSettings.kafkaEndpoint(),
         workers.size());
   }
 
@@ -254,21 +259,25 @@ public final class Broker implements AutoCloseable {
             });
   }
 
-  static RequestDispatcher dispatcher(BrokerContext ctx, GroupCoordinator coordinator) {
+  /**
+   * Spool's protocol: the handlers both listeners share ({@link Handlers}) and the group APIs,
+   * which only Spool's listener serves so far.
+   */
+  static RequestDispatcher dispatcher(Handlers h, BrokerContext ctx, GroupCoordinator coordinator) {
     return new RequestDispatcher(ApiVersionTable.CURRENT)
-        .register(ApiKey.API_VERSIONS, new ApiVersionsHandler())
-        .register(ApiKey.METADATA, new MetadataHandler(ctx))
-        .register(ApiKey.PRODUCE, new ProduceHandler(ctx))
-        .register(ApiKey.FETCH, new FetchHandler(ctx))
-        .register(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(ctx))
-        .register(ApiKey.OFFSET_FOR_LEADER_EPOCH, new OffsetForLeaderEpochHandler(ctx))
-        .register(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(ctx))
-        .register(ApiKey.CREATE_TOPICS, new CreateTopicsHandler(ctx))
-        .register(ApiKey.DELETE_TOPICS, new DeleteTopicsHandler(ctx))
-        .register(ApiKey.ELECT_LEADERS, new ElectLeadersHandler(ctx))
-        .register(ApiKey.ALTER_CONFIGS, new AlterConfigsHandler(ctx))
-        .register(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(ctx))
-        .register(ApiKey.DESCRIBE_CONFIGS, new DescribeConfigsHandler(ctx))
+        .register(ApiKey.API_VERSIONS, h.apiVersions())
+        .register(ApiKey.METADATA, h.metadata())
+        .register(ApiKey.PRODUCE, h.produce())
+        .register(ApiKey.FETCH, h.fetch())
+        .register(ApiKey.LIST_OFFSETS, h.listOffsets())
+        .register(ApiKey.OFFSET_FOR_LEADER_EPOCH, h.offsetForLeaderEpoch())
+        .register(ApiKey.INIT_PRODUCER_ID, h.initProducerId())
+        .register(ApiKey.CREATE_TOPICS, h.createTopics())
+        .register(ApiKey.DELETE_TOPICS, h.deleteTopics())
+        .register(ApiKey.ELECT_LEADERS, h.electLeaders())
+        .register(ApiKey.ALTER_CONFIGS, h.alterConfigs())
+        .register(ApiKey.DESCRIBE_CLUSTER, h.describeCluster())
+        .register(ApiKey.DESCRIBE_CONFIGS, h.describeConfigs())
         .register(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(coordinator))
         .register(ApiKey.CONSUMER_GROUP_HEARTBEAT, new ConsumerGroupHeartbeatHandler(coordinator))
         .register(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(coordinator))
@@ -293,6 +302,16 @@ public final class Broker implements AutoCloseable {
         logPrefix);
   }
 
+  /**
+   * What clients are told to connect to for a listener: a wildcard bind address becomes loopback
+   * and port 0 the port actually bound.
+   */
+  private static HostPort reachable(HostPort advertised, int boundPort) {
+    return new HostPort(
+        advertised.host().equals("0.0.0.0") ? "127.0.0.1" : advertised.host(),
+        advertised.port() == 0 ? boundPort : advertised.port());
+  }
+
   static String clusterId(Config config) {
     return config.get(BrokerConfig.CLUSTER_ID);
   }
@@ -306,6 +325,11 @@ public final class Broker implements AutoCloseable {
   /** The port the client listener is bound to. */
   public int boundPort() {
     return server.boundPort();
+  }
+
+  /** The port the Kafka listener is bound to; throws when {@code kafka.listener} is unset. */
+  public int kafkaBoundPort() {
+    return server.boundPort(KafkaProtocol.LISTENER);
   }
 
   /** The current registration's broker epoch, -1 before the first registration. */

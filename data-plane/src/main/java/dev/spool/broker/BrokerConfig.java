@@ -73,6 +73,20 @@ public final class BrokerConfig {
           "",
           v -> v.isEmpty() ? null : HostPort.problem(v),
           "host:port clients and other brokers use to reach this broker; defaults to listener.");
+  public static final ConfigKey<String> KAFKA_LISTENER =
+      DEF.stringKey(
+          "kafka.listener",
+          "",
+          v -> v.isEmpty() ? null : HostPort.problem(v),
+          "host:port of a second listener speaking Kafka's protocol, for Kafka's own clients and tools"
+              + " (bootstrap.servers); off unless set.");
+  public static final ConfigKey<String> KAFKA_ADVERTISED_LISTENER =
+      DEF.stringKey(
+          "kafka.advertised.listener",
+          "",
+          v -> v.isEmpty() ? null : HostPort.problem(v),
+          "host:port Kafka's clients use to reach the Kafka listener (registered with the quorum and"
+              + " answered in Metadata); defaults to kafka.listener.");
   public static final ConfigKey<Integer> NUM_NETWORK_THREADS =
       DEF.intKey(
           "num.network.threads",
@@ -382,6 +396,12 @@ public final class BrokerConfig {
   public static String advertisedListener(Config c) {
     String adv = c.get(ADVERTISED_LISTENER);
     return adv.isEmpty() ? c.get(LISTENER) : adv;
+  }
+
+  /** The Kafka listener's address for clients, or "" when it is off. */
+  public static String kafkaAdvertisedListener(Config c) {
+    String adv = c.get(KAFKA_ADVERTISED_LISTENER);
+    return adv.isEmpty() ? c.get(KAFKA_LISTENER) : adv;
   }
 
   /** The group coordinator's settings. */

@@ -93,6 +93,10 @@ public final class NodeConfig {
     if (BrokerConfig.isBroker(config)) {
       HostPort listener = HostPort.parse(config.get(BrokerConfig.LISTENER));
       checkPortFree(BrokerConfig.LISTENER.name(), listener.host(), listener.port());
+      if (!config.get(BrokerConfig.KAFKA_LISTENER).isEmpty()) {
+        HostPort kafka = HostPort.parse(config.get(BrokerConfig.KAFKA_LISTENER));
+        checkPortFree(BrokerConfig.KAFKA_LISTENER.name(), kafka.host(), kafka.port());
+      }
     }
   }
 

@@ -106,4 +106,21 @@ class DataPlaneBoundariesTest {
         .because("chaos drives the product from outside; the product never knows its tests")
         .check(MAIN);
   }
+
+  @Test
+  void shouldImportKafkaClientsOnlyInTheKafkaCodec() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.spool..")
+        .and()
+        .resideOutsideOfPackage("dev.spool.broker.kafka.codec")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("org.apache.kafka..")
+        .because(
+            "kafka-clients' message classes are not public API and move between releases: one"
+                + " package pinned to one version takes every change (package-info of"
+                + " dev.spool.broker.kafka.codec)")
+        .check(MAIN);
+  }
 }

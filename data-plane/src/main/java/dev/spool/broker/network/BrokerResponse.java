@@ -11,7 +11,7 @@ import java.util.List;
  * connection, which writes or releases it. A request-level error has no body; {@link #none()} is
  * the answer to a request that gets no response (produce with acks=0).
  */
-public final class BrokerResponse {
+public final class BrokerResponse implements WireProtocol.Answer {
   private static final BrokerResponse NONE =
       new BrokerResponse(null, List.of(), 0, ErrorCode.NONE, "", false);
 
@@ -57,6 +57,7 @@ public final class BrokerResponse {
     return NONE;
   }
 
+  @Override
   public boolean isNone() {
     return this == NONE;
   }
@@ -81,12 +82,14 @@ public final class BrokerResponse {
     return requestErrorMessage;
   }
 
+  @Override
   public boolean closeAfterSend() {
     return closeAfterSend;
   }
 
   /** Releases the record parts when the response will not be written (connection gone). */
-  void release() {
+  @Override
+  public void release() {
     for (Object part : recordParts) {
       ReferenceCountUtil.safeRelease(part);
     }

@@ -10,16 +10,27 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The broker's client listener: Netty (epoll when available), one {@link ConnectionHandler} per
- * connection, requests dispatched to handlers that never block the event loop.
+ * The broker's client listeners: Netty (epoll when available), one {@link ConnectionHandler} per
+ * connection, requests served by protocols whose handlers never block the event loop. The Spool
+ * listener is always there; other listeners (Kafka's protocol) are added before {@link #start}. All
+ * listeners share the event loops and the memory bound for unanswered requests ({@code
+ * queued.max.request.bytes} is one budget per broker, as in Kafka), so a second protocol adds no
+ * threads and no second budget.
  */
 public final class BrokerServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(BrokerServer.class);
+
+  /** The name of the listener for Spool's own protocol. */
+  public static final String SPOOL_LISTENER = "spool";
 
   /** Network limits and sizes; the node builds it from its config keys. */
   public record Settings(
@@ -32,82 +43,124 @@ public final class BrokerServer implements AutoCloseable {
       long connectionMaxIdleMs,
       String logPrefix) {}
 
+  /** One listener: where it binds and the protocol it speaks. */
+  private record Listener(String name, String host, int port, WireProtocol<?, ?> protocol) {}
+
   private final Settings settings;
-  private final RequestDispatcher dispatcher;
   private final RequestMemoryPool memory;
+  private final List<Listener> listeners = new ArrayList<>();
+  private final Map<String, Channel> channels = new LinkedHashMap<>();
   private EventLoopGroup boss;
   private EventLoopGroup workers;
-  private Channel serverChannel;
 
   public BrokerServer(Settings settings, RequestDispatcher dispatcher) {
     this.settings = settings;
-    this.dispatcher = dispatcher;
     this.memory = new RequestMemoryPool(settings.maxQueuedRequestBytes());
+    listeners.add(
+        new Listener(
+            SPOOL_LISTENER,
+            settings.bindHost(),
+            settings.bindPort(),
+            new SpoolProtocol(dispatcher, settings.logPrefix())));
   }
 
-  /** Binds the listener; throws with the address named when the port is taken. */
+  /** Adds a listener speaking {@code protocol} on host:port; before {@link #start}. */
+  public BrokerServer addListener(String name, String host, int port, WireProtocol<?, ?> protocol) {
+    if (boss != null) {
+      throw new IllegalStateException("listeners are added before start");
+    }
+    listeners.add(new Listener(name, host, port, protocol));
+    return this;
+  }
+
+  /** Binds every listener; throws with the address named when a port is taken. */
   public void start() {
     boss = Transport.group(1, "spool-accept");
     workers = Transport.group(settings.networkThreads(), "spool-network");
-    ServerBootstrap b =
-        new ServerBootstrap()
-            .group(boss, workers)
-            .channel(Transport.serverChannel())
-            .option(ChannelOption.SO_BACKLOG, 1024)
-            .option(ChannelOption.SO_REUSEADDR, true)
-            .childOption(ChannelOption.TCP_NODELAY, true)
-            .childOption(
-                ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 4 << 20))
-            .childHandler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    ch.pipeline()
-                        .addLast(
-                            "idle",
-                            new IdleStateHandler(
-                                0, 0, settings.connectionMaxIdleMs(), TimeUnit.MILLISECONDS))
-                        .addLast("frames", new FrameDecoder(settings.maxFrameBytes()))
-                        .addLast(
-                            "requests",
-                            new ConnectionHandler(
-                                dispatcher,
-                                memory,
-                                settings.maxInFlightPerConnection(),
-                                settings.logPrefix()));
-                  }
-                });
-    try {
-      serverChannel =
-          b.bind(settings.bindHost(), settings.bindPort()).syncUninterruptibly().channel();
-    } catch (RuntimeException e) {
-      close();
-      throw new IllegalStateException(
-          "cannot listen on "
-              + settings.bindHost()
-              + ":"
-              + settings.bindPort()
-              + ": "
-              + e.getMessage(),
-          e);
+    for (Listener l : listeners) {
+      Channel ch;
+      try {
+        ch = bootstrap(l).bind(l.host(), l.port()).syncUninterruptibly().channel();
+      } catch (RuntimeException e) {
+        close();
+        throw new IllegalStateException(
+            "cannot listen on "
+                + l.host()
+                + ":"
+                + l.port()
+                + " ("
+                + l.name()
+                + "): "
+                + e.getMessage(),
+            e);
+      }
+      channels.put(l.name(), ch);
+      log.info(
+          "{} {} listener on {} ({} transport, {} network threads)",
+          settings.logPrefix(),
+          l.name(),
+          ch.localAddress(),
+          Transport.name(),
+          settings.networkThreads());
     }
-    log.info(
-        "{} listening on {} ({} transport, {} network threads)",
-        settings.logPrefix(),
-        serverChannel.localAddress(),
-        Transport.name(),
-        settings.networkThreads());
   }
 
+  private ServerBootstrap bootstrap(Listener l) {
+    String prefix =
+        l.name().equals(SPOOL_LISTENER)
+            ? settings.logPrefix()
+            : settings.logPrefix() + "[" + l.name() + "]";
+    return new ServerBootstrap()
+        .group(boss, workers)
+        .channel(Transport.serverChannel())
+        .option(ChannelOption.SO_BACKLOG, 1024)
+        .option(ChannelOption.SO_REUSEADDR, true)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childOption(
+            ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 4 << 20))
+        .childHandler(
+            new ChannelInitializer<SocketChannel>() {
+              @Override
+              protected void initChannel(SocketChannel ch) {
+                ch.pipeline()
+                    .addLast(
+                        "idle",
+                        new IdleStateHandler(
+                            0, 0, settings.connectionMaxIdleMs(), TimeUnit.MILLISECONDS))
+                    .addLast("frames", new FrameDecoder(settings.maxFrameBytes()))
+                    .addLast(
+                        "requests",
+                        new ConnectionHandler<>(
+                            l.protocol(), memory, settings.maxInFlightPerConnection(), prefix));
+              }
+            });
+  }
+
+  /** The port the Spool listener is bound to. */
   public int boundPort() {
-    return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    return boundPort(SPOOL_LISTENER);
+  }
+
+  /** The port the named listener is bound to. */
+  public int boundPort(String listener) {
+    Channel ch = channels.get(listener);
+    if (ch == null) {
+      throw new IllegalArgumentException("no listener " + listener);
+    }
+    return ((InetSocketAddress) ch.localAddress()).getPort();
+  }
+
+  /** Bytes held right now by requests read but not yet answered. */
+  public long queuedRequestBytes() {
+    return memory.usedBytes();
   }
 
   @Override
   public void close() {
-    if (serverChannel != null) {
-      serverChannel.close().syncUninterruptibly();
+    for (Channel ch : channels.values()) {
+      ch.close().syncUninterruptibly();
     }
+    channels.clear();
     if (boss != null) {
       boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }

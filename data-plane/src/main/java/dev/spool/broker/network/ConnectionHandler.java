@@ -1,12 +1,8 @@
 package dev.spool.broker.network;
 
-import dev.spool.common.ErrorCode;
-import dev.spool.protocol.Frame;
 import dev.spool.protocol.InvalidFrameException;
-import dev.spool.protocol.message.ApiKey;
-import dev.spool.protocol.message.RequestHeader;
-import dev.spool.protocol.message.ResponseHeader;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -14,13 +10,14 @@ import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client connection: parses frames, dispatches requests, and writes responses strictly in
- * request order although requests complete out of order (pipelining). Owned by the channel's event
- * loop; completions from other threads hop onto it.
+ * One client connection: decodes frames with its listener's {@link WireProtocol}, serves requests,
+ * and writes answers strictly in request order although requests complete out of order
+ * (pipelining). Owned by the channel's event loop; completions from other threads hop onto it.
  *
  * <p>A request that arrives while earlier ones are unanswered fires their {@link
  * NewerRequestSignal}: a fetch waiting in long poll then answers with what it has, since its answer
@@ -29,40 +26,45 @@ import org.slf4j.LoggerFactory;
  * <p>Limits: at most {@code maxInFlight} unanswered requests (then reading pauses), the shared
  * {@link RequestMemoryPool} for bytes held by unanswered requests, and reading pauses while the
  * socket is not writable (a client that never reads its responses stops being read from, so it
- * cannot make the broker buffer more). A frame that cannot be parsed closes the connection with one
- * log line; an unknown API gets UNSUPPORTED_VERSION and the connection is closed after it.
+ * cannot make the broker buffer more). A frame the protocol cannot decode closes the connection
+ * with one log line; what a failed request is answered is the protocol's choice ({@link
+ * WireProtocol#failed}).
+ *
+ * @param <Q> the protocol's decoded request
+ * @param <A> the protocol's answer
  */
-final class ConnectionHandler extends ChannelInboundHandlerAdapter {
+final class ConnectionHandler<Q, A extends WireProtocol.Answer>
+    extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
 
   /** A request waiting for its turn to be answered. */
-  private static final class Pending {
-    final int correlationId;
+  private static final class Pending<Q, A> {
+    final Q request;
     final ByteBuf frame;
     final long frameBytes;
     final NewerRequestSignal newerRequest = new NewerRequestSignal();
-    BrokerResponse response;
+    A response;
 
-    Pending(int correlationId, ByteBuf frame) {
-      this.correlationId = correlationId;
+    Pending(Q request, ByteBuf frame) {
+      this.request = request;
       this.frame = frame;
       this.frameBytes = frame.readableBytes();
     }
   }
 
-  private final RequestDispatcher dispatcher;
+  private final WireProtocol<Q, A> protocol;
   private final RequestMemoryPool memory;
   private final int maxInFlight;
   private final String logPrefix;
-  private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+  private final ArrayDeque<Pending<Q, A>> pending = new ArrayDeque<>();
   private ChannelHandlerContext ctx;
   private String connectionId;
   private boolean closing;
   private boolean waitingForMemory;
 
   ConnectionHandler(
-      RequestDispatcher dispatcher, RequestMemoryPool memory, int maxInFlight, String logPrefix) {
-    this.dispatcher = dispatcher;
+      WireProtocol<Q, A> protocol, RequestMemoryPool memory, int maxInFlight, String logPrefix) {
+    this.protocol = protocol;
     this.memory = memory;
     this.maxInFlight = maxInFlight;
     this.logPrefix = logPrefix;
@@ -82,18 +84,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       frameBuffer.release();
       return;
     }
-    Frame frame;
-    RequestHeader header;
+    Q request;
     try {
-      frame = Frame.parse(frameBuffer);
-      header = frame.parseHeader(RequestHeader.parser());
+      request = protocol.decode(frameBuffer);
     } catch (InvalidFrameException e) {
       frameBuffer.release();
       closeWithReason(e.getMessage());
       return;
     }
-    Pending p = new Pending(header.getCorrelationId(), frameBuffer);
-    for (Pending earlier : pending) {
+    Pending<Q, A> p = new Pending<>(request, frameBuffer);
+    for (Pending<Q, A> earlier : pending) {
       if (earlier.response == null) {
         earlier.newerRequest
             .fire(); // a long-polling fetch answers now rather than hold this one back
@@ -103,55 +103,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     memory.reserve(p.frameBytes);
     updateReading();
 
-    ApiKey key = header.getApiKey();
-    var handler = dispatcher.handler(key);
-    if (handler.isEmpty() || key == ApiKey.UNRECOGNIZED) {
-      log.warn(
-          "{} unknown API key {} from {}, closing the connection",
-          logPrefix,
-          header.getApiKeyValue(),
-          connectionId);
-      complete(
-          p,
-          BrokerResponse.requestError(
-              ErrorCode.UNSUPPORTED_VERSION, "unknown API key " + header.getApiKeyValue(), true),
-          null);
-      return;
-    }
-    if (!dispatcher.supports(key, header.getApiVersion())) {
-      complete(
-          p,
-          BrokerResponse.requestError(
-              ErrorCode.UNSUPPORTED_VERSION,
-              key + " version " + header.getApiVersion() + " is not supported; see ApiVersions",
-              false),
-          null);
-      return;
-    }
-    CompletableFuture<BrokerResponse> future;
+    CompletableFuture<A> future;
     try {
       future =
-          handler
-              .get()
-              .handle(
-                  new RequestContext(
-                      header,
-                      frame,
-                      frameBuffer,
-                      connectionId,
-                      ctx.channel().remoteAddress(),
-                      System.nanoTime(),
-                      p.newerRequest));
-    } catch (InvalidFrameException e) {
-      log.warn(
-          "{} malformed {} request from {}: {}; closing the connection",
-          logPrefix,
-          key,
-          connectionId,
-          e.getMessage());
-      complete(
-          p, BrokerResponse.requestError(ErrorCode.INVALID_REQUEST, e.getMessage(), true), null);
-      return;
+          protocol.serve(
+              request,
+              new WireProtocol.Connection(
+                  connectionId, ctx.channel().remoteAddress(), System.nanoTime(), p.newerRequest));
     } catch (RuntimeException e) {
       future = CompletableFuture.failedFuture(e);
     }
@@ -165,10 +123,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         });
   }
 
-  private void complete(Pending p, BrokerResponse response, Throwable error) {
+  private void complete(Pending<Q, A> p, A response, Throwable error) {
     if (error != null) {
       Throwable cause =
-          error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+          error instanceof CompletionException && error.getCause() != null
               ? error.getCause()
               : error;
       if (cause instanceof InvalidFrameException) {
@@ -177,13 +135,15 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             logPrefix,
             connectionId,
             cause.getMessage());
-        response = BrokerResponse.requestError(ErrorCode.INVALID_REQUEST, cause.getMessage(), true);
       } else {
-        log.error("{} request {} from {} failed", logPrefix, p.correlationId, connectionId, cause);
-        response =
-            BrokerResponse.requestError(
-                ErrorCode.UNKNOWN_SERVER_ERROR, String.valueOf(cause), false);
+        log.error(
+            "{} request {} from {} failed",
+            logPrefix,
+            protocol.correlationId(p.request),
+            connectionId,
+            cause);
       }
+      response = protocol.failed(p.request, cause);
     }
     p.response = response;
     if (!ctx.channel().isActive()) {
@@ -197,21 +157,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private void writeReady() {
     boolean wrote = false;
     while (!pending.isEmpty() && pending.peek().response != null) {
-      Pending p = pending.poll();
-      BrokerResponse r = p.response;
+      Pending<Q, A> p = pending.poll();
+      A r = p.response;
       finish(p);
       if (closing) {
         r.release();
         continue;
       }
       if (!r.isNone()) {
-        write(p.correlationId, r);
+        protocol.write(ctx, p.request, r);
         wrote = true;
       }
       if (r.closeAfterSend()) {
         closing = true;
-        ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
-            .addListener(ChannelFutureListener.CLOSE);
+        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
         wrote = false;
       }
     }
@@ -221,24 +180,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     updateReading();
   }
 
-  private void write(int correlationId, BrokerResponse r) {
-    ResponseHeader.Builder header = ResponseHeader.newBuilder().setCorrelationId(correlationId);
-    if (r.requestError() != ErrorCode.NONE) {
-      header.setErrorCode(r.requestError()).setErrorMessage(r.requestErrorMessage());
-    }
-    ByteBuf prefix =
-        Frame.encodePrefix(
-            ctx.alloc(),
-            header.build(),
-            r.body() == null ? com.google.protobuf.Empty.getDefaultInstance() : r.body(),
-            r.recordBytes());
-    ctx.write(prefix, ctx.voidPromise());
-    for (Object part : r.recordParts()) {
-      ctx.write(part).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
-    }
-  }
-
-  private void finish(Pending p) {
+  private void finish(Pending<Q, A> p) {
     p.frame.release();
     memory.release(p.frameBytes);
   }
@@ -319,7 +261,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
    */
   private void drainOnClose() {
     while (!pending.isEmpty() && pending.peek().response != null) {
-      Pending p = pending.poll();
+      Pending<Q, A> p = pending.poll();
       p.response.release();
       finish(p);
     }

@@ -23,6 +23,11 @@ final class RequestMemoryPool {
     usedBytes.addAndGet(bytes);
   }
 
+  /** Bytes held right now by requests read but not yet answered. */
+  long usedBytes() {
+    return usedBytes.get();
+  }
+
   boolean exhausted() {
     return usedBytes.get() >= limitBytes;
   }

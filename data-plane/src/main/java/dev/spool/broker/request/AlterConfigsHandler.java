@@ -1,8 +1,5 @@
 package dev.spool.broker.request;
 
-import dev.spool.broker.network.BrokerResponse;
-import dev.spool.broker.network.RequestContext;
-import dev.spool.broker.network.RequestHandler;
 import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
@@ -14,16 +11,17 @@ import java.util.concurrent.CompletableFuture;
  * AlterConfigs (topic overrides), forwarded to the quorum; answers once this broker's image carries
  * the new overrides, bounded by the admin timeout. Netty thread.
  */
-public final class AlterConfigsHandler implements RequestHandler {
+public final class AlterConfigsHandler
+    extends MessageHandler<AlterConfigsRequest, AlterConfigsResponse> {
   private final BrokerContext ctx;
 
   public AlterConfigsHandler(BrokerContext ctx) {
+    super(AlterConfigsRequest.parser());
     this.ctx = ctx;
   }
 
   @Override
-  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
-    AlterConfigsRequest req = request.frame().parseBody(AlterConfigsRequest.parser());
+  public CompletableFuture<AlterConfigsResponse> call(AlterConfigsRequest req) {
     return ctx.quorum()
         .alterConfigs(req)
         .handle(
@@ -46,7 +44,7 @@ public final class AlterConfigsHandler implements RequestHandler {
         .thenCompose(
             resp -> {
               if (req.getValidateOnly()) {
-                return CompletableFuture.completedFuture(BrokerResponse.of(resp));
+                return CompletableFuture.completedFuture(resp);
               }
               return ctx.metadataWaiters()
                   .await(
@@ -71,7 +69,7 @@ public final class AlterConfigsHandler implements RequestHandler {
                                         && t.getDeleteList().stream().noneMatch(now::containsKey);
                                   }),
                       ctx.adminTimeoutMs())
-                  .thenApply(img -> BrokerResponse.of(resp));
+                  .thenApply(img -> resp);
             });
   }
 }

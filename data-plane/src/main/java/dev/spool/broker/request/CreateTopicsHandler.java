@@ -1,8 +1,5 @@
 package dev.spool.broker.request;
 
-import dev.spool.broker.network.BrokerResponse;
-import dev.spool.broker.network.RequestContext;
-import dev.spool.broker.network.RequestHandler;
 import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
@@ -15,16 +12,17 @@ import java.util.concurrent.CompletableFuture;
  * timeout) until this broker's image holds every created topic with a leader per partition, so a
  * Metadata call right after finds them. Netty thread.
  */
-public final class CreateTopicsHandler implements RequestHandler {
+public final class CreateTopicsHandler
+    extends MessageHandler<CreateTopicsRequest, CreateTopicsResponse> {
   private final BrokerContext ctx;
 
   public CreateTopicsHandler(BrokerContext ctx) {
+    super(CreateTopicsRequest.parser());
     this.ctx = ctx;
   }
 
   @Override
-  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
-    CreateTopicsRequest req = request.frame().parseBody(CreateTopicsRequest.parser());
+  public CompletableFuture<CreateTopicsResponse> call(CreateTopicsRequest req) {
     long timeoutMs = ctx.adminTimeout(req.getTimeoutMs());
     return ctx.quorum()
         .createTopics(req)
@@ -48,7 +46,7 @@ public final class CreateTopicsHandler implements RequestHandler {
         .thenCompose(
             resp -> {
               if (req.getValidateOnly()) {
-                return CompletableFuture.completedFuture(BrokerResponse.of(resp));
+                return CompletableFuture.completedFuture(resp);
               }
               return ctx.metadataWaiters()
                   .await(
@@ -65,7 +63,7 @@ public final class CreateTopicsHandler implements RequestHandler {
                                             .allMatch(PartitionState::hasLeader);
                                   }),
                       timeoutMs)
-                  .thenApply(img -> BrokerResponse.of(resp));
+                  .thenApply(img -> resp);
             });
   }
 }

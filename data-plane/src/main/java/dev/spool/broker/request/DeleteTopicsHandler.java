@@ -1,8 +1,5 @@
 package dev.spool.broker.request;
 
-import dev.spool.broker.network.BrokerResponse;
-import dev.spool.broker.network.RequestContext;
-import dev.spool.broker.network.RequestHandler;
 import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.DeleteTopicsRequest;
 import dev.spool.protocol.message.DeleteTopicsResponse;
@@ -12,16 +9,17 @@ import java.util.concurrent.CompletableFuture;
  * DeleteTopics, forwarded to the quorum; answers once the topics are gone from this broker's image
  * (bounded by the timeout). Netty thread.
  */
-public final class DeleteTopicsHandler implements RequestHandler {
+public final class DeleteTopicsHandler
+    extends MessageHandler<DeleteTopicsRequest, DeleteTopicsResponse> {
   private final BrokerContext ctx;
 
   public DeleteTopicsHandler(BrokerContext ctx) {
+    super(DeleteTopicsRequest.parser());
     this.ctx = ctx;
   }
 
   @Override
-  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
-    DeleteTopicsRequest req = request.frame().parseBody(DeleteTopicsRequest.parser());
+  public CompletableFuture<DeleteTopicsResponse> call(DeleteTopicsRequest req) {
     long timeoutMs = ctx.adminTimeout(req.getTimeoutMs());
     return ctx.quorum()
         .deleteTopics(req)
@@ -51,6 +49,6 @@ public final class DeleteTopicsHandler implements RequestHandler {
                                 .filter(r -> r.getErrorCode() == ErrorCode.NONE)
                                 .allMatch(r -> img.topic(r.getName()) == null),
                         timeoutMs)
-                    .thenApply(img -> BrokerResponse.of(resp)));
+                    .thenApply(img -> resp));
   }
 }

@@ -1,8 +1,5 @@
 package dev.spool.broker.request;
 
-import dev.spool.broker.network.BrokerResponse;
-import dev.spool.broker.network.RequestContext;
-import dev.spool.broker.network.RequestHandler;
 import dev.spool.config.TopicConfig;
 import dev.spool.protocol.message.DescribeClusterRequest;
 import dev.spool.protocol.message.DescribeClusterResponse;
@@ -20,16 +17,17 @@ import java.util.concurrent.CompletableFuture;
  * min.insync.replicas. When the quorum does not answer, the rest is still returned with the error
  * set. Netty thread.
  */
-public final class DescribeClusterHandler implements RequestHandler {
+public final class DescribeClusterHandler
+    extends MessageHandler<DescribeClusterRequest, DescribeClusterResponse> {
   private final BrokerContext ctx;
 
   public DescribeClusterHandler(BrokerContext ctx) {
+    super(DescribeClusterRequest.parser());
     this.ctx = ctx;
   }
 
   @Override
-  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
-    request.frame().parseBody(DescribeClusterRequest.parser());
+  public CompletableFuture<DescribeClusterResponse> call(DescribeClusterRequest req) {
     MetadataImage image = ctx.image();
     DescribeClusterResponse.Builder b =
         DescribeClusterResponse.newBuilder()
@@ -69,7 +67,7 @@ public final class DescribeClusterHandler implements RequestHandler {
               } else {
                 b.setQuorum(q);
               }
-              return BrokerResponse.of(b.build());
+              return b.build();
             });
   }
 }

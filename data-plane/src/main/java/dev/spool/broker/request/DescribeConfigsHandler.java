@@ -1,8 +1,5 @@
 package dev.spool.broker.request;
 
-import dev.spool.broker.network.BrokerResponse;
-import dev.spool.broker.network.RequestContext;
-import dev.spool.broker.network.RequestHandler;
 import dev.spool.common.ErrorCode;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigKey;
@@ -18,16 +15,17 @@ import java.util.concurrent.CompletableFuture;
  * DescribeConfigs: every topic key with its effective value, whether it is the default, and its
  * documentation, from this broker's image and {@link TopicConfig}. Netty thread.
  */
-public final class DescribeConfigsHandler implements RequestHandler {
+public final class DescribeConfigsHandler
+    extends MessageHandler<DescribeConfigsRequest, DescribeConfigsResponse> {
   private final BrokerContext ctx;
 
   public DescribeConfigsHandler(BrokerContext ctx) {
+    super(DescribeConfigsRequest.parser());
     this.ctx = ctx;
   }
 
   @Override
-  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
-    DescribeConfigsRequest req = request.frame().parseBody(DescribeConfigsRequest.parser());
+  public CompletableFuture<DescribeConfigsResponse> call(DescribeConfigsRequest req) {
     MetadataImage image = ctx.image();
     DescribeConfigsResponse.Builder b = DescribeConfigsResponse.newBuilder();
     for (String name : req.getTopicsList()) {
@@ -54,6 +52,6 @@ public final class DescribeConfigsHandler implements RequestHandler {
       }
       b.addTopics(r);
     }
-    return CompletableFuture.completedFuture(BrokerResponse.of(b.build()));
+    return CompletableFuture.completedFuture(b.build());
   }
 }

@@ -1,8 +1,5 @@
 package dev.spool.broker.request;
 
-import dev.spool.broker.network.BrokerResponse;
-import dev.spool.broker.network.RequestContext;
-import dev.spool.broker.network.RequestHandler;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ElectLeadersRequest;
@@ -16,16 +13,17 @@ import java.util.concurrent.CompletableFuture;
  * shows the elected leaders (the preferred replica, or any leader for unclean), bounded by the
  * timeout. Netty thread.
  */
-public final class ElectLeadersHandler implements RequestHandler {
+public final class ElectLeadersHandler
+    extends MessageHandler<ElectLeadersRequest, ElectLeadersResponse> {
   private final BrokerContext ctx;
 
   public ElectLeadersHandler(BrokerContext ctx) {
+    super(ElectLeadersRequest.parser());
     this.ctx = ctx;
   }
 
   @Override
-  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
-    ElectLeadersRequest req = request.frame().parseBody(ElectLeadersRequest.parser());
+  public CompletableFuture<ElectLeadersResponse> call(ElectLeadersRequest req) {
     long timeoutMs = ctx.adminTimeout(req.getTimeoutMs());
     return ctx.quorum()
         .electLeaders(req)
@@ -61,6 +59,6 @@ public final class ElectLeadersHandler implements RequestHandler {
                                               : p.hasLeader());
                                     }),
                         timeoutMs)
-                    .thenApply(img -> BrokerResponse.of(resp)));
+                    .thenApply(img -> resp));
   }
 }

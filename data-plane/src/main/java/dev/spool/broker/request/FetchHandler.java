@@ -62,7 +62,14 @@ public final class FetchHandler implements RequestHandler {
 
   @Override
   public CompletableFuture<BrokerResponse> handle(RequestContext request) {
-    FetchRequest req = request.frame().parseBody(FetchRequest.parser());
+    return fetch(request.frame().parseBody(FetchRequest.parser()), request.newerRequest());
+  }
+
+  /**
+   * Serves one fetch: the answer's body and, per partition with data (records_size &gt; 0, in body
+   * order), a file region over the segment file. Both listeners fetch through here.
+   */
+  public CompletableFuture<BrokerResponse> fetch(FetchRequest req, NewerRequestSignal newer) {
     if (req.getReplicaId() >= 0) {
       BrokerRegistration b = ctx.image().broker(req.getReplicaId());
       if (b == null || b.epoch() != req.getBrokerEpoch()) {
@@ -80,7 +87,7 @@ public final class FetchHandler implements RequestHandler {
                     .build()));
       }
     }
-    return new FetchOperation(req, request.newerRequest()).start();
+    return new FetchOperation(req, newer).start();
   }
 
   /** One entry of the request, in request order. */

@@ -1,8 +1,5 @@
 package dev.spool.broker.request;
 
-import dev.spool.broker.network.BrokerResponse;
-import dev.spool.broker.network.RequestContext;
-import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.replication.ExceptionCodes;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.Errors;
@@ -15,16 +12,17 @@ import java.util.concurrent.CompletableFuture;
  * quorum. Runs on the Netty thread; the future completes when a block is at hand. A failed
  * allocation is always answered with a retriable code ({@link #clientCode}).
  */
-public final class InitProducerIdHandler implements RequestHandler {
+public final class InitProducerIdHandler
+    extends MessageHandler<InitProducerIdRequest, InitProducerIdResponse> {
   private final BrokerContext ctx;
 
   public InitProducerIdHandler(BrokerContext ctx) {
+    super(InitProducerIdRequest.parser());
     this.ctx = ctx;
   }
 
   @Override
-  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
-    request.frame().parseBody(InitProducerIdRequest.parser());
+  public CompletableFuture<InitProducerIdResponse> call(InitProducerIdRequest req) {
     return ctx.producerIds()
         .nextProducerId()
         .handle(
@@ -39,7 +37,7 @@ public final class InitProducerIdHandler implements RequestHandler {
               } else {
                 b.setProducerId(id).setProducerEpoch(0);
               }
-              return BrokerResponse.of(b.build());
+              return b.build();
             });
   }
 

@@ -1,8 +1,5 @@
 package dev.spool.broker.request;
 
-import dev.spool.broker.network.BrokerResponse;
-import dev.spool.broker.network.RequestContext;
-import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.replication.ExceptionCodes;
 import dev.spool.broker.replication.Partition;
 import dev.spool.common.ErrorCode;
@@ -19,16 +16,17 @@ import java.util.concurrent.CompletableFuture;
  * one asked, searched only below the high watermark for consumers. current_leader_epoch fences
  * stale leaders and clients. Netty thread; the lookup runs on the owner worker.
  */
-public final class ListOffsetsHandler implements RequestHandler {
+public final class ListOffsetsHandler
+    extends MessageHandler<ListOffsetsRequest, ListOffsetsResponse> {
   private final BrokerContext ctx;
 
   public ListOffsetsHandler(BrokerContext ctx) {
+    super(ListOffsetsRequest.parser());
     this.ctx = ctx;
   }
 
   @Override
-  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
-    ListOffsetsRequest req = request.frame().parseBody(ListOffsetsRequest.parser());
+  public CompletableFuture<ListOffsetsResponse> call(ListOffsetsRequest req) {
     boolean consumer = req.getReplicaId() < 0;
     List<CompletableFuture<ListOffsetsResponse.Topic>> topics = new ArrayList<>();
     for (ListOffsetsRequest.Topic t : req.getTopicsList()) {
@@ -48,10 +46,9 @@ public final class ListOffsetsHandler implements RequestHandler {
     return CompletableFuture.allOf(topics.toArray(new CompletableFuture[0]))
         .thenApply(
             v ->
-                BrokerResponse.of(
-                    ListOffsetsResponse.newBuilder()
-                        .addAllTopics(topics.stream().map(CompletableFuture::join).toList())
-                        .build()));
+                ListOffsetsResponse.newBuilder()
+                    .addAllTopics(topics.stream().map(CompletableFuture::join).toList())
+                    .build());
   }
 
   private CompletableFuture<ListOffsetsResponse.Partition> one(

@@ -1,8 +1,5 @@
 package dev.spool.broker.request;
 
-import dev.spool.broker.network.BrokerResponse;
-import dev.spool.broker.network.RequestContext;
-import dev.spool.broker.network.RequestHandler;
 import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.BrokerInfo;
 import dev.spool.protocol.message.CreateTopicsRequest;
@@ -27,16 +24,25 @@ import java.util.concurrent.CompletableFuture;
  * through the quorum (default partitions and replication) and described once this broker sees it.
  * Netty thread; reads only the immutable image.
  */
-public final class MetadataHandler implements RequestHandler {
+public final class MetadataHandler extends MessageHandler<MetadataRequest, MetadataResponse> {
   private final BrokerContext ctx;
 
   public MetadataHandler(BrokerContext ctx) {
+    super(MetadataRequest.parser());
     this.ctx = ctx;
   }
 
   @Override
-  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
-    MetadataRequest req = request.frame().parseBody(MetadataRequest.parser());
+  public CompletableFuture<MetadataResponse> call(MetadataRequest req) {
+    return call(req, true);
+  }
+
+  /**
+   * Metadata where the client may forbid creating unknown topics ({@code allowAutoCreate} false:
+   * Kafka's {@code allow_auto_topic_creation}); creation also needs {@code
+   * auto.create.topics.enable}.
+   */
+  public CompletableFuture<MetadataResponse> call(MetadataRequest req, boolean allowAutoCreate) {
     MetadataImage image = ctx.image();
     Set<String> missing = new LinkedHashSet<>();
     if (!req.getAllTopics()) {
@@ -46,8 +52,8 @@ public final class MetadataHandler implements RequestHandler {
         }
       }
     }
-    if (missing.isEmpty() || !ctx.autoCreateTopics()) {
-      return CompletableFuture.completedFuture(BrokerResponse.of(describe(req, image)));
+    if (missing.isEmpty() || !ctx.autoCreateTopics() || !allowAutoCreate) {
+      return CompletableFuture.completedFuture(describe(req, image));
     }
     CreateTopicsRequest.Builder create =
         CreateTopicsRequest.newBuilder().setTimeoutMs((int) ctx.adminTimeoutMs());
@@ -73,7 +79,7 @@ public final class MetadataHandler implements RequestHandler {
                                             && img.partitions(t).stream()
                                                 .allMatch(PartitionState::hasLeader)),
                         ctx.adminTimeoutMs()))
-        .thenApply(img -> BrokerResponse.of(describe(req, img)));
+        .thenApply(img -> describe(req, img));
   }
 
   private MetadataResponse describe(MetadataRequest req, MetadataImage image) {

@@ -1,8 +1,5 @@
 package dev.spool.broker.request;
 
-import dev.spool.broker.network.BrokerResponse;
-import dev.spool.broker.network.RequestContext;
-import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.replication.ExceptionCodes;
 import dev.spool.broker.replication.Partition;
 import dev.spool.common.ErrorCode;
@@ -18,17 +15,17 @@ import java.util.concurrent.CompletableFuture;
  * its end offset, from the leader-epoch cache. Consumers use it to detect truncation after a leader
  * change. Netty thread; the lookup runs on the owner worker.
  */
-public final class OffsetForLeaderEpochHandler implements RequestHandler {
+public final class OffsetForLeaderEpochHandler
+    extends MessageHandler<OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse> {
   private final BrokerContext ctx;
 
   public OffsetForLeaderEpochHandler(BrokerContext ctx) {
+    super(OffsetForLeaderEpochRequest.parser());
     this.ctx = ctx;
   }
 
   @Override
-  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
-    OffsetForLeaderEpochRequest req =
-        request.frame().parseBody(OffsetForLeaderEpochRequest.parser());
+  public CompletableFuture<OffsetForLeaderEpochResponse> call(OffsetForLeaderEpochRequest req) {
     List<CompletableFuture<OffsetForLeaderEpochResponse.Topic>> topics = new ArrayList<>();
     for (OffsetForLeaderEpochRequest.Topic t : req.getTopicsList()) {
       List<CompletableFuture<OffsetForLeaderEpochResponse.Partition>> parts = new ArrayList<>();
@@ -47,10 +44,9 @@ public final class OffsetForLeaderEpochHandler implements RequestHandler {
     return CompletableFuture.allOf(topics.toArray(new CompletableFuture[0]))
         .thenApply(
             v ->
-                BrokerResponse.of(
-                    OffsetForLeaderEpochResponse.newBuilder()
-                        .addAllTopics(topics.stream().map(CompletableFuture::join).toList())
-                        .build()));
+                OffsetForLeaderEpochResponse.newBuilder()
+                    .addAllTopics(topics.stream().map(CompletableFuture::join).toList())
+                    .build());
   }
 
   private CompletableFuture<OffsetForLeaderEpochResponse.Partition> one(

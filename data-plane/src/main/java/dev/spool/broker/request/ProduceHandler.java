@@ -40,6 +40,15 @@ public final class ProduceHandler implements RequestHandler {
 
   private record Part(String topic, int partition, CompletableFuture<ProduceResult> result) {}
 
+  /**
+   * One partition's record batches: a view into the received request, valid until the answer is
+   * written.
+   *
+   * @param leaderEpoch the client's known leader epoch; -1 = do not check
+   */
+  public record PartitionRecords(
+      String topic, int partition, int leaderEpoch, ByteBuffer records) {}
+
   @Override
   public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     ProduceRequest req = request.frame().parseBody(ProduceRequest.parser());
@@ -69,66 +78,69 @@ public final class ProduceHandler implements RequestHandler {
               + "frame carries "
               + data.readableBytes());
     }
-    int acks = req.getAcks();
-    long timeoutMs = req.getTimeoutMs() > 0 ? req.getTimeoutMs() : ctx.produceTimeoutMs();
-    MetadataImage image = ctx.image();
-    List<Part> parts = new ArrayList<>();
+    List<PartitionRecords> parts = new ArrayList<>();
     int position = data.readerIndex();
     for (ProduceRequest.TopicData t : req.getTopicsList()) {
       for (ProduceRequest.PartitionData p : t.getPartitionsList()) {
         ByteBuf slice = data.slice(position, p.getRecordsSize());
         position += p.getRecordsSize();
         parts.add(
-            new Part(
-                t.getName(),
-                p.getPartition(),
-                append(image, t.getName(), p, slice, acks, timeoutMs)));
+            new PartitionRecords(t.getName(), p.getPartition(), p.getLeaderEpoch(), nio(slice)));
       }
     }
+    int acks = req.getAcks();
+    return produce(acks, req.getTimeoutMs(), parts)
+        .thenApply(resp -> acks == 0 ? BrokerResponse.none() : BrokerResponse.of(resp));
+  }
+
+  /**
+   * Appends every partition's batches and answers per partition, in the order given; with acks=0
+   * the answer is still built (the caller sends nothing). {@code timeoutMs} &lt;= 0 means the
+   * broker's default. Both listeners produce through here.
+   */
+  public CompletableFuture<ProduceResponse> produce(
+      int acks, int timeoutMs, List<PartitionRecords> partitions) {
+    long waitMs = timeoutMs > 0 ? timeoutMs : ctx.produceTimeoutMs();
+    MetadataImage image = ctx.image();
+    List<Part> parts = new ArrayList<>(partitions.size());
+    for (PartitionRecords p : partitions) {
+      parts.add(new Part(p.topic(), p.partition(), append(image, p, acks, waitMs)));
+    }
     CompletableFuture<?>[] all = parts.stream().map(Part::result).toArray(CompletableFuture[]::new);
-    return CompletableFuture.allOf(all)
-        .thenApply(
-            v -> {
-              if (acks == 0) {
-                return BrokerResponse.none();
-              }
-              return BrokerResponse.of(response(parts));
-            });
+    return CompletableFuture.allOf(all).thenApply(v -> response(parts));
   }
 
   private CompletableFuture<ProduceResult> append(
-      MetadataImage image,
-      String topic,
-      ProduceRequest.PartitionData p,
-      ByteBuf slice,
-      int acks,
-      long timeoutMs) {
+      MetadataImage image, PartitionRecords p, int acks, long timeoutMs) {
     if (acks != -1 && acks != 0 && acks != 1) {
       return done(ErrorCode.INVALID_REQUEST, "acks must be -1 (all), 0 or 1, not " + acks);
     }
-    TopicImage t = image.topic(topic);
-    TopicPartition tp = BrokerContext.tpOrNull(topic, p.getPartition());
-    if (t == null || tp == null || t.partition(p.getPartition()) == null) {
+    TopicImage t = image.topic(p.topic());
+    TopicPartition tp = BrokerContext.tpOrNull(p.topic(), p.partition());
+    if (t == null || tp == null || t.partition(p.partition()) == null) {
       return done(
           ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-          "partition " + topic + "-" + p.getPartition() + " does not exist");
+          "partition " + p.topic() + "-" + p.partition() + " does not exist");
     }
-    if (p.getRecordsSize() == 0) {
+    if (!p.records().hasRemaining()) {
       return done(ErrorCode.INVALID_RECORD, "no record batches for " + tp);
     }
-    if (OffsetsTopic.isInternal(topic)) {
+    if (OffsetsTopic.isInternal(p.topic())) {
       // Only the group coordinator writes there: one foreign record would be replayed into groups.
-      return done(ErrorCode.INVALID_TOPIC, topic + " is internal: clients cannot produce to it");
+      return done(
+          ErrorCode.INVALID_TOPIC, p.topic() + " is internal: clients cannot produce to it");
     }
-    ByteBuffer records;
+    return ctx.replicas().appendRecords(tp, p.records(), acks, p.leaderEpoch(), timeoutMs);
+  }
+
+  /** The bytes of {@code slice} as one buffer: a view when they are contiguous, else a copy. */
+  private static ByteBuffer nio(ByteBuf slice) {
     if (slice.nioBufferCount() == 1) {
-      records = slice.nioBuffer();
-    } else {
-      records = ByteBuffer.allocate(slice.readableBytes());
-      slice.getBytes(slice.readerIndex(), records);
-      records.flip();
+      return slice.nioBuffer();
     }
-    return ctx.replicas().appendRecords(tp, records, acks, p.getLeaderEpoch(), timeoutMs);
+    ByteBuffer records = ByteBuffer.allocate(slice.readableBytes());
+    slice.getBytes(slice.readerIndex(), records);
+    return records.flip();
   }
 
   private static CompletableFuture<ProduceResult> done(ErrorCode code, String message) {

@@ -5,17 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.MessageLite;
-import dev.spool.broker.BrokerConfig;
-import dev.spool.broker.log.LogManager;
 import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
-import dev.spool.broker.replication.FetchWaiters;
-import dev.spool.broker.replication.PartitionWorkers;
 import dev.spool.broker.replication.ReplicaManager;
-import dev.spool.broker.replication.ReplicaRole;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.ManualClock;
-import dev.spool.common.SpoolException;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.Frame;
 import dev.spool.protocol.message.ApiKey;
@@ -26,25 +20,18 @@ import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.ProduceRequest;
 import dev.spool.protocol.message.ProduceResponse;
 import dev.spool.protocol.message.RequestHeader;
-import dev.spool.quorum.QuorumClient;
-import dev.spool.quorum.image.ImageBuilder;
-import dev.spool.quorum.image.MetadataApplier;
 import dev.spool.quorum.image.MetadataDelta;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.Records;
-import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.MetadataRecord;
 import dev.spool.record.RecordBatchBuilder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.DefaultFileRegion;
-import io.netty.util.HashedWheelTimer;
-import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -65,90 +52,27 @@ class HandlerValidationTest {
   @TempDir Path dir;
 
   private final ManualClock clock = new ManualClock(System.currentTimeMillis());
-  private LogManager logs;
-  private PartitionWorkers workers;
+  private HandlerTestBroker broker;
   private ReplicaManager replicas;
-  private HashedWheelTimer timer;
   private BrokerContext ctx;
-  private MetadataImage image = MetadataImage.EMPTY;
-  private long offset;
+  private MetadataImage image;
 
   private void apply(MetadataRecord... records) {
-    ImageBuilder b = new ImageBuilder(image);
-    MetadataApplier.apply(
-        b, MetadataBatch.newBuilder().addAllRecords(List.of(records)).build(), ++offset);
-    image = b.build(offset);
+    broker.apply(records);
+    image = broker.image();
   }
 
   @BeforeEach
   void setUp() {
-    logs = LogManager.open(dir, BrokerConfig.defaultLogManagerConfig(), clock);
-    workers = new PartitionWorkers(1, 1000, "test-partition");
-    QuorumClient quorum =
-        (QuorumClient)
-            Proxy.newProxyInstance(
-                getClass().getClassLoader(),
-                new Class<?>[] {QuorumClient.class},
-                (p, m, a) ->
-                    m.getName().equals("close")
-                        ? null
-                        : CompletableFuture.failedFuture(
-                            new SpoolException(ErrorCode.QUORUM_UNAVAILABLE, "stub")));
-    replicas =
-        new ReplicaManager(
-            BrokerConfig.defaultReplicationSettings(1),
-            false,
-            clock,
-            logs,
-            workers,
-            quorum,
-            () -> 5L,
-            new FetchWaiters(100));
-    timer = new HashedWheelTimer();
-    ctx =
-        new BrokerContext(
-            1,
-            "test",
-            replicas,
-            quorum,
-            new MetadataWaiters(replicas::image, timer, 10),
-            new ProducerIdManager(1, () -> 5L, quorum, 10),
-            timer,
-            clock,
-            false,
-            1000,
-            1000,
-            1000,
-            () -> 2);
-    for (int id = 1; id <= 3; id++) {
-      apply(Records.registerBroker(id, "inc-" + id, "host" + id, 9000 + id, "", 0));
-      apply(Records.unfenceBroker(id, image.broker(id).epoch()));
-    }
-    apply(Records.fenceBroker(3, image.broker(3).epoch()));
-    apply(
-        Records.topic("orders", "orders-id"),
-        Records.partition("orders-id", 0, List.of(1, 2, 3), List.of(1, 2), 1, 0, 0),
-        Records.partition("orders-id", 1, List.of(2, 1, 3), List.of(2, 1), 2, 0, 0));
-    replicas.applyMetadata(image, MetadataDelta.between(MetadataImage.EMPTY, image, true));
-    Awaitility.await()
-        .atMost(10, TimeUnit.SECONDS)
-        .until(
-            () ->
-                replicas
-                        .partition(new TopicPartition("orders", 0))
-                        .map(p -> p.role() == ReplicaRole.LEADER)
-                        .orElse(false)
-                    && replicas
-                        .partition(new TopicPartition("orders", 1))
-                        .map(p -> p.role() == ReplicaRole.FOLLOWER)
-                        .orElse(false));
+    broker = new HandlerTestBroker(dir, clock);
+    replicas = broker.replicas();
+    ctx = broker.ctx();
+    image = broker.image();
   }
 
   @AfterEach
   void tearDown() {
-    workers.close();
-    timer.stop();
-    logs.close();
+    broker.close();
   }
 
   private static RequestContext request(ApiKey api, MessageLite body, ByteBuf records) {

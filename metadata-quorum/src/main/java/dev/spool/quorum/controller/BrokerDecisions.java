@@ -1,6 +1,7 @@
 package dev.spool.quorum.controller;
 
 import dev.spool.common.ErrorCode;
+import dev.spool.common.HostPort;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.ImageBuilder;
 import dev.spool.quorum.image.MetadataApplier;
@@ -34,7 +35,8 @@ public final class BrokerDecisions {
         || req.getHost().isEmpty()
         || req.getPort() <= 0
         || req.getPort() > 65535
-        || req.getIncarnationId().isEmpty()) {
+        || req.getIncarnationId().isEmpty()
+        || !validKafkaEndpoint(req.getKafkaHost(), req.getKafkaPort())) {
       resp.setErrorCode(ErrorCode.INVALID_REQUEST)
           .setErrorMessage(
               "registration needs a broker id"
@@ -43,7 +45,10 @@ public final class BrokerDecisions {
                   + " "
                   + req.getHost()
                   + ":"
-                  + req.getPort());
+                  + req.getPort()
+                  + (req.getKafkaPort() == 0
+                      ? ""
+                      : " (Kafka listener " + req.getKafkaHost() + ":" + req.getKafkaPort() + ")"));
       return records.decision(ControllerReply.newBuilder().setRegister(resp).build());
     }
     BrokerRegistration existing = image.broker(req.getBrokerId());
@@ -58,6 +63,7 @@ public final class BrokerDecisions {
             req.getHost(),
             req.getPort(),
             req.getRack(),
+            req.getKafkaPort() == 0 ? null : new HostPort(req.getKafkaHost(), req.getKafkaPort()),
             0);
     records.add(reg, 0);
     if (existing != null) {
@@ -95,5 +101,10 @@ public final class BrokerDecisions {
     resp.setProducerIdStart(start).setProducerIdLen(s.producerIdBlockSize());
     records.add(Records.producerIds(b.id(), b.epoch(), start, s.producerIdBlockSize()), 0);
     return records.decision(ControllerReply.newBuilder().setAllocateProducerIds(resp).build());
+  }
+
+  /** A Kafka listener is optional (port 0); when there is one it needs a host and a real port. */
+  public static boolean validKafkaEndpoint(String host, int port) {
+    return port == 0 || (port > 0 && port <= 65535 && !host.isEmpty());
   }
 }

@@ -1,5 +1,6 @@
 package dev.spool.quorum.image;
 
+import dev.spool.common.HostPort;
 import java.util.Objects;
 
 /**
@@ -12,6 +13,8 @@ import java.util.Objects;
  * @param fenced a fenced broker leads nothing and joins no ISR; a new registration starts fenced
  * @param inControlledShutdown the broker is shutting down on purpose: it takes no new leaderships
  *     or ISR places
+ * @param kafkaEndpoint where Kafka's clients reach the broker's Kafka-protocol listener, or null
+ *     when the broker has none ({@code kafka.listener} unset)
  */
 public record BrokerRegistration(
     int id,
@@ -21,12 +24,30 @@ public record BrokerRegistration(
     int port,
     String rack,
     boolean fenced,
-    boolean inControlledShutdown) {
+    boolean inControlledShutdown,
+    HostPort kafkaEndpoint) {
 
   public BrokerRegistration {
     Objects.requireNonNull(incarnationId, "incarnationId");
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(rack, "rack");
+  }
+
+  /** A broker without a Kafka-protocol listener. */
+  public BrokerRegistration(
+      int id,
+      long epoch,
+      String incarnationId,
+      String host,
+      int port,
+      String rack,
+      boolean fenced,
+      boolean inControlledShutdown) {
+    this(id, epoch, incarnationId, host, port, rack, fenced, inControlledShutdown, null);
+  }
+
+  public boolean hasKafkaEndpoint() {
+    return kafkaEndpoint != null;
   }
 
   /** Unfenced and not shutting down: may lead partitions and join ISRs. */
@@ -40,10 +61,19 @@ public record BrokerRegistration(
 
   BrokerRegistration withFenced(boolean f) {
     return new BrokerRegistration(
-        id, epoch, incarnationId, host, port, rack, f, f ? false : inControlledShutdown);
+        id,
+        epoch,
+        incarnationId,
+        host,
+        port,
+        rack,
+        f,
+        f ? false : inControlledShutdown,
+        kafkaEndpoint);
   }
 
   BrokerRegistration withControlledShutdown() {
-    return new BrokerRegistration(id, epoch, incarnationId, host, port, rack, fenced, true);
+    return new BrokerRegistration(
+        id, epoch, incarnationId, host, port, rack, fenced, true, kafkaEndpoint);
   }
 }

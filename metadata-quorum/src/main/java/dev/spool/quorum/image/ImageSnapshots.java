@@ -33,7 +33,13 @@ public final class ImageSnapshots {
             b -> {
               batch.addRecords(
                   Records.registerBroker(
-                      b.id(), b.incarnationId(), b.host(), b.port(), b.rack(), b.epoch()));
+                      b.id(),
+                      b.incarnationId(),
+                      b.host(),
+                      b.port(),
+                      b.rack(),
+                      b.kafkaEndpoint(),
+                      b.epoch()));
               if (!b.fenced()) {
                 batch.addRecords(Records.unfenceBroker(b.id(), b.epoch()));
               }

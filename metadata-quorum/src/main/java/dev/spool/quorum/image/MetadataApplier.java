@@ -1,6 +1,7 @@
 package dev.spool.quorum.image;
 
 import dev.spool.common.ErrorCode;
+import dev.spool.common.HostPort;
 import dev.spool.quorum.message.ConfigRecord;
 import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.MetadataRecord;
@@ -85,7 +86,13 @@ public final class MetadataApplier {
   }
 
   private static RecordResult registerBroker(ImageBuilder b, RegisterBrokerRecord r, long offset) {
-    if (r.getBrokerId() < 0 || r.getPort() <= 0 || r.getPort() > 65535 || r.getHost().isEmpty()) {
+    if (r.getBrokerId() < 0
+        || r.getPort() <= 0
+        || r.getPort() > 65535
+        || r.getHost().isEmpty()
+        || r.getKafkaPort() < 0
+        || r.getKafkaPort() > 65535
+        || (r.getKafkaPort() > 0 && r.getKafkaHost().isEmpty())) {
       return reject(
           ErrorCode.INVALID_REQUEST,
           "bad registration of broker "
@@ -105,7 +112,8 @@ public final class MetadataApplier {
             r.getPort(),
             r.getRack(),
             true,
-            false));
+            false,
+            r.getKafkaPort() == 0 ? null : new HostPort(r.getKafkaHost(), r.getKafkaPort())));
     return OK;
   }
 

@@ -1,5 +1,6 @@
 package dev.spool.quorum.image;
 
+import dev.spool.common.HostPort;
 import dev.spool.quorum.message.BrokerShutdownRecord;
 import dev.spool.quorum.message.ConfigRecord;
 import dev.spool.quorum.message.FenceBrokerRecord;
@@ -19,16 +20,30 @@ public final class Records {
 
   public static MetadataRecord registerBroker(
       int id, String incarnationId, String host, int port, String rack, long explicitEpoch) {
-    return MetadataRecord.newBuilder()
-        .setRegisterBroker(
-            RegisterBrokerRecord.newBuilder()
-                .setBrokerId(id)
-                .setIncarnationId(incarnationId)
-                .setHost(host)
-                .setPort(port)
-                .setRack(rack)
-                .setBrokerEpoch(explicitEpoch))
-        .build();
+    return registerBroker(id, incarnationId, host, port, rack, null, explicitEpoch);
+  }
+
+  /** A registration with a Kafka-protocol endpoint ({@code kafka} null = none). */
+  public static MetadataRecord registerBroker(
+      int id,
+      String incarnationId,
+      String host,
+      int port,
+      String rack,
+      HostPort kafka,
+      long explicitEpoch) {
+    RegisterBrokerRecord.Builder r =
+        RegisterBrokerRecord.newBuilder()
+            .setBrokerId(id)
+            .setIncarnationId(incarnationId)
+            .setHost(host)
+            .setPort(port)
+            .setRack(rack)
+            .setBrokerEpoch(explicitEpoch);
+    if (kafka != null) {
+      r.setKafkaHost(kafka.host()).setKafkaPort(kafka.port());
+    }
+    return MetadataRecord.newBuilder().setRegisterBroker(r).build();
   }
 
   public static MetadataRecord fenceBroker(int id, long epoch) {

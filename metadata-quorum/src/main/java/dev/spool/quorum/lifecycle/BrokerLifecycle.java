@@ -1,6 +1,7 @@
 package dev.spool.quorum.lifecycle;
 
 import dev.spool.common.ErrorCode;
+import dev.spool.common.HostPort;
 import dev.spool.config.Config;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.QuorumConfig;
@@ -44,6 +45,8 @@ public final class BrokerLifecycle implements AutoCloseable {
   /**
    * @param retryBackoffMs first pause between registration attempts (doubles up to {@code
    *     registrationBackoffMaxMs})
+   * @param kafkaEndpoint the advertised Kafka-protocol listener, registered with the broker; null
+   *     when it has none
    */
   public record Settings(
       int brokerId,
@@ -52,7 +55,40 @@ public final class BrokerLifecycle implements AutoCloseable {
       String rack,
       long heartbeatIntervalMs,
       long retryBackoffMs,
-      long registrationBackoffMaxMs) {
+      long registrationBackoffMaxMs,
+      HostPort kafkaEndpoint) {
+
+    public Settings(
+        int brokerId,
+        String host,
+        int port,
+        String rack,
+        long heartbeatIntervalMs,
+        long retryBackoffMs,
+        long registrationBackoffMaxMs) {
+      this(
+          brokerId,
+          host,
+          port,
+          rack,
+          heartbeatIntervalMs,
+          retryBackoffMs,
+          registrationBackoffMaxMs,
+          null);
+    }
+
+    /** These settings with a Kafka-protocol listener to register. */
+    public Settings withKafkaEndpoint(HostPort endpoint) {
+      return new Settings(
+          brokerId,
+          host,
+          port,
+          rack,
+          heartbeatIntervalMs,
+          retryBackoffMs,
+          registrationBackoffMaxMs,
+          endpoint);
+    }
 
     public static Settings of(int brokerId, String host, int port, String rack, Config quorum) {
       return new Settings(
@@ -251,15 +287,18 @@ public final class BrokerLifecycle implements AutoCloseable {
     if (state != BrokerState.REGISTERING) {
       return;
     }
-    BrokerRegistrationRequest req =
+    BrokerRegistrationRequest.Builder req =
         BrokerRegistrationRequest.newBuilder()
             .setBrokerId(settings.brokerId())
             .setIncarnationId(incarnationId)
             .setHost(settings.host())
             .setPort(settings.port())
-            .setRack(settings.rack())
-            .build();
-    client.register(req).whenCompleteAsync(this::onRegistered, thread);
+            .setRack(settings.rack());
+    if (settings.kafkaEndpoint() != null) {
+      req.setKafkaHost(settings.kafkaEndpoint().host())
+          .setKafkaPort(settings.kafkaEndpoint().port());
+    }
+    client.register(req.build()).whenCompleteAsync(this::onRegistered, thread);
   }
 
   private void onRegistered(BrokerRegistrationResponse resp, Throwable err) {

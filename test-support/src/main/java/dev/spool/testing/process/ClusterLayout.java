@@ -24,13 +24,17 @@ import java.util.stream.Collectors;
 final class ClusterLayout {
   private static final String MAIN_CLASS = "dev.spool.node.SpoolMain";
 
-  /** Every node config key of the cluster but the per-node ones. */
+  /**
+   * Every node config key of the cluster but the per-node ones; {@code kafkaListeners} is each
+   * node's {@code kafka.listener} (empty: none).
+   */
   record Spec(
       Path dir,
       String clusterId,
       Map<Integer, String> roles,
       Map<String, String> config,
-      List<String> jvmOptions) {}
+      List<String> jvmOptions,
+      Map<Integer, String> kafkaListeners) {}
 
   private ClusterLayout() {}
 
@@ -96,6 +100,9 @@ final class ClusterLayout {
     props.put("listener", a.broker().getHostString() + ":" + a.broker().getPort());
     if (a.advertisesElsewhere()) {
       props.put("advertised.listener", a.client().getHostString() + ":" + a.client().getPort());
+    }
+    if (spec.kafkaListeners().containsKey(a.id())) {
+      props.put("kafka.listener", spec.kafkaListeners().get(a.id()));
     }
     props.put("data.dir", dataDir.toString());
     props.put("controller.quorum.voters", voters);

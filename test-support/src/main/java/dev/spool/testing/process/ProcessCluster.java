@@ -5,6 +5,7 @@ import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.PartitionMetadata;
 import dev.spool.testing.AbstractSpoolCluster;
 import dev.spool.testing.ClusterBuilder;
+import dev.spool.testing.Ports;
 import dev.spool.testing.probe.ClusterProbe;
 import dev.spool.testing.probe.NodeProbe;
 import java.io.IOException;
@@ -14,9 +15,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -80,6 +84,7 @@ public final class ProcessCluster extends AbstractSpoolCluster {
   private final NodeNetwork network;
   private final List<String> notes;
   private final long stopTimeoutMs;
+  private final Map<Integer, String> kafkaListeners;
   private final Thread shutdownHook;
   private volatile boolean closed;
 
@@ -88,8 +93,10 @@ public final class ProcessCluster extends AbstractSpoolCluster {
       Map<Integer, NodeProcess> nodes,
       Map<Integer, NodeAddresses> addresses,
       NodeNetwork network,
-      long stopTimeoutMs) {
+      long stopTimeoutMs,
+      Map<Integer, String> kafkaListeners) {
     super(dir);
+    this.kafkaListeners = Map.copyOf(kafkaListeners);
     this.nodes = nodes;
     this.addresses = addresses;
     this.network = network;
@@ -108,6 +115,7 @@ public final class ProcessCluster extends AbstractSpoolCluster {
     private NodeNetwork network;
     private List<String> jvmOptions = DEFAULT_JVM_OPTIONS;
     private Duration stopTimeout = Duration.ofSeconds(30);
+    private boolean kafkaListeners;
 
     private Builder() {
       super(3, "chaos", Duration.ofSeconds(90));
@@ -136,6 +144,35 @@ public final class ProcessCluster extends AbstractSpoolCluster {
     }
 
     /**
+     * Every broker also listens for Kafka's wire protocol ({@code kafka.listener}) on a port of its
+     * own beside its broker address, kept across restarts; {@link #kafkaBootstrapServers()} lists
+     * them.
+     */
+    public Builder kafkaListeners(boolean on) {
+      this.kafkaListeners = on;
+      return this;
+    }
+
+    /** A Kafka listener port per node on its broker's host, clear of the ports laid out. */
+    private static Map<Integer, String> kafkaLayout(Map<Integer, NodeAddresses> addrs) {
+      Ports ports = new Ports();
+      Set<Integer> taken = new HashSet<>();
+      addrs
+          .values()
+          .forEach(a -> taken.addAll(List.of(a.broker().getPort(), a.quorum().getPort())));
+      Map<Integer, String> out = new TreeMap<>();
+      for (NodeAddresses a : addrs.values()) {
+        String host = a.broker().getHostString();
+        int port = ports.next(host);
+        while (!taken.add(port)) {
+          port = ports.next(host);
+        }
+        out.put(a.id(), host + ":" + port);
+      }
+      return out;
+    }
+
+    /**
      * Writes the configs, starts every node and waits until the cluster is ready. On failure
      * everything started is stopped again and the network closed (node logs are kept in {@code
      * dir}).
@@ -147,10 +184,11 @@ public final class ProcessCluster extends AbstractSpoolCluster {
       ProcessCluster c;
       try {
         Map<Integer, NodeAddresses> addrs = net.layout(List.copyOf(roleOf.keySet()));
+        Map<Integer, String> kafka = kafkaListeners ? kafkaLayout(addrs) : Map.of();
         ClusterLayout.Spec spec =
-            new ClusterLayout.Spec(dir, clusterId(), roleOf, config(), jvmOptions);
+            new ClusterLayout.Spec(dir, clusterId(), roleOf, config(), jvmOptions, kafka);
         Map<Integer, NodeProcess> procs = ClusterLayout.write(spec, addrs, net);
-        c = new ProcessCluster(dir, procs, addrs, net, stopTimeout.toMillis());
+        c = new ProcessCluster(dir, procs, addrs, net, stopTimeout.toMillis(), kafka);
       } catch (IOException | RuntimeException e) {
         net.close();
         throw e;
@@ -176,6 +214,17 @@ public final class ProcessCluster extends AbstractSpoolCluster {
   @Override
   protected InetSocketAddress clientAddress(int node) {
     return addresses(node).client();
+  }
+
+  /**
+   * {@code host:port,...} of the brokers' Kafka listeners, for Kafka's clients (never through a
+   * proxy); throws unless the builder turned them on.
+   */
+  public String kafkaBootstrapServers() {
+    if (kafkaListeners.isEmpty()) {
+      throw new IllegalStateException("no Kafka listeners: see Builder#kafkaListeners");
+    }
+    return brokers().stream().map(kafkaListeners::get).collect(Collectors.joining(","));
   }
 
   /** The brokers' own addresses (not through any proxy). */

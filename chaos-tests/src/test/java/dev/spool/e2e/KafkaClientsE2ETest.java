@@ -1,0 +1,369 @@
+package dev.spool.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.spool.broker.log.LogManager;
+import dev.spool.chaos.fuzz.KafkaRequestFuzzer;
+import dev.spool.common.TopicPartition;
+import dev.spool.testing.process.ProcessCluster;
+import dev.spool.testing.process.Signal;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.DescribeClusterResult;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
+
+/**
+ * Kafka's own Java clients (kafka-clients 4.4, which the data plane already carries for its codec)
+ * against the Kafka listeners of three real node processes: the producer with its defaults
+ * (idempotent, acks=all), the consumer by assign, Admin, and a leader kill under a running
+ * producer, and a short fuzz run. One cluster for the class; the failover test runs last because it
+ * kills a node.
+ */
+@Tag("integration")
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class KafkaClientsE2ETest {
+  /** Node logs on failure: the cluster is built here, not by the JUnit extension. */
+  @RegisterExtension
+  static final TestWatcher LOGS =
+      new TestWatcher() {
+        @Override
+        public void testFailed(ExtensionContext context, Throwable cause) {
+          if (cluster != null) {
+            cluster.dumpLogs(150);
+          }
+        }
+      };
+
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static ProcessCluster cluster;
+  private static Admin admin;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    // Built by hand: the JUnit extension has no Kafka listeners to offer.
+    Path dir = Path.of("target", "spool-clusters", "KafkaClientsE2ETest").toAbsolutePath();
+    if (Files.exists(dir)) {
+      LogManager.deleteRecursively(dir);
+    }
+    cluster = ProcessCluster.builder().nodes(3).dir(dir).kafkaListeners(true).start();
+    admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()));
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (admin != null) {
+      admin.close(Duration.ofSeconds(5));
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static String bootstrap() {
+    return cluster.kafkaBootstrapServers();
+  }
+
+  private static KafkaProducer<byte[], byte[]> producer(Object... kv) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+    for (int i = 0; i < kv.length; i += 2) {
+      p.put(kv[i], kv[i + 1]);
+    }
+    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  /** Every record of {@code partitions} from the start, by assign (no group). */
+  private static Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> readAll(
+      String topic, int partitions, int expected) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    List<org.apache.kafka.common.TopicPartition> tps = new ArrayList<>();
+    for (int i = 0; i < partitions; i++) {
+      tps.add(new org.apache.kafka.common.TopicPartition(topic, i));
+    }
+    Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> out = new HashMap<>();
+    try (KafkaConsumer<byte[], byte[]> c =
+        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      c.assign(tps);
+      c.seekToBeginning(tps);
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      int read = 0;
+      while (read < expected && System.nanoTime() < deadline) {
+        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
+          out.computeIfAbsent(new TopicPartition(r.topic(), r.partition()), k -> new ArrayList<>())
+              .add(r);
+          read++;
+        }
+      }
+    }
+    return out;
+  }
+
+  private static String text(byte[] b) {
+    return new String(b, StandardCharsets.UTF_8);
+  }
+
+  private static void createTopic(String name, int partitions, Map<String, String> configs)
+      throws Exception {
+    admin
+        .createTopics(List.of(new NewTopic(name, partitions, (short) 3).configs(configs)))
+        .all()
+        .get(60, TimeUnit.SECONDS);
+    cluster.awaitFullIsr(List.of(name), WAIT);
+  }
+
+  @Test
+  @Order(1)
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void shouldProduceWithTheDefaultIdempotentProducerAndReadBackByAssign() throws Exception {
+    createTopic("orders", 3, Map.of());
+    Map<String, RecordMetadata> acked = new HashMap<>();
+    try (KafkaProducer<byte[], byte[]> p = producer()) {
+      List<java.util.concurrent.Future<RecordMetadata>> sends = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        sends.add(
+            p.send(
+                new ProducerRecord<>(
+                    "orders",
+                    ("key-" + i % 17).getBytes(StandardCharsets.UTF_8),
+                    ("value-" + i).getBytes(StandardCharsets.UTF_8))));
+      }
+      for (int i = 0; i < sends.size(); i++) {
+        acked.put("value-" + i, sends.get(i).get(30, TimeUnit.SECONDS));
+      }
+    }
+    var read = readAll("orders", 3, 300);
+    Map<String, ConsumerRecord<byte[], byte[]>> byValue = new HashMap<>();
+    read.values().forEach(l -> l.forEach(r -> byValue.put(text(r.value()), r)));
+    assertEquals(300, read.values().stream().mapToInt(List::size).sum(), "each record once");
+    for (var e : acked.entrySet()) {
+      ConsumerRecord<byte[], byte[]> r = byValue.get(e.getKey());
+      assertEquals(e.getValue().partition(), r.partition(), e.getKey());
+      assertEquals(e.getValue().offset(), r.offset(), e.getKey());
+    }
+    // Records of one key share a partition (the producer's default partitioner, Kafka's hash).
+    Map<String, Set<Integer>> partitionsOfKey = new HashMap<>();
+    byValue
+        .values()
+        .forEach(
+            r ->
+                partitionsOfKey
+                    .computeIfAbsent(text(r.key()), k -> new java.util.HashSet<>())
+                    .add(r.partition()));
+    partitionsOfKey.forEach((k, ps) -> assertEquals(1, ps.size(), k + " in " + ps));
+  }
+
+  @Test
+  @Order(2)
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void shouldServeAdminTopicsConfigsAndDescribeCluster() throws Exception {
+    DescribeClusterResult dc = admin.describeCluster();
+    assertEquals(3, dc.nodes().get(30, TimeUnit.SECONDS).size());
+    assertFalse(dc.clusterId().get(30, TimeUnit.SECONDS).isEmpty());
+    assertTrue(dc.controller().get(30, TimeUnit.SECONDS).id() >= 1);
+    Set<String> brokerPorts = Set.of(bootstrap().split(","));
+    dc.nodes()
+        .get()
+        .forEach(
+            n ->
+                assertTrue(
+                    brokerPorts.contains(n.host() + ":" + n.port()),
+                    n + " advertises its Kafka listener"));
+
+    createTopic("admin-topic", 2, Map.of("retention.ms", "3600000"));
+    assertTrue(admin.listTopics().names().get(30, TimeUnit.SECONDS).contains("admin-topic"));
+    TopicDescription d =
+        admin.describeTopics(List.of("admin-topic")).allTopicNames().get().get("admin-topic");
+    assertEquals(2, d.partitions().size());
+    d.partitions().forEach(p -> assertEquals(3, p.replicas().size(), p.toString()));
+
+    ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, "admin-topic");
+    assertEquals("3600000", topicConfig(res).get("retention.ms").value());
+    admin
+        .incrementalAlterConfigs(
+            Map.of(
+                res,
+                List.of(
+                    new AlterConfigOp(
+                        new ConfigEntry("retention.ms", "7200000"), AlterConfigOp.OpType.SET))))
+        .all()
+        .get(30, TimeUnit.SECONDS);
+    ProcessCluster.await(
+        "retention.ms altered",
+        WAIT,
+        () -> "7200000".equals(topicConfig(res).get("retention.ms").value()),
+        () -> String.valueOf(topicConfig(res).get("retention.ms")));
+
+    admin.deleteTopics(List.of("admin-topic")).all().get(30, TimeUnit.SECONDS);
+    ProcessCluster.await(
+        "admin-topic deleted",
+        WAIT,
+        () -> !listTopics().contains("admin-topic"),
+        () -> String.valueOf(listTopics()));
+  }
+
+  private static Config topicConfig(ConfigResource res) {
+    try {
+      return admin.describeConfigs(List.of(res)).all().get(30, TimeUnit.SECONDS).get(res);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static Set<String> listTopics() {
+    try {
+      return admin.listTopics().names().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * A short run of the fuzzer ({@code scripts/kafka-fuzz.sh} runs the long one) at one broker: its
+   * canary connection is answered throughout, the nodes live on, Netty reports no leaked buffer,
+   * every answer could be written, and Kafka's producer is served afterwards.
+   */
+  @Test
+  @Order(3)
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void shouldSurviveMutatedRequestsAndKeepServingOtherClients() throws Exception {
+    createTopic("fuzz", 1, Map.of());
+    String first = bootstrap().split(",")[0];
+    int colon = first.lastIndexOf(':');
+    KafkaRequestFuzzer.Result r =
+        new KafkaRequestFuzzer(
+                new InetSocketAddress(
+                    first.substring(0, colon), Integer.parseInt(first.substring(colon + 1))),
+                13L,
+                "fuzz",
+                5_000)
+            .run(20_000);
+    assertTrue(r.sent() >= 20_000, r.toString());
+    assertTrue(r.closes() > 0 && r.answered() > 0, "both outcomes were exercised: " + r);
+    for (int n : cluster.nodes()) {
+      assertTrue(cluster.isRunning(n), "node " + n + " survived " + r);
+      try (Stream<String> lines = Files.lines(cluster.logFile(n))) {
+        assertEquals(
+            List.of(),
+            lines.filter(l -> l.contains("LEAK:") || l.contains("cannot encode")).toList(),
+            "node " + n + ": no leaked buffer, no answer the listener failed to write");
+      }
+    }
+    try (KafkaProducer<byte[], byte[]> p = producer()) {
+      p.send(new ProducerRecord<>("orders", "after fuzz".getBytes(StandardCharsets.UTF_8)))
+          .get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  @Order(4)
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void shouldLoseNoAcknowledgedRecordWhenTheLeaderIsKilledUnderAKafkaProducer() throws Exception {
+    createTopic("failover", 1, Map.of("min.insync.replicas", "2"));
+    TopicPartition tp = new TopicPartition("failover", 0);
+    int leader = cluster.partitionLeader(tp).orElseThrow();
+    Map<String, Long> acked = new ConcurrentHashMap<>();
+    Collection<Exception> failures = new ConcurrentLinkedQueue<>();
+    AtomicBoolean running = new AtomicBoolean(true);
+    Thread sender;
+    try (KafkaProducer<byte[], byte[]> p = producer(ProducerConfig.LINGER_MS_CONFIG, "5")) {
+      sender =
+          new Thread(
+              () -> {
+                for (int i = 0; running.get(); i++) {
+                  String v = "v-" + i;
+                  p.send(
+                      new ProducerRecord<>("failover", v.getBytes(StandardCharsets.UTF_8)),
+                      (md, e) -> {
+                        if (e != null) {
+                          failures.add(e);
+                        } else {
+                          acked.put(v, md.offset());
+                        }
+                      });
+                  if (i % 20 == 19) {
+                    try {
+                      Thread.sleep(10); // a steady stream, not one huge backlog
+                    } catch (InterruptedException ie) {
+                      return;
+                    }
+                  }
+                }
+              },
+              "kafka-sender");
+      sender.start();
+      awaitAcks(acked, 500);
+      cluster.kill(leader, Signal.KILL);
+      int before = acked.size();
+      awaitAcks(acked, before + 500);
+      assertNotEquals(leader, cluster.partitionLeader(tp).orElseThrow(), "a new leader");
+      cluster.start(leader);
+      cluster.awaitReady(WAIT);
+      running.set(false);
+      sender.join(30_000);
+      p.flush();
+    }
+    assertEquals(List.of(), failures.stream().map(Exception::toString).toList());
+    var read = readAll("failover", 1, acked.size()).getOrDefault(tp, List.of());
+    Map<String, Long> offsetOf = new HashMap<>();
+    read.forEach(r -> offsetOf.put(text(r.value()), r.offset()));
+    for (var e : acked.entrySet()) {
+      assertEquals(e.getValue(), offsetOf.get(e.getKey()), e.getKey() + " at its acked offset");
+    }
+    assertEquals(acked.size(), read.size(), "no duplicates from the idempotent producer");
+  }
+
+  private static void awaitAcks(Map<String, Long> acked, int atLeast) {
+    ProcessCluster.await(
+        atLeast + " acknowledged records",
+        WAIT,
+        () -> acked.size() >= atLeast,
+        () -> acked.size() + " so far");
+  }
+}

@@ -1,0 +1,199 @@
+package dev.spool.broker.kafka;
+
+import dev.spool.broker.kafka.codec.ApiVersionsCodec;
+import dev.spool.broker.kafka.codec.ConfigCodec;
+import dev.spool.broker.kafka.codec.FetchCodec;
+import dev.spool.broker.kafka.codec.KafkaApi;
+import dev.spool.broker.kafka.codec.KafkaRequest;
+import dev.spool.broker.kafka.codec.KafkaResponse;
+import dev.spool.broker.kafka.codec.MetadataCodec;
+import dev.spool.broker.kafka.codec.OffsetsCodec;
+import dev.spool.broker.kafka.codec.ProduceCodec;
+import dev.spool.broker.kafka.codec.TopicAdminCodec;
+import dev.spool.broker.network.WireProtocol.Connection;
+import dev.spool.broker.request.BrokerContext;
+import dev.spool.broker.request.Handlers;
+import dev.spool.common.ErrorCode;
+import dev.spool.protocol.message.AlterConfigsResponse;
+import dev.spool.protocol.message.CreateTopicsRequest;
+import dev.spool.protocol.message.CreateTopicsResponse;
+import dev.spool.protocol.message.DescribeClusterRequest;
+import dev.spool.protocol.message.DescribeConfigsRequest;
+import dev.spool.protocol.message.InitProducerIdRequest;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Serves each Kafka API through the broker's own handlers ({@link Handlers}, the instances Spool's
+ * listener uses): the codec translates the request into Spool's message, the handler runs it, the
+ * codec translates the answer back. Nothing here reads or changes broker state by itself; what
+ * differs from Spool's protocol is in the codec's translators, which say why.
+ *
+ * <p>Threads: stateless; called on event loops, answers complete on whichever thread the handler's
+ * future completes (the connection hops back to its loop before writing).
+ */
+final class KafkaApis {
+  private final Handlers h;
+  private final BrokerContext ctx;
+
+  KafkaApis(Handlers handlers) {
+    this.h = handlers;
+    this.ctx = handlers.context();
+  }
+
+  /** The APIs {@link #serve} answers; the others are answered UNSUPPORTED_VERSION. */
+  Set<KafkaApi> served() {
+    return EnumSet.of(
+        KafkaApi.API_VERSIONS,
+        KafkaApi.METADATA,
+        KafkaApi.PRODUCE,
+        KafkaApi.FETCH,
+        KafkaApi.LIST_OFFSETS,
+        KafkaApi.OFFSET_FOR_LEADER_EPOCH,
+        KafkaApi.INIT_PRODUCER_ID,
+        KafkaApi.CREATE_TOPICS,
+        KafkaApi.DELETE_TOPICS,
+        KafkaApi.ELECT_LEADERS,
+        KafkaApi.DESCRIBE_CLUSTER,
+        KafkaApi.DESCRIBE_CONFIGS,
+        KafkaApi.ALTER_CONFIGS,
+        KafkaApi.INCREMENTAL_ALTER_CONFIGS);
+  }
+
+  CompletableFuture<KafkaResponse> serve(KafkaRequest r, Connection connection) {
+    KafkaApi api = r.api().orElseThrow();
+    return switch (api) {
+      case API_VERSIONS ->
+          done(ApiVersionsCodec.answer(r, served(), ctx.clusterId(), ctx.brokerId()));
+      case METADATA -> metadata(r);
+      case PRODUCE -> produce(r);
+      case FETCH -> fetch(r, connection);
+      case LIST_OFFSETS ->
+          h.listOffsets()
+              .call(OffsetsCodec.listOffsetsToSpool(r))
+              .thenApply(resp -> OffsetsCodec.listOffsetsToKafka(r, resp));
+      case OFFSET_FOR_LEADER_EPOCH ->
+          h.offsetForLeaderEpoch()
+              .call(OffsetsCodec.offsetForLeaderEpochToSpool(r))
+              .thenApply(resp -> OffsetsCodec.offsetForLeaderEpochToKafka(r, resp));
+      case INIT_PRODUCER_ID -> initProducerId(r);
+      case CREATE_TOPICS -> createTopics(r);
+      case DELETE_TOPICS -> {
+        var call = TopicAdminCodec.deleteTopicsToSpool(r, ctx.image());
+        yield h.deleteTopics()
+            .call(call.request())
+            .thenApply(resp -> TopicAdminCodec.deleteTopicsToKafka(r, call, resp));
+      }
+      case ELECT_LEADERS ->
+          h.electLeaders()
+              .call(TopicAdminCodec.electLeadersToSpool(r))
+              .thenApply(resp -> TopicAdminCodec.electLeadersToKafka(r, resp));
+      case DESCRIBE_CLUSTER -> describeCluster(r);
+      case DESCRIBE_CONFIGS ->
+          h.describeConfigs()
+              .call(ConfigCodec.describeToSpool(r))
+              .thenApply(resp -> ConfigCodec.describeToKafka(r, resp));
+      case ALTER_CONFIGS -> {
+        var call = ConfigCodec.alterToSpool(r, ctx.image());
+        yield alterConfigs(call).thenApply(resp -> ConfigCodec.alterToKafka(r, call, resp));
+      }
+      case INCREMENTAL_ALTER_CONFIGS -> {
+        var call = ConfigCodec.incrementalAlterToSpool(r, ctx.image());
+        yield alterConfigs(call)
+            .thenApply(resp -> ConfigCodec.incrementalAlterToKafka(r, call, resp));
+      }
+      default -> throw new IllegalStateException(api + " is not served"); // decoder answered it
+    };
+  }
+
+  private static CompletableFuture<KafkaResponse> done(KafkaResponse r) {
+    return CompletableFuture.completedFuture(r);
+  }
+
+  private CompletableFuture<KafkaResponse> metadata(KafkaRequest r) {
+    MetadataCodec.Call call = MetadataCodec.toSpool(r, ctx.image());
+    return h.metadata()
+        .call(call.request(), call.allowAutoCreate())
+        .thenApply(resp -> MetadataCodec.toKafka(r, call, resp, ctx.image(), ctx.brokerId()));
+  }
+
+  private CompletableFuture<KafkaResponse> produce(KafkaRequest r) {
+    ProduceCodec.Call call = ProduceCodec.toSpool(r, ctx.image());
+    return h.produce()
+        .produce(call.acks(), call.timeoutMs(), call.append())
+        .thenApply(
+            resp -> {
+              if (call.acks() != 0) {
+                return ProduceCodec.toKafka(r, call, resp, ctx.image());
+              }
+              return ProduceCodec.anyError(call, resp)
+                  ? KafkaResponse.closeWithoutAnswer()
+                  : KafkaResponse.none();
+            });
+  }
+
+  private CompletableFuture<KafkaResponse> fetch(KafkaRequest r, Connection connection) {
+    FetchCodec.Call call = FetchCodec.toSpool(r, ctx.image());
+    if (call.immediate() != null) {
+      return done(call.immediate());
+    }
+    return h.fetch()
+        .fetch(call.request(), connection.newerRequest())
+        .thenApply(resp -> FetchCodec.toKafka(r, call, resp, ctx.image()));
+  }
+
+  private CompletableFuture<KafkaResponse> initProducerId(KafkaRequest r) {
+    KafkaResponse refused = TopicAdminCodec.initProducerIdRefusal(r);
+    if (refused != null) {
+      return done(refused);
+    }
+    return h.initProducerId()
+        .call(InitProducerIdRequest.getDefaultInstance())
+        .thenApply(resp -> TopicAdminCodec.initProducerIdToKafka(r, resp));
+  }
+
+  /**
+   * CreateTopics; from version 5 Kafka's answer carries each created topic's configuration, which
+   * the DescribeConfigs handler supplies once the topics exist.
+   */
+  private CompletableFuture<KafkaResponse> createTopics(KafkaRequest r) {
+    CreateTopicsRequest spool = TopicAdminCodec.createTopicsToSpool(r);
+    return h.createTopics()
+        .call(spool)
+        .thenCompose(
+            resp -> {
+              if (r.version() < 5) {
+                return done(TopicAdminCodec.createTopicsToKafka(r, resp, null));
+              }
+              DescribeConfigsRequest.Builder names = DescribeConfigsRequest.newBuilder();
+              for (CreateTopicsResponse.Result t : resp.getTopicsList()) {
+                if (t.getErrorCode() == ErrorCode.NONE && !spool.getValidateOnly()) {
+                  names.addTopics(t.getName());
+                }
+              }
+              return h.describeConfigs()
+                  .call(names.build())
+                  .thenApply(cfg -> TopicAdminCodec.createTopicsToKafka(r, resp, cfg));
+            });
+  }
+
+  private CompletableFuture<KafkaResponse> describeCluster(KafkaRequest r) {
+    KafkaResponse refused = TopicAdminCodec.describeClusterRefusal(r);
+    if (refused != null) {
+      return done(refused);
+    }
+    return h.describeCluster()
+        .call(DescribeClusterRequest.getDefaultInstance())
+        .thenApply(
+            resp -> TopicAdminCodec.describeClusterToKafka(r, resp, ctx.image(), ctx.brokerId()));
+  }
+
+  /** An alter with no topic for Spool (every resource refused) does not reach the quorum. */
+  private CompletableFuture<AlterConfigsResponse> alterConfigs(ConfigCodec.AlterCall call) {
+    if (call.request().getTopicsCount() == 0) {
+      return CompletableFuture.completedFuture(AlterConfigsResponse.getDefaultInstance());
+    }
+    return h.alterConfigs().call(call.request());
+  }
+}

@@ -1,0 +1,93 @@
+package dev.spool.broker.kafka;
+
+import dev.spool.broker.kafka.codec.KafkaRequest;
+import dev.spool.broker.kafka.codec.KafkaRequestDecoder;
+import dev.spool.broker.kafka.codec.KafkaResponse;
+import dev.spool.broker.network.WireProtocol;
+import dev.spool.broker.request.Handlers;
+import dev.spool.common.ErrorCode;
+import dev.spool.protocol.InvalidFrameException;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Kafka's wire protocol on a second listener ({@code kafka.listener}): frames are decoded by the
+ * codec ({@link KafkaRequestDecoder}), served by {@link KafkaApis} through the broker's own
+ * handlers, and answered in Kafka's layout with record data as file regions. Pipelining, limits and
+ * closing on bad input are the connection's ({@code ConnectionHandler}), as on Spool's listener.
+ *
+ * <p>Failures: a frame that is not a request closes the connection (the decoder's message is the
+ * log line); a request whose serving fails is answered UNKNOWN_SERVER_ERROR in its own schema,
+ * except Produce with acks=0, whose connection closes, as Kafka does.
+ *
+ * <p>Threads: stateless; the connections' event loops.
+ */
+public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResponse> {
+  private static final Logger log = LoggerFactory.getLogger(KafkaProtocol.class);
+
+  /** The listener's name in logs and in {@code BrokerServer#boundPort(String)}. */
+  public static final String LISTENER = "kafka";
+
+  private final KafkaApis apis;
+  private final KafkaRequestDecoder decoder;
+  private final String logPrefix;
+
+  public KafkaProtocol(Handlers handlers, String logPrefix) {
+    this.apis = new KafkaApis(handlers);
+    this.decoder = new KafkaRequestDecoder(apis.served());
+    this.logPrefix = logPrefix + "[" + LISTENER + "]";
+  }
+
+  @Override
+  public KafkaRequest decode(ByteBuf frame) {
+    return decoder.decode(frame);
+  }
+
+  @Override
+  public int correlationId(KafkaRequest request) {
+    return request.correlationId();
+  }
+
+  @Override
+  public CompletableFuture<KafkaResponse> serve(KafkaRequest request, Connection connection) {
+    KafkaResponse immediate = request.immediateAnswer();
+    if (immediate != null) {
+      return CompletableFuture.completedFuture(immediate);
+    }
+    return apis.serve(request, connection);
+  }
+
+  @Override
+  public KafkaResponse failed(KafkaRequest request, Throwable cause) {
+    if (cause instanceof InvalidFrameException || !request.expectsResponse()) {
+      return KafkaResponse.closeWithoutAnswer();
+    }
+    try {
+      return request.errorResponse(ErrorCode.UNKNOWN_SERVER_ERROR, String.valueOf(cause));
+    } catch (RuntimeException e) {
+      log.warn("{} cannot answer the failed {}: {}", logPrefix, request.describe(), e.toString());
+      return KafkaResponse.closeWithoutAnswer();
+    }
+  }
+
+  @Override
+  public void write(ChannelHandlerContext ctx, KafkaRequest request, KafkaResponse answer) {
+    List<Object> parts;
+    try {
+      parts = answer.encode(ctx.alloc());
+    } catch (RuntimeException e) {
+      answer.release();
+      log.error("{} cannot encode the answer to {}; closing", logPrefix, request.describe(), e);
+      ctx.close();
+      return;
+    }
+    for (Object part : parts) {
+      ctx.write(part).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+    }
+  }
+}

@@ -1,0 +1,113 @@
+package dev.spool.broker.network;
+
+import com.google.protobuf.Empty;
+import dev.spool.common.ErrorCode;
+import dev.spool.protocol.Frame;
+import dev.spool.protocol.InvalidFrameException;
+import dev.spool.protocol.message.ApiKey;
+import dev.spool.protocol.message.RequestHeader;
+import dev.spool.protocol.message.ResponseHeader;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Spool's own protocol ({@code client/src/main/proto/spool/protocol.proto}, frames as in {@link
+ * Frame}): the header is parsed here, the body by the API's {@link RequestHandler}. An unknown API
+ * key is answered UNSUPPORTED_VERSION and the connection closed; an unsupported version is answered
+ * UNSUPPORTED_VERSION; a body that does not parse is answered INVALID_REQUEST and the connection
+ * closed; any other failure is UNKNOWN_SERVER_ERROR for that request only.
+ *
+ * <p>Threads: stateless; the connections' event loops.
+ */
+public final class SpoolProtocol implements WireProtocol<SpoolProtocol.Request, BrokerResponse> {
+  private static final Logger log = LoggerFactory.getLogger(SpoolProtocol.class);
+
+  /** A request whose header is parsed; the body stays in the frame for its handler. */
+  public record Request(RequestHeader header, Frame frame, ByteBuf frameBuffer) {}
+
+  private final RequestDispatcher dispatcher;
+  private final String logPrefix;
+
+  public SpoolProtocol(RequestDispatcher dispatcher, String logPrefix) {
+    this.dispatcher = dispatcher;
+    this.logPrefix = logPrefix;
+  }
+
+  @Override
+  public Request decode(ByteBuf frameBuffer) {
+    Frame frame = Frame.parse(frameBuffer);
+    return new Request(frame.parseHeader(RequestHeader.parser()), frame, frameBuffer);
+  }
+
+  @Override
+  public int correlationId(Request request) {
+    return request.header().getCorrelationId();
+  }
+
+  @Override
+  public CompletableFuture<BrokerResponse> serve(Request r, Connection connection) {
+    RequestHeader header = r.header();
+    ApiKey key = header.getApiKey();
+    var handler = dispatcher.handler(key);
+    if (handler.isEmpty() || key == ApiKey.UNRECOGNIZED) {
+      log.warn(
+          "{} unknown API key {} from {}, closing the connection",
+          logPrefix,
+          header.getApiKeyValue(),
+          connection.connectionId());
+      return CompletableFuture.completedFuture(
+          BrokerResponse.requestError(
+              ErrorCode.UNSUPPORTED_VERSION, "unknown API key " + header.getApiKeyValue(), true));
+    }
+    if (!dispatcher.supports(key, header.getApiVersion())) {
+      return CompletableFuture.completedFuture(
+          BrokerResponse.requestError(
+              ErrorCode.UNSUPPORTED_VERSION,
+              key + " version " + header.getApiVersion() + " is not supported; see ApiVersions",
+              false));
+    }
+    return handler
+        .get()
+        .handle(
+            new RequestContext(
+                header,
+                r.frame(),
+                r.frameBuffer(),
+                connection.connectionId(),
+                connection.remoteAddress(),
+                connection.receivedNanos(),
+                connection.newerRequest()));
+  }
+
+  @Override
+  public BrokerResponse failed(Request request, Throwable cause) {
+    if (cause instanceof InvalidFrameException) {
+      return BrokerResponse.requestError(ErrorCode.INVALID_REQUEST, cause.getMessage(), true);
+    }
+    return BrokerResponse.requestError(
+        ErrorCode.UNKNOWN_SERVER_ERROR, String.valueOf(cause), false);
+  }
+
+  @Override
+  public void write(ChannelHandlerContext ctx, Request request, BrokerResponse r) {
+    ResponseHeader.Builder header =
+        ResponseHeader.newBuilder().setCorrelationId(request.header().getCorrelationId());
+    if (r.requestError() != ErrorCode.NONE) {
+      header.setErrorCode(r.requestError()).setErrorMessage(r.requestErrorMessage());
+    }
+    ByteBuf prefix =
+        Frame.encodePrefix(
+            ctx.alloc(),
+            header.build(),
+            r.body() == null ? Empty.getDefaultInstance() : r.body(),
+            r.recordBytes());
+    ctx.write(prefix, ctx.voidPromise());
+    for (Object part : r.recordParts()) {
+      ctx.write(part).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package dev.spool.broker.network;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What one listener speaks: how a frame becomes a request, how a request is served, and how its
+ * answer becomes bytes. The connection machinery around it ({@link ConnectionHandler}: answers in
+ * request order, in-flight and memory limits, backpressure, newer-request signals, closing on bad
+ * input) is the same for every protocol; Spool's own protocol ({@link SpoolProtocol}) and Kafka's
+ * (in {@code dev.spool.broker.kafka}) differ only here.
+ *
+ * <p>Threads: one instance serves every connection of its listener, on their event loops; it keeps
+ * no per-connection state. {@link #serve} must not block; its future may complete on any thread.
+ *
+ * @param <Q> a decoded request
+ * @param <A> an answer
+ */
+public interface WireProtocol<Q, A extends WireProtocol.Answer> {
+
+  /** An answer the connection writes, or releases unwritten when the connection is gone. */
+  interface Answer {
+    /** Nothing is written for this request (Produce with acks=0). */
+    boolean isNone();
+
+    /** The connection closes once this answer has been written. */
+    boolean closeAfterSend();
+
+    /** Frees what the answer holds (record parts) when it will not be written. */
+    void release();
+  }
+
+  /**
+   * Decodes a frame (the bytes after the length field; a view the caller releases once the answer
+   * is written, so a request may keep views into it until then). Throws {@link
+   * dev.spool.protocol.InvalidFrameException} when the frame is not a request: the connection then
+   * closes with one log line and nothing is answered.
+   */
+  Q decode(ByteBuf frame);
+
+  /** The request's correlation id, for log lines. */
+  int correlationId(Q request);
+
+  /**
+   * Starts serving the request. May throw {@link dev.spool.protocol.InvalidFrameException} (the
+   * body does not parse) or any other exception; {@link #failed} then gives the answer.
+   */
+  CompletableFuture<A> serve(Q request, Connection connection);
+
+  /**
+   * The answer for a request whose serving failed: a malformed body ({@link
+   * dev.spool.protocol.InvalidFrameException}) or an unexpected error, already logged by the
+   * connection.
+   */
+  A failed(Q request, Throwable cause);
+
+  /** Writes the answer (not flushed); the answer's parts pass to the channel. */
+  void write(ChannelHandlerContext ctx, Q request, A answer);
+
+  /**
+   * Where a request came from and the signal that a newer one arrived on the same connection.
+   *
+   * @param receivedNanos when the frame was read, for request latency
+   */
+  record Connection(
+      String connectionId,
+      java.net.SocketAddress remoteAddress,
+      long receivedNanos,
+      NewerRequestSignal newerRequest) {}
+}

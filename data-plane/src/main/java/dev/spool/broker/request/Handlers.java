@@ -1,0 +1,43 @@
+package dev.spool.broker.request;
+
+/**
+ * One instance of every request handler of a broker. Spool's listener registers them with its
+ * dispatcher; the Kafka listener's adapter calls the very same instances, so a request behaves the
+ * same whichever protocol it came in by.
+ *
+ * <p>Threads: immutable; handlers are called on Netty event loops.
+ */
+public record Handlers(
+    BrokerContext context,
+    ApiVersionsHandler apiVersions,
+    MetadataHandler metadata,
+    ProduceHandler produce,
+    FetchHandler fetch,
+    ListOffsetsHandler listOffsets,
+    OffsetForLeaderEpochHandler offsetForLeaderEpoch,
+    InitProducerIdHandler initProducerId,
+    CreateTopicsHandler createTopics,
+    DeleteTopicsHandler deleteTopics,
+    ElectLeadersHandler electLeaders,
+    AlterConfigsHandler alterConfigs,
+    DescribeClusterHandler describeCluster,
+    DescribeConfigsHandler describeConfigs) {
+
+  public static Handlers create(BrokerContext ctx) {
+    return new Handlers(
+        ctx,
+        new ApiVersionsHandler(),
+        new MetadataHandler(ctx),
+        new ProduceHandler(ctx),
+        new FetchHandler(ctx),
+        new ListOffsetsHandler(ctx),
+        new OffsetForLeaderEpochHandler(ctx),
+        new InitProducerIdHandler(ctx),
+        new CreateTopicsHandler(ctx),
+        new DeleteTopicsHandler(ctx),
+        new ElectLeadersHandler(ctx),
+        new AlterConfigsHandler(ctx),
+        new DescribeClusterHandler(ctx),
+        new DescribeConfigsHandler(ctx));
+  }
+}

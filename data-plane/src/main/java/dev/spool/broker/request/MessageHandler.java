@@ -1,0 +1,36 @@
+package dev.spool.broker.request;
+
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
+import dev.spool.broker.network.BrokerResponse;
+import dev.spool.broker.network.RequestContext;
+import dev.spool.broker.network.RequestHandler;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A handler whose request and answer are one protobuf message each, with no record data. Spool's
+ * listener parses the body from the frame and calls {@link #call}; the Kafka listener translates
+ * Kafka's request into the same message and calls {@link #call} too, so both protocols run the same
+ * code against the same broker state.
+ *
+ * <p>Threads: a Netty event loop; {@link #call} must not block.
+ *
+ * @param <Q> the request message
+ * @param <R> the answer message
+ */
+public abstract class MessageHandler<Q extends MessageLite, R extends MessageLite>
+    implements RequestHandler {
+  private final Parser<Q> parser;
+
+  protected MessageHandler(Parser<Q> parser) {
+    this.parser = parser;
+  }
+
+  /** Serves {@code request}; the future may complete on any thread. */
+  public abstract CompletableFuture<R> call(Q request);
+
+  @Override
+  public final CompletableFuture<BrokerResponse> handle(RequestContext request) {
+    return call(request.frame().parseBody(parser)).thenApply(BrokerResponse::of);
+  }
+}

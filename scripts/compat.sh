@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Clients no one here wrote, against a local Spool cluster's Kafka listeners (not in the test
+# command: it installs and fetches the tools).
+#
+#   scripts/compat.sh [--dir DIR] [--base-port P] [--keep]
+#
+# Installs, once (idempotently), Debian's kcat, python3-confluent-kafka (librdkafka) and
+# python3-kafka (kafka-python), and Kafka's 4.4 jars through the peer harness (KAFKA_HARNESS,
+# default ../shared/peers/kafka beside the repository). Starts a 3-node cluster with
+# scripts/cluster.sh in DIR (default ./.spool-compat, removed first; stopped at the end unless
+# --keep), then runs each step and prints "pass" or "FAIL" with its name. A step that needs
+# consumer groups prints "skip" while the listener does not advertise FindCoordinator.
+# Hold the machine lock: flock /tmp/spool-heavy.lock scripts/compat.sh
+# Exit status: 0 every step that ran passed, 1 a step failed, 3 setup failed.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+HARNESS="${KAFKA_HARNESS:-$ROOT/../shared/peers/kafka}"
+DIR="./.spool-compat"; BASE_PORT=19292; KEEP=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dir) DIR="$2"; shift 2 ;;
+    --base-port) BASE_PORT="$2"; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "compat.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+
+# ---------------------------------------------------------------- tools
+need=()
+for p in kcat python3-confluent-kafka python3-kafka; do
+  dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  echo "compat: installing ${need[*]}"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}") >/dev/null \
+    || { echo "compat: apt-get install ${need[*]} failed" >&2; exit 3; }
+fi
+[ -f "$HARNESS/env.sh" ] || { echo "compat: no Kafka peer harness at $HARNESS (set KAFKA_HARNESS)" >&2; exit 3; }
+# shellcheck disable=SC1091
+. "$HARNESS/env.sh"
+ensure_jars
+KCP="$KA_LIB/*"
+LOG4J="-Dlog4j2.configurationFile=$HARNESS/config/log4j2-tools.properties"
+kafka_tool() { "$JAVA" -Xmx512m "$LOG4J" -cp "$KCP" "$@"; }
+
+# Debian's python3, where apt-get put the two libraries (a python3 earlier on PATH, e.g. pyenv's,
+# does not see them).
+PY=/usr/bin/python3
+
+# ---------------------------------------------------------------- cluster
+CLUSTER="$ROOT/scripts/cluster.sh"
+"$CLUSTER" stop --dir "$DIR" >/dev/null 2>&1 || true
+rm -rf "$DIR"
+"$CLUSTER" start --nodes 3 --dir "$DIR" --base-port "$BASE_PORT" >/dev/null || { echo "compat: cluster did not start" >&2; "$CLUSTER" stop --dir "$DIR"; exit 3; }
+DIR="$(cd "$DIR" && pwd)"
+[ -n "$KEEP" ] || trap '"$CLUSTER" stop --dir "$DIR" >/dev/null' EXIT
+BS="$(cat "$DIR/kafka-bootstrap")"
+WORK="$DIR/compat"; mkdir -p "$WORK"
+echo "compat: cluster in $DIR, Kafka bootstrap $BS, step output in $WORK"
+
+FAILED=0; PASSED=0; SKIPPED=0
+# step NAME COMMAND...: runs COMMAND with output to $WORK/NAME.log; pass when it exits 0.
+step() {
+  local name="$1"; shift
+  if ( "$@" ) > "$WORK/$name.log" 2>&1; then
+    echo "pass  $name"; PASSED=$((PASSED + 1))
+  else
+    echo "FAIL  $name (log: $WORK/$name.log)"; tail -n 5 "$WORK/$name.log" | sed 's/^/      /'; FAILED=$((FAILED + 1))
+  fi
+}
+skip() { echo "skip  $1 ($2)"; SKIPPED=$((SKIPPED + 1)); }
+# expect_lines FILE N: FILE has at least N lines.
+expect_lines() { [ "$(wc -l < "$1")" -ge "$2" ] || { echo "expected $2 lines in $1, got $(wc -l < "$1")"; return 1; }; }
+
+GROUPS_ON=""
+kafka_tool org.apache.kafka.tools.BrokerApiVersionsCommand --bootstrap-server "$BS" > "$WORK/api-versions.txt" 2>&1 || true
+grep -q "FindCoordinator(10): [0-9]" "$WORK/api-versions.txt" && GROUPS_ON=1
+
+# ---------------------------------------------------------------- Kafka's CLI tools (4.4 jars)
+step kafka-broker-api-versions grep -q "Produce(0): 0 to 13" "$WORK/api-versions.txt"
+# Spool creates no topic on first use (auto.create.topics.enable is off): every step's topic first.
+create_topics() {
+  local t
+  for t in compat:3 perf:3 kcat:1 kafkapython:1; do
+    kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BS" \
+      --create --topic "${t%:*}" --partitions "${t#*:}" --replication-factor 3 || return 1
+  done
+}
+step kafka-topics-create create_topics
+topics_list() { kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BS" --list | grep -qx compat; }
+step kafka-topics-list topics_list
+topics_describe() { kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BS" --describe --topic compat | grep -c "Leader:" | grep -qx 3; }
+step kafka-topics-describe topics_describe
+step kafka-configs-alter kafka_tool org.apache.kafka.tools.ConfigCommand --bootstrap-server "$BS" \
+  --entity-type topics --entity-name compat --alter --add-config retention.ms=86400000
+configs_describe() { kafka_tool org.apache.kafka.tools.ConfigCommand --bootstrap-server "$BS" --entity-type topics --entity-name compat --describe | grep -q retention.ms=86400000; }
+step kafka-configs-describe configs_describe
+seq 1 100 | sed 's/^/console-/' > "$WORK/console-in.txt"
+console_produce() { kafka_tool org.apache.kafka.tools.ConsoleProducer --bootstrap-server "$BS" --topic compat < "$WORK/console-in.txt"; }
+step kafka-console-producer console_produce
+console_consume() {
+  for p in 0 1 2; do
+    kafka_tool org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$BS" --topic compat \
+      --partition "$p" --offset earliest --timeout-ms 10000 2>/dev/null
+  done | sort > "$WORK/console-out.txt"
+  sort "$WORK/console-in.txt" | diff - "$WORK/console-out.txt"
+}
+step kafka-console-consumer-assign console_consume
+get_offsets() { kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$BS" --topic compat | awk -F: '{s+=$3} END {exit s==100?0:1}'; }
+step kafka-get-offsets get_offsets
+step kafka-producer-perf-test kafka_tool org.apache.kafka.tools.ProducerPerformance --topic perf \
+  --num-records 200000 --record-size 100 --throughput -1 --producer-props bootstrap.servers="$BS" acks=all
+if [ -n "$GROUPS_ON" ]; then
+  step kafka-consumer-perf-test kafka_tool org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$BS" \
+    --topic perf --messages 200000 --timeout 60000
+  console_group() { kafka_tool org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$BS" --topic compat --group compat-cli --from-beginning --max-messages 100 --timeout-ms 30000 | wc -l | grep -qx 100; }
+  step kafka-console-consumer-group console_group
+  groups_describe() { kafka_tool org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$BS" --describe --group compat-cli | grep -q compat; }
+  step kafka-consumer-groups groups_describe
+else
+  for s in kafka-consumer-perf-test kafka-console-consumer-group kafka-consumer-groups; do skip "$s" "no consumer groups on this listener yet"; done
+fi
+
+# ---------------------------------------------------------------- librdkafka: kcat
+step kcat-metadata sh -c "kcat -b '$BS' -L -t compat | grep -q 'partition 2, leader'"
+step kcat-produce sh -c "seq 1 50 | sed 's/^/kcat-/' | kcat -b '$BS' -P -t kcat -p 0 -X topic.request.required.acks=all"
+step kcat-consume sh -c "kcat -b '$BS' -C -t kcat -p 0 -o beginning -e -q | grep -c '^kcat-' | grep -qx 50"
+if [ -n "$GROUPS_ON" ]; then
+  step kcat-group sh -c "timeout 60 kcat -b '$BS' -G compat-kcat kcat -o beginning -e -q | grep -c '^kcat-' | grep -qx 50"
+else
+  skip kcat-group "no consumer groups on this listener yet"
+fi
+
+# ---------------------------------------------------------------- librdkafka: python3-confluent-kafka
+cat > "$WORK/confluent.py" <<'PY'
+import sys
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+bs, step = sys.argv[1], sys.argv[2]
+if step == "admin":
+    a = AdminClient({"bootstrap.servers": bs})
+    for f in a.create_topics([NewTopic("confluent", 2, 3)]).values():
+        f.result(30)
+    md = a.list_topics(timeout=30)
+    assert len(md.topics["confluent"].partitions) == 2, md.topics
+elif step == "produce":
+    p = Producer({"bootstrap.servers": bs, "enable.idempotence": True, "acks": "all"})
+    errors = []
+    for i in range(200):
+        p.produce("confluent", value=b"ck-%d" % i, partition=i % 2,
+                  on_delivery=lambda e, m: errors.append(e) if e else None)
+    assert p.flush(30) == 0, "undelivered"
+    assert not errors, errors
+elif step == "consume":
+    c = Consumer({"bootstrap.servers": bs, "group.id": "unused", "enable.auto.commit": False})
+    c.assign([TopicPartition("confluent", 0, 0), TopicPartition("confluent", 1, 0)])
+    got = set()
+    for _ in range(60):
+        for m in c.consume(100, 1.0):
+            assert m.error() is None, m.error()
+            got.add(m.value())
+        if len(got) == 200:
+            break
+    c.close()
+    assert got == {b"ck-%d" % i for i in range(200)}, len(got)
+PY
+for s in admin produce consume; do step "confluent-kafka-$s" "$PY" "$WORK/confluent.py" "$BS" "$s"; done
+
+# ---------------------------------------------------------------- kafka-python (python3-kafka)
+cat > "$WORK/kafkapython.py" <<'PY'
+import sys
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+bs, step = sys.argv[1].split(","), sys.argv[2]
+if step == "produce":
+    p = KafkaProducer(bootstrap_servers=bs, acks="all")
+    for i in range(100):
+        p.send("kafkapython", value=b"kp-%d" % i, partition=0).get(timeout=30)
+    p.close()
+elif step == "consume":
+    c = KafkaConsumer(bootstrap_servers=bs, enable_auto_commit=False, consumer_timeout_ms=10000)
+    tp = TopicPartition("kafkapython", 0)
+    c.assign([tp])
+    c.seek_to_beginning(tp)
+    got = [m.value for m in c]
+    assert got == [b"kp-%d" % i for i in range(100)], got[:5]
+PY
+for s in produce consume; do step "kafka-python-$s" "$PY" "$WORK/kafkapython.py" "$BS" "$s"; done
+
+# ---------------------------------------------------------------- Kafka Streams
+if [ -n "$GROUPS_ON" ]; then
+  skip kafka-streams-wordcount "not written yet: needs the kafka-streams jar"
+else
+  skip kafka-streams-wordcount "Kafka Streams needs consumer groups"
+fi
+
+echo "compat: $PASSED passed, $FAILED failed, $SKIPPED skipped"
+[ "$FAILED" -eq 0 ]

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The long fuzz campaign against a Kafka listener (the test command runs a short one).
+#
+#   scripts/kafka-fuzz.sh [--requests N] [--seed S] [--dir DIR] [--base-port P]
+#
+# Starts a 3-node cluster with scripts/cluster.sh in DIR (default ./.spool-fuzz, removed first),
+# creates the topic `fuzz` (RF 3), sends N (default 1000000) seeded, structure-aware mutations of
+# valid Kafka requests to node 1's Kafka listener (dev.spool.chaos.fuzz.KafkaRequestFuzzer: a
+# canary connection must be answered throughout), then checks that every node still runs, that no
+# node log reports a leaked Netty buffer, and that each node's resident memory did not grow by more
+# than 256 MiB over the run. Stops the cluster it started. Hold the machine lock:
+#   flock /tmp/spool-heavy.lock scripts/kafka-fuzz.sh
+# Exit status: 0 all checks passed, 1 a check failed, 3 build or start failure.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TARGET="$ROOT/chaos-tests/target"
+REQUESTS=1000000; SEED=1; DIR="./.spool-fuzz"; BASE_PORT=19192
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --requests) REQUESTS="$2"; shift 2 ;;
+    --seed) SEED="$2"; shift 2 ;;
+    --dir) DIR="$2"; shift 2 ;;
+    --base-port) BASE_PORT="$2"; shift 2 ;;
+    -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "kafka-fuzz.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+
+find_jar() { ls "$TARGET"/spool-chaos-tests-*.jar 2>/dev/null | grep -v -- '-tests.jar' | head -n 1 || true; }
+JAR="$(find_jar)"
+if [ -z "$JAR" ] || [ ! -d "$TARGET/lib" ] || [ -n "${FUZZ_REBUILD:-}" ]; then
+  echo "fuzz: building chaos-tests and what it needs (skipping tests)…" >&2
+  (cd "$ROOT" && ./mvnw -B -q -DskipTests -pl chaos-tests -am package) >&2 || { echo "fuzz: build failed" >&2; exit 3; }
+  JAR="$(find_jar)"
+fi
+
+CLUSTER="$ROOT/scripts/cluster.sh"
+"$CLUSTER" stop --dir "$DIR" >/dev/null 2>&1 || true
+rm -rf "$DIR"
+"$CLUSTER" start --nodes 3 --dir "$DIR" --base-port "$BASE_PORT" || { "$CLUSTER" stop --dir "$DIR"; exit 3; }
+DIR="$(cd "$DIR" && pwd)"
+trap '"$CLUSTER" stop --dir "$DIR" >/dev/null' EXIT
+"$ROOT/scripts/spool" topic create fuzz --partitions 1 --replication-factor 3 \
+  --bootstrap "$(cat "$DIR/bootstrap")" || exit 3
+
+rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$(cat "$DIR/node-$1/node.pid")/status" 2>/dev/null || echo 0; }
+declare -A RSS0
+for i in 1 2 3; do RSS0[$i]="$(rss_kib "$i")"; done
+
+TARGET_ADDR="$(cut -d, -f1 "$DIR/kafka-bootstrap")"
+FAILED=0
+java -Xmx512m -cp "$JAR:$TARGET/lib/*" -Dlogback.configurationFile=/dev/null \
+  dev.spool.chaos.fuzz.KafkaRequestFuzzer "$TARGET_ADDR" "$SEED" "$REQUESTS" fuzz || { echo "FAIL: fuzzer (canary unanswered or broker gone)"; FAILED=1; }
+
+for i in 1 2 3; do
+  pid="$(cat "$DIR/node-$i/node.pid")"
+  if [ -d "/proc/$pid" ]; then echo "pass: node $i still running"; else echo "FAIL: node $i died"; FAILED=1; fi
+  if grep -q 'LEAK:' "$DIR/node-$i/node.log"; then echo "FAIL: node $i log reports a leaked buffer"; FAILED=1; else echo "pass: node $i log reports no leak"; fi
+  grow=$(( ($(rss_kib "$i") - ${RSS0[$i]}) / 1024 ))
+  if [ "$grow" -gt 256 ]; then echo "FAIL: node $i RSS grew by $grow MiB"; FAILED=1; else echo "pass: node $i RSS grew by $grow MiB"; fi
+done
+closes="$(grep -c 'closing connection' "$DIR/node-1/node.log" || true)"
+echo "node 1 logged $closes connection closes (one line each)"
+exit "$FAILED"
