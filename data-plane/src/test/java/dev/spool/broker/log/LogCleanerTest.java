@@ -16,8 +16,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.spool.broker.log.CompactionTestSupport.Bat;
 import dev.spool.broker.log.CompactionTestSupport.Rec;
 import dev.spool.broker.log.internal.Cleaner;
+import dev.spool.record.Compression;
+import dev.spool.record.CompressionType;
 import dev.spool.record.InvalidRecordException;
+import dev.spool.record.RecordBatchBuilder;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -176,6 +180,25 @@ class LogCleanerTest extends LogFixture {
     log.updateConfig(compact.withCleanup(CleanupConfig.DELETE));
     log.appendAsLeader(keyed(clock.nowMs(), "k2", "v2", null, "nokey"), 0);
     assertEquals(leo + 2, log.logEndOffset(), "a delete topic takes keyless records");
+  }
+
+  @Test
+  void aKeylessRecordInsideACompressedBatchOfACompactedTopicIsRefusedToo() {
+    log = open(compactConfig(1024, 60_000));
+    append("k", "v");
+    long leo = log.logEndOffset();
+    RecordBatchBuilder b =
+        new RecordBatchBuilder(256).compression(Compression.of(CompressionType.ZSTD));
+    b.append(
+        clock.nowMs(),
+        "k2".getBytes(StandardCharsets.UTF_8),
+        "v2".getBytes(StandardCharsets.UTF_8));
+    b.append(clock.nowMs(), null, "nokey".getBytes(StandardCharsets.UTF_8));
+    InvalidRecordException e =
+        assertThrows(InvalidRecordException.class, () -> log.appendAsLeader(b.build(), 0));
+    assertTrue(e.getMessage().contains("batch 0 record 1 has no key"), e.getMessage());
+    assertEquals(leo, log.logEndOffset(), "nothing of the batch was appended");
+    assertEquals(List.of("v"), records(log).stream().map(Rec::value).toList());
   }
 
   @Test
