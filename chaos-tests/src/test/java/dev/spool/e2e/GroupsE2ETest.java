@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
@@ -144,26 +145,14 @@ class GroupsE2ETest {
               // Not acknowledged: it may or may not have been committed.
             }
           };
-      Awaitility.await()
-          .atMost(60, TimeUnit.SECONDS)
-          .pollInterval(Duration.ofMillis(1))
-          .until(
-              () -> {
-                step.run();
-                return acked.size() == 3 && acked.values().stream().allMatch(o -> o >= 50);
-              });
+      pollUntil(
+          step, 60, () -> acked.size() == 3 && acked.values().stream().allMatch(o -> o >= 50));
       cluster.awaitFullIsr(List.of(OffsetsTopic.NAME), E2e.READY);
       int coordinatorNode = cluster.partitionLeader(offsetsPartition(group)).orElseThrow();
       cluster.kill(coordinatorNode, Signal.KILL);
       produce(tps, 200, 300);
-      Awaitility.await()
-          .atMost(120, TimeUnit.SECONDS)
-          .pollInterval(Duration.ofMillis(1))
-          .until(
-              () -> {
-                step.run();
-                return acked.size() == 3 && acked.values().stream().allMatch(o -> o == 300);
-              });
+      pollUntil(
+          step, 120, () -> acked.size() == 3 && acked.values().stream().allMatch(o -> o == 300));
       assertFalse(cluster.isRunning(coordinatorNode));
       Map<TopicPartition, OffsetAndMetadata> committed = c.committed(Set.copyOf(tps));
       for (TopicPartition tp : tps) {
@@ -227,42 +216,34 @@ class GroupsE2ETest {
       // This member joins: the external one revokes some partitions, which move here.
       mine.subscribe(List.of("handed"));
       Set<TopicPartition> theirs = new HashSet<>();
-      Awaitility.await()
-          .atMost(90, TimeUnit.SECONDS)
-          .pollInterval(Duration.ofMillis(1))
-          .until(
-              () -> {
-                step.run();
-                Set<TopicPartition> mineNow = mine.assignment();
-                return !mineNow.isEmpty() && mineNow.size() < tps.size();
-              });
+      pollUntil(
+          step,
+          90,
+          () -> {
+            Set<TopicPartition> mineNow = mine.assignment();
+            return !mineNow.isEmpty() && mineNow.size() < tps.size();
+          });
       tps.stream().filter(tp -> !mine.assignment().contains(tp)).forEach(theirs::add);
       // Only the external member owns these: a commit of 120 there is its own.
       produce(tps, 100, 120);
-      Awaitility.await()
-          .atMost(90, TimeUnit.SECONDS)
-          .pollInterval(Duration.ofMillis(1))
-          .until(
-              () -> {
-                step.run();
-                Map<TopicPartition, OffsetAndMetadata> c = mine.committed(theirs);
-                return theirs.stream()
-                    .allMatch(tp -> c.get(tp) != null && c.get(tp).offset() == 120);
-              });
+      pollUntil(
+          step,
+          90,
+          () -> {
+            Map<TopicPartition, OffsetAndMetadata> c = mine.committed(theirs);
+            return theirs.stream().allMatch(tp -> c.get(tp) != null && c.get(tp).offset() == 120);
+          });
       external.destroyForcibly();
       assertTrue(external.waitFor(30, TimeUnit.SECONDS));
       Map<TopicPartition, OffsetAndMetadata> lastCommit = mine.committed(theirs);
       produce(tps, 120, 150);
-      Awaitility.await()
-          .atMost(90, TimeUnit.SECONDS)
-          .pollInterval(Duration.ofMillis(1))
-          .until(
-              () -> {
-                step.run();
-                return mine.assignment().size() == tps.size()
-                    && tps.stream()
-                        .allMatch(tp -> seen.containsKey(tp) && seen.get(tp).contains(149L));
-              });
+      pollUntil(
+          step,
+          90,
+          () -> {
+            return mine.assignment().size() == tps.size()
+                && tps.stream().allMatch(tp -> seen.containsKey(tp) && seen.get(tp).contains(149L));
+          });
       for (TopicPartition tp : theirs) {
         // Resumed exactly at the killed member's last commit, then every offset to the end.
         List<Long> l = seen.get(tp);
@@ -320,16 +301,14 @@ class GroupsE2ETest {
     produce(tps, 0, 20);
     try (Consumer c = consumer(group, "client.id", "cli-reader")) {
       c.subscribe(List.of("cli"));
-      Awaitility.await()
-          .atMost(60, TimeUnit.SECONDS)
-          .pollInterval(Duration.ofMillis(1))
-          .until(
-              () -> {
-                c.poll(Duration.ofMillis(100));
-                return c.assignment().size() == 2
-                    && c.position(tps.get(0)) == 20
-                    && c.position(tps.get(1)) == 20;
-              });
+      pollUntil(
+          () -> c.poll(Duration.ofMillis(100)),
+          60,
+          () -> {
+            return c.assignment().size() == 2
+                && c.position(tps.get(0)) == 20
+                && c.position(tps.get(1)) == 20;
+          });
       c.commitSync();
       JsonNode d = cliJson("group", "describe", group, "--json");
       assertEquals(group, d.get("group").asText());
@@ -400,14 +379,7 @@ class GroupsE2ETest {
     // A restarted member resumes at the reset offsets.
     try (Consumer c = consumer(group)) {
       c.subscribe(List.of("cli"));
-      Awaitility.await()
-          .atMost(60, TimeUnit.SECONDS)
-          .pollInterval(Duration.ofMillis(1))
-          .until(
-              () -> {
-                c.poll(Duration.ofMillis(100));
-                return c.assignment().size() == 2;
-              });
+      pollUntil(() -> c.poll(Duration.ofMillis(100)), 60, () -> c.assignment().size() == 2);
       assertEquals(30, c.position(tps.get(0)));
     }
     cliJson("group", "delete", group, "--topic", "cli", "--json");
@@ -416,5 +388,20 @@ class GroupsE2ETest {
     assertFalse(cliJson("group", "list", "--json").toString().contains("\"" + group + "\""));
     String[] unknown = cli("group", "delete", group);
     assertTrue(unknown[2].contains("GROUP_ID_NOT_FOUND"), unknown[2]);
+  }
+
+  /**
+   * Runs {@code step} (a poll, the consumer's heartbeats and commits happen inside it) until {@code
+   * done} holds, failing after {@code seconds}.
+   */
+  private static void pollUntil(Runnable step, long seconds, Callable<Boolean> done) {
+    Awaitility.await()
+        .atMost(seconds, TimeUnit.SECONDS)
+        .pollInterval(Duration.ofMillis(1))
+        .until(
+            () -> {
+              step.run();
+              return done.call();
+            });
   }
 }
