@@ -66,17 +66,7 @@ class LogCleanerTest extends LogFixture {
     assertTrue(cleanOnce(log));
 
     List<Bat> after = batches(log);
-    assertOffsetsIncrease(after);
-    List<Rec> kept = after.stream().flatMap(b -> b.records().stream()).toList();
-    assertEquals(latest(before), latest(kept), "the latest value of every key survives");
-    assertTrue(kept.size() < before.size(), "older values go");
-    for (Rec r : kept) {
-      assertTrue(before.contains(r), "record " + r + " is not one that was written, at its offset");
-    }
-    // Below the active segment every key appears at most once.
-    List<String> cleanKeys =
-        kept.stream().filter(r -> r.offset() < activeBase).map(Rec::key).toList();
-    assertEquals(cleanKeys.stream().distinct().count(), cleanKeys.size(), cleanKeys.toString());
+    assertCleaned(before, after, activeBase);
     assertEquals(activeBefore, batchesFrom(after, activeBase), "the active segment is untouched");
     assertTrue(log.sizeInBytes() < bytesBefore, "the log shrank");
     assertEquals(activeBase, log.cleanerCheckpoint().firstDirtyOffset());
@@ -94,6 +84,25 @@ class LogCleanerTest extends LogFixture {
         log.numberOfSegments() < grown,
         "segments merged: " + grown + " -> " + log.numberOfSegments());
     assertEquals(latest(records(log)), latest(before));
+  }
+
+  /**
+   * What every clean leaves: offsets strictly increasing, the latest value of every key of {@code
+   * written}, fewer records, only records that were written at their offsets, and every key at most
+   * once below {@code activeBase}.
+   */
+  private static void assertCleaned(List<Rec> written, List<Bat> after, long activeBase) {
+    assertOffsetsIncrease(after);
+    List<Rec> kept = after.stream().flatMap(b -> b.records().stream()).toList();
+    assertEquals(latest(written), latest(kept), "the latest value of every key survives");
+    assertTrue(kept.size() < written.size(), "older values go");
+    for (Rec r : kept) {
+      assertTrue(
+          written.contains(r), "record " + r + " is not one that was written, at its offset");
+    }
+    List<String> cleanKeys =
+        kept.stream().filter(r -> r.offset() < activeBase).map(Rec::key).toList();
+    assertEquals(cleanKeys.stream().distinct().count(), cleanKeys.size(), cleanKeys.toString());
   }
 
   private static List<Bat> batchesFrom(List<Bat> all, long offset) {
@@ -273,17 +282,7 @@ class LogCleanerTest extends LogFixture {
     assertTrue(cleanOnce(log));
 
     List<Bat> after = batches(log);
-    assertOffsetsIncrease(after);
-    List<Rec> kept = after.stream().flatMap(b -> b.records().stream()).toList();
-    assertEquals(latest(written), latest(kept), "the latest value of every key survives");
-    assertTrue(kept.size() < written.size(), "older values go");
-    for (Rec r : kept) {
-      assertTrue(
-          written.contains(r), "record " + r + " is not one that was written, at its offset");
-    }
-    List<String> cleanKeys =
-        kept.stream().filter(r -> r.offset() < activeBase).map(Rec::key).toList();
-    assertEquals(cleanKeys.stream().distinct().count(), cleanKeys.size(), cleanKeys.toString());
+    assertCleaned(written, after, activeBase);
     Map<Long, Bat> original = new HashMap<>();
     before.forEach(b -> original.put(b.baseOffset(), b));
     boolean rewritten = false;
