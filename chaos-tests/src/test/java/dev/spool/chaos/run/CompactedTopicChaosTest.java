@@ -47,8 +47,9 @@ import org.slf4j.LoggerFactory;
  * (or a later write of that key whose outcome is unknown) is what a final read returns, and no key
  * reads an older value after a newer one ({@link CompactedKeys}). Faults: SIGKILL of a partition
  * leader, the other partition's leader cut off from its followers on the data plane (network
- * namespaces, as root; without root it is SIGSTOPped instead, and the test says so), SIGKILL of a
- * random node. About 35 s on 2 cores.
+ * namespaces, as root; without root it is SIGSTOPped instead, and the test says so) for 4 s while
+ * the killed node restarts and catches up. About 40 s on 2 cores, most of it starting and stopping
+ * the nodes.
  */
 @Tag("chaos")
 class CompactedTopicChaosTest {
@@ -103,13 +104,13 @@ class CompactedTopicChaosTest {
         t.start();
         writers.add(t);
       }
-      awaitAcks(50);
+      awaitAcks(30);
 
       int killed = leader(cluster, TPS.get(0));
       LOG.info("fault: SIGKILL n{}, leader of {}", killed, TPS.get(0));
       cluster.kill(killed, Signal.KILL);
-      awaitAcks(50);
-      cluster.start(killed);
+      awaitAcks(30); // a new leader took over
+      cluster.start(killed); // it catches up during the next fault
 
       int cut = leader(cluster, TPS.get(1));
       Optional<NetNamespaces> net = network.namespaces();
@@ -126,21 +127,15 @@ class CompactedTopicChaosTest {
       }
       // The cut-off leader's ISR shrinks below min.insync.replicas, so its partition takes no
       // writes until the heal: the fault lasts a fixed time rather than until some acks.
-      TimeUnit.SECONDS.sleep(6); // the fault's length, not a wait for a condition
+      TimeUnit.SECONDS.sleep(4); // the fault's length, not a wait for a condition
       if (net.isPresent()) {
         net.get().healAll();
       } else {
         cluster.kill(cut, Signal.CONT);
       }
 
-      int random = cluster.nodes().get((cut + 1) % cluster.nodes().size());
-      LOG.info("fault: SIGKILL n{}", random);
-      cluster.kill(random, Signal.KILL);
-      awaitAcks(50);
-      cluster.start(random);
-
       cluster.awaitFullIsr(List.of(TOPIC), Duration.ofSeconds(60));
-      awaitAcks(50);
+      awaitAcks(30);
       stop.set(true);
       for (Thread t : writers) {
         t.join(30_000);
