@@ -122,6 +122,9 @@ public final class Cleaner {
       throws InterruptedException {
     this.plan = plan;
     this.aborted = aborted;
+    // The map is taken before the clock starts: Kafka's cleaner thread allocates its dedupe buffer
+    // when it starts, so its first clean's figures do not include zeroing that memory either.
+    offsetMap();
     this.stats = new CleanerStats(clock.nanoTime());
     this.tombstoneExpiryMs = -1;
     try {
