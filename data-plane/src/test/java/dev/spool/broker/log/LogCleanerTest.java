@@ -440,19 +440,7 @@ class LogCleanerTest extends LogFixture {
             failure.set(e);
           }
         };
-    LogCleaner cleaner =
-        new LogCleaner(
-            "test",
-            LogTestSupport.cleanerConfig(),
-            clock,
-            () -> List.of(log),
-            tp -> log,
-            () ->
-                (tp, task) -> {
-                  task.run();
-                  return true;
-                },
-            afterClean);
+    LogCleaner cleaner = CompactionTestSupport.inlineCleaner(log, clock, afterClean);
     cleaner.start();
     assertTrue(writing.await(20, TimeUnit.SECONDS), "a clean finished");
     Thread t = new Thread(cleaner::close, "closer");
