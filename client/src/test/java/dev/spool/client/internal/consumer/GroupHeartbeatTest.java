@@ -90,7 +90,7 @@ class GroupHeartbeatTest {
   @Test
   void aMemberThatStopsPollingLeavesAndRejoinsAtItsNextPoll() throws Exception {
     g.coordinator.assign(4, Set.of(T0, T1));
-    Consumer c = g.consumer("max.poll.interval.ms", "400", "enable.auto.commit", "false");
+    Consumer c = g.consumer("max.poll.interval.ms", "1000", "enable.auto.commit", "false");
     c.subscribe(List.of("t"), g.listener());
     pollUntil(c, () -> c.assignment().size() == 2);
     g.coordinator.clearHeartbeats();
