@@ -64,6 +64,31 @@ public record GroupHistory(List<Event> events) {
   /** An operator reset the group's committed offset of the partition to {@code offset}. */
   public record Reset(TopicPartition partition, long offset) implements Event {}
 
+  /** A member's ownership of a partition. */
+  record Ownership(String member, TopicPartition partition) {}
+
+  /**
+   * The ownerships {@code e} starts or ends (an assignment starts them, a revocation or a loss ends
+   * them): either way, what a checker tracked for them no longer applies.
+   */
+  static List<Ownership> ownershipChanges(Event e) {
+    String member;
+    Set<TopicPartition> partitions;
+    if (e instanceof Assigned a) {
+      member = a.member();
+      partitions = a.partitions();
+    } else if (e instanceof Revoked r) {
+      member = r.member();
+      partitions = r.partitions();
+    } else if (e instanceof Lost l) {
+      member = l.member();
+      partitions = l.partitions();
+    } else {
+      return List.of();
+    }
+    return partitions.stream().map(tp -> new Ownership(member, tp)).toList();
+  }
+
   /**
    * Every offset known to hold a record, per partition: acknowledged by the writer or returned by
    * any poll. A step over one of these skipped a record that exists.

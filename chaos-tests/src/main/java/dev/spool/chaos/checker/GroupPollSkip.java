@@ -1,10 +1,7 @@
 package dev.spool.chaos.checker;
 
-import dev.spool.chaos.checker.GroupHistory.Assigned;
 import dev.spool.chaos.checker.GroupHistory.Event;
-import dev.spool.chaos.checker.GroupHistory.Lost;
 import dev.spool.chaos.checker.GroupHistory.Polled;
-import dev.spool.chaos.checker.GroupHistory.Revoked;
 import dev.spool.chaos.history.OffsetValue;
 import dev.spool.common.TopicPartition;
 import java.util.ArrayList;
@@ -23,8 +20,6 @@ import java.util.TreeSet;
 public final class GroupPollSkip implements GroupChecker {
   public static final String NAME = "group-poll-skip";
 
-  private record Key(String member, TopicPartition partition) {}
-
   @Override
   public String name() {
     return NAME;
@@ -33,20 +28,15 @@ public final class GroupPollSkip implements GroupChecker {
   @Override
   public CheckResult check(GroupHistory h) {
     Map<TopicPartition, TreeSet<Long>> known = h.knownOffsets();
-    Map<Key, long[]> last = new HashMap<>(); // {offset, event index}
+    Map<GroupHistory.Ownership, long[]> last = new HashMap<>(); // {offset, event index}
     List<Anomaly> found = new ArrayList<>();
     int steps = 0;
     List<Event> events = h.events();
     for (int i = 0; i < events.size(); i++) {
       Event e = events.get(i);
-      if (e instanceof Assigned a) {
-        a.partitions().forEach(tp -> last.remove(new Key(a.member(), tp)));
-      } else if (e instanceof Revoked r) {
-        r.partitions().forEach(tp -> last.remove(new Key(r.member(), tp)));
-      } else if (e instanceof Lost l) {
-        l.partitions().forEach(tp -> last.remove(new Key(l.member(), tp)));
-      } else if (e instanceof Polled p) {
-        Key key = new Key(p.member(), p.partition());
+      GroupHistory.ownershipChanges(e).forEach(last::remove);
+      if (e instanceof Polled p) {
+        GroupHistory.Ownership key = new GroupHistory.Ownership(p.member(), p.partition());
         for (OffsetValue r : p.records()) {
           long[] prev = last.get(key);
           if (prev != null) {

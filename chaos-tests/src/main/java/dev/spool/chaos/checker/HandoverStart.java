@@ -3,10 +3,8 @@ package dev.spool.chaos.checker;
 import dev.spool.chaos.checker.GroupHistory.Assigned;
 import dev.spool.chaos.checker.GroupHistory.Committed;
 import dev.spool.chaos.checker.GroupHistory.Event;
-import dev.spool.chaos.checker.GroupHistory.Lost;
 import dev.spool.chaos.checker.GroupHistory.Polled;
 import dev.spool.chaos.checker.GroupHistory.Reset;
-import dev.spool.chaos.checker.GroupHistory.Revoked;
 import dev.spool.common.TopicPartition;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,8 +22,6 @@ import java.util.TreeSet;
 public final class HandoverStart implements GroupChecker {
   public static final String NAME = "handover-start";
 
-  private record Key(String member, TopicPartition partition) {}
-
   /** An ownership waiting for its first record: the commit it must start at or before. */
   private record Pending(long committed, int assignedAt) {}
 
@@ -38,7 +34,7 @@ public final class HandoverStart implements GroupChecker {
   public CheckResult check(GroupHistory h) {
     Map<TopicPartition, TreeSet<Long>> known = h.knownOffsets();
     Map<TopicPartition, Long> committed = new HashMap<>();
-    Map<Key, Pending> pending = new HashMap<>();
+    Map<GroupHistory.Ownership, Pending> pending = new HashMap<>();
     List<Anomaly> found = new ArrayList<>();
     int handovers = 0;
     List<Event> events = h.events();
@@ -48,19 +44,17 @@ public final class HandoverStart implements GroupChecker {
         committed.put(c.partition(), c.offset());
       } else if (e instanceof Reset r) {
         committed.put(r.partition(), r.offset());
-      } else if (e instanceof Assigned a) {
+      }
+      GroupHistory.ownershipChanges(e).forEach(pending::remove);
+      if (e instanceof Assigned a) {
         for (TopicPartition tp : a.partitions()) {
           Long c = committed.get(tp);
           if (c != null) {
-            pending.put(new Key(a.member(), tp), new Pending(c, i));
+            pending.put(new GroupHistory.Ownership(a.member(), tp), new Pending(c, i));
           }
         }
-      } else if (e instanceof Revoked r) {
-        r.partitions().forEach(tp -> pending.remove(new Key(r.member(), tp)));
-      } else if (e instanceof Lost l) {
-        l.partitions().forEach(tp -> pending.remove(new Key(l.member(), tp)));
       } else if (e instanceof Polled p && !p.records().isEmpty()) {
-        Pending w = pending.remove(new Key(p.member(), p.partition()));
+        Pending w = pending.remove(new GroupHistory.Ownership(p.member(), p.partition()));
         if (w == null) {
           continue;
         }

@@ -229,18 +229,7 @@ class ConsumerGroupIntegrationTest {
     createTopic("handover");
     produce("handover", 0, 30);
     List<String> events = new ArrayList<>();
-    ConsumerRebalanceListener recorder =
-        new ConsumerRebalanceListener() {
-          @Override
-          public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            events.add("revoked " + partitions.size());
-          }
-
-          @Override
-          public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            events.add("assigned " + partitions.size());
-          }
-        };
+    ConsumerRebalanceListener recorder = counting(events);
     Map<TopicPartition, List<Long>> seen = new HashMap<>();
     try (Consumer a = consumer("movers", "auto.commit.interval.ms", "100")) {
       a.subscribe(Pattern.compile("hand.*"), recorder);
