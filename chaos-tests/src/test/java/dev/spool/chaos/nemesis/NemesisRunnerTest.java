@@ -30,6 +30,16 @@ class NemesisRunnerTest {
     return new Schedule(1, c, List.of(faults), Set.of());
   }
 
+  /** A runner with one fault: SIGKILL of {@link #TP}'s leader from 1 s to 3 s. */
+  private static NemesisRunner leaderKill(RecordingCluster c, List<FaultWindow> seen) {
+    return new NemesisRunner(
+        schedule(
+            new PlannedFault(
+                0, null, FaultKind.KILL, new Target.PartitionLeader(TP), 1_000, 2_000, Map.of())),
+        all(c),
+        seen::add);
+  }
+
   private static List<Nemesis> all(RecordingCluster c) {
     return List.of(
         new ProcessNemesis(c),
@@ -43,19 +53,7 @@ class NemesisRunnerTest {
   void shouldKillTheLeaderAndRestartItWhenTheWindowEnds() {
     RecordingCluster c = RecordingCluster.combined(3).leader(TP, 2, 2, 1, 3);
     List<FaultWindow> seen = new ArrayList<>();
-    NemesisRunner r =
-        new NemesisRunner(
-            schedule(
-                new PlannedFault(
-                    0,
-                    null,
-                    FaultKind.KILL,
-                    new Target.PartitionLeader(TP),
-                    1_000,
-                    2_000,
-                    Map.of())),
-            all(c),
-            seen::add);
+    NemesisRunner r = leaderKill(c, seen);
     r.tick(999 * MS);
     assertEquals(List.of(), c.calls);
     r.tick(1_000 * MS);
@@ -177,19 +175,7 @@ class NemesisRunnerTest {
   void shouldApplyAFaultOnceItsTargetExistsForItsWholeDuration() {
     RecordingCluster c = RecordingCluster.combined(3); // a restarted cluster: no leader yet
     List<FaultWindow> seen = new ArrayList<>();
-    NemesisRunner r =
-        new NemesisRunner(
-            schedule(
-                new PlannedFault(
-                    0,
-                    null,
-                    FaultKind.KILL,
-                    new Target.PartitionLeader(TP),
-                    1_000,
-                    2_000,
-                    Map.of())),
-            all(c),
-            seen::add);
+    NemesisRunner r = leaderKill(c, seen);
     r.tick(1_000 * MS);
     c.leader(TP, 3, 3, 1, 2);
     r.tick(1_400 * MS);
