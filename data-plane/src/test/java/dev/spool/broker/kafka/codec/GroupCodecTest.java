@@ -6,10 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import dev.spool.broker.kafka.KafkaWire;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
+import dev.spool.coordinator.group.api.CoordinatorLocation;
+import dev.spool.coordinator.group.api.GroupDescription;
+import dev.spool.coordinator.group.api.GroupListing;
 import dev.spool.coordinator.group.api.HeartbeatRequest;
 import dev.spool.coordinator.group.api.HeartbeatResult;
 import dev.spool.coordinator.group.api.OffsetAndMetadata;
 import dev.spool.coordinator.group.api.OffsetFetchResult;
+import dev.spool.coordinator.group.api.PartitionResult;
 import dev.spool.quorum.image.ImageBuilder;
 import dev.spool.quorum.image.MetadataApplier;
 import dev.spool.quorum.image.MetadataImage;
@@ -24,11 +28,19 @@ import java.util.Set;
 import java.util.UUID;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatResponse;
+import org.apache.kafka.common.requests.DescribeGroupsResponse;
+import org.apache.kafka.common.requests.FindCoordinatorResponse;
+import org.apache.kafka.common.requests.ListGroupsResponse;
+import org.apache.kafka.common.requests.OffsetCommitResponse;
 import org.apache.kafka.common.requests.OffsetFetchResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.Tag;
@@ -157,5 +169,125 @@ class GroupCodecTest {
     assertEquals(-1, topics.get(0).partitions().get(1).committedOffset(), "none committed");
     assertEquals(gone, topics.get(1).topicId());
     assertEquals(Errors.UNKNOWN_TOPIC_ID.code(), topics.get(1).partitions().get(0).errorCode());
+  }
+
+  /**
+   * Every version of each group API the listener advertises answers in a form Kafka's own parser
+   * reads: a field set outside its versions would fail the whole answer (older clients, such as
+   * librdkafka and kafka-python, ask at low versions).
+   */
+  @Test
+  void shouldAnswerEveryAdvertisedVersionOfTheGroupApis() {
+    TopicPartition p0 = new TopicPartition("orders", 0);
+    OffsetAndMetadata committed = new OffsetAndMetadata(42, 3, "m", 1);
+    for (short v = 0; v <= KafkaApi.FIND_COORDINATOR.max(); v++) {
+      KafkaRequest r =
+          request(
+              v < 4
+                  ? new FindCoordinatorRequestData().setKey("g")
+                  : new FindCoordinatorRequestData().setCoordinatorKeys(List.of("g")),
+              v);
+      KafkaResponse a =
+          GroupCodec.findCoordinatorToKafka(
+              r, List.of(new CoordinatorLocation("g", ErrorCode.NONE, "", 7, "h", 1)), image);
+      FindCoordinatorResponse f = KafkaWire.parse(a, header(ApiKeys.FIND_COORDINATOR, v));
+      short code = v < 4 ? f.data().errorCode() : f.data().coordinators().get(0).errorCode();
+      assertEquals(
+          Errors.COORDINATOR_NOT_AVAILABLE.code(),
+          code,
+          "v" + v + ": broker 7 has no Kafka listener");
+    }
+    for (short v = 1; v <= KafkaApi.OFFSET_FETCH.max(); v++) {
+      OffsetFetchRequestData d =
+          v < 8
+              ? new OffsetFetchRequestData()
+                  .setGroupId("g")
+                  .setTopics(
+                      List.of(
+                          new OffsetFetchRequestData.OffsetFetchRequestTopic()
+                              .setName("orders")
+                              .setPartitionIndexes(List.of(0))))
+              : new OffsetFetchRequestData()
+                  .setGroups(
+                      List.of(
+                          new OffsetFetchRequestData.OffsetFetchRequestGroup()
+                              .setGroupId("g")
+                              .setTopics(
+                                  List.of(
+                                      new OffsetFetchRequestData.OffsetFetchRequestTopics()
+                                          .setName("orders")
+                                          .setTopicId(ORDERS_ID)
+                                          .setPartitionIndexes(List.of(0))))));
+      KafkaRequest r = request(d, v);
+      var groups = GroupOffsetsCodec.offsetFetchToSpool(r, image);
+      OffsetFetchResponse f =
+          KafkaWire.parse(
+              GroupOffsetsCodec.offsetFetchToKafka(
+                  r,
+                  groups,
+                  List.of(new OffsetFetchResult(ErrorCode.NONE, "", Map.of(p0, committed))),
+                  image),
+              header(ApiKeys.OFFSET_FETCH, v));
+      long offset =
+          v < 8
+              ? f.data().topics().get(0).partitions().get(0).committedOffset()
+              : f.data().groups().get(0).topics().get(0).partitions().get(0).committedOffset();
+      assertEquals(42, offset, "v" + v + " carries the offset");
+    }
+    for (short v = 2; v <= KafkaApi.OFFSET_COMMIT.max(); v++) {
+      KafkaRequest r =
+          request(
+              new OffsetCommitRequestData()
+                  .setGroupId("g")
+                  .setMemberId("")
+                  .setTopics(
+                      List.of(
+                          new OffsetCommitRequestData.OffsetCommitRequestTopic()
+                              .setName("orders")
+                              .setTopicId(ORDERS_ID)
+                              .setPartitions(
+                                  List.of(
+                                      new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                                          .setPartitionIndex(0)
+                                          .setCommittedOffset(42))))),
+              v);
+      var call = GroupOffsetsCodec.offsetCommitToSpool(r, image);
+      assertEquals(Set.of(p0), call.request().offsets().keySet(), "v" + v);
+      OffsetCommitResponse c =
+          KafkaWire.parse(
+              GroupOffsetsCodec.offsetCommitToKafka(
+                  r,
+                  call,
+                  Map.of(p0, new PartitionResult(ErrorCode.STALE_MEMBER_EPOCH, "moved on"))),
+              header(ApiKeys.OFFSET_COMMIT, v));
+      assertEquals(Map.of(Errors.STALE_MEMBER_EPOCH, 1), c.errorCounts(), "v" + v);
+    }
+    for (short v = 0; v <= KafkaApi.LIST_GROUPS.max(); v++) {
+      ListGroupsResponse l =
+          KafkaWire.parse(
+              GroupCodec.listGroupsToKafka(
+                  request(new ListGroupsRequestData(), v),
+                  ErrorCode.NONE,
+                  List.of(new GroupListing("g", "Stable"))),
+              header(ApiKeys.LIST_GROUPS, v));
+      assertEquals("consumer", l.data().groups().get(0).protocolType(), "v" + v);
+    }
+    for (short v = 0; v <= KafkaApi.DESCRIBE_GROUPS.max(); v++) {
+      DescribeGroupsResponse dg =
+          KafkaWire.parse(
+              GroupCodec.describeGroupsToKafka(
+                  request(new DescribeGroupsRequestData().setGroups(List.of("g")), v),
+                  List.of(GroupDescription.error("g", ErrorCode.GROUP_ID_NOT_FOUND, "none"))),
+              header(ApiKeys.DESCRIBE_GROUPS, v));
+      assertEquals("Dead", dg.data().groups().get(0).groupState(), "v" + v);
+      assertEquals(
+          v >= 6 ? Errors.GROUP_ID_NOT_FOUND.code() : Errors.NONE.code(),
+          dg.data().groups().get(0).errorCode(),
+          "v" + v);
+    }
+  }
+
+  private static RequestHeader header(ApiKeys key, short version) {
+    return new RequestHeader(key, version, "c", 7);
   }
 }
