@@ -32,7 +32,9 @@ import picocli.CommandLine.Spec;
  * records of {@code --record-size} random bytes, or values drawn from {@code --payload-file}
  * exactly as Kafka's tool draws them (the file split at {@code --payload-delimiter}, each record a
  * pick by a {@code SplittableRandom} seeded 0, so both tools send the same sequence of values),
- * with no key (so the sticky partitioner fills whole batches), optionally paced to {@code
+ * with no key (so the sticky partitioner fills whole batches) unless {@code --key-space N} gives
+ * each record one of N keys ({@code key-0} .. {@code key-N-1}, drawn by a {@code SplittableRandom}
+ * seeded 1, so runs repeat: a keyed data set for compacted topics), optionally paced to {@code
  * --throughput} records/s; latency is from send() to the acknowledgement, so with unlimited
  * throughput it is mostly time queued in the producer buffer. A progress line every interval; a
  * final line with rates and latency percentiles (HdrHistogram).
@@ -76,6 +78,14 @@ final class PerfProduceTool implements Callable<Integer> {
       paramLabel = "R",
       description = "Records per second to aim for; -1 = as fast as possible.")
   double throughput;
+
+  @Option(
+      names = "--key-space",
+      paramLabel = "N",
+      description =
+          "Give each record one of N keys (key-0 .. key-<N-1>, seeded, the same every run);"
+              + " default: no key.")
+  Integer keySpace;
 
   @Option(names = "--acks", defaultValue = "all", paramLabel = "all|1|0|-1")
   String acks;
@@ -163,7 +173,11 @@ final class PerfProduceTool implements Callable<Integer> {
     if ((recordSize != null && recordSize < 0) || numRecords < 0) {
       throw new IllegalArgumentException("--num-records and --record-size must be >= 0");
     }
+    if (keySpace != null && keySpace < 1) {
+      throw new IllegalArgumentException("--key-space must be >= 1");
+    }
     List<byte[]> payloads = payloadFile == null ? List.of() : readPayloads();
+    Keys keys = keySpace == null ? null : new Keys(keySpace);
     Map<String, String> props = new HashMap<>();
     props.put("bootstrap.servers", cluster.resolve(ctx));
     props.put("acks", acks);
@@ -197,8 +211,9 @@ final class PerfProduceTool implements Callable<Integer> {
       for (long i = 0; i < numRecords; i++) {
         pacer.awaitTurn(i);
         byte[] payload = payloads.isEmpty() ? fixed : payloads.get(picker.nextInt(payloads.size()));
+        byte[] key = keys == null ? null : keys.next();
         long sendNs = System.nanoTime();
-        last = producer.send(new ProducerRecord(topic, null, null, payload, null, null));
+        last = producer.send(new ProducerRecord(topic, null, key, payload, null, null));
         last.whenComplete(
             (m, e) -> stats.record((System.nanoTime() - sendNs) / 1000, payload.length, e));
       }
@@ -219,6 +234,35 @@ final class PerfProduceTool implements Callable<Integer> {
                 + stats.firstError.substring(7)
                 + ")");
     return stats.otherErrors ? ExitCodes.FAILED : ExitCodes.UNREACHABLE;
+  }
+
+  /**
+   * The keys of {@code --key-space}: a seeded pick among N, their bytes made once for the first
+   * 2^20 keys (so a large key space does not cost gigabytes) and on the fly above that.
+   */
+  private static final class Keys {
+    private static final int CACHED = 1 << 20;
+    private final int space;
+    private final byte[][] cached;
+    private final SplittableRandom random = new SplittableRandom(1);
+
+    Keys(int space) {
+      this.space = space;
+      this.cached = new byte[Math.min(space, CACHED)][];
+    }
+
+    byte[] next() {
+      int k = random.nextInt(space);
+      if (k >= CACHED) {
+        return ("key-" + k).getBytes(StandardCharsets.UTF_8);
+      }
+      byte[] b = cached[k];
+      if (b == null) {
+        b = ("key-" + k).getBytes(StandardCharsets.UTF_8);
+        cached[k] = b;
+      }
+      return b;
+    }
   }
 
   /** The file split exactly as Kafka's ProducerPerformance splits it ({@code String.split}). */

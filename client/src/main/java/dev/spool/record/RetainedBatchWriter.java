@@ -1,7 +1,11 @@
 package dev.spool.record;
 
+import dev.spool.record.internal.ByteBufferOutputStream;
 import dev.spool.record.internal.Varint;
 import dev.spool.record.internal.VarintReader;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 
 /**
@@ -18,19 +22,26 @@ import java.nio.ByteBuffer;
  *       unless the batch gets a delete horizon: then the base timestamp becomes the horizon
  *       (attribute bit 6) and each record's timestamp delta is re-encoded against it;
  *   <li>the max timestamp is that of the kept records (CreateTime) or stays (LogAppendTime);
+ *   <li>a compressed batch keeps its codec: the kept records are compressed again with it at the
+ *       codec's default level, as Kafka's cleaner does (it too builds the cleaned batch with the
+ *       codec's default, not the topic's level);
  *   <li>an empty batch (kept only for its producer fields or its last offset) is an uncompressed
  *       61-byte header with count 0 whose timestamps are the original max timestamp.
  * </ul>
  *
  * Kept records are given as (buffer, position, size) of a record in its encoded form (see {@link
- * RecordCursor#recordPosition()}); for a compressed batch those are the inflated records, and this
- * writer needs a codec for the batch ({@link #begin} refuses it otherwise). Not thread-safe;
- * reused.
+ * RecordCursor#recordPosition()}); for a compressed batch those are the inflated records. Not
+ * thread-safe; reused.
  */
 public final class RetainedBatchWriter {
   private final VarintReader reader = new VarintReader();
   private ByteBuffer out;
   private final RecordBatch view = new RecordBatch();
+
+  /** Where the kept records of a compressed batch are compressed before they follow its header. */
+  private ByteBufferOutputStream compressed = new ByteBufferOutputStream(0);
+
+  private Compression compression = Compression.NONE;
 
   private int batchStart = -1;
   private long originalBaseTimestamp;
@@ -60,6 +71,9 @@ public final class RetainedBatchWriter {
   public void shrinkTo(int capacityBytes) {
     if (out.capacity() > capacityBytes && out.position() == 0) {
       out = ByteBuffer.allocate(capacityBytes);
+    }
+    if (compressed.buffer().capacity() > capacityBytes) {
+      compressed = new ByteBufferOutputStream(0);
     }
   }
 
@@ -100,9 +114,6 @@ public final class RetainedBatchWriter {
    * batch must not have one yet), or {@link RecordBatch#NO_TIMESTAMP} to keep its header as is.
    */
   public void begin(RecordBatch batch, long deleteHorizonMs) {
-    if (batch.isCompressed()) {
-      throw new UnsupportedCompressionException(batch.compressionType().id(), batch.position());
-    }
     if (deleteHorizonMs != RecordBatch.NO_TIMESTAMP && batch.isDeleteHorizonSet()) {
       throw new IllegalArgumentException("the batch already has a delete horizon");
     }
@@ -114,6 +125,7 @@ public final class RetainedBatchWriter {
     rebase = deleteHorizonMs != RecordBatch.NO_TIMESTAMP;
     newBaseTimestamp = rebase ? deleteHorizonMs : originalBaseTimestamp;
     logAppendTime = batch.timestampType() == TimestampType.LOG_APPEND_TIME;
+    compression = Compression.of(batch.compressionType());
     originalMaxTimestamp = batch.maxTimestamp();
     maxTimestamp = RecordBatch.NO_TIMESTAMP;
     count = 0;
@@ -160,6 +172,9 @@ public final class RetainedBatchWriter {
     }
     int at = batchStart;
     batchStart = -1;
+    if (compression.type() != CompressionType.NONE) {
+      compressRecords(at + RecordBatch.RECORDS_POSITION);
+    }
     out.putInt(
         at + RecordBatch.BATCH_LENGTH_POSITION, out.position() - at - RecordBatch.LOG_OVERHEAD);
     out.putInt(at + RecordBatch.RECORDS_COUNT_POSITION, count);
@@ -174,6 +189,22 @@ public final class RetainedBatchWriter {
       out.putLong(at + RecordBatch.BASE_TIMESTAMP_POSITION, newBaseTimestamp);
     }
     finishCrc(at);
+  }
+
+  /** Replaces the records written from {@code recordsStart} on by their compressed form. */
+  private void compressRecords(int recordsStart) {
+    ByteBuffer records = out.duplicate();
+    records.limit(out.position()).position(recordsStart);
+    compressed.buffer().clear();
+    try (OutputStream c = compression.wrapForOutput(compressed)) {
+      Compression.writeTo(records, c);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot compress a cleaned batch with " + compression, e);
+    }
+    ByteBuffer blob = compressed.buffer().flip();
+    out.position(recordsStart);
+    ensureRoom(blob.remaining());
+    out.put(blob);
   }
 
   private void copyHeader(RecordBatch batch, int at) {

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.spool.broker.log.CompactionTestSupport.Bat;
 import dev.spool.broker.log.CompactionTestSupport.Rec;
 import dev.spool.common.ManualClock;
+import dev.spool.record.Compression;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,13 +29,14 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A kill at every step of clean-and-swap (write the cleaned segment, flush it, hand it over, commit
- * it as {@code .swap}, rename each old segment to {@code .deleted}, rename the swap to its final
- * name): a step hook throws before step N and the directory is reopened without a clean shutdown,
- * which is what a kill -9 there leaves. After recovery every old segment's offset range holds
- * either exactly its old batches or exactly what the uncrashed clean made of it, never a mix and
- * never a hole; no {@code .cleaned} or {@code .swap} file is left; the log reads whole; and a clean
- * after the restart gets to the same records as the uncrashed one.
+ * A kill at every step of clean-and-swap of a log with batches of every codec (write the cleaned
+ * segment, flush it, hand it over, commit it as {@code .swap}, rename each old segment to {@code
+ * .deleted}, rename the swap to its final name): a step hook throws before step N and the directory
+ * is reopened without a clean shutdown, which is what a kill -9 there leaves. After recovery every
+ * old segment's offset range holds either exactly its old batches or exactly what the uncrashed
+ * clean made of it, never a mix and never a hole; no {@code .cleaned} or {@code .swap} file is
+ * left; the log reads whole; and a clean after the restart gets to the same records as the
+ * uncrashed one.
  */
 @Tag("integration")
 @Timeout(120)
@@ -70,6 +72,9 @@ class CleanerCrashTest {
 
   private static final LogConfig CONFIG = compactConfig(700, 1_000_000);
 
+  /** Every codec, none first. */
+  private static final List<Compression> CODECS = CompactionTestSupport.allCodecs();
+
   /**
    * The same log in {@code dir} every time: keyed values and tombstones over several segments,
    * cleaned once (which leaves small segments, so the next clean merges several into one group and
@@ -86,7 +91,12 @@ class CleanerCrashTest {
   private static void write(PartitionLog l, ManualClock clock, int from) {
     for (int i = from; i < from + 60; i++) {
       String value = i % 11 == 10 ? null : "value-" + i;
-      l.appendAsLeader(keyed(clock.nowMs(), "k" + (i % 7), value, "j" + (i % 3), "w" + i), 0);
+      // Every fourth batch compressed, rotating through the codecs: each swap carries
+      // recompressed batches while the kill loop (one rebuild per step) stays short.
+      Compression codec =
+          i % 4 == 0 ? CODECS.get(1 + (i / 4) % (CODECS.size() - 1)) : Compression.NONE;
+      l.appendAsLeader(
+          keyed(codec, clock.nowMs(), "k" + (i % 7), value, "j" + (i % 3), "w" + i), 0);
     }
     l.updateHighWatermark(l.logEndOffset());
   }

@@ -3,6 +3,8 @@ package dev.spool.broker.log;
 import dev.spool.broker.log.internal.Cleaner;
 import dev.spool.broker.log.internal.Throttler;
 import dev.spool.common.Clock;
+import dev.spool.record.Compression;
+import dev.spool.record.CompressionType;
 import dev.spool.record.MemoryRecords;
 import dev.spool.record.RecordBatch;
 import dev.spool.record.RecordBatchBuilder;
@@ -11,6 +13,7 @@ import dev.spool.record.TimestampType;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +44,12 @@ final class CompactionTestSupport {
    * One batch of key/value pairs ({@code kv[2i]} key, {@code kv[2i+1]} value; null = tombstone).
    */
   static ByteBuffer keyed(long timestampMs, String... kv) {
-    RecordBatchBuilder b = new RecordBatchBuilder(256);
+    return keyed(Compression.NONE, timestampMs, kv);
+  }
+
+  /** {@link #keyed(long, String...)} compressed with {@code compression}. */
+  static ByteBuffer keyed(Compression compression, long timestampMs, String... kv) {
+    RecordBatchBuilder b = new RecordBatchBuilder(256).compression(compression);
     for (int i = 0; i < kv.length; i += 2) {
       b.append(timestampMs, bytes(kv[i]), bytes(kv[i + 1]));
     }
@@ -51,11 +59,30 @@ final class CompactionTestSupport {
   /** An idempotent batch of key/value pairs. */
   static ByteBuffer keyedIdempotent(
       long producerId, short epoch, int baseSequence, long timestampMs, String... kv) {
-    RecordBatchBuilder b = new RecordBatchBuilder(256).producer(producerId, epoch, baseSequence);
+    return keyedIdempotent(Compression.NONE, producerId, epoch, baseSequence, timestampMs, kv);
+  }
+
+  /** {@link #keyedIdempotent(long, short, int, long, String...)} compressed. */
+  static ByteBuffer keyedIdempotent(
+      Compression compression,
+      long producerId,
+      short epoch,
+      int baseSequence,
+      long timestampMs,
+      String... kv) {
+    RecordBatchBuilder b =
+        new RecordBatchBuilder(256)
+            .producer(producerId, epoch, baseSequence)
+            .compression(compression);
     for (int i = 0; i < kv.length; i += 2) {
       b.append(timestampMs, bytes(kv[i]), bytes(kv[i + 1]));
     }
     return b.build();
+  }
+
+  /** Every codec, none included, at its default level. */
+  static List<Compression> allCodecs() {
+    return Arrays.stream(CompressionType.values()).map(Compression::of).toList();
   }
 
   private static byte[] bytes(String s) {
@@ -65,8 +92,9 @@ final class CompactionTestSupport {
   /** One record as read back. */
   record Rec(long offset, String key, String value, long timestamp) {}
 
-  /** One batch as read back: its header fields, CRC checked, and its records. */
+  /** One batch as read back: its header fields (codec id too), CRC checked, and its records. */
   record Bat(
+      int codec,
       long baseOffset,
       long lastOffset,
       int count,
@@ -95,6 +123,7 @@ final class CompactionTestSupport {
         }
         out.add(
             new Bat(
+                b.compressionCodecId(),
                 b.baseOffset(),
                 b.lastOffset(),
                 b.recordsCount(),

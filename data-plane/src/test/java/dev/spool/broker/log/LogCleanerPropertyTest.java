@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.spool.broker.log.CompactionTestSupport.Bat;
 import dev.spool.broker.log.CompactionTestSupport.Rec;
 import dev.spool.broker.log.internal.Cleaner;
+import dev.spool.record.Compression;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -22,13 +23,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Compaction against a model, on random keyed workloads with tombstones: random segment sizes,
- * key-map sizes, high watermarks, cleaning points, restarts (clean and not) and delete retentions.
- * After every clean: every batch passes its CRC, offsets strictly increase, every record read is
- * one that was written at that offset, every key reads as its latest written value (or, when that
- * is a tombstone, the tombstone or nothing), and nothing at or above the first uncleanable offset
- * changed. At the end, with every delete horizon passed, no tombstone and no second record of a key
- * is left below the active segment.
+ * Compaction against a model, on random keyed workloads with tombstones in batches of random codecs
+ * (none, gzip, snappy, lz4, zstd): random segment sizes, key-map sizes, high watermarks, cleaning
+ * points, restarts (clean and not) and delete retentions. After every clean: every batch passes its
+ * CRC, offsets strictly increase, every record read is one that was written at that offset, every
+ * key reads as its latest written value (or, when that is a tombstone, the tombstone or nothing),
+ * and nothing at or above the first uncleanable offset changed. At the end, with every delete
+ * horizon passed, no tombstone and no second record of a key is left below the active segment.
  */
 @Tag("integration")
 @Timeout(120)
@@ -80,7 +81,10 @@ class LogCleanerPropertyTest extends LogFixture {
         "seed " + seed + ": a key appears twice below the active segment");
   }
 
-  /** One batch of 1-5 records over the key pool, a sixth of them tombstones; moves the HW. */
+  /**
+   * One batch of 1-5 records over the key pool, a sixth of them tombstones, with a random codec;
+   * moves the HW.
+   */
   private void appendRandom(Random rnd, int keys, Map<Long, Rec> written, List<Rec> order) {
     int n = 1 + rnd.nextInt(5);
     String[] kv = new String[2 * n];
@@ -89,7 +93,9 @@ class LogCleanerPropertyTest extends LogFixture {
       kv[2 * i + 1] = rnd.nextInt(6) == 0 ? null : "v" + rnd.nextInt(1_000_000);
     }
     long ts = clock.nowMs();
-    LogAppendInfo info = log.appendAsLeader(keyed(ts, kv), 0);
+    List<Compression> codecs = CompactionTestSupport.allCodecs();
+    Compression codec = codecs.get(rnd.nextInt(codecs.size()));
+    LogAppendInfo info = log.appendAsLeader(keyed(codec, ts, kv), 0);
     for (int i = 0; i < n; i++) {
       Rec r = new Rec(info.firstOffset() + i, kv[2 * i], kv[2 * i + 1], ts);
       written.put(r.offset(), r);

@@ -24,12 +24,15 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The cleaner on real logs, driven from the test thread: what it keeps, drops and leaves alone. */
 @Tag("integration")
@@ -63,17 +66,7 @@ class LogCleanerTest extends LogFixture {
     assertTrue(cleanOnce(log));
 
     List<Bat> after = batches(log);
-    assertOffsetsIncrease(after);
-    List<Rec> kept = after.stream().flatMap(b -> b.records().stream()).toList();
-    assertEquals(latest(before), latest(kept), "the latest value of every key survives");
-    assertTrue(kept.size() < before.size(), "older values go");
-    for (Rec r : kept) {
-      assertTrue(before.contains(r), "record " + r + " is not one that was written, at its offset");
-    }
-    // Below the active segment every key appears at most once.
-    List<String> cleanKeys =
-        kept.stream().filter(r -> r.offset() < activeBase).map(Rec::key).toList();
-    assertEquals(cleanKeys.stream().distinct().count(), cleanKeys.size(), cleanKeys.toString());
+    assertCleaned(before, after, activeBase);
     assertEquals(activeBefore, batchesFrom(after, activeBase), "the active segment is untouched");
     assertTrue(log.sizeInBytes() < bytesBefore, "the log shrank");
     assertEquals(activeBase, log.cleanerCheckpoint().firstDirtyOffset());
@@ -91,6 +84,25 @@ class LogCleanerTest extends LogFixture {
         log.numberOfSegments() < grown,
         "segments merged: " + grown + " -> " + log.numberOfSegments());
     assertEquals(latest(records(log)), latest(before));
+  }
+
+  /**
+   * What every clean leaves: offsets strictly increasing, the latest value of every key of {@code
+   * written}, fewer records, only records that were written at their offsets, and every key at most
+   * once below {@code activeBase}.
+   */
+  private static void assertCleaned(List<Rec> written, List<Bat> after, long activeBase) {
+    assertOffsetsIncrease(after);
+    List<Rec> kept = after.stream().flatMap(b -> b.records().stream()).toList();
+    assertEquals(latest(written), latest(kept), "the latest value of every key survives");
+    assertTrue(kept.size() < written.size(), "older values go");
+    for (Rec r : kept) {
+      assertTrue(
+          written.contains(r), "record " + r + " is not one that was written, at its offset");
+    }
+    List<String> cleanKeys =
+        kept.stream().filter(r -> r.offset() < activeBase).map(Rec::key).toList();
+    assertEquals(cleanKeys.stream().distinct().count(), cleanKeys.size(), cleanKeys.toString());
   }
 
   private static List<Bat> batchesFrom(List<Bat> all, long offset) {
@@ -230,6 +242,79 @@ class LogCleanerTest extends LogFixture {
     LogAppendInfo next =
         log.appendAsLeader(keyedIdempotent(7, (short) 0, 2, clock.nowMs(), "k", "p2"), 0);
     assertFalse(next.duplicate());
+  }
+
+  static List<Compression> codecs() {
+    return CompactionTestSupport.allCodecs();
+  }
+
+  /**
+   * Compressed batches are inflated, filtered and compressed again with their own codec, as Kafka's
+   * cleaner does: a batch keeps its base and last offsets, producer fields and codec; one that
+   * keeps nothing goes, unless it is the last batch of a live idempotent producer, which stays as
+   * an uncompressed empty header. Tombstones inside compressed batches get a delete horizon.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("codecs")
+  void compressedBatchesAreFilteredAndRecompressedWithTheirOwnCodec(Compression codec)
+      throws Exception {
+    log = open(compactConfig(1024, 60_000));
+    log.appendAsLeader(keyedIdempotent(codec, 7, (short) 0, 0, clock.nowMs(), "a", "p0"), 0);
+    for (int round = 0; round < 40; round++) {
+      log.appendAsLeader(
+          keyed(
+              codec,
+              clock.nowMs(),
+              "k" + (round % 5),
+              "v" + round,
+              "a",
+              "x" + round,
+              // Early rounds delete keys never written again: their tombstones stay the latest.
+              round < 8 ? "d" + round : "t" + (round % 3),
+              round < 8 || round % 4 == 0 ? null : "w" + round),
+          0);
+    }
+    log.updateHighWatermark(log.logEndOffset());
+    List<Bat> before = batches(log);
+    List<Rec> written = before.stream().flatMap(b -> b.records().stream()).toList();
+    long activeBase = log.segmentBaseOffsets().get(log.segmentBaseOffsets().size() - 1);
+
+    assertTrue(cleanOnce(log));
+
+    List<Bat> after = batches(log);
+    assertCleaned(written, after, activeBase);
+    Map<Long, Bat> original = new HashMap<>();
+    before.forEach(b -> original.put(b.baseOffset(), b));
+    boolean rewritten = false;
+    for (Bat b : after) {
+      Bat o = original.get(b.baseOffset());
+      assertNotNull(o, "batch at " + b.baseOffset() + " starts where a written one did");
+      assertEquals(o.lastOffset(), b.lastOffset(), "its last offset stays");
+      assertEquals(o.producerId(), b.producerId());
+      assertEquals(o.baseSequence(), b.baseSequence());
+      assertEquals(b.count() == 0 ? 0 : codec.type().id(), b.codec(), "the codec stays: " + b);
+      rewritten |= b.count() > 0 && b.count() < o.count();
+    }
+    assertTrue(rewritten, "some batch kept only part of its records");
+    Bat first = after.get(0);
+    assertEquals(7, first.producerId(), "the live producer's only batch stays");
+    assertEquals(0, first.count(), "as an empty header: its record was overwritten");
+    assertTrue(
+        after.stream()
+            .filter(b -> b.baseOffset() < activeBase)
+            .anyMatch(
+                b ->
+                    b.records().stream().anyMatch(r -> r.value() == null)
+                        && b.deleteHorizonMs() > 0),
+        "kept tombstones got a delete horizon");
+
+    // Once the horizon passed, the next clean drops the tombstones from the compressed batches.
+    clock.advanceMs(60_001);
+    append("z", "1");
+    cleanOnce(log);
+    List<Rec> cleanPart =
+        records(log).stream().filter(r -> r.offset() < activeBase && r.value() == null).toList();
+    assertEquals(List.of(), cleanPart, "expired tombstones are gone");
   }
 
   @Test

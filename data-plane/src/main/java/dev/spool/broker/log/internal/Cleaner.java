@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  *       A record is kept when no later offset of its key is mapped and, for a tombstone, while its
  *       batch's delete horizon has not passed; records past the mapped end are kept whatever they
  *       are; keyless records are dropped. A batch is copied as it is when it keeps everything,
- *       rewritten with what it keeps otherwise ({@link RetainedBatchWriter}); one that keeps
+ *       rewritten with what it keeps otherwise ({@link RetainedBatchWriter}; a compressed batch is
+ *       inflated, filtered and compressed again with its own codec, as Kafka does); one that keeps
  *       nothing still leaves its header when it is the last batch of a live idempotent producer
  *       (its sequence survives) or the last batch of its group (the group's offset range survives).
  *       Tombstones kept get a delete horizon, now + {@code delete.retention.ms}, the first time.
@@ -121,6 +122,9 @@ public final class Cleaner {
       throws InterruptedException {
     this.plan = plan;
     this.aborted = aborted;
+    // The map is taken before the clock starts: Kafka's cleaner thread allocates its dedupe buffer
+    // when it starts, so its first clean's figures do not include zeroing that memory either.
+    offsetMap();
     this.stats = new CleanerStats(clock.nanoTime());
     this.tombstoneExpiryMs = -1;
     try {
@@ -194,10 +198,10 @@ public final class Cleaner {
 
   /** Maps the keyed records of {@code b} at or after {@code start}; false when the map filled. */
   private boolean mapBatch(OffsetMap m, RecordBatch b, long start) {
-    if (b.isControl() || b.isCompressed()) {
-      return true; // kept as they are: their keys need not outdate others
+    if (b.isControl()) {
+      return true; // kept as they are (transaction markers): their keys outdate nothing
     }
-    cursor.reset(b);
+    cursor.reset(b); // inflates a compressed batch
     while (cursor.next()) {
       stats.mapRecordsRead++;
       long offset = cursor.offset();
@@ -396,7 +400,7 @@ public final class Cleaner {
   /** Writes what the clean keeps of {@code b}. */
   private void cleanBatch(RecordBatch b, boolean lastOfGroup) {
     stats.recordsRead += b.recordsCount();
-    if (b.isControl() || b.isCompressed()) {
+    if (b.isControl()) {
       writer.copy(b);
       stats.recordsKept += b.recordsCount();
       return;
