@@ -9,7 +9,8 @@
 # default ../shared/peers/kafka beside the repository). Starts a 3-node cluster with
 # scripts/cluster.sh in DIR (default ./.spool-compat, removed first; stopped at the end unless
 # --keep), then runs each step and prints "pass" or "FAIL" with its name. A step that needs
-# consumer groups prints "skip" while the listener does not advertise FindCoordinator.
+# consumer groups prints "skip" while the listener does not advertise FindCoordinator, one that
+# needs classic groups while it does not advertise JoinGroup.
 # Hold the machine lock: flock /tmp/spool-heavy.lock scripts/compat.sh
 # Exit status: 0 every step that ran passed, 1 a step failed, 3 setup failed.
 set -uo pipefail
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
     --dir) DIR="$2"; shift 2 ;;
     --base-port) BASE_PORT="$2"; shift 2 ;;
     --keep) KEEP=1; shift ;;
-    -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compat.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -73,9 +74,10 @@ skip() { echo "skip  $1 ($2)"; SKIPPED=$((SKIPPED + 1)); }
 # expect_lines FILE N: FILE has at least N lines.
 expect_lines() { [ "$(wc -l < "$1")" -ge "$2" ] || { echo "expected $2 lines in $1, got $(wc -l < "$1")"; return 1; }; }
 
-GROUPS_ON=""
+GROUPS_ON=""; CLASSIC_ON=""
 kafka_tool org.apache.kafka.tools.BrokerApiVersionsCommand --bootstrap-server "$BS" > "$WORK/api-versions.txt" 2>&1 || true
 grep -q "FindCoordinator(10): [0-9]" "$WORK/api-versions.txt" && GROUPS_ON=1
+grep -q "JoinGroup(11): [0-9]" "$WORK/api-versions.txt" && CLASSIC_ON=1
 
 # ---------------------------------------------------------------- Kafka's CLI tools (4.4 jars)
 step kafka-broker-api-versions grep -q "Produce(0): 0 to 13" "$WORK/api-versions.txt"
@@ -111,25 +113,43 @@ get_offsets() { kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-ser
 step kafka-get-offsets get_offsets
 step kafka-producer-perf-test kafka_tool org.apache.kafka.tools.ProducerPerformance --topic perf \
   --num-records 200000 --record-size 100 --throughput -1 --producer-props bootstrap.servers="$BS" acks=all
+# KIP-848 groups (group.protocol=consumer) are served; the classic protocol (JoinGroup), kafka-clients'
+# default and the only one of librdkafka and kafka-python, is checked by the steps gated on CLASSIC_ON.
 if [ -n "$GROUPS_ON" ]; then
+  printf 'group.protocol=consumer\n' > "$WORK/kip848.properties"
   step kafka-consumer-perf-test kafka_tool org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$BS" \
-    --topic perf --messages 200000 --timeout 60000
-  console_group() { kafka_tool org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$BS" --topic compat --group compat-cli --from-beginning --max-messages 100 --timeout-ms 30000 | wc -l | grep -qx 100; }
+    --topic perf --num-records 200000 --timeout 60000 --command-config "$WORK/kip848.properties"
+  console_group() { kafka_tool org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$BS" --topic compat --group compat-cli --from-beginning --max-messages 100 --timeout-ms 30000 --command-property group.protocol=consumer | wc -l | grep -qx 100; }
   step kafka-console-consumer-group console_group
-  groups_describe() { kafka_tool org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$BS" --describe --group compat-cli | grep -q compat; }
-  step kafka-consumer-groups groups_describe
+  groups_tool() { kafka_tool org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$BS" "$@"; }
+  groups_list() { groups_tool --list | grep -qx compat-cli; }
+  step kafka-consumer-groups-list groups_list
+  # --describe: one line per partition of compat with CURRENT-OFFSET = LOG-END-OFFSET (all 100 read).
+  groups_describe() { groups_tool --describe --group compat-cli | awk '$2=="compat" {n++; s+=$4; if ($4!=$5) bad=1} END {exit (n==3 && s==100 && !bad)?0:1}'; }
+  step kafka-consumer-groups-describe groups_describe
+  groups_reset() {
+    groups_tool --reset-offsets --group compat-cli --topic compat --to-earliest --execute || return 1
+    groups_tool --describe --group compat-cli | awk '$2=="compat" {n++; s+=$4} END {exit (n==3 && s==0)?0:1}'
+  }
+  step kafka-consumer-groups-reset-offsets groups_reset
 else
-  for s in kafka-consumer-perf-test kafka-console-consumer-group kafka-consumer-groups; do skip "$s" "no consumer groups on this listener yet"; done
+  for s in kafka-consumer-perf-test kafka-console-consumer-group kafka-consumer-groups-list kafka-consumer-groups-describe kafka-consumer-groups-reset-offsets; do skip "$s" "no consumer groups on this listener yet"; done
+fi
+if [ -n "$CLASSIC_ON" ]; then
+  console_classic() { kafka_tool org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$BS" --topic compat --group compat-classic --from-beginning --max-messages 100 --timeout-ms 30000 | wc -l | grep -qx 100; }
+  step kafka-console-consumer-classic-group console_classic
+else
+  skip kafka-console-consumer-classic-group "no classic groups (JoinGroup) on this listener yet"
 fi
 
 # ---------------------------------------------------------------- librdkafka: kcat
 step kcat-metadata sh -c "kcat -b '$BS' -L -t compat | grep -q 'partition 2, leader'"
 step kcat-produce sh -c "seq 1 50 | sed 's/^/kcat-/' | kcat -b '$BS' -P -t kcat -p 0 -X topic.request.required.acks=all"
 step kcat-consume sh -c "kcat -b '$BS' -C -t kcat -p 0 -o beginning -e -q | grep -c '^kcat-' | grep -qx 50"
-if [ -n "$GROUPS_ON" ]; then
+if [ -n "$CLASSIC_ON" ]; then
   step kcat-group sh -c "timeout 60 kcat -b '$BS' -G compat-kcat kcat -o beginning -e -q | grep -c '^kcat-' | grep -qx 50"
 else
-  skip kcat-group "no consumer groups on this listener yet"
+  skip kcat-group "no classic groups (JoinGroup) on this listener yet"
 fi
 
 # ---------------------------------------------------------------- librdkafka: python3-confluent-kafka
@@ -138,6 +158,16 @@ import sys
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 bs, step = sys.argv[1], sys.argv[2]
+def drain(c, n):
+    """The distinct values read within about a minute, stopping at n."""
+    got = set()
+    for _ in range(60):
+        for m in c.consume(100, 1.0):
+            assert m.error() is None, m.error()
+            got.add(m.value())
+        if len(got) == n:
+            break
+    return got
 if step == "admin":
     a = AdminClient({"bootstrap.servers": bs})
     for f in a.create_topics([NewTopic("confluent", 2, 3)]).values():
@@ -155,17 +185,26 @@ elif step == "produce":
 elif step == "consume":
     c = Consumer({"bootstrap.servers": bs, "group.id": "unused", "enable.auto.commit": False})
     c.assign([TopicPartition("confluent", 0, 0), TopicPartition("confluent", 1, 0)])
-    got = set()
-    for _ in range(60):
-        for m in c.consume(100, 1.0):
-            assert m.error() is None, m.error()
-            got.add(m.value())
-        if len(got) == 200:
-            break
+    got = drain(c, 200)
     c.close()
     assert got == {b"ck-%d" % i for i in range(200)}, len(got)
+elif step == "group":
+    c = Consumer({"bootstrap.servers": bs, "group.id": "compat-confluent",
+                  "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    c.subscribe(["confluent"])
+    got = drain(c, 200)
+    assert len(got) == 200, len(got)
+    c.commit(asynchronous=False)
+    done = c.committed([TopicPartition("confluent", 0), TopicPartition("confluent", 1)], timeout=30)
+    c.close()
+    assert sum(tp.offset for tp in done) == 200, done
 PY
 for s in admin produce consume; do step "confluent-kafka-$s" "$PY" "$WORK/confluent.py" "$BS" "$s"; done
+if [ -n "$CLASSIC_ON" ]; then
+  step confluent-kafka-group "$PY" "$WORK/confluent.py" "$BS" group
+else
+  skip confluent-kafka-group "no classic groups (JoinGroup) on this listener yet"
+fi
 
 # ---------------------------------------------------------------- kafka-python (python3-kafka)
 cat > "$WORK/kafkapython.py" <<'PY'
@@ -184,8 +223,22 @@ elif step == "consume":
     c.seek_to_beginning(tp)
     got = [m.value for m in c]
     assert got == [b"kp-%d" % i for i in range(100)], got[:5]
+elif step == "group":
+    c = KafkaConsumer("kafkapython", bootstrap_servers=bs, group_id="compat-kafkapython",
+                      auto_offset_reset="earliest", enable_auto_commit=False, consumer_timeout_ms=10000)
+    got = [m.value for m in c]
+    assert sorted(got) == sorted(b"kp-%d" % i for i in range(100)), len(got)
+    c.commit()
+    done = c.committed(TopicPartition("kafkapython", 0))
+    c.close()
+    assert getattr(done, "offset", done) == 100, done
 PY
 for s in produce consume; do step "kafka-python-$s" "$PY" "$WORK/kafkapython.py" "$BS" "$s"; done
+if [ -n "$CLASSIC_ON" ]; then
+  step kafka-python-group "$PY" "$WORK/kafkapython.py" "$BS" group
+else
+  skip kafka-python-group "no classic groups (JoinGroup) on this listener yet"
+fi
 
 # ---------------------------------------------------------------- Kafka Streams
 if [ -n "$GROUPS_ON" ]; then

@@ -32,16 +32,20 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -90,7 +94,16 @@ class KafkaClientsE2ETest {
     if (Files.exists(dir)) {
       LogManager.deleteRecursively(dir);
     }
-    cluster = ProcessCluster.builder().nodes(3).dir(dir).kafkaListeners(true).start();
+    cluster =
+        ProcessCluster.builder()
+            .nodes(3)
+            .dir(dir)
+            .kafkaListeners(true)
+            // A small offsets topic and quick KIP-848 heartbeats keep the group tests short.
+            .config("offsets.topic.num.partitions", "6")
+            .config("group.consumer.heartbeat.interval.ms", "500")
+            .config("group.consumer.session.timeout.ms", "10000")
+            .start();
     admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()));
   }
 
@@ -265,12 +278,160 @@ class KafkaClientsE2ETest {
   }
 
   /**
+   * KIP-848 groups through the Kafka listener: a consumer with {@code group.protocol=consumer}
+   * subscribes, reads everything and commits; a new consumer of the group resumes from that commit
+   * (reads only what was produced since); Admin lists, describes (members and assignment), lists
+   * the offsets of, and deletes the group.
+   */
+  @Test
+  @Order(3)
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void shouldServeConsumerProtocolGroupsToKafkasConsumerAndAdmin() throws Exception {
+    createTopic("grouped", 3, Map.of());
+    String group = "kip848";
+    produceValues("grouped", "first-", 300);
+    try (KafkaConsumer<byte[], byte[]> c = groupConsumer(group, "consumer")) {
+      c.subscribe(List.of("grouped"));
+      assertEquals(300, pollValues(c, 300).size());
+      c.commitSync(Duration.ofSeconds(30));
+      ConsumerGroupDescription d =
+          admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get();
+      assertEquals(GroupType.CONSUMER, d.type());
+      assertEquals(GroupState.STABLE, d.groupState());
+      assertEquals(1, d.members().size());
+      assertEquals(3, d.members().iterator().next().assignment().topicPartitions().size());
+      assertTrue(
+          admin.listGroups().all().get(30, TimeUnit.SECONDS).stream()
+              .anyMatch(
+                  g -> g.groupId().equals(group) && g.type().orElse(null) == GroupType.CONSUMER),
+          "listed as a consumer group");
+    }
+    Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> committed =
+        admin
+            .listConsumerGroupOffsets(group)
+            .partitionsToOffsetAndMetadata()
+            .get(30, TimeUnit.SECONDS);
+    assertEquals(3, committed.size(), committed.toString());
+    assertEquals(300, committed.values().stream().mapToLong(OffsetAndMetadata::offset).sum());
+
+    produceValues("grouped", "second-", 100);
+    try (KafkaConsumer<byte[], byte[]> c = groupConsumer(group, "consumer")) {
+      c.subscribe(List.of("grouped"));
+      List<String> again = pollValues(c, 100);
+      assertEquals(100, again.size(), "resumed from the commit");
+      again.forEach(v -> assertTrue(v.startsWith("second-"), v + " was read before the commit"));
+      c.commitSync(Duration.ofSeconds(30));
+    }
+    // The closed consumer left the group (epoch -1), so the group is empty and can be deleted.
+    ProcessCluster.await(
+        group + " deleted",
+        WAIT,
+        () -> {
+          try {
+            admin.deleteConsumerGroups(List.of(group)).all().get(30, TimeUnit.SECONDS);
+            return true;
+          } catch (java.util.concurrent.ExecutionException e) {
+            return false; // NON_EMPTY_GROUP until the leave is applied
+          } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException(e);
+          }
+        },
+        () -> "still present");
+    assertEquals(
+        Map.of(),
+        admin
+            .listConsumerGroupOffsets(group)
+            .partitionsToOffsetAndMetadata()
+            .get(30, TimeUnit.SECONDS));
+  }
+
+  /**
+   * Kafka's producer with each codec through the listener (the broker validates compressed batches
+   * and stores them as sent), read back by Kafka's consumer, which decompresses them.
+   */
+  @Test
+  @Order(4)
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void shouldStoreAndServeEveryCompressionCodecOfKafkasProducer() throws Exception {
+    createTopic("compressed", 1, Map.of());
+    List<String> codecs = List.of("gzip", "snappy", "lz4", "zstd");
+    for (String codec : codecs) {
+      try (KafkaProducer<byte[], byte[]> p =
+          producer(
+              ProducerConfig.COMPRESSION_TYPE_CONFIG,
+              codec,
+              ProducerConfig.LINGER_MS_CONFIG,
+              "20")) {
+        for (int i = 0; i < 50; i++) {
+          p.send(
+              new ProducerRecord<>(
+                  "compressed",
+                  (codec + "-" + i).getBytes(StandardCharsets.UTF_8),
+                  (codec + "-value-" + i + "-" + "x".repeat(200))
+                      .getBytes(StandardCharsets.UTF_8)));
+        }
+        p.flush();
+      }
+    }
+    var read =
+        readAll("compressed", 1, 200).getOrDefault(new TopicPartition("compressed", 0), List.of());
+    assertEquals(200, read.size());
+    for (int k = 0; k < codecs.size(); k++) {
+      for (int i = 0; i < 50; i++) {
+        ConsumerRecord<byte[], byte[]> r = read.get(k * 50 + i);
+        assertEquals(k * 50 + i, r.offset());
+        assertEquals(codecs.get(k) + "-" + i, text(r.key()));
+        assertEquals(codecs.get(k) + "-value-" + i + "-" + "x".repeat(200), text(r.value()));
+      }
+    }
+  }
+
+  private static void produceValues(String topic, String prefix, int n) throws Exception {
+    try (KafkaProducer<byte[], byte[]> p = producer()) {
+      List<java.util.concurrent.Future<RecordMetadata>> sends = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        sends.add(
+            p.send(
+                new ProducerRecord<>(
+                    topic,
+                    ("k" + i).getBytes(StandardCharsets.UTF_8),
+                    (prefix + i).getBytes(StandardCharsets.UTF_8))));
+      }
+      for (var f : sends) {
+        f.get(30, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  private static KafkaConsumer<byte[], byte[]> groupConsumer(String group, String protocol) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+    p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  /** Polls until {@code expected} records arrived (or the wait ends); their values. */
+  private static List<String> pollValues(KafkaConsumer<byte[], byte[]> c, int expected) {
+    List<String> out = new ArrayList<>();
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (out.size() < expected && System.nanoTime() < deadline) {
+      c.poll(Duration.ofMillis(500)).forEach(r -> out.add(text(r.value())));
+    }
+    // One more poll: anything beyond the expected records would be a duplicate or a skip back.
+    c.poll(Duration.ofMillis(500)).forEach(r -> out.add(text(r.value())));
+    return out;
+  }
+
+  /**
    * A short run of the fuzzer ({@code scripts/kafka-fuzz.sh} runs the long one) at one broker: its
    * canary connection is answered throughout, the nodes live on, Netty reports no leaked buffer,
    * every answer could be written, and Kafka's producer is served afterwards.
    */
   @Test
-  @Order(3)
+  @Order(5)
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
   void shouldSurviveMutatedRequestsAndKeepServingOtherClients() throws Exception {
     createTopic("fuzz", 1, Map.of());
@@ -302,7 +463,7 @@ class KafkaClientsE2ETest {
   }
 
   @Test
-  @Order(4)
+  @Order(6)
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
   void shouldLoseNoAcknowledgedRecordWhenTheLeaderIsKilledUnderAKafkaProducer() throws Exception {
     createTopic("failover", 1, Map.of("min.insync.replicas", "2"));

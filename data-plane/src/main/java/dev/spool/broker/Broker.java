@@ -202,8 +202,8 @@ public final class Broker implements AutoCloseable {
     String kafkaListener = config.get(BrokerConfig.KAFKA_LISTENER);
     if (!kafkaListener.isEmpty()) {
       HostPort kl = HostPort.parse(kafkaListener);
-      server.addListener(
-          KafkaProtocol.LISTENER, kl.host(), kl.port(), new KafkaProtocol(handlers, logPrefix));
+      var kafka = new KafkaProtocol(handlers, coordinator, logPrefix);
+      server.addListener(KafkaProtocol.LISTENER, kl.host(), kl.port(), kafka);
     }
     server.start();
 
@@ -261,7 +261,7 @@ public final class Broker implements AutoCloseable {
 
   /**
    * Spool's protocol: the handlers both listeners share ({@link Handlers}) and the group APIs,
-   * which only Spool's listener serves so far.
+   * answered by the same coordinator as the Kafka listener's.
    */
   static RequestDispatcher dispatcher(Handlers h, BrokerContext ctx, GroupCoordinator coordinator) {
     return new RequestDispatcher(ApiVersionTable.CURRENT)

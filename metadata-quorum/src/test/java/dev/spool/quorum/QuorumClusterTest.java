@@ -31,13 +31,28 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** In-JVM 3-voter Ratis clusters with brokers as Ratis clients. */
+/**
+ * In-JVM 3-voter Ratis clusters with brokers as Ratis clients.
+ *
+ * <p>Each test has its own cluster (own ports, own temporary directory), so the tests run side by
+ * side (junit-platform.properties): most of their time is spent waiting for elections and for
+ * graceful Ratis closes. The two tests that assert how fast news travels take the {@link #TIMING}
+ * lock exclusively and run alone; the others share it.
+ */
 @Tag("integration")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Execution(ExecutionMode.CONCURRENT)
 class QuorumClusterTest {
+  /** Held shared by every test, exclusively by those whose assertions measure latency. */
+  private static final String TIMING = "dev.spool.quorum.QuorumClusterTest.timing";
+
   private static final Logger log = LoggerFactory.getLogger(QuorumClusterTest.class);
   private static final Duration WAIT = Duration.ofSeconds(30);
 
@@ -73,6 +88,7 @@ class QuorumClusterTest {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   void shouldKeepMetadataWritableWhenTheActiveControllerStops() throws Exception {
     try (QuorumTestCluster c = QuorumTestCluster.builder().voters(3).start()) {
       QuorumServer first = c.awaitActiveController();
@@ -125,6 +141,7 @@ class QuorumClusterTest {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ_WRITE)
   void shouldFenceASilentBrokerAndGiveItsPartitionsNewLeadersFromTheIsr() throws Exception {
     try (QuorumTestCluster c = QuorumTestCluster.builder().voters(3).start()) {
       QuorumClient client = c.newClient();
@@ -170,6 +187,7 @@ class QuorumClusterTest {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ_WRITE)
   void shouldDeliverACommittedChangeToALiveBrokerWithinAboutOneHeartbeat() throws Exception {
     try (QuorumTestCluster c = QuorumTestCluster.builder().voters(3).start()) {
       QuorumClient client = c.newClient();
@@ -195,6 +213,7 @@ class QuorumClusterTest {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   void shouldSendAFullImageToABrokerOlderThanTheRing() throws Exception {
     try (QuorumTestCluster c =
         QuorumTestCluster.builder()
@@ -252,6 +271,7 @@ class QuorumClusterTest {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   void shouldCatchUpARestartedControllerFromASnapshot() throws Exception {
     try (QuorumTestCluster c =
         QuorumTestCluster.builder()
@@ -304,6 +324,7 @@ class QuorumClusterTest {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   void shouldRefuseBadRequestsWithErrorCodesAndKeepServing() throws Exception {
     try (QuorumTestCluster c =
         QuorumTestCluster.builder()
@@ -349,6 +370,7 @@ class QuorumClusterTest {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   void shouldHandOverLeadershipsOnControlledShutdown() throws Exception {
     try (QuorumTestCluster c = QuorumTestCluster.builder().voters(3).start()) {
       QuorumClient client = c.newClient();
@@ -371,6 +393,7 @@ class QuorumClusterTest {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   void shouldRejoinThroughANewEpochWhenABrokerRestarts() throws Exception {
     try (QuorumTestCluster c = QuorumTestCluster.builder().voters(3).start()) {
       QuorumClient client = c.newClient();
@@ -397,6 +420,7 @@ class QuorumClusterTest {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   void shouldHandOverLeadershipBeforeAPlannedStop() throws Exception {
     try (QuorumTestCluster c = QuorumTestCluster.builder().voters(3).start()) {
       QuorumClient client = c.newClient();

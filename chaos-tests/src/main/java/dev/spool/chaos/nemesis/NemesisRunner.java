@@ -2,6 +2,7 @@ package dev.spool.chaos.nemesis;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,17 +19,29 @@ import org.slf4j.LoggerFactory;
  * the faults that were open.
  *
  * <p>A fault whose kind has no nemesis (e.g. partitions without root) or whose start throws is
- * recorded with a note and skipped, loudly; the run goes on. Called from one thread.
+ * recorded with a note and skipped, loudly; the run goes on. A fault whose nemesis did nothing
+ * because its target does not exist yet (no partition leader while a restarted cluster is still
+ * electing one) waits: it is tried again every {@link #RETRY_MS} ms, and once applied a fault of
+ * the main sequence lasts its planned duration from the moment it really started (a fault composed
+ * inside another still ends with its planned window, inside its parent's). One still waiting when
+ * the faults end ({@link #healAll}) is recorded with what its nemesis said. So a slow machine
+ * delays a fault instead of dropping it. Called from one thread.
  */
 public final class NemesisRunner {
   private static final Logger LOG = LoggerFactory.getLogger(NemesisRunner.class);
   private static final long NS_PER_MS = 1_000_000L;
+
+  /** How often a fault whose target could not be resolved is tried again. */
+  static final long RETRY_MS = 500;
 
   private final List<PlannedFault> pending;
   private final Map<FaultKind, Nemesis> byKind = new EnumMap<>(FaultKind.class);
   private final Consumer<FaultWindow> timeline;
   private final Map<Integer, FaultWindow> active = new LinkedHashMap<>();
   private final Map<Integer, PlannedFault> activePlans = new LinkedHashMap<>();
+  private final Map<Integer, Long> healAtNs = new HashMap<>();
+  private final Map<PlannedFault, Long> waiting = new LinkedHashMap<>();
+  private final Map<Integer, String> waitingNotes = new HashMap<>();
   private final List<FaultWindow> finished = new ArrayList<>();
 
   public NemesisRunner(Schedule schedule, List<Nemesis> nemeses, Consumer<FaultWindow> timeline) {
@@ -43,11 +56,25 @@ public final class NemesisRunner {
     }
   }
 
-  /** Heals faults whose window ended by {@code nowNs}, then starts faults whose window began. */
+  /**
+   * Heals faults whose window ended by {@code nowNs}, tries the waiting ones again when their retry
+   * is due, then starts faults whose window began.
+   */
   public void tick(long nowNs) {
     for (PlannedFault f : List.copyOf(activePlans.values())) {
-      if (f.endMs() * NS_PER_MS <= nowNs) {
+      if (healAtNs.get(f.id()) <= nowNs) {
         heal(f, nowNs);
+      }
+    }
+    for (Map.Entry<PlannedFault, Long> w : List.copyOf(waiting.entrySet())) {
+      PlannedFault f = w.getKey();
+      if (f.parentId() != null && f.endMs() * NS_PER_MS <= nowNs) {
+        // A composed fault only means something inside its parent's window.
+        waiting.remove(f);
+        giveUp(f, nowNs);
+      } else if (w.getValue() <= nowNs) {
+        waiting.remove(f);
+        start(f, nowNs);
       }
     }
     while (!pending.isEmpty() && pending.get(0).startMs() * NS_PER_MS <= nowNs) {
@@ -55,11 +82,18 @@ public final class NemesisRunner {
     }
   }
 
-  /** Heals everything still active (innermost first) and drops faults not yet started. */
+  /**
+   * Heals everything still active (innermost first), records the faults still waiting for their
+   * target and drops faults not yet started.
+   */
   public void healAll(long nowNs) {
     List<PlannedFault> open = new ArrayList<>(activePlans.values());
     for (int i = open.size() - 1; i >= 0; i--) {
       heal(open.get(i), nowNs);
+    }
+    for (PlannedFault f : List.copyOf(waiting.keySet())) {
+      waiting.remove(f);
+      giveUp(f, nowNs);
     }
     pending.clear();
   }
@@ -72,7 +106,7 @@ public final class NemesisRunner {
   }
 
   public boolean idle() {
-    return pending.isEmpty() && activePlans.isEmpty();
+    return pending.isEmpty() && activePlans.isEmpty() && waiting.isEmpty();
   }
 
   private void start(PlannedFault f, long nowNs) {
@@ -93,18 +127,35 @@ public final class NemesisRunner {
       return;
     }
     if (applied.targets().isEmpty()) {
-      record(new FaultWindow(f.id(), f.kind(), List.of(), nowNs, nowNs, applied.note()));
+      LOG.info("fault #{} {} waits: {}", f.id(), f.kind(), applied.note());
+      waiting.put(f, nowNs + RETRY_MS * NS_PER_MS);
+      waitingNotes.put(f.id(), applied.note());
       return;
     }
+    waitingNotes.remove(f.id());
+    long plannedEndNs = f.endMs() * NS_PER_MS;
+    healAtNs.put(
+        f.id(),
+        f.parentId() == null
+            ? Math.max(plannedEndNs, nowNs + f.durationMs() * NS_PER_MS)
+            : plannedEndNs);
     FaultWindow w = new FaultWindow(f.id(), f.kind(), applied.targets(), nowNs, -1, applied.note());
     active.put(f.id(), w);
     activePlans.put(f.id(), f);
     timeline.accept(w);
   }
 
+  /** Records a fault that never found its target: nothing was done. */
+  private void giveUp(PlannedFault f, long nowNs) {
+    String note = waitingNotes.remove(f.id());
+    LOG.warn("fault #{} {} never found its target: {}", f.id(), f.kind(), note);
+    record(new FaultWindow(f.id(), f.kind(), List.of(), nowNs, nowNs, note));
+  }
+
   private void heal(PlannedFault f, long nowNs) {
     FaultWindow open = active.remove(f.id());
     activePlans.remove(f.id());
+    healAtNs.remove(f.id());
     String note = open.note();
     try {
       byKind.get(f.kind()).heal();

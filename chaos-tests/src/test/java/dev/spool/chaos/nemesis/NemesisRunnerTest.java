@@ -2,6 +2,7 @@ package dev.spool.chaos.nemesis;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -29,6 +30,16 @@ class NemesisRunnerTest {
     return new Schedule(1, c, List.of(faults), Set.of());
   }
 
+  /** A runner with one fault: SIGKILL of {@link #TP}'s leader from 1 s to 3 s. */
+  private static NemesisRunner leaderKill(RecordingCluster c, List<FaultWindow> seen) {
+    return new NemesisRunner(
+        schedule(
+            new PlannedFault(
+                0, null, FaultKind.KILL, new Target.PartitionLeader(TP), 1_000, 2_000, Map.of())),
+        all(c),
+        seen::add);
+  }
+
   private static List<Nemesis> all(RecordingCluster c) {
     return List.of(
         new ProcessNemesis(c),
@@ -42,19 +53,7 @@ class NemesisRunnerTest {
   void shouldKillTheLeaderAndRestartItWhenTheWindowEnds() {
     RecordingCluster c = RecordingCluster.combined(3).leader(TP, 2, 2, 1, 3);
     List<FaultWindow> seen = new ArrayList<>();
-    NemesisRunner r =
-        new NemesisRunner(
-            schedule(
-                new PlannedFault(
-                    0,
-                    null,
-                    FaultKind.KILL,
-                    new Target.PartitionLeader(TP),
-                    1_000,
-                    2_000,
-                    Map.of())),
-            all(c),
-            seen::add);
+    NemesisRunner r = leaderKill(c, seen);
     r.tick(999 * MS);
     assertEquals(List.of(), c.calls);
     r.tick(1_000 * MS);
@@ -149,7 +148,7 @@ class NemesisRunnerTest {
   }
 
   @Test
-  void shouldRecordAFaultWhoseTargetCannotBeResolvedWithoutDoingAnything() {
+  void shouldRecordAFaultWhoseTargetNeverResolvesWithoutDoingAnything() {
     RecordingCluster c = RecordingCluster.combined(3); // no active controller known
     List<FaultWindow> seen = new ArrayList<>();
     NemesisRunner r =
@@ -160,9 +159,63 @@ class NemesisRunnerTest {
             all(c),
             seen::add);
     r.tick(0);
+    r.tick(NemesisRunner.RETRY_MS * MS);
+    assertEquals(List.of(), c.calls);
+    assertEquals(List.of(), seen, "still waiting for its target");
+    assertFalse(r.idle());
+    r.healAll(5_000 * MS);
     assertEquals(List.of(), c.calls);
     assertEquals(1, seen.size());
+    assertEquals(List.of(), seen.get(0).targets());
     assertTrue(seen.get(0).note().contains("could not be resolved"), seen.get(0).note());
+    assertTrue(r.idle());
+  }
+
+  @Test
+  void shouldApplyAFaultOnceItsTargetExistsForItsWholeDuration() {
+    RecordingCluster c = RecordingCluster.combined(3); // a restarted cluster: no leader yet
+    List<FaultWindow> seen = new ArrayList<>();
+    NemesisRunner r = leaderKill(c, seen);
+    r.tick(1_000 * MS);
+    c.leader(TP, 3, 3, 1, 2);
+    r.tick(1_400 * MS);
+    assertEquals(List.of(), c.calls, "tried again only after the retry interval");
+    r.tick(1_500 * MS);
+    assertEquals(List.of("KILL n3"), c.calls);
+    r.tick(3_000 * MS);
+    assertEquals(List.of("KILL n3"), c.calls, "lasts its 2 s from its real start, not its plan");
+    r.tick(3_500 * MS);
+    assertEquals(List.of("KILL n3", "START n3"), c.calls);
+    FaultWindow w = seen.get(1);
+    assertEquals(1_500 * MS, w.startNs());
+    assertEquals(3_500 * MS, w.endNs());
+    assertTrue(r.idle());
+  }
+
+  @Test
+  void shouldGiveUpAComposedFaultWhenItsPlannedWindowEnds() {
+    RecordingCluster c = RecordingCluster.combined(3);
+    List<FaultWindow> seen = new ArrayList<>();
+    NemesisRunner r =
+        new NemesisRunner(
+            schedule(
+                new PlannedFault(
+                    0, null, FaultKind.ISOLATE_NODE, new Target.RandomNode(1), 0, 4_000, Map.of()),
+                new PlannedFault(
+                    1, 0, FaultKind.KILL, new Target.ActiveController(), 1_000, 1_000, Map.of())),
+            all(c),
+            seen::add);
+    r.tick(0);
+    r.tick(1_000 * MS);
+    r.tick(1_500 * MS);
+    assertEquals(1, seen.size(), "the isolation started, the kill waits");
+    r.tick(2_000 * MS);
+    assertEquals(2, seen.size());
+    assertEquals(1, seen.get(1).id());
+    assertEquals(List.of(), seen.get(1).targets());
+    r.tick(4_000 * MS);
+    assertTrue(r.idle());
+    assertTrue(c.calls.stream().noneMatch(call -> call.startsWith("KILL")), c.calls.toString());
   }
 
   @Test

@@ -14,6 +14,7 @@ import dev.spool.broker.network.WireProtocol.Connection;
 import dev.spool.broker.request.BrokerContext;
 import dev.spool.broker.request.Handlers;
 import dev.spool.common.ErrorCode;
+import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.protocol.message.AlterConfigsResponse;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
@@ -26,9 +27,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Serves each Kafka API through the broker's own handlers ({@link Handlers}, the instances Spool's
- * listener uses): the codec translates the request into Spool's message, the handler runs it, the
- * codec translates the answer back. Nothing here reads or changes broker state by itself; what
- * differs from Spool's protocol is in the codec's translators, which say why.
+ * listener uses; the group APIs through its group coordinator, {@link KafkaGroupApis}): the codec
+ * translates the request into Spool's message, the handler runs it, the codec translates the answer
+ * back. Nothing here reads or changes broker state by itself; what differs from Spool's protocol is
+ * in the codec's translators, which say why.
  *
  * <p>Threads: stateless; called on event loops, answers complete on whichever thread the handler's
  * future completes (the connection hops back to its loop before writing).
@@ -36,10 +38,12 @@ import java.util.concurrent.CompletableFuture;
 final class KafkaApis {
   private final Handlers h;
   private final BrokerContext ctx;
+  private final KafkaGroupApis groups;
 
-  KafkaApis(Handlers handlers) {
+  KafkaApis(Handlers handlers, GroupCoordinator coordinator) {
     this.h = handlers;
     this.ctx = handlers.context();
+    this.groups = new KafkaGroupApis(coordinator, ctx::image);
   }
 
   /** The APIs {@link #serve} answers; the others are answered UNSUPPORTED_VERSION. */
@@ -58,7 +62,16 @@ final class KafkaApis {
         KafkaApi.DESCRIBE_CLUSTER,
         KafkaApi.DESCRIBE_CONFIGS,
         KafkaApi.ALTER_CONFIGS,
-        KafkaApi.INCREMENTAL_ALTER_CONFIGS);
+        KafkaApi.INCREMENTAL_ALTER_CONFIGS,
+        KafkaApi.FIND_COORDINATOR,
+        KafkaApi.OFFSET_COMMIT,
+        KafkaApi.OFFSET_FETCH,
+        KafkaApi.OFFSET_DELETE,
+        KafkaApi.CONSUMER_GROUP_HEARTBEAT,
+        KafkaApi.CONSUMER_GROUP_DESCRIBE,
+        KafkaApi.LIST_GROUPS,
+        KafkaApi.DESCRIBE_GROUPS,
+        KafkaApi.DELETE_GROUPS);
   }
 
   CompletableFuture<KafkaResponse> serve(KafkaRequest r, Connection connection) {
@@ -103,6 +116,15 @@ final class KafkaApis {
         yield alterConfigs(call)
             .thenApply(resp -> ConfigCodec.incrementalAlterToKafka(r, call, resp));
       }
+      case FIND_COORDINATOR -> groups.findCoordinator(r);
+      case OFFSET_COMMIT -> groups.offsetCommit(r);
+      case OFFSET_FETCH -> groups.offsetFetch(r);
+      case OFFSET_DELETE -> groups.offsetDelete(r);
+      case CONSUMER_GROUP_HEARTBEAT -> groups.heartbeat(r, connection);
+      case CONSUMER_GROUP_DESCRIBE -> groups.consumerGroupDescribe(r);
+      case LIST_GROUPS -> groups.listGroups(r);
+      case DESCRIBE_GROUPS -> groups.describeGroups(r);
+      case DELETE_GROUPS -> groups.deleteGroups(r);
       default -> throw new IllegalStateException(api + " is not served"); // decoder answered it
     };
   }

@@ -6,6 +6,7 @@ import dev.spool.broker.kafka.codec.KafkaResponse;
 import dev.spool.broker.network.WireProtocol;
 import dev.spool.broker.request.Handlers;
 import dev.spool.common.ErrorCode;
+import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.protocol.InvalidFrameException;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
@@ -37,8 +38,8 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
   private final KafkaRequestDecoder decoder;
   private final String logPrefix;
 
-  public KafkaProtocol(Handlers handlers, String logPrefix) {
-    this.apis = new KafkaApis(handlers);
+  public KafkaProtocol(Handlers handlers, GroupCoordinator coordinator, String logPrefix) {
+    this.apis = new KafkaApis(handlers, coordinator);
     this.decoder = new KafkaRequestDecoder(apis.served());
     this.logPrefix = logPrefix + "[" + LISTENER + "]";
   }

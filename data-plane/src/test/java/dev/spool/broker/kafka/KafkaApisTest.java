@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.spool.broker.BrokerConfig;
 import dev.spool.broker.kafka.codec.KafkaRequest;
 import dev.spool.broker.kafka.codec.KafkaRequestDecoder;
 import dev.spool.broker.kafka.codec.KafkaResponse;
@@ -14,12 +15,15 @@ import dev.spool.broker.request.HandlerTestBroker;
 import dev.spool.broker.request.Handlers;
 import dev.spool.common.ManualClock;
 import dev.spool.common.TopicPartition;
+import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.quorum.image.Records;
 import io.netty.buffer.Unpooled;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
@@ -27,11 +31,16 @@ import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -44,11 +53,16 @@ import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.CreateTopicsResponse;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
 import org.apache.kafka.common.requests.DescribeConfigsResponse;
+import org.apache.kafka.common.requests.DescribeGroupsResponse;
 import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
+import org.apache.kafka.common.requests.ListGroupsResponse;
 import org.apache.kafka.common.requests.ListOffsetsResponse;
 import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.requests.OffsetCommitResponse;
+import org.apache.kafka.common.requests.OffsetFetchResponse;
 import org.apache.kafka.common.requests.ProduceResponse;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -74,13 +88,26 @@ class KafkaApisTest {
   @TempDir Path dir;
   private HandlerTestBroker broker;
   private KafkaApis apis;
+  private GroupCoordinator coordinator;
+  private final List<String> offsetsTopicCreations = new CopyOnWriteArrayList<>();
   private KafkaRequestDecoder decoder;
   private int correlationId;
 
   @BeforeEach
   void setUp() {
     broker = new HandlerTestBroker(dir, new ManualClock(System.currentTimeMillis()));
-    apis = new KafkaApis(Handlers.create(broker.ctx()));
+    coordinator =
+        new GroupCoordinator(
+            1,
+            BrokerConfig.coordinatorConfig(BrokerConfig.DEF.defaults()),
+            broker.replicas(),
+            broker.ctx().timer(),
+            broker.ctx().clock(),
+            (name, partitions, rf, configs) -> {
+              offsetsTopicCreations.add(name + "/" + partitions);
+              return new CompletableFuture<>();
+            });
+    apis = new KafkaApis(Handlers.create(broker.ctx()), coordinator);
     decoder = new KafkaRequestDecoder(apis.served());
   }
 
@@ -195,6 +222,101 @@ class KafkaApisTest {
                 .setNodeId(1),
             (short) 5);
     assertEquals(Errors.REBOOTSTRAP_REQUIRED.code(), other.data().errorCode());
+  }
+
+  /**
+   * FindCoordinator before the offsets topic exists: the coordinator is asked to create it and
+   * every key is answered COORDINATOR_NOT_AVAILABLE (clients retry), in the single-key layout
+   * before version 4 and the batched one from 4; transactional keys are refused as the
+   * transactional APIs are.
+   */
+  @Test
+  void shouldAnswerFindCoordinatorPerVersionAndRefuseTransactionalKeys() throws Exception {
+    FindCoordinatorResponse batched =
+        call(
+            new FindCoordinatorRequestData()
+                .setKeyType((byte) 0)
+                .setCoordinatorKeys(List.of("g1", "g2")),
+            (short) 6);
+    assertEquals(
+        List.of("g1", "g2"), batched.data().coordinators().stream().map(c -> c.key()).toList());
+    batched
+        .data()
+        .coordinators()
+        .forEach(c -> assertEquals(Errors.COORDINATOR_NOT_AVAILABLE.code(), c.errorCode()));
+    assertEquals(List.of("__consumer_offsets/50"), offsetsTopicCreations);
+
+    FindCoordinatorResponse single =
+        call(new FindCoordinatorRequestData().setKey("g1").setKeyType((byte) 0), (short) 3);
+    assertEquals(Errors.COORDINATOR_NOT_AVAILABLE.code(), single.data().errorCode());
+    assertEquals(-1, single.data().nodeId());
+
+    FindCoordinatorResponse txn =
+        call(
+            new FindCoordinatorRequestData().setKeyType((byte) 1).setCoordinatorKeys(List.of("tx")),
+            (short) 6);
+    assertEquals(
+        Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code(),
+        txn.data().coordinators().get(0).errorCode());
+  }
+
+  /**
+   * Group requests at a broker that leads no offsets partition: each group is answered
+   * NOT_COORDINATOR in its own place (OffsetFetch v8+ per group, OffsetCommit per partition), so
+   * Kafka's clients look the coordinator up again; an OffsetCommit v10 naming an unknown topic id
+   * gets UNKNOWN_TOPIC_ID for it.
+   */
+  @Test
+  void shouldAnswerEachGroupOfABatchWithItsCoordinatorError() throws Exception {
+    OffsetFetchResponse fetch =
+        call(
+            new OffsetFetchRequestData()
+                .setGroups(
+                    List.of(
+                        new OffsetFetchRequestData.OffsetFetchRequestGroup().setGroupId("a"),
+                        new OffsetFetchRequestData.OffsetFetchRequestGroup().setGroupId("b"))),
+            (short) 9);
+    assertEquals(List.of("a", "b"), fetch.data().groups().stream().map(g -> g.groupId()).toList());
+    fetch
+        .data()
+        .groups()
+        .forEach(g -> assertEquals(Errors.NOT_COORDINATOR.code(), g.errorCode(), g.groupId()));
+
+    Uuid unknown = Uuid.randomUuid();
+    OffsetCommitResponse commit =
+        call(
+            new OffsetCommitRequestData()
+                .setGroupId("a")
+                .setGenerationIdOrMemberEpoch(-1)
+                .setMemberId("")
+                .setTopics(List.of(commitTopic(ORDERS_ID, 0), commitTopic(unknown, 0))),
+            (short) 10);
+    assertEquals(2, commit.data().topics().size());
+    assertEquals(ORDERS_ID, commit.data().topics().get(0).topicId());
+    assertEquals(
+        Errors.NOT_COORDINATOR.code(),
+        commit.data().topics().get(0).partitions().get(0).errorCode());
+    assertEquals(unknown, commit.data().topics().get(1).topicId());
+    assertEquals(
+        Errors.UNKNOWN_TOPIC_ID.code(),
+        commit.data().topics().get(1).partitions().get(0).errorCode());
+
+    DescribeGroupsResponse describe =
+        call(new DescribeGroupsRequestData().setGroups(List.of("a")), (short) 5);
+    assertEquals(Errors.NOT_COORDINATOR.code(), describe.data().groups().get(0).errorCode());
+    ListGroupsResponse list = call(new ListGroupsRequestData(), (short) 5);
+    assertEquals(Errors.NONE.code(), list.data().errorCode());
+    assertEquals(List.of(), list.data().groups());
+  }
+
+  private static OffsetCommitRequestData.OffsetCommitRequestTopic commitTopic(Uuid id, int p) {
+    return new OffsetCommitRequestData.OffsetCommitRequestTopic()
+        .setTopicId(id)
+        .setPartitions(
+            List.of(
+                new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                    .setPartitionIndex(p)
+                    .setCommittedOffset(5)));
   }
 
   @Test

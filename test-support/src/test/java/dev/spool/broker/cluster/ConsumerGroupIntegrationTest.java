@@ -27,7 +27,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -47,7 +49,8 @@ import org.junit.jupiter.api.Timeout;
     config = {
       "offsets.topic.num.partitions=3",
       "group.consumer.heartbeat.interval.ms=100",
-      "group.consumer.session.timeout.ms=6000"
+      "group.consumer.session.timeout.ms=6000",
+      "group.max.size=3"
     })
 @Timeout(300)
 class ConsumerGroupIntegrationTest {
@@ -226,18 +229,7 @@ class ConsumerGroupIntegrationTest {
     createTopic("handover");
     produce("handover", 0, 30);
     List<String> events = new ArrayList<>();
-    ConsumerRebalanceListener recorder =
-        new ConsumerRebalanceListener() {
-          @Override
-          public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            events.add("revoked " + partitions.size());
-          }
-
-          @Override
-          public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            events.add("assigned " + partitions.size());
-          }
-        };
+    ConsumerRebalanceListener recorder = counting(events);
     Map<TopicPartition, List<Long>> seen = new HashMap<>();
     try (Consumer a = consumer("movers", "auto.commit.interval.ms", "100")) {
       a.subscribe(Pattern.compile("hand.*"), recorder);
@@ -316,6 +308,247 @@ class ConsumerGroupIntegrationTest {
       SpoolException e =
           assertThrows(SpoolException.class, () -> noGroup.subscribe(List.of("manual")));
       assertEquals(ErrorCode.INVALID_GROUP_ID, e.errorCode());
+    }
+  }
+
+  /** A listener that logs "assigned N" and "revoked N" into {@code events}. */
+  private static ConsumerRebalanceListener counting(List<String> events) {
+    return new ConsumerRebalanceListener() {
+      @Override
+      public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+        events.add("revoked " + partitions.size());
+      }
+
+      @Override
+      public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        events.add("assigned " + partitions.size());
+      }
+    };
+  }
+
+  /** Polls every consumer once per step until {@code done} holds (60 s at most). */
+  private static void pollAll(List<Consumer> consumers, java.util.function.BooleanSupplier done) {
+    Awaitility.await()
+        .atMost(60, TimeUnit.SECONDS)
+        .pollInterval(Duration.ofMillis(1))
+        .until(
+            () -> {
+              consumers.forEach(c -> c.poll(Duration.ofMillis(30)));
+              return done.getAsBoolean();
+            });
+  }
+
+  @Test
+  void shouldGiveARestartedStaticMemberItsPartitionsBackWithoutMovingTheOthers() {
+    createTopic("static");
+    List<String> bEvents = new ArrayList<>();
+    try (Consumer b = consumer("statics")) {
+      b.subscribe(List.of("static"), counting(bEvents));
+      Set<TopicPartition> first;
+      try (Consumer a = consumer("statics", "group.instance.id", "host-a")) {
+        a.subscribe(List.of("static"));
+        pollAll(
+            List.of(a, b),
+            () ->
+                !a.assignment().isEmpty()
+                    && !b.assignment().isEmpty()
+                    && a.assignment().size() + b.assignment().size() == PARTITIONS);
+        first = a.assignment();
+      } // a static member's close leaves "for now" (epoch -2): its partitions wait for it.
+      Set<TopicPartition> bOwns = b.assignment();
+      int bEventsBefore = bEvents.size();
+      // A restart takes a moment; b keeps polling meanwhile and gets none of a's partitions.
+      long until = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+      while (System.nanoTime() < until) {
+        b.poll(Duration.ofMillis(50));
+        assertEquals(bOwns, b.assignment(), "b took an absent static member's partitions");
+      }
+      try (Consumer a2 = consumer("statics", "group.instance.id", "host-a")) {
+        a2.subscribe(List.of("static"));
+        pollAll(List.of(a2, b), () -> a2.assignment().equals(first));
+        assertEquals(bOwns, b.assignment());
+        assertEquals(bEventsBefore, bEvents.size(), "b saw a rebalance: " + bEvents);
+      }
+    }
+  }
+
+  @Test
+  void shouldMoveThePartitionsOfAMemberThatStopsPollingToTheOthers() throws Exception {
+    createTopic("slow");
+    try (Consumer a = consumer("pollers", "max.poll.interval.ms", "1500");
+        Consumer b = consumer("pollers")) {
+      a.subscribe(List.of("slow"));
+      b.subscribe(List.of("slow"));
+      pollAll(
+          List.of(a, b),
+          () ->
+              !a.assignment().isEmpty()
+                  && a.assignment().size() + b.assignment().size() == PARTITIONS);
+      Set<TopicPartition> aHad = a.assignment();
+      produce("slow", 0, 10);
+      // From here only b polls: a's I/O thread must leave after max.poll.interval.ms.
+      Map<TopicPartition, List<Long>> seen = new HashMap<>();
+      Awaitility.await()
+          .atMost(60, TimeUnit.SECONDS)
+          .pollInterval(Duration.ofMillis(1))
+          .until(
+              () -> {
+                collectOnce(b, seen);
+                return aHad.stream().allMatch(tp -> seen.getOrDefault(tp, List.of()).size() >= 10);
+              });
+      assertEquals(PARTITIONS, b.assignment().size());
+      // a had consumed nothing, so b reads a's partitions from the start, none skipped.
+      aHad.forEach(tp -> assertContiguous(seen.get(tp), 0, 10));
+    }
+  }
+
+  @Test
+  void shouldPickUpATopicCreatedAfterARegexSubscription() throws Exception {
+    createTopic("rx-first");
+    produce("rx-first", 0, 5);
+    Map<TopicPartition, List<Long>> seen = new HashMap<>();
+    try (Consumer c = consumer("regexers")) {
+      c.subscribe(Pattern.compile("rx-.*"), ConsumerRebalanceListener.NONE);
+      collect(c, seen, PARTITIONS * 5);
+      createTopic("rx-later");
+      produce("rx-later", 0, 5);
+      collect(c, seen, 2 * PARTITIONS * 5);
+      assertEquals(2 * PARTITIONS, c.assignment().size(), c.assignment().toString());
+    }
+    assertEquals(2 * PARTITIONS, seen.size(), seen.keySet().toString());
+    seen.values().forEach(offsets -> assertContiguous(offsets, 0, 5));
+  }
+
+  @Test
+  void shouldRefuseAMemberBeyondGroupMaxSizeWithItsError() {
+    createTopic("crowd");
+    List<Consumer> members = new ArrayList<>();
+    try {
+      for (int i = 0; i < 3; i++) {
+        Consumer c = consumer("crowd");
+        c.subscribe(List.of("crowd"));
+        members.add(c);
+      }
+      pollAll(members, () -> members.stream().noneMatch(c -> c.assignment().isEmpty()));
+      Consumer fourth = consumer("crowd");
+      members.add(fourth);
+      fourth.subscribe(List.of("crowd"));
+      SpoolException e =
+          assertThrows(SpoolException.class, () -> pollAll(List.of(fourth), () -> false));
+      assertEquals(ErrorCode.GROUP_MAX_SIZE_REACHED, e.errorCode(), e.getMessage());
+      assertTrue(fourth.assignment().isEmpty());
+    } finally {
+      members.forEach(Consumer::close);
+    }
+  }
+
+  @Test
+  void shouldConsumeEveryAckedRecordWhileMembersJoinAndLeaveUnderLoad() throws Exception {
+    createTopic("churn");
+    Set<String> acked = ConcurrentHashMap.newKeySet();
+    AtomicBoolean stop = new AtomicBoolean();
+    Thread load =
+        new Thread(
+            () -> {
+              int i = 0;
+              while (!stop.get()) {
+                for (int p = 0; p < PARTITIONS; p++) {
+                  String v = p + "-" + i;
+                  producer
+                      .send(
+                          new ProducerRecord(
+                              "churn",
+                              p,
+                              null,
+                              v.getBytes(StandardCharsets.UTF_8),
+                              List.of(),
+                              null))
+                      .thenRun(() -> acked.add(v));
+                }
+                i++;
+                try {
+                  Thread.sleep(2);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+            },
+            "churn-load");
+    Set<String> consumed = ConcurrentHashMap.newKeySet();
+    List<Member> active = new ArrayList<>();
+    load.start();
+    try {
+      // Join, join, join, leave, join, leave, leave: never more than group.max.size at once.
+      String[] plan = {"+", "+", "+", "-", "+", "-", "-"};
+      for (String step : plan) {
+        if (step.equals("+")) {
+          active.add(new Member(consumer("churners", "auto.commit.interval.ms", "200")));
+        } else {
+          active.remove(0).consumer.close();
+        }
+        long until = System.nanoTime() + Duration.ofMillis(1500).toNanos();
+        while (System.nanoTime() < until) {
+          active.forEach(m -> m.pollOnce(consumed));
+        }
+      }
+      stop.set(true);
+      load.join();
+      producer.flush();
+      Member last = active.get(0);
+      Awaitility.await()
+          .atMost(60, TimeUnit.SECONDS)
+          .pollInterval(Duration.ofMillis(1))
+          .until(
+              () -> {
+                last.pollOnce(consumed);
+                return consumed.containsAll(acked);
+              });
+    } finally {
+      stop.set(true);
+      load.join();
+      active.forEach(m -> m.consumer.close());
+    }
+    assertTrue(acked.size() > 1000, "the load ran: " + acked.size());
+  }
+
+  /**
+   * A churn member: polls, and checks that its consecutive records of a partition never skip an
+   * offset while it owns the partition (an ownership ends at revocation).
+   */
+  private static final class Member {
+    final Consumer consumer;
+    final Map<TopicPartition, Long> last = new HashMap<>();
+
+    Member(Consumer c) {
+      this.consumer = c;
+      c.subscribe(
+          List.of("churn"),
+          new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+              partitions.forEach(last::remove);
+            }
+
+            @Override
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {}
+          });
+    }
+
+    void pollOnce(Set<String> consumed) {
+      for (ConsumerRecord r : consumer.poll(Duration.ofMillis(30))) {
+        Long prev = last.put(r.topicPartition(), r.offset());
+        if (prev != null && r.offset() > prev + 1) {
+          throw new AssertionError(
+              consumer.clientId()
+                  + " skipped "
+                  + r.topicPartition()
+                  + " "
+                  + prev
+                  + " -> "
+                  + r.offset());
+        }
+        consumed.add(new String(r.value(), StandardCharsets.UTF_8));
+      }
     }
   }
 }

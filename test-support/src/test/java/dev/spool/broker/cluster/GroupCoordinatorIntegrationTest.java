@@ -54,7 +54,11 @@ import org.junit.jupiter.api.Timeout;
     config = {
       "offsets.topic.num.partitions=3",
       "group.consumer.heartbeat.interval.ms=100",
-      "group.consumer.session.timeout.ms=30000"
+      "group.consumer.session.timeout.ms=30000",
+      // The bounded-offsets test: the smallest segments, a cleaner that looks often.
+      "offsets.topic.segment.bytes=1048576",
+      "log.cleaner.backoff.ms=100",
+      "log.cleaner.dedupe.buffer.size=1048576"
     })
 @Timeout(240)
 class GroupCoordinatorIntegrationTest {
@@ -384,6 +388,57 @@ class GroupCoordinatorIntegrationTest {
       assertEquals(
           Set.of(ErrorCode.NONE), commitErrors(next, commit(group, "member-b", epoch, 300, "")));
       assertEquals(Map.of(0, 300L, 1, 301L, 2, 302L, 3, 303L), committed(fetch(next, group)));
+    } finally {
+      cluster.startBroker(stopped);
+    }
+  }
+
+  /** The largest size of {@code tp} over the running brokers that hold it. */
+  private static long largestReplica(TopicPartition tp) {
+    long max = 0;
+    for (int id = 1; id <= cluster.size(); id++) {
+      Broker b = cluster.broker(id);
+      if (b != null) {
+        max = Math.max(max, b.logManager().get(tp).map(l -> l.sizeInBytes()).orElse(0L));
+      }
+    }
+    return max;
+  }
+
+  @Test
+  void shouldKeepTheOffsetsPartitionBoundedUnderASteadyCommitLoadAndReloadTheLatest() {
+    String group = "steady";
+    Broker coord = coordinator(group);
+    TopicPartition shard = coord.groupCoordinator().partitionFor(group);
+    long segmentBytes = 1024 * 1024;
+    long bound = 3 * segmentBytes;
+    // Four keys (the partitions) rewritten over and over; 4 KB of metadata makes each commit
+    // ~16 KB, so 64 commits fill a segment.
+    String metadata = "m".repeat(4000);
+    long written = 0;
+    long offset = 0;
+    while (written < 4 * bound) {
+      for (int i = 0; i < 64; i++) {
+        offset += 10;
+        assertEquals(
+            Set.of(ErrorCode.NONE), commitErrors(coord, commit(group, "", -1, offset, metadata)));
+      }
+      written += 64L * PARTITIONS * metadata.length();
+      // The cleaner keeps up: every replica comes back under three segments, round after round.
+      Awaitility.await()
+          .atMost(30, TimeUnit.SECONDS)
+          .pollInterval(100, TimeUnit.MILLISECONDS)
+          .until(() -> largestReplica(shard) <= bound);
+    }
+    assertTrue(written >= 4 * largestReplica(shard), "written " + written);
+    // A coordinator that loads the compacted partition finds the latest commit of every key.
+    int stopped = coord.brokerId();
+    cluster.stopBroker(stopped);
+    try {
+      Broker next = coordinator(group);
+      long last = offset;
+      assertEquals(
+          Map.of(0, last, 1, last + 1, 2, last + 2, 3, last + 3), committed(fetch(next, group)));
     } finally {
       cluster.startBroker(stopped);
     }

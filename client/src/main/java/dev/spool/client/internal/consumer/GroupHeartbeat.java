@@ -73,6 +73,8 @@ public final class GroupHeartbeat {
   private int memberEpoch;
   private Set<TopicPartition> owned = Set.of();
   private int lostCount;
+  // Bumped when the member gives up its membership; a heartbeat answer from before is stale.
+  private int membership;
   private boolean inFlight;
   private boolean finding;
   private long nextHeartbeatMs;
@@ -217,6 +219,7 @@ public final class GroupHeartbeat {
       return;
     }
     inFlight = true;
+    int sentIn = membership;
     network
         .send(
             node,
@@ -226,6 +229,14 @@ public final class GroupHeartbeat {
         .whenComplete(
             (response, error) -> {
               inFlight = false;
+              if (sentIn != membership) {
+                // The member left (poll timeout) while this was in flight: the answer would
+                // restore the epoch and assignment it just gave up, and it would leave again.
+                if (response != null) {
+                  response.close();
+                }
+                return;
+              }
               if (error != null) {
                 coordinator.markUnknown(node);
                 retryLater("heartbeat", CoordinatorClient.unwrap(error));
@@ -299,6 +310,7 @@ public final class GroupHeartbeat {
   }
 
   private void lose() {
+    membership++;
     memberEpoch = 0;
     owned = Set.of();
     lostCount++;

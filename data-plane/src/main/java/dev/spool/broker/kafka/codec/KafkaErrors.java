@@ -30,8 +30,8 @@ public final class KafkaErrors {
    * answer from the controller quorum answers REQUEST_TIMED_OUT. BROKER_SHUTTING_DOWN: Kafka's
    * clients only know that the broker is not available. PARTITION_NOT_ASSIGNED (a member commits a
    * partition it no longer owns; Kafka's coordinator does not check ownership): ILLEGAL_GENERATION,
-   * which Kafka's consumers read as "the group moved on, rejoin"; to be revisited when the Kafka
-   * listener translates the group APIs.
+   * which both of Kafka's consumers turn into CommitFailedException ("the group moved on"): the
+   * commit did not happen and the member's next heartbeat brings the assignment it now has.
    */
   static final Map<ErrorCode, Errors> NO_KAFKA_NAME =
       Map.of(

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.spool.chaos.checker.Availability;
 import dev.spool.chaos.checker.CheckResult;
@@ -17,29 +16,28 @@ import dev.spool.chaos.net.CommandRunner;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The chaos tier: each named scenario ({@link Scenarios}) once, on 3 real node processes, with a
- * fixed seed that is printed with the exact re-run command. A scenario passes when the checkers
- * find the history valid <em>and</em> the run really exercised its faults: every planned fault was
- * applied to real targets and healed, and writes were acknowledged before the first fault, during
- * the faults and after the last. The unsafe scenario must instead find lost writes.
+ * What every test of the chaos tier does: run a named scenario ({@link Scenarios}) once on 3 real
+ * node processes, with a fixed seed that is printed with the exact re-run command, and check that
+ * the run really exercised its faults.
+ *
+ * <p>Each scenario has its own test class ({@code *ChaosTest}, tag {@code chaos}) so that the two
+ * test JVMs of this module share the scenarios between them (docs/conventions.md, test tiers).
+ * Stateless; called from each test's own thread.
  */
-@Tag("chaos")
-class ChaosScenariosTest {
-  private static final Logger LOG = LoggerFactory.getLogger(ChaosScenariosTest.class);
+final class ChaosScenarioRuns {
+  private static final Logger LOG = LoggerFactory.getLogger(ChaosScenarioRuns.class);
   private static final Path RUNS = Path.of("target", "chaos").toAbsolutePath();
 
-  private static ChaosRun.Result run(String scenario, long seed) throws Exception {
+  private ChaosScenarioRuns() {}
+
+  /** Runs {@code scenario} with {@code seed}, saying how to re-run it. */
+  static ChaosRun.Result run(String scenario, long seed) throws Exception {
     String rerun = "scripts/chaos.sh --scenario " + scenario + " --seed " + seed;
     LOG.info("chaos scenario {} with seed {}; re-run: {}", scenario, seed, rerun);
     System.out.println("chaos scenario " + scenario + ", seed " + seed + ", re-run: " + rerun);
@@ -57,7 +55,8 @@ class ChaosScenariosTest {
     return r;
   }
 
-  private static boolean root() {
+  /** Whether IP-level partitions are possible here (root, network namespaces). */
+  static boolean canPartition() {
     return Capabilities.detect(new CommandRunner()).canPartition();
   }
 
@@ -66,7 +65,7 @@ class ChaosScenariosTest {
    * the first fault, after the last heal, and during the faults not listed in {@code
    * mayStopWrites}.
    */
-  private static void assertValidAndExercised(ChaosRun.Result r, Set<FaultKind> mayStopWrites) {
+  static void assertValidAndExercised(ChaosRun.Result r, Set<FaultKind> mayStopWrites) {
     String anomalies =
         r.verdict().results().values().stream()
             .filter(c -> c.valid() == Validity.FALSE)
@@ -112,75 +111,5 @@ class ChaosScenariosTest {
     // request timeout, so a single window may pass without an ack; across the windows some must.
     assertTrue(
         !anyExpected || during > 0, "writes acknowledged while faults were active: " + a.faults());
-  }
-
-  @Test
-  @Timeout(value = 4, unit = TimeUnit.MINUTES)
-  void processFaults() throws Exception {
-    assertValidAndExercised(run("process", 11), Set.of());
-  }
-
-  @Test
-  @Timeout(value = 4, unit = TimeUnit.MINUTES)
-  void networkPartitions() throws Exception {
-    assumeTrue(root(), "SKIPPED: IP-level partitions need root (network namespaces)");
-    // A split or an isolated controller may stop all writes for a moment; a one-way cut may too.
-    assertValidAndExercised(
-        run("partition", 23),
-        Set.of(
-            FaultKind.SPLIT_MAJORITY_MINORITY,
-            FaultKind.ISOLATE_CONTROLLER_FROM_BROKERS,
-            FaultKind.ONE_WAY_LOSS,
-            FaultKind.ISOLATE_NODE,
-            FaultKind.KILL));
-  }
-
-  @Test
-  @Timeout(value = 4, unit = TimeUnit.MINUTES)
-  void diskFaults() throws Exception {
-    ChaosRun.Result r = run("disk", 37);
-    assertValidAndExercised(r, Set.of());
-    for (FaultWindow w : r.timeline()) {
-      assertTrue(
-          w.note() != null && (w.note().startsWith("truncated") || w.note().startsWith("flipped")),
-          "the file damage is recorded: " + w);
-    }
-  }
-
-  @Test
-  @Timeout(value = 4, unit = TimeUnit.MINUTES)
-  void fullClusterRestart() throws Exception {
-    assertValidAndExercised(run("restart", 41), Set.of(FaultKind.FULL_RESTART));
-  }
-
-  @Test
-  @Timeout(value = 4, unit = TimeUnit.MINUTES)
-  void clientLinkFaults() throws Exception {
-    assertValidAndExercised(run("client-links", 53), Set.of(FaultKind.CLIENT_CONNECTION_DROP));
-  }
-
-  /**
-   * The proof that a clean verdict means something: the same workload and checkers against a
-   * configuration that loses acknowledged writes, with a fault that guarantees the loss, must
-   * report lost writes.
-   */
-  @Test
-  @Timeout(value = 4, unit = TimeUnit.MINUTES)
-  void unsafeConfigurationMustLoseWrites() throws Exception {
-    ChaosRun.Result r = run("unsafe-leader-loss", 67);
-    Map<String, CheckResult> results = r.verdict().results();
-    assertEquals(
-        Validity.FALSE,
-        r.verdict().valid(),
-        "the checkers found nothing in an unsafe run: " + r.index());
-    int lost = results.get("lost-write").anomalyCount() + results.get("unseen").anomalyCount();
-    assertTrue(
-        lost > 0,
-        "lost-write or unseen must report the writes only the killed leader had: " + results);
-    LOG.info(
-        "unsafe run found {} lost-write and {} unseen anomalies, {} in total",
-        results.get("lost-write").anomalyCount(),
-        results.get("unseen").anomalyCount(),
-        r.verdict().anomalyCount());
   }
 }

@@ -1,0 +1,24 @@
+package dev.spool.chaos.run;
+
+import static dev.spool.chaos.run.ChaosScenarioRuns.assertValidAndExercised;
+import static dev.spool.chaos.run.ChaosScenarioRuns.run;
+
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The {@code process} scenario: SIGKILL and SIGSTOP (longer than the session timeout) of a
+ * partition leader, the active controller and a random node. The verdict is valid, every fault was
+ * applied and healed, and writes were acknowledged before, during and after the faults.
+ */
+@Tag("chaos")
+class ProcessFaultsChaosTest {
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void processFaults() throws Exception {
+    assertValidAndExercised(run("process", 11), Set.of());
+  }
+}
