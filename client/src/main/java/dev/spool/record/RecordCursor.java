@@ -1,5 +1,6 @@
 package dev.spool.record;
 
+import dev.spool.record.internal.Codecs;
 import dev.spool.record.internal.VarintReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -121,6 +122,10 @@ public final class RecordCursor {
     if (inflated.length == 0) {
       grow((int) Math.min(maxInflatedBytes, Math.max(64 * 1024, 4L * payload.remaining())));
     }
+    int oneShot = inflateOneShot(batch, type, payload);
+    if (oneShot != Codecs.NO_ONE_SHOT) {
+      return oneShot;
+    }
     int length = 0;
     try (InputStream in = Compression.wrapForInput(type, payload)) {
       while (true) {
@@ -149,6 +154,33 @@ public final class RecordCursor {
           "corrupt " + type.displayName() + " payload: " + e.getMessage(), batch.position());
     }
     return length;
+  }
+
+  /**
+   * Inflates {@code payload} in one call where the codec can (zstd), doubling {@link #inflated}
+   * until it fits: the array is kept, so after the first batches a call never retries. Returns the
+   * length, or {@link Codecs#NO_ONE_SHOT} for codecs read through a stream.
+   */
+  private int inflateOneShot(RecordBatch batch, CompressionType type, ByteBuffer payload) {
+    try {
+      while (true) {
+        int n = Codecs.inflateInto(type, payload, inflated);
+        if (n != -1) {
+          return n;
+        }
+        if (inflated.length >= maxInflatedBytes) {
+          throw new RecordTooLargeException(
+              "inflated " + type.displayName() + " batch", inflated.length + 1, maxInflatedBytes);
+        }
+        // The old contents are garbage after a failed call: allocate without copying them.
+        long bigger = Math.max(2L * inflated.length, READ_CHUNK_BYTES);
+        inflated = new byte[(int) Math.min(maxInflatedBytes, bigger)];
+        inflatedView = ByteBuffer.wrap(inflated);
+      }
+    } catch (IOException e) {
+      throw new CorruptRecordException(
+          "corrupt " + type.displayName() + " payload: " + e.getMessage(), batch.position());
+    }
   }
 
   private void grow(int capacity) {

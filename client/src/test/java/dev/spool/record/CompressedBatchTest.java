@@ -88,6 +88,36 @@ class CompressedBatchTest {
     }
   }
 
+  @ParameterizedTest
+  @EnumSource(
+      value = CompressionType.class,
+      names = {"GZIP", "SNAPPY", "LZ4", "ZSTD"})
+  void cursorReadsBatchesInDirectAndReadOnlyBuffersAtAnOffset(CompressionType type) {
+    // A consumer's fetch buffers are direct (zstd inflates from them without a copy) or slices of a
+    // larger response; a read-only heap buffer exposes no array. All must read the same records.
+    ByteBuffer heap = build(Compression.of(type), 700);
+    int at = 13;
+    ByteBuffer direct = ByteBuffer.allocateDirect(at + heap.remaining());
+    direct.position(at);
+    direct.put(heap.duplicate());
+    ByteBuffer readOnly = ByteBuffer.allocate(at + heap.remaining());
+    readOnly.position(at);
+    readOnly.put(heap.duplicate());
+    RecordCursor cursor = new RecordCursor();
+    for (ByteBuffer buf : List.of(direct, readOnly.asReadOnlyBuffer())) {
+      cursor.reset(RecordBatch.at(buf, at).ensureValid());
+      int seen = 0;
+      while (cursor.next()) {
+        assertEquals("key-" + seen, cursor.keyAsString());
+        if (seen % 5 != 4) {
+          assertEquals(new String(value(seen), StandardCharsets.UTF_8), cursor.valueAsString());
+        }
+        seen++;
+      }
+      assertEquals(700, seen, type + " from " + (buf.isDirect() ? "direct" : "read-only"));
+    }
+  }
+
   @Test
   void appendWithOffsetKeepsGapsAndTheLastOffsetDelta() {
     RecordBatchBuilder b =

@@ -12,6 +12,9 @@ import java.nio.ByteBuffer;
  * platform without, say, zstd's native library still handles every other codec.
  */
 public final class Codecs {
+  /** What {@link #inflateInto} returns for a codec read only through a stream. */
+  public static final int NO_ONE_SHOT = -2;
+
   private Codecs() {}
 
   /**
@@ -41,5 +44,16 @@ public final class Codecs {
       case LZ4 -> new Lz4FrameInputStream(in);
       case ZSTD -> ZstdCodec.wrapForInput(in);
     };
+  }
+
+  /**
+   * Inflates the {@code type}-compressed bytes between {@code in}'s position and limit (not moved)
+   * in one call into {@code dst} from index 0, for the codecs that can (zstd); returns the inflated
+   * length, -1 when they do not fit in {@code dst}, or -2 when {@code type} has no one-shot path
+   * (use {@link #wrapForInput}). Throws {@link IOException} on corrupt input.
+   */
+  public static int inflateInto(CompressionType type, ByteBuffer in, byte[] dst)
+      throws IOException {
+    return type == CompressionType.ZSTD ? ZstdCodec.inflate(in, dst) : NO_ONE_SHOT;
   }
 }

@@ -63,6 +63,9 @@ public final class LogCleaner implements AutoCloseable {
   private final List<Thread> threads = new ArrayList<>();
   private volatile boolean stopping;
 
+  /** Held while a cleaner thread writes checkpoints, and by {@link #close} to interrupt them. */
+  private final Object checkpointGate = new Object();
+
   /**
    * A cleaner over {@code logs} (read on every pick; {@code lookup} tells whether a log is still
    * the one managed for its partition), handing owner steps to {@code owners}' current executor;
@@ -116,7 +119,12 @@ public final class LogCleaner implements AutoCloseable {
       stopping = true;
       started = List.copyOf(threads);
     }
-    started.forEach(Thread::interrupt);
+    // Under the gate: a thread writing its checkpoint finishes first (an interrupt would close the
+    // file's channel mid-write, ClosedByInterruptException); one that has not begun sees stopping
+    // and skips it. The log manager writes every checkpoint on close anyway.
+    synchronized (checkpointGate) {
+      started.forEach(Thread::interrupt);
+    }
     for (Thread t : started) {
       try {
         t.join(TimeUnit.SECONDS.toMillis(30));
@@ -242,7 +250,11 @@ public final class LogCleaner implements AutoCloseable {
           return Boolean.TRUE;
         });
     retryAfterMs.remove(l.topicPartition());
-    afterClean.run();
+    synchronized (checkpointGate) {
+      if (!stopping) {
+        afterClean.run();
+      }
+    }
   }
 
   /** Whether {@code l} is open and still the log of its partition (not deleted, not re-created). */

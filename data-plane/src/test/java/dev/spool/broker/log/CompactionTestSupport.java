@@ -172,6 +172,11 @@ final class CompactionTestSupport {
 
   /** A log cleaner over one log whose owner steps run inline on the calling (test) thread. */
   static LogCleaner inlineCleaner(PartitionLog log, Clock clock) {
+    return inlineCleaner(log, clock, () -> {});
+  }
+
+  /** As above, running {@code afterClean} after each clean (where the manager checkpoints). */
+  static LogCleaner inlineCleaner(PartitionLog log, Clock clock, Runnable afterClean) {
     return new LogCleaner(
         "test",
         LogTestSupport.cleanerConfig(),
@@ -183,7 +188,7 @@ final class CompactionTestSupport {
               task.run();
               return true;
             },
-        () -> {});
+        afterClean);
   }
 
   static Cleaner cleaner(int mapBytes, Clock clock) {

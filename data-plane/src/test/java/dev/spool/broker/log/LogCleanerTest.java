@@ -10,6 +10,7 @@ import static dev.spool.broker.log.CompactionTestSupport.records;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,12 +22,20 @@ import dev.spool.record.CompressionType;
 import dev.spool.record.InvalidRecordException;
 import dev.spool.record.RecordBatchBuilder;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -401,6 +410,58 @@ class LogCleanerTest extends LogFixture {
       assertTrue(l.configConfirmed());
     }
     assertNotNull(afterClean);
+  }
+
+  @Test
+  void closeLetsACheckpointBeingWrittenFinishInsteadOfInterruptingIt() throws Exception {
+    log = open(compactConfig(512, 60_000));
+    for (int i = 0; i < 40; i++) {
+      append("k" + (i % 3), "v" + i);
+    }
+    Path file = tmp.resolve("after-clean");
+    CountDownLatch writing = new CountDownLatch(1);
+    AtomicReference<Thread> closer = new AtomicReference<>();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    AtomicBoolean written = new AtomicBoolean();
+    Runnable afterClean =
+        () -> {
+          writing.countDown();
+          // Write only once close() is under way: blocked at the gate, or (were the write not
+          // guarded) joining this thread after interrupting it.
+          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+          while (!closing(closer.get()) && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+          }
+          try (FileChannel ch =
+              FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.wrap("checkpoint".getBytes(StandardCharsets.UTF_8)));
+            written.set(true);
+          } catch (IOException | RuntimeException e) {
+            failure.set(e);
+          }
+        };
+    LogCleaner cleaner = CompactionTestSupport.inlineCleaner(log, clock, afterClean);
+    cleaner.start();
+    assertTrue(writing.await(20, TimeUnit.SECONDS), "a clean finished");
+    Thread t = new Thread(cleaner::close, "closer");
+    closer.set(t);
+    t.start();
+    t.join(TimeUnit.SECONDS.toMillis(30));
+    assertFalse(t.isAlive(), "close returned");
+    assertNull(failure.get(), "the write was not interrupted");
+    assertTrue(written.get());
+    assertTrue(log.cleanerCheckpoint().firstDirtyOffset() > 0);
+  }
+
+  private static boolean closing(Thread t) {
+    if (t == null) {
+      return false;
+    }
+    Thread.State s = t.getState();
+    return s == Thread.State.BLOCKED
+        || s == Thread.State.WAITING
+        || s == Thread.State.TIMED_WAITING
+        || s == Thread.State.TERMINATED;
   }
 
   static long count(Path dir, String suffix) throws IOException {

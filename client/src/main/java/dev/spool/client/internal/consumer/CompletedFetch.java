@@ -26,9 +26,9 @@ import java.util.List;
  * <p>A trailing partial batch (a broker may cut the last batch at the byte limit) is ignored; the
  * next fetch starts at it. Records below the consumer's position (the start of the first batch when
  * the fetch offset is inside it) are skipped; control batches are skipped. A compressed batch is
- * inflated whole when its turn comes (into the cursor's reused array) and its records are handed
- * out like any others. A bad CRC or a corrupt compressed payload raises CORRUPT_MESSAGE, an unknown
- * codec id UNSUPPORTED_COMPRESSION_TYPE, never silently.
+ * inflated whole when its turn comes (into the reused array of the partition's cursor) and its
+ * records are handed out like any others. A bad CRC or a corrupt compressed payload raises
+ * CORRUPT_MESSAGE, an unknown codec id UNSUPPORTED_COMPRESSION_TYPE, never silently.
  */
 final class CompletedFetch {
   final TopicPartition topicPartition;
@@ -46,7 +46,6 @@ final class CompletedFetch {
   private int lastBatchEpoch = -1;
   private MemoryRecords.BatchIterator batches;
   private RecordBatch batch;
-  private final RecordCursor cursor = new RecordCursor();
   private boolean inBatch;
 
   CompletedFetch(
@@ -129,6 +128,10 @@ final class CompletedFetch {
       MemoryRecords records = MemoryRecords.wrap(nio);
       batches = checkCrcs ? records.batches() : records.batchesWithoutCrcCheck();
     }
+    // The partition's cursor, not one per fetch: its inflate array then grows once per partition
+    // instead of once per fetch answer. Safe because a partition's fetches drain in order, each to
+    // its end (or are dropped) before the next starts, and the next one resets the cursor first.
+    RecordCursor cursor = state.cursor;
     int taken = 0;
     while (taken < max) {
       if (!inBatch) {

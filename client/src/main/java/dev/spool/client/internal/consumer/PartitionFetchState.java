@@ -1,6 +1,7 @@
 package dev.spool.client.internal.consumer;
 
 import dev.spool.common.SpoolException;
+import dev.spool.record.RecordCursor;
 import java.util.ArrayDeque;
 
 /**
@@ -32,6 +33,12 @@ final class PartitionFetchState {
   long highWatermark = -1;
   SpoolException pendingError;
   final ArrayDeque<CompletedFetch> buffered = new ArrayDeque<>();
+
+  /**
+   * Decodes this partition's buffered fetches, one batch at a time; kept so that a compressed batch
+   * inflates into the array the previous fetch's batches grew.
+   */
+  final RecordCursor cursor = new RecordCursor();
 
   boolean hasPosition() {
     return position >= 0 && reset == null;
