@@ -40,9 +40,11 @@ public final class NemesisRunner {
   private final Map<Integer, FaultWindow> active = new LinkedHashMap<>();
   private final Map<Integer, PlannedFault> activePlans = new LinkedHashMap<>();
   private final Map<Integer, Long> healAtNs = new HashMap<>();
-  private final Map<PlannedFault, Long> waiting = new LinkedHashMap<>();
-  private final Map<Integer, String> waitingNotes = new HashMap<>();
+  private final Map<PlannedFault, Waiting> waiting = new LinkedHashMap<>();
   private final List<FaultWindow> finished = new ArrayList<>();
+
+  /** A fault whose target did not resolve: when to try again and what its nemesis said. */
+  private record Waiting(long retryAtNs, String note) {}
 
   public NemesisRunner(Schedule schedule, List<Nemesis> nemeses, Consumer<FaultWindow> timeline) {
     this.pending = new ArrayList<>(schedule.faults());
@@ -66,13 +68,13 @@ public final class NemesisRunner {
         heal(f, nowNs);
       }
     }
-    for (Map.Entry<PlannedFault, Long> w : List.copyOf(waiting.entrySet())) {
+    for (Map.Entry<PlannedFault, Waiting> w : List.copyOf(waiting.entrySet())) {
       PlannedFault f = w.getKey();
       if (f.parentId() != null && f.endMs() * NS_PER_MS <= nowNs) {
         // A composed fault only means something inside its parent's window.
         waiting.remove(f);
-        giveUp(f, nowNs);
-      } else if (w.getValue() <= nowNs) {
+        giveUp(f, w.getValue().note(), nowNs);
+      } else if (w.getValue().retryAtNs() <= nowNs) {
         waiting.remove(f);
         start(f, nowNs);
       }
@@ -91,10 +93,8 @@ public final class NemesisRunner {
     for (int i = open.size() - 1; i >= 0; i--) {
       heal(open.get(i), nowNs);
     }
-    for (PlannedFault f : List.copyOf(waiting.keySet())) {
-      waiting.remove(f);
-      giveUp(f, nowNs);
-    }
+    waiting.forEach((f, w) -> giveUp(f, w.note(), nowNs));
+    waiting.clear();
     pending.clear();
   }
 
@@ -128,11 +128,9 @@ public final class NemesisRunner {
     }
     if (applied.targets().isEmpty()) {
       LOG.info("fault #{} {} waits: {}", f.id(), f.kind(), applied.note());
-      waiting.put(f, nowNs + RETRY_MS * NS_PER_MS);
-      waitingNotes.put(f.id(), applied.note());
+      waiting.put(f, new Waiting(nowNs + RETRY_MS * NS_PER_MS, applied.note()));
       return;
     }
-    waitingNotes.remove(f.id());
     long plannedEndNs = f.endMs() * NS_PER_MS;
     healAtNs.put(
         f.id(),
@@ -146,8 +144,7 @@ public final class NemesisRunner {
   }
 
   /** Records a fault that never found its target: nothing was done. */
-  private void giveUp(PlannedFault f, long nowNs) {
-    String note = waitingNotes.remove(f.id());
+  private void giveUp(PlannedFault f, String note, long nowNs) {
     LOG.warn("fault #{} {} never found its target: {}", f.id(), f.kind(), note);
     record(new FaultWindow(f.id(), f.kind(), List.of(), nowNs, nowNs, note));
   }
