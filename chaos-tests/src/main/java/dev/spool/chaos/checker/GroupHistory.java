@@ -24,7 +24,7 @@ public record GroupHistory(List<Event> events) {
   }
 
   /** One thing that happened. */
-  public sealed interface Event permits Acked, Polled, Assigned, Revoked, Lost, Committed, Reset {}
+  public sealed interface Event permits Acked, Polled, OwnershipChange, Committed, Reset {}
 
   /** The writer's send of {@code value} was acknowledged at {@code offset}. */
   public record Acked(TopicPartition partition, long offset, long value) implements Event {}
@@ -37,22 +37,29 @@ public record GroupHistory(List<Event> events) {
     }
   }
 
+  /** A rebalance-listener call: it starts or ends the member's ownership of the partitions. */
+  public sealed interface OwnershipChange extends Event permits Assigned, Revoked, Lost {
+    String member();
+
+    Set<TopicPartition> partitions();
+  }
+
   /** {@code onPartitionsAssigned}: the member owns these from now on. */
-  public record Assigned(String member, Set<TopicPartition> partitions) implements Event {
+  public record Assigned(String member, Set<TopicPartition> partitions) implements OwnershipChange {
     public Assigned {
       partitions = Set.copyOf(partitions);
     }
   }
 
   /** {@code onPartitionsRevoked}: the member gave these up in order. */
-  public record Revoked(String member, Set<TopicPartition> partitions) implements Event {
+  public record Revoked(String member, Set<TopicPartition> partitions) implements OwnershipChange {
     public Revoked {
       partitions = Set.copyOf(partitions);
     }
   }
 
   /** {@code onPartitionsLost}: the member was fenced; these may belong to another already. */
-  public record Lost(String member, Set<TopicPartition> partitions) implements Event {
+  public record Lost(String member, Set<TopicPartition> partitions) implements OwnershipChange {
     public Lost {
       partitions = Set.copyOf(partitions);
     }
@@ -72,21 +79,10 @@ public record GroupHistory(List<Event> events) {
    * them): either way, what a checker tracked for them no longer applies.
    */
   static List<Ownership> ownershipChanges(Event e) {
-    String member;
-    Set<TopicPartition> partitions;
-    if (e instanceof Assigned a) {
-      member = a.member();
-      partitions = a.partitions();
-    } else if (e instanceof Revoked r) {
-      member = r.member();
-      partitions = r.partitions();
-    } else if (e instanceof Lost l) {
-      member = l.member();
-      partitions = l.partitions();
-    } else {
+    if (!(e instanceof OwnershipChange c)) {
       return List.of();
     }
-    return partitions.stream().map(tp -> new Ownership(member, tp)).toList();
+    return c.partitions().stream().map(tp -> new Ownership(c.member(), tp)).toList();
   }
 
   /**
