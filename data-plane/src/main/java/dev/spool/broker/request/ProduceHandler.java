@@ -85,20 +85,31 @@ public final class ProduceHandler implements RequestHandler {
         ByteBuf slice = data.slice(position, p.getRecordsSize());
         position += p.getRecordsSize();
         parts.add(
-            new PartitionRecords(t.getName(), p.getPartition(), p.getLeaderEpoch(), nio(slice)));
+            new PartitionRecords(
+                t.getName(), p.getPartition(), p.getLeaderEpoch(), nioView(slice)));
       }
     }
     int acks = req.getAcks();
-    return produce(acks, req.getTimeoutMs(), parts)
-        .thenApply(resp -> acks == 0 ? BrokerResponse.none() : BrokerResponse.of(resp));
+    if (acks == 0) {
+      // Nothing is sent back, so no answer is built: acks=0 is the cheapest produce there is.
+      return appendAll(acks, req.getTimeoutMs(), parts).thenApply(done -> BrokerResponse.none());
+    }
+    return produce(acks, req.getTimeoutMs(), parts).thenApply(BrokerResponse::of);
   }
 
   /**
    * Appends every partition's batches and answers per partition, in the order given; with acks=0
-   * the answer is still built (the caller sends nothing). {@code timeoutMs} &lt;= 0 means the
-   * broker's default. Both listeners produce through here.
+   * the answer is still built (the Kafka listener sends nothing but closes the connection when a
+   * partition failed, as Kafka does). {@code timeoutMs} &lt;= 0 means the broker's default. Both
+   * listeners produce through here.
    */
   public CompletableFuture<ProduceResponse> produce(
+      int acks, int timeoutMs, List<PartitionRecords> partitions) {
+    return appendAll(acks, timeoutMs, partitions).thenApply(this::response);
+  }
+
+  /** Appends every partition's batches; completes when every partition has its result. */
+  private CompletableFuture<List<Part>> appendAll(
       int acks, int timeoutMs, List<PartitionRecords> partitions) {
     long waitMs = timeoutMs > 0 ? timeoutMs : ctx.produceTimeoutMs();
     MetadataImage image = ctx.image();
@@ -107,7 +118,7 @@ public final class ProduceHandler implements RequestHandler {
       parts.add(new Part(p.topic(), p.partition(), append(image, p, acks, waitMs)));
     }
     CompletableFuture<?>[] all = parts.stream().map(Part::result).toArray(CompletableFuture[]::new);
-    return CompletableFuture.allOf(all).thenApply(v -> response(parts));
+    return CompletableFuture.allOf(all).thenApply(v -> parts);
   }
 
   private CompletableFuture<ProduceResult> append(
@@ -133,8 +144,11 @@ public final class ProduceHandler implements RequestHandler {
     return ctx.replicas().appendRecords(tp, p.records(), acks, p.leaderEpoch(), timeoutMs);
   }
 
-  /** The bytes of {@code slice} as one buffer: a view when they are contiguous, else a copy. */
-  private static ByteBuffer nio(ByteBuf slice) {
+  /**
+   * The readable bytes of {@code slice} as one buffer: a view when they are contiguous, else a
+   * copy. The Kafka listener's decoder reads its frames through this too.
+   */
+  public static ByteBuffer nioView(ByteBuf slice) {
     if (slice.nioBufferCount() == 1) {
       return slice.nioBuffer();
     }

@@ -1,5 +1,6 @@
 package dev.spool.broker.kafka.codec;
 
+import dev.spool.broker.request.ProduceHandler;
 import dev.spool.protocol.InvalidFrameException;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
@@ -66,7 +67,7 @@ public final class KafkaRequestDecoder {
   }
 
   public KafkaRequest decode(ByteBuf frame) {
-    ByteBuffer nio = nioView(frame);
+    ByteBuffer nio = ProduceHandler.nioView(frame);
     if (nio.remaining() < 8) {
       throw new InvalidFrameException(
           "a request of " + nio.remaining() + " bytes is shorter than a request header");
@@ -130,15 +131,6 @@ public final class KafkaRequestDecoder {
     }
     return new KafkaRequest(
         key, version, header.correlationId(), header.clientId(), body, immediate);
-  }
-
-  private static ByteBuffer nioView(ByteBuf frame) {
-    if (frame.nioBufferCount() == 1) {
-      return frame.nioBuffer();
-    }
-    ByteBuffer copy = ByteBuffer.allocate(frame.readableBytes());
-    frame.getBytes(frame.readerIndex(), copy);
-    return copy.flip();
   }
 
   private static RequestHeaderData parseHeader(ByteBufferAccessor in, ApiKeys key, short version) {
