@@ -280,6 +280,15 @@ class PartitionLogTest extends LogFixture {
             .append(now(), "k", "v")
             .build();
     assertThrows(InvalidRecordException.class, () -> log.appendAsLeader(claimsAppendTime, 0));
+
+    ByteBuffer control = batch(1, now(), "m");
+    RecordBatch c = RecordBatch.at(control, 0);
+    control.putShort(
+        RecordBatch.ATTRIBUTES_POSITION, (short) (c.attributes() | RecordBatch.CONTROL_FLAG_MASK));
+    control.putInt(RecordBatch.CRC_POSITION, (int) c.computeChecksum());
+    InvalidRecordException marker =
+        assertThrows(InvalidRecordException.class, () -> log.appendAsLeader(control, 0));
+    assertTrue(marker.getMessage().contains("control batch"), marker.getMessage());
     assertEquals(0, log.logEndOffset());
   }
 

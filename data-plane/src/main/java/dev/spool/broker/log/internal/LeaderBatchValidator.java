@@ -130,6 +130,15 @@ public final class LeaderBatchValidator {
               + " records but a last offset delta of "
               + batch.lastOffsetDelta());
     }
+    if (batch.isControl()) {
+      // Control batches are transaction markers, the broker's to write: a client's would be taken
+      // for one by the producer state (as Kafka's LogValidator, refused on both listeners).
+      throw new InvalidRecordException(
+          logPrefix
+              + "batch "
+              + index
+              + " is a control batch; clients may not write control records");
+    }
     if (batch.timestampType() == TimestampType.LOG_APPEND_TIME) {
       // Only the broker stamps LogAppendTime; trusting the bit would hide the record timestamps
       // from the CreateTime checks below.
