@@ -1,7 +1,6 @@
 package dev.spool.quorum.controller;
 
 import dev.spool.common.ErrorCode;
-import dev.spool.common.HostPort;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.ImageBuilder;
 import dev.spool.quorum.image.MetadataApplier;
@@ -36,7 +35,7 @@ public final class BrokerDecisions {
         || req.getPort() <= 0
         || req.getPort() > 65535
         || req.getIncarnationId().isEmpty()
-        || !validKafkaEndpoint(req.getKafkaHost(), req.getKafkaPort())) {
+        || !BrokerRegistration.validKafkaEndpoint(req.getKafkaHost(), req.getKafkaPort())) {
       resp.setErrorCode(ErrorCode.INVALID_REQUEST)
           .setErrorMessage(
               "registration needs a broker id"
@@ -63,7 +62,7 @@ public final class BrokerDecisions {
             req.getHost(),
             req.getPort(),
             req.getRack(),
-            req.getKafkaPort() == 0 ? null : new HostPort(req.getKafkaHost(), req.getKafkaPort()),
+            BrokerRegistration.kafkaEndpoint(req.getKafkaHost(), req.getKafkaPort()),
             0);
     records.add(reg, 0);
     if (existing != null) {
@@ -101,10 +100,5 @@ public final class BrokerDecisions {
     resp.setProducerIdStart(start).setProducerIdLen(s.producerIdBlockSize());
     records.add(Records.producerIds(b.id(), b.epoch(), start, s.producerIdBlockSize()), 0);
     return records.decision(ControllerReply.newBuilder().setAllocateProducerIds(resp).build());
-  }
-
-  /** A Kafka listener is optional (port 0); when there is one it needs a host and a real port. */
-  public static boolean validKafkaEndpoint(String host, int port) {
-    return port == 0 || (port > 0 && port <= 65535 && !host.isEmpty());
   }
 }

@@ -46,8 +46,14 @@ public record BrokerRegistration(
     this(id, epoch, incarnationId, host, port, rack, fenced, inControlledShutdown, null);
   }
 
-  public boolean hasKafkaEndpoint() {
-    return kafkaEndpoint != null;
+  /** A Kafka listener is optional (port 0); when there is one it needs a host and a real port. */
+  public static boolean validKafkaEndpoint(String host, int port) {
+    return port == 0 || (port > 0 && port <= 65535 && !host.isEmpty());
+  }
+
+  /** The Kafka endpoint a registration names, or null for none (port 0). */
+  public static HostPort kafkaEndpoint(String host, int port) {
+    return port == 0 ? null : new HostPort(host, port);
   }
 
   /** Unfenced and not shutting down: may lead partitions and join ISRs. */

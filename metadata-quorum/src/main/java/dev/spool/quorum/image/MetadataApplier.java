@@ -1,7 +1,6 @@
 package dev.spool.quorum.image;
 
 import dev.spool.common.ErrorCode;
-import dev.spool.common.HostPort;
 import dev.spool.quorum.message.ConfigRecord;
 import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.MetadataRecord;
@@ -90,9 +89,7 @@ public final class MetadataApplier {
         || r.getPort() <= 0
         || r.getPort() > 65535
         || r.getHost().isEmpty()
-        || r.getKafkaPort() < 0
-        || r.getKafkaPort() > 65535
-        || (r.getKafkaPort() > 0 && r.getKafkaHost().isEmpty())) {
+        || !BrokerRegistration.validKafkaEndpoint(r.getKafkaHost(), r.getKafkaPort())) {
       return reject(
           ErrorCode.INVALID_REQUEST,
           "bad registration of broker "
@@ -113,7 +110,7 @@ public final class MetadataApplier {
             r.getRack(),
             true,
             false,
-            r.getKafkaPort() == 0 ? null : new HostPort(r.getKafkaHost(), r.getKafkaPort())));
+            BrokerRegistration.kafkaEndpoint(r.getKafkaHost(), r.getKafkaPort())));
     return OK;
   }
 
