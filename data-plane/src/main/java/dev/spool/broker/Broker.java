@@ -327,11 +327,6 @@ public final class Broker implements AutoCloseable {
     return server.boundPort();
   }
 
-  /** The port the Kafka listener is bound to; throws when {@code kafka.listener} is unset. */
-  public int kafkaBoundPort() {
-    return server.boundPort(KafkaProtocol.LISTENER);
-  }
-
   /** The current registration's broker epoch, -1 before the first registration. */
   public long brokerEpoch() {
     BrokerLifecycle l = lifecycle;

@@ -21,6 +21,7 @@ import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DescribeClusterRequest;
 import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.InitProducerIdRequest;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -36,6 +37,34 @@ import java.util.concurrent.CompletableFuture;
  * future completes (the connection hops back to its loop before writing).
  */
 final class KafkaApis {
+  /** The APIs {@link #serve} answers; the others are answered UNSUPPORTED_VERSION. */
+  private static final Set<KafkaApi> SERVED =
+      Collections.unmodifiableSet(
+          EnumSet.of(
+              KafkaApi.API_VERSIONS,
+              KafkaApi.METADATA,
+              KafkaApi.PRODUCE,
+              KafkaApi.FETCH,
+              KafkaApi.LIST_OFFSETS,
+              KafkaApi.OFFSET_FOR_LEADER_EPOCH,
+              KafkaApi.INIT_PRODUCER_ID,
+              KafkaApi.CREATE_TOPICS,
+              KafkaApi.DELETE_TOPICS,
+              KafkaApi.ELECT_LEADERS,
+              KafkaApi.DESCRIBE_CLUSTER,
+              KafkaApi.DESCRIBE_CONFIGS,
+              KafkaApi.ALTER_CONFIGS,
+              KafkaApi.INCREMENTAL_ALTER_CONFIGS,
+              KafkaApi.FIND_COORDINATOR,
+              KafkaApi.OFFSET_COMMIT,
+              KafkaApi.OFFSET_FETCH,
+              KafkaApi.OFFSET_DELETE,
+              KafkaApi.CONSUMER_GROUP_HEARTBEAT,
+              KafkaApi.CONSUMER_GROUP_DESCRIBE,
+              KafkaApi.LIST_GROUPS,
+              KafkaApi.DESCRIBE_GROUPS,
+              KafkaApi.DELETE_GROUPS));
+
   private final Handlers h;
   private final BrokerContext ctx;
   private final KafkaGroupApis groups;
@@ -48,37 +77,14 @@ final class KafkaApis {
 
   /** The APIs {@link #serve} answers; the others are answered UNSUPPORTED_VERSION. */
   Set<KafkaApi> served() {
-    return EnumSet.of(
-        KafkaApi.API_VERSIONS,
-        KafkaApi.METADATA,
-        KafkaApi.PRODUCE,
-        KafkaApi.FETCH,
-        KafkaApi.LIST_OFFSETS,
-        KafkaApi.OFFSET_FOR_LEADER_EPOCH,
-        KafkaApi.INIT_PRODUCER_ID,
-        KafkaApi.CREATE_TOPICS,
-        KafkaApi.DELETE_TOPICS,
-        KafkaApi.ELECT_LEADERS,
-        KafkaApi.DESCRIBE_CLUSTER,
-        KafkaApi.DESCRIBE_CONFIGS,
-        KafkaApi.ALTER_CONFIGS,
-        KafkaApi.INCREMENTAL_ALTER_CONFIGS,
-        KafkaApi.FIND_COORDINATOR,
-        KafkaApi.OFFSET_COMMIT,
-        KafkaApi.OFFSET_FETCH,
-        KafkaApi.OFFSET_DELETE,
-        KafkaApi.CONSUMER_GROUP_HEARTBEAT,
-        KafkaApi.CONSUMER_GROUP_DESCRIBE,
-        KafkaApi.LIST_GROUPS,
-        KafkaApi.DESCRIBE_GROUPS,
-        KafkaApi.DELETE_GROUPS);
+    return SERVED;
   }
 
   CompletableFuture<KafkaResponse> serve(KafkaRequest r, Connection connection) {
     KafkaApi api = r.api().orElseThrow();
     return switch (api) {
       case API_VERSIONS ->
-          done(ApiVersionsCodec.answer(r, served(), ctx.clusterId(), ctx.brokerId()));
+          done(ApiVersionsCodec.answer(r, SERVED, ctx.clusterId(), ctx.brokerId()));
       case METADATA -> metadata(r);
       case PRODUCE -> produce(r);
       case FETCH -> fetch(r, connection);

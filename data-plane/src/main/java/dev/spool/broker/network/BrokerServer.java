@@ -150,11 +150,6 @@ public final class BrokerServer implements AutoCloseable {
     return ((InetSocketAddress) ch.localAddress()).getPort();
   }
 
-  /** Bytes held right now by requests read but not yet answered. */
-  public long queuedRequestBytes() {
-    return memory.usedBytes();
-  }
-
   @Override
   public void close() {
     for (Channel ch : channels.values()) {

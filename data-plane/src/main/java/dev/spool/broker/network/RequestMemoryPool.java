@@ -23,11 +23,6 @@ final class RequestMemoryPool {
     usedBytes.addAndGet(bytes);
   }
 
-  /** Bytes held right now by requests read but not yet answered. */
-  long usedBytes() {
-    return usedBytes.get();
-  }
-
   boolean exhausted() {
     return usedBytes.get() >= limitBytes;
   }

@@ -187,7 +187,7 @@ public final class GroupOffsetsCodec {
             new LinkedHashMap<>();
         for (var e : answered(g.request(), res).entrySet()) {
           TopicPartition tp = e.getKey();
-          Uuid id = byId ? g.ids().getOrDefault(tp.topic(), TopicIds.idOf(img, tp.topic())) : null;
+          Uuid id = byId ? idOf(g.ids(), img, tp.topic()) : null;
           if (byId && Uuid.ZERO_UUID.equals(id)) {
             continue; // a topic deleted since the commit has no id to name it by
           }
@@ -315,5 +315,11 @@ public final class GroupOffsetsCodec {
             .setThrottleTimeMs(0)
             .setErrorCode(Errors.NONE.code())
             .setTopics(topics));
+  }
+
+  /** The id the request named {@code topic} by, else the image's (looked up only then). */
+  private static Uuid idOf(Map<String, Uuid> named, MetadataImage img, String topic) {
+    Uuid id = named.get(topic);
+    return id != null ? id : TopicIds.idOf(img, topic);
   }
 }

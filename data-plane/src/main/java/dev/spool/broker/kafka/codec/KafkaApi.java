@@ -67,11 +67,6 @@ public enum KafkaApi {
     return key.id;
   }
 
-  /** Kafka's name for this API, as in its logs and docs (e.g. {@code Produce}). */
-  public String kafkaName() {
-    return key.name;
-  }
-
   public short advertisedMin() {
     return advertisedMin;
   }

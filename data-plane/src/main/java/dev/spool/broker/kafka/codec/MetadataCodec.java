@@ -1,7 +1,7 @@
 package dev.spool.broker.kafka.codec;
 
-import dev.spool.common.ErrorCode;
 import dev.spool.common.HostPort;
+import dev.spool.coordinator.group.runtime.OffsetsTopic;
 import dev.spool.protocol.message.BrokerInfo;
 import dev.spool.protocol.message.MetadataRequest;
 import dev.spool.protocol.message.MetadataResponse;
@@ -12,7 +12,6 @@ import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.TopicImage;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.Errors;
@@ -39,7 +38,6 @@ public final class MetadataCodec {
   private MetadataCodec() {}
 
   /** Kafka's internal topics among Spool's: the consumer offsets of the group coordinator. */
-  private static final Set<String> INTERNAL = Set.of("__consumer_offsets");
 
   /** A translated request; the ids the image does not know are answered by {@link #toKafka}. */
   public static final class Call {
@@ -135,7 +133,7 @@ public final class MetadataCodec {
             .setErrorCode(KafkaErrors.code(t.getErrorCode()))
             .setName(t.getName())
             .setTopicId(TopicIds.toKafka(t.getTopicId()))
-            .setIsInternal(INTERNAL.contains(t.getName()));
+            .setIsInternal(OffsetsTopic.isInternal(t.getName()));
     List<MetadataResponseData.MetadataResponsePartition> parts = new ArrayList<>();
     for (PartitionMetadata p : t.getPartitionsList()) {
       int leader = p.getLeaderId();
@@ -163,9 +161,5 @@ public final class MetadataCodec {
   static HostPort kafkaEndpoint(MetadataImage image, int id) {
     BrokerRegistration b = image.broker(id);
     return b == null || b.fenced() ? null : b.kafkaEndpoint();
-  }
-
-  static boolean isError(TopicMetadata t) {
-    return t.getErrorCode() != ErrorCode.NONE;
   }
 }
