@@ -109,7 +109,12 @@ class CompactedTopicChaosTest {
       int killed = leader(cluster, TPS.get(0));
       LOG.info("fault: SIGKILL n{}, leader of {}", killed, TPS.get(0));
       cluster.kill(killed, Signal.KILL);
-      awaitAcks(30); // a new leader took over
+      await() // a new leader took over the killed one's partition
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> cluster.newestView(TPS.get(0)).map(p -> p.getLeaderId()).orElse(-1),
+              leader -> leader >= 0 && leader != killed);
+      awaitAcks(30);
       cluster.start(killed); // it catches up during the next fault
 
       int cut = leader(cluster, TPS.get(1));
