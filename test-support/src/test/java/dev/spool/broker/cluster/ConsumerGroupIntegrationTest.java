@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -486,10 +487,25 @@ class ConsumerGroupIntegrationTest {
         } else {
           active.remove(0).consumer.close();
         }
-        long until = System.nanoTime() + Duration.ofMillis(1500).toNanos();
-        while (System.nanoTime() < until) {
-          active.forEach(m -> m.pollOnce(consumed));
-        }
+        // Poll until the rebalance is done: every member owns a share and together all partitions.
+        Awaitility.await()
+            .atMost(30, TimeUnit.SECONDS)
+            .pollInterval(Duration.ofMillis(1))
+            .until(
+                () -> {
+                  active.forEach(m -> m.pollOnce(consumed));
+                  Set<TopicPartition> owned = new HashSet<>();
+                  int shares = 0;
+                  for (Member m : active) {
+                    Set<TopicPartition> a = m.consumer.assignment();
+                    if (a.isEmpty()) {
+                      return false;
+                    }
+                    owned.addAll(a);
+                    shares += a.size();
+                  }
+                  return owned.size() == PARTITIONS && shares == PARTITIONS;
+                });
       }
       stop.set(true);
       load.join();
