@@ -432,6 +432,10 @@ class LogCleanerTest extends LogFixture {
           while (!closing(closer.get()) && System.nanoTime() < deadline) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
           }
+          if (!closing(closer.get())) {
+            failure.set(new AssertionError("close() never started: the race was not exercised"));
+            return;
+          }
           try (FileChannel ch =
               FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
             ch.write(ByteBuffer.wrap("checkpoint".getBytes(StandardCharsets.UTF_8)));
