@@ -130,7 +130,10 @@ class KafkaClientsE2ETest {
     return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
   }
 
-  /** Every record of {@code partitions} from the start, by assign (no group). */
+  /**
+   * Every record of {@code partitions} from the start to their end offsets (so a duplicate shows),
+   * and at least {@code expected} records, by assign (no group).
+   */
   private static Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> readAll(
       String topic, int partitions, int expected) {
     Properties p = new Properties();
@@ -145,9 +148,11 @@ class KafkaClientsE2ETest {
         new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       c.assign(tps);
       c.seekToBeginning(tps);
+      Map<org.apache.kafka.common.TopicPartition, Long> end = c.endOffsets(tps);
       long deadline = System.nanoTime() + WAIT.toNanos();
       int read = 0;
-      while (read < expected && System.nanoTime() < deadline) {
+      while ((read < expected || tps.stream().anyMatch(tp -> c.position(tp) < end.get(tp)))
+          && System.nanoTime() < deadline) {
         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
           out.computeIfAbsent(new TopicPartition(r.topic(), r.partition()), k -> new ArrayList<>())
               .add(r);
@@ -457,7 +462,7 @@ class KafkaClientsE2ETest {
       }
     }
     try (KafkaProducer<byte[], byte[]> p = producer()) {
-      p.send(new ProducerRecord<>("orders", "after fuzz".getBytes(StandardCharsets.UTF_8)))
+      p.send(new ProducerRecord<>("fuzz", "after fuzz".getBytes(StandardCharsets.UTF_8)))
           .get(30, TimeUnit.SECONDS);
     }
   }
