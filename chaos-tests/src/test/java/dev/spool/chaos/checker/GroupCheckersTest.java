@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * violation (invalid, and only that checker): the checkers can fail, and each fails for its own
  * anomaly.
  */
+@Tag("unit")
 class GroupCheckersTest {
   private static final TopicPartition P = new TopicPartition("t", 0);
 

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * and to a refusal.
  */
 @Timeout(60)
+@Tag("integration")
 class GroupHeartbeatTest {
   private final GroupTestClients g = new GroupTestClients();
 

@@ -14,6 +14,7 @@ import dev.spool.client.testing.ScriptedCoordinator.Committed;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Timeout;
  * positions restored from committed offsets, and automatic commits.
  */
 @Timeout(60)
+@Tag("integration")
 class GroupReconcilerTest {
   private final GroupTestClients g = new GroupTestClients();
 
