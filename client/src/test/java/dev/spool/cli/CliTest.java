@@ -248,9 +248,8 @@ class CliTest {
     assertEquals(1, cli.run("", "topic", "delete", "orders").exitCode());
   }
 
-  @Test
-  void shouldDescribeEveryBrokersReplicasWithTheirCleanerState() {
-    cluster.createTopic("orders", 1);
+  /** DescribeCluster as the fake cluster's brokers would answer it: each at its own port. */
+  private DescribeClusterResponse fakeBrokers() {
     DescribeClusterResponse.Builder brokers =
         DescribeClusterResponse.newBuilder().setClusterId("c");
     cluster
@@ -262,11 +261,18 @@ class CliTest {
                         .setNodeId(b.nodeId())
                         .setHost("127.0.0.1")
                         .setPort(b.port())));
+    return brokers.build();
+  }
+
+  @Test
+  void shouldDescribeEveryBrokersReplicasWithTheirCleanerState() {
+    cluster.createTopic("orders", 1);
+    DescribeClusterResponse brokers = fakeBrokers();
     cluster
         .brokers()
         .forEach(
             b ->
-                b.handle(ApiKey.DESCRIBE_CLUSTER, (req, out) -> out.reply(brokers.build()))
+                b.handle(ApiKey.DESCRIBE_CLUSTER, (req, out) -> out.reply(brokers))
                     .handle(
                         ApiKey.DESCRIBE_LOGS,
                         (req, out) -> {
@@ -311,24 +317,14 @@ class CliTest {
   @Test
   void shouldDeleteRecordsAtEachPartitionsLeaderFollowingAMove() {
     cluster.createTopic("orders", 2);
-    DescribeClusterResponse.Builder brokers =
-        DescribeClusterResponse.newBuilder().setClusterId("c");
-    cluster
-        .brokers()
-        .forEach(
-            b ->
-                brokers.addBrokers(
-                    BrokerInfo.newBuilder()
-                        .setNodeId(b.nodeId())
-                        .setHost("127.0.0.1")
-                        .setPort(b.port())));
+    DescribeClusterResponse brokers = fakeBrokers();
     TopicPartition moving = new TopicPartition("orders", 1);
     List<String> served = new java.util.concurrent.CopyOnWriteArrayList<>();
     cluster
         .brokers()
         .forEach(
             b ->
-                b.handle(ApiKey.DESCRIBE_CLUSTER, (req, out) -> out.reply(brokers.build()))
+                b.handle(ApiKey.DESCRIBE_CLUSTER, (req, out) -> out.reply(brokers))
                     .handle(
                         ApiKey.DELETE_RECORDS,
                         (req, out) -> {
