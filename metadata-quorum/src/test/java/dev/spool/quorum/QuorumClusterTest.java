@@ -437,4 +437,34 @@ class QuorumClusterTest {
       assertFalse(second.image().broker(1).fenced());
     }
   }
+
+  /**
+   * When every node stops at once, each node's broker enters controlled shutdown before its
+   * controller leaves; the active controller then hands over only to a voter that stays, and to
+   * none when no voter stays (a transfer to a stopping voter could only time out).
+   */
+  @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
+  void shouldHandLeadershipOnlyToAVoterThatStays() throws Exception {
+    try (QuorumTestCluster c = QuorumTestCluster.builder().voters(3).start()) {
+      QuorumServer first = c.awaitActiveController();
+      List<Integer> others =
+          c.servers().keySet().stream().filter(id -> id != first.nodeId()).sorted().toList();
+      BrokerLifecycle leaving = c.newBroker(others.get(0));
+      BrokerLifecycle firstsBroker = c.newBroker(first.nodeId());
+      awaitRunning(leaving, firstsBroker);
+      assertTrue(leaving.controlledShutdown(10_000), "controller confirmed the shutdown");
+
+      assertTrue(first.transferLeadership(5000));
+      QuorumServer second = c.awaitActiveController();
+      assertEquals(others.get(1), second.nodeId(), "the voter whose broker stays leads");
+
+      assertTrue(firstsBroker.controlledShutdown(10_000), "controller confirmed the shutdown");
+      await()
+          .atMost(WAIT)
+          .until(() -> second.image().broker(first.nodeId()).inControlledShutdown());
+      assertFalse(second.transferLeadership(5000), "no voter stays, so no transfer");
+      assertEquals(second.nodeId(), c.awaitActiveController().nodeId());
+    }
+  }
 }

@@ -98,8 +98,14 @@ final class RaftSetup {
     // they need no ReadIndex round: a deposed leader's answers carry only committed data.
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.DEFAULT);
     RaftServerConfigKeys.LeaderElection.setPreVote(p, true);
-    // Bounded gRPC worker pool: a controller is a few dozen threads, not 2 x cores x groups.
-    GrpcConfigKeys.Server.setWorkerGroupSize(p, 4);
+    // No event loop groups of the server's own: size 0 makes the gRPC server (and its calls to
+    // peers) use gRPC's shared loops, which the Ratis client on the same node already uses, so a
+    // process has one set of gRPC loops. Ratis closes event loop groups it owns with Netty's
+    // default 2 s quiet period and waits for it: with its own groups every close of a controller
+    // took 2 s longer (docs/ratis.md#p11-thread-pools).
+    GrpcConfigKeys.Server.setBossGroupSize(p, 0);
+    GrpcConfigKeys.Server.setWorkerGroupSize(p, 0);
+    GrpcConfigKeys.Client.setWorkerGroupSize(p, 0);
     return p;
   }
 

@@ -7,6 +7,7 @@ import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.QuorumSettings;
 import dev.spool.quorum.controller.ActiveController;
+import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.message.ControllerRequest;
 import dev.spool.quorum.message.ControllerWriteRequest;
@@ -230,13 +231,25 @@ public final class RatisQuorumServer implements QuorumServer {
       return true;
     }
     String self = RaftSetup.peerId(settings.nodeId()).toString();
+    MetadataImage image = stateMachine.image();
+    // A voter whose broker (same node id, combined mode) is in controlled shutdown is stopping
+    // too: when the whole cluster stops, handing leadership to it could only time out.
     RaftPeerId target =
         d.getCommitInfos().stream()
             .filter(c -> !c.getServer().getId().toStringUtf8().equals(self))
+            .filter(c -> !isLeaving(image, c.getServer().getId().toStringUtf8()))
             .max(java.util.Comparator.comparingLong(CommitInfoProto::getCommitIndex))
             .map(c -> RaftPeerId.valueOf(c.getServer().getId()))
             .orElse(null);
     if (target == null) {
+      log.info(
+          "[node={}] no leadership transfer: no other voter stays (brokers in controlled"
+              + " shutdown: {})",
+          settings.nodeId(),
+          image.brokers().values().stream()
+              .filter(BrokerRegistration::inControlledShutdown)
+              .map(BrokerRegistration::id)
+              .toList());
       return false;
     }
     try (org.apache.ratis.client.RaftClient c =
@@ -259,6 +272,16 @@ public final class RatisQuorumServer implements QuorumServer {
           target,
           e.toString());
       return false;
+    }
+  }
+
+  /** Whether peer {@code peerId}'s node has a broker in controlled shutdown in {@code image}. */
+  private static boolean isLeaving(MetadataImage image, String peerId) {
+    try {
+      BrokerRegistration b = image.broker(Integer.parseInt(peerId));
+      return b != null && b.inControlledShutdown();
+    } catch (NumberFormatException e) {
+      return false; // peer ids are node ids (RaftSetup.peerId); anything else is not a broker's
     }
   }
 
