@@ -411,7 +411,13 @@ class KafkaClientsE2ETest {
   }
 
   private static KafkaConsumer<byte[], byte[]> groupConsumer(String group, String protocol) {
+    return groupConsumer(group, protocol, Map.of());
+  }
+
+  private static KafkaConsumer<byte[], byte[]> groupConsumer(
+      String group, String protocol, Map<String, String> extra) {
     Properties p = new Properties();
+    p.putAll(extra);
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
     p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
     p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
@@ -638,15 +644,14 @@ class KafkaClientsE2ETest {
     }
   }
 
+  /** Kafka's default consumer: group.protocol=classic, quick sessions for the failover test. */
   private static KafkaConsumer<byte[], byte[]> classicConsumer(String group) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-    p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
-    p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1000");
-    return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    return groupConsumer(
+        group,
+        "classic",
+        Map.of(
+            ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000",
+            ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1000"));
   }
 
   /** One short poll; what it read is committed before the next (a rebalance may refuse it). */

@@ -388,8 +388,8 @@ public final class GroupCodec {
               .setMemberId(m.memberId())
               .setClientId(m.clientId())
               .setClientHost(m.clientHost())
-              .setMemberMetadata(m.metadata())
-              .setMemberAssignment(m.assignmentBytes());
+              .setMemberMetadata(m.metadata().toByteArray())
+              .setMemberAssignment(m.assignmentBytes().toByteArray());
       if (r.version() >= 4) {
         dm.setGroupInstanceId(m.instanceId().isEmpty() ? null : m.instanceId());
       }

@@ -1,5 +1,6 @@
 package dev.spool.coordinator.group.api;
 
+import com.google.protobuf.ByteString;
 import dev.spool.common.TopicPartition;
 import java.util.List;
 import java.util.Set;
@@ -7,7 +8,8 @@ import java.util.Set;
 /**
  * One member as DescribeGroups shows it: {@code assignment} is what it owns now (assigned and not
  * pending revocation), {@code targetAssignment} what it will own once reconciled. A classic member
- * also has its metadata for the group's protocol and its assignment as the leader encoded them.
+ * also has its metadata for the group's protocol and its assignment as the leader encoded them
+ * (ByteString: immutable, compared by content).
  */
 public record MemberDescription(
     String memberId,
@@ -21,8 +23,8 @@ public record MemberDescription(
     Set<TopicPartition> assignment,
     Set<TopicPartition> targetAssignment,
     String memberState,
-    byte[] metadata,
-    byte[] assignmentBytes) {
+    ByteString metadata,
+    ByteString assignmentBytes) {
 
   /** A consumer-protocol member. */
   public MemberDescription(
@@ -49,7 +51,7 @@ public record MemberDescription(
         assignment,
         targetAssignment,
         memberState,
-        new byte[0],
-        new byte[0]);
+        ByteString.EMPTY,
+        ByteString.EMPTY);
   }
 }

@@ -308,8 +308,8 @@ public final class OffsetOperations {
               m.assignedPartitions,
               m.assignedPartitions,
               g.state().displayName,
-              p == null ? new byte[0] : p.metadata(),
-              m.assignment));
+              com.google.protobuf.ByteString.copyFrom(p == null ? new byte[0] : p.metadata()),
+              com.google.protobuf.ByteString.copyFrom(m.assignment)));
     }
     return new GroupDescription(
         g.groupId,

@@ -191,7 +191,7 @@ class ClassicGroupsTest {
     assertEquals("Stable", after.state());
     assertEquals(before.groupEpoch(), after.groupEpoch());
     assertEquals(before.members().size(), after.members().size());
-    assertArrayEquals(bytes("B"), after.members().get(1).assignmentBytes());
+    assertArrayEquals(bytes("B"), after.members().get(1).assignmentBytes().toByteArray());
     assertEquals("classic", after.type());
     assertEquals("consumer", after.protocolType());
     shard = reloaded;
