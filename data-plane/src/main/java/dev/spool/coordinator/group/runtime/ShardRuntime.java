@@ -231,10 +231,11 @@ final class ShardRuntime {
     } catch (RuntimeException e) {
       log.error("{} operation failed; reloading the partition", logPrefix, e);
       shard.drainRecords();
-      shard.drainReplies();
+      List<GroupShard.Reply<?>> lost = shard.drainReplies();
       load("an operation failed: " + e);
-      out.complete(
-          onError.apply(new SpoolException(ErrorCode.UNKNOWN_SERVER_ERROR, String.valueOf(e))));
+      SpoolException failed = new SpoolException(ErrorCode.UNKNOWN_SERVER_ERROR, String.valueOf(e));
+      out.complete(onError.apply(failed));
+      lost.forEach(r -> r.future().completeExceptionally(failed));
       return;
     }
     List<GroupShard.Reply<?>> replies = shard.drainReplies();
