@@ -618,7 +618,10 @@ class KafkaClientsE2ETest {
     try (KafkaConsumer<byte[], byte[]> c = classicConsumer(group)) {
       c.subscribe(List.of("classic-fo"));
       ProcessCluster.await(
-          "200 read", WAIT, () -> pollAndCommit(c, seen) >= 0 && seen.size() == 200, seen::size);
+          "200 read",
+          WAIT,
+          () -> pollAndCommit(c, seen) >= 0 && seen.size() == 200,
+          () -> seen.size() + " read");
       int coordinator =
           admin
               .describeConsumerGroups(List.of(group))
@@ -633,7 +636,7 @@ class KafkaClientsE2ETest {
           "300 read and committed through the new coordinator",
           WAIT,
           () -> pollAndCommit(c, seen) >= 0 && seen.size() == 300,
-          seen::size);
+          () -> seen.size() + " read");
       c.commitSync(Duration.ofSeconds(30));
       Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> committed =
           c.committed(c.assignment(), Duration.ofSeconds(30));
