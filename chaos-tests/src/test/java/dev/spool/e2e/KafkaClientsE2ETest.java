@@ -110,6 +110,8 @@ class KafkaClientsE2ETest {
             .config("offsets.topic.num.partitions", "6")
             .config("group.consumer.heartbeat.interval.ms", "500")
             .config("group.consumer.session.timeout.ms", "10000")
+            // Kafka's 3 s wait for more members of a new classic group, made short for tests.
+            .config("group.initial.rebalance.delay.ms", "200")
             .start();
     admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()));
   }
@@ -416,7 +418,13 @@ class KafkaClientsE2ETest {
   }
 
   private static KafkaConsumer<byte[], byte[]> groupConsumer(String group, String protocol) {
+    return groupConsumer(group, protocol, Map.of());
+  }
+
+  private static KafkaConsumer<byte[], byte[]> groupConsumer(
+      String group, String protocol, Map<String, String> extra) {
     Properties p = new Properties();
+    p.putAll(extra);
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
     p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
     p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
@@ -616,6 +624,144 @@ class KafkaClientsE2ETest {
       assertEquals(e.getValue(), offsetOf.get(e.getKey()), e.getKey() + " at its acked offset");
     }
     assertEquals(acked.size(), read.size(), "no duplicates from the idempotent producer");
+  }
+
+  /**
+   * Classic groups (kafka-clients' default {@code group.protocol=classic}): two consumers subscribe
+   * and share the partitions; one leaves, the other takes its partitions over from the committed
+   * offsets; every record is consumed; Admin describes and lists the group as a classic one.
+   */
+  @Test
+  @Order(7)
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void shouldSharePartitionsInAClassicGroupAndHandThemOverOnLeave() throws Exception {
+    createTopic("classic", 4, Map.of());
+    String group = "classic-share";
+    produceValues("classic", "a-", 400);
+    Set<String> seen = ConcurrentHashMap.newKeySet();
+    KafkaConsumer<byte[], byte[]> c2 = classicConsumer(group);
+    try (KafkaConsumer<byte[], byte[]> c1 = classicConsumer(group)) {
+      c1.subscribe(List.of("classic"));
+      c2.subscribe(List.of("classic"));
+      ProcessCluster.await(
+          "both members own partitions and all 400 records are read",
+          WAIT,
+          () -> {
+            pollAndCommit(c1, seen);
+            pollAndCommit(c2, seen);
+            return !c1.assignment().isEmpty()
+                && !c2.assignment().isEmpty()
+                && c1.assignment().size() + c2.assignment().size() == 4
+                && seen.size() == 400;
+          },
+          () -> c1.assignment() + " / " + c2.assignment() + ", " + seen.size() + " read");
+      assertTrue(
+          java.util.Collections.disjoint(c1.assignment(), c2.assignment()), "no shared partition");
+      ConsumerGroupDescription d =
+          admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get();
+      assertEquals(GroupType.CLASSIC, d.type());
+      assertEquals(2, d.members().size());
+    } // c1 leaves (LeaveGroup)
+    produceValues("classic", "b-", 200);
+    try (c2) {
+      ProcessCluster.await(
+          "the remaining member takes every partition and reads the rest",
+          WAIT,
+          () -> {
+            pollAndCommit(c2, seen);
+            return c2.assignment().size() == 4 && seen.size() == 600;
+          },
+          () -> c2.assignment() + ", " + seen.size() + " read");
+      c2.commitSync(Duration.ofSeconds(30));
+      ConsumerGroupDescription d =
+          admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get();
+      assertEquals(GroupState.STABLE, d.groupState());
+      assertEquals(4, d.members().iterator().next().assignment().topicPartitions().size());
+      assertTrue(
+          admin.listGroups().all().get(30, TimeUnit.SECONDS).stream()
+              .anyMatch(
+                  g -> g.groupId().equals(group) && g.type().orElse(null) == GroupType.CLASSIC),
+          "listed as a classic group");
+    }
+    assertEquals(
+        600,
+        admin
+            .listConsumerGroupOffsets(group)
+            .partitionsToOffsetAndMetadata()
+            .get(30, TimeUnit.SECONDS)
+            .values()
+            .stream()
+            .mapToLong(OffsetAndMetadata::offset)
+            .sum(),
+        "every record committed");
+  }
+
+  /**
+   * The coordinator of a classic group is killed: the member finds the new one, which loaded the
+   * group from the offsets topic, and goes on; the committed offsets are kept.
+   */
+  @Test
+  @Order(8)
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void shouldKeepAClassicGroupAndItsOffsetsAcrossACoordinatorFailover() throws Exception {
+    createTopic("classic-fo", 2, Map.of());
+    String group = "classic-failover";
+    produceValues("classic-fo", "a-", 200);
+    Set<String> seen = ConcurrentHashMap.newKeySet();
+    try (KafkaConsumer<byte[], byte[]> c = classicConsumer(group)) {
+      c.subscribe(List.of("classic-fo"));
+      ProcessCluster.await(
+          "200 read",
+          WAIT,
+          () -> pollAndCommit(c, seen) >= 0 && seen.size() == 200,
+          () -> seen.size() + " read");
+      int coordinator =
+          admin
+              .describeConsumerGroups(List.of(group))
+              .describedGroups()
+              .get(group)
+              .get()
+              .coordinator()
+              .id();
+      cluster.kill(coordinator, Signal.KILL);
+      produceValues("classic-fo", "b-", 100);
+      ProcessCluster.await(
+          "300 read and committed through the new coordinator",
+          WAIT,
+          () -> pollAndCommit(c, seen) >= 0 && seen.size() == 300,
+          () -> seen.size() + " read");
+      c.commitSync(Duration.ofSeconds(30));
+      Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> committed =
+          c.committed(c.assignment(), Duration.ofSeconds(30));
+      assertEquals(
+          300, committed.values().stream().mapToLong(OffsetAndMetadata::offset).sum(), "kept");
+      cluster.start(coordinator);
+      cluster.awaitReady(WAIT);
+    }
+  }
+
+  /** Kafka's default consumer: group.protocol=classic, quick sessions for the failover test. */
+  private static KafkaConsumer<byte[], byte[]> classicConsumer(String group) {
+    return groupConsumer(
+        group,
+        "classic",
+        Map.of(
+            ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000",
+            ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1000"));
+  }
+
+  /** One short poll; what it read is committed before the next (a rebalance may refuse it). */
+  private static int pollAndCommit(KafkaConsumer<byte[], byte[]> c, Set<String> seen) {
+    var records = c.poll(Duration.ofMillis(200));
+    records.forEach(r -> seen.add(text(r.value())));
+    if (!records.isEmpty()) {
+      try {
+        c.commitSync(Duration.ofSeconds(10));
+      } catch (org.apache.kafka.common.KafkaException e) {
+        // A rebalance moved the partitions: the new owner reads from the last commit again.
+      }
+    }
+    return records.count();
   }
 
   private static void awaitAcks(Map<String, Long> acked, int atLeast) {

@@ -10,6 +10,7 @@ import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
 import dev.spool.config.ConfigKey;
 import dev.spool.config.TopicConfig;
+import dev.spool.coordinator.group.core.ClassicSettings;
 import dev.spool.coordinator.group.core.GroupSettings;
 import dev.spool.coordinator.group.runtime.CoordinatorConfig;
 import java.util.List;
@@ -344,6 +345,25 @@ public final class BrokerConfig {
           BrokerConfig::validAssignors,
           "Server-side assignors members may ask for (uniform, range); the first is the default.");
 
+  public static final ConfigKey<Integer> GROUP_INITIAL_REBALANCE_DELAY_MS =
+      DEF.intKey(
+          "group.initial.rebalance.delay.ms",
+          3_000,
+          ConfigKey.between(0, 600_000),
+          "How long the first rebalance of an empty classic group waits for more members to join.");
+  public static final ConfigKey<Integer> GROUP_MIN_SESSION_TIMEOUT_MS =
+      DEF.intKey(
+          "group.min.session.timeout.ms",
+          6_000,
+          ConfigKey.between(1, 3_600_000),
+          "Smallest session.timeout.ms a classic group member may ask for.");
+  public static final ConfigKey<Integer> GROUP_MAX_SESSION_TIMEOUT_MS =
+      DEF.intKey(
+          "group.max.session.timeout.ms",
+          1_800_000,
+          ConfigKey.between(1, 3_600_000),
+          "Largest session.timeout.ms a classic group member may ask for.");
+
   /** Parses and checks relations between keys; throws {@link ConfigException} naming the key. */
   public static Config parse(Map<String, String> props) {
     return DEF.parse(props);
@@ -422,7 +442,13 @@ public final class BrokerConfig {
             c.get(GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS),
             c.get(GROUP_MAX_SIZE),
             c.get(OFFSET_METADATA_MAX_BYTES),
-            GroupSettings.assignors(c.get(GROUP_CONSUMER_ASSIGNORS))));
+            GroupSettings.assignors(c.get(GROUP_CONSUMER_ASSIGNORS)),
+            new ClassicSettings(
+                c.get(GROUP_INITIAL_REBALANCE_DELAY_MS),
+                c.get(GROUP_MIN_SESSION_TIMEOUT_MS),
+                c.get(GROUP_MAX_SESSION_TIMEOUT_MS),
+                // Room for the batch and record framing and the key within one batch.
+                TopicConfig.parse(Map.of()).get(TopicConfig.MAX_MESSAGE_BYTES) - 1024)));
   }
 
   private static String validAssignors(List<String> names) {

@@ -57,6 +57,10 @@ final class KafkaApis {
               KafkaApi.ALTER_CONFIGS,
               KafkaApi.INCREMENTAL_ALTER_CONFIGS,
               KafkaApi.FIND_COORDINATOR,
+              KafkaApi.JOIN_GROUP,
+              KafkaApi.SYNC_GROUP,
+              KafkaApi.HEARTBEAT,
+              KafkaApi.LEAVE_GROUP,
               KafkaApi.OFFSET_COMMIT,
               KafkaApi.OFFSET_FETCH,
               KafkaApi.OFFSET_DELETE,
@@ -127,6 +131,10 @@ final class KafkaApis {
             .thenApply(resp -> ConfigCodec.incrementalAlterToKafka(r, call, resp));
       }
       case FIND_COORDINATOR -> groups.findCoordinator(r);
+      case JOIN_GROUP -> groups.joinGroup(r, connection);
+      case SYNC_GROUP -> groups.syncGroup(r);
+      case HEARTBEAT -> groups.classicHeartbeat(r);
+      case LEAVE_GROUP -> groups.leaveGroup(r);
       case OFFSET_COMMIT -> groups.offsetCommit(r);
       case OFFSET_FETCH -> groups.offsetFetch(r);
       case OFFSET_DELETE -> groups.offsetDelete(r);

@@ -1,5 +1,6 @@
 package dev.spool.broker.kafka;
 
+import dev.spool.broker.kafka.codec.ClassicGroupCodec;
 import dev.spool.broker.kafka.codec.GroupCodec;
 import dev.spool.broker.kafka.codec.GroupOffsetsCodec;
 import dev.spool.broker.kafka.codec.KafkaRequest;
@@ -47,6 +48,30 @@ final class KafkaGroupApis {
     return coordinator
         .heartbeat(GroupCodec.heartbeatToSpool(r, image.get(), connection.remoteAddress()))
         .thenApply(res -> GroupCodec.heartbeatToKafka(r, res, image.get()));
+  }
+
+  CompletableFuture<KafkaResponse> joinGroup(KafkaRequest r, Connection connection) {
+    return coordinator
+        .joinGroup(ClassicGroupCodec.joinToSpool(r, connection.remoteAddress()))
+        .thenApply(res -> ClassicGroupCodec.joinToKafka(r, res));
+  }
+
+  CompletableFuture<KafkaResponse> syncGroup(KafkaRequest r) {
+    return coordinator
+        .syncGroup(ClassicGroupCodec.syncToSpool(r))
+        .thenApply(res -> ClassicGroupCodec.syncToKafka(r, res));
+  }
+
+  CompletableFuture<KafkaResponse> classicHeartbeat(KafkaRequest r) {
+    return coordinator
+        .classicHeartbeat(ClassicGroupCodec.heartbeatToSpool(r))
+        .thenApply(res -> ClassicGroupCodec.heartbeatToKafka(r, res));
+  }
+
+  CompletableFuture<KafkaResponse> leaveGroup(KafkaRequest r) {
+    return coordinator
+        .leaveGroup(ClassicGroupCodec.leaveGroupId(r), ClassicGroupCodec.leaveToSpool(r))
+        .thenApply(res -> ClassicGroupCodec.leaveToKafka(r, res));
   }
 
   CompletableFuture<KafkaResponse> offsetCommit(KafkaRequest r) {

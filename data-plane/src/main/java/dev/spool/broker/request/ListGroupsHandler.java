@@ -37,7 +37,7 @@ public final class ListGroupsHandler implements RequestHandler {
                               ListGroupsResponse.Group.newBuilder()
                                   .setGroupId(g.groupId())
                                   .setState(g.state())
-                                  .setGroupType("consumer")));
+                                  .setGroupType(g.type())));
               return BrokerResponse.of(b.build());
             });
   }

@@ -176,7 +176,7 @@ public final class GroupCodec {
   }
 
   /** Kafka shows a member's host as {@code InetAddress.toString()}: {@code /127.0.0.1}. */
-  private static String clientHost(SocketAddress remote) {
+  static String clientHost(SocketAddress remote) {
     return remote instanceof InetSocketAddress a && a.getAddress() != null
         ? a.getAddress().toString()
         : String.valueOf(remote);
@@ -238,7 +238,11 @@ public final class GroupCodec {
               .setGroupId(g.groupId())
               .setErrorCode(KafkaErrors.code(g.error()))
               .setErrorMessage(KafkaErrors.message(g.message()));
-      if (g.error() == ErrorCode.NONE) {
+      if (g.error() == ErrorCode.NONE && g.isClassic()) {
+        // Kafka's answer for a classic group; Kafka's Admin then asks DescribeGroups.
+        d.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+            .setErrorMessage("Group " + g.groupId() + " is not a consumer group.");
+      } else if (g.error() == ErrorCode.NONE) {
         List<ConsumerGroupDescribeResponseData.Member> members = new ArrayList<>();
         for (MemberDescription m : g.members()) {
           ConsumerGroupDescribeResponseData.Member dm =
@@ -296,33 +300,33 @@ public final class GroupCodec {
   }
 
   /**
-   * Kafka's answer. Every group of the coordinator is a KIP-848 group: protocol type and group type
-   * "consumer"; a type filter (version 5+) without "consumer" (case-insensitive, as on Kafka) lists
-   * nothing.
+   * Kafka's answer: a KIP-848 group has group type "consumer", a classic one "classic"; both show
+   * their protocol type ("consumer" for Kafka's consumers). A type filter (version 5+) matches the
+   * group type case-insensitively, as on Kafka.
    */
   public static KafkaResponse listGroupsToKafka(
       KafkaRequest r, ErrorCode error, List<GroupListing> groups) {
     ListGroupsRequestData req = r.body();
-    boolean typeWanted = true;
-    if (r.version() >= 5 && !req.typesFilter().isEmpty()) {
-      typeWanted =
-          req.typesFilter().stream().anyMatch(t -> t.toLowerCase(Locale.ROOT).equals(CONSUMER));
+    Set<String> types = new HashSet<>();
+    if (r.version() >= 5) {
+      req.typesFilter().forEach(t -> types.add(t.toLowerCase(Locale.ROOT)));
     }
     List<ListGroupsResponseData.ListedGroup> out = new ArrayList<>();
-    if (typeWanted) {
-      for (GroupListing g : groups) {
-        ListGroupsResponseData.ListedGroup lg =
-            new ListGroupsResponseData.ListedGroup()
-                .setGroupId(g.groupId())
-                .setProtocolType(CONSUMER);
-        if (r.version() >= 4) {
-          lg.setGroupState(g.state());
-        }
-        if (r.version() >= 5) {
-          lg.setGroupType(CONSUMER);
-        }
-        out.add(lg);
+    for (GroupListing g : groups) {
+      if (!types.isEmpty() && !types.contains(g.type())) {
+        continue;
       }
+      ListGroupsResponseData.ListedGroup lg =
+          new ListGroupsResponseData.ListedGroup()
+              .setGroupId(g.groupId())
+              .setProtocolType(g.protocolType());
+      if (r.version() >= 4) {
+        lg.setGroupState(g.state());
+      }
+      if (r.version() >= 5) {
+        lg.setGroupType(g.type());
+      }
+      out.add(lg);
     }
     return r.respond(
         new ListGroupsResponseData()
@@ -339,11 +343,13 @@ public final class GroupCodec {
   }
 
   /**
-   * DescribeGroups describes classic groups only. A KIP-848 group, or none, is answered as Kafka 4
-   * answers a group that is not a classic one: state Dead and no members, with GROUP_ID_NOT_FOUND
-   * from version 6 (KIP-1043; NONE before). Kafka's Admin asks ConsumerGroupDescribe first and
-   * falls back to DescribeGroups only on GROUP_ID_NOT_FOUND, so KIP-848 groups are described there.
-   * Other errors (not the coordinator, still loading) are the coordinator's.
+   * DescribeGroups describes classic groups: state, protocol type and name, and each member with
+   * its metadata and assignment as the members encoded them. A KIP-848 group, or none, is answered
+   * as Kafka 4 answers a group that is not a classic one: state Dead and no members, with
+   * GROUP_ID_NOT_FOUND from version 6 (KIP-1043; NONE before). Kafka's Admin asks
+   * ConsumerGroupDescribe first and falls back to DescribeGroups only on GROUP_ID_NOT_FOUND, so
+   * KIP-848 groups are described there. Other errors (not the coordinator, still loading) are the
+   * coordinator's.
    */
   public static KafkaResponse describeGroupsToKafka(KafkaRequest r, List<GroupDescription> groups) {
     List<DescribeGroupsResponseData.DescribedGroup> out = new ArrayList<>();
@@ -354,8 +360,9 @@ public final class GroupCodec {
               .setProtocolType("")
               .setProtocolData("")
               .setMembers(List.of());
-      boolean notClassic = g.error() == ErrorCode.NONE || g.error() == ErrorCode.GROUP_ID_NOT_FOUND;
-      if (notClassic) {
+      if (g.error() == ErrorCode.NONE && g.isClassic()) {
+        describeClassic(r, g, d);
+      } else if (g.error() == ErrorCode.NONE || g.error() == ErrorCode.GROUP_ID_NOT_FOUND) {
         d.setGroupState("Dead");
         if (r.version() >= 6) {
           d.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
@@ -370,6 +377,28 @@ public final class GroupCodec {
       out.add(d);
     }
     return r.respond(new DescribeGroupsResponseData().setThrottleTimeMs(0).setGroups(out));
+  }
+
+  private static void describeClassic(
+      KafkaRequest r, GroupDescription g, DescribeGroupsResponseData.DescribedGroup d) {
+    List<DescribeGroupsResponseData.DescribedGroupMember> members = new ArrayList<>();
+    for (MemberDescription m : g.members()) {
+      DescribeGroupsResponseData.DescribedGroupMember dm =
+          new DescribeGroupsResponseData.DescribedGroupMember()
+              .setMemberId(m.memberId())
+              .setClientId(m.clientId())
+              .setClientHost(m.clientHost())
+              .setMemberMetadata(m.metadata().toByteArray())
+              .setMemberAssignment(m.assignmentBytes().toByteArray());
+      if (r.version() >= 4) {
+        dm.setGroupInstanceId(m.instanceId().isEmpty() ? null : m.instanceId());
+      }
+      members.add(dm);
+    }
+    d.setGroupState(g.state())
+        .setProtocolType(g.protocolType())
+        .setProtocolData(g.assignor())
+        .setMembers(members);
   }
 
   // ---------------------------------------------------------------- DeleteGroups

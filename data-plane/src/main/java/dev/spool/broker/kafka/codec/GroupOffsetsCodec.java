@@ -78,7 +78,8 @@ public final class GroupOffsetsCodec {
             req.groupId(),
             req.memberId() == null ? "" : req.memberId(),
             req.generationIdOrMemberEpoch(),
-            offsets),
+            offsets,
+            r.version() >= 7 ? req.groupInstanceId() : null),
         ids,
         refused);
   }

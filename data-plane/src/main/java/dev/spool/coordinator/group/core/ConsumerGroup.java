@@ -140,6 +140,9 @@ public final class ConsumerGroup {
           targetAssignment.put(id, Set.copyOf(GroupRecords.fromProto(v.getPartitionsList())));
         }
       }
+      case CLASSIC_GROUP -> {
+        // GroupShard replays these into the classic group of the same id, never here.
+      }
       case CURRENT_ASSIGNMENT ->
           replayCurrent(
               ((CurrentAssignmentKey) r.key()).getMemberId(), (CurrentAssignmentValue) r.value());

@@ -15,7 +15,8 @@ public record CoordinatorRecord(RecordType type, Message key, Message value) {
     MEMBER_METADATA(3),
     TARGET_ASSIGNMENT_METADATA(4),
     TARGET_ASSIGNMENT_MEMBER(5),
-    CURRENT_ASSIGNMENT(6);
+    CURRENT_ASSIGNMENT(6),
+    CLASSIC_GROUP(7);
 
     private final short id;
 

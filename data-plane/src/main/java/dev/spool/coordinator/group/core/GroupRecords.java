@@ -5,6 +5,8 @@ import com.google.protobuf.Message;
 import dev.spool.common.TopicPartition;
 import dev.spool.coordinator.group.api.OffsetAndMetadata;
 import dev.spool.coordinator.group.core.CoordinatorRecord.RecordType;
+import dev.spool.coordinator.group.record.ClassicGroupKey;
+import dev.spool.coordinator.group.record.ClassicGroupValue;
 import dev.spool.coordinator.group.record.CurrentAssignmentKey;
 import dev.spool.coordinator.group.record.CurrentAssignmentValue;
 import dev.spool.coordinator.group.record.GroupMetadataKey;
@@ -72,6 +74,11 @@ public final class GroupRecords {
             .setEpoch(epoch)
             .putAllSubscribedTopicPartitions(new TreeMap<>(subscribedTopicPartitions))
             .build());
+  }
+
+  public static CoordinatorRecord classicGroup(String groupId, ClassicGroupValue value) {
+    return new CoordinatorRecord(
+        RecordType.CLASSIC_GROUP, ClassicGroupKey.newBuilder().setGroupId(groupId).build(), value);
   }
 
   public static CoordinatorRecord groupMetadataTombstone(String groupId) {
@@ -243,6 +250,7 @@ public final class GroupRecords {
       case TARGET_ASSIGNMENT_METADATA -> TargetAssignmentMetadataKey.parseFrom(b);
       case TARGET_ASSIGNMENT_MEMBER -> TargetAssignmentMemberKey.parseFrom(b);
       case CURRENT_ASSIGNMENT -> CurrentAssignmentKey.parseFrom(b);
+      case CLASSIC_GROUP -> ClassicGroupKey.parseFrom(b);
     };
   }
 
@@ -255,6 +263,7 @@ public final class GroupRecords {
       case TARGET_ASSIGNMENT_METADATA -> TargetAssignmentMetadataValue.parseFrom(b);
       case TARGET_ASSIGNMENT_MEMBER -> TargetAssignmentMemberValue.parseFrom(b);
       case CURRENT_ASSIGNMENT -> CurrentAssignmentValue.parseFrom(b);
+      case CLASSIC_GROUP -> ClassicGroupValue.parseFrom(b);
     };
   }
 
@@ -267,6 +276,7 @@ public final class GroupRecords {
       case TARGET_ASSIGNMENT_METADATA -> ((TargetAssignmentMetadataKey) r.key()).getGroupId();
       case TARGET_ASSIGNMENT_MEMBER -> ((TargetAssignmentMemberKey) r.key()).getGroupId();
       case CURRENT_ASSIGNMENT -> ((CurrentAssignmentKey) r.key()).getGroupId();
+      case CLASSIC_GROUP -> ((ClassicGroupKey) r.key()).getGroupId();
     };
   }
 }

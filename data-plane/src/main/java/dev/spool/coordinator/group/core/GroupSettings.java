@@ -12,13 +12,31 @@ import java.util.Map;
  * keys). Immutable.
  *
  * @param assignors by name; the first is the default when members ask for none
+ * @param classic the settings of classic groups
  */
 public record GroupSettings(
     int sessionTimeoutMs,
     int heartbeatIntervalMs,
     int maxGroupSize,
     int offsetMetadataMaxBytes,
-    Map<String, PartitionAssignor> assignors) {
+    Map<String, PartitionAssignor> assignors,
+    ClassicSettings classic) {
+
+  /** Settings with Kafka's defaults for classic groups. */
+  public GroupSettings(
+      int sessionTimeoutMs,
+      int heartbeatIntervalMs,
+      int maxGroupSize,
+      int offsetMetadataMaxBytes,
+      Map<String, PartitionAssignor> assignors) {
+    this(
+        sessionTimeoutMs,
+        heartbeatIntervalMs,
+        maxGroupSize,
+        offsetMetadataMaxBytes,
+        assignors,
+        ClassicSettings.DEFAULTS);
+  }
 
   /** Every assignor this code has, by name, in the order of {@code names} (first = default). */
   public static Map<String, PartitionAssignor> assignors(List<String> names) {

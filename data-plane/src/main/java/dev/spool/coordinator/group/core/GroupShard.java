@@ -9,11 +9,13 @@ import dev.spool.coordinator.group.assignor.PartitionAssignor;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -36,6 +38,16 @@ public final class GroupShard {
   private final Map<String, Pattern> patterns = new HashMap<>();
   private final List<CoordinatorRecord> emitted = new ArrayList<>();
   private final OffsetOperations offsets;
+  private final ClassicGroups classic;
+  private final Map<CompletableFuture<?>, Boolean> parked = new IdentityHashMap<>();
+  private final List<Reply<?>> replies = new ArrayList<>();
+
+  /** An answer to give once the records emitted with it are committed. */
+  public record Reply<T>(CompletableFuture<T> future, T value) {
+    public void complete() {
+      future.complete(value);
+    }
+  }
 
   /**
    * @param topics the cluster's topics now (read at each operation)
@@ -51,6 +63,12 @@ public final class GroupShard {
     this.topics = topics;
     this.memberIds = memberIds;
     this.offsets = new OffsetOperations(this);
+    this.classic = new ClassicGroups(this, timers, memberIds);
+  }
+
+  /** The classic (JoinGroup/SyncGroup) groups of this partition. */
+  public ClassicGroups classic() {
+    return classic;
   }
 
   public OffsetOperations offsets() {
@@ -73,6 +91,10 @@ public final class GroupShard {
 
   /** Applies a record: from the log when loading, or just emitted. */
   public void replay(CoordinatorRecord r) {
+    if (r.type() == CoordinatorRecord.RecordType.CLASSIC_GROUP) {
+      classic.replay(r);
+      return;
+    }
     String id = GroupRecords.groupId(r);
     ConsumerGroup g = groups.computeIfAbsent(id, ConsumerGroup::new);
     g.replay(r);
@@ -86,6 +108,61 @@ public final class GroupShard {
     emitted.add(r);
   }
 
+  /**
+   * Writes a record without replaying it: a classic group's record is a snapshot of a state machine
+   * that holds more than the record (requests in flight, pending members), which a replay would
+   * drop; {@link ClassicGroup#load} reads it when a partition is loaded.
+   */
+  void append(CoordinatorRecord r) {
+    emitted.add(r);
+  }
+
+  /** How many records the current operation emitted so far. */
+  int pendingAppends() {
+    return emitted.size();
+  }
+
+  /**
+   * A future the protocol answers later, through {@link #reply}; failed if the shard is dropped.
+   */
+  <T> CompletableFuture<T> park() {
+    CompletableFuture<T> f = new CompletableFuture<>();
+    parked.put(f, Boolean.TRUE);
+    return f;
+  }
+
+  /** Answers {@code f} with {@code value} once this operation's records are committed. */
+  <T> void reply(CompletableFuture<T> f, T value) {
+    parked.remove(f);
+    replies.add(new Reply<>(f, value));
+  }
+
+  /** The answers of the current operation, in order; the runtime gives them after its write. */
+  public List<Reply<?>> drainReplies() {
+    List<Reply<?>> out = List.copyOf(replies);
+    replies.clear();
+    return out;
+  }
+
+  /** The shard is dropped (reload, leadership lost): every held request fails with {@code e}. */
+  public void failParked(RuntimeException e) {
+    List<CompletableFuture<?>> all = new ArrayList<>(parked.keySet());
+    parked.clear();
+    all.forEach(f -> f.completeExceptionally(e));
+  }
+
+  /**
+   * A classic group takes over an id whose consumer-protocol group has no members left: that
+   * group's metadata goes (its committed offsets stay), as on Kafka.
+   */
+  void dropEmptyConsumerGroup(String groupId) {
+    ConsumerGroup g = groups.get(groupId);
+    if (g != null && g.members().isEmpty() && (g.groupEpoch() > 0 || g.assignmentEpoch() > 0)) {
+      emit(GroupRecords.targetAssignmentMetadataTombstone(groupId));
+      emit(GroupRecords.groupMetadataTombstone(groupId));
+    }
+  }
+
   /** The records emitted since the last call, in order. */
   public List<CoordinatorRecord> drainRecords() {
     List<CoordinatorRecord> out = List.copyOf(emitted);
@@ -97,6 +174,7 @@ public final class GroupShard {
    * After a load: every member gets a full session (and a pending revocation its rebalance time).
    */
   public void onLoaded() {
+    classic.onLoaded();
     for (ConsumerGroup g : groups.values()) {
       for (GroupMember m : g.members().values()) {
         scheduleSession(g.groupId(), m.memberId());
@@ -114,6 +192,10 @@ public final class GroupShard {
     HeartbeatResult invalid = validate(r);
     if (invalid != null) {
       return invalid;
+    }
+    HeartbeatResult classicGroup = classicConflict(r.groupId());
+    if (classicGroup != null) {
+      return classicGroup;
     }
     ConsumerGroup g = groups.get(r.groupId());
     String memberId = r.memberId() == null ? "" : r.memberId();
@@ -153,6 +235,28 @@ public final class GroupShard {
       emit(GroupRecords.memberMetadata(r.groupId(), updated));
     }
     return advance(r.groupId(), memberId, bump, r.owned());
+  }
+
+  /**
+   * A classic group of the same id: with members it answers GROUP_ID_NOT_FOUND, as Kafka does when
+   * it does not convert the group; an empty one makes way (its offsets stay).
+   */
+  private HeartbeatResult classicConflict(String groupId) {
+    ClassicGroup cg = classic.group(groupId);
+    if (cg == null) {
+      return null;
+    }
+    if (cg.size() > 0) {
+      return HeartbeatResult.error(
+          ErrorCode.GROUP_ID_NOT_FOUND,
+          "Group "
+              + groupId
+              + " is not a consumer group: it is a classic group with "
+              + cg.size()
+              + " members (group.protocol=classic)");
+    }
+    classic.delete(cg);
+    return null;
   }
 
   private HeartbeatResult validate(HeartbeatRequest r) {

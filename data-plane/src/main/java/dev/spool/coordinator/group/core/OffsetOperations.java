@@ -2,6 +2,7 @@ package dev.spool.coordinator.group.core;
 
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
+import dev.spool.coordinator.group.api.Classic;
 import dev.spool.coordinator.group.api.GroupDescription;
 import dev.spool.coordinator.group.api.GroupListing;
 import dev.spool.coordinator.group.api.GroupResult;
@@ -44,9 +45,11 @@ public final class OffsetOperations {
    */
   public Map<TopicPartition, PartitionResult> commit(OffsetCommitRequest r, long nowMs) {
     Map<TopicPartition, PartitionResult> out = new LinkedHashMap<>();
-    PartitionResult refused = checkCommitter(r);
+    ClassicGroup classic = r.groupId() == null ? null : shard.classic().group(r.groupId());
+    PartitionResult refused =
+        classic != null ? checkClassicCommitter(classic, r) : checkCommitter(r);
     GroupMember member =
-        refused != null || r.memberEpoch() < 0 && r.memberId().isEmpty()
+        classic != null || refused != null || r.memberEpoch() < 0 && r.memberId().isEmpty()
             ? null
             : shard.group(r.groupId()).member(r.memberId());
     int maxMetadata = shard.settings().offsetMetadataMaxBytes();
@@ -88,6 +91,44 @@ public final class OffsetOperations {
               }
             });
     return out;
+  }
+
+  /**
+   * Kafka's checks of a commit to a classic group: from outside the group (generation -1, no
+   * member) only while it is empty; from a member at the group's generation, and not while the
+   * generation waits for its assignment.
+   */
+  private static PartitionResult checkClassicCommitter(ClassicGroup g, OffsetCommitRequest r) {
+    if (g.state() == ClassicGroup.State.DEAD) {
+      return new PartitionResult(
+          ErrorCode.COORDINATOR_NOT_AVAILABLE, "group " + g.groupId + " was just removed");
+    }
+    if (r.memberEpoch() < 0 && g.state() == ClassicGroup.State.EMPTY) {
+      return null;
+    }
+    if (r.memberEpoch() >= 0 || !r.memberId().isEmpty() || r.instanceId() != null) {
+      ErrorCode bad = ClassicGroups.validateMember(g, r.memberId(), r.instanceId());
+      if (bad == ErrorCode.NONE && r.memberEpoch() != g.generation()) {
+        bad = ErrorCode.ILLEGAL_GENERATION;
+      }
+      if (bad != ErrorCode.NONE) {
+        return new PartitionResult(bad, ClassicGroups.memberMessage(g, r.memberId(), bad));
+      }
+    } else {
+      return new PartitionResult(
+          ErrorCode.UNKNOWN_MEMBER_ID,
+          "group "
+              + g.groupId
+              + " has "
+              + g.size()
+              + " members: only they commit its offsets while it has any");
+    }
+    if (g.state() == ClassicGroup.State.COMPLETING_REBALANCE) {
+      return new PartitionResult(
+          ErrorCode.REBALANCE_IN_PROGRESS,
+          "group " + g.groupId + " is waiting for its assignment: commit after SyncGroup");
+    }
+    return null;
   }
 
   private PartitionResult checkCommitter(OffsetCommitRequest r) {
@@ -151,7 +192,9 @@ public final class OffsetOperations {
       return OffsetFetchResult.error(ErrorCode.INVALID_GROUP_ID, "the group id is empty");
     }
     ConsumerGroup g = shard.group(r.groupId());
-    if (r.memberId() != null && !r.memberId().isEmpty()) {
+    if (r.memberId() != null
+        && !r.memberId().isEmpty()
+        && shard.classic().group(r.groupId()) == null) {
       GroupMember m = g == null ? null : g.member(r.memberId());
       if (m == null) {
         return OffsetFetchResult.error(
@@ -187,8 +230,21 @@ public final class OffsetOperations {
     List<GroupListing> out = new ArrayList<>();
     for (ConsumerGroup g : shard.groups()) {
       String state = g.state().displayName();
-      if (g.exists() && (wanted.isEmpty() || wanted.contains(state.toLowerCase(Locale.ROOT)))) {
+      if (g.exists()
+          && shard.classic().group(g.groupId()) == null
+          && (wanted.isEmpty() || wanted.contains(state.toLowerCase(Locale.ROOT)))) {
         out.add(new GroupListing(g.groupId(), state));
+      }
+    }
+    for (ClassicGroup g : shard.classic().all()) {
+      String state = g.state().displayName;
+      if (wanted.isEmpty() || wanted.contains(state.toLowerCase(Locale.ROOT))) {
+        out.add(
+            new GroupListing(
+                g.groupId,
+                state,
+                GroupListing.CLASSIC,
+                g.protocolType() == null ? "" : g.protocolType()));
       }
     }
     return out;
@@ -198,6 +254,10 @@ public final class OffsetOperations {
     ConsumerGroup g = groupId == null || groupId.isEmpty() ? null : shard.group(groupId);
     if (groupId == null || groupId.isEmpty()) {
       return GroupDescription.error("", ErrorCode.INVALID_GROUP_ID, "the group id is empty");
+    }
+    ClassicGroup classic = shard.classic().group(groupId);
+    if (classic != null) {
+      return describeClassic(classic);
     }
     if (g == null || !g.exists()) {
       return GroupDescription.error(
@@ -230,12 +290,62 @@ public final class OffsetOperations {
         members);
   }
 
+  private static GroupDescription describeClassic(ClassicGroup g) {
+    List<MemberDescription> members = new ArrayList<>();
+    String protocol = g.protocolName() == null ? "" : g.protocolName();
+    for (ClassicMember m : g.members()) {
+      Classic.Protocol p = m.protocol(protocol);
+      members.add(
+          new MemberDescription(
+              m.memberId,
+              m.instanceId == null ? "" : m.instanceId,
+              "",
+              g.generation(),
+              m.clientId,
+              m.clientHost,
+              p == null ? List.of() : p.topics(),
+              "",
+              m.assignedPartitions,
+              m.assignedPartitions,
+              g.state().displayName,
+              com.google.protobuf.ByteString.copyFrom(p == null ? new byte[0] : p.metadata()),
+              com.google.protobuf.ByteString.copyFrom(m.assignment)));
+    }
+    return new GroupDescription(
+        g.groupId,
+        ErrorCode.NONE,
+        "",
+        g.state().displayName,
+        g.generation(),
+        g.generation(),
+        protocol,
+        members,
+        GroupListing.CLASSIC,
+        g.protocolType() == null ? "" : g.protocolType());
+  }
+
   /** Deletes an empty group with its offsets. */
   public GroupResult deleteGroup(String groupId) {
     if (groupId == null || groupId.isEmpty()) {
       return new GroupResult("", ErrorCode.INVALID_GROUP_ID, "the group id is empty");
     }
     ConsumerGroup g = shard.group(groupId);
+    ClassicGroup classic = shard.classic().group(groupId);
+    if (classic != null) {
+      if (classic.state() != ClassicGroup.State.EMPTY) {
+        return new GroupResult(
+            groupId,
+            ErrorCode.NON_EMPTY_GROUP,
+            "group " + groupId + " is " + classic.state().displayName + " with members");
+      }
+      if (g != null) {
+        for (TopicPartition tp : new ArrayList<>(g.offsets().keySet())) {
+          shard.emit(GroupRecords.offsetTombstone(groupId, tp));
+        }
+      }
+      shard.classic().delete(classic);
+      return new GroupResult(groupId, ErrorCode.NONE, "");
+    }
     if (g == null || !g.exists()) {
       return new GroupResult(
           groupId, ErrorCode.GROUP_ID_NOT_FOUND, "group " + groupId + " does not exist");
@@ -260,14 +370,23 @@ public final class OffsetOperations {
       return new OffsetDeleteResult(ErrorCode.INVALID_GROUP_ID, "the group id is empty", Map.of());
     }
     ConsumerGroup g = shard.group(groupId);
-    if (g == null || !g.exists()) {
+    ClassicGroup classic = shard.classic().group(groupId);
+    if (classic == null && (g == null || !g.exists())) {
       return new OffsetDeleteResult(
           ErrorCode.GROUP_ID_NOT_FOUND, "group " + groupId + " does not exist", Map.of());
     }
     Map<TopicPartition, PartitionResult> out = new LinkedHashMap<>();
     Map<String, Boolean> subscribed = new HashMap<>();
+    // A classic group's members subscribe to what their metadata names (protocol type consumer,
+    // while the group has a generation); Kafka checks the same.
+    java.util.Set<String> classicTopics =
+        classic == null || classic.state() == ClassicGroup.State.EMPTY
+            ? java.util.Set.of()
+            : classic.subscribedTopics();
     for (TopicPartition tp : partitions) {
-      if (subscribed.computeIfAbsent(tp.topic(), t -> shard.anyMemberSubscribes(g, t))) {
+      if (subscribed.computeIfAbsent(
+          tp.topic(),
+          t -> classic != null ? classicTopics.contains(t) : shard.anyMemberSubscribes(g, t))) {
         out.put(
             tp,
             new PartitionResult(
@@ -275,7 +394,7 @@ public final class OffsetOperations {
                 "group " + groupId + " has members subscribed to " + tp.topic()));
         continue;
       }
-      if (g.offsets().containsKey(tp)) {
+      if (g != null && g.offsets().containsKey(tp)) {
         shard.emit(GroupRecords.offsetTombstone(groupId, tp));
       }
       out.put(tp, PartitionResult.OK);

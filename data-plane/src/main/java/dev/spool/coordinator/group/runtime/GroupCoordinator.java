@@ -8,6 +8,7 @@ import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
 import dev.spool.common.TopicPartition;
+import dev.spool.coordinator.group.api.Classic;
 import dev.spool.coordinator.group.api.CoordinatorLocation;
 import dev.spool.coordinator.group.api.GroupDescription;
 import dev.spool.coordinator.group.api.GroupListing;
@@ -189,6 +190,50 @@ public final class GroupCoordinator implements ReplicaObserver {
         r.groupId(),
         s -> s.heartbeat(r),
         e -> HeartbeatResult.error(e.errorCode(), e.getMessage()));
+  }
+
+  // ---------------------------------------------------------------- classic groups
+
+  /** A JoinGroup; answered when the join phase ends (or at once when refused). */
+  public CompletableFuture<Classic.JoinResult> joinGroup(Classic.JoinRequest r) {
+    String memberId = r.memberId() == null ? "" : r.memberId();
+    return held(
+        r.groupId(),
+        s -> s.classic().join(r),
+        e -> Classic.JoinResult.error(e.errorCode(), e.getMessage(), memberId));
+  }
+
+  /** A SyncGroup; a follower's is answered once the leader's assignment is committed. */
+  public CompletableFuture<Classic.SyncResult> syncGroup(Classic.SyncRequest r) {
+    return held(
+        r.groupId(),
+        s -> s.classic().sync(r),
+        e -> Classic.SyncResult.error(e.errorCode(), e.getMessage()));
+  }
+
+  public CompletableFuture<GroupResult> classicHeartbeat(Classic.HeartbeatRequest r) {
+    return onShard(
+        r.groupId(),
+        s -> s.classic().heartbeat(r),
+        e -> new GroupResult(r.groupId(), e.errorCode(), e.getMessage()));
+  }
+
+  public CompletableFuture<Classic.LeaveResult> leaveGroup(
+      String groupId, List<Classic.LeaveMember> members) {
+    return onShard(
+        groupId,
+        s -> s.classic().leave(groupId, members),
+        e -> new Classic.LeaveResult(e.errorCode(), e.getMessage(), List.of()));
+  }
+
+  /** An operation whose answer the shard may hold back: a failure of either step is an answer. */
+  private <T> CompletableFuture<T> held(
+      String groupId,
+      Function<GroupShard, CompletableFuture<T>> op,
+      Function<SpoolException, T> onError) {
+    return onShard(groupId, op, e -> CompletableFuture.completedFuture(onError.apply(e)))
+        .thenCompose(f -> f)
+        .exceptionally(t -> onError.apply(ShardRuntime.asSpool(t)));
   }
 
   public CompletableFuture<Map<TopicPartition, PartitionResult>> commitOffsets(

@@ -114,6 +114,13 @@ final class ShardRuntime {
     generation++;
     cancelTimers();
     state = State.LOADING;
+    if (shard != null) {
+      // The classic protocol's held JoinGroups and SyncGroups: the members find the coordinator
+      // again and rejoin the reloaded group.
+      shard.failParked(
+          new SpoolException(
+              ErrorCode.NOT_COORDINATOR, "the coordinator of " + tp + " is reloading: " + why));
+    }
     shard = new GroupShard(config.groups(), new Timers(generation), topics, ShardRuntime::newId);
     PartitionLog l = partition.log();
     long end = l.logEndOffset();
@@ -224,18 +231,24 @@ final class ShardRuntime {
     } catch (RuntimeException e) {
       log.error("{} operation failed; reloading the partition", logPrefix, e);
       shard.drainRecords();
+      List<GroupShard.Reply<?>> lost = shard.drainReplies();
       load("an operation failed: " + e);
-      out.complete(
-          onError.apply(new SpoolException(ErrorCode.UNKNOWN_SERVER_ERROR, String.valueOf(e))));
+      SpoolException failed = new SpoolException(ErrorCode.UNKNOWN_SERVER_ERROR, String.valueOf(e));
+      out.complete(onError.apply(failed));
+      lost.forEach(r -> r.future().completeExceptionally(failed));
       return;
     }
+    List<GroupShard.Reply<?>> replies = shard.drainReplies();
     write(shard.drainRecords())
         .whenComplete(
             (v, err) -> {
               if (err == null) {
                 out.complete(result);
+                replies.forEach(GroupShard.Reply::complete);
               } else {
-                out.complete(onError.apply(asSpool(err)));
+                SpoolException e = asSpool(err);
+                out.complete(onError.apply(e));
+                replies.forEach(r -> r.future().completeExceptionally(e));
               }
             });
   }
@@ -246,7 +259,7 @@ final class ShardRuntime {
         "this broker no longer leads " + tp + ": find the group's coordinator again");
   }
 
-  private static SpoolException asSpool(Throwable t) {
+  static SpoolException asSpool(Throwable t) {
     Throwable c =
         t instanceof java.util.concurrent.CompletionException && t.getCause() != null
             ? t.getCause()
@@ -343,8 +356,11 @@ final class ShardRuntime {
     state = State.CLOSED;
     generation++;
     cancelTimers();
-    shard = null;
     SpoolException e = notCoordinator();
+    if (shard != null) {
+      shard.failParked(e);
+    }
+    shard = null;
     hwWaiters.forEach(w -> w.future().completeExceptionally(e));
     hwWaiters.clear();
   }
