@@ -100,8 +100,17 @@ start_node() {
     echo "node $i already running (pid $(live_pid "$i"))"
     return
   fi
-  SPOOL_NODE_OPTS="${SPOOL_NODE_OPTS:--Xms256m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20} $(marker "$i")" \
-    setsid "$SPOOL" node start --config "$d/node.properties" >> "$d/node.log" 2>&1 < /dev/null &
+  # The node outlives this script, so it must not inherit the script's other open files: a caller
+  # holding the machine lock (`flock /tmp/spool-heavy.lock scripts/compat.sh`) would otherwise
+  # keep it locked for as long as the cluster runs.
+  (
+    for fd in /proc/"$BASHPID"/fd/*; do
+      fd="${fd##*/}"
+      if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2> /dev/null; fi
+    done
+    SPOOL_NODE_OPTS="${SPOOL_NODE_OPTS:--Xms256m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20} $(marker "$i")" \
+      exec setsid "$SPOOL" node start --config "$d/node.properties"
+  ) >> "$d/node.log" 2>&1 < /dev/null &
   echo $! > "$d/node.pid"
   echo "node $i started (pid $!, client 127.0.0.1:$(client_port "$i"), Kafka 127.0.0.1:$(kafka_port "$i"), log $d/node.log)"
 }

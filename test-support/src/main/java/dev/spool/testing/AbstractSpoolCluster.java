@@ -175,6 +175,11 @@ public abstract class AbstractSpoolCluster implements SpoolCluster {
   }
 
   @Override
+  public List<Integer> partitionIsr(TopicPartition partition) {
+    return probe.partitionIsr(partition);
+  }
+
+  @Override
   public void awaitReady(Duration timeout) {
     probe.awaitReady(timeout);
   }

@@ -48,6 +48,9 @@ public interface SpoolCluster extends AutoCloseable {
   /** The replicas of {@code partition}, preferred leader first; empty if unknown. */
   List<Integer> partitionReplicas(TopicPartition partition);
 
+  /** The in-sync replicas of {@code partition}, leader included; empty if unknown. */
+  List<Integer> partitionIsr(TopicPartition partition);
+
   /**
    * Waits until the quorum has a leader and every running broker is registered and unfenced (after
    * a restart: with its new broker epoch).

@@ -66,6 +66,11 @@ public final class ProcessClusterControl implements ClusterControl {
   }
 
   @Override
+  public List<Integer> partitionIsr(TopicPartition partition) {
+    return cluster.partitionIsr(partition);
+  }
+
+  @Override
   public Path nodeDataDir(int nodeId) {
     return cluster.nodeDataDir(nodeId);
   }

@@ -41,6 +41,9 @@ public interface ClusterControl {
   /** The replicas of {@code partition}, leader included. */
   List<Integer> partitionReplicas(TopicPartition partition);
 
+  /** The in-sync replicas of {@code partition}, leader included; empty if unknown. */
+  List<Integer> partitionIsr(TopicPartition partition);
+
   /** The node's data directory (log dirs and checkpoints). */
   Path nodeDataDir(int nodeId);
 }

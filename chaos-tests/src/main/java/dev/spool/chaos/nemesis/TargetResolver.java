@@ -1,5 +1,6 @@
 package dev.spool.chaos.nemesis;
 
+import dev.spool.common.TopicPartition;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -28,12 +29,28 @@ public final class TargetResolver {
       return nodes.isEmpty() ? OptionalInt.empty() : OptionalInt.of(pick(nodes, r.pick()));
     }
     if (target instanceof Target.PartitionLeader l) {
-      return cluster.partitionLeader(l.partition());
+      return healthyLeader(l.partition());
     }
     if (target instanceof Target.ActiveController) {
       return cluster.activeController();
     }
     throw new IllegalArgumentException("not a single-node target: " + target);
+  }
+
+  /**
+   * The partition's leader once every replica is back in its ISR. A leader killed while its ISR is
+   * still short (right after a restart, say) takes the partition below min ISR with it, so the
+   * fault would test recovery from a fault the schedule did not ask for; it waits instead.
+   */
+  private OptionalInt healthyLeader(TopicPartition partition) {
+    OptionalInt leader = cluster.partitionLeader(partition);
+    List<Integer> replicas = cluster.partitionReplicas(partition);
+    if (leader.isEmpty()
+        || replicas.isEmpty()
+        || !cluster.partitionIsr(partition).containsAll(replicas)) {
+      return OptionalInt.empty();
+    }
+    return leader;
   }
 
   public Split split(Target.MajorityMinority target) {

@@ -81,6 +81,19 @@ public final class ChaosRun {
   static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(120);
 
   /**
+   * How long past the scenario's duration the fault phase may run to finish faults a slow cluster
+   * delayed (their target did not exist yet, see {@link NemesisRunner}); one still waiting then is
+   * given up and recorded as not done.
+   */
+  static final Duration FAULT_OVERRUN = Duration.ofSeconds(60);
+
+  /**
+   * How long the workload keeps writing after the last heal before the fault phase ends, so every
+   * run shows whether writes are acknowledged again once the faults are gone.
+   */
+  static final Duration QUIET_TAIL = Duration.ofSeconds(3);
+
+  /**
    * {@code -Dspool.chaos.namespaces=false}: run on loopback even as root (partitions are then
    * skipped).
    */
@@ -385,7 +398,7 @@ public final class ChaosRun {
     long lastReportNs = 0;
     while (true) {
       long now = recorder.elapsedNs();
-      if (now >= durationNs) {
+      if (now >= durationNs && faultPhaseOver(runner, now, durationNs)) {
         break;
       }
       runner.tick(now);
@@ -414,6 +427,24 @@ public final class ChaosRun {
       }
       Thread.sleep(TICK_MS); // the nemesis duty cycle
     }
+  }
+
+  /**
+   * Whether the fault phase may end at {@code nowNs}, past the scenario's duration: every fault has
+   * run and healed and {@link #QUIET_TAIL} has passed since the last heal, or the phase has overrun
+   * by {@link #FAULT_OVERRUN} (what is still active is then healed, what still waits given up).
+   */
+  private static boolean faultPhaseOver(NemesisRunner runner, long nowNs, long durationNs) {
+    if (!runner.idle()) {
+      return nowNs >= durationNs + FAULT_OVERRUN.toNanos();
+    }
+    long lastHealNs =
+        runner.timeline().stream()
+            .filter(FaultWindow::healed)
+            .mapToLong(FaultWindow::endNs)
+            .max()
+            .orElse(0);
+    return nowNs >= lastHealNs + QUIET_TAIL.toNanos();
   }
 
   /** Heals anything left, restarts stopped nodes, waits for a ready cluster with full ISRs. */

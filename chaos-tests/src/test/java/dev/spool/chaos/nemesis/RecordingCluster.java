@@ -22,6 +22,7 @@ final class RecordingCluster implements ClusterControl, NetworkControl, ClientLi
   private final Set<Integer> running = new HashSet<>();
   private final Map<TopicPartition, Integer> leaders = new HashMap<>();
   private final Map<TopicPartition, List<Integer>> replicas = new HashMap<>();
+  private final Map<TopicPartition, List<Integer>> isrs = new HashMap<>();
   private Integer activeController;
   private Path dataRoot = Path.of("/nonexistent");
 
@@ -42,6 +43,12 @@ final class RecordingCluster implements ClusterControl, NetworkControl, ClientLi
   RecordingCluster leader(TopicPartition tp, int leader, Integer... replicaIds) {
     leaders.put(tp, leader);
     replicas.put(tp, List.of(replicaIds));
+    return this;
+  }
+
+  /** Sets the ISR of {@code tp}; without a call every replica counts as in sync. */
+  RecordingCluster isr(TopicPartition tp, Integer... isrIds) {
+    isrs.put(tp, List.of(isrIds));
     return this;
   }
 
@@ -103,6 +110,11 @@ final class RecordingCluster implements ClusterControl, NetworkControl, ClientLi
   @Override
   public List<Integer> partitionReplicas(TopicPartition partition) {
     return replicas.getOrDefault(partition, nodes);
+  }
+
+  @Override
+  public List<Integer> partitionIsr(TopicPartition partition) {
+    return isrs.getOrDefault(partition, partitionReplicas(partition));
   }
 
   @Override

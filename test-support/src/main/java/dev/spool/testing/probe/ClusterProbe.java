@@ -137,6 +137,13 @@ public final class ClusterProbe implements AutoCloseable {
         .orElse(List.of());
   }
 
+  public List<Integer> partitionIsr(TopicPartition partition) {
+    return newestView(partition)
+        .map(PartitionMetadata::getIsrList)
+        .map(List::copyOf)
+        .orElse(List.of());
+  }
+
   /** The partition as the node with the highest leader epoch for it describes it. */
   public Optional<PartitionMetadata> newestView(TopicPartition partition) {
     return views(List.of(partition.topic())).values().stream()
