@@ -91,6 +91,32 @@ public final class GroupBench {
     return Integer.parseInt(a.getOrDefault(key, String.valueOf(dflt)));
   }
 
+  /**
+   * Creates the topic and starts the load thread and {@code members} member threads of {@code
+   * group} (committing after every poll when {@code commit}); returns the threads.
+   */
+  private static List<Thread> startGroup(
+      SystemKind kind,
+      String bs,
+      Map<String, String> a,
+      String group,
+      int members,
+      GroupState state,
+      AtomicBoolean stop,
+      boolean commit)
+      throws Exception {
+    int partitions = intOpt(a, "partitions", 60);
+    GroupBenchClients.createTopic(kind, bs, TOPIC, partitions);
+    List<Thread> threads = new ArrayList<>();
+    threads.add(loadThread(kind, bs, partitions, intOpt(a, "rate", 3000), stop));
+    for (int m = 0; m < members; m++) {
+      String id = "member-" + m;
+      threads.add(
+          start(id, () -> runMember(kind, bs, group, id, extra(kind, a), state, stop, commit)));
+    }
+    return threads;
+  }
+
   // ------------------------------------------------------------------ rebalance
 
   private static void rebalance(SystemKind kind, String bs, Map<String, String> a)
@@ -100,18 +126,9 @@ public final class GroupBench {
     int trials = intOpt(a, "trials", 20);
     int sessionMs = intOpt(a, "session-ms", 10_000);
     String group = "rebalance-" + System.currentTimeMillis();
-    GroupBenchClients.createTopic(kind, bs, TOPIC, partitions);
     GroupState state = new GroupState(partitions);
     AtomicBoolean stop = new AtomicBoolean();
-    List<Thread> threads = new ArrayList<>();
-    threads.add(loadThread(kind, bs, partitions, intOpt(a, "rate", 3000), stop));
-    for (int m = 0; m < members; m++) {
-      String id = "local-" + m;
-      threads.add(
-          start(
-              "member-" + m,
-              () -> runMember(kind, bs, group, id, extra(kind, a), state, stop, false)));
-    }
+    List<Thread> threads = startGroup(kind, bs, a, group, members, state, stop, false);
     try {
       int share = partitions / members;
       awaitOrFail(state, () -> state.stable(members, share), 120_000, "the group never formed");
@@ -353,18 +370,9 @@ public final class GroupBench {
     int partitions = intOpt(a, "partitions", 60);
     int seconds = intOpt(a, "seconds", 30);
     String group = "commits-" + System.currentTimeMillis();
-    GroupBenchClients.createTopic(kind, bs, TOPIC, partitions);
     GroupState state = new GroupState(partitions);
     AtomicBoolean stop = new AtomicBoolean();
-    List<Thread> threads = new ArrayList<>();
-    threads.add(loadThread(kind, bs, partitions, intOpt(a, "rate", 3000), stop));
-    for (int m = 0; m < members; m++) {
-      String id = "committer-" + m;
-      threads.add(
-          start(
-              "member-" + m,
-              () -> runMember(kind, bs, group, id, extra(kind, a), state, stop, true)));
-    }
+    List<Thread> threads = startGroup(kind, bs, a, group, members, state, stop, true);
     try {
       awaitOrFail(
           state,
