@@ -3,10 +3,12 @@ package dev.spool.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.log.LogManager;
 import dev.spool.chaos.fuzz.KafkaRequestFuzzer;
+import dev.spool.client.ReplicaLog;
 import dev.spool.common.TopicPartition;
 import dev.spool.testing.process.ProcessCluster;
 import dev.spool.testing.process.Signal;
@@ -24,6 +26,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
@@ -33,8 +36,11 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.DeletedRecords;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -47,6 +53,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -431,12 +438,98 @@ class KafkaClientsE2ETest {
   }
 
   /**
+   * Admin's record APIs through the listener. describeProducers shows the idempotent producer that
+   * wrote; deleteRecords moves the log start, so a consumer from the earliest offset starts there;
+   * every replica takes the new start through replication, so it holds after the leader is killed
+   * and another takes over; -1 deletes up to the high watermark (Spool's own Admin this time).
+   * describeLogDirs lists each broker's replica; createPartitions is refused as unsupported.
+   */
+  @Test
+  @Order(5)
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void shouldDeleteRecordsAndDescribeLogDirsAndProducersThroughAdmin() throws Exception {
+    createTopic("trimmed", 1, Map.of());
+    TopicPartition tp = new TopicPartition("trimmed", 0);
+    var ktp = new org.apache.kafka.common.TopicPartition("trimmed", 0);
+    produceValues("trimmed", "t-", 100);
+    var producers =
+        admin.describeProducers(List.of(ktp)).partitionResult(ktp).get(30, TimeUnit.SECONDS);
+    assertEquals(1, producers.activeProducers().size(), producers.toString());
+    var state = producers.activeProducers().get(0);
+    assertTrue(state.producerId() >= 0, state.toString());
+    assertEquals(99, state.lastSequence(), "100 records from sequence 0");
+    assertTrue(
+        state.coordinatorEpoch().isEmpty() && state.currentTransactionStartOffset().isEmpty());
+
+    DeletedRecords deleted =
+        admin
+            .deleteRecords(Map.of(ktp, RecordsToDelete.beforeOffset(40)))
+            .lowWatermarks()
+            .get(ktp)
+            .get(30, TimeUnit.SECONDS);
+    assertEquals(40, deleted.lowWatermark());
+    assertEquals(List.of(40L, 60L), firstOffsetAndCount("trimmed", tp));
+    ProcessCluster.await(
+        "every replica's log starts at 40",
+        WAIT,
+        () -> logStarts("trimmed").equals(List.of(40L, 40L, 40L)),
+        () -> String.valueOf(logStarts("trimmed")));
+
+    int leader = cluster.partitionLeader(tp).orElseThrow();
+    cluster.kill(leader, Signal.KILL);
+    ProcessCluster.await(
+        "a new leader of " + tp,
+        WAIT,
+        () -> cluster.partitionLeader(tp).orElse(leader) != leader,
+        () -> "leader " + cluster.partitionLeader(tp));
+    assertEquals(List.of(40L, 60L), firstOffsetAndCount("trimmed", tp), "after the failover");
+    cluster.start(leader);
+    cluster.awaitReady(WAIT);
+    cluster.awaitFullIsr(List.of("trimmed"), WAIT);
+
+    assertEquals(
+        Map.of(tp, 100L), cluster.admin().deleteRecords(Map.of(tp, -1L)).get(30, TimeUnit.SECONDS));
+    assertEquals(List.of(-1L, 0L), firstOffsetAndCount("trimmed", tp));
+
+    var dirs = admin.describeLogDirs(cluster.brokers()).allDescriptions().get(30, TimeUnit.SECONDS);
+    assertEquals(Set.copyOf(cluster.brokers()), dirs.keySet());
+    dirs.forEach(
+        (broker, byDir) -> {
+          assertEquals(1, byDir.size(), "one data directory on broker " + broker);
+          var d = byDir.values().iterator().next();
+          assertTrue(d.totalBytes().orElse(0) > 0, "broker " + broker + ": " + d);
+          var replica = d.replicaInfos().get(ktp);
+          assertTrue(replica != null && replica.size() > 0, "broker " + broker + ": " + d);
+          assertFalse(replica.isFuture());
+        });
+
+    var grow = admin.createPartitions(Map.of("trimmed", NewPartitions.increaseTo(2))).all();
+    var refused = assertThrows(ExecutionException.class, () -> grow.get(30, TimeUnit.SECONDS));
+    assertTrue(refused.getCause() instanceof UnsupportedVersionException, refused.toString());
+  }
+
+  /**
+   * The first offset a consumer from the earliest offset reads (-1 none), and how many it reads.
+   */
+  private static List<Long> firstOffsetAndCount(String topic, TopicPartition tp) {
+    List<ConsumerRecord<byte[], byte[]>> read = readAll(topic, 1, 0).getOrDefault(tp, List.of());
+    return List.of(read.isEmpty() ? -1L : read.get(0).offset(), (long) read.size());
+  }
+
+  /** Each replica's log start offset, by Spool's DescribeLogs (Kafka's API has no such field). */
+  private static List<Long> logStarts(String topic) {
+    return cluster.admin().describeLogs(List.of(topic)).join().stream()
+        .map(ReplicaLog::logStartOffset)
+        .toList();
+  }
+
+  /**
    * A short run of the fuzzer ({@code scripts/kafka-fuzz.sh} runs the long one) at one broker: its
    * canary connection is answered throughout, the nodes live on, Netty reports no leaked buffer,
    * every answer could be written, and Kafka's producer is served afterwards.
    */
   @Test
-  @Order(5)
+  @Order(6)
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
   void shouldSurviveMutatedRequestsAndKeepServingOtherClients() throws Exception {
     createTopic("fuzz", 1, Map.of());
@@ -468,7 +561,7 @@ class KafkaClientsE2ETest {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
   void shouldLoseNoAcknowledgedRecordWhenTheLeaderIsKilledUnderAKafkaProducer() throws Exception {
     createTopic("failover", 1, Map.of("min.insync.replicas", "2"));

@@ -5,8 +5,10 @@ import dev.spool.client.ConfigEntry;
 import dev.spool.client.NewTopic;
 import dev.spool.client.ReplicaLog;
 import dev.spool.client.TopicDescription;
+import dev.spool.common.TopicPartition;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
@@ -16,7 +18,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code spool topic create|list|describe|delete|configs|alter}. */
+/** {@code spool topic create|list|describe|delete|delete-records|configs|alter}. */
 @Command(
     name = "topic",
     mixinStandardHelpOptions = true,
@@ -26,6 +28,7 @@ import picocli.CommandLine.Spec;
       TopicCommand.ListTopics.class,
       TopicCommand.Describe.class,
       TopicCommand.Delete.class,
+      TopicCommand.DeleteRecords.class,
       TopicCommand.Configs.class,
       TopicCommand.Alter.class
     })
@@ -259,6 +262,58 @@ final class TopicCommand implements Callable<Integer> {
         a.deleteTopics(List.of(name)).join();
       }
       ctx.out().println("Deleted topic " + name + ".");
+      return ExitCodes.OK;
+    }
+  }
+
+  @Command(
+      name = "delete-records",
+      mixinStandardHelpOptions = true,
+      description =
+          "Delete the records below an offset (Kafka's kafka-delete-records): each partition's log"
+              + " start offset moves there on its leader.")
+  static final class DeleteRecords implements Callable<Integer> {
+    private final CliContext ctx;
+    @Spec CommandSpec spec;
+    @Mixin AdminOptions admin = new AdminOptions();
+
+    @Parameters(index = "0", paramLabel = "NAME")
+    String name;
+
+    @Option(
+        names = "--before",
+        required = true,
+        paramLabel = "OFFSET",
+        description = "Delete the records below this offset; -1: below the high watermark.")
+    long before;
+
+    @Option(
+        names = "--partition",
+        paramLabel = "P",
+        description = "Only this partition (repeatable; default: every partition).")
+    List<Integer> partitions;
+
+    DeleteRecords(CliContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() {
+      Map<TopicPartition, Long> lowWatermarks;
+      try (Admin a = admin.open(ctx, spec)) {
+        List<Integer> chosen = partitions;
+        if (chosen == null || chosen.isEmpty()) {
+          chosen =
+              a.describeTopic(name).join().partitions().stream()
+                  .map(TopicDescription.PartitionDescription::partition)
+                  .toList();
+        }
+        Map<TopicPartition, Long> offsets = new TreeMap<>();
+        chosen.forEach(p -> offsets.put(new TopicPartition(name, p), before));
+        lowWatermarks = a.deleteRecords(offsets).join();
+      }
+      lowWatermarks.forEach(
+          (tp, low) -> ctx.out().println("Partition: " + tp + "\tLogStartOffset: " + low));
       return ExitCodes.OK;
     }
   }

@@ -5,6 +5,7 @@ import dev.spool.client.internal.admin.AdminCalls;
 import dev.spool.client.internal.admin.AdminCalls.Done;
 import dev.spool.client.internal.admin.AdminCalls.Retry;
 import dev.spool.client.internal.admin.GroupAdmin;
+import dev.spool.client.internal.admin.RecordDeletions;
 import dev.spool.client.internal.consumer.OffsetLookup;
 import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
@@ -36,6 +37,7 @@ import dev.spool.protocol.message.TopicPartitions;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,6 +70,7 @@ public final class Admin implements AutoCloseable {
   private final int brokerTimeoutMs;
   private final GroupAdmin groups;
   private final OffsetLookup offsets;
+  private final RecordDeletions deletions;
   private final long defaultApiTimeoutMs;
 
   public Admin(Map<String, String> props) {
@@ -88,6 +91,7 @@ public final class Admin implements AutoCloseable {
     this.defaultApiTimeoutMs = config.get(AdminConfig.DEFAULT_API_TIMEOUT_MS);
     this.groups =
         new GroupAdmin(context, defaultApiTimeoutMs, config.get(AdminConfig.REQUEST_TIMEOUT_MS));
+    this.deletions = new RecordDeletions(context, calls, defaultApiTimeoutMs, this::leaders);
     this.offsets =
         new OffsetLookup(
             context.metadata(),
@@ -149,6 +153,47 @@ public final class Admin implements AutoCloseable {
               specs
                   .keySet()
                   .forEach(tp -> out.put(tp, found.get(tp) == null ? -1L : found.get(tp).offset()));
+              return out;
+            });
+  }
+
+  // ------------------------------------------------------------------ records
+
+  /**
+   * Deletes each partition's records below the given offset (-1: below the high watermark) by
+   * moving its log start offset on its leader, as Kafka's {@code Admin.deleteRecords}: consumers
+   * from the earliest offset start there, and whole segments below it are deleted by the brokers'
+   * next retention pass. Answers each partition's new log start offset (its low watermark). Fails
+   * with the first partition's non-retriable error: OFFSET_OUT_OF_RANGE (past the high watermark),
+   * POLICY_VIOLATION (a topic without cleanup.policy delete), UNKNOWN_TOPIC_OR_PARTITION.
+   */
+  public CompletableFuture<Map<TopicPartition, Long>> deleteRecords(
+      Map<TopicPartition, Long> beforeOffsets) {
+    return deletions.delete(beforeOffsets);
+  }
+
+  /** The leader of every partition of {@code topics} that has one, at its Spool listener. */
+  private CompletableFuture<Map<TopicPartition, Node>> leaders(Collection<String> topics) {
+    return describeTopics(topics)
+        .thenCombine(
+            describeCluster(),
+            (described, cluster) -> {
+              Map<Integer, Node> nodes = new HashMap<>();
+              cluster
+                  .brokers()
+                  .forEach(b -> nodes.put(b.id(), new Node(b.id(), b.host(), b.port())));
+              Map<TopicPartition, Node> out = new HashMap<>();
+              described
+                  .values()
+                  .forEach(
+                      t ->
+                          t.partitions().stream()
+                              .filter(p -> nodes.containsKey(p.leader()))
+                              .forEach(
+                                  p ->
+                                      out.put(
+                                          new TopicPartition(t.name(), p.partition()),
+                                          nodes.get(p.leader()))));
               return out;
             });
   }

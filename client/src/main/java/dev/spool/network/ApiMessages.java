@@ -13,6 +13,8 @@ import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DeleteGroupsRequest;
 import dev.spool.protocol.message.DeleteGroupsResponse;
+import dev.spool.protocol.message.DeleteRecordsRequest;
+import dev.spool.protocol.message.DeleteRecordsResponse;
 import dev.spool.protocol.message.DeleteTopicsRequest;
 import dev.spool.protocol.message.DeleteTopicsResponse;
 import dev.spool.protocol.message.DescribeClusterRequest;
@@ -23,6 +25,8 @@ import dev.spool.protocol.message.DescribeGroupsRequest;
 import dev.spool.protocol.message.DescribeGroupsResponse;
 import dev.spool.protocol.message.DescribeLogsRequest;
 import dev.spool.protocol.message.DescribeLogsResponse;
+import dev.spool.protocol.message.DescribeProducersRequest;
+import dev.spool.protocol.message.DescribeProducersResponse;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
 import dev.spool.protocol.message.FetchRequest;
@@ -116,6 +120,12 @@ public final class ApiMessages {
     PARSERS.put(
         ApiKey.DESCRIBE_LOGS,
         new Pair(DescribeLogsRequest.parser(), DescribeLogsResponse.parser()));
+    PARSERS.put(
+        ApiKey.DELETE_RECORDS,
+        new Pair(DeleteRecordsRequest.parser(), DeleteRecordsResponse.parser()));
+    PARSERS.put(
+        ApiKey.DESCRIBE_PRODUCERS,
+        new Pair(DescribeProducersRequest.parser(), DescribeProducersResponse.parser()));
     for (ApiKey k : ApiKey.values()) {
       if (k != ApiKey.API_KEY_UNSPECIFIED && k != ApiKey.UNRECOGNIZED && !PARSERS.containsKey(k)) {
         throw new ExceptionInInitializerError("no message types for API " + k);

@@ -4,9 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.client.testing.FakeCluster;
+import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.BrokerInfo;
+import dev.spool.protocol.message.DeleteRecordsRequest;
+import dev.spool.protocol.message.DeleteRecordsResponse;
 import dev.spool.protocol.message.DescribeClusterResponse;
 import dev.spool.protocol.message.DescribeLogsRequest;
 import dev.spool.protocol.message.DescribeLogsResponse;
@@ -245,9 +248,8 @@ class CliTest {
     assertEquals(1, cli.run("", "topic", "delete", "orders").exitCode());
   }
 
-  @Test
-  void shouldDescribeEveryBrokersReplicasWithTheirCleanerState() {
-    cluster.createTopic("orders", 1);
+  /** DescribeCluster as the fake cluster's brokers would answer it: each at its own port. */
+  private DescribeClusterResponse fakeBrokers() {
     DescribeClusterResponse.Builder brokers =
         DescribeClusterResponse.newBuilder().setClusterId("c");
     cluster
@@ -259,11 +261,18 @@ class CliTest {
                         .setNodeId(b.nodeId())
                         .setHost("127.0.0.1")
                         .setPort(b.port())));
+    return brokers.build();
+  }
+
+  @Test
+  void shouldDescribeEveryBrokersReplicasWithTheirCleanerState() {
+    cluster.createTopic("orders", 1);
+    DescribeClusterResponse brokers = fakeBrokers();
     cluster
         .brokers()
         .forEach(
             b ->
-                b.handle(ApiKey.DESCRIBE_CLUSTER, (req, out) -> out.reply(brokers.build()))
+                b.handle(ApiKey.DESCRIBE_CLUSTER, (req, out) -> out.reply(brokers))
                     .handle(
                         ApiKey.DESCRIBE_LOGS,
                         (req, out) -> {
@@ -299,6 +308,59 @@ class CliTest {
     String text = cli.run("", "topic", "describe", "orders", "--logs").out();
     assertTrue(text.contains("Broker: 1") && text.contains("DirtyRatio: 0.250"), text);
     assertTrue(text.contains("LastClean: never"), text);
+  }
+
+  /**
+   * delete-records goes to each partition's leader; a leader that moved away answers
+   * NOT_LEADER_OR_FOLLOWER and the partition is sent again to the new one.
+   */
+  @Test
+  void shouldDeleteRecordsAtEachPartitionsLeaderFollowingAMove() {
+    cluster.createTopic("orders", 2);
+    DescribeClusterResponse brokers = fakeBrokers();
+    TopicPartition moving = new TopicPartition("orders", 1);
+    List<String> served = new java.util.concurrent.CopyOnWriteArrayList<>();
+    cluster
+        .brokers()
+        .forEach(
+            b ->
+                b.handle(ApiKey.DESCRIBE_CLUSTER, (req, out) -> out.reply(brokers))
+                    .handle(
+                        ApiKey.DELETE_RECORDS,
+                        (req, out) -> {
+                          DeleteRecordsResponse.Builder resp = DeleteRecordsResponse.newBuilder();
+                          for (DeleteRecordsRequest.Topic t :
+                              req.body(DeleteRecordsRequest.class).getTopicsList()) {
+                            DeleteRecordsResponse.Topic.Builder rt =
+                                DeleteRecordsResponse.Topic.newBuilder().setName(t.getName());
+                            for (DeleteRecordsRequest.Partition p : t.getPartitionsList()) {
+                              TopicPartition tp = new TopicPartition(t.getName(), p.getPartition());
+                              boolean leads = cluster.leader(tp) == b.nodeId();
+                              if (leads && tp.equals(moving) && b.nodeId() == 2) {
+                                cluster.moveLeader(tp, 1); // it moves just as the request came
+                                leads = false;
+                              }
+                              served.add(tp + "@" + b.nodeId() + (leads ? "" : " refused"));
+                              rt.addPartitions(
+                                  DeleteRecordsResponse.Partition.newBuilder()
+                                      .setPartition(p.getPartition())
+                                      .setErrorCode(
+                                          leads ? ErrorCode.NONE : ErrorCode.NOT_LEADER_OR_FOLLOWER)
+                                      .setLowWatermark(leads ? p.getOffset() : -1));
+                            }
+                            resp.addTopics(rt);
+                          }
+                          out.reply(resp.build());
+                        }));
+
+    CliRunner.Result r = cli.run("", "topic", "delete-records", "orders", "--before", "7");
+    assertEquals(0, r.exitCode(), r.toString());
+    assertEquals(
+        List.of("Partition: orders-0\tLogStartOffset: 7", "Partition: orders-1\tLogStartOffset: 7"),
+        r.outLines());
+    assertEquals(
+        List.of("orders-0@1", "orders-1@1", "orders-1@2 refused"),
+        served.stream().sorted().toList());
   }
 
   @Test

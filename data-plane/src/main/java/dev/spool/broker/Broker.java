@@ -13,7 +13,6 @@ import dev.spool.broker.request.BrokerContext;
 import dev.spool.broker.request.ConsumerGroupHeartbeatHandler;
 import dev.spool.broker.request.DeleteGroupsHandler;
 import dev.spool.broker.request.DescribeGroupsHandler;
-import dev.spool.broker.request.DescribeLogsHandler;
 import dev.spool.broker.request.FindCoordinatorHandler;
 import dev.spool.broker.request.Handlers;
 import dev.spool.broker.request.ListGroupsHandler;
@@ -286,7 +285,9 @@ public final class Broker implements AutoCloseable {
         .register(ApiKey.DESCRIBE_GROUPS, new DescribeGroupsHandler(coordinator))
         .register(ApiKey.DELETE_GROUPS, new DeleteGroupsHandler(coordinator))
         .register(ApiKey.OFFSET_DELETE, new OffsetDeleteHandler(coordinator))
-        .register(ApiKey.DESCRIBE_LOGS, new DescribeLogsHandler(ctx));
+        .register(ApiKey.DESCRIBE_LOGS, h.describeLogs())
+        .register(ApiKey.DELETE_RECORDS, h.deleteRecords())
+        .register(ApiKey.DESCRIBE_PRODUCERS, h.describeProducers());
   }
 
   private BrokerServer.Settings serverSettings(Config config) {

@@ -16,15 +16,30 @@ import java.util.Random;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.DeleteGroupsRequestData;
+import org.apache.kafka.common.message.DeleteRecordsRequestData;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.DescribeLogDirsRequestData;
+import org.apache.kafka.common.message.DescribeProducersRequestData;
 import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
@@ -34,13 +49,14 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
 
 /**
  * A seeded, structure-aware fuzzer for a Kafka listener: valid requests (encoded by kafka-clients,
- * the same encoder Kafka's clients use) of the APIs that read or append but change no cluster
- * configuration, each mutated where a decoder is weakest: lengths and counts set to extremes,
- * compact varints made huge, API key and version changed, bytes flipped, the body truncated or
- * extended. Requests go pipelined in rounds of {@link #ROUND} followed by a valid ApiVersions
- * sentinel; a round ends at the sentinel's answer or when the broker closes the connection (the
- * answer to a malformed request). A canary connection sends a valid Metadata request between rounds
- * and must be answered every time: one connection's garbage must never cost another client.
+ * the same encoder Kafka's clients use) of the APIs that read, append, delete records or work on
+ * groups (of the fuzzer's own topic and group) but change no cluster configuration, each mutated
+ * where a decoder is weakest: lengths and counts set to extremes, compact varints made huge, API
+ * key and version changed, bytes flipped, the body truncated or extended. Requests go pipelined in
+ * rounds of {@link #ROUND} followed by a valid ApiVersions sentinel; a round ends at the sentinel's
+ * answer or when the broker closes the connection (the answer to a malformed request). A canary
+ * connection sends a valid Metadata request between rounds and must be answered every time: one
+ * connection's garbage must never cost another client.
  *
  * <p>The same seed gives the same requests. {@code main} runs the long campaign ({@code
  * scripts/kafka-fuzz.sh}); tests run a short one.
@@ -278,6 +294,131 @@ public final class KafkaRequestFuzzer {
                             .setPartitions(
                                 List.of(new FetchRequestData.FetchPartition().setPartition(0))))),
             17));
+    out.addAll(groupSeeds(topic));
+    out.addAll(recordSeeds(topic));
+    return out;
+  }
+
+  /**
+   * The group APIs, both protocols (the classic ones are answered UNSUPPORTED_VERSION until the
+   * listener serves them: their decoding is fuzzed either way), on a group of the fuzzer's own.
+   */
+  private static List<byte[]> groupSeeds(String topic) {
+    String group = topic + "-group";
+    List<byte[]> out = new ArrayList<>();
+    out.add(request(new FindCoordinatorRequestData().setKey(group), 2));
+    out.add(request(new FindCoordinatorRequestData().setCoordinatorKeys(List.of(group)), 6));
+    JoinGroupRequestData.JoinGroupRequestProtocolCollection protocols =
+        new JoinGroupRequestData.JoinGroupRequestProtocolCollection();
+    protocols.add(
+        new JoinGroupRequestData.JoinGroupRequestProtocol()
+            .setName("range")
+            .setMetadata(new byte[] {0, 3, 0, 0, 0, 1, 0, 4, 'f', 'u', 'z', 'z'}));
+    out.add(
+        request(
+            new JoinGroupRequestData()
+                .setGroupId(group)
+                .setSessionTimeoutMs(10_000)
+                .setRebalanceTimeoutMs(10_000)
+                .setMemberId("")
+                .setProtocolType("consumer")
+                .setProtocols(protocols),
+            9));
+    out.add(
+        request(
+            new SyncGroupRequestData()
+                .setGroupId(group)
+                .setGenerationId(1)
+                .setMemberId("m")
+                .setAssignments(
+                    List.of(
+                        new SyncGroupRequestData.SyncGroupRequestAssignment()
+                            .setMemberId("m")
+                            .setAssignment(new byte[] {0, 3}))),
+            5));
+    out.add(
+        request(
+            new HeartbeatRequestData().setGroupId(group).setGenerationId(1).setMemberId("m"), 4));
+    out.add(
+        request(
+            new LeaveGroupRequestData()
+                .setGroupId(group)
+                .setMembers(List.of(new LeaveGroupRequestData.MemberIdentity().setMemberId("m"))),
+            5));
+    out.add(
+        request(
+            new ConsumerGroupHeartbeatRequestData()
+                .setGroupId(group)
+                .setMemberId(Uuid.randomUuid().toString())
+                .setMemberEpoch(0)
+                .setRebalanceTimeoutMs(10_000)
+                .setSubscribedTopicNames(List.of(topic))
+                .setTopicPartitions(List.of()),
+            1));
+    out.add(
+        request(
+            new OffsetCommitRequestData()
+                .setGroupId(group)
+                .setGenerationIdOrMemberEpoch(-1)
+                .setTopics(
+                    List.of(
+                        new OffsetCommitRequestData.OffsetCommitRequestTopic()
+                            .setName(topic)
+                            .setPartitions(
+                                List.of(
+                                    new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                                        .setPartitionIndex(0)
+                                        .setCommittedOffset(1)
+                                        .setCommittedMetadata("m"))))),
+            8));
+    out.add(
+        request(
+            new OffsetFetchRequestData()
+                .setGroups(
+                    List.of(
+                        new OffsetFetchRequestData.OffsetFetchRequestGroup()
+                            .setGroupId(group)
+                            .setTopics(null))),
+            8));
+    out.add(request(new ListGroupsRequestData(), 5));
+    out.add(request(new DescribeGroupsRequestData().setGroups(List.of(group)), 5));
+    out.add(request(new ConsumerGroupDescribeRequestData().setGroupIds(List.of(group)), 1));
+    out.add(request(new DeleteGroupsRequestData().setGroupsNames(List.of(group)), 2));
+    return out;
+  }
+
+  /** DeleteRecords (of the fuzz topic only), DescribeLogDirs, DescribeProducers. */
+  private static List<byte[]> recordSeeds(String topic) {
+    List<byte[]> out = new ArrayList<>();
+    out.add(
+        request(
+            new DeleteRecordsRequestData()
+                .setTimeoutMs(1000)
+                .setTopics(
+                    List.of(
+                        new DeleteRecordsRequestData.DeleteRecordsTopic()
+                            .setName(topic)
+                            .setPartitions(
+                                List.of(
+                                    new DeleteRecordsRequestData.DeleteRecordsPartition()
+                                        .setPartitionIndex(0)
+                                        .setOffset(0))))),
+            2));
+    out.add(request(new DescribeLogDirsRequestData().setTopics(null), 4));
+    DescribeLogDirsRequestData.DescribableLogDirTopicCollection dirs =
+        new DescribeLogDirsRequestData.DescribableLogDirTopicCollection();
+    dirs.add(
+        new DescribeLogDirsRequestData.DescribableLogDirTopic()
+            .setTopic(topic)
+            .setPartitions(List.of(0)));
+    out.add(request(new DescribeLogDirsRequestData().setTopics(dirs), 1));
+    DescribeProducersRequestData.TopicRequestCollection producers =
+        new DescribeProducersRequestData.TopicRequestCollection();
+    producers.add(
+        new DescribeProducersRequestData.TopicRequest()
+            .setName(topic)
+            .setPartitionIndexes(List.of(0)));
+    out.add(request(new DescribeProducersRequestData().setTopics(producers), 0));
     return out;
   }
 

@@ -9,6 +9,7 @@ import dev.spool.broker.kafka.codec.KafkaResponse;
 import dev.spool.broker.kafka.codec.MetadataCodec;
 import dev.spool.broker.kafka.codec.OffsetsCodec;
 import dev.spool.broker.kafka.codec.ProduceCodec;
+import dev.spool.broker.kafka.codec.RecordsCodec;
 import dev.spool.broker.kafka.codec.TopicAdminCodec;
 import dev.spool.broker.network.WireProtocol.Connection;
 import dev.spool.broker.request.BrokerContext;
@@ -63,7 +64,10 @@ final class KafkaApis {
               KafkaApi.CONSUMER_GROUP_DESCRIBE,
               KafkaApi.LIST_GROUPS,
               KafkaApi.DESCRIBE_GROUPS,
-              KafkaApi.DELETE_GROUPS));
+              KafkaApi.DELETE_GROUPS,
+              KafkaApi.DELETE_RECORDS,
+              KafkaApi.DESCRIBE_LOG_DIRS,
+              KafkaApi.DESCRIBE_PRODUCERS));
 
   private final Handlers h;
   private final BrokerContext ctx;
@@ -131,6 +135,18 @@ final class KafkaApis {
       case LIST_GROUPS -> groups.listGroups(r);
       case DESCRIBE_GROUPS -> groups.describeGroups(r);
       case DELETE_GROUPS -> groups.deleteGroups(r);
+      case DELETE_RECORDS ->
+          h.deleteRecords()
+              .call(RecordsCodec.deleteRecordsToSpool(r))
+              .thenApply(resp -> RecordsCodec.deleteRecordsToKafka(r, resp));
+      case DESCRIBE_LOG_DIRS ->
+          h.describeLogs()
+              .call(RecordsCodec.describeLogDirsToSpool(r))
+              .thenApply(resp -> RecordsCodec.describeLogDirsToKafka(r, resp));
+      case DESCRIBE_PRODUCERS ->
+          h.describeProducers()
+              .call(RecordsCodec.describeProducersToSpool(r))
+              .thenApply(resp -> RecordsCodec.describeProducersToKafka(r, resp));
       default -> throw new IllegalStateException(api + " is not served"); // decoder answered it
     };
   }

@@ -19,7 +19,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -247,13 +246,10 @@ public final class PartitionLog implements Closeable {
     if (!mutator.compareAndSet(null, me)) {
       Thread other = mutator.get();
       throw new IllegalStateException(
-          logPrefix
-              + operation
-              + " on thread "
-              + me.getName()
-              + " while thread "
-              + (other == null ? "?" : other.getName())
-              + " mutates the log: a partition log has one owner thread at a time");
+          String.format(
+              "%s%s on thread %s while thread %s mutates the log: a partition log has one owner"
+                  + " thread at a time",
+              logPrefix, operation, me.getName(), other == null ? "?" : other.getName()));
     }
     if (closed) {
       mutator.set(null);
@@ -450,11 +446,9 @@ public final class PartitionLog implements Closeable {
     }
     if (firstOffset < segment.baseOffset()) {
       throw new IllegalStateException(
-          logPrefix
-              + "offset "
-              + firstOffset
-              + " is below the active segment's base offset "
-              + segment.baseOffset());
+          String.format(
+              "%soffset %d is below the active segment's base offset %d",
+              logPrefix, firstOffset, segment.baseOffset()));
     }
     segment.append(batches, cfg.indexIntervalBytes());
     logEndOffset = lastOffset + 1;
@@ -638,48 +632,68 @@ public final class PartitionLog implements Closeable {
   // ---- retention (owner thread) ----
 
   /**
-   * Deletes the oldest whole segments that are past {@code retention.ms} (by their newest
-   * timestamp) or beyond {@code retention.bytes}, but only segments entirely below the high
-   * watermark and never the active one. Advances the log start offset. Returns how many. Nothing
-   * when {@code cleanup.policy} lacks delete or the topic's config has not arrived yet.
+   * Deletes the oldest whole segments past {@code retention.ms} (by their newest timestamp) or
+   * beyond {@code retention.bytes} (with cleanup.policy delete and the topic's own config), and,
+   * whatever the policy, those entirely below the log start offset (RetentionPolicy). Advances the
+   * log start offset. Returns how many.
    */
   public int deleteRetainedSegments(long nowMs) {
     enter("deleteRetainedSegments");
     try {
       LogConfig cfg = config;
-      if ((cfg.retentionMs() < 0 && cfg.retentionBytes() < 0)
-          || !cfg.cleanup().delete()
-          || !configConfirmed) {
-        return 0;
-      }
       List<LogSegment> all = segments.all();
-      List<RetentionPolicy.SegmentInfo> infos = new ArrayList<>(all.size());
-      for (LogSegment s : all) {
-        infos.add(
-            new RetentionPolicy.SegmentInfo(
-                s.baseOffset(), s.sizeBytes(), s.largestTimestampForRetention()));
-      }
+      boolean byRetention =
+          (cfg.retentionMs() >= 0 || cfg.retentionBytes() >= 0)
+              && cfg.cleanup().delete()
+              && configConfirmed;
       int count =
           RetentionPolicy.segmentsToDelete(
-              infos, highWatermark, cfg.retentionMs(), cfg.retentionBytes(), nowMs);
-      List<LogSegment> doomed = all.subList(0, count);
-      long newStart = count == 0 ? logStartOffset : all.get(count).baseOffset();
-      if (doomed.isEmpty()) {
+              all,
+              logStartOffset,
+              highWatermark,
+              byRetention,
+              cfg.retentionMs(),
+              cfg.retentionBytes(),
+              nowMs);
+      if (count == 0) {
         return 0;
       }
-      logStartOffset = Math.max(logStartOffset, newStart);
-      segments.remove(doomed, cfg.fileDeleteDelayMs());
-      epochCache.truncateFromStart(logStartOffset);
-      producerState.onLogStartOffsetIncremented(logStartOffset);
-      log.info(
-          "{}retention deleted {} segments; log start offset is now {}",
-          logPrefix,
-          doomed.size(),
-          logStartOffset);
-      return doomed.size();
+      advanceLogStart(all.get(count).baseOffset());
+      segments.remove(all.subList(0, count), cfg.fileDeleteDelayMs());
+      log.info("{}deleted {} segments; log start offset {}", logPrefix, count, logStartOffset);
+      return count;
     } finally {
       exit();
     }
+  }
+
+  /**
+   * Moves the log start offset forward to {@code offset} (DeleteRecords on a leader, or a follower
+   * following its leader): records below it are unreadable at once, whole segments below it go at
+   * the next retention pass. Past the high watermark: {@link OffsetOutOfRangeException}; at or
+   * below the current start: no change. Returns the log start offset after.
+   */
+  public long incrementLogStartOffset(long offset) {
+    enter("incrementLogStartOffset");
+    try {
+      if (offset > highWatermark) {
+        throw new OffsetOutOfRangeException(
+            logPrefix + "offset " + offset + " is past the high watermark " + highWatermark);
+      }
+      if (offset > logStartOffset) {
+        advanceLogStart(offset);
+        log.info("{}log start offset moved to {}", logPrefix, offset);
+      }
+      return logStartOffset;
+    } finally {
+      exit();
+    }
+  }
+
+  private void advanceLogStart(long offset) {
+    logStartOffset = Math.max(logStartOffset, offset);
+    epochCache.truncateFromStart(logStartOffset);
+    producerState.onLogStartOffsetIncremented(logStartOffset);
   }
 
   // ---- compaction (docs/architecture.md#compaction) ----
@@ -776,16 +790,8 @@ public final class PartitionLog implements Closeable {
 
   @Override
   public String toString() {
-    return "PartitionLog("
-        + topicPartition
-        + ", start="
-        + logStartOffset
-        + ", end="
-        + logEndOffset
-        + ", hw="
-        + highWatermark
-        + ", segments="
-        + segments.count()
-        + ")";
+    return String.format(
+        "PartitionLog(%s, start=%d, end=%d, hw=%d, segments=%d)",
+        topicPartition, logStartOffset, logEndOffset, highWatermark, segments.count());
   }
 }

@@ -35,7 +35,11 @@ final class FollowerLog {
 
   /** A fetch answer without error from {@code leaderId}; {@code records} may be null or empty. */
   Partition.FollowerOutcome onData(
-      int leaderId, long leaderHw, EpochEndOffset diverging, ByteBuffer records) {
+      int leaderId,
+      long leaderHw,
+      long leaderLogStart,
+      EpochEndOffset diverging,
+      ByteBuffer records) {
     if (diverging != null) {
       long leo = replicaLog.logEndOffset();
       long to = Divergence.followerTruncationOffset(diverging, epochs, leo);
@@ -72,6 +76,14 @@ final class FollowerLog {
     long hw = Math.min(leaderHw, replicaLog.logEndOffset());
     if (hw > replicaLog.highWatermark()) {
       replicaLog.updateHighWatermark(hw);
+    }
+    // The leader's log start offset (moved by DeleteRecords or its retention) is the follower's
+    // too, as on Kafka, so a follower that becomes leader serves no deleted record; it is at or
+    // below the follower's high watermark once the follower reached it, hence the clamp is only a
+    // guard.
+    long start = Math.min(leaderLogStart, replicaLog.highWatermark());
+    if (start > replicaLog.logStartOffset()) {
+      replicaLog.incrementLogStartOffset(start);
     }
     return outcome;
   }

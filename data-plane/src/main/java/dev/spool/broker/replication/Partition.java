@@ -666,7 +666,7 @@ public final class Partition {
     try {
       switch (error) {
         case NONE:
-          return follower.onData(leaderId, leaderHw, diverging, records);
+          return follower.onData(leaderId, leaderHw, leaderLogStart, diverging, records);
         case OFFSET_OUT_OF_RANGE:
           return follower.onOutOfRange(leaderId, leaderLogStart, leaderLeo);
         default:

@@ -4,12 +4,12 @@ import dev.spool.broker.log.CleanerStatus;
 import dev.spool.broker.log.LogCleaner;
 import dev.spool.broker.log.LogManager;
 import dev.spool.broker.log.PartitionLog;
-import dev.spool.broker.network.BrokerResponse;
-import dev.spool.broker.network.RequestContext;
-import dev.spool.broker.network.RequestHandler;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.DescribeLogsRequest;
 import dev.spool.protocol.message.DescribeLogsResponse;
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -23,18 +23,21 @@ import java.util.concurrent.CompletableFuture;
  * size, offsets and the cleaner's state (docs/architecture.md#compaction). Every replica cleans on
  * its own, so the answer is about this broker only; the admin client asks each broker. Netty
  * thread: it reads only what a log publishes for any thread (volatile offsets and sizes, the
- * cleaner checkpoint), so the figures are a moment's estimate, never a lock on the partition.
+ * cleaner checkpoint), so the figures are a moment's estimate, never a lock on the partition. The
+ * answer also names the data directory and the size and free space of its file system (Kafka's
+ * DescribeLogDirs reports them).
  */
-public final class DescribeLogsHandler implements RequestHandler {
+public final class DescribeLogsHandler
+    extends MessageHandler<DescribeLogsRequest, DescribeLogsResponse> {
   private final BrokerContext ctx;
 
   public DescribeLogsHandler(BrokerContext ctx) {
+    super(DescribeLogsRequest.parser());
     this.ctx = ctx;
   }
 
   @Override
-  public CompletableFuture<BrokerResponse> handle(RequestContext request) {
-    DescribeLogsRequest req = request.frame().parseBody(DescribeLogsRequest.parser());
+  public CompletableFuture<DescribeLogsResponse> call(DescribeLogsRequest req) {
     Set<String> topics = new HashSet<>(req.getTopicsList());
     LogManager logs = ctx.replicas().logManager();
     Map<TopicPartition, String> uncleanable = logs.cleaner().uncleanablePartitions();
@@ -46,7 +49,18 @@ public final class DescribeLogsHandler implements RequestHandler {
       }
     }
     chosen.sort(Comparator.comparing(PartitionLog::topicPartition));
-    DescribeLogsResponse.Builder b = DescribeLogsResponse.newBuilder().setBrokerId(ctx.brokerId());
+    DescribeLogsResponse.Builder b =
+        DescribeLogsResponse.newBuilder()
+            .setBrokerId(ctx.brokerId())
+            .setLogDir(logs.dataDir().toAbsolutePath().toString())
+            .setTotalBytes(-1)
+            .setUsableBytes(-1);
+    try {
+      FileStore store = Files.getFileStore(logs.dataDir());
+      b.setTotalBytes(store.getTotalSpace()).setUsableBytes(store.getUsableSpace());
+    } catch (IOException e) {
+      // The sizes stay -1 (unknown), as Kafka answers for a directory it cannot measure.
+    }
     for (PartitionLog l : chosen) {
       TopicPartition tp = l.topicPartition();
       CleanerStatus s = LogCleaner.status(l, nowMs);
@@ -69,6 +83,6 @@ public final class DescribeLogsHandler implements RequestHandler {
               .setBytesCleaned(s.checkpoint().bytesCleaned())
               .setUncleanableReason(uncleanable.getOrDefault(tp, "")));
     }
-    return CompletableFuture.completedFuture(BrokerResponse.of(b.build()));
+    return CompletableFuture.completedFuture(b.build());
   }
 }

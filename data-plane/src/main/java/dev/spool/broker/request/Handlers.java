@@ -21,7 +21,10 @@ public record Handlers(
     ElectLeadersHandler electLeaders,
     AlterConfigsHandler alterConfigs,
     DescribeClusterHandler describeCluster,
-    DescribeConfigsHandler describeConfigs) {
+    DescribeConfigsHandler describeConfigs,
+    DescribeLogsHandler describeLogs,
+    DeleteRecordsHandler deleteRecords,
+    DescribeProducersHandler describeProducers) {
 
   public static Handlers create(BrokerContext ctx) {
     return new Handlers(
@@ -38,6 +41,9 @@ public record Handlers(
         new ElectLeadersHandler(ctx),
         new AlterConfigsHandler(ctx),
         new DescribeClusterHandler(ctx),
-        new DescribeConfigsHandler(ctx));
+        new DescribeConfigsHandler(ctx),
+        new DescribeLogsHandler(ctx),
+        new DeleteRecordsHandler(ctx),
+        new DescribeProducersHandler(ctx));
   }
 }

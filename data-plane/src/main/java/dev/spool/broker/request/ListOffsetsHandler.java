@@ -35,20 +35,16 @@ public final class ListOffsetsHandler
         parts.add(one(t.getName(), p, consumer));
       }
       topics.add(
-          CompletableFuture.allOf(parts.toArray(new CompletableFuture[0]))
+          Futures.all(parts)
               .thenApply(
-                  v ->
+                  list ->
                       ListOffsetsResponse.Topic.newBuilder()
                           .setName(t.getName())
-                          .addAllPartitions(parts.stream().map(CompletableFuture::join).toList())
+                          .addAllPartitions(list)
                           .build()));
     }
-    return CompletableFuture.allOf(topics.toArray(new CompletableFuture[0]))
-        .thenApply(
-            v ->
-                ListOffsetsResponse.newBuilder()
-                    .addAllTopics(topics.stream().map(CompletableFuture::join).toList())
-                    .build());
+    return Futures.all(topics)
+        .thenApply(list -> ListOffsetsResponse.newBuilder().addAllTopics(list).build());
   }
 
   private CompletableFuture<ListOffsetsResponse.Partition> one(

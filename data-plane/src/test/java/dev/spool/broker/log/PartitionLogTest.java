@@ -569,4 +569,33 @@ class PartitionLogTest extends LogFixture {
     slot.set(null);
     assertEquals(1, log.logEndOffset());
   }
+
+  /**
+   * DeleteRecords' log start offset: never past the high watermark, never backwards; reads below it
+   * fail at once, and the next retention pass deletes the segments wholly below it even with
+   * retention off.
+   */
+  @Test
+  void logStartOffsetMovedByDeleteRecordsDeletesWholeSegmentsBelowIt() {
+    log = open(smallConfig());
+    for (int i = 0; i < 200; i++) {
+      log.appendAsLeader(batch(3, now(), "r" + i), 0);
+    }
+    List<Long> bases = log.segmentBaseOffsets();
+    assertTrue(bases.size() > 3, "several segments: " + bases);
+    log.updateHighWatermark(bases.get(3));
+    assertThrows(
+        OffsetOutOfRangeException.class, () -> log.incrementLogStartOffset(bases.get(3) + 1));
+    long target = bases.get(2) + 1;
+    assertEquals(target, log.incrementLogStartOffset(target));
+    assertEquals(target, log.incrementLogStartOffset(1), "never backwards");
+    assertThrows(OffsetOutOfRangeException.class, () -> log.read(0, 100, target, true));
+    assertEquals(bases, log.segmentBaseOffsets(), "segments go with retention, not at once");
+
+    assertEquals(2, log.deleteRetainedSegments(now()));
+    assertEquals(bases.subList(2, bases.size()), log.segmentBaseOffsets());
+    assertEquals(target, log.logStartOffset(), "the start stays where it was moved");
+    assertEquals(bases.get(2), readAll(log, target).get(0).baseOffset());
+    assertEquals(0, log.deleteRetainedSegments(now()));
+  }
 }

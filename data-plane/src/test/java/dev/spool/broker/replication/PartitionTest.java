@@ -443,4 +443,55 @@ class PartitionTest {
         f.applyPartitionState(state(TP, REPLICAS, REPLICAS, 3, 2, 2), 2),
         "stays offline until restart");
   }
+
+  /** One fetch of {@code follower} from {@code leader}, applied as the replica fetcher does. */
+  private static Partition.FollowerOutcome replicate(Partition leader, Partition follower) {
+    FollowerFetchState s = follower.followerFetchState().orElseThrow();
+    PartitionFetchResult r = leader.fetch(follower(2, s.fetchOffset(), s.lastFetchedEpoch()));
+    return follower.processFetchResponse(
+        s,
+        r.error(),
+        r.message(),
+        r.highWatermark(),
+        r.logStartOffset(),
+        r.logEndOffset(),
+        r.divergingEpoch(),
+        bytes(r.slice()));
+  }
+
+  /**
+   * DeleteRecords moves the leader's log start offset, within Kafka's bounds; the follower takes it
+   * from its next fetch answer, so a follower that becomes leader serves nothing deleted.
+   */
+  @Test
+  void shouldMoveTheLogStartOnTheLeaderAndOnTheFollowerThroughFetch() {
+    Partition a = leader(List.of(1, 2), 1, new ReplicaTestSupport.RecordingListener());
+    a.appendAsLeader(batch3(), 1, -1, 1000).join();
+    a.appendAsLeader(batch3(), 1, -1, 1000).join();
+    Partition b = replica(2, new ReplicaTestSupport.RecordingListener());
+    b.applyPartitionState(state(TP, REPLICAS, List.of(1, 2), 1, 1, 1), 2);
+    assertEquals(Partition.FollowerOutcome.APPENDED, replicate(a, b));
+    replicate(a, b); // reports offset 6: the leader's high watermark follows
+    assertEquals(6, a.log().highWatermark());
+
+    assertEquals(
+        ErrorCode.NOT_LEADER_OR_FOLLOWER, RecordDeletion.onLeader(b, 3).error(), "a follower");
+    assertEquals(ErrorCode.OFFSET_OUT_OF_RANGE, RecordDeletion.onLeader(a, 7).error());
+    assertEquals(ErrorCode.OFFSET_OUT_OF_RANGE, RecordDeletion.onLeader(a, -2).error());
+    assertEquals(0, a.log().logStartOffset(), "refusals change nothing");
+    RecordDeletion.Result done = RecordDeletion.onLeader(a, 4);
+    assertEquals(ErrorCode.NONE, done.error());
+    assertEquals(4, done.lowWatermark());
+    assertEquals(4, RecordDeletion.onLeader(a, 2).lowWatermark(), "never backwards");
+    assertEquals(
+        ErrorCode.OFFSET_OUT_OF_RANGE,
+        a.fetch(new FetchParams(-1, 3, 1, -1, 1 << 20, true)).error());
+
+    assertEquals(0, b.log().logStartOffset());
+    replicate(a, b);
+    assertEquals(4, b.log().logStartOffset(), "the follower took the leader's log start");
+    assertEquals(6, RecordDeletion.onLeader(a, RecordDeletion.HIGH_WATERMARK).lowWatermark());
+    replicate(a, b);
+    assertEquals(6, b.log().logStartOffset());
+  }
 }

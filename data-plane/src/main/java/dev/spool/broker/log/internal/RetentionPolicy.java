@@ -1,5 +1,6 @@
 package dev.spool.broker.log.internal;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -10,6 +11,35 @@ import java.util.List;
  */
 public final class RetentionPolicy {
   private RetentionPolicy() {}
+
+  /**
+   * How many of a log's {@code segments} (ascending, the last one active) to delete: those entirely
+   * below {@code logStartOffset} whatever the policy (DeleteRecords moved it; nothing in them is
+   * readable), and when {@code byRetention} those past the time or size limit as {@link
+   * #segmentsToDelete(List, long, long, long, long)} says.
+   */
+  public static int segmentsToDelete(
+      List<LogSegment> segments,
+      long logStartOffset,
+      long highWatermark,
+      boolean byRetention,
+      long retentionMs,
+      long retentionBytes,
+      long nowMs) {
+    int count = 0;
+    while (count + 1 < segments.size() && segments.get(count + 1).baseOffset() <= logStartOffset) {
+      count++;
+    }
+    if (!byRetention) {
+      return count;
+    }
+    List<SegmentInfo> infos = new ArrayList<>(segments.size());
+    for (LogSegment s : segments) {
+      infos.add(new SegmentInfo(s.baseOffset(), s.sizeBytes(), s.largestTimestampForRetention()));
+    }
+    return Math.max(
+        count, segmentsToDelete(infos, highWatermark, retentionMs, retentionBytes, nowMs));
+  }
 
   /** What retention needs to know of a segment. */
   public record SegmentInfo(long baseOffset, long sizeBytes, long largestTimestampMs) {}
