@@ -24,7 +24,8 @@ public record GroupHistory(List<Event> events) {
   }
 
   /** One thing that happened. */
-  public sealed interface Event permits Acked, Polled, OwnershipChange, Committed, Reset {}
+  public sealed interface Event
+      permits Acked, Polled, OwnershipChange, Committed, CommitUnknown, Reset {}
 
   /** The writer's send of {@code value} was acknowledged at {@code offset}. */
   public record Acked(TopicPartition partition, long offset, long value) implements Event {}
@@ -67,6 +68,14 @@ public record GroupHistory(List<Event> events) {
 
   /** The coordinator acknowledged {@code member}'s commit of {@code offset} for the partition. */
   public record Committed(String member, TopicPartition partition, long offset) implements Event {}
+
+  /**
+   * {@code member}'s commit of {@code offset} for the partition failed without saying it was not
+   * applied (a timeout, a lost connection, a coordinator that moved while the commit replicated):
+   * the offset may be committed now, or later by the replication already under way.
+   */
+  public record CommitUnknown(String member, TopicPartition partition, long offset)
+      implements Event {}
 
   /** An operator reset the group's committed offset of the partition to {@code offset}. */
   public record Reset(TopicPartition partition, long offset) implements Event {}

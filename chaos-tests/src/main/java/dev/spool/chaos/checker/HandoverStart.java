@@ -1,6 +1,7 @@
 package dev.spool.chaos.checker;
 
 import dev.spool.chaos.checker.GroupHistory.Assigned;
+import dev.spool.chaos.checker.GroupHistory.CommitUnknown;
 import dev.spool.chaos.checker.GroupHistory.Committed;
 import dev.spool.chaos.checker.GroupHistory.Event;
 import dev.spool.chaos.checker.GroupHistory.Polled;
@@ -16,13 +17,17 @@ import java.util.TreeSet;
  * <b>handover-start</b>: when a member is given a partition that has a committed offset, its first
  * record of it is at or before that offset: nothing between the last acknowledged commit and where
  * the new owner starts is left unread. (Starting earlier re-reads, which at-least-once allows.)
- * Compared with the commit acknowledged last before the assignment; a start past it counts only if
- * a record is known to exist in between.
+ * Compared with the commit acknowledged last before the assignment, or a later commit whose outcome
+ * is unknown ({@link GroupHistory.CommitUnknown}: it may have been applied, and then the new owner
+ * rightly starts there); a start past that counts only if a record is known to exist in between.
  */
 public final class HandoverStart implements GroupChecker {
   public static final String NAME = "handover-start";
 
-  /** An ownership waiting for its first record: the commit it must start at or before. */
+  /**
+   * An ownership waiting for its first record: the furthest commit it may start at (acknowledged,
+   * or of unknown outcome after that).
+   */
   private record Pending(long committed, int assignedAt) {}
 
   @Override
@@ -34,6 +39,8 @@ public final class HandoverStart implements GroupChecker {
   public CheckResult check(GroupHistory h) {
     Map<TopicPartition, TreeSet<Long>> known = h.knownOffsets();
     Map<TopicPartition, Long> committed = new HashMap<>();
+    // The furthest offset a commit since the last acknowledged one may have set.
+    Map<TopicPartition, Long> maybeCommitted = new HashMap<>();
     Map<GroupHistory.Ownership, Pending> pending = new HashMap<>();
     List<Anomaly> found = new ArrayList<>();
     int handovers = 0;
@@ -42,15 +49,20 @@ public final class HandoverStart implements GroupChecker {
       Event e = events.get(i);
       if (e instanceof Committed c) {
         committed.put(c.partition(), c.offset());
+        maybeCommitted.put(c.partition(), c.offset());
+      } else if (e instanceof CommitUnknown u) {
+        maybeCommitted.merge(u.partition(), u.offset(), Math::max);
       } else if (e instanceof Reset r) {
         committed.put(r.partition(), r.offset());
+        maybeCommitted.put(r.partition(), r.offset());
       }
       GroupHistory.ownershipChanges(e).forEach(pending::remove);
       if (e instanceof Assigned a) {
         for (TopicPartition tp : a.partitions()) {
           Long c = committed.get(tp);
           if (c != null) {
-            pending.put(new GroupHistory.Ownership(a.member(), tp), new Pending(c, i));
+            long bound = Math.max(c, maybeCommitted.getOrDefault(tp, c));
+            pending.put(new GroupHistory.Ownership(a.member(), tp), new Pending(bound, i));
           }
         }
       } else if (e instanceof Polled p && !p.records().isEmpty()) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.spool.chaos.checker.GroupHistory.Acked;
 import dev.spool.chaos.checker.GroupHistory.Assigned;
+import dev.spool.chaos.checker.GroupHistory.CommitUnknown;
 import dev.spool.chaos.checker.GroupHistory.Committed;
 import dev.spool.chaos.checker.GroupHistory.Event;
 import dev.spool.chaos.checker.GroupHistory.Lost;
@@ -156,5 +157,23 @@ class GroupCheckersTest {
     int i = h.indexOf(poll("b", 3, 4));
     h.set(i, poll("b", 1, 2, 3, 4));
     assertEquals(Validity.TRUE, new HandoverStart().check(new GroupHistory(h)).valid());
+  }
+
+  @Test
+  void handoverStartAcceptsAStartAtACommitWhoseOutcomeWasUnknown() {
+    // a read 3 and committed 4, but the commit timed out (it was applied after all); b starts at 4.
+    List<Event> h = handover();
+    int i = h.indexOf(poll("a", 2));
+    h.set(i, poll("a", 2, 3));
+    h.add(i + 2, new CommitUnknown("a", P, 4));
+    h.set(h.indexOf(poll("b", 3, 4)), poll("b", 4));
+    assertEquals(Validity.TRUE, new HandoverStart().check(new GroupHistory(h)).valid());
+
+    // An unknown commit from before the last acknowledged one does not move the bound.
+    List<Event> old = handover();
+    old.set(old.indexOf(poll("a", 2)), poll("a", 2, 3));
+    old.add(old.indexOf(new Committed("a", P, 3)), new CommitUnknown("a", P, 4));
+    old.set(old.indexOf(poll("b", 3, 4)), poll("b", 4));
+    assertEquals(Validity.FALSE, new HandoverStart().check(new GroupHistory(old)).valid());
   }
 }

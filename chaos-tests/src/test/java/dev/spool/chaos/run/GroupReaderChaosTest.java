@@ -7,6 +7,7 @@ import dev.spool.chaos.checker.GroupChecker;
 import dev.spool.chaos.checker.GroupHistory;
 import dev.spool.chaos.checker.GroupHistory.Acked;
 import dev.spool.chaos.checker.GroupHistory.Assigned;
+import dev.spool.chaos.checker.GroupHistory.CommitUnknown;
 import dev.spool.chaos.checker.GroupHistory.Committed;
 import dev.spool.chaos.checker.GroupHistory.Lost;
 import dev.spool.chaos.checker.GroupHistory.Polled;
@@ -345,7 +346,11 @@ class GroupReaderChaosTest {
           c.commitSync(positions);
           positions.forEach((tp, o) -> recorder.add(new Committed(member, tp, o.offset())));
         } catch (SpoolException e) {
-          // Not acknowledged: it may or may not have been committed; the history leaves it out.
+          // A retriable failure (timeout, coordinator moved) does not say the commit was not
+          // applied; a fencing error does (the coordinator refused it before writing).
+          if (e.retriable()) {
+            positions.forEach((tp, o) -> recorder.add(new CommitUnknown(member, tp, o.offset())));
+          }
           LOG.info("{} commit: {}", member, e.toString());
         }
       }
