@@ -17,9 +17,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
@@ -90,10 +92,23 @@ public final class QuorumTestCluster implements AutoCloseable {
     props.putIfAbsent(QuorumConfig.BIND_HOST.name(), "127.0.0.1");
   }
 
+  /**
+   * Ports handed out in this JVM. QuorumClusterTest runs clusters concurrently, and the kernel may
+   * give the same free port to two of them (each binds it only later): two voters on one port make
+   * Ratis exit the whole test JVM. Guarded by its own lock.
+   */
+  private static final Set<Integer> HANDED_OUT = new HashSet<>();
+
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      s.setReuseAddress(true);
-      return s.getLocalPort();
+    synchronized (HANDED_OUT) {
+      while (true) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+          s.setReuseAddress(true);
+          if (HANDED_OUT.add(s.getLocalPort())) {
+            return s.getLocalPort();
+          }
+        }
+      }
     }
   }
 
