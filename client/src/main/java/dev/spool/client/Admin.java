@@ -7,6 +7,7 @@ import dev.spool.client.internal.admin.AdminCalls.Retry;
 import dev.spool.client.internal.admin.GroupAdmin;
 import dev.spool.client.internal.admin.RecordDeletions;
 import dev.spool.client.internal.consumer.OffsetLookup;
+import dev.spool.client.internal.metadata.LeaderCalls;
 import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
@@ -37,7 +38,6 @@ import dev.spool.protocol.message.TopicPartitions;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -91,14 +91,15 @@ public final class Admin implements AutoCloseable {
     this.defaultApiTimeoutMs = config.get(AdminConfig.DEFAULT_API_TIMEOUT_MS);
     this.groups =
         new GroupAdmin(context, defaultApiTimeoutMs, config.get(AdminConfig.REQUEST_TIMEOUT_MS));
-    this.deletions = new RecordDeletions(context, calls, defaultApiTimeoutMs, this::leaders);
-    this.offsets =
-        new OffsetLookup(
+    LeaderCalls leaderCalls =
+        new LeaderCalls(
             context.metadata(),
             context.network(),
             clock,
             context.retryBackoff(),
             config.get(AdminConfig.REQUEST_TIMEOUT_MS));
+    this.deletions = new RecordDeletions(leaderCalls, clock, defaultApiTimeoutMs);
+    this.offsets = new OffsetLookup(leaderCalls);
   }
 
   // ------------------------------------------------------------------ consumer groups
@@ -170,32 +171,6 @@ public final class Admin implements AutoCloseable {
   public CompletableFuture<Map<TopicPartition, Long>> deleteRecords(
       Map<TopicPartition, Long> beforeOffsets) {
     return deletions.delete(beforeOffsets);
-  }
-
-  /** The leader of every partition of {@code topics} that has one, at its Spool listener. */
-  private CompletableFuture<Map<TopicPartition, Node>> leaders(Collection<String> topics) {
-    return describeTopics(topics)
-        .thenCombine(
-            describeCluster(),
-            (described, cluster) -> {
-              Map<Integer, Node> nodes = new HashMap<>();
-              cluster
-                  .brokers()
-                  .forEach(b -> nodes.put(b.id(), new Node(b.id(), b.host(), b.port())));
-              Map<TopicPartition, Node> out = new HashMap<>();
-              described
-                  .values()
-                  .forEach(
-                      t ->
-                          t.partitions().stream()
-                              .filter(p -> nodes.containsKey(p.leader()))
-                              .forEach(
-                                  p ->
-                                      out.put(
-                                          new TopicPartition(t.name(), p.partition()),
-                                          nodes.get(p.leader()))));
-              return out;
-            });
   }
 
   // ------------------------------------------------------------------ topics

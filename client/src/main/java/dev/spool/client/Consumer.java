@@ -7,6 +7,7 @@ import dev.spool.client.internal.consumer.Fetcher;
 import dev.spool.client.internal.consumer.GroupHeartbeat;
 import dev.spool.client.internal.consumer.GroupReconciler;
 import dev.spool.client.internal.consumer.OffsetLookup;
+import dev.spool.client.internal.metadata.LeaderCalls;
 import dev.spool.client.internal.metadata.MetadataWaiter;
 import dev.spool.client.internal.metadata.PartitionInfo;
 import dev.spool.common.Clock;
@@ -104,11 +105,12 @@ public final class Consumer implements AutoCloseable {
             config.get(ConsumerConfig.REQUEST_TIMEOUT_MS));
     OffsetLookup offsets =
         new OffsetLookup(
-            context.metadata(),
-            context.network(),
-            clock,
-            context.retryBackoff(),
-            config.get(ConsumerConfig.REQUEST_TIMEOUT_MS));
+            new LeaderCalls(
+                context.metadata(),
+                context.network(),
+                clock,
+                context.retryBackoff(),
+                config.get(ConsumerConfig.REQUEST_TIMEOUT_MS)));
     this.fetcher =
         new Fetcher(
             settings,

@@ -317,41 +317,39 @@ class CliTest {
   @Test
   void shouldDeleteRecordsAtEachPartitionsLeaderFollowingAMove() {
     cluster.createTopic("orders", 2);
-    DescribeClusterResponse brokers = fakeBrokers();
     TopicPartition moving = new TopicPartition("orders", 1);
     List<String> served = new java.util.concurrent.CopyOnWriteArrayList<>();
     cluster
         .brokers()
         .forEach(
             b ->
-                b.handle(ApiKey.DESCRIBE_CLUSTER, (req, out) -> out.reply(brokers))
-                    .handle(
-                        ApiKey.DELETE_RECORDS,
-                        (req, out) -> {
-                          DeleteRecordsResponse.Builder resp = DeleteRecordsResponse.newBuilder();
-                          for (DeleteRecordsRequest.Topic t :
-                              req.body(DeleteRecordsRequest.class).getTopicsList()) {
-                            DeleteRecordsResponse.Topic.Builder rt =
-                                DeleteRecordsResponse.Topic.newBuilder().setName(t.getName());
-                            for (DeleteRecordsRequest.Partition p : t.getPartitionsList()) {
-                              TopicPartition tp = new TopicPartition(t.getName(), p.getPartition());
-                              boolean leads = cluster.leader(tp) == b.nodeId();
-                              if (leads && tp.equals(moving) && b.nodeId() == 2) {
-                                cluster.moveLeader(tp, 1); // it moves just as the request came
-                                leads = false;
-                              }
-                              served.add(tp + "@" + b.nodeId() + (leads ? "" : " refused"));
-                              rt.addPartitions(
-                                  DeleteRecordsResponse.Partition.newBuilder()
-                                      .setPartition(p.getPartition())
-                                      .setErrorCode(
-                                          leads ? ErrorCode.NONE : ErrorCode.NOT_LEADER_OR_FOLLOWER)
-                                      .setLowWatermark(leads ? p.getOffset() : -1));
-                            }
-                            resp.addTopics(rt);
+                b.handle(
+                    ApiKey.DELETE_RECORDS,
+                    (req, out) -> {
+                      DeleteRecordsResponse.Builder resp = DeleteRecordsResponse.newBuilder();
+                      for (DeleteRecordsRequest.Topic t :
+                          req.body(DeleteRecordsRequest.class).getTopicsList()) {
+                        DeleteRecordsResponse.Topic.Builder rt =
+                            DeleteRecordsResponse.Topic.newBuilder().setName(t.getName());
+                        for (DeleteRecordsRequest.Partition p : t.getPartitionsList()) {
+                          TopicPartition tp = new TopicPartition(t.getName(), p.getPartition());
+                          boolean leads = cluster.leader(tp) == b.nodeId();
+                          if (leads && tp.equals(moving) && b.nodeId() == 2) {
+                            cluster.moveLeader(tp, 1); // it moves just as the request came
+                            leads = false;
                           }
-                          out.reply(resp.build());
-                        }));
+                          served.add(tp + "@" + b.nodeId() + (leads ? "" : " refused"));
+                          rt.addPartitions(
+                              DeleteRecordsResponse.Partition.newBuilder()
+                                  .setPartition(p.getPartition())
+                                  .setErrorCode(
+                                      leads ? ErrorCode.NONE : ErrorCode.NOT_LEADER_OR_FOLLOWER)
+                                  .setLowWatermark(leads ? p.getOffset() : -1));
+                        }
+                        resp.addTopics(rt);
+                      }
+                      out.reply(resp.build());
+                    }));
 
     CliRunner.Result r = cli.run("", "topic", "delete-records", "orders", "--before", "7");
     assertEquals(0, r.exitCode(), r.toString());
