@@ -4,11 +4,14 @@ import dev.spool.common.ErrorCode;
 import dev.spool.coordinator.group.api.Classic;
 import dev.spool.coordinator.group.api.GroupResult;
 import dev.spool.coordinator.group.core.ClassicGroup.State;
+import dev.spool.coordinator.group.record.ClassicGroupValue;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -54,9 +57,7 @@ public final class ClassicGroups {
     if (r.value() == null) {
       groups.remove(id);
     } else {
-      groups.put(
-          id,
-          ClassicGroup.load(id, (dev.spool.coordinator.group.record.ClassicGroupValue) r.value()));
+      groups.put(id, ClassicGroup.load(id, (ClassicGroupValue) r.value()));
     }
   }
 
@@ -80,7 +81,11 @@ public final class ClassicGroups {
   }
 
   private void store(ClassicGroup g) {
-    shard.append(GroupRecords.classicGroup(g.groupId, g.toRecord()));
+    store(g, g.toRecord());
+  }
+
+  private void store(ClassicGroup g, ClassicGroupValue record) {
+    shard.append(GroupRecords.classicGroup(g.groupId, record));
   }
 
   // ---------------------------------------------------------------- JoinGroup
@@ -371,7 +376,7 @@ public final class ClassicGroups {
       ClassicGroup g, ClassicMember m, Classic.JoinRequest r) {
     for (Classic.Protocol p : r.protocols()) {
       if (p.name().equals(g.protocolName())) {
-        return java.util.Arrays.equals(p.metadata(), m.metadata(g.protocolName()));
+        return Arrays.equals(p.metadata(), m.metadata(g.protocolName()));
       }
     }
     return false;
@@ -562,15 +567,14 @@ public final class ClassicGroups {
       byte[] a = r.assignments().get(m.memberId);
       m.assignment = a == null ? new byte[0] : a;
       m.assignedPartitions =
-          r.partitions() == null
-              ? java.util.Set.of()
-              : r.partitions().getOrDefault(m.memberId, java.util.Set.of());
+          r.partitions() == null ? Set.of() : r.partitions().getOrDefault(m.memberId, Set.of());
     }
-    int size = g.toRecord().getSerializedSize();
+    ClassicGroupValue record = g.toRecord();
+    int size = record.getSerializedSize();
     if (size > settings().maxRecordBytes()) {
       for (ClassicMember m : g.members()) {
         m.assignment = new byte[0];
-        m.assignedPartitions = java.util.Set.of();
+        m.assignedPartitions = Set.of();
       }
       // Kafka's answer when the group record is too large for the offsets topic.
       failSyncs(
@@ -587,7 +591,7 @@ public final class ClassicGroups {
       return;
     }
     g.transitionTo(State.STABLE);
-    store(g);
+    store(g, record); // the state is not part of the record: the one built above is it
     for (ClassicMember m : g.members()) {
       if (m.syncFuture != null) {
         shard.reply(m.syncFuture, syncResult(g, m));
@@ -693,11 +697,8 @@ public final class ClassicGroups {
       String memberId = l.memberId() == null ? "" : l.memberId();
       ErrorCode code;
       if (l.instanceId() == null) {
-        if (g.pendingMembers.remove(memberId)) {
+        if (dropPending(g, memberId)) {
           timers.cancel(heartbeatKey(groupId, memberId));
-          if (g.state() == State.PREPARING_REBALANCE) {
-            maybeCompleteJoinPhase(g);
-          }
           code = ErrorCode.NONE;
         } else {
           code = g.member(memberId) == null ? ErrorCode.UNKNOWN_MEMBER_ID : ErrorCode.NONE;
@@ -761,16 +762,27 @@ public final class ClassicGroups {
     if (g == null || g.state() == State.DEAD) {
       return;
     }
-    if (g.pendingMembers.remove(memberId)) {
-      if (g.state() == State.PREPARING_REBALANCE) {
-        maybeCompleteJoinPhase(g);
-      }
+    if (dropPending(g, memberId)) {
       return;
     }
     ClassicMember m = g.member(memberId);
     if (m != null && !m.hasSatisfiedHeartbeat()) {
       removeMember(g, memberId, "its session timed out");
     }
+  }
+
+  /**
+   * Forgets a member still in its MEMBER_ID_REQUIRED round (it left, or its session expired); a
+   * join phase may have waited only for it. Whether it was one.
+   */
+  private boolean dropPending(ClassicGroup g, String memberId) {
+    if (!g.pendingMembers.remove(memberId)) {
+      return false;
+    }
+    if (g.state() == State.PREPARING_REBALANCE) {
+      maybeCompleteJoinPhase(g);
+    }
+    return true;
   }
 
   static String heartbeatKey(String groupId, String memberId) {

@@ -2,6 +2,7 @@ package dev.spool.coordinator.group.core;
 
 import dev.spool.common.TopicPartition;
 import dev.spool.coordinator.group.api.Classic;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -108,7 +109,7 @@ final class ClassicMember {
     for (int i = 0; i < other.size(); i++) {
       Classic.Protocol a = protocols.get(i);
       Classic.Protocol b = other.get(i);
-      if (!a.name().equals(b.name()) || !java.util.Arrays.equals(a.metadata(), b.metadata())) {
+      if (!a.name().equals(b.name()) || !Arrays.equals(a.metadata(), b.metadata())) {
         return false;
       }
     }

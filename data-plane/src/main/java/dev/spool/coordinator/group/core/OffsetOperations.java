@@ -1,5 +1,6 @@
 package dev.spool.coordinator.group.core;
 
+import com.google.protobuf.ByteString;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.coordinator.group.api.Classic;
@@ -308,8 +309,8 @@ public final class OffsetOperations {
               m.assignedPartitions,
               m.assignedPartitions,
               g.state().displayName,
-              com.google.protobuf.ByteString.copyFrom(p == null ? new byte[0] : p.metadata()),
-              com.google.protobuf.ByteString.copyFrom(m.assignment)));
+              ByteString.copyFrom(p == null ? new byte[0] : p.metadata()),
+              ByteString.copyFrom(m.assignment)));
     }
     return new GroupDescription(
         g.groupId,
@@ -339,9 +340,7 @@ public final class OffsetOperations {
             "group " + groupId + " is " + classic.state().displayName + " with members");
       }
       if (g != null) {
-        for (TopicPartition tp : new ArrayList<>(g.offsets().keySet())) {
-          shard.emit(GroupRecords.offsetTombstone(groupId, tp));
-        }
+        deleteAllOffsets(g);
       }
       shard.classic().delete(classic);
       return new GroupResult(groupId, ErrorCode.NONE, "");
@@ -356,12 +355,16 @@ public final class OffsetOperations {
           ErrorCode.NON_EMPTY_GROUP,
           "group " + groupId + " has " + g.members().size() + " members");
     }
-    for (TopicPartition tp : new ArrayList<>(g.offsets().keySet())) {
-      shard.emit(GroupRecords.offsetTombstone(groupId, tp));
-    }
+    deleteAllOffsets(g);
     shard.emit(GroupRecords.targetAssignmentMetadataTombstone(groupId));
     shard.emit(GroupRecords.groupMetadataTombstone(groupId));
     return new GroupResult(groupId, ErrorCode.NONE, "");
+  }
+
+  private void deleteAllOffsets(ConsumerGroup g) {
+    for (TopicPartition tp : new ArrayList<>(g.offsets().keySet())) {
+      shard.emit(GroupRecords.offsetTombstone(g.groupId(), tp));
+    }
   }
 
   /** Deletes committed offsets of topics no member of the group subscribes to. */
@@ -379,9 +382,9 @@ public final class OffsetOperations {
     Map<String, Boolean> subscribed = new HashMap<>();
     // A classic group's members subscribe to what their metadata names (protocol type consumer,
     // while the group has a generation); Kafka checks the same.
-    java.util.Set<String> classicTopics =
+    Set<String> classicTopics =
         classic == null || classic.state() == ClassicGroup.State.EMPTY
-            ? java.util.Set.of()
+            ? Set.of()
             : classic.subscribedTopics();
     for (TopicPartition tp : partitions) {
       if (subscribed.computeIfAbsent(

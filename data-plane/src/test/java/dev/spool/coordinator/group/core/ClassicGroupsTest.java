@@ -112,13 +112,13 @@ class ClassicGroupsTest {
   }
 
   /** A dynamic member through the MEMBER_ID_REQUIRED round; its JoinGroup is then held. */
-  private String[] newMember() {
+  private String newMember() {
     Classic.JoinResult first = join("", null).getNow(null);
     assertEquals(ErrorCode.MEMBER_ID_REQUIRED, first.error());
     assertTrue(first.memberId().startsWith("c-"), first.memberId());
     CompletableFuture<Classic.JoinResult> second = join(first.memberId(), null);
     pending.add(second);
-    return new String[] {first.memberId()};
+    return first.memberId();
   }
 
   private final List<CompletableFuture<Classic.JoinResult>> pending = new ArrayList<>();
@@ -155,8 +155,8 @@ class ClassicGroupsTest {
 
   /** Two members join within the initial delay, the leader assigns, both become Stable. */
   private String[] stableGroupOfTwo() {
-    String a = newMember()[0];
-    String b = newMember()[0];
+    String a = newMember();
+    String b = newMember();
     assertFalse(pending.get(0).isDone(), "the initial rebalance waits for the delay");
     advance(DELAY_MS); // b joined during the first delay: extended once
     advance(DELAY_MS);
@@ -261,7 +261,7 @@ class ClassicGroupsTest {
 
   @Test
   void syncTimeoutDropsMembersThatDoNotSync() {
-    String a = newMember()[0];
+    String a = newMember();
     String b = join("", null, "consumer", List.of(range("m")), 60_000).getNow(null).memberId();
     join(b, null, "consumer", List.of(range("m")), 60_000);
     advance(2 * DELAY_MS);
@@ -325,7 +325,7 @@ class ClassicGroupsTest {
   @Test
   void oversizedAssignmentFailsTheSync() {
     shard = shard(settings(50, 400), timers);
-    String a = newMember()[0];
+    String a = newMember();
     advance(DELAY_MS);
     Classic.SyncResult r = sync(a, 1, Map.of(a, new byte[1000])).getNow(null);
     assertEquals(ErrorCode.UNKNOWN_SERVER_ERROR, r.error());
