@@ -448,7 +448,7 @@ public final class BrokerConfig {
                 c.get(GROUP_MIN_SESSION_TIMEOUT_MS),
                 c.get(GROUP_MAX_SESSION_TIMEOUT_MS),
                 // Room for the batch and record framing and the key within one batch.
-                TopicConfig.parse(Map.of()).get(TopicConfig.MAX_MESSAGE_BYTES) - 1024)));
+                TopicConfig.MAX_MESSAGE_BYTES.defaultValue() - 1024)));
   }
 
   private static String validAssignors(List<String> names) {

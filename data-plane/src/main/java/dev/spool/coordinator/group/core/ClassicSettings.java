@@ -17,10 +17,6 @@ public record ClassicSettings(
     int maxSessionTimeoutMs,
     int maxRecordBytes) {
 
-  /** Kafka's defaults. */
-  public static final ClassicSettings DEFAULTS =
-      new ClassicSettings(3_000, 6_000, 1_800_000, 1_000_000);
-
   /** How long a new member's join may wait before its session counts (Kafka's fixed 5 minutes). */
   public static final int NEW_MEMBER_JOIN_TIMEOUT_MS = 300_000;
 }

@@ -22,22 +22,6 @@ public record GroupSettings(
     Map<String, PartitionAssignor> assignors,
     ClassicSettings classic) {
 
-  /** Settings with Kafka's defaults for classic groups. */
-  public GroupSettings(
-      int sessionTimeoutMs,
-      int heartbeatIntervalMs,
-      int maxGroupSize,
-      int offsetMetadataMaxBytes,
-      Map<String, PartitionAssignor> assignors) {
-    this(
-        sessionTimeoutMs,
-        heartbeatIntervalMs,
-        maxGroupSize,
-        offsetMetadataMaxBytes,
-        assignors,
-        ClassicSettings.DEFAULTS);
-  }
-
   /** Every assignor this code has, by name, in the order of {@code names} (first = default). */
   public static Map<String, PartitionAssignor> assignors(List<String> names) {
     Map<String, PartitionAssignor> out = new LinkedHashMap<>();

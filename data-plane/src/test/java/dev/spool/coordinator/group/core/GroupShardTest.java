@@ -255,7 +255,13 @@ class GroupShardTest {
   void shouldRefuseMembersBeyondTheMaxGroupSize() {
     ShardHarness small =
         new ShardHarness(
-            new GroupSettings(10_000, 500, 2, 64, GroupSettings.assignors(List.of("uniform"))));
+            new GroupSettings(
+                10_000,
+                500,
+                2,
+                64,
+                GroupSettings.assignors(List.of("uniform")),
+                ShardHarness.CLASSIC));
     small.topicCounts.put("t", 1);
     small.join("g", "a", List.of("t"));
     small.join("g", "b", List.of("t"));

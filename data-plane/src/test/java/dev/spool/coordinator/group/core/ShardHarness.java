@@ -24,8 +24,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the same state.
  */
 final class ShardHarness {
+  /** Classic groups' settings for shards whose tests use consumer-protocol groups only. */
+  static final ClassicSettings CLASSIC = new ClassicSettings(100, 1_000, 60_000, 1_000_000);
+
   static final GroupSettings SETTINGS =
-      new GroupSettings(10_000, 500, 50, 64, GroupSettings.assignors(List.of("uniform", "range")));
+      new GroupSettings(
+          10_000, 500, 50, 64, GroupSettings.assignors(List.of("uniform", "range")), CLASSIC);
 
   final Map<String, Integer> topicCounts = new TreeMap<>();
   final ManualTimers timers = new ManualTimers();
