@@ -31,6 +31,12 @@ public final class DescribeLogsHandler
     extends MessageHandler<DescribeLogsRequest, DescribeLogsResponse> {
   private final BrokerContext ctx;
 
+  /**
+   * The data directory's file system, found once: finding it reads the mount table, which has no
+   * place on an event loop at every request; its sizes are then one statvfs each.
+   */
+  private volatile FileStore dataStore;
+
   public DescribeLogsHandler(BrokerContext ctx) {
     super(DescribeLogsRequest.parser());
     this.ctx = ctx;
@@ -56,7 +62,11 @@ public final class DescribeLogsHandler
             .setTotalBytes(-1)
             .setUsableBytes(-1);
     try {
-      FileStore store = Files.getFileStore(logs.dataDir());
+      FileStore store = dataStore;
+      if (store == null) {
+        store = Files.getFileStore(logs.dataDir());
+        dataStore = store;
+      }
       b.setTotalBytes(store.getTotalSpace()).setUsableBytes(store.getUsableSpace());
     } catch (IOException e) {
       // The sizes stay -1 (unknown), as Kafka answers for a directory it cannot measure.
