@@ -5,26 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.broker.BrokerConfig;
-import dev.spool.broker.kafka.codec.KafkaRequest;
 import dev.spool.broker.kafka.codec.KafkaRequestDecoder;
 import dev.spool.broker.kafka.codec.KafkaResponse;
-import dev.spool.broker.network.NewerRequestSignal;
-import dev.spool.broker.network.WireProtocol;
 import dev.spool.broker.request.HandlerTestBroker;
-import dev.spool.broker.request.Handlers;
-import dev.spool.common.ManualClock;
 import dev.spool.common.TopicPartition;
 import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.quorum.image.Records;
-import io.netty.buffer.Unpooled;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
@@ -64,7 +56,6 @@ import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.OffsetCommitResponse;
 import org.apache.kafka.common.requests.OffsetFetchResponse;
 import org.apache.kafka.common.requests.ProduceResponse;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -86,72 +77,43 @@ class KafkaApisTest {
           UUID.fromString("a3c5e3f0-6f2e-4b7a-9d51-0c7f1d2e3b4a").getLeastSignificantBits());
 
   @TempDir Path dir;
+  private final List<String> offsetsTopicCreations = new CopyOnWriteArrayList<>();
+  private KafkaApisFixture fx;
   private HandlerTestBroker broker;
   private KafkaApis apis;
   private GroupCoordinator coordinator;
-  private final List<String> offsetsTopicCreations = new CopyOnWriteArrayList<>();
   private KafkaRequestDecoder decoder;
-  private int correlationId;
 
   @BeforeEach
   void setUp() {
-    broker = new HandlerTestBroker(dir, new ManualClock(System.currentTimeMillis()));
-    coordinator =
-        new GroupCoordinator(
-            1,
-            BrokerConfig.coordinatorConfig(BrokerConfig.DEF.defaults()),
-            broker.replicas(),
-            broker.ctx().timer(),
-            broker.ctx().clock(),
+    fx =
+        new KafkaApisFixture(
+            dir,
             (name, partitions, rf, configs) -> {
               offsetsTopicCreations.add(name + "/" + partitions);
               return new CompletableFuture<>();
             });
-    apis = new KafkaApis(Handlers.create(broker.ctx()), coordinator);
-    decoder = new KafkaRequestDecoder(apis.served());
+    broker = fx.broker;
+    apis = fx.apis;
+    coordinator = fx.coordinator;
+    decoder = fx.decoder;
   }
 
   @AfterEach
   void tearDown() {
-    broker.close();
+    fx.close();
   }
 
   private KafkaResponse serve(ApiMessage body, short version) throws Exception {
-    KafkaRequest r =
-        decoder.decode(
-            Unpooled.directBuffer().writeBytes(KafkaWire.request(body, version, ++correlationId)));
-    if (r.immediateAnswer() != null) {
-      return r.immediateAnswer();
-    }
-    return apis.serve(
-            r,
-            new WireProtocol.Connection("test", null, System.nanoTime(), new NewerRequestSignal()))
-        .get(10, TimeUnit.SECONDS);
+    return fx.serve(body, version);
   }
 
   private <T extends AbstractResponse> T call(ApiMessage body, short version) throws Exception {
-    KafkaResponse answer = serve(body, version);
-    return KafkaWire.parse(answer, KafkaWire.header(body, version, correlationId));
+    return fx.call(body, version);
   }
 
-  /** Only the leader in orders-0's ISR, so acks=1 appends move the high watermark at once. */
   private void leaderAloneInIsr() {
-    broker.apply(
-        Records.partitionChange(
-            broker.image().partition(new TopicPartition("orders", 0)), 1, List.of(1)));
-    broker.publish();
-    Awaitility.await()
-        .atMost(5, TimeUnit.SECONDS)
-        .until(
-            () ->
-                broker
-                        .replicas()
-                        .partition(new TopicPartition("orders", 0))
-                        .orElseThrow()
-                        .leaderState()
-                        .isr()
-                        .size()
-                    == 1);
+    fx.leaderAloneInIsr(new TopicPartition("orders", 0));
   }
 
   private static ProduceRequestData produce(int acks, int partition, MemoryRecords records) {

@@ -4,26 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.broker.BrokerConfig;
-import dev.spool.broker.kafka.codec.KafkaRequest;
-import dev.spool.broker.kafka.codec.KafkaRequestDecoder;
-import dev.spool.broker.kafka.codec.KafkaResponse;
-import dev.spool.broker.network.NewerRequestSignal;
-import dev.spool.broker.network.WireProtocol;
 import dev.spool.broker.request.HandlerTestBroker;
-import dev.spool.broker.request.Handlers;
-import dev.spool.common.ManualClock;
 import dev.spool.common.TopicPartition;
-import dev.spool.coordinator.group.runtime.GroupCoordinator;
-import dev.spool.quorum.image.Records;
-import io.netty.buffer.Unpooled;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.DeleteRecordsRequestData;
@@ -45,7 +33,6 @@ import org.apache.kafka.common.requests.DescribeProducersResponse;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.ListOffsetsResponse;
 import org.apache.kafka.common.requests.ProduceResponse;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -64,53 +51,23 @@ class KafkaRecordsApisTest {
   private static final TopicPartition ORDERS_0 = new TopicPartition("orders", 0);
 
   @TempDir Path dir;
+  private KafkaApisFixture fx;
   private HandlerTestBroker broker;
-  private KafkaApis apis;
-  private KafkaRequestDecoder decoder;
-  private int correlationId;
 
   @BeforeEach
   void setUp() {
-    broker = new HandlerTestBroker(dir, new ManualClock(System.currentTimeMillis()));
-    GroupCoordinator coordinator =
-        new GroupCoordinator(
-            1,
-            BrokerConfig.coordinatorConfig(BrokerConfig.DEF.defaults()),
-            broker.replicas(),
-            broker.ctx().timer(),
-            broker.ctx().clock(),
-            (name, partitions, rf, configs) -> new CompletableFuture<>());
-    apis = new KafkaApis(Handlers.create(broker.ctx()), coordinator);
-    decoder = new KafkaRequestDecoder(apis.served());
-    // Only the leader in orders-0's ISR, so acks=1 appends move the high watermark at once.
-    broker.apply(Records.partitionChange(broker.image().partition(ORDERS_0), 1, List.of(1)));
-    broker.publish();
-    Awaitility.await()
-        .atMost(5, TimeUnit.SECONDS)
-        .until(
-            () ->
-                broker.replicas().partition(ORDERS_0).orElseThrow().leaderState().isr().size()
-                    == 1);
+    fx = new KafkaApisFixture(dir, (name, partitions, rf, configs) -> new CompletableFuture<>());
+    broker = fx.broker;
+    fx.leaderAloneInIsr(ORDERS_0);
   }
 
   @AfterEach
   void tearDown() {
-    broker.close();
+    fx.close();
   }
 
   private <T extends AbstractResponse> T call(ApiMessage body, short version) throws Exception {
-    KafkaRequest r =
-        decoder.decode(
-            Unpooled.directBuffer().writeBytes(KafkaWire.request(body, version, ++correlationId)));
-    KafkaResponse answer =
-        r.immediateAnswer() != null
-            ? r.immediateAnswer()
-            : apis.serve(
-                    r,
-                    new WireProtocol.Connection(
-                        "test", null, System.nanoTime(), new NewerRequestSignal()))
-                .get(10, TimeUnit.SECONDS);
-    return KafkaWire.parse(answer, KafkaWire.header(body, version, correlationId));
+    return fx.call(body, version);
   }
 
   private void produce(int partition, MemoryRecords records) throws Exception {
@@ -351,6 +308,6 @@ class KafkaRecordsApisTest {
     assertTrue(
         r.data().results().get(0).errorMessage().contains("partition count"),
         r.data().results().get(0).errorMessage());
-    assertFalse(apis.served().stream().anyMatch(a -> a.name().equals("CREATE_PARTITIONS")));
+    assertFalse(fx.apis.served().stream().anyMatch(a -> a.name().equals("CREATE_PARTITIONS")));
   }
 }
