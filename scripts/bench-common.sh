@@ -83,6 +83,21 @@ new_run_dir() {
   echo "$dir"
 }
 
+# quiet_logback FILE: a logback config logging WARN and above to stderr, for the JVMs a benchmark
+# starts (a DEBUG line per partition would drown the output and cost time). Prints FILE.
+quiet_logback() {
+  cat > "$1" <<'XML'
+<configuration>
+  <appender name="ERR" class="ch.qos.logback.core.ConsoleAppender">
+    <target>System.err</target>
+    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level %logger{0} - %msg%n</pattern></encoder>
+  </appender>
+  <root level="WARN"><appender-ref ref="ERR"/></root>
+</configuration>
+XML
+  echo "$1"
+}
+
 # run_facts DIR: the command, commit and machine of a run as a few lines, for a summary's head.
 run_facts() {
   echo "command: $(cat "$1/command.txt")"

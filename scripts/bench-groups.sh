@@ -53,15 +53,7 @@ DIR="$RESULTS/$(basename "$OUT")-cluster"   # Spool's cluster data: scratch, not
 log() { echo "[$(date +%T)] $*" | tee -a "$OUT/bench.log"; }
 ensure_package
 CP="$(test_classpath data-plane)"
-cat > "$OUT/logback.xml" <<'XML'
-<configuration>
-  <appender name="ERR" class="ch.qos.logback.core.ConsoleAppender">
-    <target>System.err</target>
-    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level %logger{0} - %msg%n</pattern></encoder>
-  </appender>
-  <root level="WARN"><appender-ref ref="ERR"/></root>
-</configuration>
-XML
+quiet_logback "$OUT/logback.xml" > /dev/null
 
 # Kafka's brokers get the session timeout through a copy of the harness whose broker template has
 # the group settings appended (the harness itself is shared and stays as it is).

@@ -22,17 +22,7 @@ echo "building (test-compile + class path)..."
 "$ROOT/mvnw" -B -q -pl data-plane -am test-compile dependency:build-classpath \
   -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=test || step_failed build "see the Maven output above"
 CP="data-plane/target/test-classes:data-plane/target/classes:$(cat data-plane/target/classpath.txt)"
-# Benchmarks log at WARN only: a DEBUG line per partition would drown the output.
-cat > "$OUT/logback-quiet.xml" <<'XML'
-<configuration>
-  <appender name="ERR" class="ch.qos.logback.core.ConsoleAppender">
-    <target>System.err</target>
-    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level %logger{0} - %msg%n</pattern></encoder>
-  </appender>
-  <root level="WARN"><appender-ref ref="ERR"/></root>
-</configuration>
-XML
-LOGCFG="-Dlogback.configurationFile=$OUT/logback-quiet.xml"
+LOGCFG="-Dlogback.configurationFile=$(quiet_logback "$OUT/logback-quiet.xml")"
 JVM="-Xms512m -Xmx512m -XX:+UseParallelGC -Dspool.bench.dir=$BENCH_DIR $LOGCFG"
 
 for rep in $(seq 1 "$REPS"); do
