@@ -62,6 +62,25 @@ class LogManagerTest {
   }
 
   @Test
+  void refusesAPartitionWhoseDirectoryWouldLieOutsideTheDataDir() throws Exception {
+    try (LogManager m = LogManager.open(dataDir, config, clock)) {
+      for (String name : new String[] {"../escape", "a/b", "../../x"}) {
+        IllegalArgumentException e =
+            org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class,
+                () -> m.getOrCreate(tp(name, 0), "id-1", smallConfig()));
+        assertTrue(e.getMessage().contains("outside"), e.getMessage());
+      }
+      assertEquals(0, m.all().size());
+    }
+    try (Stream<Path> siblings = Files.list(dataDir.getParent())) {
+      assertFalse(
+          siblings.anyMatch(p -> p.getFileName().toString().startsWith("escape")),
+          "a directory was created outside the data dir");
+    }
+  }
+
+  @Test
   void sameNameWithANewTopicIdReplacesTheStaleLog() {
     try (LogManager m = LogManager.open(dataDir, config, clock)) {
       PartitionLog old = m.getOrCreate(tp("t", 0), "old-id", smallConfig());

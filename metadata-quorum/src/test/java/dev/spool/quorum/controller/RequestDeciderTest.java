@@ -46,6 +46,27 @@ class RequestDeciderTest {
   }
 
   @Test
+  void shouldRefuseAControllerWriteWithARecordThatWouldEscapeTheDataDir() {
+    ControllerRequest hostile =
+        ControllerRequest.newBuilder()
+            .setControllerWrite(
+                ControllerWriteRequest.newBuilder()
+                    .setTerm(3)
+                    .setBatch(
+                        MetadataBatch.newBuilder()
+                            .addRecords(Records.topic("fine", "id-1"))
+                            .addRecords(Records.topic("../../etc", "id-2"))))
+            .build();
+    RequestRejectedException e =
+        assertThrows(
+            RequestRejectedException.class,
+            () -> RequestDecider.decide(hostile, fx.image(), 3, s, new Random(1)));
+    assertEquals(ErrorCode.INVALID_TOPIC, e.errorCode());
+    org.junit.jupiter.api.Assertions.assertTrue(
+        e.getMessage().contains("record 1"), e.getMessage());
+  }
+
+  @Test
   void shouldRefuseAControllerWriteDecidedInAnotherTerm() {
     ControllerRequest late =
         ControllerRequest.newBuilder()
