@@ -124,6 +124,27 @@ public final class BrokerConfig {
           600_000L,
           ConfigKey.atLeast(1_000L),
           "Close connections that sent and received nothing for this long.");
+  public static final ConfigKey<Long> SOCKET_REQUEST_RECEIVE_TIMEOUT_MS =
+      DEF.longKey(
+          "socket.request.receive.timeout.ms",
+          30_000L,
+          ConfigKey.atLeast(100L),
+          "A request whose first bytes arrived must arrive whole within this long, or its connection is"
+              + " closed (a client that starts a frame and stalls holds no memory for long).");
+  public static final ConfigKey<Integer> MAX_CONNECTIONS =
+      DEF.intKey(
+          "max.connections",
+          Integer.MAX_VALUE,
+          ConfigKey.atLeast(1),
+          "Connections the broker keeps open over all its listeners; one more is closed as soon as it"
+              + " is accepted (as Kafka; the default, Kafka's, sets no limit).");
+  public static final ConfigKey<Integer> MAX_CONNECTIONS_PER_IP =
+      DEF.intKey(
+          "max.connections.per.ip",
+          Integer.MAX_VALUE,
+          ConfigKey.atLeast(1),
+          "Connections one client address may keep open over all listeners; one more is closed as soon"
+              + " as it is accepted (the default, Kafka's, sets no limit).");
 
   // ---- log
   public static final ConfigKey<String> LOG_FLUSH_POLICY =

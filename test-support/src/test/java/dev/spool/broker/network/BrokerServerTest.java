@@ -69,7 +69,18 @@ class BrokerServerTest {
                 });
     server =
         new BrokerServer(
-            new BrokerServer.Settings("127.0.0.1", 0, 1, 1 << 20, 16, 64L << 20, 60_000, "[test]"),
+            new BrokerServer.Settings(
+                "127.0.0.1",
+                0,
+                1,
+                1 << 20,
+                16,
+                64L << 20,
+                60_000,
+                30_000,
+                Integer.MAX_VALUE,
+                Integer.MAX_VALUE,
+                "[test]"),
             d);
     server.start();
   }
