@@ -172,6 +172,14 @@ public final class BrokerConfig {
           ConfigKey.atLeast(100L),
           "How often high watermarks, recovery points and log start offsets are checkpointed.");
 
+  public static final ConfigKey<Long> PRODUCER_ID_EXPIRATION_MS =
+      DEF.longKey(
+          "producer.id.expiration.ms",
+          86_400_000L,
+          ConfigKey.atLeast(1L),
+          "A partition forgets an idempotent producer whose newest batch is older than this (checked"
+              + " with each retention pass), so producer ids that come and go do not grow its state.");
+
   // ---- log cleaner (compacted topics)
   public static final ConfigKey<Boolean> LOG_CLEANER_ENABLE =
       DEF.boolKey(
@@ -396,6 +404,7 @@ public final class BrokerConfig {
         c.get(LOG_RECOVERY_THREADS),
         c.get(LOG_RETENTION_CHECK_INTERVAL_MS),
         c.get(CHECKPOINT_INTERVAL_MS),
+        c.get(PRODUCER_ID_EXPIRATION_MS),
         LogConfig.from(TopicConfig.parse(Map.of()), c.get(LOG_FLUSH_POLICY).equals("always")),
         new CleanerConfig(
             c.get(LOG_CLEANER_ENABLE),

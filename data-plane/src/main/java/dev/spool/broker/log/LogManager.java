@@ -297,6 +297,13 @@ public final class LogManager implements Closeable {
               () -> {
                 try {
                   l.deleteRetainedSegments(nowMs);
+                  int expired =
+                      l.producerState()
+                          .removeExpiredProducers(nowMs, config.producerIdExpirationMs());
+                  if (expired > 0) {
+                    log.info(
+                        "[partition={}] forgot {} expired producers", l.topicPartition(), expired);
+                  }
                 } catch (RuntimeException e) {
                   log.error("[partition={}] retention failed", l.topicPartition(), e);
                 }

@@ -28,7 +28,7 @@ class LogManagerTest {
   @TempDir Path dataDir;
   ManualClock clock = new ManualClock(1_700_000_000_000L);
   LogManagerConfig config =
-      new LogManagerConfig(2, 3_600_000, 3_600_000, smallConfig(), cleanerConfig());
+      new LogManagerConfig(2, 3_600_000, 3_600_000, 86_400_000, smallConfig(), cleanerConfig());
 
   private static TopicPartition tp(String topic, int p) {
     return new TopicPartition(topic, p);
