@@ -39,15 +39,20 @@ class BrokerServerTest {
   /** Metadata requests complete when the test says so, to reorder completions. */
   private final Map<Integer, CompletableFuture<BrokerResponse>> parked = new ConcurrentHashMap<>();
 
+  /** A dispatcher that answers ApiVersions, for tests that need one well-behaved request. */
+  static RequestDispatcher answeringApiVersions() {
+    return new RequestDispatcher(ApiVersionTable.CURRENT)
+        .register(
+            ApiKey.API_VERSIONS,
+            r ->
+                CompletableFuture.completedFuture(
+                    BrokerResponse.of(ApiVersionTable.CURRENT.toResponse().build())));
+  }
+
   @BeforeEach
   void start() {
     RequestDispatcher d =
-        new RequestDispatcher(ApiVersionTable.CURRENT)
-            .register(
-                ApiKey.API_VERSIONS,
-                r ->
-                    CompletableFuture.completedFuture(
-                        BrokerResponse.of(ApiVersionTable.CURRENT.toResponse().build())))
+        answeringApiVersions()
             .register(
                 ApiKey.METADATA,
                 r -> {

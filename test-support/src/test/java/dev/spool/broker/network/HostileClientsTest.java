@@ -3,7 +3,6 @@ package dev.spool.broker.network;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.ApiVersionsRequest;
 import dev.spool.protocol.message.ApiVersionsResponse;
@@ -18,7 +17,6 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -41,13 +39,6 @@ class HostileClientsTest {
   private final List<Socket> sockets = new ArrayList<>();
 
   private BrokerServer start(int maxConnections, int maxPerIp) {
-    RequestDispatcher d =
-        new RequestDispatcher(ApiVersionTable.CURRENT)
-            .register(
-                ApiKey.API_VERSIONS,
-                r ->
-                    CompletableFuture.completedFuture(
-                        BrokerResponse.of(ApiVersionTable.CURRENT.toResponse().build())));
     server =
         new BrokerServer(
             new BrokerServer.Settings(
@@ -62,7 +53,7 @@ class HostileClientsTest {
                 maxConnections,
                 maxPerIp,
                 "[test]"),
-            d);
+            BrokerServerTest.answeringApiVersions());
     server.start();
     return server;
   }
