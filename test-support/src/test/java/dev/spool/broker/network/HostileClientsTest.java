@@ -34,6 +34,7 @@ import org.junit.jupiter.api.Timeout;
 class HostileClientsTest {
   private static final int MAX_FRAME_BYTES = 64 << 20;
   private static final long RECEIVE_TIMEOUT_MS = 1_500;
+  private static final String SECOND = "second";
 
   private BrokerServer server;
   private final List<Socket> sockets = new ArrayList<>();
@@ -54,6 +55,10 @@ class HostileClientsTest {
                 maxPerIp,
                 "[test]"),
             BrokerServerTest.answeringApiVersions());
+    // A second listener, as the Kafka listener is: every listener's connections go through the
+    // same frame decoder, memory pool and connection limits.
+    server.addListener(
+        SECOND, "127.0.0.1", 0, new SpoolProtocol(BrokerServerTest.answeringApiVersions(), "[2]"));
     server.start();
     return server;
   }
@@ -69,8 +74,12 @@ class HostileClientsTest {
   }
 
   private Socket open() throws IOException {
+    return open(BrokerServer.SPOOL_LISTENER);
+  }
+
+  private Socket open(String listener) throws IOException {
     Socket s = new Socket();
-    s.connect(new InetSocketAddress("127.0.0.1", server.boundPort()), 5_000);
+    s.connect(new InetSocketAddress("127.0.0.1", server.boundPort(listener)), 5_000);
     s.setSoTimeout(100);
     sockets.add(s);
     return s;
@@ -105,7 +114,8 @@ class HostileClientsTest {
     int announcedBytes = 60 << 20;
     long directBefore = usedDirectBytes();
     for (int i = 0; i < connections; i++) {
-      DataOutputStream out = new DataOutputStream(open().getOutputStream());
+      Socket s = open(i % 2 == 0 ? BrokerServer.SPOOL_LISTENER : SECOND);
+      DataOutputStream out = new DataOutputStream(s.getOutputStream());
       out.writeInt(announcedBytes);
       out.write(new byte[10]);
       out.flush();
@@ -134,10 +144,10 @@ class HostileClientsTest {
     start(Integer.MAX_VALUE, 4);
     List<Socket> admitted = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      admitted.add(open());
+      admitted.add(open(i % 2 == 0 ? BrokerServer.SPOOL_LISTENER : SECOND));
     }
     Awaitility.await().until(() -> server.connectionCount() == 4);
-    Socket fifth = open();
+    Socket fifth = open(SECOND); // the limit counts both listeners together
     Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> closedByPeer(fifth));
     for (Socket s : admitted) {
       assertTrue(!closedByPeer(s), "an admitted connection was closed");
