@@ -1,5 +1,6 @@
 package dev.spool.broker.network;
 
+import dev.spool.broker.metrics.BrokerMetrics;
 import dev.spool.protocol.FrameDecoder;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -48,13 +49,20 @@ public final class BrokerServer implements AutoCloseable {
 
   private final Settings settings;
   private final RequestMemoryPool memory;
+  private final BrokerMetrics metrics;
   private final List<Listener> listeners = new ArrayList<>();
   private final Map<String, Channel> channels = new LinkedHashMap<>();
   private EventLoopGroup boss;
   private EventLoopGroup workers;
 
   public BrokerServer(Settings settings, RequestDispatcher dispatcher) {
+    this(settings, dispatcher, BrokerMetrics.DISABLED);
+  }
+
+  /** A server whose connections count requests, latencies and connections in {@code metrics}. */
+  public BrokerServer(Settings settings, RequestDispatcher dispatcher, BrokerMetrics metrics) {
     this.settings = settings;
+    this.metrics = metrics;
     this.memory = new RequestMemoryPool(settings.maxQueuedRequestBytes());
     listeners.add(
         new Listener(
@@ -131,7 +139,11 @@ public final class BrokerServer implements AutoCloseable {
                     .addLast(
                         "requests",
                         new ConnectionHandler<>(
-                            l.protocol(), memory, settings.maxInFlightPerConnection(), prefix));
+                            l.protocol(),
+                            memory,
+                            metrics,
+                            settings.maxInFlightPerConnection(),
+                            prefix));
               }
             });
   }

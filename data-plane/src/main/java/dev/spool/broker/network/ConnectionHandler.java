@@ -1,5 +1,6 @@
 package dev.spool.broker.network;
 
+import dev.spool.broker.metrics.BrokerMetrics;
 import dev.spool.protocol.InvalidFrameException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -43,17 +44,25 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
     final ByteBuf frame;
     final long frameBytes;
     final NewerRequestSignal newerRequest = new NewerRequestSignal();
+    final BrokerMetrics.Api api;
+    final long readNs;
+    long servedNs;
+    // Written by the completing thread before it hands the answer to the event loop.
+    long completedNs;
     A response;
 
-    Pending(Q request, ByteBuf frame) {
+    Pending(Q request, ByteBuf frame, BrokerMetrics.Api api, long readNs) {
       this.request = request;
       this.frame = frame;
       this.frameBytes = frame.readableBytes();
+      this.api = api;
+      this.readNs = readNs;
     }
   }
 
   private final WireProtocol<Q, A> protocol;
   private final RequestMemoryPool memory;
+  private final BrokerMetrics metrics;
   private final int maxInFlight;
   private final String logPrefix;
   private final ArrayDeque<Pending<Q, A>> pending = new ArrayDeque<>();
@@ -63,9 +72,14 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   private boolean waitingForMemory;
 
   ConnectionHandler(
-      WireProtocol<Q, A> protocol, RequestMemoryPool memory, int maxInFlight, String logPrefix) {
+      WireProtocol<Q, A> protocol,
+      RequestMemoryPool memory,
+      BrokerMetrics metrics,
+      int maxInFlight,
+      String logPrefix) {
     this.protocol = protocol;
     this.memory = memory;
+    this.metrics = metrics;
     this.maxInFlight = maxInFlight;
     this.logPrefix = logPrefix;
   }
@@ -74,6 +88,7 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
     this.ctx = ctx;
     this.connectionId = String.valueOf(ctx.channel().remoteAddress());
+    metrics.connectionOpened();
     super.channelActive(ctx);
   }
 
@@ -84,6 +99,7 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       frameBuffer.release();
       return;
     }
+    long readNs = System.nanoTime();
     Q request;
     try {
       request = protocol.decode(frameBuffer);
@@ -92,7 +108,9 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       closeWithReason(e.getMessage());
       return;
     }
-    Pending<Q, A> p = new Pending<>(request, frameBuffer);
+    Pending<Q, A> p =
+        new Pending<>(request, frameBuffer, metrics.api(protocol.apiName(request)), readNs);
+    p.api.started();
     for (Pending<Q, A> earlier : pending) {
       if (earlier.response == null) {
         earlier.newerRequest
@@ -109,12 +127,14 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
           protocol.serve(
               request,
               new WireProtocol.Connection(
-                  connectionId, ctx.channel().remoteAddress(), System.nanoTime(), p.newerRequest));
+                  connectionId, ctx.channel().remoteAddress(), readNs, p.newerRequest));
     } catch (RuntimeException e) {
       future = CompletableFuture.failedFuture(e);
     }
+    p.servedNs = System.nanoTime();
     future.whenComplete(
         (r, err) -> {
+          p.completedNs = System.nanoTime();
           if (ctx.executor().inEventLoop()) {
             complete(p, r, err);
           } else {
@@ -144,6 +164,13 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
             cause);
       }
       response = protocol.failed(p.request, cause);
+      p.api.error(
+          cause instanceof InvalidFrameException ? "INVALID_REQUEST" : "UNKNOWN_SERVER_ERROR");
+    } else {
+      String code = protocol.requestError(response);
+      if (code != null) {
+        p.api.error(code);
+      }
     }
     p.response = response;
     if (!ctx.channel().isActive()) {
@@ -156,10 +183,12 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   /** Writes every answered request at the head of the queue, in order. */
   private void writeReady() {
     boolean wrote = false;
+    long nowNs = metrics.enabled() ? System.nanoTime() : 0;
     while (!pending.isEmpty() && pending.peek().response != null) {
       Pending<Q, A> p = pending.poll();
       A r = p.response;
       finish(p);
+      p.api.finished(p.readNs, p.servedNs, p.completedNs, nowNs);
       if (closing) {
         r.release();
         continue;
@@ -251,6 +280,9 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    if (this.ctx != null) {
+      metrics.connectionClosed();
+    }
     closing = true;
     drainOnClose();
     super.channelInactive(ctx);
@@ -264,6 +296,7 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       Pending<Q, A> p = pending.poll();
       p.response.release();
       finish(p);
+      p.api.dropped();
     }
     // Requests still running keep their frame until they complete; complete() lands here again.
   }

@@ -1,5 +1,6 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.metrics.BrokerMetrics;
 import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
@@ -31,6 +32,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class ProduceHandler implements RequestHandler {
   private static final Logger log = LoggerFactory.getLogger(ProduceHandler.class);
+
+  /** The metrics label of this API (both listeners). */
+  private static final String API_LABEL = "Produce";
 
   private final BrokerContext ctx;
 
@@ -118,7 +122,24 @@ public final class ProduceHandler implements RequestHandler {
       parts.add(new Part(p.topic(), p.partition(), append(image, p, acks, waitMs)));
     }
     CompletableFuture<?>[] all = parts.stream().map(Part::result).toArray(CompletableFuture[]::new);
-    return CompletableFuture.allOf(all).thenApply(v -> parts);
+    return CompletableFuture.allOf(all).thenApply(v -> count(parts));
+  }
+
+  /** Bytes and records in per topic, and each partition's error, for the broker's metrics. */
+  private List<Part> count(List<Part> parts) {
+    BrokerMetrics m = ctx.metrics();
+    if (!m.enabled()) {
+      return parts;
+    }
+    for (Part part : parts) {
+      ProduceResult r = part.result().join();
+      if (r.error() == ErrorCode.NONE) {
+        m.produced(part.topic(), r.appendedBytes(), r.appendedRecords());
+      } else {
+        m.error(API_LABEL, r.error().name());
+      }
+    }
+    return parts;
   }
 
   private CompletableFuture<ProduceResult> append(
