@@ -37,6 +37,8 @@ import org.slf4j.LoggerFactory;
 final class ConnectionHandler<Q, A extends WireProtocol.Answer>
     extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
+  // What clients cause: bad frames and malformed requests (one line each, rate-limited node-wide).
+  private static final RateLimitedLog badInput = new RateLimitedLog(log);
 
   /** A request waiting for its turn to be answered. */
   private static final class Pending<Q, A> {
@@ -150,7 +152,7 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
               ? error.getCause()
               : error;
       if (cause instanceof InvalidFrameException) {
-        log.warn(
+        badInput.warn(
             "{} malformed request from {}: {}; closing the connection",
             logPrefix,
             connectionId,
@@ -273,7 +275,7 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   private void closeWithReason(String reason) {
     if (!closing) {
       closing = true;
-      log.warn("{} closing connection {}: {}", logPrefix, connectionId, reason);
+      badInput.warn("{} closing connection {}: {}", logPrefix, connectionId, reason);
     }
     ctx.close();
   }

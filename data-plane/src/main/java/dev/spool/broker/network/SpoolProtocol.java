@@ -28,6 +28,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class SpoolProtocol implements WireProtocol<SpoolProtocol.Request, BrokerResponse> {
   private static final Logger log = LoggerFactory.getLogger(SpoolProtocol.class);
+  // A client sending unknown API keys must not be able to flood the log.
+  private static final RateLimitedLog unknownApi = new RateLimitedLog(log);
 
   /** A request whose header is parsed; the body stays in the frame for its handler. */
   public record Request(RequestHeader header, Frame frame, ByteBuf frameBuffer) {}
@@ -76,7 +78,7 @@ public final class SpoolProtocol implements WireProtocol<SpoolProtocol.Request, 
     ApiKey key = header.getApiKey();
     var handler = dispatcher.handler(key);
     if (handler.isEmpty() || key == ApiKey.UNRECOGNIZED) {
-      log.warn(
+      unknownApi.warn(
           "{} unknown API key {} from {}, closing the connection",
           logPrefix,
           header.getApiKeyValue(),

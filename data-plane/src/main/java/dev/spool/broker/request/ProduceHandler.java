@@ -2,6 +2,7 @@ package dev.spool.broker.request;
 
 import dev.spool.broker.metrics.BrokerMetrics;
 import dev.spool.broker.network.BrokerResponse;
+import dev.spool.broker.network.RateLimitedLog;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.replication.ProduceResult;
@@ -32,6 +33,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class ProduceHandler implements RequestHandler {
   private static final Logger log = LoggerFactory.getLogger(ProduceHandler.class);
+  // Malformed produce requests come from clients: rate-limited so they cannot flood the log.
+  private static final RateLimitedLog malformed = new RateLimitedLog(log);
 
   /** The metrics label of this API (both listeners). */
   private static final String API_LABEL = "Produce";
@@ -227,7 +230,7 @@ public final class ProduceHandler implements RequestHandler {
   }
 
   private CompletableFuture<BrokerResponse> invalid(RequestContext request, String why) {
-    log.warn(
+    malformed.warn(
         "[node={}] malformed produce request from {}: {}; closing the connection",
         ctx.brokerId(),
         request.connectionId(),
