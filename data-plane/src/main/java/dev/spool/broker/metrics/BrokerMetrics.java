@@ -5,12 +5,14 @@ import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.datapoints.GaugeDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -278,6 +280,17 @@ public final class BrokerMetrics {
       if (owner != null) {
         owner.errors.labelValues(name, code).inc();
       }
+    }
+  }
+
+  /** Registers a gauge without labels that reads {@code value} at scrape time; off: nothing. */
+  public void gauge(String name, String help, LongSupplier value) {
+    if (registry != null) {
+      GaugeWithCallback.builder()
+          .name(name)
+          .help(help)
+          .callback(cb -> cb.call(value.getAsLong()))
+          .register(registry);
     }
   }
 

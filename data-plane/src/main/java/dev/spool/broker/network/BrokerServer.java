@@ -64,6 +64,14 @@ public final class BrokerServer implements AutoCloseable {
     this.settings = settings;
     this.metrics = metrics;
     this.memory = new RequestMemoryPool(settings.maxQueuedRequestBytes());
+    metrics.gauge(
+        "spool_request_memory_used_bytes",
+        "Bytes held by requests read and not yet answered (queued.max.request.bytes bounds it).",
+        memory::usedBytes);
+    metrics.gauge(
+        "spool_request_memory_limit_bytes",
+        "The bound on bytes held by unanswered requests (queued.max.request.bytes).",
+        memory::limitBytes);
     listeners.add(
         new Listener(
             SPOOL_LISTENER,

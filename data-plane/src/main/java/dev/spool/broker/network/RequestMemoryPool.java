@@ -23,6 +23,15 @@ final class RequestMemoryPool {
     usedBytes.addAndGet(bytes);
   }
 
+  /** Bytes held by unanswered requests now; any thread (metrics). */
+  long usedBytes() {
+    return usedBytes.get();
+  }
+
+  long limitBytes() {
+    return limitBytes;
+  }
+
   boolean exhausted() {
     return usedBytes.get() >= limitBytes;
   }

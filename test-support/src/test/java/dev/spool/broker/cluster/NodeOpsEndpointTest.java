@@ -164,6 +164,8 @@ class NodeOpsEndpointTest {
     assertEquals(0, m.value("spool_under_min_isr_partitions"));
     assertEquals(0, m.value("spool_produce_purgatory_size"));
     assertTrue(m.value("spool_connections") >= 1);
+    assertTrue(m.value("spool_request_memory_limit_bytes") > 0);
+    assertTrue(m.value("spool_request_memory_used_bytes") >= 0);
     assertEquals(1, m.value("spool_broker_running"));
     assertEquals(1, m.value("spool_controller_active"));
     assertEquals(0, m.value("spool_controller_fenced_brokers"));
