@@ -7,7 +7,8 @@
 #   scripts/cluster.sh restart NODE_ID [--dir DIR]
 #
 # Node i listens for Spool clients on P+10*(i-1), for the quorum on P+10*(i-1)+1 and for Kafka's
-# clients and tools (its Kafka-protocol listener) on P+10*(i-1)+2 (P = 9092).
+# clients and tools (its Kafka-protocol listener) on P+10*(i-1)+2 (P = 9092), and serves Prometheus
+# metrics and health checks on http://127.0.0.1:P+10*(i-1)+3/metrics, /health/ready (SPOOL_METRICS=0: off).
 # Everything lives under DIR (default ./.spool-cluster): per node its config, data, log and
 # PID file. The script signals only PIDs it recorded, after checking the process's command
 # line carries this cluster's marker, so it never touches anything else.
@@ -15,7 +16,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SPOOL="$ROOT/scripts/spool"
 
-usage() { sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 CMD="${1:-}"; [ -n "$CMD" ] || usage
 shift
@@ -38,6 +39,9 @@ node_dir() { echo "$DIR/node-$1"; }
 client_port() { echo $((BASE_PORT + 10 * ($1 - 1))); }
 quorum_port() { echo $((BASE_PORT + 10 * ($1 - 1) + 1)); }
 kafka_port() { echo $((BASE_PORT + 10 * ($1 - 1) + 2)); }
+metrics_port() { echo $((BASE_PORT + 10 * ($1 - 1) + 3)); }
+# metrics.listener (Prometheus /metrics, /health/*) is on unless SPOOL_METRICS=0 (benchmarks compare both).
+metrics_line() { [ "${SPOOL_METRICS:-1}" = 0 ] || echo "metrics.listener=127.0.0.1:$(metrics_port "$1")"; }
 marker() { echo "-Dspool.node.dir=$(node_dir "$1")"; }
 
 # The PID recorded for node $1 if that process is alive and is ours, else nothing.
@@ -87,6 +91,7 @@ node.id=$i
 process.roles=broker,controller
 listener=127.0.0.1:$(client_port "$i")
 kafka.listener=127.0.0.1:$(kafka_port "$i")
+$(metrics_line "$i")
 data.dir=$(node_dir "$i")/data
 controller.quorum.voters=$voters
 controller.quorum.bind.host=127.0.0.1
@@ -112,7 +117,7 @@ start_node() {
       exec setsid "$SPOOL" node start --config "$d/node.properties"
   ) >> "$d/node.log" 2>&1 < /dev/null &
   echo $! > "$d/node.pid"
-  echo "node $i started (pid $!, client 127.0.0.1:$(client_port "$i"), Kafka 127.0.0.1:$(kafka_port "$i"), log $d/node.log)"
+  echo "node $i started (pid $!, client 127.0.0.1:$(client_port "$i"), Kafka 127.0.0.1:$(kafka_port "$i"), metrics http://127.0.0.1:$(metrics_port "$i")/metrics, log $d/node.log)"
 }
 
 wait_ready() {

@@ -40,8 +40,8 @@ final class ClusterCommand implements Callable<Integer> {
       name = "status",
       mixinStandardHelpOptions = true,
       description =
-          "Quorum voters with their Raft lag and the leader; brokers with epoch and fenced state; "
-              + "offline and under-replicated partitions.")
+          "Quorum voters with their Raft lag and the leader; brokers with epoch, fenced state and "
+              + "readiness; offline and under-replicated partitions.")
   static final class Status implements Callable<Integer> {
     private final CliContext ctx;
     @Spec CommandSpec spec;
@@ -51,7 +51,7 @@ final class ClusterCommand implements Callable<Integer> {
         names = "--json",
         description =
             "Print one object: controller {leader, term, commitIndex, voters}, "
-                + "brokers [{id, epoch, fenced, ...}], partition counts.")
+                + "brokers [{id, epoch, fenced, ..., ready, notReadyReason}], partition counts.")
     boolean json;
 
     Status(CliContext ctx) {
@@ -105,6 +105,9 @@ final class ClusterCommand implements Callable<Integer> {
               g.writeNumberField("epoch", b.epoch());
               g.writeBooleanField("fenced", b.fenced());
               g.writeBooleanField("inControlledShutdown", b.inControlledShutdown());
+              String notReady = notReadyReason(b);
+              g.writeBooleanField("ready", notReady.isEmpty());
+              g.writeStringField("notReadyReason", notReady);
               g.writeEndObject();
             }
             g.writeEndArray();
@@ -114,6 +117,22 @@ final class ClusterCommand implements Callable<Integer> {
             g.writeNumberField("metadataOffset", d.metadataOffset());
             g.writeEndObject();
           });
+    }
+
+    /**
+     * Why a broker is not ready, as the quorum sees it ("" when ready): the conditions of a node's
+     * {@code /health/ready} that the cluster's metadata shows. A listed broker is registered (it
+     * registers once its logs are recovered); the controller unfences it only once it has replayed
+     * the metadata up to its registration, and fences it when its session lapses.
+     */
+    static String notReadyReason(ClusterDescription.Broker b) {
+      if (b.fenced()) {
+        return "fenced";
+      }
+      if (b.inControlledShutdown()) {
+        return "shutting down";
+      }
+      return "";
     }
 
     private void printPlain(ClusterDescription d) {
@@ -139,12 +158,14 @@ final class ClusterCommand implements Callable<Integer> {
       }
       out.println("Brokers:");
       for (ClusterDescription.Broker b : d.brokers()) {
+        String notReady = notReadyReason(b);
         out.printf(
-            "  broker %-4d %-22s epoch %-10d %s%n",
+            "  broker %-4d %-22s epoch %-10d %-13s %s%n",
             b.id(),
             b.host() + ":" + b.port(),
             b.epoch(),
-            b.fenced() ? "FENCED" : b.inControlledShutdown() ? "shutting down" : "active");
+            b.fenced() ? "FENCED" : b.inControlledShutdown() ? "shutting down" : "active",
+            notReady.isEmpty() ? "ready" : "NOT READY (" + notReady + ")");
       }
       out.println(
           "Partitions: "

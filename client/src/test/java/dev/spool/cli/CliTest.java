@@ -407,9 +407,17 @@ class CliTest {
             "fenced",
             brokers.get(1).get("fenced")));
     assertEquals(4L, s.get("underReplicatedPartitions"));
+    // Readiness: broker 1 is registered and unfenced, broker 2 is fenced.
+    assertEquals(true, brokers.get(0).get("ready"));
+    assertEquals("", brokers.get(0).get("notReadyReason"));
+    assertEquals(false, brokers.get(1).get("ready"));
+    assertEquals("fenced", brokers.get(1).get("notReadyReason"));
     CliRunner.Result plain = cli.run("", "cluster", "status");
     assertTrue(
         plain.out().contains("FENCED") && plain.out().contains("leader 2"), plain.toString());
+    List<String> lines = plain.out().lines().filter(l -> l.contains("  broker ")).toList();
+    assertTrue(lines.get(0).endsWith(" active        ready"), lines.toString());
+    assertTrue(lines.get(1).endsWith(" FENCED        NOT READY (fenced)"), lines.toString());
   }
 
   @Test

@@ -2,6 +2,8 @@ package dev.spool.broker;
 
 import dev.spool.broker.kafka.KafkaProtocol;
 import dev.spool.broker.log.LogManager;
+import dev.spool.broker.metrics.BrokerGauges;
+import dev.spool.broker.metrics.BrokerMetrics;
 import dev.spool.broker.network.BrokerServer;
 import dev.spool.broker.network.RequestDispatcher;
 import dev.spool.broker.replication.FetchWaiters;
@@ -100,9 +102,15 @@ public final class Broker implements AutoCloseable {
    * quorum's keys). On failure everything started is stopped and the exception rethrown.
    */
   public static Broker start(Config config, QuorumClient quorum, Clock clock) {
+    return start(config, quorum, clock, BrokerMetrics.DISABLED);
+  }
+
+  /** As {@link #start(Config, QuorumClient, Clock)}, counting into {@code metrics}. */
+  public static Broker start(
+      Config config, QuorumClient quorum, Clock clock, BrokerMetrics metrics) {
     Broker b = new Broker(config.get(BrokerConfig.NODE_ID));
     try {
-      b.startAll(config, quorum, clock);
+      b.startAll(config, quorum, clock, metrics);
     } catch (RuntimeException e) {
       b.close();
       throw e;
@@ -110,7 +118,7 @@ public final class Broker implements AutoCloseable {
     return b;
   }
 
-  private void startAll(Config config, QuorumClient quorum, Clock clock) {
+  private void startAll(Config config, QuorumClient quorum, Clock clock, BrokerMetrics metrics) {
     long startNs = clock.nanoTime();
     boolean flushAlways = config.get(BrokerConfig.LOG_FLUSH_POLICY).equals("always");
     logManager =
@@ -118,6 +126,7 @@ public final class Broker implements AutoCloseable {
             Path.of(config.get(BrokerConfig.DATA_DIR)),
             BrokerConfig.logManagerConfig(config),
             clock);
+    long recoveryNs = clock.nanoTime() - startNs;
 
     workers =
         new PartitionWorkers(
@@ -153,6 +162,7 @@ public final class Broker implements AutoCloseable {
             replicas,
             clock);
     replicas.setFetchers(fetchers);
+    replicas.setMetrics(metrics);
     workers.startTicks(config.get(BrokerConfig.PARTITION_TICK_INTERVAL_MS), replicas::tick);
 
     timer =
@@ -185,7 +195,8 @@ public final class Broker implements AutoCloseable {
             () -> {
               BrokerLifecycle l = lifecycle;
               return l == null ? -1 : l.activeControllerId();
-            });
+            },
+            metrics);
     coordinator =
         new GroupCoordinator(
             brokerId,
@@ -196,15 +207,8 @@ public final class Broker implements AutoCloseable {
             (name, partitions, rf, configs) ->
                 createInternalTopic(quorum, name, partitions, rf, configs));
     replicas.setObserver(coordinator);
-    Handlers handlers = Handlers.create(ctx);
-    server = new BrokerServer(serverSettings(config), dispatcher(handlers, ctx, coordinator));
+    startServer(config, Handlers.create(ctx), ctx, metrics);
     String kafkaListener = config.get(BrokerConfig.KAFKA_LISTENER);
-    if (!kafkaListener.isEmpty()) {
-      HostPort kl = HostPort.parse(kafkaListener);
-      var kafka = new KafkaProtocol(handlers, coordinator, logPrefix);
-      server.addListener(KafkaProtocol.LISTENER, kl.host(), kl.port(), kafka);
-    }
-    server.start();
 
     HostPort advertised =
         reachable(
@@ -222,6 +226,7 @@ public final class Broker implements AutoCloseable {
                   server.boundPort(KafkaProtocol.LISTENER)));
     }
     lifecycle = new BrokerLifecycle(lifecycleSettings, quorum, publisher[0]);
+    registerGauges(metrics, recoveryNs);
     lifecycle.start();
     log.info(
         "{} broker started in {} ms: {} partition logs, listener {}:{}, Kafka listener {}, {}"
@@ -233,6 +238,30 @@ public final class Broker implements AutoCloseable {
         port,
         lifecycleSettings.kafkaEndpoint() == null ? "off" : lifecycleSettings.kafkaEndpoint(),
         workers.size());
+  }
+
+  /** The scrape-time gauges; after the lifecycle exists, whose state one of them reads. */
+  private void registerGauges(BrokerMetrics metrics, long recoveryNs) {
+    if (metrics.enabled()) {
+      BrokerGauges.register(
+          metrics.registry(),
+          new BrokerGauges.Sources(brokerId, replicas, fetchers, this::state, recoveryNs),
+          metrics.maxLabels());
+    }
+  }
+
+  /** Binds Spool's listener and, when configured, Kafka's; both serve the same handlers. */
+  private void startServer(
+      Config config, Handlers handlers, BrokerContext ctx, BrokerMetrics metrics) {
+    server =
+        new BrokerServer(serverSettings(config), dispatcher(handlers, ctx, coordinator), metrics);
+    String kafkaListener = config.get(BrokerConfig.KAFKA_LISTENER);
+    if (!kafkaListener.isEmpty()) {
+      HostPort kl = HostPort.parse(kafkaListener);
+      var kafka = new KafkaProtocol(handlers, coordinator, logPrefix);
+      server.addListener(KafkaProtocol.LISTENER, kl.host(), kl.port(), kafka);
+    }
+    server.start();
   }
 
   /** CreateTopics through the quorum for an internal topic (the offsets topic on first use). */

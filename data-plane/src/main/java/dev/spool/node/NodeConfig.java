@@ -6,6 +6,7 @@ import dev.spool.common.HostPort;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
+import dev.spool.node.ops.OpsConfig;
 import dev.spool.quorum.QuorumConfig;
 import java.io.IOException;
 import java.io.Reader;
@@ -30,7 +31,10 @@ public final class NodeConfig {
 
   /** Every key a node accepts, as printed by {@code spool node start --help}. */
   public static final ConfigDef DEF =
-      new ConfigDef("node").include(BrokerConfig.DEF).include(QuorumConfig.DEF);
+      new ConfigDef("node")
+          .include(BrokerConfig.DEF)
+          .include(OpsConfig.DEF)
+          .include(QuorumConfig.DEF);
 
   /** Reads a properties file; {@code overrides} (from --override k=v) win. */
   public static Map<String, String> load(Path file, Map<String, String> overrides) {
@@ -93,6 +97,10 @@ public final class NodeConfig {
           config.get(QuorumConfig.BIND_HOST),
           self.port());
     }
+    if (!config.get(OpsConfig.METRICS_LISTENER).isEmpty()) {
+      HostPort ops = HostPort.parse(config.get(OpsConfig.METRICS_LISTENER));
+      checkPortFree(OpsConfig.METRICS_LISTENER.name(), ops.host(), ops.port());
+    }
     if (BrokerConfig.isBroker(config)) {
       HostPort listener = HostPort.parse(config.get(BrokerConfig.LISTENER));
       checkPortFree(BrokerConfig.LISTENER.name(), listener.host(), listener.port());
@@ -125,6 +133,13 @@ public final class NodeConfig {
             BrokerConfig.KAFKA_LISTENER.name(),
             HostPort.parse(config.get(BrokerConfig.KAFKA_LISTENER)).host());
       }
+    }
+    if (!config.get(OpsConfig.METRICS_LISTENER).isEmpty()) {
+      // Health and metrics only, but they name topics, brokers and the cluster's layout.
+      addIfExposed(
+          exposed,
+          OpsConfig.METRICS_LISTENER.name(),
+          HostPort.parse(config.get(OpsConfig.METRICS_LISTENER)).host());
     }
     return exposed;
   }

@@ -2,14 +2,21 @@ package dev.spool.node;
 
 import dev.spool.broker.Broker;
 import dev.spool.broker.BrokerConfig;
+import dev.spool.broker.metrics.BrokerMetrics;
 import dev.spool.common.Clock;
 import dev.spool.config.Config;
+import dev.spool.node.ops.NodeMetrics;
+import dev.spool.node.ops.OpsConfig;
+import dev.spool.node.ops.OpsServer;
+import dev.spool.node.ops.OpsServer.Readiness;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.QuorumClientSettings;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.QuorumSettings;
+import dev.spool.quorum.lifecycle.BrokerState;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,8 +27,14 @@ import org.slf4j.LoggerFactory;
  * includes itself), then the broker. Stop order is the reverse; a broker stopping on purpose first
  * asks the quorum to move its leaderships away (controlled shutdown).
  *
+ * <p>With {@code metrics.listener} set, the node's operations endpoint ({@link OpsServer}: metrics
+ * and health) starts first, so liveness answers while logs recover, and stops last.
+ *
  * <p>Nothing here is needed for safety on SIGKILL: logs are recovered from their files and the
  * quorum from its Raft log and snapshots.
+ *
+ * <p>Threads: start and close on the node's thread; {@link #readiness} from the ops endpoint's
+ * thread, reading the volatile role fields.
  */
 public final class SpoolNode implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SpoolNode.class);
@@ -29,9 +42,10 @@ public final class SpoolNode implements AutoCloseable {
   private final Config config;
   private final String logPrefix;
   private final CountDownLatch stopped = new CountDownLatch(1);
-  private QuorumServer quorumServer;
+  private volatile QuorumServer quorumServer;
   private QuorumClient quorumClient;
-  private Broker broker;
+  private volatile Broker broker;
+  private OpsServer opsServer;
   private volatile boolean closing;
 
   private SpoolNode(Config config) {
@@ -67,19 +81,87 @@ public final class SpoolNode implements AutoCloseable {
           logPrefix,
           listener);
     }
+    NodeMetrics metrics = null;
+    String opsListener = config.get(OpsConfig.METRICS_LISTENER);
+    if (!opsListener.isEmpty()) {
+      metrics = new NodeMetrics(config.get(OpsConfig.METRICS_PARTITION_LABELS_MAX));
+      opsServer = OpsServer.start(opsListener, nodeId, metrics.registry(), this::readiness);
+    }
     if (BrokerConfig.isController(config)) {
-      quorumServer = QuorumServer.create(QuorumSettings.of(nodeId, clusterId, config), clock);
-      quorumServer.start();
+      QuorumServer q = QuorumServer.create(QuorumSettings.of(nodeId, clusterId, config), clock);
+      quorumServer = q;
+      q.start();
+      if (metrics != null) {
+        metrics.addController(q);
+      }
     }
     if (BrokerConfig.isBroker(config)) {
       quorumClient = QuorumClient.create(QuorumClientSettings.of(clusterId, config));
-      broker = Broker.start(config, quorumClient, clock);
+      broker =
+          Broker.start(
+              config,
+              quorumClient,
+              clock,
+              metrics == null ? BrokerMetrics.DISABLED : metrics.broker());
     }
     log.info("{} started", logPrefix);
   }
 
   public Broker broker() {
     return broker;
+  }
+
+  /** The operations endpoint's address, or null when {@code metrics.listener} is not set. */
+  public InetSocketAddress opsAddress() {
+    return opsServer == null ? null : opsServer.address();
+  }
+
+  /**
+   * Ready: every role of the node is up. The quorum member has started and knows an active
+   * controller; the broker has recovered its logs and started, is registered and unfenced ({@code
+   * RUNNING}: the controller unfences a broker only once it has replayed the metadata up to its
+   * registration, and fences it again when its session lapses). Otherwise the reason names the
+   * first condition that fails.
+   */
+  public Readiness readiness() {
+    if (closing) {
+      return Readiness.notReady("the node is stopping");
+    }
+    if (BrokerConfig.isController(config)) {
+      QuorumServer q = quorumServer;
+      if (q == null) {
+        return Readiness.notReady("the quorum member is starting (metadata log recovery)");
+      }
+      try {
+        if (q.activeControllerId() < 0) {
+          return Readiness.notReady("no active controller is known to this voter");
+        }
+      } catch (RuntimeException e) {
+        return Readiness.notReady("the quorum member is not running: " + e.getMessage());
+      }
+    }
+    if (BrokerConfig.isBroker(config)) {
+      Broker b = broker;
+      if (b == null) {
+        return Readiness.notReady("the broker is starting (log recovery)");
+      }
+      BrokerState st = b.state();
+      switch (st) {
+        case RUNNING:
+          break;
+        case STARTING:
+        case REGISTERING:
+          return Readiness.notReady("not registered with the quorum (broker state " + st + ")");
+        case RECOVERING:
+          return Readiness.notReady(
+              "fenced: catching up with metadata or waiting to be unfenced (broker state "
+                  + st
+                  + ")");
+        default:
+          return Readiness.notReady("shutting down (broker state " + st + ")");
+      }
+    }
+    return Readiness.READY;
   }
 
   /** Blocks until {@link #close()} has finished. */
@@ -113,6 +195,7 @@ public final class SpoolNode implements AutoCloseable {
       }
     }
     closeQuietly(quorumServer, "quorum member");
+    closeQuietly(opsServer, "metrics and health endpoint");
     log.info("{} stopped", logPrefix);
     stopped.countDown();
   }

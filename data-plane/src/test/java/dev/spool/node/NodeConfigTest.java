@@ -78,6 +78,10 @@ class NodeConfigTest {
     assertEquals(
         java.util.List.of("listener=0.0.0.0", "kafka.listener=0.0.0.0"),
         NodeConfig.exposedListeners(NodeConfig.parse(m)));
+    m.put("metrics.listener", "0.0.0.0:9644");
+    assertEquals(
+        java.util.List.of("listener=0.0.0.0", "kafka.listener=0.0.0.0", "metrics.listener=0.0.0.0"),
+        NodeConfig.exposedListeners(NodeConfig.parse(m)));
   }
 
   @Test

@@ -36,6 +36,12 @@ public interface QuorumServer extends AutoCloseable {
   /** The Raft index of the last entry applied to this controller's image. */
   long appliedIndex();
 
+  /** The Raft commit index as this node knows it (the metadata log's committed end). */
+  long commitIndex();
+
+  /** How many times this node has seen the Raft leader change since it started. */
+  long leaderChanges();
+
   /** This controller's metadata image (as of {@link #appliedIndex()}). */
   MetadataImage image();
 

@@ -50,6 +50,11 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
   }
 
   @Override
+  public String apiName(KafkaRequest request) {
+    return request.apiName();
+  }
+
+  @Override
   public int correlationId(KafkaRequest request) {
     return request.correlationId();
   }

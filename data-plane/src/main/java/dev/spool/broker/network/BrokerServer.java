@@ -1,5 +1,6 @@
 package dev.spool.broker.network;
 
+import dev.spool.broker.metrics.BrokerMetrics;
 import dev.spool.protocol.FrameDecoder;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -56,17 +57,32 @@ public final class BrokerServer implements AutoCloseable {
   private final Settings settings;
   private final RequestMemoryPool memory;
   private final ConnectionLimits limits;
-  private final RateLimitedLog closeLog = new RateLimitedLog(CONNECTION_LOG_INTERVAL_MS);
-  private final RateLimitedLog refusalLog = new RateLimitedLog(CONNECTION_LOG_INTERVAL_MS);
+  private final RateLimitedLog refusalLog =
+      new RateLimitedLog(log, 1, CONNECTION_LOG_INTERVAL_MS, System::nanoTime);
+  private final BrokerMetrics metrics;
   private final List<Listener> listeners = new ArrayList<>();
   private final Map<String, Channel> channels = new LinkedHashMap<>();
   private EventLoopGroup boss;
   private EventLoopGroup workers;
 
   public BrokerServer(Settings settings, RequestDispatcher dispatcher) {
+    this(settings, dispatcher, BrokerMetrics.DISABLED);
+  }
+
+  /** A server whose connections count requests, latencies and connections in {@code metrics}. */
+  public BrokerServer(Settings settings, RequestDispatcher dispatcher, BrokerMetrics metrics) {
     this.settings = settings;
+    this.metrics = metrics;
     this.memory = new RequestMemoryPool(settings.maxQueuedRequestBytes());
     this.limits = new ConnectionLimits(settings.maxConnections(), settings.maxConnectionsPerIp());
+    metrics.gauge(
+        "spool_request_memory_used_bytes",
+        "Bytes held by requests read and not yet answered (queued.max.request.bytes bounds it).",
+        memory::usedBytes);
+    metrics.gauge(
+        "spool_request_memory_limit_bytes",
+        "The bound on bytes held by unanswered requests (queued.max.request.bytes).",
+        memory::limitBytes);
     listeners.add(
         new Listener(
             SPOOL_LISTENER,
@@ -150,8 +166,8 @@ public final class BrokerServer implements AutoCloseable {
                         new ConnectionHandler<>(
                             l.protocol(),
                             memory,
+                            metrics,
                             settings.maxInFlightPerConnection(),
-                            closeLog,
                             prefix));
               }
             });
@@ -165,15 +181,7 @@ public final class BrokerServer implements AutoCloseable {
     InetAddress ip = ch.remoteAddress().getAddress();
     String refusal = limits.admit(ip);
     if (refusal != null) {
-      long heldBack = refusalLog.permit();
-      if (heldBack >= 0) {
-        log.warn(
-            "{} refused a connection from {}: {}{}",
-            prefix,
-            ch.remoteAddress(),
-            refusal,
-            heldBack == 0 ? "" : " (and " + heldBack + " more refusals not logged)");
-      }
+      refusalLog.warn("{} refused a connection from {}: {}", prefix, ch.remoteAddress(), refusal);
       ch.close();
       return false;
     }

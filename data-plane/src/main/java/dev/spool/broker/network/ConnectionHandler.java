@@ -1,5 +1,6 @@
 package dev.spool.broker.network;
 
+import dev.spool.broker.metrics.BrokerMetrics;
 import dev.spool.protocol.FrameMemory;
 import dev.spool.protocol.InvalidFrameException;
 import io.netty.buffer.ByteBuf;
@@ -37,6 +38,8 @@ import org.slf4j.LoggerFactory;
 final class ConnectionHandler<Q, A extends WireProtocol.Answer>
     extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
+  // What clients cause: bad frames and malformed requests (one line each, rate-limited node-wide).
+  private static final RateLimitedLog badInput = new RateLimitedLog(log);
 
   /** A request waiting for its turn to be answered. */
   private static final class Pending<Q, A> {
@@ -44,19 +47,26 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
     final ByteBuf frame;
     final long frameBytes;
     final NewerRequestSignal newerRequest = new NewerRequestSignal();
+    final BrokerMetrics.Api api;
+    final long readNs;
+    long servedNs;
+    // Written by the completing thread before it hands the answer to the event loop.
+    long completedNs;
     A response;
 
-    Pending(Q request, ByteBuf frame, long frameBytes) {
+    Pending(Q request, ByteBuf frame, long frameBytes, BrokerMetrics.Api api, long readNs) {
       this.request = request;
       this.frame = frame;
       this.frameBytes = frameBytes;
+      this.api = api;
+      this.readNs = readNs;
     }
   }
 
   private final WireProtocol<Q, A> protocol;
   private final RequestMemoryPool memory;
+  private final BrokerMetrics metrics;
   private final int maxInFlight;
-  private final RateLimitedLog closeLog;
   private final String logPrefix;
   private final ArrayDeque<Pending<Q, A>> pending = new ArrayDeque<>();
   private ChannelHandlerContext ctx;
@@ -67,13 +77,13 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   ConnectionHandler(
       WireProtocol<Q, A> protocol,
       RequestMemoryPool memory,
+      BrokerMetrics metrics,
       int maxInFlight,
-      RateLimitedLog closeLog,
       String logPrefix) {
     this.protocol = protocol;
     this.memory = memory;
+    this.metrics = metrics;
     this.maxInFlight = maxInFlight;
-    this.closeLog = closeLog;
     this.logPrefix = logPrefix;
   }
 
@@ -81,6 +91,7 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
     this.ctx = ctx;
     this.connectionId = String.valueOf(ctx.channel().remoteAddress());
+    metrics.connectionOpened();
     super.channelActive(ctx);
   }
 
@@ -95,6 +106,7 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       memory.release(frameBytes);
       return;
     }
+    long readNs = System.nanoTime();
     Q request;
     try {
       request = protocol.decode(frameBuffer);
@@ -104,7 +116,10 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       closeWithReason(e.getMessage());
       return;
     }
-    Pending<Q, A> p = new Pending<>(request, frameBuffer, frameBytes);
+    Pending<Q, A> p =
+        new Pending<>(
+            request, frameBuffer, frameBytes, metrics.api(protocol.apiName(request)), readNs);
+    p.api.started();
     for (Pending<Q, A> earlier : pending) {
       if (earlier.response == null) {
         earlier.newerRequest
@@ -120,12 +135,14 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
           protocol.serve(
               request,
               new WireProtocol.Connection(
-                  connectionId, ctx.channel().remoteAddress(), System.nanoTime(), p.newerRequest));
+                  connectionId, ctx.channel().remoteAddress(), readNs, p.newerRequest));
     } catch (RuntimeException e) {
       future = CompletableFuture.failedFuture(e);
     }
+    p.servedNs = System.nanoTime();
     future.whenComplete(
         (r, err) -> {
+          p.completedNs = System.nanoTime();
           if (ctx.executor().inEventLoop()) {
             complete(p, r, err);
           } else {
@@ -141,7 +158,7 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
               ? error.getCause()
               : error;
       if (cause instanceof InvalidFrameException) {
-        log.warn(
+        badInput.warn(
             "{} malformed request from {}: {}; closing the connection",
             logPrefix,
             connectionId,
@@ -155,6 +172,13 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
             cause);
       }
       response = protocol.failed(p.request, cause);
+      p.api.error(
+          cause instanceof InvalidFrameException ? "INVALID_REQUEST" : "UNKNOWN_SERVER_ERROR");
+    } else {
+      String code = protocol.requestError(response);
+      if (code != null) {
+        p.api.error(code);
+      }
     }
     p.response = response;
     if (!ctx.channel().isActive()) {
@@ -167,10 +191,12 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   /** Writes every answered request at the head of the queue, in order. */
   private void writeReady() {
     boolean wrote = false;
+    long nowNs = metrics.enabled() ? System.nanoTime() : 0;
     while (!pending.isEmpty() && pending.peek().response != null) {
       Pending<Q, A> p = pending.poll();
       A r = p.response;
       finish(p);
+      p.api.finished(p.readNs, p.servedNs, p.completedNs, nowNs);
       if (closing) {
         r.release();
         continue;
@@ -259,21 +285,16 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   private void closeWithReason(String reason) {
     if (!closing) {
       closing = true;
-      long heldBack = closeLog.permit();
-      if (heldBack >= 0) {
-        log.warn(
-            "{} closing connection {}: {}{}",
-            logPrefix,
-            connectionId,
-            reason,
-            heldBack == 0 ? "" : " (and " + heldBack + " more closings not logged)");
-      }
+      badInput.warn("{} closing connection {}: {}", logPrefix, connectionId, reason);
     }
     ctx.close();
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    if (this.ctx != null) {
+      metrics.connectionClosed();
+    }
     closing = true;
     drainOnClose();
     super.channelInactive(ctx);
@@ -287,6 +308,7 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       Pending<Q, A> p = pending.poll();
       p.response.release();
       finish(p);
+      p.api.dropped();
     }
     // Requests still running keep their frame until they complete; complete() lands here again.
   }

@@ -29,6 +29,15 @@ final class RequestMemoryPool implements FrameMemory {
     usedBytes.addAndGet(bytes);
   }
 
+  /** Bytes held by partial and unanswered requests now; any thread (metrics, tests). */
+  long usedBytes() {
+    return usedBytes.get();
+  }
+
+  long limitBytes() {
+    return limitBytes;
+  }
+
   @Override
   public boolean exhausted() {
     return usedBytes.get() >= limitBytes;
@@ -48,11 +57,6 @@ final class RequestMemoryPool implements FrameMemory {
     if (now < limitBytes && !waiters.isEmpty()) {
       wakeWaiters();
     }
-  }
-
-  /** Bytes reserved now, for tests and metrics. */
-  long usedBytes() {
-    return usedBytes.get();
   }
 
   private void wakeWaiters() {

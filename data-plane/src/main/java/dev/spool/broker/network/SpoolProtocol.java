@@ -1,6 +1,7 @@
 package dev.spool.broker.network;
 
 import com.google.protobuf.Empty;
+import dev.spool.broker.metrics.BrokerMetrics;
 import dev.spool.common.ErrorCode;
 import dev.spool.protocol.Frame;
 import dev.spool.protocol.InvalidFrameException;
@@ -10,6 +11,8 @@ import dev.spool.protocol.message.ResponseHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,9 +28,20 @@ import org.slf4j.LoggerFactory;
  */
 public final class SpoolProtocol implements WireProtocol<SpoolProtocol.Request, BrokerResponse> {
   private static final Logger log = LoggerFactory.getLogger(SpoolProtocol.class);
+  // A client sending unknown API keys must not be able to flood the log.
+  private static final RateLimitedLog unknownApi = new RateLimitedLog(log);
 
   /** A request whose header is parsed; the body stays in the frame for its handler. */
   public record Request(RequestHeader header, Frame frame, ByteBuf frameBuffer) {}
+
+  /** Each API's metrics label, computed once. */
+  private static final Map<ApiKey, String> API_LABELS = new EnumMap<>(ApiKey.class);
+
+  static {
+    for (ApiKey k : ApiKey.values()) {
+      API_LABELS.put(k, k == ApiKey.UNRECOGNIZED ? "Unknown" : BrokerMetrics.apiLabel(k.name()));
+    }
+  }
 
   private final RequestDispatcher dispatcher;
   private final String logPrefix;
@@ -44,6 +58,16 @@ public final class SpoolProtocol implements WireProtocol<SpoolProtocol.Request, 
   }
 
   @Override
+  public String apiName(Request request) {
+    return API_LABELS.get(request.header().getApiKey());
+  }
+
+  @Override
+  public String requestError(BrokerResponse answer) {
+    return answer.requestError() == ErrorCode.NONE ? null : answer.requestError().name();
+  }
+
+  @Override
   public int correlationId(Request request) {
     return request.header().getCorrelationId();
   }
@@ -54,7 +78,7 @@ public final class SpoolProtocol implements WireProtocol<SpoolProtocol.Request, 
     ApiKey key = header.getApiKey();
     var handler = dispatcher.handler(key);
     if (handler.isEmpty() || key == ApiKey.UNRECOGNIZED) {
-      log.warn(
+      unknownApi.warn(
           "{} unknown API key {} from {}, closing the connection",
           logPrefix,
           header.getApiKeyValue(),

@@ -39,6 +39,21 @@ public interface WireProtocol<Q, A extends WireProtocol.Answer> {
    */
   Q decode(ByteBuf frame);
 
+  /**
+   * The request's API as a metrics label ({@code Produce}, {@code Fetch}, ...): Kafka's API names,
+   * which both protocols share, so one API counts once whichever listener served it. A constant
+   * string per API: the metrics cache their data points by it.
+   */
+  String apiName(Q request);
+
+  /**
+   * The request-level error code of an answer, for the error metrics; null when it has none.
+   * Partition-level errors are counted by the handlers that decide them.
+   */
+  default String requestError(A answer) {
+    return null;
+  }
+
   /** The request's correlation id, for log lines. */
   int correlationId(Q request);
 

@@ -129,6 +129,11 @@ public final class Partition {
     return replicas;
   }
 
+  /** Produces waiting in the acks=all purgatory (as of the owner's last change); any thread. */
+  public int waitingProduces() {
+    return purgatory.publishedSize();
+  }
+
   public LeaderHintInfo hint() {
     return new LeaderHintInfo(leaderId, leaderEpoch);
   }
@@ -323,7 +328,9 @@ public final class Partition {
             info.firstOffset(),
             info.logAppendTimeMs(),
             log0.logStartOffset(),
-            null);
+            null,
+            info.duplicate() ? 0 : info.recordCount(),
+            info.duplicate() ? 0 : info.validBytes());
     if (!info.duplicate() && info.recordCount() > 0) {
       listener.onAppended(tp, log0.logEndOffset());
       maybeIncrementHighWatermark();

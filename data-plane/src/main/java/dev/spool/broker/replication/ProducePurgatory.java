@@ -34,12 +34,26 @@ final class ProducePurgatory {
   private final PriorityQueue<Waiting> waiting =
       new PriorityQueue<>(Comparator.comparingLong(Waiting::requiredOffset));
 
+  // The size as of the owner's last change, for scrapes on other threads.
+  private volatile int published;
+
   ProducePurgatory(TopicPartition tp) {
     this.tp = tp;
   }
 
   int size() {
     return waiting.size();
+  }
+
+  /** The number of waiting produces as of the owner's last change; any thread. */
+  int publishedSize() {
+    return published;
+  }
+
+  private void publish() {
+    if (published != waiting.size()) {
+      published = waiting.size();
+    }
   }
 
   /**
@@ -50,6 +64,7 @@ final class ProducePurgatory {
       long requiredOffset, long deadlineMs, ProduceResult success) {
     CompletableFuture<ProduceResult> f = new CompletableFuture<>();
     waiting.add(new Waiting(requiredOffset, deadlineMs, success, f));
+    publish();
     return f;
   }
 
@@ -62,6 +77,7 @@ final class ProducePurgatory {
   void completeUpTo(long highWatermark, IntSupplier copiesOf, int minInsyncReplicas) {
     while (!waiting.isEmpty() && waiting.peek().requiredOffset() <= highWatermark) {
       Waiting p = waiting.poll();
+      publish();
       int copies = copiesOf.getAsInt();
       if (copies >= minInsyncReplicas) {
         p.future().complete(p.success());
@@ -86,6 +102,7 @@ final class ProducePurgatory {
   void failAll(ErrorCode code, String message, LeaderHintInfo hint) {
     List<Waiting> all = new ArrayList<>(waiting);
     waiting.clear();
+    publish();
     for (Waiting p : all) {
       p.future().complete(ProduceResult.error(code, message, hint));
     }
@@ -108,6 +125,7 @@ final class ProducePurgatory {
           }
           return false;
         });
+    publish();
     for (Waiting p : expired) {
       p.future()
           .complete(

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ObjLongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +40,8 @@ final class ReplicaFetcher {
   private static final class Fetched {
     final Partition partition;
     volatile long delayedUntilMs;
+    // The leader's log end offset in its last answer; written on the owner worker, read by scrapes.
+    volatile long leaderLogEndOffset = -1;
 
     Fetched(Partition partition) {
       this.partition = partition;
@@ -264,6 +267,17 @@ final class ReplicaFetcher {
       FetchResponse.PartitionResponse response,
       ByteBuffer records) {}
 
+  /** See {@link ReplicaFetcherManager#forEachLag}. */
+  void forEachLag(ObjLongConsumer<TopicPartition> lag) {
+    partitions.forEach(
+        (tp, f) -> {
+          long leaderEnd = f.leaderLogEndOffset;
+          if (leaderEnd >= 0) {
+            lag.accept(tp, Math.max(0, leaderEnd - f.partition.log().logEndOffset()));
+          }
+        });
+  }
+
   /** Applies one partition's answer; owner thread. */
   private void apply(
       TopicPartition tp,
@@ -276,6 +290,9 @@ final class ReplicaFetcher {
             ? new EpochEndOffset(
                 pr.getDivergingEpoch().getEpoch(), pr.getDivergingEpoch().getEndOffset())
             : null;
+    if (pr.getLogEndOffset() >= 0) {
+      f.leaderLogEndOffset = pr.getLogEndOffset();
+    }
     Partition.FollowerOutcome outcome;
     try {
       outcome =

@@ -3,8 +3,11 @@ package dev.spool.broker.replication;
 import dev.spool.common.Clock;
 import dev.spool.common.TopicPartition;
 import dev.spool.network.NetworkClient;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.ObjLongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,6 +83,22 @@ public final class ReplicaFetcherManager implements AutoCloseable {
               });
       sourceOf.put(tp, leader);
       f.add(p);
+    }
+  }
+
+  /**
+   * Calls {@code lag} with each followed partition and how many offsets its log end is behind the
+   * leader's, as of the leader's last answer (partitions not answered yet are skipped). Any thread:
+   * the fetcher list is copied under the monitor, the rest reads concurrent maps and volatile
+   * offsets.
+   */
+  public void forEachLag(ObjLongConsumer<TopicPartition> lag) {
+    List<ReplicaFetcher> current;
+    synchronized (this) {
+      current = new ArrayList<>(fetchers.values());
+    }
+    for (ReplicaFetcher f : current) {
+      f.forEachLag(lag);
     }
   }
 

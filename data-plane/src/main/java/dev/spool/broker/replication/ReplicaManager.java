@@ -4,6 +4,7 @@ import dev.spool.broker.log.LogConfig;
 import dev.spool.broker.log.LogManager;
 import dev.spool.broker.log.LogStorageException;
 import dev.spool.broker.log.PartitionLog;
+import dev.spool.broker.metrics.BrokerMetrics;
 import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
@@ -63,6 +64,7 @@ public final class ReplicaManager implements AutoCloseable {
   private volatile MetadataImage image = MetadataImage.EMPTY;
   private volatile ReplicaFetcherManager fetchers;
   private volatile ReplicaObserver observer = ReplicaObserver.NONE;
+  private volatile BrokerMetrics metrics = BrokerMetrics.DISABLED;
   private volatile boolean closed;
 
   public ReplicaManager(
@@ -89,6 +91,11 @@ public final class ReplicaManager implements AutoCloseable {
   /** Installs the follower fetchers (created after this manager: they read its partitions). */
   public void setFetchers(ReplicaFetcherManager fetchers) {
     this.fetchers = fetchers;
+  }
+
+  /** Installs the metrics that count ISR shrinks and expansions (off until then). */
+  public void setMetrics(BrokerMetrics metrics) {
+    this.metrics = metrics;
   }
 
   /**
@@ -297,6 +304,7 @@ public final class ReplicaManager implements AutoCloseable {
    * queued task has run, i.e. when the replicas reflect {@code newImage}.
    */
   public CompletableFuture<Void> applyMetadata(MetadataImage newImage, MetadataDelta delta) {
+    countIsrChanges(this.image, delta);
     this.image = newImage;
     List<CompletableFuture<Void>> tasks = new ArrayList<>();
     for (Map.Entry<TopicPartition, PartitionState> e : delta.removedPartitions().entrySet()) {
@@ -339,6 +347,29 @@ public final class ReplicaManager implements AutoCloseable {
    * that are no longer assigned here (their topic was deleted while this broker was down) go. Not
    * earlier: an image still being replayed lacks topics created later in the log.
    */
+  /**
+   * Counts the ISR changes the quorum committed for partitions this broker leads (Kafka counts them
+   * on the leader too). Lifecycle thread; reads only the immutable images.
+   */
+  private void countIsrChanges(MetadataImage old, MetadataDelta delta) {
+    BrokerMetrics m = metrics;
+    if (!m.enabled()) {
+      return;
+    }
+    for (Map.Entry<TopicPartition, PartitionState> e : delta.changedPartitions().entrySet()) {
+      PartitionState now = e.getValue();
+      PartitionState before = old.partition(e.getKey());
+      if (before == null || now.leader() != brokerId || before.leader() != brokerId) {
+        continue;
+      }
+      if (now.isr().size() < before.isr().size()) {
+        m.isrShrunk();
+      } else if (now.isr().size() > before.isr().size()) {
+        m.isrExpanded();
+      }
+    }
+  }
+
   public void deleteOrphanLogs() {
     MetadataImage img = image;
     for (PartitionLog l : logManager.all()) {

@@ -35,7 +35,8 @@ public record BrokerContext(
     long adminTimeoutMs,
     long produceTimeoutMs,
     int fetchMaxWaitMs,
-    java.util.function.IntSupplier activeControllerId) {
+    java.util.function.IntSupplier activeControllerId,
+    dev.spool.broker.metrics.BrokerMetrics metrics) {
 
   public MetadataImage image() {
     return replicas.image();

@@ -292,8 +292,14 @@ public final class FetchHandler implements RequestHandler {
             && it.tp() != null) {
           pr.setCurrentLeader(ctx.hint(it.tp(), r.hint()));
         }
+        if (r.error() != ErrorCode.NONE) {
+          ctx.metrics().error("Fetch", r.error().name());
+        }
         FileSlice s = r.slice();
         if (s != null && s.sizeInBytes() > 0 && (!anyData || s.sizeInBytes() <= remaining)) {
+          if (!follower) {
+            ctx.metrics().consumed(it.topic(), s.sizeInBytes());
+          }
           anyData = true;
           remaining -= s.sizeInBytes();
           total += s.sizeInBytes();

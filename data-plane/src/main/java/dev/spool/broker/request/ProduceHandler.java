@@ -1,6 +1,8 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.metrics.BrokerMetrics;
 import dev.spool.broker.network.BrokerResponse;
+import dev.spool.broker.network.RateLimitedLog;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.replication.ProduceResult;
@@ -31,6 +33,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class ProduceHandler implements RequestHandler {
   private static final Logger log = LoggerFactory.getLogger(ProduceHandler.class);
+  // Malformed produce requests come from clients: rate-limited so they cannot flood the log.
+  private static final RateLimitedLog malformed = new RateLimitedLog(log);
+
+  /** The metrics label of this API (both listeners). */
+  private static final String API_LABEL = "Produce";
 
   private final BrokerContext ctx;
 
@@ -118,7 +125,24 @@ public final class ProduceHandler implements RequestHandler {
       parts.add(new Part(p.topic(), p.partition(), append(image, p, acks, waitMs)));
     }
     CompletableFuture<?>[] all = parts.stream().map(Part::result).toArray(CompletableFuture[]::new);
-    return CompletableFuture.allOf(all).thenApply(v -> parts);
+    return CompletableFuture.allOf(all).thenApply(v -> count(parts));
+  }
+
+  /** Bytes and records in per topic, and each partition's error, for the broker's metrics. */
+  private List<Part> count(List<Part> parts) {
+    BrokerMetrics m = ctx.metrics();
+    if (!m.enabled()) {
+      return parts;
+    }
+    for (Part part : parts) {
+      ProduceResult r = part.result().join();
+      if (r.error() == ErrorCode.NONE) {
+        m.produced(part.topic(), r.appendedBytes(), r.appendedRecords());
+      } else {
+        m.error(API_LABEL, r.error().name());
+      }
+    }
+    return parts;
   }
 
   private CompletableFuture<ProduceResult> append(
@@ -206,7 +230,7 @@ public final class ProduceHandler implements RequestHandler {
   }
 
   private CompletableFuture<BrokerResponse> invalid(RequestContext request, String why) {
-    log.warn(
+    malformed.warn(
         "[node={}] malformed produce request from {}: {}; closing the connection",
         ctx.brokerId(),
         request.connectionId(),

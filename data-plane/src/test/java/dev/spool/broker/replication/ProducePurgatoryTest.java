@@ -20,7 +20,7 @@ class ProducePurgatoryTest {
   private final ProducePurgatory purgatory = new ProducePurgatory(TP);
 
   private static ProduceResult ok(long baseOffset) {
-    return new ProduceResult(ErrorCode.NONE, "", baseOffset, -1L, 0L, null);
+    return new ProduceResult(ErrorCode.NONE, "", baseOffset, -1L, 0L, null, 1, 1);
   }
 
   @Test

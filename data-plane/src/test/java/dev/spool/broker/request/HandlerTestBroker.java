@@ -83,7 +83,8 @@ public final class HandlerTestBroker implements AutoCloseable {
             1000,
             1000,
             1000,
-            () -> 2);
+            () -> 2,
+            dev.spool.broker.metrics.BrokerMetrics.DISABLED);
     for (int id = 1; id <= 3; id++) {
       apply(
           Records.registerBroker(

@@ -54,7 +54,8 @@ class InitProducerIdHandlerTest {
             1000,
             1000,
             1000,
-            () -> 1);
+            () -> 1,
+            dev.spool.broker.metrics.BrokerMetrics.DISABLED);
     RequestHeader h =
         RequestHeader.newBuilder().setApiKey(ApiKey.INIT_PRODUCER_ID).setCorrelationId(1).build();
     ByteBuf frame =

@@ -31,6 +31,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -91,6 +92,8 @@ final class MetadataStateMachine extends BaseStateMachine {
   private volatile ActiveController active;
   private volatile long loadedSnapshotIndex = -1;
   private volatile int leaderId = -1;
+  // Ratis calls the leader notifications on its own threads; metrics read the count from any.
+  private final AtomicLong leaderChanges = new AtomicLong();
 
   MetadataStateMachine(
       int nodeId,
@@ -384,9 +387,15 @@ final class MetadataStateMachine extends BaseStateMachine {
   @Override
   public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
     leaderId = newLeaderId == null ? -1 : RaftSetup.nodeId(newLeaderId);
+    leaderChanges.incrementAndGet();
     if (leaderId != nodeId) {
       stopActive("leader is now " + leaderId);
     }
+  }
+
+  /** Leader changes Ratis has notified since this state machine started. */
+  long leaderChanges() {
+    return leaderChanges.get();
   }
 
   @Override

@@ -194,6 +194,16 @@ public final class RatisQuorumServer implements QuorumServer {
   }
 
   @Override
+  public long commitIndex() {
+    return division().getRaftLog().getLastCommittedIndex();
+  }
+
+  @Override
+  public long leaderChanges() {
+    return stateMachine == null ? 0 : stateMachine.leaderChanges();
+  }
+
+  @Override
   public long appliedIndex() {
     return division().getInfo().getLastAppliedIndex();
   }

@@ -47,6 +47,11 @@ public final class KafkaRequest {
     return immediate == null ? KafkaApi.forId(key.id) : Optional.empty();
   }
 
+  /** Kafka's name of the API ({@code Produce}, {@code ListOffsets}), the metrics label. */
+  public String apiName() {
+    return key.name;
+  }
+
   public short version() {
     return version;
   }
