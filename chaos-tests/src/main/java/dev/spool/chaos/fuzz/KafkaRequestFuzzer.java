@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
@@ -135,11 +136,29 @@ public final class KafkaRequestFuzzer {
 
   // ------------------------------------------------------------------ mutations
 
+  /**
+   * APIs that change the cluster for everyone (topics, configurations, leaders). A mutation that
+   * lands on one of their keys gets the seed's key back: a request whose body happens to parse as,
+   * say, DeleteTopics of the fuzzer's own topic would delete it under the campaign (it did, in a
+   * test run), and the tests sharing the cluster would lose their topics or settings.
+   */
+  static final Set<Short> CLUSTER_CHANGING =
+      Set.of(
+          ApiKeys.CREATE_TOPICS.id,
+          ApiKeys.DELETE_TOPICS.id,
+          ApiKeys.ALTER_CONFIGS.id,
+          ApiKeys.INCREMENTAL_ALTER_CONFIGS.id,
+          ApiKeys.CREATE_PARTITIONS.id,
+          ApiKeys.ELECT_LEADERS.id);
+
   byte[] mutate(byte[] valid) {
     byte[] b = valid.clone();
     int n = 1 + random.nextInt(3);
     for (int i = 0; i < n; i++) {
       b = mutateOnce(b);
+    }
+    if (b.length >= 2 && CLUSTER_CHANGING.contains(ByteBuffer.wrap(b).getShort(0))) {
+      ByteBuffer.wrap(b).putShort(0, ByteBuffer.wrap(valid).getShort(0));
     }
     return b;
   }
