@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -53,11 +54,14 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
  * the same encoder Kafka's clients use) of the APIs that read, append, delete records or work on
  * groups (of the fuzzer's own topic and group) but change no cluster configuration, each mutated
  * where a decoder is weakest: lengths and counts set to extremes, compact varints made huge, API
- * key and version changed, bytes flipped, the body truncated or extended. Requests go pipelined in
- * rounds of {@link #ROUND} followed by a valid ApiVersions sentinel; a round ends at the sentinel's
- * answer or when the broker closes the connection (the answer to a malformed request). A canary
- * connection sends a valid Metadata request between rounds and must be answered every time: one
- * connection's garbage must never cost another client.
+ * key and version changed, bytes flipped, the body truncated or extended. A mutant whose API key
+ * became one of {@link #CHANGES_CLUSTER} gets its original key back: a DeleteRecords request with
+ * one bit flipped is a valid DeleteTopics request naming the fuzzer's topic often enough (about 36
+ * in a million mutants) to delete it under a short run. Requests go pipelined in rounds of {@link
+ * #ROUND} followed by a valid ApiVersions sentinel; a round ends at the sentinel's answer or when
+ * the broker closes the connection (the answer to a malformed request). A canary connection sends a
+ * valid Metadata request between rounds and must be answered every time: one connection's garbage
+ * must never cost another client.
  *
  * <p>The same seed gives the same requests. {@code main} runs the long campaign ({@code
  * scripts/kafka-fuzz.sh}); tests run a short one.
@@ -69,6 +73,28 @@ public final class KafkaRequestFuzzer {
   static final int ROUND = 4;
 
   private static final int SENTINEL_CORRELATION = Integer.MAX_VALUE;
+
+  /**
+   * APIs that create, delete or reconfigure topics, partitions, ACLs, quotas, credentials or
+   * features: a mutant never carries their key, so the fuzzer keeps to its own topic and group.
+   */
+  static final Set<ApiKeys> CHANGES_CLUSTER =
+      EnumSet.of(
+          ApiKeys.CREATE_TOPICS,
+          ApiKeys.DELETE_TOPICS,
+          ApiKeys.CREATE_PARTITIONS,
+          ApiKeys.ALTER_CONFIGS,
+          ApiKeys.INCREMENTAL_ALTER_CONFIGS,
+          ApiKeys.ELECT_LEADERS,
+          ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
+          ApiKeys.ALTER_REPLICA_LOG_DIRS,
+          ApiKeys.CREATE_ACLS,
+          ApiKeys.DELETE_ACLS,
+          ApiKeys.ALTER_CLIENT_QUOTAS,
+          ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
+          ApiKeys.UPDATE_FEATURES,
+          ApiKeys.UNREGISTER_BROKER);
+
   private static final int[] EXTREMES = {-1, 0, 1, 0x7fff, 0x8000, 0x7fffffff, 0x80000000, 0xffff};
 
   /** Outcome of a campaign. */
@@ -82,7 +108,7 @@ public final class KafkaRequestFuzzer {
   public KafkaRequestFuzzer(InetSocketAddress target, long seed, String topic, int readTimeoutMs) {
     this.target = target;
     this.random = new Random(seed);
-    this.seeds = seeds(topic);
+    this.seeds = seeds(topic, random);
     this.readTimeoutMs = readTimeoutMs;
   }
 
@@ -101,8 +127,7 @@ public final class KafkaRequestFuzzer {
             c = new Conn(target, readTimeoutMs);
           }
           for (int i = 0; i < ROUND; i++) {
-            byte[] m = mutate(seeds.get(random.nextInt(seeds.size())));
-            if (!c.trySend(frame(m))) {
+            if (!c.trySend(frame(nextMutant()))) {
               break;
             }
             sent++;
@@ -136,31 +161,26 @@ public final class KafkaRequestFuzzer {
 
   // ------------------------------------------------------------------ mutations
 
-  /**
-   * APIs that change the cluster for everyone (topics, configurations, leaders). A mutation that
-   * lands on one of their keys gets the seed's key back: a request whose body happens to parse as,
-   * say, DeleteTopics of the fuzzer's own topic would delete it under the campaign (it did, in a
-   * test run), and the tests sharing the cluster would lose their topics or settings.
-   */
-  static final Set<Short> CLUSTER_CHANGING =
-      Set.of(
-          ApiKeys.CREATE_TOPICS.id,
-          ApiKeys.DELETE_TOPICS.id,
-          ApiKeys.ALTER_CONFIGS.id,
-          ApiKeys.INCREMENTAL_ALTER_CONFIGS.id,
-          ApiKeys.CREATE_PARTITIONS.id,
-          ApiKeys.ELECT_LEADERS.id);
+  /** The next mutated request, without its size field. */
+  byte[] nextMutant() {
+    return mutate(seeds.get(random.nextInt(seeds.size())));
+  }
 
-  byte[] mutate(byte[] valid) {
+  private byte[] mutate(byte[] valid) {
     byte[] b = valid.clone();
     int n = 1 + random.nextInt(3);
     for (int i = 0; i < n; i++) {
       b = mutateOnce(b);
     }
-    if (b.length >= 2 && CLUSTER_CHANGING.contains(ByteBuffer.wrap(b).getShort(0))) {
-      ByteBuffer.wrap(b).putShort(0, ByteBuffer.wrap(valid).getShort(0));
+    if (b.length >= 2 && changesCluster(ByteBuffer.wrap(b).getShort(0))) {
+      b[0] = valid[0];
+      b[1] = valid[1];
     }
     return b;
+  }
+
+  static boolean changesCluster(short apiKey) {
+    return ApiKeys.hasId(apiKey) && CHANGES_CLUSTER.contains(ApiKeys.forId(apiKey));
   }
 
   private byte[] mutateOnce(byte[] b) {
@@ -213,7 +233,7 @@ public final class KafkaRequestFuzzer {
 
   // ------------------------------------------------------------------ seeds
 
-  private static List<byte[]> seeds(String topic) {
+  private static List<byte[]> seeds(String topic, Random random) {
     MemoryRecords batch =
         MemoryRecords.withRecords(
             Compression.NONE,
@@ -309,11 +329,11 @@ public final class KafkaRequestFuzzer {
                 .setTopics(
                     List.of(
                         new FetchRequestData.FetchTopic()
-                            .setTopicId(Uuid.randomUuid())
+                            .setTopicId(new Uuid(random.nextLong(), random.nextLong()))
                             .setPartitions(
                                 List.of(new FetchRequestData.FetchPartition().setPartition(0))))),
             17));
-    out.addAll(groupSeeds(topic));
+    out.addAll(groupSeeds(topic, random));
     out.addAll(recordSeeds(topic));
     return out;
   }
@@ -322,7 +342,7 @@ public final class KafkaRequestFuzzer {
    * The group APIs, both protocols (the classic ones are answered UNSUPPORTED_VERSION until the
    * listener serves them: their decoding is fuzzed either way), on a group of the fuzzer's own.
    */
-  private static List<byte[]> groupSeeds(String topic) {
+  private static List<byte[]> groupSeeds(String topic, Random random) {
     String group = topic + "-group";
     List<byte[]> out = new ArrayList<>();
     out.add(request(new FindCoordinatorRequestData().setKey(group), 2));
@@ -368,7 +388,7 @@ public final class KafkaRequestFuzzer {
         request(
             new ConsumerGroupHeartbeatRequestData()
                 .setGroupId(group)
-                .setMemberId(Uuid.randomUuid().toString())
+                .setMemberId(new Uuid(random.nextLong(), random.nextLong()).toString())
                 .setMemberEpoch(0)
                 .setRebalanceTimeoutMs(10_000)
                 .setSubscribedTopicNames(List.of(topic))
