@@ -300,6 +300,9 @@ public final class Broker implements AutoCloseable {
         config.get(BrokerConfig.MAX_INFLIGHT_PER_CONNECTION),
         config.get(BrokerConfig.QUEUED_MAX_REQUEST_BYTES),
         config.get(BrokerConfig.CONNECTIONS_MAX_IDLE_MS),
+        config.get(BrokerConfig.SOCKET_REQUEST_RECEIVE_TIMEOUT_MS),
+        config.get(BrokerConfig.MAX_CONNECTIONS),
+        config.get(BrokerConfig.MAX_CONNECTIONS_PER_IP),
         logPrefix);
   }
 

@@ -124,6 +124,27 @@ public final class BrokerConfig {
           600_000L,
           ConfigKey.atLeast(1_000L),
           "Close connections that sent and received nothing for this long.");
+  public static final ConfigKey<Long> SOCKET_REQUEST_RECEIVE_TIMEOUT_MS =
+      DEF.longKey(
+          "socket.request.receive.timeout.ms",
+          30_000L,
+          ConfigKey.atLeast(100L),
+          "A request whose first bytes arrived must arrive whole within this long, or its connection is"
+              + " closed (a client that starts a frame and stalls holds no memory for long).");
+  public static final ConfigKey<Integer> MAX_CONNECTIONS =
+      DEF.intKey(
+          "max.connections",
+          Integer.MAX_VALUE,
+          ConfigKey.atLeast(1),
+          "Connections the broker keeps open over all its listeners; one more is closed as soon as it"
+              + " is accepted (as Kafka; the default, Kafka's, sets no limit).");
+  public static final ConfigKey<Integer> MAX_CONNECTIONS_PER_IP =
+      DEF.intKey(
+          "max.connections.per.ip",
+          Integer.MAX_VALUE,
+          ConfigKey.atLeast(1),
+          "Connections one client address may keep open over all listeners; one more is closed as soon"
+              + " as it is accepted (the default, Kafka's, sets no limit).");
 
   // ---- log
   public static final ConfigKey<String> LOG_FLUSH_POLICY =
@@ -150,6 +171,14 @@ public final class BrokerConfig {
           5_000L,
           ConfigKey.atLeast(100L),
           "How often high watermarks, recovery points and log start offsets are checkpointed.");
+
+  public static final ConfigKey<Long> PRODUCER_ID_EXPIRATION_MS =
+      DEF.longKey(
+          "producer.id.expiration.ms",
+          86_400_000L,
+          ConfigKey.atLeast(1L),
+          "A partition forgets an idempotent producer whose newest batch is older than this (checked"
+              + " with each retention pass), so producer ids that come and go do not grow its state.");
 
   // ---- log cleaner (compacted topics)
   public static final ConfigKey<Boolean> LOG_CLEANER_ENABLE =
@@ -375,6 +404,7 @@ public final class BrokerConfig {
         c.get(LOG_RECOVERY_THREADS),
         c.get(LOG_RETENTION_CHECK_INTERVAL_MS),
         c.get(CHECKPOINT_INTERVAL_MS),
+        c.get(PRODUCER_ID_EXPIRATION_MS),
         LogConfig.from(TopicConfig.parse(Map.of()), c.get(LOG_FLUSH_POLICY).equals("always")),
         new CleanerConfig(
             c.get(LOG_CLEANER_ENABLE),

@@ -9,11 +9,14 @@ import dev.spool.config.ConfigException;
 import dev.spool.quorum.QuorumConfig;
 import java.io.IOException;
 import java.io.Reader;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
@@ -97,6 +100,44 @@ public final class NodeConfig {
         HostPort kafka = HostPort.parse(config.get(BrokerConfig.KAFKA_LISTENER));
         checkPortFree(BrokerConfig.KAFKA_LISTENER.name(), kafka.host(), kafka.port());
       }
+    }
+  }
+
+  /**
+   * The listener keys of this node's roles that bind an address other than loopback, as {@code
+   * key=host}. None of Spool's listeners has TLS or authentication yet, so each of these accepts,
+   * from anyone who reaches it, everything its protocol can do (the quorum port: controller
+   * writes). The node warns about each at start; binding them is the operator's choice.
+   */
+  public static List<String> exposedListeners(Config config) {
+    List<String> exposed = new ArrayList<>();
+    if (BrokerConfig.isController(config)) {
+      addIfExposed(exposed, QuorumConfig.BIND_HOST.name(), config.get(QuorumConfig.BIND_HOST));
+    }
+    if (BrokerConfig.isBroker(config)) {
+      addIfExposed(
+          exposed,
+          BrokerConfig.LISTENER.name(),
+          HostPort.parse(config.get(BrokerConfig.LISTENER)).host());
+      if (!config.get(BrokerConfig.KAFKA_LISTENER).isEmpty()) {
+        addIfExposed(
+            exposed,
+            BrokerConfig.KAFKA_LISTENER.name(),
+            HostPort.parse(config.get(BrokerConfig.KAFKA_LISTENER)).host());
+      }
+    }
+    return exposed;
+  }
+
+  private static void addIfExposed(List<String> exposed, String key, String host) {
+    boolean loopback;
+    try {
+      loopback = InetAddress.getByName(host).isLoopbackAddress();
+    } catch (IOException | SecurityException e) {
+      loopback = false; // the bind will fail and say why; until then, assume the worst
+    }
+    if (!loopback) {
+      exposed.add(key + "=" + host);
     }
   }
 

@@ -59,6 +59,14 @@ public final class SpoolNode implements AutoCloseable {
         logPrefix,
         config.get(BrokerConfig.PROCESS_ROLES),
         clusterId);
+    for (String listener : NodeConfig.exposedListeners(config)) {
+      log.warn(
+          "{} SECURITY: {} binds beyond loopback without TLS or authentication (Spool has neither"
+              + " yet): anyone who reaches it can read, write and administer the cluster. Bind"
+              + " 127.0.0.1 or keep the port behind a firewall on a private network.",
+          logPrefix,
+          listener);
+    }
     if (BrokerConfig.isController(config)) {
       quorumServer = QuorumServer.create(QuorumSettings.of(nodeId, clusterId, config), clock);
       quorumServer.start();

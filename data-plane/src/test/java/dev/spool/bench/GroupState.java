@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * What GroupBench knows of its group: who owns each partition, and for the current event (a join or
@@ -27,6 +28,13 @@ final class GroupState {
   private long offsetsCommitted;
   private long errors;
   private final List<String> lastErrors = new ArrayList<>();
+
+  // The current event's timeline (ms since the epoch, 0 = not yet), printed with each trial's
+  // figure
+  // so a slow trial shows which step took the time.
+  private long firstRevokeMs;
+  private long lastRevokeMs;
+  private final Map<String, Long> firstGrantMs = new HashMap<>();
 
   /** Members known dead: reports of theirs still in a pipe must not give them partitions. */
   private final Set<String> gone = new HashSet<>();
@@ -58,9 +66,17 @@ final class GroupState {
       owner[p] = member;
       firstAfterEvent[p] = 0;
     }
+    if (eventStartMs >= 0 && !partitions.isEmpty()) {
+      firstGrantMs.putIfAbsent(member, atMs);
+    }
   }
 
   synchronized void revoked(String member, List<Integer> partitions) {
+    if (eventStartMs >= 0 && !partitions.isEmpty()) {
+      long now = System.currentTimeMillis();
+      firstRevokeMs = firstRevokeMs == 0 ? now : firstRevokeMs;
+      lastRevokeMs = now;
+    }
     for (int p : partitions) {
       if (member.equals(owner[p])) {
         owner[p] = null;
@@ -94,6 +110,9 @@ final class GroupState {
   synchronized void startEvent(long atMs) {
     eventStartMs = atMs;
     Arrays.fill(firstAfterEvent, 0);
+    firstRevokeMs = 0;
+    lastRevokeMs = 0;
+    firstGrantMs.clear();
     notifyAll();
   }
 
@@ -108,7 +127,9 @@ final class GroupState {
     try {
       while (true) {
         if (eventStartMs >= 0 && done(member, share)) {
-          return Arrays.stream(firstAfterEvent).max().orElse(0) - eventStartMs;
+          long end = Arrays.stream(firstAfterEvent).max().orElse(0);
+          System.out.println("timeline (ms after the event): " + timeline(member, end));
+          return end - eventStartMs;
         }
         long left = deadline - System.currentTimeMillis();
         if (left <= 0) {
@@ -120,6 +141,19 @@ final class GroupState {
     } finally {
       eventStartMs = -1;
     }
+  }
+
+  private String timeline(String member, long endMs) {
+    Map<String, Long> grants = new TreeMap<>();
+    firstGrantMs.forEach((m, at) -> grants.put(m, at - eventStartMs));
+    return "first revocation "
+        + (firstRevokeMs == 0 ? "-" : firstRevokeMs - eventStartMs)
+        + ", last revocation "
+        + (lastRevokeMs == 0 ? "-" : lastRevokeMs - eventStartMs)
+        + ", first grant "
+        + (member == null ? grants : grants.getOrDefault(member, -1L))
+        + ", every partition consumed "
+        + (endMs - eventStartMs);
   }
 
   private boolean done(String member, int share) {

@@ -53,6 +53,34 @@ class NodeConfigTest {
   }
 
   @Test
+  void shouldBindEveryListenerToLoopbackUnlessConfigured() {
+    Map<String, String> m = valid();
+    m.remove("controller.quorum.bind.host");
+    m.remove("listener");
+    Config c = NodeConfig.parse(m);
+    assertEquals("127.0.0.1", c.get(dev.spool.quorum.QuorumConfig.BIND_HOST));
+    assertEquals("127.0.0.1:9092", c.get(BrokerConfig.LISTENER));
+    assertEquals(java.util.List.of(), NodeConfig.exposedListeners(c));
+  }
+
+  @Test
+  void shouldNameEachListenerThatBindsBeyondLoopback() {
+    Map<String, String> m = valid();
+    m.put("controller.quorum.bind.host", "0.0.0.0");
+    m.put("listener", "localhost:9092");
+    m.put("kafka.listener", "0.0.0.0:9094");
+    assertEquals(
+        java.util.List.of("controller.quorum.bind.host=0.0.0.0", "kafka.listener=0.0.0.0"),
+        NodeConfig.exposedListeners(NodeConfig.parse(m)));
+    // A broker-only node has no quorum port of its own, so its bind host is not exposed.
+    m.put("process.roles", "broker");
+    m.put("listener", "0.0.0.0:9092");
+    assertEquals(
+        java.util.List.of("listener=0.0.0.0", "kafka.listener=0.0.0.0"),
+        NodeConfig.exposedListeners(NodeConfig.parse(m)));
+  }
+
+  @Test
   void shouldRequireNodeId() {
     Map<String, String> m = valid();
     m.remove("node.id");

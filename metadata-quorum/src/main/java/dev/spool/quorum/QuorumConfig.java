@@ -41,9 +41,10 @@ public final class QuorumConfig {
   public static final ConfigKey<String> BIND_HOST =
       DEF.stringKey(
           "controller.quorum.bind.host",
-          "0.0.0.0",
+          "127.0.0.1",
           ConfigKey.nonEmpty(),
-          "Address a controller listens on for Raft traffic; the port is its own voters entry's port.");
+          "Address a controller listens on for Raft traffic (loopback unless set: the port accepts"
+              + " controller writes from anyone who reaches it); the port is its own voters entry's port.");
   public static final ConfigKey<String> METADATA_LOG_DIR =
       DEF.stringKey(
           "metadata.log.dir",

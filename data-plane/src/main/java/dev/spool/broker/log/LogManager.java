@@ -297,6 +297,13 @@ public final class LogManager implements Closeable {
               () -> {
                 try {
                   l.deleteRetainedSegments(nowMs);
+                  int expired =
+                      l.producerState()
+                          .removeExpiredProducers(nowMs, config.producerIdExpirationMs());
+                  if (expired > 0) {
+                    log.info(
+                        "[partition={}] forgot {} expired producers", l.topicPartition(), expired);
+                  }
                 } catch (RuntimeException e) {
                   log.error("[partition={}] retention failed", l.topicPartition(), e);
                 }
@@ -378,7 +385,7 @@ public final class LogManager implements Closeable {
           topicId);
       delete(tp);
     }
-    Path dir = dataDir.resolve(tp.toString());
+    Path dir = partitionDir(tp);
     Optional<String> onDisk = PartitionLog.readTopicId(dir);
     if (onDisk.isPresent() && topicId != null && !onDisk.get().equals(topicId)) {
       // A directory that failed to open or was never loaded: stale as well.
@@ -404,6 +411,21 @@ public final class LogManager implements Closeable {
       return;
     }
     renameAndDeleteLater(l.dir(), tp, l, l.config().fileDeleteDelayMs());
+  }
+
+  /**
+   * The directory of {@code tp}, refused unless it is a direct child of the data dir: the metadata
+   * quorum refuses illegal topic names on replay already, and a name that slipped past it must
+   * still not create or delete files elsewhere.
+   */
+  private Path partitionDir(TopicPartition tp) {
+    Path dir = dataDir.resolve(tp.toString()).normalize();
+    if (!dataDir.normalize().equals(dir.getParent())
+        || !dir.getFileName().toString().equals(tp.toString())) {
+      throw new IllegalArgumentException(
+          "partition " + tp + " would be a directory outside " + dataDir + "; refused");
+    }
+    return dir;
   }
 
   private void renameAndDeleteLater(Path dir, TopicPartition tp, PartitionLog l, long delayMs) {

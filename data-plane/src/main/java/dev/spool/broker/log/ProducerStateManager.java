@@ -220,6 +220,17 @@ public final class ProducerStateManager {
   }
 
   /** Forgets producers whose last batch lies below the new log start offset (retention). */
+  /**
+   * Forgets the producers whose newest batch's timestamp is {@code expirationMs} or more before
+   * {@code nowMs} (Kafka's producer.id.expiration.ms): a retry from one of them is then accepted as
+   * from an unknown producer. Returns how many were forgotten.
+   */
+  public int removeExpiredProducers(long nowMs, long expirationMs) {
+    int before = producers.size();
+    producers.values().removeIf(e -> nowMs - e.lastTimestampMs() >= expirationMs);
+    return before - producers.size();
+  }
+
   public void onLogStartOffsetIncremented(long logStartOffset) {
     producers.values().removeIf(e -> e.lastOffset() >= 0 && e.lastOffset() < logStartOffset);
     for (long offset : snapshotOffsets()) {

@@ -9,6 +9,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -41,13 +42,22 @@ public final class BrokerServer implements AutoCloseable {
       int maxInFlightPerConnection,
       long maxQueuedRequestBytes,
       long connectionMaxIdleMs,
+      long requestReceiveTimeoutMs,
+      int maxConnections,
+      int maxConnectionsPerIp,
       String logPrefix) {}
+
+  /** Lines about refused or closed connections: at most one per this many ms per server. */
+  private static final long CONNECTION_LOG_INTERVAL_MS = 5_000;
 
   /** One listener: where it binds and the protocol it speaks. */
   private record Listener(String name, String host, int port, WireProtocol<?, ?> protocol) {}
 
   private final Settings settings;
   private final RequestMemoryPool memory;
+  private final ConnectionLimits limits;
+  private final RateLimitedLog closeLog = new RateLimitedLog(CONNECTION_LOG_INTERVAL_MS);
+  private final RateLimitedLog refusalLog = new RateLimitedLog(CONNECTION_LOG_INTERVAL_MS);
   private final List<Listener> listeners = new ArrayList<>();
   private final Map<String, Channel> channels = new LinkedHashMap<>();
   private EventLoopGroup boss;
@@ -56,6 +66,7 @@ public final class BrokerServer implements AutoCloseable {
   public BrokerServer(Settings settings, RequestDispatcher dispatcher) {
     this.settings = settings;
     this.memory = new RequestMemoryPool(settings.maxQueuedRequestBytes());
+    this.limits = new ConnectionLimits(settings.maxConnections(), settings.maxConnectionsPerIp());
     listeners.add(
         new Listener(
             SPOOL_LISTENER,
@@ -122,18 +133,62 @@ public final class BrokerServer implements AutoCloseable {
             new ChannelInitializer<SocketChannel>() {
               @Override
               protected void initChannel(SocketChannel ch) {
+                if (!admit(ch, prefix)) {
+                  return;
+                }
                 ch.pipeline()
                     .addLast(
                         "idle",
                         new IdleStateHandler(
                             0, 0, settings.connectionMaxIdleMs(), TimeUnit.MILLISECONDS))
-                    .addLast("frames", new FrameDecoder(settings.maxFrameBytes()))
+                    .addLast(
+                        "frames",
+                        FrameDecoder.forServer(
+                            settings.maxFrameBytes(), memory, settings.requestReceiveTimeoutMs()))
                     .addLast(
                         "requests",
                         new ConnectionHandler<>(
-                            l.protocol(), memory, settings.maxInFlightPerConnection(), prefix));
+                            l.protocol(),
+                            memory,
+                            settings.maxInFlightPerConnection(),
+                            closeLog,
+                            prefix));
               }
             });
+  }
+
+  /**
+   * Counts the accepted connection against the connection limits, or closes it at once with one
+   * (rate-limited) line; nothing is read from a refused connection.
+   */
+  private boolean admit(SocketChannel ch, String prefix) {
+    InetAddress ip = ch.remoteAddress().getAddress();
+    String refusal = limits.admit(ip);
+    if (refusal != null) {
+      long heldBack = refusalLog.permit();
+      if (heldBack >= 0) {
+        log.warn(
+            "{} refused a connection from {}: {}{}",
+            prefix,
+            ch.remoteAddress(),
+            refusal,
+            heldBack == 0 ? "" : " (and " + heldBack + " more refusals not logged)");
+      }
+      ch.close();
+      return false;
+    }
+    ch.closeFuture().addListener(f -> limits.release(ip));
+    return true;
+  }
+
+  /** Bytes the request memory pool holds now (partial and unanswered requests). */
+  long requestMemoryBytes() {
+    return memory.usedBytes();
+  }
+
+  /** Connections open now over every listener. */
+  int connectionCount() {
+    return limits.connections();
   }
 
   /** The port the Spool listener is bound to. */

@@ -1,5 +1,6 @@
 package dev.spool.broker.network;
 
+import dev.spool.protocol.FrameMemory;
 import dev.spool.protocol.InvalidFrameException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -26,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * <p>Limits: at most {@code maxInFlight} unanswered requests (then reading pauses), the shared
  * {@link RequestMemoryPool} for bytes held by unanswered requests, and reading pauses while the
  * socket is not writable (a client that never reads its responses stops being read from, so it
- * cannot make the broker buffer more). A frame the protocol cannot decode closes the connection
- * with one log line; what a failed request is answered is the protocol's choice ({@link
- * WireProtocol#failed}).
+ * cannot make the broker buffer more). A frame the protocol cannot decode, or one that does not
+ * arrive whole in time, closes the connection with one log line (rate-limited across the server);
+ * what a failed request is answered is the protocol's choice ({@link WireProtocol#failed}).
  *
  * @param <Q> the protocol's decoded request
  * @param <A> the protocol's answer
@@ -45,16 +46,17 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
     final NewerRequestSignal newerRequest = new NewerRequestSignal();
     A response;
 
-    Pending(Q request, ByteBuf frame) {
+    Pending(Q request, ByteBuf frame, long frameBytes) {
       this.request = request;
       this.frame = frame;
-      this.frameBytes = frame.readableBytes();
+      this.frameBytes = frameBytes;
     }
   }
 
   private final WireProtocol<Q, A> protocol;
   private final RequestMemoryPool memory;
   private final int maxInFlight;
+  private final RateLimitedLog closeLog;
   private final String logPrefix;
   private final ArrayDeque<Pending<Q, A>> pending = new ArrayDeque<>();
   private ChannelHandlerContext ctx;
@@ -63,10 +65,15 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   private boolean waitingForMemory;
 
   ConnectionHandler(
-      WireProtocol<Q, A> protocol, RequestMemoryPool memory, int maxInFlight, String logPrefix) {
+      WireProtocol<Q, A> protocol,
+      RequestMemoryPool memory,
+      int maxInFlight,
+      RateLimitedLog closeLog,
+      String logPrefix) {
     this.protocol = protocol;
     this.memory = memory;
     this.maxInFlight = maxInFlight;
+    this.closeLog = closeLog;
     this.logPrefix = logPrefix;
   }
 
@@ -80,8 +87,12 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     ByteBuf frameBuffer = (ByteBuf) msg;
+    // The frame decoder reserved these bytes from the pool as they arrived; they are released
+    // when the frame is.
+    long frameBytes = frameBuffer.readableBytes();
     if (closing) {
       frameBuffer.release();
+      memory.release(frameBytes);
       return;
     }
     Q request;
@@ -89,10 +100,11 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       request = protocol.decode(frameBuffer);
     } catch (InvalidFrameException e) {
       frameBuffer.release();
+      memory.release(frameBytes);
       closeWithReason(e.getMessage());
       return;
     }
-    Pending<Q, A> p = new Pending<>(request, frameBuffer);
+    Pending<Q, A> p = new Pending<>(request, frameBuffer, frameBytes);
     for (Pending<Q, A> earlier : pending) {
       if (earlier.response == null) {
         earlier.newerRequest
@@ -100,7 +112,6 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       }
     }
     pending.add(p);
-    memory.reserve(p.frameBytes);
     updateReading();
 
     CompletableFuture<A> future;
@@ -223,6 +234,10 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       closeWithReason("idle for longer than connections.max.idle.ms");
       return;
     }
+    if (evt == FrameMemory.EXHAUSTED) {
+      updateReading(); // a partial frame filled the pool: stop reading until memory is released
+      return;
+    }
     super.userEventTriggered(ctx, evt);
   }
 
@@ -244,7 +259,15 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   private void closeWithReason(String reason) {
     if (!closing) {
       closing = true;
-      log.warn("{} closing connection {}: {}", logPrefix, connectionId, reason);
+      long heldBack = closeLog.permit();
+      if (heldBack >= 0) {
+        log.warn(
+            "{} closing connection {}: {}{}",
+            logPrefix,
+            connectionId,
+            reason,
+            heldBack == 0 ? "" : " (and " + heldBack + " more closings not logged)");
+      }
     }
     ctx.close();
   }

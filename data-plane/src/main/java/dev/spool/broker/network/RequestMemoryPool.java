@@ -1,5 +1,6 @@
 package dev.spool.broker.network;
 
+import dev.spool.protocol.FrameMemory;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -9,8 +10,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * limit stops reading; it is resumed when enough memory is released. A single request is always
  * admitted when the pool is below its limit, so a frame up to the frame-size limit can never
  * deadlock the pool.
+ *
+ * <p>The server's frame decoders reserve a frame's bytes as they arrive ({@link FrameMemory}), so
+ * partial frames count too; the connection releases a frame's bytes once its answer is written.
+ * Thread-safe.
  */
-final class RequestMemoryPool {
+final class RequestMemoryPool implements FrameMemory {
   private final long limitBytes;
   private final AtomicLong usedBytes = new AtomicLong();
   private final ConcurrentLinkedQueue<Runnable> waiters = new ConcurrentLinkedQueue<>();
@@ -19,11 +24,13 @@ final class RequestMemoryPool {
     this.limitBytes = limitBytes;
   }
 
-  void reserve(long bytes) {
+  @Override
+  public void reserve(long bytes) {
     usedBytes.addAndGet(bytes);
   }
 
-  boolean exhausted() {
+  @Override
+  public boolean exhausted() {
     return usedBytes.get() >= limitBytes;
   }
 
@@ -35,11 +42,17 @@ final class RequestMemoryPool {
     }
   }
 
-  void release(long bytes) {
+  @Override
+  public void release(long bytes) {
     long now = usedBytes.addAndGet(-bytes);
     if (now < limitBytes && !waiters.isEmpty()) {
       wakeWaiters();
     }
+  }
+
+  /** Bytes reserved now, for tests and metrics. */
+  long usedBytes() {
+    return usedBytes.get();
   }
 
   private void wakeWaiters() {

@@ -8,6 +8,7 @@ import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.DescribeConfigsResponse;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.TopicImage;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
@@ -28,7 +29,8 @@ public final class DescribeConfigsHandler
   public CompletableFuture<DescribeConfigsResponse> call(DescribeConfigsRequest req) {
     MetadataImage image = ctx.image();
     DescribeConfigsResponse.Builder b = DescribeConfigsResponse.newBuilder();
-    for (String name : req.getTopicsList()) {
+    // Each topic once however often it is named (a small request must not build a huge answer).
+    for (String name : new LinkedHashSet<>(req.getTopicsList())) {
       TopicImage t = image.topic(name);
       DescribeConfigsResponse.Result.Builder r =
           DescribeConfigsResponse.Result.newBuilder().setName(name);

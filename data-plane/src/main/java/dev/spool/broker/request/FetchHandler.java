@@ -19,7 +19,9 @@ import dev.spool.quorum.image.MetadataImage;
 import io.netty.channel.DefaultFileRegion;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -151,8 +153,18 @@ public final class FetchHandler implements RequestHandler {
       List<FetchParams> params = new ArrayList<>(items.size());
       int[] index = new int[items.size()];
       int responseMax = req.getMaxBytes() > 0 ? req.getMaxBytes() : Integer.MAX_VALUE;
+      Set<TopicPartition> seen = new HashSet<>();
       for (int i = 0; i < items.size(); i++) {
         Item it = items.get(i);
+        if (it.tp() != null && !seen.add(it.tp())) {
+          // Read once: a partition named many times would otherwise be sent many times over.
+          results[i] =
+              PartitionFetchResult.error(
+                  ErrorCode.INVALID_REQUEST,
+                  it.tp() + " appears more than once in the fetch; answered once",
+                  null);
+          continue;
+        }
         if (it.tp() == null || image.partition(it.tp()) == null) {
           results[i] =
               PartitionFetchResult.error(

@@ -96,7 +96,9 @@ public final class MetadataHandler extends MessageHandler<MetadataRequest, Metad
       names.addAll(image.topicIdsByName().keySet());
       names.sort(null);
     } else {
-      names.addAll(req.getTopicsList());
+      // Each named topic is answered once however often it is named: a small request must not
+      // build an answer of every partition many times over.
+      names.addAll(new LinkedHashSet<>(req.getTopicsList()));
     }
     for (String name : names) {
       b.addTopics(topic(image, name, req.getIncludeConfigs()));

@@ -389,7 +389,12 @@ class LogCleanerTest extends LogFixture {
     Path dataDir = tmp.resolve("data");
     LogManagerConfig cfg =
         new LogManagerConfig(
-            1, 3_600_000, 3_600_000, compactConfig(512, 60_000), LogTestSupport.cleanerConfig());
+            1,
+            3_600_000,
+            3_600_000,
+            86_400_000,
+            compactConfig(512, 60_000),
+            LogTestSupport.cleanerConfig());
     CleanerCheckpoint afterClean;
     try (LogManager m = LogManager.open(dataDir, cfg, clock)) {
       PartitionLog l = m.getOrCreate(LogTestSupport.TP, "tid", compactConfig(512, 60_000));

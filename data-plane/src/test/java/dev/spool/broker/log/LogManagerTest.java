@@ -28,7 +28,7 @@ class LogManagerTest {
   @TempDir Path dataDir;
   ManualClock clock = new ManualClock(1_700_000_000_000L);
   LogManagerConfig config =
-      new LogManagerConfig(2, 3_600_000, 3_600_000, smallConfig(), cleanerConfig());
+      new LogManagerConfig(2, 3_600_000, 3_600_000, 86_400_000, smallConfig(), cleanerConfig());
 
   private static TopicPartition tp(String topic, int p) {
     return new TopicPartition(topic, p);
@@ -58,6 +58,25 @@ class LogManagerTest {
         assertEquals(2L * (p + 1), log.recoveryPoint());
         assertEquals("id-" + p, log.topicId());
       }
+    }
+  }
+
+  @Test
+  void refusesAPartitionWhoseDirectoryWouldLieOutsideTheDataDir() throws Exception {
+    try (LogManager m = LogManager.open(dataDir, config, clock)) {
+      for (String name : new String[] {"../escape", "a/b", "../../x"}) {
+        IllegalArgumentException e =
+            org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class,
+                () -> m.getOrCreate(tp(name, 0), "id-1", smallConfig()));
+        assertTrue(e.getMessage().contains("outside"), e.getMessage());
+      }
+      assertEquals(0, m.all().size());
+    }
+    try (Stream<Path> siblings = Files.list(dataDir.getParent())) {
+      assertFalse(
+          siblings.anyMatch(p -> p.getFileName().toString().startsWith("escape")),
+          "a directory was created outside the data dir");
     }
   }
 

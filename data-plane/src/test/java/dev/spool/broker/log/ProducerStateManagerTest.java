@@ -20,7 +20,11 @@ class ProducerStateManagerTest {
   private long leo;
 
   private BatchMetadata append(long pid, int epoch, int seq, int records) {
-    ByteBuffer b = LogTestSupport.idempotentBatch(pid, (short) epoch, seq, records, 1000L);
+    return append(pid, epoch, seq, records, 1000L);
+  }
+
+  private BatchMetadata append(long pid, int epoch, int seq, int records, long timestampMs) {
+    ByteBuffer b = LogTestSupport.idempotentBatch(pid, (short) epoch, seq, records, timestampMs);
     ProducerStateManager.Staging s = state.stage();
     BatchMetadata dup = s.checkAndStage(RecordBatch.at(b, 0), leo, leo + records - 1);
     if (dup == null) {
@@ -60,6 +64,17 @@ class ProducerStateManagerTest {
     assertThrows(OutOfOrderSequenceException.class, () -> append(7, 4, 5, 1));
     assertNull(append(7, 4, 0, 1));
     assertEquals(4, state.entry(7).orElseThrow().producerEpoch());
+  }
+
+  @Test
+  void producersWhoseNewestBatchIsOlderThanTheExpirationAreForgotten() {
+    append(7, 0, 0, 2, 1_000L);
+    append(8, 0, 0, 2, 5_000L);
+    assertEquals(0, state.removeExpiredProducers(3_999L, 3_000L), "7 is not yet 3 s old");
+    assertEquals(1, state.removeExpiredProducers(4_000L, 3_000L));
+    assertTrue(state.entry(7).isEmpty());
+    assertTrue(state.entry(8).isPresent(), "8's newest batch is recent");
+    assertNull(append(7, 0, 40, 1, 6_000L), "an expired producer's next batch is accepted");
   }
 
   @Test

@@ -102,7 +102,7 @@ class RecoveryTest {
   @Test
   void cleanShutdownMarkerSkipsScanningButACrashScansEverything() {
     LogManagerConfig cfg =
-        new LogManagerConfig(2, 3_600_000, 3_600_000, smallConfig(), cleanerConfig());
+        new LogManagerConfig(2, 3_600_000, 3_600_000, 86_400_000, smallConfig(), cleanerConfig());
     Path dataDir = tmp.resolve("data");
     LogManager m = LogManager.open(dataDir, cfg, clock);
     PartitionLog log = m.getOrCreate(LogTestSupport.TP, "tid", smallConfig());
@@ -128,7 +128,8 @@ class RecoveryTest {
     LogManager unclean =
         LogManager.open(
             dataDir,
-            new LogManagerConfig(2, 3_600_000, 3_600_000, smallConfig(), cleanerConfig()),
+            new LogManagerConfig(
+                2, 3_600_000, 3_600_000, 86_400_000, smallConfig(), cleanerConfig()),
             clock);
     RecoveryReport uncleanReport = unclean.recoveryReports().get(0);
     assertFalse(uncleanReport.cleanShutdown());

@@ -286,4 +286,61 @@ class HandlerValidationTest {
     assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, m.getTopics(1).getErrorCode());
     assertEquals(2, m.getControllerId(), "the active controller as the lifecycle last heard it");
   }
+
+  @Test
+  void shouldAnswerATopicNamedManyTimesOnceInMetadataAndDescribeConfigs() throws Exception {
+    MetadataRequest.Builder m = MetadataRequest.newBuilder();
+    dev.spool.protocol.message.DescribeConfigsRequest.Builder d =
+        dev.spool.protocol.message.DescribeConfigsRequest.newBuilder();
+    for (int i = 0; i < 1000; i++) {
+      m.addTopics("orders").addTopics("missing");
+      d.addTopics("orders");
+    }
+    MetadataResponse meta =
+        (MetadataResponse)
+            new MetadataHandler(ctx)
+                .handle(request(ApiKey.METADATA, m.build(), null))
+                .get(5, TimeUnit.SECONDS)
+                .body();
+    assertEquals(2, meta.getTopicsCount());
+    assertEquals("orders", meta.getTopics(0).getName());
+    assertEquals("missing", meta.getTopics(1).getName());
+    assertEquals(
+        1,
+        new DescribeConfigsHandler(ctx).call(d.build()).get(5, TimeUnit.SECONDS).getTopicsCount());
+  }
+
+  @Test
+  void shouldReadAPartitionNamedTwiceInOneFetchOnce() throws Exception {
+    handleProduce(0, 1, -1);
+    FetchRequest.FetchPartition p0 =
+        FetchRequest.FetchPartition.newBuilder()
+            .setPartition(0)
+            .setFetchOffset(0)
+            .setCurrentLeaderEpoch(-1)
+            .setLastFetchedEpoch(-1)
+            .setPartitionMaxBytes(1 << 20)
+            .build();
+    FetchRequest req =
+        FetchRequest.newBuilder()
+            .setReplicaId(2)
+            .setBrokerEpoch(image.broker(2).epoch())
+            .setMaxWaitMs(0)
+            .setMaxBytes(1 << 20)
+            .addTopics(
+                FetchRequest.FetchTopic.newBuilder()
+                    .setName("orders")
+                    .addPartitions(p0)
+                    .addPartitions(p0)
+                    .addPartitions(p0))
+            .build();
+    BrokerResponse r =
+        new FetchHandler(ctx).handle(request(ApiKey.FETCH, req, null)).get(5, TimeUnit.SECONDS);
+    assertEquals(1, r.recordParts().size(), "the records are sent once");
+    FetchResponse body = (FetchResponse) r.body();
+    assertEquals(ErrorCode.NONE, body.getTopics(0).getPartitions(0).getErrorCode());
+    assertEquals(ErrorCode.INVALID_REQUEST, body.getTopics(0).getPartitions(1).getErrorCode());
+    assertEquals(ErrorCode.INVALID_REQUEST, body.getTopics(0).getPartitions(2).getErrorCode());
+    r.recordParts().forEach(io.netty.util.ReferenceCountUtil::release);
+  }
 }

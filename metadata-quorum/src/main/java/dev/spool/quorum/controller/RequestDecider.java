@@ -2,10 +2,12 @@ package dev.spool.quorum.controller;
 
 import dev.spool.common.ErrorCode;
 import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.RecordChecks;
 import dev.spool.quorum.message.ControllerReply;
 import dev.spool.quorum.message.ControllerRequest;
 import dev.spool.quorum.message.ControllerWriteRequest;
 import dev.spool.quorum.message.ControllerWriteResponse;
+import dev.spool.quorum.message.RecordResult;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Random;
@@ -47,6 +49,16 @@ public final class RequestDecider {
           "controller write of term " + w.getTerm() + " refused in term " + term);
     }
     int n = w.getBatch().getRecordsCount();
+    // The quorum's port has no authentication yet: a raw write is checked here as it is again on
+    // replay, so an illegal record is refused before it reaches the log.
+    for (int i = 0; i < n; i++) {
+      RecordResult refused = RecordChecks.check(w.getBatch().getRecords(i));
+      if (refused != null) {
+        throw new RequestRejectedException(
+            refused.getErrorCode(),
+            "controller write record " + i + " refused: " + refused.getErrorMessage());
+      }
+    }
     ArrayList<Integer> items = new ArrayList<>(Collections.nCopies(n, 0));
     for (int i = 0; i < n; i++) {
       items.set(i, i);

@@ -11,6 +11,7 @@ import dev.spool.protocol.message.DeleteTopicsRequest;
 import dev.spool.protocol.message.DeleteTopicsResponse;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.RecordChecks;
 import dev.spool.quorum.image.Records;
 import dev.spool.quorum.image.TopicImage;
 import dev.spool.quorum.message.ControllerReply;
@@ -23,7 +24,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.regex.Pattern;
 
 /**
  * Topic create / delete / config decisions. Pure: image, request, settings and a seeded random
@@ -31,29 +31,11 @@ import java.util.regex.Pattern;
  * its ErrorCode and a message and produces no records for that topic.
  */
 public final class TopicDecisions {
-  /** Kafka's legal topic names. */
-  private static final Pattern LEGAL_NAME = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
-
   private TopicDecisions() {}
 
   /** Null when {@code name} is a legal topic name, else why not. */
   public static String checkTopicName(String name) {
-    if (name == null || name.isEmpty()) {
-      return "topic name is empty";
-    }
-    if (name.equals(".") || name.equals("..")) {
-      return "topic name cannot be '.' or '..'";
-    }
-    if (name.length() > 249) {
-      return "topic name is longer than 249 characters";
-    }
-    if (!LEGAL_NAME.matcher(name).matches()) {
-      return "topic name '"
-          + name
-          + "' has characters other than ASCII letters, digits, '.', '_' "
-          + "and '-'";
-    }
-    return null;
+    return RecordChecks.checkTopicName(name);
   }
 
   public static UUID newTopicId(Random random) {

@@ -16,6 +16,8 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Replays metadata records into an {@link ImageBuilder}: the one piece of code every controller and
@@ -24,11 +26,16 @@ import java.util.Map;
  * metadata.proto) are checked against the image as left by the records before it; a record that
  * fails them changes nothing and gets an error result, identically on every replica. Structural
  * checks (ISR within replicas, leader within ISR, ...) are applied too, so a bug in a decision
- * cannot corrupt the image.
+ * cannot corrupt the image. Before any of that, {@link RecordChecks} refuses a record whose names
+ * or sizes are illegal on their own (a topic name that would be a path outside the data dir), with
+ * one WARN line: such a record can only come from a hostile or broken writer, never from a
+ * decision.
  *
  * <p>Stateless; thread-safe.
  */
 public final class MetadataApplier {
+  private static final Logger log = LoggerFactory.getLogger(MetadataApplier.class);
+
   public static final RecordResult OK = RecordResult.getDefaultInstance();
 
   private MetadataApplier() {}
@@ -50,6 +57,15 @@ public final class MetadataApplier {
   }
 
   static RecordResult apply(ImageBuilder b, MetadataRecord r, long offset) {
+    RecordResult refused = RecordChecks.check(r);
+    if (refused != null) {
+      log.warn(
+          "metadata record {} at offset {} refused, not applied: {}",
+          r.getRecordCase(),
+          offset,
+          refused.getErrorMessage());
+      return refused;
+    }
     return switch (r.getRecordCase()) {
       case REGISTER_BROKER -> registerBroker(b, r.getRegisterBroker(), offset);
       case FENCE_BROKER ->
@@ -145,9 +161,6 @@ public final class MetadataApplier {
   }
 
   private static RecordResult topic(ImageBuilder b, TopicRecord r) {
-    if (r.getName().isEmpty() || r.getTopicId().isEmpty()) {
-      return reject(ErrorCode.INVALID_TOPIC, "topic record without name or id");
-    }
     if (b.topicIdByName(r.getName()) != null || b.topicById(r.getTopicId()) != null) {
       return reject(ErrorCode.TOPIC_ALREADY_EXISTS, "topic '" + r.getName() + "' already exists");
     }

@@ -21,6 +21,16 @@ class RequestDeciderTest {
   private final ImageFixture fx = new ImageFixture().brokers(1);
   private final ControllerSettings s = QuorumConfig.defaultControllerSettings();
 
+  private static ControllerRequest controllerWrite(
+      long term, dev.spool.quorum.message.MetadataRecord... records) {
+    return ControllerRequest.newBuilder()
+        .setControllerWrite(
+            ControllerWriteRequest.newBuilder()
+                .setTerm(term)
+                .setBatch(MetadataBatch.newBuilder().addAllRecords(java.util.List.of(records))))
+        .build();
+  }
+
   @Test
   void shouldRefuseAnEmptyRequestAndAReadOnlyRequestSentAsAWrite() {
     RequestRejectedException empty =
@@ -46,16 +56,22 @@ class RequestDeciderTest {
   }
 
   @Test
+  void shouldRefuseAControllerWriteWithARecordThatWouldEscapeTheDataDir() {
+    ControllerRequest hostile =
+        controllerWrite(3, Records.topic("fine", "id-1"), Records.topic("../../etc", "id-2"));
+    RequestRejectedException e =
+        assertThrows(
+            RequestRejectedException.class,
+            () -> RequestDecider.decide(hostile, fx.image(), 3, s, new Random(1)));
+    assertEquals(ErrorCode.INVALID_TOPIC, e.errorCode());
+    org.junit.jupiter.api.Assertions.assertTrue(
+        e.getMessage().contains("record 1"), e.getMessage());
+  }
+
+  @Test
   void shouldRefuseAControllerWriteDecidedInAnotherTerm() {
     ControllerRequest late =
-        ControllerRequest.newBuilder()
-            .setControllerWrite(
-                ControllerWriteRequest.newBuilder()
-                    .setTerm(2)
-                    .setBatch(
-                        MetadataBatch.newBuilder()
-                            .addRecords(Records.fenceBroker(1, fx.image().broker(1).epoch()))))
-            .build();
+        controllerWrite(2, Records.fenceBroker(1, fx.image().broker(1).epoch()));
     RequestRejectedException e =
         assertThrows(
             RequestRejectedException.class,
@@ -67,15 +83,7 @@ class RequestDeciderTest {
   void shouldReportEachRecordOfAControllerWrite() throws Exception {
     long epoch = fx.image().broker(1).epoch();
     ControllerRequest w =
-        ControllerRequest.newBuilder()
-            .setControllerWrite(
-                ControllerWriteRequest.newBuilder()
-                    .setTerm(3)
-                    .setBatch(
-                        MetadataBatch.newBuilder()
-                            .addRecords(Records.fenceBroker(1, epoch))
-                            .addRecords(Records.fenceBroker(1, epoch + 100))))
-            .build();
+        controllerWrite(3, Records.fenceBroker(1, epoch), Records.fenceBroker(1, epoch + 100));
     ControllerReply r =
         Decisions.commit(fx, RequestDecider.decide(w, fx.image(), 3, s, new Random(1)));
     assertEquals(ErrorCode.NONE, r.getControllerWrite().getResults(0).getErrorCode());

@@ -149,6 +149,11 @@ class ReplayDeterminismTest {
         case 3:
           return Records.brokerShutdown(brokerId, epoch);
         case 4:
+          if (rnd.nextInt(8) == 0) {
+            // A hostile writer's names: refused on every replica alike, never applied.
+            String[] hostile = {"../escape", "a/b", "..", ".", "", "x".repeat(250), "t b"};
+            return Records.topic(hostile[rnd.nextInt(hostile.length)], "id-h" + rnd.nextInt(3));
+          }
           return Records.topic("t" + rnd.nextInt(8), "id-" + rnd.nextInt(12));
         case 5:
           {

@@ -74,6 +74,7 @@ public final class ProcessCluster extends AbstractSpoolCluster {
   public static final List<String> DEFAULT_JVM_OPTIONS =
       List.of(
           "-Xmx256m",
+          "-XX:+ExitOnOutOfMemoryError",
           "-XX:+UseSerialGC",
           "-XX:TieredStopAtLevel=1",
           "-XX:-UsePerfData",

@@ -39,15 +39,20 @@ class BrokerServerTest {
   /** Metadata requests complete when the test says so, to reorder completions. */
   private final Map<Integer, CompletableFuture<BrokerResponse>> parked = new ConcurrentHashMap<>();
 
+  /** A dispatcher that answers ApiVersions, for tests that need one well-behaved request. */
+  static RequestDispatcher answeringApiVersions() {
+    return new RequestDispatcher(ApiVersionTable.CURRENT)
+        .register(
+            ApiKey.API_VERSIONS,
+            r ->
+                CompletableFuture.completedFuture(
+                    BrokerResponse.of(ApiVersionTable.CURRENT.toResponse().build())));
+  }
+
   @BeforeEach
   void start() {
     RequestDispatcher d =
-        new RequestDispatcher(ApiVersionTable.CURRENT)
-            .register(
-                ApiKey.API_VERSIONS,
-                r ->
-                    CompletableFuture.completedFuture(
-                        BrokerResponse.of(ApiVersionTable.CURRENT.toResponse().build())))
+        answeringApiVersions()
             .register(
                 ApiKey.METADATA,
                 r -> {
@@ -69,7 +74,18 @@ class BrokerServerTest {
                 });
     server =
         new BrokerServer(
-            new BrokerServer.Settings("127.0.0.1", 0, 1, 1 << 20, 16, 64L << 20, 60_000, "[test]"),
+            new BrokerServer.Settings(
+                "127.0.0.1",
+                0,
+                1,
+                1 << 20,
+                16,
+                64L << 20,
+                60_000,
+                30_000,
+                Integer.MAX_VALUE,
+                Integer.MAX_VALUE,
+                "[test]"),
             d);
     server.start();
   }

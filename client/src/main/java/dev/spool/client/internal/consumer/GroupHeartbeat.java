@@ -220,6 +220,15 @@ public final class GroupHeartbeat {
     }
     inFlight = true;
     int sentIn = membership;
+    long sentMs = now;
+    if (log.isDebugEnabled()) {
+      log.debug(
+          "[group={} member={}] heartbeat at epoch {} owning {} partitions",
+          coordinator.groupId(),
+          memberId,
+          memberEpoch,
+          owned.size());
+    }
     network
         .send(
             node,
@@ -243,7 +252,23 @@ public final class GroupHeartbeat {
                 return;
               }
               try (ClientResponse r = response) {
-                onResponse(node, r.body(ConsumerGroupHeartbeatResponse.class));
+                ConsumerGroupHeartbeatResponse body = r.body(ConsumerGroupHeartbeatResponse.class);
+                if (log.isDebugEnabled()) {
+                  log.debug(
+                      "[group={} member={}] heartbeat answered in {} ms: {}, epoch {}, {}",
+                      coordinator.groupId(),
+                      memberId,
+                      clock.monotonicMs() - sentMs,
+                      body.getErrorCode(),
+                      body.getMemberEpoch(),
+                      body.hasAssignment()
+                          ? body.getAssignment().getTopicsList().stream()
+                                  .mapToInt(t -> t.getPartitionsCount())
+                                  .sum()
+                              + " partitions assigned"
+                          : "assignment unchanged");
+                }
+                onResponse(node, body);
               }
             });
   }

@@ -120,6 +120,7 @@ public final class GroupReconciler {
     revoked.removeAll(v.assignment());
     Set<TopicPartition> added = new HashSet<>(v.assignment());
     added.removeAll(owned);
+    long startMs = clock.monotonicMs();
     if (!revoked.isEmpty()) {
       if (settings.autoCommit()) {
         try {
@@ -154,6 +155,15 @@ public final class GroupReconciler {
       fetcher.assign(List.copyOf(owned));
       committed.forEach((tp, o) -> fetcher.seek(tp, o.offset(), o.leaderEpoch()));
       listener.onPartitionsAssigned(Set.copyOf(added));
+    }
+    if (log.isDebugEnabled()) {
+      log.debug(
+          "[group={}] reconciled epoch {} in {} ms: revoked {}, added {}",
+          coordinator.groupId(),
+          v.memberEpoch(),
+          clock.monotonicMs() - startMs,
+          revoked.size(),
+          added.size());
     }
     heartbeat.acknowledge(owned, lostSeen);
   }

@@ -52,7 +52,8 @@ public final class CleanerThroughputCheck {
             dev.spool.config.TopicConfig.parse(
                 Map.of("segment.bytes", String.valueOf(SEGMENT_BYTES))),
             false);
-    LogManagerConfig config = new LogManagerConfig(1, 3_600_000, 3_600_000, delete, cleaner);
+    LogManagerConfig config =
+        new LogManagerConfig(1, 3_600_000, 3_600_000, 86_400_000, delete, cleaner);
     try (LogManager m = LogManager.open(dir, config, Clock.SYSTEM)) {
       PartitionLog log = m.getOrCreate(new TopicPartition("compaction", 0), "bench", delete);
       Random rnd = new Random(KeyedEvents.SEED);

@@ -30,6 +30,7 @@ public final class LogManagerHeapCheck {
             2,
             3_600_000,
             3_600_000,
+            86_400_000,
             LogConfig.defaults(),
             dev.spool.broker.BrokerConfig.defaultLogManagerConfig().cleaner());
     if (mode.equals("create")) {

@@ -110,6 +110,24 @@ class GroupShardTest {
   }
 
   @Test
+  void shouldAskOnlyAMemberWaitingForReleasedPartitionsToHeartbeatSooner() {
+    h.topicCounts.put("t", 4);
+    h.join("g", "a", List.of("t"));
+    h.settle("g");
+    int interval = h.beat("g", "a").heartbeatIntervalMs();
+    HeartbeatResult b = h.join("g", "b", List.of("t"));
+    assertEquals(MemberState.UNRELEASED_PARTITIONS, h.shard.group("g").member("b").state());
+    assertEquals(interval / GroupShard.UNRELEASED_HEARTBEAT_SPEEDUP, b.heartbeatIntervalMs());
+    HeartbeatResult a = h.beat("g", "a"); // a must revoke: its client acts on that at once
+    assertEquals(MemberState.UNREVOKED_PARTITIONS, h.shard.group("g").member("a").state());
+    assertEquals(interval, a.heartbeatIntervalMs());
+    h.settle("g");
+    assertEquals(MemberState.STABLE, h.shard.group("g").member("b").state());
+    assertEquals(interval, h.beat("g", "b").heartbeatIntervalMs());
+    assertEquals(2, h.sims.get("b").owned.size());
+  }
+
+  @Test
   void shouldFenceANewerOrUnknownEpochAndForgiveALostResponse() {
     h.topicCounts.put("t", 2);
     h.join("g", "a", List.of("t"));

@@ -1,0 +1,163 @@
+package dev.spool.quorum.image;
+
+import dev.spool.common.ErrorCode;
+import dev.spool.quorum.message.ConfigRecord;
+import dev.spool.quorum.message.MetadataRecord;
+import dev.spool.quorum.message.PartitionChangeRecord;
+import dev.spool.quorum.message.PartitionRecord;
+import dev.spool.quorum.message.RecordResult;
+import dev.spool.quorum.message.RegisterBrokerRecord;
+import dev.spool.quorum.message.TopicRecord;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * The checks a metadata record must pass on its own, whatever the image: names that become paths (a
+ * topic's name is its partitions' directory names on every broker) and sizes that become memory on
+ * every replica. The controller's decisions never propose a record that fails them; they are
+ * checked again where a record is proposed raw (a controller write) and where every record is
+ * replayed ({@link MetadataApplier}), because the quorum's port has no authentication yet and a
+ * record that got into the Raft log by any path must still not become a directory outside the data
+ * dir. Pure functions of the record, so every replica refuses the same records.
+ *
+ * <p>Stateless; thread-safe.
+ */
+public final class RecordChecks {
+  /** Kafka's limit: a partition directory {@code <topic>-<partition>} fits in 255 bytes. */
+  public static final int MAX_TOPIC_NAME_CHARS = 249;
+
+  /** Topic ids are UUID strings (36 characters); the limit leaves room and no more. */
+  static final int MAX_TOPIC_ID_CHARS = 64;
+
+  static final int MAX_CONFIG_KEY_CHARS = 255;
+  static final int MAX_CONFIG_VALUE_CHARS = 32 * 1024;
+
+  /** A DNS name is at most 253 characters. */
+  static final int MAX_HOST_CHARS = 255;
+
+  static final int MAX_RACK_CHARS = 255;
+  static final int MAX_INCARNATION_ID_CHARS = 64;
+
+  /** Far above any replication factor (its config is capped at 32), far below harm. */
+  static final int MAX_REPLICAS = 1024;
+
+  private static final Pattern LEGAL_NAME = Pattern.compile("[a-zA-Z0-9._-]+");
+
+  private RecordChecks() {}
+
+  /** Null when {@code name} is a legal Kafka topic name, else why not. */
+  public static String checkTopicName(String name) {
+    if (name == null || name.isEmpty()) {
+      return "topic name is empty";
+    }
+    if (name.equals(".") || name.equals("..")) {
+      return "topic name cannot be '.' or '..'";
+    }
+    if (name.length() > MAX_TOPIC_NAME_CHARS) {
+      return "topic name is longer than " + MAX_TOPIC_NAME_CHARS + " characters";
+    }
+    if (!LEGAL_NAME.matcher(name).matches()) {
+      return "topic name '"
+          + name
+          + "' has characters other than ASCII letters, digits, '.', '_' and '-'";
+    }
+    return null;
+  }
+
+  /** Null when {@code r} passes every record-local check, else the refusal to answer. */
+  public static RecordResult check(MetadataRecord r) {
+    return switch (r.getRecordCase()) {
+      case TOPIC -> topic(r.getTopic());
+      case PARTITION -> partition(r.getPartition());
+      case PARTITION_CHANGE -> partitionChange(r.getPartitionChange());
+      case CONFIG -> config(r.getConfig());
+      case REGISTER_BROKER -> registerBroker(r.getRegisterBroker());
+      case REMOVE_TOPIC -> topicId(r.getRemoveTopic().getTopicId());
+      default -> null;
+    };
+  }
+
+  private static RecordResult topic(TopicRecord t) {
+    String problem = checkTopicName(t.getName());
+    if (problem != null) {
+      return MetadataApplier.reject(ErrorCode.INVALID_TOPIC, problem);
+    }
+    return topicId(t.getTopicId());
+  }
+
+  /** Topic ids are only compared and written into files, but they are names all the same. */
+  private static RecordResult topicId(String id) {
+    if (id.isEmpty()
+        || id.length() > MAX_TOPIC_ID_CHARS
+        || id.equals(".")
+        || id.equals("..")
+        || !LEGAL_NAME.matcher(id).matches()) {
+      return MetadataApplier.reject(
+          ErrorCode.INVALID_RECORD,
+          "topic id '"
+              + truncate(id)
+              + "' is not 1-"
+              + MAX_TOPIC_ID_CHARS
+              + " characters of [a-zA-Z0-9._-]");
+    }
+    return null;
+  }
+
+  private static RecordResult partition(PartitionRecord p) {
+    RecordResult idProblem = topicId(p.getTopicId());
+    return idProblem != null ? idProblem : replicas(p.getReplicasList(), p.getIsrList());
+  }
+
+  private static RecordResult partitionChange(PartitionChangeRecord p) {
+    RecordResult idProblem = topicId(p.getTopicId());
+    return idProblem != null ? idProblem : replicas(p.getReplicasList(), p.getIsrList());
+  }
+
+  private static RecordResult replicas(List<Integer> replicas, List<Integer> isr) {
+    if (replicas.size() > MAX_REPLICAS || isr.size() > MAX_REPLICAS) {
+      return MetadataApplier.reject(
+          ErrorCode.INVALID_RECORD,
+          replicas.size() + " replicas (" + isr.size() + " in sync): at most " + MAX_REPLICAS);
+    }
+    return null;
+  }
+
+  private static RecordResult config(ConfigRecord c) {
+    RecordResult idProblem = topicId(c.getTopicId());
+    if (idProblem != null) {
+      return idProblem;
+    }
+    if (c.getKey().length() > MAX_CONFIG_KEY_CHARS
+        || c.getValue().length() > MAX_CONFIG_VALUE_CHARS) {
+      return MetadataApplier.reject(
+          ErrorCode.INVALID_CONFIG,
+          "config key '"
+              + truncate(c.getKey())
+              + "' or its value is too long (at most "
+              + MAX_CONFIG_KEY_CHARS
+              + " and "
+              + MAX_CONFIG_VALUE_CHARS
+              + " characters)");
+    }
+    return null;
+  }
+
+  private static RecordResult registerBroker(RegisterBrokerRecord r) {
+    if (r.getHost().length() > MAX_HOST_CHARS
+        || r.getKafkaHost().length() > MAX_HOST_CHARS
+        || r.getRack().length() > MAX_RACK_CHARS
+        || r.getIncarnationId().length() > MAX_INCARNATION_ID_CHARS) {
+      return MetadataApplier.reject(
+          ErrorCode.INVALID_REQUEST,
+          "registration of broker "
+              + r.getBrokerId()
+              + " has a host, rack or incarnation id longer than allowed");
+    }
+    return null;
+  }
+
+  /** Enough of a hostile string to recognise it in a log line, not the whole of it. */
+  static String truncate(String s) {
+    return s.length() <= 80 ? s : s.substring(0, 80) + "...(" + s.length() + " characters)";
+  }
+}
