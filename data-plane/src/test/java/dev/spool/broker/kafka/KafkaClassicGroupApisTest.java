@@ -285,7 +285,17 @@ class KafkaClassicGroupApisTest {
     BrokerServer server =
         new BrokerServer(
                 new BrokerServer.Settings(
-                    "127.0.0.1", 0, 1, 1 << 20, 16, 64L << 20, 60_000, "[test]"),
+                    "127.0.0.1",
+                    0,
+                    1,
+                    1 << 20,
+                    16,
+                    64L << 20,
+                    60_000,
+                    30_000,
+                    Integer.MAX_VALUE,
+                    Integer.MAX_VALUE,
+                    "[test]"),
                 new RequestDispatcher(ApiVersionTable.CURRENT))
             .addListener(
                 KafkaProtocol.LISTENER,
