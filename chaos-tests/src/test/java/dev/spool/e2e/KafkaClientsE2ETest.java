@@ -67,6 +67,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Kafka's own Java clients (kafka-clients 4.4, which the data plane already carries for its codec)
@@ -738,6 +739,24 @@ class KafkaClientsE2ETest {
       cluster.start(coordinator);
       cluster.awaitReady(WAIT);
     }
+  }
+
+  /**
+   * Kafka Streams' word count (at-least-once): its repartition and compacted changelog topics are
+   * created through CreateTopics, its classic group assigns the tasks, every word counted exactly.
+   */
+  @Test
+  @Order(9)
+  @Timeout(value = 240, unit = TimeUnit.SECONDS)
+  void shouldCountWordsExactlyWithKafkaStreams(@TempDir Path stateDir) throws Exception {
+    List<String> lines = StreamsWordCount.lines(500);
+    Map<String, Long> expected = StreamsWordCount.expectedCounts(lines);
+    var wc = new StreamsWordCount(bootstrap(), admin, stateDir);
+    assertEquals(expected, wc.run(lines, expected));
+    String prefix = StreamsWordCount.APP_ID + "-" + StreamsWordCount.STORE;
+    assertEquals(
+        Map.of(prefix + "-repartition", "delete", prefix + "-changelog", "compact"),
+        wc.internalTopicPolicies());
   }
 
   /** Kafka's default consumer: group.protocol=classic, quick sessions for the failover test. */

@@ -10,6 +10,7 @@ import dev.spool.broker.request.HandlerTestBroker;
 import dev.spool.broker.request.Handlers;
 import dev.spool.common.ManualClock;
 import dev.spool.common.TopicPartition;
+import dev.spool.coordinator.group.runtime.CoordinatorConfig;
 import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.quorum.image.Records;
 import io.netty.buffer.Unpooled;
@@ -29,22 +30,29 @@ import org.awaitility.Awaitility;
 final class KafkaApisFixture implements AutoCloseable {
   final HandlerTestBroker broker;
   final GroupCoordinator coordinator;
+  final Handlers handlers;
   final KafkaApis apis;
   final KafkaRequestDecoder decoder;
   private int correlationId;
 
   /** {@code topicCreator}: how the coordinator creates its offsets topic (no quorum here). */
   KafkaApisFixture(Path dir, GroupCoordinator.TopicCreator topicCreator) {
+    this(dir, topicCreator, BrokerConfig.coordinatorConfig(BrokerConfig.DEF.defaults()));
+  }
+
+  KafkaApisFixture(
+      Path dir, GroupCoordinator.TopicCreator topicCreator, CoordinatorConfig coordinatorConfig) {
     broker = new HandlerTestBroker(dir, new ManualClock(System.currentTimeMillis()));
     coordinator =
         new GroupCoordinator(
             1,
-            BrokerConfig.coordinatorConfig(BrokerConfig.DEF.defaults()),
+            coordinatorConfig,
             broker.replicas(),
             broker.ctx().timer(),
             broker.ctx().clock(),
             topicCreator);
-    apis = new KafkaApis(Handlers.create(broker.ctx()), coordinator);
+    handlers = Handlers.create(broker.ctx());
+    apis = new KafkaApis(handlers, coordinator);
     decoder = new KafkaRequestDecoder(apis.served());
   }
 

@@ -3,6 +3,7 @@ package dev.spool.broker.kafka.codec;
 import dev.spool.broker.request.ProduceHandler;
 import dev.spool.protocol.InvalidFrameException;
 import io.netty.buffer.ByteBuf;
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.List;
@@ -145,7 +146,7 @@ public final class KafkaRequestDecoder {
     try {
       return new RequestHeaderData(in, key.requestHeaderVersion(version));
     } catch (RuntimeException e) {
-      throw new InvalidFrameException("malformed request header: " + e.getMessage(), e);
+      throw new InvalidFrameException("malformed request header: " + reason(e), e);
     }
   }
 
@@ -154,8 +155,19 @@ public final class KafkaRequestDecoder {
       return AbstractRequest.parseRequest(key, version, in).request;
     } catch (RuntimeException e) {
       throw new InvalidFrameException(
-          "malformed " + key.name + " v" + version + " request: " + e.getMessage(), e);
+          "malformed " + key.name + " v" + version + " request: " + reason(e), e);
     }
+  }
+
+  /**
+   * What was wrong, for the one log line: Kafka's readers name the field when a length is bad, but
+   * a frame that ends early surfaces as a BufferUnderflowException without a message.
+   */
+  private static String reason(RuntimeException e) {
+    if (e instanceof BufferUnderflowException) {
+      return "the frame ends before the request does";
+    }
+    return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
   }
 
   /**

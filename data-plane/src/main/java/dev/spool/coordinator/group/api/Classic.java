@@ -2,6 +2,7 @@ package dev.spool.coordinator.group.api;
 
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -109,5 +110,18 @@ public final class Classic {
   public record LeftMember(String memberId, String instanceId, ErrorCode error) {}
 
   /** The answer to a LeaveGroup: a group-level error, else one outcome per member asked. */
-  public record LeaveResult(ErrorCode error, String message, List<LeftMember> members) {}
+  public record LeaveResult(ErrorCode error, String message, List<LeftMember> members) {
+    /**
+     * The answer when the group has no classic members at all: as Kafka's coordinator, no
+     * group-level error and UNKNOWN_MEMBER_ID for each member asked (Kafka's clients read either
+     * the same way; a batch of static members is told one by one).
+     */
+    public static LeaveResult noSuchGroup(List<LeaveMember> leaving) {
+      List<LeftMember> out = new ArrayList<>(leaving.size());
+      for (LeaveMember l : leaving) {
+        out.add(new LeftMember(l.memberId(), l.instanceId(), ErrorCode.UNKNOWN_MEMBER_ID));
+      }
+      return new LeaveResult(ErrorCode.NONE, "", out);
+    }
+  }
 }

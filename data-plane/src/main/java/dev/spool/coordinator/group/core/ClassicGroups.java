@@ -685,8 +685,7 @@ public final class ClassicGroups {
   public Classic.LeaveResult leave(String groupId, List<Classic.LeaveMember> leaving) {
     ClassicGroup g = groups.get(groupId);
     if (g == null) {
-      return new Classic.LeaveResult(
-          ErrorCode.UNKNOWN_MEMBER_ID, "group " + groupId + " has no classic members", List.of());
+      return Classic.LeaveResult.noSuchGroup(leaving);
     }
     if (g.state() == State.DEAD) {
       return new Classic.LeaveResult(

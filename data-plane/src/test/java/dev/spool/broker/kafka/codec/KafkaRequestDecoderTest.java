@@ -79,7 +79,11 @@ class KafkaRequestDecoderTest {
     ByteBuffer ok =
         KafkaWire.request(new MetadataRequestData().setTopics(List.of()), (short) 12, 5);
     ByteBuffer truncated = ok.duplicate().limit(ok.limit() - 1);
-    assertThrows(InvalidFrameException.class, () -> decode(truncated));
+    InvalidFrameException early =
+        assertThrows(InvalidFrameException.class, () -> decode(truncated));
+    assertEquals(
+        "malformed Metadata v12 request: the frame ends before the request does",
+        early.getMessage());
     // Metadata v12: header v2 = 2+2+4 + client id (2 + 11) + tags (1) = 22 bytes; then the topics
     // array as a compact length: a count of about 2^28 topics in a frame of a few bytes.
     ByteBuffer huge = ByteBuffer.allocate(22 + 5 + 2);
