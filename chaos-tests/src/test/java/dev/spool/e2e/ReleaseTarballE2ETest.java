@@ -11,6 +11,10 @@ import dev.spool.client.ClusterDescription;
 import dev.spool.common.SpoolVersion;
 import dev.spool.testing.Ports;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,11 +76,13 @@ class ReleaseTarballE2ETest {
     int[] client = new int[NODES];
     int[] quorum = new int[NODES];
     int[] kafka = new int[NODES];
+    int[] metrics = new int[NODES];
     StringBuilder voters = new StringBuilder();
     for (int i = 0; i < NODES; i++) {
       client[i] = ports.next("127.0.0.1");
       quorum[i] = ports.next("127.0.0.1");
       kafka[i] = ports.next("127.0.0.1");
+      metrics[i] = ports.next("127.0.0.1");
       voters.append(i == 0 ? "" : ",").append(i + 1).append("@127.0.0.1:").append(quorum[i]);
     }
     String example = Files.readString(home.resolve("config/node.properties"));
@@ -86,29 +92,20 @@ class ReleaseTarballE2ETest {
           config,
           fromExample(
               example,
-              Map.of(
-                  "node.id",
-                  String.valueOf(i + 1),
-                  "cluster.id",
-                  "tarball-test",
-                  "controller.quorum.voters",
-                  voters.toString(),
-                  "controller.quorum.bind.host",
-                  "127.0.0.1",
-                  "listener",
-                  "127.0.0.1:" + client[i],
-                  "advertised.listener",
-                  "127.0.0.1:" + client[i],
-                  "kafka.listener",
-                  "127.0.0.1:" + kafka[i],
-                  "kafka.advertised.listener",
-                  "127.0.0.1:" + kafka[i],
-                  "data.dir",
-                  home.resolve("data-" + (i + 1)).toString(),
+              Map.ofEntries(
+                  Map.entry("node.id", String.valueOf(i + 1)),
+                  Map.entry("cluster.id", "tarball-test"),
+                  Map.entry("controller.quorum.voters", voters.toString()),
+                  Map.entry("controller.quorum.bind.host", "127.0.0.1"),
+                  Map.entry("listener", "127.0.0.1:" + client[i]),
+                  Map.entry("advertised.listener", "127.0.0.1:" + client[i]),
+                  Map.entry("kafka.listener", "127.0.0.1:" + kafka[i]),
+                  Map.entry("kafka.advertised.listener", "127.0.0.1:" + kafka[i]),
+                  Map.entry("metrics.listener", "127.0.0.1:" + metrics[i]),
+                  Map.entry("data.dir", home.resolve("data-" + (i + 1)).toString()),
                   // The last node to stop has no quorum left to move leaderships through; it
                   // would wait out the default 30 s for nothing.
-                  "controlled.shutdown.timeout.ms",
-                  "3000")));
+                  Map.entry("controlled.shutdown.timeout.ms", "3000"))));
     }
     List<Process> starts = new ArrayList<>();
     for (int i = 0; i < NODES; i++) {
@@ -123,6 +120,10 @@ class ReleaseTarballE2ETest {
     String bootstrap =
         IntStream.of(client).mapToObj(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
     awaitThreeActiveBrokers(bootstrap);
+    for (int port : metrics) {
+      // The example config serves health and metrics; each node answers on its own port.
+      awaitReady(port);
+    }
 
     Run created =
         run(
@@ -232,6 +233,20 @@ class ReleaseTarballE2ETest {
 
   private static Path pidFile(Path home, int node) {
     return home.resolve("run/spool-node-" + node + ".pid");
+  }
+
+  private static void awaitReady(int metricsPort) {
+    HttpClient http = HttpClient.newHttpClient();
+    URI ready = URI.create("http://127.0.0.1:" + metricsPort + "/health/ready");
+    await("node on metrics port " + metricsPort + " ready")
+        .atMost(E2e.READY)
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptions()
+        .until(
+            () ->
+                http.send(HttpRequest.newBuilder(ready).build(), BodyHandlers.ofString())
+                        .statusCode()
+                    == 200);
   }
 
   private static void awaitThreeActiveBrokers(String bootstrap) {
