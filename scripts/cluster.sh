@@ -9,6 +9,7 @@
 # Node i listens for Spool clients on P+10*(i-1), for the quorum on P+10*(i-1)+1 and for Kafka's
 # clients and tools (its Kafka-protocol listener) on P+10*(i-1)+2 (P = 9092), and serves Prometheus
 # metrics and health checks on http://127.0.0.1:P+10*(i-1)+3/metrics, /health/ready (SPOOL_METRICS=0: off).
+# SPOOL_NODE_PROPS (newline-separated key=value lines) is appended to every node's new config.
 # Everything lives under DIR (default ./.spool-cluster): per node its config, data, log and
 # PID file. The script signals only PIDs it recorded, after checking the process's command
 # line carries this cluster's marker, so it never touches anything else.
@@ -96,6 +97,7 @@ data.dir=$(node_dir "$i")/data
 controller.quorum.voters=$voters
 controller.quorum.bind.host=127.0.0.1
 cluster.id=local
+${SPOOL_NODE_PROPS:-}
 PROPS
 }
 
