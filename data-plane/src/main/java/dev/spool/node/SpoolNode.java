@@ -15,6 +15,7 @@ import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.QuorumSettings;
 import dev.spool.quorum.lifecycle.BrokerState;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CountDownLatch;
@@ -46,6 +47,7 @@ public final class SpoolNode implements AutoCloseable {
   private QuorumClient quorumClient;
   private volatile Broker broker;
   private OpsServer opsServer;
+  private PrometheusRegistry metricsRegistry;
   private volatile boolean closing;
 
   private SpoolNode(Config config) {
@@ -86,6 +88,7 @@ public final class SpoolNode implements AutoCloseable {
     if (!opsListener.isEmpty()) {
       metrics = new NodeMetrics(config.get(OpsConfig.METRICS_PARTITION_LABELS_MAX));
       opsServer = OpsServer.start(opsListener, nodeId, metrics.registry(), this::readiness);
+      metricsRegistry = metrics.registry();
     }
     if (BrokerConfig.isController(config)) {
       QuorumServer q = QuorumServer.create(QuorumSettings.of(nodeId, clusterId, config), clock);
@@ -109,6 +112,15 @@ public final class SpoolNode implements AutoCloseable {
 
   public Broker broker() {
     return broker;
+  }
+
+  /**
+   * What {@code /metrics} serves, or null when {@code metrics.listener} is not set. Its {@code
+   * scrape()} lists every registered family, also those without samples yet (which the text format
+   * leaves out), so a test can check names that a dashboard or an alert uses.
+   */
+  public PrometheusRegistry metricsRegistry() {
+    return metricsRegistry;
   }
 
   /** The operations endpoint's address, or null when {@code metrics.listener} is not set. */

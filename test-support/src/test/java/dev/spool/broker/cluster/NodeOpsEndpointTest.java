@@ -72,7 +72,7 @@ class NodeOpsEndpointTest {
     }
   }
 
-  private static Map<String, String> combined(Path dataDir) {
+  static Map<String, String> combined(Path dataDir) {
     Map<String, String> p = new LinkedHashMap<>();
     p.put("node.id", "1");
     p.put("process.roles", "broker,controller");
