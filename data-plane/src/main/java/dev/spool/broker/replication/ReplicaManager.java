@@ -343,11 +343,6 @@ public final class ReplicaManager implements AutoCloseable {
   }
 
   /**
-   * Called once the broker has caught up with the metadata (unfenced): local logs of partitions
-   * that are no longer assigned here (their topic was deleted while this broker was down) go. Not
-   * earlier: an image still being replayed lacks topics created later in the log.
-   */
-  /**
    * Counts the ISR changes the quorum committed for partitions this broker leads (Kafka counts them
    * on the leader too). Lifecycle thread; reads only the immutable images.
    */
@@ -370,6 +365,11 @@ public final class ReplicaManager implements AutoCloseable {
     }
   }
 
+  /**
+   * Called once the broker has caught up with the metadata (unfenced): local logs of partitions
+   * that are no longer assigned here (their topic was deleted while this broker was down) go. Not
+   * earlier: an image still being replayed lacks topics created later in the log.
+   */
   public void deleteOrphanLogs() {
     MetadataImage img = image;
     for (PartitionLog l : logManager.all()) {
