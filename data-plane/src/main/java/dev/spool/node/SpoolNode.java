@@ -9,6 +9,8 @@ import dev.spool.node.ops.NodeMetrics;
 import dev.spool.node.ops.OpsConfig;
 import dev.spool.node.ops.OpsServer;
 import dev.spool.node.ops.OpsServer.Readiness;
+import dev.spool.node.ops.StatusPage;
+import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.QuorumClientSettings;
 import dev.spool.quorum.QuorumConfig;
@@ -18,6 +20,7 @@ import dev.spool.quorum.lifecycle.BrokerState;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +47,7 @@ public final class SpoolNode implements AutoCloseable {
   private final String logPrefix;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile QuorumServer quorumServer;
-  private QuorumClient quorumClient;
+  private volatile QuorumClient quorumClient;
   private volatile Broker broker;
   private OpsServer opsServer;
   private PrometheusRegistry metricsRegistry;
@@ -87,7 +90,16 @@ public final class SpoolNode implements AutoCloseable {
     String opsListener = config.get(OpsConfig.METRICS_LISTENER);
     if (!opsListener.isEmpty()) {
       metrics = new NodeMetrics(config.get(OpsConfig.METRICS_PARTITION_LABELS_MAX));
-      opsServer = OpsServer.start(opsListener, nodeId, metrics.registry(), this::readiness);
+      BrokerMetrics brokerMetrics = metrics.broker();
+      StatusPage status =
+          new StatusPage(
+              nodeId,
+              config.get(OpsConfig.METRICS_PARTITION_LABELS_MAX),
+              this::readiness,
+              () -> broker == null ? null : broker.image(),
+              this::describeQuorum,
+              brokerMetrics::totals);
+      opsServer = OpsServer.start(opsListener, nodeId, metrics.registry(), this::readiness, status);
       metricsRegistry = metrics.registry();
     }
     if (BrokerConfig.isController(config)) {
@@ -174,6 +186,28 @@ public final class SpoolNode implements AutoCloseable {
       }
     }
     return Readiness.READY;
+  }
+
+  /**
+   * The quorum as the status page shows it: described by the active controller through the broker's
+   * quorum client, or, on a controller-only node, the leader this voter knows (term and commit
+   * index unknown); null while no role has started.
+   */
+  private CompletableFuture<QuorumInfo> describeQuorum() {
+    QuorumClient c = quorumClient;
+    if (c != null) {
+      return c.describeQuorum();
+    }
+    QuorumServer q = quorumServer;
+    if (q == null) {
+      return null;
+    }
+    return CompletableFuture.completedFuture(
+        QuorumInfo.newBuilder()
+            .setLeaderId(q.activeControllerId())
+            .setTerm(-1)
+            .setCommitIndex(-1)
+            .build());
   }
 
   /** Blocks until {@link #close()} has finished. */

@@ -1,13 +1,13 @@
 package dev.spool.testing;
 
+import dev.spool.testing.ExternalCommand.Result;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -30,8 +30,7 @@ public final class Promtool {
 
   private Promtool() {}
 
-  /** What promtool printed and its exit code. */
-  public record Result(int exitCode, String output) {}
+  private static final Duration TIMEOUT = Duration.ofMinutes(5);
 
   /** The promtool binary, unpacking it on first use. */
   public static synchronized Path path() {
@@ -54,19 +53,9 @@ public final class Promtool {
   private static void unpack() {
     try {
       Path work = Files.createDirectories(CACHE.resolveSibling("promtool-download"));
-      if (run(work, "apt-get", "download", "prometheus").exitCode() != 0) {
-        Result update = run(work, "apt-get", "update");
-        if (update.exitCode() != 0) {
-          throw new IllegalStateException(
-              "promtool is not installed and 'apt-get update' failed: " + update.output());
-        }
-        Result again = run(work, "apt-get", "download", "prometheus");
-        if (again.exitCode() != 0) {
-          throw new IllegalStateException(
-              "promtool is not installed and 'apt-get download prometheus' failed: "
-                  + again.output());
-        }
-      }
+      ExternalCommand.aptStep(
+          "promtool is not installed and 'apt-get download prometheus'",
+          () -> ExternalCommand.run(work, "", TIMEOUT, "apt-get", "download", "prometheus"));
       Path deb;
       try (Stream<Path> files = Files.list(work)) {
         deb =
@@ -75,8 +64,10 @@ public final class Promtool {
                 .findFirst()
                 .orElseThrow(() -> new IllegalStateException("no prometheus .deb in " + work));
       }
-      Result x = run(work, "dpkg-deb", "-x", deb.toString(), CACHE.toString());
-      if (x.exitCode() != 0) {
+      Result x =
+          ExternalCommand.run(
+              work, "", TIMEOUT, "dpkg-deb", "-x", deb.toString(), CACHE.toString());
+      if (!x.ok()) {
         throw new IllegalStateException("dpkg-deb -x " + deb + " failed: " + x.output());
       }
     } catch (IOException e) {
@@ -86,7 +77,7 @@ public final class Promtool {
 
   /** {@code promtool check metrics} on {@code exposition} (given on its standard input). */
   public static Result checkMetrics(String exposition) {
-    return runWithInput(exposition, path().toString(), "check", "metrics");
+    return ExternalCommand.run(null, exposition, TIMEOUT, path().toString(), "check", "metrics");
   }
 
   /** Runs promtool with {@code args}. */
@@ -94,44 +85,6 @@ public final class Promtool {
     List<String> cmd = new ArrayList<>();
     cmd.add(path().toString());
     cmd.addAll(List.of(args));
-    return runWithInput("", cmd.toArray(String[]::new));
-  }
-
-  private static Result run(Path dir, String... cmd) {
-    try {
-      Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-      p.getOutputStream().close();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      return new Result(waitFor(p), out);
-    } catch (IOException e) {
-      return new Result(-1, String.join(" ", cmd) + ": " + e);
-    }
-  }
-
-  private static Result runWithInput(String input, String... cmd) {
-    try {
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-      try (var in = p.getOutputStream()) {
-        in.write(input.getBytes(StandardCharsets.UTF_8));
-      }
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      return new Result(waitFor(p), out);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot run " + String.join(" ", cmd), e);
-    }
-  }
-
-  private static int waitFor(Process p) {
-    try {
-      if (!p.waitFor(5, TimeUnit.MINUTES)) {
-        p.destroyForcibly();
-        return -1;
-      }
-      return p.exitValue();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      p.destroyForcibly();
-      return -1;
-    }
+    return ExternalCommand.run(null, "", TIMEOUT, cmd.toArray(String[]::new));
   }
 }

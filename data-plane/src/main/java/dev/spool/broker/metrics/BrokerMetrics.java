@@ -366,4 +366,40 @@ public final class BrokerMetrics {
       isrExpands.inc();
     }
   }
+
+  // ---------------------------------------------------------------- totals
+
+  /**
+   * Node-wide running totals, for the status page's sparklines: record bytes in and out over every
+   * topic, and the count and summed total time of produce requests (both listeners).
+   */
+  public record Totals(
+      double bytesIn, double bytesOut, double produceRequests, double produceSeconds) {
+    public static final Totals ZERO = new Totals(0, 0, 0, 0);
+  }
+
+  /** The running totals now; zeros when metrics are off. Any thread (reads the adders). */
+  public Totals totals() {
+    if (registry == null) {
+      return Totals.ZERO;
+    }
+    double in = 0;
+    for (var d : bytesIn.collect().getDataPoints()) {
+      in += d.getValue();
+    }
+    double out = 0;
+    for (var d : bytesOut.collect().getDataPoints()) {
+      out += d.getValue();
+    }
+    String produce = apiLabel("PRODUCE");
+    double count = 0;
+    double seconds = 0;
+    for (var d : totalTime.collect().getDataPoints()) {
+      if (produce.equals(d.getLabels().get("api"))) {
+        count += d.getCount();
+        seconds += d.getSum();
+      }
+    }
+    return new Totals(in, out, count, seconds);
+  }
 }

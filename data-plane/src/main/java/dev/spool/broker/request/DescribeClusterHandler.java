@@ -26,6 +26,38 @@ public final class DescribeClusterHandler
     this.ctx = ctx;
   }
 
+  /**
+   * Partitions with no leader, with an ISR smaller than their replicas, and with an ISR below
+   * min.insync.replicas, in one image (the node's status page counts with this too, so the page and
+   * {@code cluster status} agree).
+   */
+  public record PartitionCounts(int offline, int underReplicated, int underMinIsr) {
+    public static PartitionCounts of(MetadataImage image) {
+      int offline = 0;
+      int under = 0;
+      int underMin = 0;
+      for (TopicImage t : image.topics()) {
+        for (PartitionState p : t.partitions()) {
+          if (!p.hasLeader()) {
+            offline++;
+          }
+          if (isUnderReplicated(p)) {
+            under++;
+          }
+          if (p.isr().size()
+              < TopicConfig.effectiveMinInsyncReplicas(t.config(), p.replicas().size())) {
+            underMin++;
+          }
+        }
+      }
+      return new PartitionCounts(offline, under, underMin);
+    }
+
+    public static boolean isUnderReplicated(PartitionState p) {
+      return p.isr().size() < p.replicas().size();
+    }
+  }
+
   @Override
   public CompletableFuture<DescribeClusterResponse> call(DescribeClusterRequest req) {
     MetadataImage image = ctx.image();
@@ -36,26 +68,10 @@ public final class DescribeClusterHandler
     image.brokers().values().stream()
         .sorted(Comparator.comparingInt(BrokerRegistration::id))
         .forEach(r -> b.addBrokers(MetadataHandler.brokerInfo(r)));
-    int offline = 0;
-    int under = 0;
-    int underMin = 0;
-    for (TopicImage t : image.topics()) {
-      for (PartitionState p : t.partitions()) {
-        if (!p.hasLeader()) {
-          offline++;
-        }
-        if (p.isr().size() < p.replicas().size()) {
-          under++;
-        }
-        if (p.isr().size()
-            < TopicConfig.effectiveMinInsyncReplicas(t.config(), p.replicas().size())) {
-          underMin++;
-        }
-      }
-    }
-    b.setOfflinePartitions(offline)
-        .setUnderReplicatedPartitions(under)
-        .setUnderMinIsrPartitions(underMin);
+    PartitionCounts counts = PartitionCounts.of(image);
+    b.setOfflinePartitions(counts.offline())
+        .setUnderReplicatedPartitions(counts.underReplicated())
+        .setUnderMinIsrPartitions(counts.underMinIsr());
     return ctx.quorum()
         .describeQuorum()
         .orTimeout(ctx.adminTimeoutMs(), java.util.concurrent.TimeUnit.MILLISECONDS)

@@ -13,8 +13,8 @@ import java.io.OutputStream;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,11 +22,13 @@ import org.slf4j.LoggerFactory;
 /**
  * A node's operations endpoint on {@code metrics.listener}: one small HTTP server with fixed
  * routes, {@code /metrics} (Prometheus text format), {@code /health/live} and {@code
- * /health/ready}. Any other path is 404, any method but GET and HEAD 405.
+ * /health/ready}, and the status page ({@code /} and its {@code /status.json}, see {@link
+ * StatusPage}). Any other path is 404, any method but GET and HEAD 405.
  *
  * <p>It runs on the JDK's HTTP server with one thread of its own ({@code ops-http-<id>}), never on
  * a Netty event loop or a partition worker: a slow scrape delays only the next scrape. Everything a
  * scrape or a health check reads is published state (volatile fields, immutable images, adders).
+ * The same thread samples the status page's sparklines once a second.
  *
  * <p>Threads: {@link #start} and {@link #close} on the node's thread; requests on {@code
  * ops-http-<id>}.
@@ -45,19 +47,25 @@ public final class OpsServer implements AutoCloseable {
 
   private static final String TEXT = "text/plain; charset=utf-8";
 
+  /** How often the status page's sparklines take a sample. */
+  static final long SAMPLE_INTERVAL_MS = 1000;
+
   private final PrometheusRegistry registry;
   private final Supplier<Readiness> readiness;
+  private final StatusPage status;
   private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
   private final HttpServer server;
-  private final ExecutorService thread;
+  private final ScheduledExecutorService thread;
 
   private OpsServer(
       PrometheusRegistry registry,
       Supplier<Readiness> readiness,
+      StatusPage status,
       HttpServer server,
-      ExecutorService thread) {
+      ScheduledExecutorService thread) {
     this.registry = registry;
     this.readiness = readiness;
+    this.status = status;
     this.server = server;
     this.thread = thread;
   }
@@ -67,7 +75,11 @@ public final class OpsServer implements AutoCloseable {
    * ConfigException} naming {@code metrics.listener}.
    */
   public static OpsServer start(
-      String listener, int nodeId, PrometheusRegistry registry, Supplier<Readiness> readiness) {
+      String listener,
+      int nodeId,
+      PrometheusRegistry registry,
+      Supplier<Readiness> readiness,
+      StatusPage status) {
     HostPort hp = HostPort.parse(listener);
     HttpServer http;
     try {
@@ -80,17 +92,19 @@ public final class OpsServer implements AutoCloseable {
       throw new ConfigException(
           OpsConfig.METRICS_LISTENER.name(), "cannot listen on " + listener + ": " + e);
     }
-    ExecutorService thread =
-        Executors.newSingleThreadExecutor(
+    ScheduledExecutorService thread =
+        Executors.newSingleThreadScheduledExecutor(
             r -> {
               Thread t = new Thread(r, "ops-http-" + nodeId);
               t.setDaemon(true);
               return t;
             });
-    OpsServer s = new OpsServer(registry, readiness, http, thread);
+    OpsServer s = new OpsServer(registry, readiness, status, http, thread);
     http.createContext("/", s::handle);
     http.setExecutor(thread);
     http.start();
+    thread.scheduleAtFixedRate(
+        s::sample, 0, SAMPLE_INTERVAL_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
     log.info("[node={}] metrics and health on http://{}/metrics", nodeId, s.address());
     return s;
   }
@@ -113,11 +127,22 @@ public final class OpsServer implements AutoCloseable {
         case "/metrics" -> metrics(ex);
         case "/health/live" -> send(ex, 200, TEXT, bytes("live\n"));
         case "/health/ready" -> ready(ex);
+        case "/", "/index.html" -> send(ex, 200, "text/html; charset=utf-8", status.html());
+        case "/status.json" -> send(ex, 200, "application/json", status.json());
         default -> send(ex, 404, TEXT, bytes("no such path: " + path + "\n"));
       }
     } catch (RuntimeException e) {
       log.warn("ops endpoint failed to answer {}: {}", ex.getRequestURI(), e.toString());
       throw e;
+    }
+  }
+
+  private void sample() {
+    try {
+      status.sample(System.nanoTime());
+    } catch (RuntimeException e) {
+      // A failed sample leaves a gap in the sparklines; it must not cancel the schedule.
+      log.warn("status page sample failed: {}", e.toString());
     }
   }
 

@@ -13,6 +13,7 @@ import dev.spool.node.NodeConfig;
 import dev.spool.node.SpoolNode;
 import dev.spool.protocol.message.ProduceResponse;
 import dev.spool.record.RecordBatchBuilder;
+import dev.spool.testing.ExternalCommand;
 import dev.spool.testing.MetricsText;
 import dev.spool.testing.Ports;
 import dev.spool.testing.Promtool;
@@ -139,7 +140,7 @@ class NodeOpsEndpointTest {
         r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"),
         r.headers().toString());
     String text = r.body();
-    Promtool.Result check = Promtool.checkMetrics(text);
+    ExternalCommand.Result check = Promtool.checkMetrics(text);
     assertEquals(0, check.exitCode(), "promtool check metrics: " + check.output());
 
     MetricsText m = new MetricsText(text);

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import dev.spool.common.Clock;
 import dev.spool.node.NodeConfig;
 import dev.spool.node.SpoolNode;
+import dev.spool.testing.ExternalCommand;
 import dev.spool.testing.Promtool;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
@@ -63,10 +64,10 @@ class OpsDashboardAlertsTest {
 
   @Test
   void shouldPassPromtoolsRuleCheckAndTheRulesUnitTests() {
-    Promtool.Result check = Promtool.run("check", "rules", ALERTS.toString());
+    ExternalCommand.Result check = Promtool.run("check", "rules", ALERTS.toString());
     assertEquals(0, check.exitCode(), "promtool check rules: " + check.output());
     assertTrue(check.output().contains("SUCCESS"), check.output());
-    Promtool.Result test = Promtool.run("test", "rules", ALERTS_TEST.toString());
+    ExternalCommand.Result test = Promtool.run("test", "rules", ALERTS_TEST.toString());
     assertEquals(0, test.exitCode(), "promtool test rules: " + test.output());
     assertTrue(test.output().contains("SUCCESS"), test.output());
   }
