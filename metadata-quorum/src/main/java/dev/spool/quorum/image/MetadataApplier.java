@@ -1,6 +1,7 @@
 package dev.spool.quorum.image;
 
 import dev.spool.common.ErrorCode;
+import dev.spool.quorum.message.AddPartitionsRecord;
 import dev.spool.quorum.message.ConfigRecord;
 import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.MetadataRecord;
@@ -88,6 +89,7 @@ public final class MetadataApplier {
               Change.SHUTDOWN);
       case TOPIC -> topic(b, r.getTopic());
       case PARTITION -> partition(b, r.getPartition());
+      case ADD_PARTITIONS -> addPartitions(b, r.getAddPartitions());
       case PARTITION_CHANGE -> partitionChange(b, r.getPartitionChange());
       case REMOVE_TOPIC -> removeTopic(b, r.getRemoveTopic());
       case CONFIG -> config(b, r.getConfig());
@@ -199,6 +201,55 @@ public final class MetadataApplier {
             r.getLeader(),
             r.getLeaderEpoch(),
             r.getPartitionEpoch()));
+    b.putTopic(t.withPartitions(ps));
+    return OK;
+  }
+
+  private static RecordResult addPartitions(ImageBuilder b, AddPartitionsRecord r) {
+    TopicImage t = b.topicById(r.getTopicId());
+    if (t == null) {
+      return reject(ErrorCode.UNKNOWN_TOPIC_ID, "no topic with id " + r.getTopicId());
+    }
+    if (t.partitionCount() != r.getExpectedPartitionCount()) {
+      return reject(
+          ErrorCode.INVALID_PARTITIONS,
+          "topic '"
+              + t.name()
+              + "' has "
+              + t.partitionCount()
+              + " partitions, not the "
+              + r.getExpectedPartitionCount()
+              + " this growth was decided on; nothing added");
+    }
+    if (r.getPartitionsCount() == 0) {
+      return reject(ErrorCode.INVALID_PARTITIONS, "no partitions to add to '" + t.name() + "'");
+    }
+    List<PartitionState> ps = new ArrayList<>(t.partitions());
+    for (PartitionRecord p : r.getPartitionsList()) {
+      String problem = null;
+      if (!p.getTopicId().equals(t.id())) {
+        problem = "carries topic id " + p.getTopicId();
+      } else if (p.getPartition() != ps.size()) {
+        problem = "is not the next partition (" + ps.size() + ")";
+      } else {
+        problem = checkAssignment(p.getReplicasList(), p.getIsrList(), p.getLeader());
+      }
+      if (problem != null) {
+        return reject(
+            ErrorCode.INVALID_REQUEST,
+            t.name() + "-" + p.getPartition() + ": " + problem + "; nothing added");
+      }
+      ps.add(
+          new PartitionState(
+              t.id(),
+              t.name(),
+              p.getPartition(),
+              p.getReplicasList(),
+              p.getIsrList(),
+              p.getLeader(),
+              p.getLeaderEpoch(),
+              p.getPartitionEpoch()));
+    }
     b.putTopic(t.withPartitions(ps));
     return OK;
   }
