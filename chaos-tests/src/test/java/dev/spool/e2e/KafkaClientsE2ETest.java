@@ -3,7 +3,6 @@ package dev.spool.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.log.LogManager;
@@ -26,7 +25,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
@@ -38,7 +36,6 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.DeletedRecords;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
-import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -53,7 +50,6 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -451,7 +447,7 @@ class KafkaClientsE2ETest {
    * wrote; deleteRecords moves the log start, so a consumer from the earliest offset starts there;
    * every replica takes the new start through replication, so it holds after the leader is killed
    * and another takes over; -1 deletes up to the high watermark (Spool's own Admin this time).
-   * describeLogDirs lists each broker's replica; createPartitions is refused as unsupported.
+   * describeLogDirs lists each broker's replica (createPartitions: KafkaCreatePartitionsE2ETest).
    */
   @Test
   @Order(5)
@@ -511,10 +507,6 @@ class KafkaClientsE2ETest {
           assertTrue(replica != null && replica.size() > 0, "broker " + broker + ": " + d);
           assertFalse(replica.isFuture());
         });
-
-    var grow = admin.createPartitions(Map.of("trimmed", NewPartitions.increaseTo(2))).all();
-    var refused = assertThrows(ExecutionException.class, () -> grow.get(30, TimeUnit.SECONDS));
-    assertTrue(refused.getCause() instanceof UnsupportedVersionException, refused.toString());
   }
 
   /**
