@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.broker.log.LogManager;
 import dev.spool.chaos.fuzz.KafkaRequestFuzzer;
 import dev.spool.client.ReplicaLog;
 import dev.spool.common.TopicPartition;
@@ -93,23 +92,14 @@ class KafkaClientsE2ETest {
 
   @BeforeAll
   static void startCluster() throws Exception {
-    // Built by hand: the JUnit extension has no Kafka listeners to offer.
-    Path dir = Path.of("target", "spool-clusters", "KafkaClientsE2ETest").toAbsolutePath();
-    if (Files.exists(dir)) {
-      LogManager.deleteRecursively(dir);
-    }
-    cluster =
-        ProcessCluster.builder()
-            .nodes(3)
-            .dir(dir)
-            .kafkaListeners(true)
-            // A small offsets topic and quick KIP-848 heartbeats keep the group tests short.
-            .config("offsets.topic.num.partitions", "6")
-            .config("group.consumer.heartbeat.interval.ms", "500")
-            .config("group.consumer.session.timeout.ms", "10000")
-            // Kafka's 3 s wait for more members of a new classic group, made short for tests.
-            .config("group.initial.rebalance.delay.ms", "200")
-            .start();
+    Map<String, String> config = new java.util.LinkedHashMap<>();
+    // A small offsets topic and quick KIP-848 heartbeats keep the group tests short.
+    config.put("offsets.topic.num.partitions", "6");
+    config.put("group.consumer.heartbeat.interval.ms", "500");
+    config.put("group.consumer.session.timeout.ms", "10000");
+    // Kafka's 3 s wait for more members of a new classic group, made short for tests.
+    config.put("group.initial.rebalance.delay.ms", "200");
+    cluster = E2e.kafkaCluster("KafkaClientsE2ETest", config);
     admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()));
   }
 

@@ -4,11 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.broker.log.LogManager;
 import dev.spool.testing.process.ProcessCluster;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -76,20 +73,13 @@ class KafkaCreatePartitionsE2ETest {
 
   @BeforeAll
   static void startCluster() throws Exception {
-    // Built by hand: the JUnit extension has no Kafka listeners to offer.
-    Path dir = Path.of("target", "spool-clusters", "KafkaCreatePartitionsE2ETest").toAbsolutePath();
-    if (Files.exists(dir)) {
-      LogManager.deleteRecursively(dir);
-    }
     cluster =
-        ProcessCluster.builder()
-            .nodes(3)
-            .dir(dir)
-            .kafkaListeners(true)
-            .config("offsets.topic.num.partitions", "3")
-            .config("group.consumer.heartbeat.interval.ms", "300")
-            .config("group.consumer.session.timeout.ms", "10000")
-            .start();
+        E2e.kafkaCluster(
+            "KafkaCreatePartitionsE2ETest",
+            Map.of(
+                "offsets.topic.num.partitions", "3",
+                "group.consumer.heartbeat.interval.ms", "300",
+                "group.consumer.session.timeout.ms", "10000"));
     admin =
         Admin.create(
             Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.kafkaBootstrapServers()));

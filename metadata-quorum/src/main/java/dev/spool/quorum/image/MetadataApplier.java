@@ -175,32 +175,11 @@ public final class MetadataApplier {
     if (t == null) {
       return reject(ErrorCode.UNKNOWN_TOPIC_ID, "no topic with id " + r.getTopicId());
     }
-    if (r.getPartition() != t.partitionCount()) {
-      return reject(
-          ErrorCode.INVALID_PARTITIONS,
-          "partition "
-              + r.getPartition()
-              + " of '"
-              + t.name()
-              + "' is not the next one ("
-              + t.partitionCount()
-              + ")");
-    }
-    String problem = checkAssignment(r.getReplicasList(), r.getIsrList(), r.getLeader());
-    if (problem != null) {
-      return reject(ErrorCode.INVALID_REQUEST, t.name() + "-" + r.getPartition() + ": " + problem);
-    }
     List<PartitionState> ps = new ArrayList<>(t.partitions());
-    ps.add(
-        new PartitionState(
-            t.id(),
-            t.name(),
-            r.getPartition(),
-            r.getReplicasList(),
-            r.getIsrList(),
-            r.getLeader(),
-            r.getLeaderEpoch(),
-            r.getPartitionEpoch()));
+    RecordResult refused = append(t, ps, r);
+    if (refused != null) {
+      return refused;
+    }
     b.putTopic(t.withPartitions(ps));
     return OK;
   }
@@ -224,34 +203,51 @@ public final class MetadataApplier {
     if (r.getPartitionsCount() == 0) {
       return reject(ErrorCode.INVALID_PARTITIONS, "no partitions to add to '" + t.name() + "'");
     }
+    // Built on a copy and published only when every partition passed: all or nothing.
     List<PartitionState> ps = new ArrayList<>(t.partitions());
     for (PartitionRecord p : r.getPartitionsList()) {
-      String problem = null;
-      if (!p.getTopicId().equals(t.id())) {
-        problem = "carries topic id " + p.getTopicId();
-      } else if (p.getPartition() != ps.size()) {
-        problem = "is not the next partition (" + ps.size() + ")";
-      } else {
-        problem = checkAssignment(p.getReplicasList(), p.getIsrList(), p.getLeader());
+      RecordResult refused = append(t, ps, p);
+      if (refused != null) {
+        return refused;
       }
-      if (problem != null) {
-        return reject(
-            ErrorCode.INVALID_REQUEST,
-            t.name() + "-" + p.getPartition() + ": " + problem + "; nothing added");
-      }
-      ps.add(
-          new PartitionState(
-              t.id(),
-              t.name(),
-              p.getPartition(),
-              p.getReplicasList(),
-              p.getIsrList(),
-              p.getLeader(),
-              p.getLeaderEpoch(),
-              p.getPartitionEpoch()));
     }
     b.putTopic(t.withPartitions(ps));
     return OK;
+  }
+
+  /** Appends {@code r} to {@code ps} (topic {@code t}'s partitions) if it is the next one. */
+  private static RecordResult append(TopicImage t, List<PartitionState> ps, PartitionRecord r) {
+    if (!r.getTopicId().equals(t.id())) {
+      return reject(
+          ErrorCode.INVALID_REQUEST,
+          t.name() + "-" + r.getPartition() + " carries topic id " + r.getTopicId());
+    }
+    if (r.getPartition() != ps.size()) {
+      return reject(
+          ErrorCode.INVALID_PARTITIONS,
+          "partition "
+              + r.getPartition()
+              + " of '"
+              + t.name()
+              + "' is not the next one ("
+              + ps.size()
+              + ")");
+    }
+    String problem = checkAssignment(r.getReplicasList(), r.getIsrList(), r.getLeader());
+    if (problem != null) {
+      return reject(ErrorCode.INVALID_REQUEST, t.name() + "-" + r.getPartition() + ": " + problem);
+    }
+    ps.add(
+        new PartitionState(
+            t.id(),
+            t.name(),
+            r.getPartition(),
+            r.getReplicasList(),
+            r.getIsrList(),
+            r.getLeader(),
+            r.getLeaderEpoch(),
+            r.getPartitionEpoch()));
+    return null;
   }
 
   private static RecordResult partitionChange(ImageBuilder b, PartitionChangeRecord r) {

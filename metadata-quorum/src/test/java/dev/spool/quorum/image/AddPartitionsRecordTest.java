@@ -86,7 +86,7 @@ class AddPartitionsRecordTest {
                     .setPartitions(
                         0, good.getAddPartitions().getPartitions(0).toBuilder().setPartition(3)))
             .build();
-    assertRefused(ErrorCode.INVALID_REQUEST, "not the next partition", gap);
+    assertRefused(ErrorCode.INVALID_PARTITIONS, "is not the next one (2)", gap);
     MetadataRecord foreign =
         good.toBuilder()
             .setAddPartitions(
