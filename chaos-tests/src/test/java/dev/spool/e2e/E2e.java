@@ -1,16 +1,30 @@
 package dev.spool.e2e;
 
+import dev.spool.broker.log.LogManager;
+import dev.spool.cli.CliContext;
+import dev.spool.cli.SpoolCommand;
 import dev.spool.client.Admin;
 import dev.spool.client.NewTopic;
 import dev.spool.common.TopicPartition;
 import dev.spool.testing.SpoolCluster;
+import dev.spool.testing.process.ProcessCluster;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** Shared pieces of the end-to-end tests: how long a cluster may take, topics. */
+/**
+ * Shared pieces of the end-to-end tests: how long a cluster may take, topics, the command line, a
+ * cluster with Kafka listeners.
+ */
 final class E2e {
   static final Duration READY = Duration.ofSeconds(60);
 
@@ -27,5 +41,42 @@ final class E2e {
       tps.add(new TopicPartition(topic, i));
     }
     return tps;
+  }
+
+  /** Runs {@code spool ARGS -b BOOTSTRAP} in this JVM; returns exit code, stdout and stderr. */
+  static String[] cli(SpoolCluster c, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    CliContext ctx =
+        new CliContext(
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            new ByteArrayInputStream(new byte[0]),
+            Map.of(),
+            c.dir());
+    List<String> all = new ArrayList<>(List.of(args));
+    all.add("-b");
+    all.add(c.bootstrapServers());
+    int code = SpoolCommand.run(ctx, all.toArray(new String[0]));
+    return new String[] {
+      Integer.toString(code),
+      out.toString(StandardCharsets.UTF_8),
+      err.toString(StandardCharsets.UTF_8)
+    };
+  }
+
+  /**
+   * Three node processes, each with a Kafka listener, in {@code target/spool-clusters/NAME}
+   * (emptied first), with {@code config} on every node. Built by hand: the JUnit extension has no
+   * Kafka listeners to offer, so the caller stops it and dumps its logs on failure.
+   */
+  static ProcessCluster kafkaCluster(String name, Map<String, String> config) throws IOException {
+    Path dir = Path.of("target", "spool-clusters", name).toAbsolutePath();
+    if (Files.exists(dir)) {
+      LogManager.deleteRecursively(dir);
+    }
+    ProcessCluster.Builder b = ProcessCluster.builder().nodes(3).dir(dir).kafkaListeners(true);
+    config.forEach(b::config);
+    return b.start();
   }
 }

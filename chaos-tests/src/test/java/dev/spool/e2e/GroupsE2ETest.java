@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.spool.cli.CliContext;
-import dev.spool.cli.SpoolCommand;
 import dev.spool.client.Consumer;
 import dev.spool.client.ConsumerRecord;
 import dev.spool.client.OffsetAndMetadata;
@@ -20,9 +18,6 @@ import dev.spool.testing.ClusterMode;
 import dev.spool.testing.SpoolClusterTest;
 import dev.spool.testing.process.ProcessCluster;
 import dev.spool.testing.process.Signal;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -257,26 +252,8 @@ class GroupsE2ETest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Runs {@code spool ARGS -b BOOTSTRAP} in-process; returns exit code, stdout and stderr. */
   private static String[] cli(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    CliContext ctx =
-        new CliContext(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            new ByteArrayInputStream(new byte[0]),
-            Map.of(),
-            cluster.dir());
-    List<String> all = new ArrayList<>(List.of(args));
-    all.add("-b");
-    all.add(cluster.bootstrapServers());
-    int code = SpoolCommand.run(ctx, all.toArray(new String[0]));
-    return new String[] {
-      Integer.toString(code),
-      out.toString(StandardCharsets.UTF_8),
-      err.toString(StandardCharsets.UTF_8)
-    };
+    return E2e.cli(cluster, args);
   }
 
   private static JsonNode cliJson(String... args) throws Exception {

@@ -3,10 +3,8 @@ package dev.spool.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.spool.broker.log.LogManager;
 import dev.spool.chaos.fuzz.KafkaRequestFuzzer;
 import dev.spool.client.ReplicaLog;
 import dev.spool.common.TopicPartition;
@@ -26,7 +24,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
@@ -38,7 +35,6 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.DeletedRecords;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
-import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -53,7 +49,6 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -97,23 +92,14 @@ class KafkaClientsE2ETest {
 
   @BeforeAll
   static void startCluster() throws Exception {
-    // Built by hand: the JUnit extension has no Kafka listeners to offer.
-    Path dir = Path.of("target", "spool-clusters", "KafkaClientsE2ETest").toAbsolutePath();
-    if (Files.exists(dir)) {
-      LogManager.deleteRecursively(dir);
-    }
-    cluster =
-        ProcessCluster.builder()
-            .nodes(3)
-            .dir(dir)
-            .kafkaListeners(true)
-            // A small offsets topic and quick KIP-848 heartbeats keep the group tests short.
-            .config("offsets.topic.num.partitions", "6")
-            .config("group.consumer.heartbeat.interval.ms", "500")
-            .config("group.consumer.session.timeout.ms", "10000")
-            // Kafka's 3 s wait for more members of a new classic group, made short for tests.
-            .config("group.initial.rebalance.delay.ms", "200")
-            .start();
+    Map<String, String> config = new java.util.LinkedHashMap<>();
+    // A small offsets topic and quick KIP-848 heartbeats keep the group tests short.
+    config.put("offsets.topic.num.partitions", "6");
+    config.put("group.consumer.heartbeat.interval.ms", "500");
+    config.put("group.consumer.session.timeout.ms", "10000");
+    // Kafka's 3 s wait for more members of a new classic group, made short for tests.
+    config.put("group.initial.rebalance.delay.ms", "200");
+    cluster = E2e.kafkaCluster("KafkaClientsE2ETest", config);
     admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()));
   }
 
@@ -451,7 +437,7 @@ class KafkaClientsE2ETest {
    * wrote; deleteRecords moves the log start, so a consumer from the earliest offset starts there;
    * every replica takes the new start through replication, so it holds after the leader is killed
    * and another takes over; -1 deletes up to the high watermark (Spool's own Admin this time).
-   * describeLogDirs lists each broker's replica; createPartitions is refused as unsupported.
+   * describeLogDirs lists each broker's replica (createPartitions: KafkaCreatePartitionsE2ETest).
    */
   @Test
   @Order(5)
@@ -511,10 +497,6 @@ class KafkaClientsE2ETest {
           assertTrue(replica != null && replica.size() > 0, "broker " + broker + ": " + d);
           assertFalse(replica.isFuture());
         });
-
-    var grow = admin.createPartitions(Map.of("trimmed", NewPartitions.increaseTo(2))).all();
-    var refused = assertThrows(ExecutionException.class, () -> grow.get(30, TimeUnit.SECONDS));
-    assertTrue(refused.getCause() instanceof UnsupportedVersionException, refused.toString());
   }
 
   /**

@@ -2,10 +2,12 @@ package dev.spool.cli;
 
 import dev.spool.client.Admin;
 import dev.spool.client.ConfigEntry;
+import dev.spool.client.NewPartitions;
 import dev.spool.client.NewTopic;
 import dev.spool.client.ReplicaLog;
 import dev.spool.client.TopicDescription;
 import dev.spool.common.TopicPartition;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -15,6 +17,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -22,7 +25,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "topic",
     mixinStandardHelpOptions = true,
-    description = "Create, list, describe and delete topics.",
+    description = "Create, list, describe, grow, configure and delete topics.",
     subcommands = {
       TopicCommand.Create.class,
       TopicCommand.ListTopics.class,
@@ -350,7 +353,14 @@ final class TopicCommand implements Callable<Integer> {
   @Command(
       name = "alter",
       mixinStandardHelpOptions = true,
-      description = "Set or reset topic configs.")
+      description = {
+        "Grow a topic's partition count, or set or reset topic configs.",
+        "A partition count only grows (Kafka's CreatePartitions): producers with the default"
+            + " partitioner send keyed records of the same key to another partition afterwards,"
+            + " and producers, consumers and groups find the new partitions at their next"
+            + " metadata refresh (metadata.max.age.ms). With both --partitions and configs, the"
+            + " partitions grow first."
+      })
   static final class Alter implements Callable<Integer> {
     private final CliContext ctx;
     @Spec CommandSpec spec;
@@ -358,6 +368,26 @@ final class TopicCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "NAME")
     String name;
+
+    @Option(
+        names = "--partitions",
+        paramLabel = "N",
+        description = "The new partition count; larger than the current one.")
+    Integer partitions;
+
+    @Option(
+        names = "--replica-assignment",
+        paramLabel = "LIST",
+        description =
+            "Replicas of each new partition, as kafka-topics takes them: partitions separated by"
+                + " ',', a partition's brokers by ':', preferred leader first (e.g. 1:2,2:3 for"
+                + " two new partitions; default: placed by the controller).")
+    String replicaAssignment;
+
+    @Option(
+        names = "--validate-only",
+        description = "Check the new partition count (and assignment); change nothing.")
+    boolean validateOnly;
 
     @Option(names = "--set", paramLabel = "k=v", description = "Set a config (repeatable).")
     List<String> set;
@@ -368,19 +398,111 @@ final class TopicCommand implements Callable<Integer> {
         description = "Return a config to its default (repeatable).")
     List<String> delete;
 
+    @Option(
+        names = "--json",
+        description =
+            "Print {\"topic\", \"partitions\" (the new count, null when not changed),"
+                + " \"validateOnly\", \"set\": {k: v}, \"delete\": [k]}.")
+    boolean json;
+
     Alter(CliContext ctx) {
       this.ctx = ctx;
     }
 
     @Override
     public Integer call() {
-      try (Admin a = admin.open(ctx, spec)) {
-        a.alterConfigs(
-                name, KeyValues.parse(set, "--set", spec), delete == null ? List.of() : delete)
-            .join();
+      Map<String, String> toSet = KeyValues.parse(set, "--set", spec);
+      List<String> toDelete = delete == null ? List.of() : delete;
+      boolean configs = !toSet.isEmpty() || !toDelete.isEmpty();
+      if (partitions == null && !configs) {
+        throw new ParameterException(
+            spec.commandLine(), "give --partitions N, or configs with --set / --delete");
       }
-      ctx.out().println("Updated configs of topic " + name + ".");
+      if (partitions == null && (replicaAssignment != null || validateOnly)) {
+        throw new ParameterException(
+            spec.commandLine(), "--replica-assignment and --validate-only need --partitions");
+      }
+      if (validateOnly && configs) {
+        throw new ParameterException(
+            spec.commandLine(), "--validate-only checks --partitions only; drop --set / --delete");
+      }
+      NewPartitions grow = partitions == null ? null : newPartitions();
+      try (Admin a = admin.open(ctx, spec)) {
+        if (grow != null) {
+          a.createPartitions(Map.of(name, grow), validateOnly).join();
+        }
+        if (configs) {
+          a.alterConfigs(name, toSet, toDelete).join();
+        }
+      }
+      if (json) {
+        JsonLines.write(
+            ctx.out(),
+            g -> {
+              g.writeStartObject();
+              g.writeStringField("topic", name);
+              if (partitions == null) {
+                g.writeNullField("partitions");
+              } else {
+                g.writeNumberField("partitions", partitions);
+              }
+              g.writeBooleanField("validateOnly", validateOnly);
+              g.writeObjectFieldStart("set");
+              for (Map.Entry<String, String> e : toSet.entrySet()) {
+                g.writeStringField(e.getKey(), e.getValue());
+              }
+              g.writeEndObject();
+              g.writeArrayFieldStart("delete");
+              for (String k : toDelete) {
+                g.writeString(k);
+              }
+              g.writeEndArray();
+              g.writeEndObject();
+            });
+        return ExitCodes.OK;
+      }
+      if (grow != null) {
+        ctx.out()
+            .println(
+                validateOnly
+                    ? "Topic "
+                        + name
+                        + " can grow to "
+                        + partitions
+                        + " partitions (validated only)."
+                    : "Topic " + name + " now has " + partitions + " partitions.");
+      }
+      if (configs) {
+        ctx.out().println("Updated configs of topic " + name + ".");
+      }
       return ExitCodes.OK;
+    }
+
+    private NewPartitions newPartitions() {
+      if (replicaAssignment == null || replicaAssignment.isBlank()) {
+        return NewPartitions.increaseTo(partitions);
+      }
+      List<List<Integer>> assignments = new ArrayList<>();
+      for (String partition : replicaAssignment.split(",", -1)) {
+        List<Integer> replicas = new ArrayList<>();
+        for (String broker : partition.split(":", -1)) {
+          try {
+            replicas.add(Integer.parseInt(broker.trim()));
+          } catch (NumberFormatException e) {
+            throw new ParameterException(
+                spec.commandLine(),
+                "--replica-assignment expects broker ids like 1:2,2:3, got '"
+                    + replicaAssignment
+                    + "'");
+          }
+        }
+        assignments.add(replicas);
+      }
+      try {
+        return NewPartitions.increaseTo(partitions, assignments);
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(spec.commandLine(), "--replica-assignment: " + e.getMessage());
+      }
     }
   }
 

@@ -17,6 +17,8 @@ import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.BrokerInfo;
+import dev.spool.protocol.message.CreatePartitionsRequest;
+import dev.spool.protocol.message.CreatePartitionsResponse;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DeleteTopicsRequest;
@@ -212,6 +214,72 @@ public final class Admin implements AutoCloseable {
 
   public CompletableFuture<Void> createTopic(NewTopic topic) {
     return createTopics(List.of(topic));
+  }
+
+  /**
+   * Grows each topic to its new partition count, as Kafka's {@code Admin.createPartitions}. Fails
+   * with the first topic's error: INVALID_PARTITIONS (the count is not larger than the current
+   * one), UNKNOWN_TOPIC_OR_PARTITION, INVALID_REPLICA_ASSIGNMENT (an assignment naming an unknown
+   * or fenced broker, repeating one, or of the wrong size), INVALID_REPLICATION_FACTOR (too few
+   * live brokers to place the new partitions). Topics without an error grow even when another
+   * fails. Completes once the answering broker's metadata lists the new partitions with their
+   * leaders; producers and consumers find them at their next metadata refresh ({@code
+   * metadata.max.age.ms}).
+   */
+  public CompletableFuture<Void> createPartitions(Map<String, NewPartitions> newPartitions) {
+    return createPartitions(newPartitions, false);
+  }
+
+  /** {@link #createPartitions(Map)}; with {@code validateOnly} only checks, changing nothing. */
+  public CompletableFuture<Void> createPartitions(
+      Map<String, NewPartitions> newPartitions, boolean validateOnly) {
+    CreatePartitionsRequest.Builder req =
+        CreatePartitionsRequest.newBuilder()
+            .setTimeoutMs(brokerTimeoutMs)
+            .setValidateOnly(validateOnly);
+    newPartitions.forEach(
+        (name, n) -> {
+          CreatePartitionsRequest.Topic.Builder t =
+              CreatePartitionsRequest.Topic.newBuilder().setName(name).setCount(n.totalCount());
+          n.assignments()
+              .forEach(
+                  a ->
+                      t.addAssignments(
+                          CreatePartitionsRequest.Assignment.newBuilder().addAllReplicas(a)));
+          req.addTopics(t);
+        });
+    CreatePartitionsRequest request = req.build();
+    AtomicInteger attempts = new AtomicInteger();
+    return calls.call(
+        "CreatePartitions",
+        ApiKey.CREATE_PARTITIONS,
+        () -> {
+          attempts.incrementAndGet();
+          return request;
+        },
+        r -> {
+          List<SpoolException> errors = new ArrayList<>();
+          for (CreatePartitionsResponse.Result res :
+              r.body(CreatePartitionsResponse.class).getTopicsList()) {
+            NewPartitions asked = newPartitions.get(res.getName());
+            if (res.getErrorCode() == ErrorCode.INVALID_PARTITIONS
+                && attempts.get() > 1
+                && asked != null
+                && res.getCount() == asked.totalCount()) {
+              continue; // an earlier attempt that timed out did grow the topic
+            }
+            if (res.getErrorCode() != ErrorCode.NONE) {
+              SpoolException e =
+                  new SpoolException(
+                      res.getErrorCode(), topicMessage(res.getName(), res.getErrorMessage()));
+              if (e.retriable() && res.getErrorCode() != ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) {
+                return new Retry<>(e);
+              }
+              errors.add(e);
+            }
+          }
+          return errors.isEmpty() ? new Done<>(null) : new AdminCalls.Fail<>(errors.get(0));
+        });
   }
 
   /** Deletes the topics; fails with the first error (e.g. UNKNOWN_TOPIC_OR_PARTITION). */

@@ -9,6 +9,8 @@ import dev.spool.protocol.message.ApiVersionsRequest;
 import dev.spool.protocol.message.ApiVersionsResponse;
 import dev.spool.protocol.message.ConsumerGroupHeartbeatRequest;
 import dev.spool.protocol.message.ConsumerGroupHeartbeatResponse;
+import dev.spool.protocol.message.CreatePartitionsRequest;
+import dev.spool.protocol.message.CreatePartitionsResponse;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DeleteGroupsRequest;
@@ -80,6 +82,9 @@ public final class ApiMessages {
     PARSERS.put(
         ApiKey.CREATE_TOPICS,
         new Pair(CreateTopicsRequest.parser(), CreateTopicsResponse.parser()));
+    PARSERS.put(
+        ApiKey.CREATE_PARTITIONS,
+        new Pair(CreatePartitionsRequest.parser(), CreatePartitionsResponse.parser()));
     PARSERS.put(
         ApiKey.DELETE_TOPICS,
         new Pair(DeleteTopicsRequest.parser(), DeleteTopicsResponse.parser()));

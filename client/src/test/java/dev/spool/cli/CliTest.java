@@ -8,6 +8,8 @@ import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.BrokerInfo;
+import dev.spool.protocol.message.CreatePartitionsRequest;
+import dev.spool.protocol.message.CreatePartitionsResponse;
 import dev.spool.protocol.message.DeleteRecordsRequest;
 import dev.spool.protocol.message.DeleteRecordsResponse;
 import dev.spool.protocol.message.DescribeClusterResponse;
@@ -308,6 +310,92 @@ class CliTest {
     String text = cli.run("", "topic", "describe", "orders", "--logs").out();
     assertTrue(text.contains("Broker: 1") && text.contains("DirtyRatio: 0.250"), text);
     assertTrue(text.contains("LastClean: never"), text);
+  }
+
+  /**
+   * topic alter --partitions sends CreatePartitions with the parsed assignment and prints the new
+   * count; the controller's refusal comes out as its error code with exit 1, and malformed options
+   * never reach the cluster (exit 2). The controller's own checks run against a real cluster in
+   * PartitionGrowthE2ETest.
+   */
+  @Test
+  void shouldGrowPartitionsThroughTopicAlter() {
+    List<CreatePartitionsRequest> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
+    cluster
+        .brokers()
+        .forEach(
+            b ->
+                b.handle(
+                    ApiKey.CREATE_PARTITIONS,
+                    (req, out) -> {
+                      CreatePartitionsRequest r = req.body(CreatePartitionsRequest.class);
+                      sent.add(r);
+                      CreatePartitionsRequest.Topic t = r.getTopics(0);
+                      CreatePartitionsResponse.Result.Builder res =
+                          CreatePartitionsResponse.Result.newBuilder()
+                              .setName(t.getName())
+                              .setCount(Math.max(2, t.getCount()));
+                      if (t.getCount() <= 2) {
+                        res.setErrorCode(ErrorCode.INVALID_PARTITIONS)
+                            .setErrorMessage("topic 'orders' already has 2 partitions");
+                      }
+                      out.reply(CreatePartitionsResponse.newBuilder().addTopics(res).build());
+                    }));
+
+    CliRunner.Result grown =
+        cli.run(
+            "",
+            "topic",
+            "alter",
+            "orders",
+            "--partitions",
+            "4",
+            "--replica-assignment",
+            "1:2,2:1",
+            "--json");
+    assertEquals(0, grown.exitCode(), grown.toString());
+    Map<String, Object> json = Json.object(grown.out());
+    assertEquals("orders", json.get("topic"));
+    assertEquals(4, ((Number) json.get("partitions")).intValue());
+    assertEquals(false, json.get("validateOnly"));
+    CreatePartitionsRequest first = sent.get(0);
+    assertEquals(4, first.getTopics(0).getCount());
+    assertEquals(
+        List.of(List.of(1, 2), List.of(2, 1)),
+        first.getTopics(0).getAssignmentsList().stream()
+            .map(CreatePartitionsRequest.Assignment::getReplicasList)
+            .toList());
+    assertTrue(!first.getValidateOnly());
+
+    CliRunner.Result checked =
+        cli.run("", "topic", "alter", "orders", "--partitions", "5", "--validate-only");
+    assertEquals(0, checked.exitCode(), checked.toString());
+    assertEquals(
+        List.of("Topic orders can grow to 5 partitions (validated only)."), checked.outLines());
+    assertTrue(sent.get(1).getValidateOnly());
+
+    CliRunner.Result same = cli.run("", "topic", "alter", "orders", "--partitions", "2");
+    assertEquals(1, same.exitCode(), same.toString());
+    assertTrue(same.err().startsWith("error: INVALID_PARTITIONS"), same.toString());
+    assertTrue(same.err().contains("already has 2 partitions"), same.toString());
+
+    int before = sent.size();
+    for (String[] bad :
+        List.of(
+            new String[] {"topic", "alter", "orders"},
+            new String[] {
+              "topic", "alter", "orders", "--partitions", "3", "--replica-assignment", "1:x"
+            },
+            new String[] {
+              "topic", "alter", "orders", "--partitions", "3", "--replica-assignment", "1:1"
+            },
+            new String[] {
+              "topic", "alter", "orders", "--validate-only", "--set", "retention.ms=1"
+            })) {
+      CliRunner.Result r = cli.run("", bad);
+      assertEquals(2, r.exitCode(), r.toString());
+    }
+    assertEquals(before, sent.size(), "a usage error sends nothing");
   }
 
   /**

@@ -301,6 +301,7 @@ public final class Broker implements AutoCloseable {
         .register(ApiKey.OFFSET_FOR_LEADER_EPOCH, h.offsetForLeaderEpoch())
         .register(ApiKey.INIT_PRODUCER_ID, h.initProducerId())
         .register(ApiKey.CREATE_TOPICS, h.createTopics())
+        .register(ApiKey.CREATE_PARTITIONS, h.createPartitions())
         .register(ApiKey.DELETE_TOPICS, h.deleteTopics())
         .register(ApiKey.ELECT_LEADERS, h.electLeaders())
         .register(ApiKey.ALTER_CONFIGS, h.alterConfigs())

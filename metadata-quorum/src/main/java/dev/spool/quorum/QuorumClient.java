@@ -2,6 +2,8 @@ package dev.spool.quorum;
 
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
+import dev.spool.protocol.message.CreatePartitionsRequest;
+import dev.spool.protocol.message.CreatePartitionsResponse;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DeleteTopicsRequest;
@@ -48,6 +50,9 @@ public interface QuorumClient extends AutoCloseable {
   CompletableFuture<AlterPartitionResponse> alterPartition(AlterPartitionRequest request);
 
   CompletableFuture<CreateTopicsResponse> createTopics(CreateTopicsRequest request);
+
+  /** Grows topics' partition counts; per-topic errors (INVALID_PARTITIONS, ...) in the answer. */
+  CompletableFuture<CreatePartitionsResponse> createPartitions(CreatePartitionsRequest request);
 
   CompletableFuture<DeleteTopicsResponse> deleteTopics(DeleteTopicsRequest request);
 

@@ -50,6 +50,7 @@ final class KafkaApis {
               KafkaApi.OFFSET_FOR_LEADER_EPOCH,
               KafkaApi.INIT_PRODUCER_ID,
               KafkaApi.CREATE_TOPICS,
+              KafkaApi.CREATE_PARTITIONS,
               KafkaApi.DELETE_TOPICS,
               KafkaApi.ELECT_LEADERS,
               KafkaApi.DESCRIBE_CLUSTER,
@@ -106,6 +107,10 @@ final class KafkaApis {
               .thenApply(resp -> OffsetsCodec.offsetForLeaderEpochToKafka(r, resp));
       case INIT_PRODUCER_ID -> initProducerId(r);
       case CREATE_TOPICS -> createTopics(r);
+      case CREATE_PARTITIONS ->
+          h.createPartitions()
+              .call(TopicAdminCodec.createPartitionsToSpool(r))
+              .thenApply(resp -> TopicAdminCodec.createPartitionsToKafka(r, resp));
       case DELETE_TOPICS -> {
         var call = TopicAdminCodec.deleteTopicsToSpool(r, ctx.image());
         yield h.deleteTopics()

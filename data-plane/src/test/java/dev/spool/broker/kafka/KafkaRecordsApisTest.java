@@ -41,9 +41,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * DeleteRecords, DescribeLogDirs, DescribeProducers and the refused CreatePartitions on the Kafka
- * listener, against a real broker core ({@link HandlerTestBroker}: broker 1 leads orders-0 and
- * follows orders-1), with Kafka's own classes encoding the requests and parsing the answers.
+ * DeleteRecords, DescribeLogDirs, DescribeProducers and CreatePartitions on the Kafka listener,
+ * against a real broker core ({@link HandlerTestBroker}: broker 1 leads orders-0 and follows
+ * orders-1), with Kafka's own classes encoding the requests and parsing the answers.
  */
 @Tag("unit")
 @Timeout(30)
@@ -295,19 +295,33 @@ class KafkaRecordsApisTest {
         r.data().topics().get(1).partitions().get(0).errorCode());
   }
 
-  /** Spool cannot grow a topic's partitions yet: Kafka's answer for an unsupported API. */
+  /**
+   * CreatePartitions is served at every version Kafka's clients send, and forwarded: with no quorum
+   * to answer (this core has none), each topic gets Kafka's REQUEST_TIMED_OUT with Spool's reason.
+   * The real growth, through a quorum, is in the end-to-end tests.
+   */
   @Test
-  void shouldRefuseCreatePartitionsAsUnsupported() throws Exception {
-    CreatePartitionsRequestData.CreatePartitionsTopicCollection topics =
-        new CreatePartitionsRequestData.CreatePartitionsTopicCollection();
-    topics.add(
-        new CreatePartitionsRequestData.CreatePartitionsTopic().setName("orders").setCount(4));
-    CreatePartitionsResponse r =
-        call(new CreatePartitionsRequestData().setTopics(topics).setTimeoutMs(1000), (short) 3);
-    assertEquals(Errors.UNSUPPORTED_VERSION.code(), r.data().results().get(0).errorCode());
-    assertTrue(
-        r.data().results().get(0).errorMessage().contains("partition count"),
-        r.data().results().get(0).errorMessage());
-    assertFalse(fx.apis.served().stream().anyMatch(a -> a.name().equals("CREATE_PARTITIONS")));
+  void shouldServeCreatePartitionsAtEveryVersionAndForwardIt() throws Exception {
+    assertTrue(fx.apis.served().stream().anyMatch(a -> a.name().equals("CREATE_PARTITIONS")));
+    for (short v = 0; v <= 3; v++) {
+      CreatePartitionsRequestData.CreatePartitionsTopicCollection topics =
+          new CreatePartitionsRequestData.CreatePartitionsTopicCollection();
+      topics.add(
+          new CreatePartitionsRequestData.CreatePartitionsTopic()
+              .setName("orders")
+              .setCount(4)
+              .setAssignments(
+                  List.of(
+                      new CreatePartitionsRequestData.CreatePartitionsAssignment()
+                          .setBrokerIds(List.of(1)),
+                      new CreatePartitionsRequestData.CreatePartitionsAssignment()
+                          .setBrokerIds(List.of(2)))));
+      CreatePartitionsResponse r =
+          call(new CreatePartitionsRequestData().setTopics(topics).setTimeoutMs(1000), v);
+      assertEquals(1, r.data().results().size(), "v" + v);
+      assertEquals("orders", r.data().results().get(0).name());
+      assertEquals(Errors.REQUEST_TIMED_OUT.code(), r.data().results().get(0).errorCode(), "v" + v);
+      assertFalse(r.data().results().get(0).errorMessage().isEmpty());
+    }
   }
 }

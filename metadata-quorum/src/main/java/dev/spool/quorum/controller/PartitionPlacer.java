@@ -10,9 +10,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Places the replicas of a new topic's partitions on brokers. Pure: the only varying input is
- * {@code startIndex} (the caller draws it from a seeded random), which rotates tie-breaks so that
- * consecutive topics do not all start on the same broker (the idea of Kafka's striped placer).
+ * Places the replicas of a new topic's partitions (or of partitions added to a topic) on brokers.
+ * Pure: the only varying input is {@code startIndex} (the caller draws it from a seeded random),
+ * which rotates tie-breaks so that consecutive topics do not all start on the same broker (the idea
+ * of Kafka's striped placer).
  *
  * <p>Per partition, replicas are chosen greedily: a broker on a rack this partition does not use
  * yet first (when brokers name racks), then the fewest replicas of this topic so far, then the
@@ -29,6 +30,23 @@ public final class PartitionPlacer {
    */
   public static List<List<Integer>> place(
       List<BrokerRegistration> brokers, int partitions, int replicationFactor, int startIndex) {
+    return place(brokers, List.of(), partitions, replicationFactor, startIndex);
+  }
+
+  /**
+   * Places {@code partitions} more partitions of a topic whose partitions so far have the replica
+   * lists {@code existing} (preferred leader first): those count as load already taken, so a grown
+   * topic ends as balanced as one created with the final count would start.
+   *
+   * @param brokers eligible brokers (at least {@code replicationFactor})
+   * @return per new partition the replica list, preferred leader first
+   */
+  public static List<List<Integer>> place(
+      List<BrokerRegistration> brokers,
+      List<List<Integer>> existing,
+      int partitions,
+      int replicationFactor,
+      int startIndex) {
     if (replicationFactor > brokers.size() || replicationFactor < 1) {
       throw new IllegalArgumentException(
           "replication factor " + replicationFactor + " with " + brokers.size() + " brokers");
@@ -37,6 +55,12 @@ public final class PartitionPlacer {
     int n = ordered.size();
     Map<Integer, Integer> replicaCount = new HashMap<>();
     Map<Integer, Integer> leaderCount = new HashMap<>();
+    for (List<Integer> replicas : existing) {
+      replicas.forEach(id -> replicaCount.merge(id, 1, Integer::sum));
+      if (!replicas.isEmpty()) {
+        leaderCount.merge(replicas.get(0), 1, Integer::sum);
+      }
+    }
     List<List<Integer>> result = new ArrayList<>(partitions);
     for (int p = 0; p < partitions; p++) {
       int rotation = Math.floorMod(startIndex + p, n);

@@ -2,6 +2,7 @@ package dev.spool.quorum.controller;
 
 import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.AlterConfigsResponse;
+import dev.spool.protocol.message.CreatePartitionsResponse;
 import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DeleteTopicsResponse;
 import dev.spool.protocol.message.ElectLeadersResponse;
@@ -61,6 +62,23 @@ public final class ReplyFinisher {
                 b.getTopics(i).toBuilder()
                     .setErrorCode(r.getErrorCode())
                     .setErrorMessage(r.getErrorMessage()));
+          }
+        }
+      }
+      case CREATE_PARTITIONS -> {
+        // A rejected AddPartitionsRecord (another growth of the topic committed first) fails the
+        // topic and added nothing; the answer carries the count that stands.
+        CreatePartitionsResponse.Builder b = reply.getCreatePartitionsBuilder();
+        for (int i = 0; i < b.getTopicsCount(); i++) {
+          RecordResult r = firstError(errors, i);
+          if (r != null && b.getTopics(i).getErrorCode() == ErrorCode.NONE) {
+            TopicImage t = after.topic(b.getTopics(i).getName());
+            b.setTopics(
+                i,
+                b.getTopics(i).toBuilder()
+                    .setErrorCode(r.getErrorCode())
+                    .setErrorMessage(r.getErrorMessage())
+                    .setCount(t == null ? 0 : t.partitionCount()));
           }
         }
       }

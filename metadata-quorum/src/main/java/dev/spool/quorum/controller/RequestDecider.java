@@ -28,6 +28,8 @@ public final class RequestDecider {
       case ALTER_PARTITION -> PartitionDecisions.alterPartition(req.getAlterPartition(), image);
       case CREATE_TOPICS -> TopicDecisions.createTopics(req.getCreateTopics(), image, s, random);
       case DELETE_TOPICS -> TopicDecisions.deleteTopics(req.getDeleteTopics(), image);
+      case CREATE_PARTITIONS ->
+          PartitionGrowthDecisions.createPartitions(req.getCreatePartitions(), image, s, random);
       case ELECT_LEADERS -> PartitionDecisions.electLeaders(req.getElectLeaders(), image);
       case ALTER_CONFIGS -> TopicDecisions.alterConfigs(req.getAlterConfigs(), image);
       case ALLOCATE_PRODUCER_IDS ->

@@ -1,6 +1,7 @@
 package dev.spool.quorum.image;
 
 import dev.spool.common.ErrorCode;
+import dev.spool.quorum.message.AddPartitionsRecord;
 import dev.spool.quorum.message.ConfigRecord;
 import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.MetadataRecord;
@@ -88,6 +89,7 @@ public final class MetadataApplier {
               Change.SHUTDOWN);
       case TOPIC -> topic(b, r.getTopic());
       case PARTITION -> partition(b, r.getPartition());
+      case ADD_PARTITIONS -> addPartitions(b, r.getAddPartitions());
       case PARTITION_CHANGE -> partitionChange(b, r.getPartitionChange());
       case REMOVE_TOPIC -> removeTopic(b, r.getRemoveTopic());
       case CONFIG -> config(b, r.getConfig());
@@ -173,7 +175,54 @@ public final class MetadataApplier {
     if (t == null) {
       return reject(ErrorCode.UNKNOWN_TOPIC_ID, "no topic with id " + r.getTopicId());
     }
-    if (r.getPartition() != t.partitionCount()) {
+    List<PartitionState> ps = new ArrayList<>(t.partitions());
+    RecordResult refused = append(t, ps, r);
+    if (refused != null) {
+      return refused;
+    }
+    b.putTopic(t.withPartitions(ps));
+    return OK;
+  }
+
+  private static RecordResult addPartitions(ImageBuilder b, AddPartitionsRecord r) {
+    TopicImage t = b.topicById(r.getTopicId());
+    if (t == null) {
+      return reject(ErrorCode.UNKNOWN_TOPIC_ID, "no topic with id " + r.getTopicId());
+    }
+    if (t.partitionCount() != r.getExpectedPartitionCount()) {
+      return reject(
+          ErrorCode.INVALID_PARTITIONS,
+          "topic '"
+              + t.name()
+              + "' has "
+              + t.partitionCount()
+              + " partitions, not the "
+              + r.getExpectedPartitionCount()
+              + " this growth was decided on; nothing added");
+    }
+    if (r.getPartitionsCount() == 0) {
+      return reject(ErrorCode.INVALID_PARTITIONS, "no partitions to add to '" + t.name() + "'");
+    }
+    // Built on a copy and published only when every partition passed: all or nothing.
+    List<PartitionState> ps = new ArrayList<>(t.partitions());
+    for (PartitionRecord p : r.getPartitionsList()) {
+      RecordResult refused = append(t, ps, p);
+      if (refused != null) {
+        return refused;
+      }
+    }
+    b.putTopic(t.withPartitions(ps));
+    return OK;
+  }
+
+  /** Appends {@code r} to {@code ps} (topic {@code t}'s partitions) if it is the next one. */
+  private static RecordResult append(TopicImage t, List<PartitionState> ps, PartitionRecord r) {
+    if (!r.getTopicId().equals(t.id())) {
+      return reject(
+          ErrorCode.INVALID_REQUEST,
+          t.name() + "-" + r.getPartition() + " carries topic id " + r.getTopicId());
+    }
+    if (r.getPartition() != ps.size()) {
       return reject(
           ErrorCode.INVALID_PARTITIONS,
           "partition "
@@ -181,14 +230,13 @@ public final class MetadataApplier {
               + " of '"
               + t.name()
               + "' is not the next one ("
-              + t.partitionCount()
+              + ps.size()
               + ")");
     }
     String problem = checkAssignment(r.getReplicasList(), r.getIsrList(), r.getLeader());
     if (problem != null) {
       return reject(ErrorCode.INVALID_REQUEST, t.name() + "-" + r.getPartition() + ": " + problem);
     }
-    List<PartitionState> ps = new ArrayList<>(t.partitions());
     ps.add(
         new PartitionState(
             t.id(),
@@ -199,8 +247,7 @@ public final class MetadataApplier {
             r.getLeader(),
             r.getLeaderEpoch(),
             r.getPartitionEpoch()));
-    b.putTopic(t.withPartitions(ps));
-    return OK;
+    return null;
   }
 
   private static RecordResult partitionChange(ImageBuilder b, PartitionChangeRecord r) {

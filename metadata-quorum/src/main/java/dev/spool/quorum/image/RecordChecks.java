@@ -1,6 +1,7 @@
 package dev.spool.quorum.image;
 
 import dev.spool.common.ErrorCode;
+import dev.spool.quorum.message.AddPartitionsRecord;
 import dev.spool.quorum.message.ConfigRecord;
 import dev.spool.quorum.message.MetadataRecord;
 import dev.spool.quorum.message.PartitionChangeRecord;
@@ -41,6 +42,9 @@ public final class RecordChecks {
   /** Far above any replication factor (its config is capped at 32), far below harm. */
   static final int MAX_REPLICAS = 1024;
 
+  /** The controller's own bound on a topic's partition count is far lower (its config). */
+  static final int MAX_ADDED_PARTITIONS = 100_000;
+
   private static final Pattern LEGAL_NAME = Pattern.compile("[a-zA-Z0-9._-]+");
 
   private RecordChecks() {}
@@ -69,6 +73,7 @@ public final class RecordChecks {
     return switch (r.getRecordCase()) {
       case TOPIC -> topic(r.getTopic());
       case PARTITION -> partition(r.getPartition());
+      case ADD_PARTITIONS -> addPartitions(r.getAddPartitions());
       case PARTITION_CHANGE -> partitionChange(r.getPartitionChange());
       case CONFIG -> config(r.getConfig());
       case REGISTER_BROKER -> registerBroker(r.getRegisterBroker());
@@ -106,6 +111,19 @@ public final class RecordChecks {
   private static RecordResult partition(PartitionRecord p) {
     RecordResult idProblem = topicId(p.getTopicId());
     return idProblem != null ? idProblem : replicas(p.getReplicasList(), p.getIsrList());
+  }
+
+  private static RecordResult addPartitions(AddPartitionsRecord a) {
+    if (a.getPartitionsCount() > MAX_ADDED_PARTITIONS) {
+      return MetadataApplier.reject(
+          ErrorCode.INVALID_RECORD,
+          a.getPartitionsCount() + " partitions added at once: at most " + MAX_ADDED_PARTITIONS);
+    }
+    RecordResult problem = topicId(a.getTopicId());
+    for (int i = 0; problem == null && i < a.getPartitionsCount(); i++) {
+      problem = partition(a.getPartitions(i));
+    }
+    return problem;
   }
 
   private static RecordResult partitionChange(PartitionChangeRecord p) {

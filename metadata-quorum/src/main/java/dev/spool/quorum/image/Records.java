@@ -1,6 +1,7 @@
 package dev.spool.quorum.image;
 
 import dev.spool.common.HostPort;
+import dev.spool.quorum.message.AddPartitionsRecord;
 import dev.spool.quorum.message.BrokerShutdownRecord;
 import dev.spool.quorum.message.ConfigRecord;
 import dev.spool.quorum.message.FenceBrokerRecord;
@@ -89,6 +90,26 @@ public final class Records {
                 .setLeaderEpoch(leaderEpoch)
                 .setPartitionEpoch(partitionEpoch))
         .build();
+  }
+
+  /**
+   * Partitions {@code expectedCount}, {@code expectedCount + 1}, ... of a topic that has {@code
+   * expectedCount} now, one per replica list (preferred leader first), each with its whole replica
+   * set in sync and the first replica leading.
+   */
+  public static MetadataRecord addPartitions(
+      String topicId, int expectedCount, List<List<Integer>> replicasPerPartition) {
+    AddPartitionsRecord.Builder r =
+        AddPartitionsRecord.newBuilder()
+            .setTopicId(topicId)
+            .setExpectedPartitionCount(expectedCount);
+    for (int i = 0; i < replicasPerPartition.size(); i++) {
+      List<Integer> replicas = replicasPerPartition.get(i);
+      r.addPartitions(
+          partition(topicId, expectedCount + i, replicas, replicas, replicas.get(0), 0, 0)
+              .getPartition());
+    }
+    return MetadataRecord.newBuilder().setAddPartitions(r).build();
   }
 
   /** A change of {@code p} to the given leader/ISR, keeping its replicas. */

@@ -4,6 +4,8 @@ import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
+import dev.spool.protocol.message.CreatePartitionsRequest;
+import dev.spool.protocol.message.CreatePartitionsResponse;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DeleteTopicsRequest;
@@ -153,6 +155,13 @@ public final class RatisQuorumClient implements QuorumClient {
     return write(
         ControllerRequest.newBuilder().setCreateTopics(r).build(),
         ControllerReply::getCreateTopics);
+  }
+
+  @Override
+  public CompletableFuture<CreatePartitionsResponse> createPartitions(CreatePartitionsRequest r) {
+    return write(
+        ControllerRequest.newBuilder().setCreatePartitions(r).build(),
+        ControllerReply::getCreatePartitions);
   }
 
   @Override

@@ -8,6 +8,8 @@ import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
+import dev.spool.protocol.message.CreatePartitionsRequest;
+import dev.spool.protocol.message.CreatePartitionsResponse;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DeleteTopicsRequest;
@@ -72,6 +74,11 @@ class BrokerLifecycleTest {
 
     @Override
     public CompletableFuture<CreateTopicsResponse> createTopics(CreateTopicsRequest r) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public CompletableFuture<CreatePartitionsResponse> createPartitions(CreatePartitionsRequest r) {
       throw new UnsupportedOperationException();
     }
 

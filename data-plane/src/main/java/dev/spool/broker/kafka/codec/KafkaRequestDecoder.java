@@ -120,7 +120,7 @@ public final class KafkaRequestDecoder {
           request.errorResponse(
               Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, "Spool does not support transactions");
     } else if (api.isEmpty()) {
-      immediate = request.errorResponse(Errors.UNSUPPORTED_VERSION, notServed(key));
+      immediate = request.errorResponse(Errors.UNSUPPORTED_VERSION, key.name + " is not supported");
     } else if (!api.get().accepts(version)) {
       immediate =
           request.errorResponse(
@@ -132,14 +132,6 @@ public final class KafkaRequestDecoder {
     }
     return new KafkaRequest(
         key, version, header.correlationId(), header.clientId(), body, immediate);
-  }
-
-  private static String notServed(ApiKeys key) {
-    if (key == ApiKeys.CREATE_PARTITIONS) {
-      return "CreatePartitions is not supported: a Spool topic keeps the partition count it was"
-          + " created with (growing it is not implemented yet)";
-    }
-    return key.name + " is not supported";
   }
 
   private static RequestHeaderData parseHeader(ByteBufferAccessor in, ApiKeys key, short version) {

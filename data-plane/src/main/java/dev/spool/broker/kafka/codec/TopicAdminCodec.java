@@ -3,6 +3,8 @@ package dev.spool.broker.kafka.codec;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.HostPort;
 import dev.spool.protocol.message.BrokerInfo;
+import dev.spool.protocol.message.CreatePartitionsRequest;
+import dev.spool.protocol.message.CreatePartitionsResponse;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DeleteTopicsRequest;
@@ -21,6 +23,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.CreatePartitionsRequestData;
+import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
@@ -34,9 +38,9 @@ import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * InitProducerId, CreateTopics, DeleteTopics, ElectLeaders and DescribeCluster between Kafka and
- * Spool. The requests become Spool's (the broker forwards the admin ones to the metadata quorum);
- * the differences to Kafka's answers are written where they are made.
+ * InitProducerId, CreateTopics, CreatePartitions, DeleteTopics, ElectLeaders and DescribeCluster
+ * between Kafka and Spool. The requests become Spool's (the broker forwards the admin ones to the
+ * metadata quorum); the differences to Kafka's answers are written where they are made.
  *
  * <p>Threads: stateless; any thread.
  */
@@ -155,6 +159,46 @@ public final class TopicAdminCodec {
       topics.add(kt);
     }
     return r.respond(new CreateTopicsResponseData().setThrottleTimeMs(0).setTopics(topics));
+  }
+
+  // ---------------------------------------------------------------- CreatePartitions
+
+  /**
+   * Kafka's request as Spool's: the same fields. Kafka's null assignments (place them for me) and
+   * an empty list both become no assignments; each Kafka assignment is one new partition's
+   * replicas, in partition order, as in Spool's request.
+   */
+  public static CreatePartitionsRequest createPartitionsToSpool(KafkaRequest r) {
+    CreatePartitionsRequestData req = r.body();
+    CreatePartitionsRequest.Builder b =
+        CreatePartitionsRequest.newBuilder()
+            .setTimeoutMs(req.timeoutMs())
+            .setValidateOnly(req.validateOnly());
+    for (CreatePartitionsRequestData.CreatePartitionsTopic t : req.topics()) {
+      CreatePartitionsRequest.Topic.Builder tb =
+          CreatePartitionsRequest.Topic.newBuilder().setName(t.name()).setCount(t.count());
+      if (t.assignments() != null) {
+        for (CreatePartitionsRequestData.CreatePartitionsAssignment a : t.assignments()) {
+          tb.addAssignments(
+              CreatePartitionsRequest.Assignment.newBuilder().addAllReplicas(a.brokerIds()));
+        }
+      }
+      b.addTopics(tb);
+    }
+    return b.build();
+  }
+
+  public static KafkaResponse createPartitionsToKafka(
+      KafkaRequest r, CreatePartitionsResponse resp) {
+    List<CreatePartitionsResponseData.CreatePartitionsTopicResult> out = new ArrayList<>();
+    for (CreatePartitionsResponse.Result t : resp.getTopicsList()) {
+      out.add(
+          new CreatePartitionsResponseData.CreatePartitionsTopicResult()
+              .setName(t.getName())
+              .setErrorCode(KafkaErrors.code(t.getErrorCode()))
+              .setErrorMessage(KafkaErrors.message(t.getErrorMessage())));
+    }
+    return r.respond(new CreatePartitionsResponseData().setThrottleTimeMs(0).setResults(out));
   }
 
   // ---------------------------------------------------------------- DeleteTopics
