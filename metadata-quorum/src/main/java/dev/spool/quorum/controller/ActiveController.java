@@ -51,17 +51,6 @@ public final class ActiveController implements AutoCloseable {
   private long nextBalanceMs;
   private long lastTickMs = -1;
 
-  public ActiveController(
-      int nodeId,
-      long term,
-      ControllerSettings settings,
-      long tickIntervalMs,
-      Clock clock,
-      MetadataFeed feed,
-      RecordWriter writer) {
-    this(nodeId, term, settings, tickIntervalMs, clock, feed, writer, () -> true);
-  }
-
   /**
    * @param leadershipConfirmed whether this node's Raft leadership is confirmed by a majority of
    *     voters recently enough that no other controller can have been elected meanwhile; only then

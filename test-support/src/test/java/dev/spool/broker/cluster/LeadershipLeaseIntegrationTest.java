@@ -13,9 +13,7 @@ import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.PartitionMetadata;
 import dev.spool.protocol.message.ProduceResponse;
 import dev.spool.quorum.image.PartitionState;
-import dev.spool.record.MemoryRecords;
 import dev.spool.record.RecordBatch;
-import dev.spool.record.RecordBatchBuilder;
 import dev.spool.testing.SpoolClusterTest;
 import dev.spool.testing.inprocess.InProcessCluster;
 import java.nio.ByteBuffer;
@@ -24,10 +22,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.StreamSupport;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -45,45 +41,26 @@ class LeadershipLeaseIntegrationTest {
   private static final String TOPIC = "lease";
   private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
 
-  static InProcessCluster cluster;
-  static TestClient client;
+  private final TestClient client = new TestClient();
+  private InProcessCluster cluster;
 
-  @BeforeAll
-  static void start(InProcessCluster c) {
-    cluster = c;
-    client = new TestClient();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (client != null) {
-      client.close();
-    }
-  }
-
-  private static ByteBuffer batch(String value) {
-    return new RecordBatchBuilder(128)
-        .append(System.currentTimeMillis(), null, value.getBytes())
-        .build();
+  @AfterEach
+  void closeClient() {
+    client.close();
   }
 
   private static long checksum(ByteBuffer batch) {
     return RecordBatch.at(batch, batch.position()).checksum();
   }
 
-  private static List<Long> checksums(PartitionLog log, long upTo) {
-    ByteBuffer b = LogBytes.read(log, upTo);
-    return StreamSupport.stream(MemoryRecords.wrap(b).spliterator(), false)
-        .map(RecordBatch::checksum)
-        .toList();
-  }
-
-  private static PartitionState stateOn(int broker) {
+  private PartitionState stateOn(int broker) {
     return cluster.broker(broker).image().partition(TP);
   }
 
   @Test
-  void shouldRefuseWritesOnTheCutOffLeaderAndAcknowledgeOnTheNewOneLosingNothing() {
+  void shouldRefuseWritesOnTheCutOffLeaderAndAcknowledgeOnTheNewOneLosingNothing(
+      InProcessCluster cluster) {
+    this.cluster = cluster;
     Broker any = cluster.broker(1);
     assertEquals(ErrorCode.NONE, client.createTopic(any, TOPIC, 1, 3).getTopics(0).getErrorCode());
     Awaitility.await()
@@ -101,7 +78,7 @@ class LeadershipLeaseIntegrationTest {
     int old = stateOn(1).leader();
     Map<Long, Long> acked = new TreeMap<>(); // offset -> checksum of the acknowledged batch
     for (int i = 0; i < 5; i++) {
-      ByteBuffer b = batch("before-" + i);
+      ByteBuffer b = LogBytes.oneRecordBatch("before-" + i);
       ProduceResponse.PartitionResponse r = client.produce(cluster.broker(old), TOPIC, 0, -1, b);
       assertEquals(ErrorCode.NONE, r.getErrorCode(), r.getErrorMessage());
       acked.put(r.getBaseOffset(), checksum(b));
@@ -119,7 +96,7 @@ class LeadershipLeaseIntegrationTest {
         .until(
             () -> {
               ProduceResponse.PartitionResponse r =
-                  client.produce(zombie, TOPIC, 0, 1, batch("zombie-probe"));
+                  client.produce(zombie, TOPIC, 0, 1, LogBytes.oneRecordBatch("zombie-probe"));
               refused.set(r);
               return r.getErrorCode() == ErrorCode.NOT_LEADER_OR_FOLLOWER;
             });
@@ -131,7 +108,7 @@ class LeadershipLeaseIntegrationTest {
     assertEquals(old, stateOn(old).leader());
     long zombieEnd = onZombie.log().logEndOffset();
     ProduceResponse.PartitionResponse all =
-        client.produce(zombie, TOPIC, 0, -1, batch("zombie-acks-all"));
+        client.produce(zombie, TOPIC, 0, -1, LogBytes.oneRecordBatch("zombie-acks-all"));
     assertEquals(ErrorCode.NOT_LEADER_OR_FOLLOWER, all.getErrorCode(), all.getErrorMessage());
     assertEquals(zombieEnd, onZombie.log().logEndOffset(), "a refused produce appends nothing");
 
@@ -151,7 +128,7 @@ class LeadershipLeaseIntegrationTest {
         .atMost(30, TimeUnit.SECONDS)
         .until(
             () -> {
-              ByteBuffer b = batch("after-" + acked.size());
+              ByteBuffer b = LogBytes.oneRecordBatch("after-" + acked.size());
               ProduceResponse.PartitionResponse r =
                   client.produce(cluster.broker(newLeader.get()), TOPIC, 0, -1, b);
               if (r.getErrorCode() == ErrorCode.NONE) {
@@ -160,7 +137,7 @@ class LeadershipLeaseIntegrationTest {
               return r.getErrorCode() == ErrorCode.NONE;
             });
     for (int i = 0; i < 5; i++) {
-      ByteBuffer b = batch("during-" + i);
+      ByteBuffer b = LogBytes.oneRecordBatch("during-" + i);
       ProduceResponse.PartitionResponse r =
           client.produce(cluster.broker(newLeader.get()), TOPIC, 0, -1, b);
       assertEquals(ErrorCode.NONE, r.getErrorCode(), r.getErrorMessage());
@@ -192,7 +169,7 @@ class LeadershipLeaseIntegrationTest {
             });
     for (int id = 1; id <= 3; id++) {
       PartitionLog l = cluster.broker(id).logManager().get(TP).orElseThrow();
-      List<Long> sums = checksums(l, l.highWatermark());
+      List<Long> sums = LogBytes.checksums(l, l.highWatermark());
       for (Map.Entry<Long, Long> a : acked.entrySet()) {
         assertEquals(
             a.getValue(),
