@@ -67,6 +67,7 @@ public final class ReplicaManager implements AutoCloseable {
   private volatile ReplicaObserver observer = ReplicaObserver.NONE;
   private volatile BrokerMetrics metrics = BrokerMetrics.DISABLED;
   private volatile LeaseGuard leaseGuard;
+  private volatile boolean leaseInstalled;
   private boolean leaseHeldAtLastTick; // worker 0 only; a broker starts without a lease
   private volatile boolean closed;
 
@@ -99,6 +100,7 @@ public final class ReplicaManager implements AutoCloseable {
    */
   public void setLeadershipLease(BooleanSupplier held) {
     this.leaseGuard = new LeaseGuard(brokerId, held);
+    this.leaseInstalled = true;
   }
 
   /** Installs the follower fetchers (created after this manager: they read its partitions). */
@@ -538,6 +540,9 @@ public final class ReplicaManager implements AutoCloseable {
    * loss and return of the lease (the chaos timelines read these lines).
    */
   private void checkLease() {
+    if (!leaseInstalled) {
+      return; // nothing leads before the lifecycle (which installs the lease) brings metadata
+    }
     LeaseGuard guard = leaseGuard;
     boolean held = guard.holds();
     if (held != leaseHeldAtLastTick) {
