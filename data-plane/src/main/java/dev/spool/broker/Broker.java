@@ -225,7 +225,8 @@ public final class Broker implements AutoCloseable {
                   HostPort.parse(BrokerConfig.kafkaAdvertisedListener(config)),
                   server.boundPort(KafkaProtocol.LISTENER)));
     }
-    lifecycle = new BrokerLifecycle(lifecycleSettings, quorum, publisher[0]);
+    lifecycle = new BrokerLifecycle(lifecycleSettings, quorum, publisher[0], clock);
+    replicas.setLeadershipLease(lifecycle::holdsLeadershipLease);
     registerGauges(metrics, recoveryNs);
     lifecycle.start();
     log.info(

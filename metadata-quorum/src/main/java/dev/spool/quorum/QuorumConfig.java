@@ -169,7 +169,8 @@ public final class QuorumConfig {
           "broker.session.timeout.ms",
           1500,
           ConfigKey.between(50, 600_000),
-          "A broker without a heartbeat for this long is fenced and its partitions get new leaders.");
+          "A broker without a heartbeat for this long is fenced and its partitions get new leaders;"
+              + " a broker whose heartbeats went unanswered for this long stops leading first.");
   public static final ConfigKey<Integer> CLIENT_REQUEST_TIMEOUT_MS =
       DEF.intKey(
           "controller.quorum.request.timeout.ms",

@@ -27,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.ObjIntConsumer;
@@ -65,6 +66,9 @@ public final class ReplicaManager implements AutoCloseable {
   private volatile ReplicaFetcherManager fetchers;
   private volatile ReplicaObserver observer = ReplicaObserver.NONE;
   private volatile BrokerMetrics metrics = BrokerMetrics.DISABLED;
+  private volatile LeaseGuard leaseGuard;
+  private volatile boolean leaseInstalled;
+  private boolean leaseHeldAtLastTick; // worker 0 only; a broker starts without a lease
   private volatile boolean closed;
 
   public ReplicaManager(
@@ -86,6 +90,17 @@ public final class ReplicaManager implements AutoCloseable {
     this.brokerEpoch = brokerEpoch;
     this.fetchWaiters = fetchWaiters;
     this.logPrefix = "[node=" + brokerId + "]";
+    this.leaseGuard = LeaseGuard.alwaysHeld(brokerId);
+  }
+
+  /**
+   * Installs the broker's leadership lease (held while the active controller answered a heartbeat
+   * within the session timeout): without it this broker refuses produces to the partitions it leads
+   * ({@link LeaseGuard}). Until installed, the lease counts as held.
+   */
+  public void setLeadershipLease(BooleanSupplier held) {
+    this.leaseGuard = new LeaseGuard(brokerId, held);
+    this.leaseInstalled = true;
   }
 
   /** Installs the follower fetchers (created after this manager: they read its partitions). */
@@ -162,7 +177,7 @@ public final class ReplicaManager implements AutoCloseable {
     CompletableFuture<CompletableFuture<ProduceResult>> queued =
         onPartition(
             tp,
-            p -> p.appendAsLeader(records, acks, clientLeaderEpoch, timeoutMs),
+            p -> appendOnOwner(p, records, acks, clientLeaderEpoch, timeoutMs),
             () -> CompletableFuture.completedFuture(notHostedProduce(tp)));
     return queued
         .thenCompose(f -> f)
@@ -177,6 +192,17 @@ public final class ReplicaManager implements AutoCloseable {
                         + ": "
                         + rootMessage(e)
                         + "; nothing was written"));
+  }
+
+  /** One partition of a produce; owner thread. A leader without its lease appends nothing. */
+  private CompletableFuture<ProduceResult> appendOnOwner(
+      Partition p, ByteBuffer records, int acks, int clientLeaderEpoch, long timeoutMs) {
+    LeaseGuard guard = leaseGuard;
+    if (p.role() == ReplicaRole.LEADER && !guard.holds()) {
+      return CompletableFuture.completedFuture(guard.refusal(p.topicPartition()));
+    }
+    return guard.track(
+        p.topicPartition(), p.appendAsLeader(records, acks, clientLeaderEpoch, timeoutMs));
   }
 
   /**
@@ -495,6 +521,9 @@ public final class ReplicaManager implements AutoCloseable {
 
   /** Periodic work of the partitions owned by {@code worker}. */
   public void tick(int worker) {
+    if (worker == 0) {
+      checkLease();
+    }
     for (Partition p : partitions.values()) {
       if (workers.workerFor(p.topicPartition()) == worker) {
         try {
@@ -503,6 +532,37 @@ public final class ReplicaManager implements AutoCloseable {
           log.error("{} tick of {} failed", logPrefix, p.topicPartition(), e);
         }
       }
+    }
+  }
+
+  /**
+   * Worker 0's tick: answers the acks=all produces waiting while the lease is lost and logs each
+   * loss and return of the lease (the chaos timelines read these lines).
+   */
+  private void checkLease() {
+    if (!leaseInstalled) {
+      return; // nothing leads before the lifecycle (which installs the lease) brings metadata
+    }
+    LeaseGuard guard = leaseGuard;
+    boolean held = guard.holds();
+    if (held != leaseHeldAtLastTick) {
+      leaseHeldAtLastTick = held;
+      if (held) {
+        log.info(
+            "{} leadership lease held: the partitions this broker leads take produces", logPrefix);
+      } else {
+        log.warn(
+            "{} leadership lease lost: no heartbeat answer from the active controller within the"
+                + " session timeout; refusing produces to led partitions",
+            logPrefix);
+      }
+    }
+    int failed = guard.check();
+    if (failed > 0) {
+      log.info(
+          "{} {} acks=all produces waiting for replication answered NOT_LEADER_OR_FOLLOWER",
+          logPrefix,
+          failed);
     }
   }
 

@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,6 +43,7 @@ public final class ActiveController implements AutoCloseable {
   private final Clock clock;
   private final MetadataFeed feed;
   private final RecordWriter writer;
+  private final BooleanSupplier leadershipConfirmed;
   private final BrokerHeartbeatTracker tracker;
   private final ScheduledExecutorService thread;
   private boolean writeInFlight;
@@ -49,6 +51,12 @@ public final class ActiveController implements AutoCloseable {
   private long nextBalanceMs;
   private long lastTickMs = -1;
 
+  /**
+   * @param leadershipConfirmed whether this node's Raft leadership is confirmed by a majority of
+   *     voters recently enough that no other controller can have been elected meanwhile; only then
+   *     do heartbeat answers grant brokers a leadership lease (a deposed controller that does not
+   *     know it yet must not extend the lease of a broker the new controller is about to fence)
+   */
   public ActiveController(
       int nodeId,
       long term,
@@ -56,8 +64,10 @@ public final class ActiveController implements AutoCloseable {
       long tickIntervalMs,
       Clock clock,
       MetadataFeed feed,
-      RecordWriter writer) {
+      RecordWriter writer,
+      BooleanSupplier leadershipConfirmed) {
     this.nodeId = nodeId;
+    this.leadershipConfirmed = leadershipConfirmed;
     this.term = term;
     this.settings = settings;
     this.tickIntervalMs = tickIntervalMs;
@@ -138,6 +148,8 @@ public final class ActiveController implements AutoCloseable {
     MetadataFeed.Slice slice = feed.read(req.getMetadataOffset(), max);
     resp.setIsCaughtUp(req.getMetadataOffset() >= b.epoch())
         .setIsFenced(b.fenced())
+        .setLeaseMs(
+            !b.fenced() && leadershipConfirmed.getAsBoolean() ? settings.sessionTimeoutMs() : 0)
         .setShouldShutdown(req.getWantShutdown() && ClusterDuties.shutdownComplete(image, b.id()))
         .addAllBatches(slice.batches())
         .setMetadataOffset(slice.toOffset())

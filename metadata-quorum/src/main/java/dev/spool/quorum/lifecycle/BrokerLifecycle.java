@@ -1,5 +1,6 @@
 package dev.spool.quorum.lifecycle;
 
+import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.HostPort;
 import dev.spool.config.Config;
@@ -47,6 +48,8 @@ public final class BrokerLifecycle implements AutoCloseable {
    *     registrationBackoffMaxMs})
    * @param kafkaEndpoint the advertised Kafka-protocol listener, registered with the broker; null
    *     when it has none
+   * @param sessionTimeoutMs this broker's {@code broker.session.timeout.ms}: the longest leadership
+   *     lease one heartbeat answer grants ({@link LeadershipLease})
    */
   public record Settings(
       int brokerId,
@@ -56,7 +59,8 @@ public final class BrokerLifecycle implements AutoCloseable {
       long heartbeatIntervalMs,
       long retryBackoffMs,
       long registrationBackoffMaxMs,
-      HostPort kafkaEndpoint) {
+      HostPort kafkaEndpoint,
+      long sessionTimeoutMs) {
 
     public Settings(
         int brokerId,
@@ -74,7 +78,8 @@ public final class BrokerLifecycle implements AutoCloseable {
           heartbeatIntervalMs,
           retryBackoffMs,
           registrationBackoffMaxMs,
-          null);
+          null,
+          QuorumConfig.SESSION_TIMEOUT_MS.defaultValue());
     }
 
     /** These settings with a Kafka-protocol listener to register. */
@@ -87,7 +92,8 @@ public final class BrokerLifecycle implements AutoCloseable {
           heartbeatIntervalMs,
           retryBackoffMs,
           registrationBackoffMaxMs,
-          endpoint);
+          endpoint,
+          sessionTimeoutMs);
     }
 
     public static Settings of(int brokerId, String host, int port, String rack, Config quorum) {
@@ -98,11 +104,15 @@ public final class BrokerLifecycle implements AutoCloseable {
           rack == null ? "" : rack,
           quorum.get(QuorumConfig.HEARTBEAT_INTERVAL_MS),
           quorum.get(QuorumConfig.CLIENT_RETRY_BACKOFF_MS),
-          quorum.get(QuorumConfig.REGISTRATION_BACKOFF_MAX_MS));
+          quorum.get(QuorumConfig.REGISTRATION_BACKOFF_MAX_MS),
+          null,
+          quorum.get(QuorumConfig.SESSION_TIMEOUT_MS));
     }
   }
 
   private final Settings settings;
+  private final Clock clock;
+  private final LeadershipLease lease;
   private final QuorumClient client;
   private final MetadataListener listener;
   private final String incarnationId = UUID.randomUUID().toString();
@@ -122,7 +132,17 @@ public final class BrokerLifecycle implements AutoCloseable {
   private ScheduledFuture<?> heartbeats;
 
   public BrokerLifecycle(Settings settings, QuorumClient client, MetadataListener listener) {
+    this(settings, client, listener, Clock.SYSTEM);
+  }
+
+  /**
+   * @param clock the monotonic clock of the leadership lease
+   */
+  public BrokerLifecycle(
+      Settings settings, QuorumClient client, MetadataListener listener, Clock clock) {
     this.settings = settings;
+    this.clock = clock;
+    this.lease = new LeadershipLease(settings.sessionTimeoutMs());
     this.client = client;
     this.listener = listener;
     this.registrationBackoffMs = settings.retryBackoffMs();
@@ -150,14 +170,22 @@ public final class BrokerLifecycle implements AutoCloseable {
     return brokerEpoch;
   }
 
-  /** As the controller last answered: a fenced broker must not lead or join ISRs. */
   /** The active controller as of the last answered heartbeat, or -1 before the first. */
   public int activeControllerId() {
     return activeControllerId;
   }
 
+  /** As the controller last answered: a fenced broker must not lead or join ISRs. */
   public boolean isFenced() {
     return fenced;
+  }
+
+  /**
+   * Whether this broker may act as a partition leader now: the active controller answered a
+   * heartbeat sent less than a session timeout ago ({@link LeadershipLease}). Any thread.
+   */
+  public boolean holdsLeadershipLease() {
+    return lease.isHeld(clock.monotonicMs());
   }
 
   public int brokerId() {
@@ -323,6 +351,7 @@ public final class BrokerLifecycle implements AutoCloseable {
     registrationBackoffMs = settings.retryBackoffMs();
     brokerEpoch = resp.getBrokerEpoch();
     fenced = true;
+    lease.revoke();
     transitionTo(BrokerState.RECOVERING, "registered with epoch " + brokerEpoch);
     if (heartbeats == null) {
       heartbeats =
@@ -351,10 +380,15 @@ public final class BrokerLifecycle implements AutoCloseable {
       return;
     }
     heartbeatInFlight = true;
-    client.heartbeat(request(false)).whenCompleteAsync(this::onHeartbeat, thread);
+    // Read before sending: the controller receives the heartbeat later than this, so a lease
+    // counted from here ends before the session the controller counts from its arrival.
+    long sentAtMs = clock.monotonicMs();
+    client
+        .heartbeat(request(false))
+        .whenCompleteAsync((resp, err) -> onHeartbeat(sentAtMs, resp, err), thread);
   }
 
-  private void onHeartbeat(BrokerHeartbeatResponse resp, Throwable err) {
+  private void onHeartbeat(long sentAtMs, BrokerHeartbeatResponse resp, Throwable err) {
     heartbeatInFlight = false;
     if (state == BrokerState.SHUTTING_DOWN) {
       return;
@@ -364,6 +398,7 @@ public final class BrokerLifecycle implements AutoCloseable {
       return; // the next interval tries again
     }
     if (resp.getErrorCode() == ErrorCode.STALE_BROKER_EPOCH) {
+      lease.revoke();
       if (state == BrokerState.PENDING_CONTROLLED_SHUTDOWN) {
         transitionTo(BrokerState.SHUTTING_DOWN, "registration gone during controlled shutdown");
         shutdownHandedOver.complete(true);
@@ -379,6 +414,11 @@ public final class BrokerLifecycle implements AutoCloseable {
     }
     replay(resp);
     fenced = resp.getIsFenced();
+    if (fenced) {
+      lease.revoke();
+    } else {
+      lease.renew(sentAtMs, resp.getLeaseMs());
+    }
     activeControllerId = resp.getControllerId();
     if (state == BrokerState.PENDING_CONTROLLED_SHUTDOWN) {
       if (resp.getShouldShutdown()) {

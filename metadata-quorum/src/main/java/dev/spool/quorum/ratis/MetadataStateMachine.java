@@ -33,6 +33,7 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
@@ -88,6 +89,7 @@ final class MetadataStateMachine extends BaseStateMachine {
   private final Random random = new Random(new SecureRandom().nextLong());
   private final Function<Long, ActiveController.RecordWriter> writerForTerm;
   private final Function<RaftServer.Division, QuorumInfo> describer;
+  private final Predicate<RaftServer.Division> leadershipConfirmed;
   private volatile MetadataImage image = MetadataImage.EMPTY;
   private volatile ActiveController active;
   private volatile long loadedSnapshotIndex = -1;
@@ -103,8 +105,10 @@ final class MetadataStateMachine extends BaseStateMachine {
       int ringBatches,
       Clock clock,
       Function<Long, ActiveController.RecordWriter> writerForTerm,
-      Function<RaftServer.Division, QuorumInfo> describer) {
+      Function<RaftServer.Division, QuorumInfo> describer,
+      Predicate<RaftServer.Division> leadershipConfirmed) {
     this.nodeId = nodeId;
+    this.leadershipConfirmed = leadershipConfirmed;
     this.settings = settings;
     this.tickIntervalMs = tickIntervalMs;
     this.maxRequestBytes = maxRequestBytes;
@@ -401,8 +405,10 @@ final class MetadataStateMachine extends BaseStateMachine {
   @Override
   public void notifyLeaderReady() {
     long term;
+    RaftServer.Division division;
     try {
-      term = getServer().get().getDivision(getGroupId()).getInfo().getCurrentTerm();
+      division = getServer().get().getDivision(getGroupId());
+      term = division.getInfo().getCurrentTerm();
     } catch (Exception e) {
       log.error("[node={}] cannot read the Raft term; not starting controller duties", nodeId, e);
       return;
@@ -410,7 +416,14 @@ final class MetadataStateMachine extends BaseStateMachine {
     stopActive("new term " + term);
     ActiveController a =
         new ActiveController(
-            nodeId, term, settings, tickIntervalMs, clock, feed, writerForTerm.apply(term));
+            nodeId,
+            term,
+            settings,
+            tickIntervalMs,
+            clock,
+            feed,
+            writerForTerm.apply(term),
+            () -> leadershipConfirmed.test(division));
     active = a;
     leaderId = nodeId;
     a.start();

@@ -74,7 +74,8 @@ public final class RatisQuorumServer implements QuorumServer {
             settings.config().get(QuorumConfig.RING_BATCHES),
             clock,
             this::writerForTerm,
-            this::describe);
+            this::describe,
+            this::leadershipConfirmed);
     server =
         RaftServer.newBuilder()
             .setServerId(RaftSetup.peerId(settings.nodeId()))
@@ -124,6 +125,31 @@ public final class RatisQuorumServer implements QuorumServer {
     return f.orTimeout(
             settings.config().get(QuorumConfig.CLIENT_TOTAL_TIMEOUT_MS), TimeUnit.MILLISECONDS)
         .thenApply(r -> Replies.controllerReply(r).getControllerWrite());
+  }
+
+  /**
+   * Whether this division leads and a majority of voters (itself included) answered it within three
+   * quarters of the minimum election timeout. A voter refuses to pre-vote for anyone else for a
+   * minimum election timeout after it last heard from its leader (pre-vote is on), so no other
+   * leader can have been elected until a quarter timeout (100 ms by default, the margin for the
+   * answer's way back) after now: heartbeat answers may then grant brokers a leadership lease
+   * (docs/architecture.md, "Leadership lease"). A leader cut off from the others stops granting
+   * before the others can elect a successor. A just-elected leader counts as confirmed (Ratis
+   * starts its followers' contact times at the election, which a majority's votes just won).
+   */
+  private boolean leadershipConfirmed(RaftServer.Division d) {
+    RoleInfoProto role = d.getInfo().getRoleInfoProto();
+    if (!d.getInfo().isLeader() || !role.hasLeaderInfo()) {
+      return false;
+    }
+    long windowMs = settings.config().get(QuorumConfig.ELECTION_TIMEOUT_MIN_MS) * 3 / 4;
+    int fresh = 1; // this voter
+    for (ServerRpcProto f : role.getLeaderInfo().getFollowerInfoList()) {
+      if (f.getLastRpcElapsedTimeMs() < windowMs) {
+        fresh++;
+      }
+    }
+    return 2 * fresh > group.getPeers().size();
   }
 
   /** Raft's view of the quorum, from this division (complete only on the leader). */

@@ -2,9 +2,11 @@ package dev.spool.quorum.lifecycle;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.common.ErrorCode;
+import dev.spool.common.ManualClock;
 import dev.spool.common.SpoolException;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
@@ -35,6 +37,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.Tag;
@@ -181,6 +184,56 @@ class BrokerLifecycleTest {
     assertTrue(b.image().topic("t") != null);
     assertTrue(rec.deltas().get(0).changedTopics().containsKey("t"));
     assertTrue(rec.deltas().get(0).changedBrokers().contains(1));
+    b.halt();
+  }
+
+  /**
+   * The leadership lease: granted by unfenced answers for the controller's lease_ms from the
+   * heartbeat's send time, lapsing on the lifecycle's clock when answers stop, ended at once by a
+   * fenced answer, back with the next granting answer.
+   */
+  @Test
+  void shouldHoldTheLeadershipLeaseOnlyWhileTheControllerAnswersInTime() {
+    ManualClock clock = new ManualClock(1_000);
+    ScriptedClient c = new ScriptedClient();
+    c.register = r -> epoch(5);
+    AtomicBoolean reachable = new AtomicBoolean(true);
+    AtomicBoolean fence = new AtomicBoolean(false);
+    AtomicInteger answered = new AtomicInteger();
+    c.heartbeat =
+        r -> {
+          if (!reachable.get()) {
+            return BrokerHeartbeatResponse.newBuilder()
+                .setErrorCode(ErrorCode.QUORUM_UNAVAILABLE)
+                .build();
+          }
+          BrokerHeartbeatResponse resp = controller(r);
+          boolean fenced = resp.getIsFenced() || fence.get();
+          answered.incrementAndGet();
+          return resp.toBuilder().setIsFenced(fenced).setLeaseMs(fenced ? 0 : 300).build();
+        };
+    BrokerLifecycle.Settings settings =
+        new BrokerLifecycle.Settings(1, "h", 9092, "", 20, 5, 40, null, 400);
+    BrokerLifecycle b = new BrokerLifecycle(settings, c, new Recorder(), clock);
+    assertFalse(b.holdsLeadershipLease(), "no lease before registering");
+    b.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> b.state() == BrokerState.RUNNING);
+    await().atMost(Duration.ofSeconds(10)).until(b::holdsLeadershipLease);
+
+    reachable.set(false);
+    clock.advanceMs(299);
+    assertTrue(b.holdsLeadershipLease(), "within lease_ms (300, shorter than the session 400)");
+    clock.advanceMs(1);
+    assertFalse(b.holdsLeadershipLease(), "300 ms after the last answered heartbeat was sent");
+    assertTrue(answered.get() > 0);
+
+    reachable.set(true);
+    await().atMost(Duration.ofSeconds(10)).until(b::holdsLeadershipLease);
+
+    fence.set(true);
+    await().atMost(Duration.ofSeconds(10)).until(() -> !b.holdsLeadershipLease());
+    fence.set(false);
+    await().atMost(Duration.ofSeconds(10)).until(b::holdsLeadershipLease);
     b.halt();
   }
 

@@ -163,6 +163,20 @@ public final class InProcessCluster extends AbstractSpoolCluster {
     member(id).stopBroker(false);
   }
 
+  /**
+   * Cuts node {@code id}'s broker off from the metadata quorum (every heartbeat, registration and
+   * ISR change fails; its clients and followers still reach it), as a network partition between
+   * that broker and the controllers would; {@link #healQuorumLink} undoes it.
+   */
+  public void cutQuorumLink(int id) {
+    member(id).setQuorumLinkCut(true);
+  }
+
+  /** Gives node {@code id}'s broker its link to the quorum back. */
+  public void healQuorumLink(int id) {
+    member(id).setQuorumLinkCut(false);
+  }
+
   /** The number of nodes. */
   public int size() {
     return nodes.size();

@@ -31,8 +31,9 @@ final class InProcessNode {
   private final int id;
   private final Config config;
   private QuorumServer quorumServer;
-  private QuorumClient quorumClient;
+  private CuttableQuorumClient quorumClient;
   private Broker broker;
+  private boolean quorumLinkCut;
 
   InProcessNode(int id, Config config) {
     this.id = id;
@@ -90,8 +91,12 @@ final class InProcessNode {
     if (!isBroker() || broker != null) {
       return broker;
     }
-    QuorumClient c =
-        QuorumClient.create(QuorumClientSettings.of(config.get(BrokerConfig.CLUSTER_ID), config));
+    CuttableQuorumClient c =
+        new CuttableQuorumClient(
+            QuorumClient.create(
+                QuorumClientSettings.of(config.get(BrokerConfig.CLUSTER_ID), config)),
+            id);
+    c.setCut(quorumLinkCut);
     try {
       broker = Broker.start(config, c, Clock.SYSTEM);
     } catch (RuntimeException e) {
@@ -121,6 +126,17 @@ final class InProcessNode {
     closeQuietly(quorumClient, "quorum client");
     broker = null;
     quorumClient = null;
+  }
+
+  /**
+   * Cuts (or heals) its broker's link to the quorum: every quorum call of the broker fails while
+   * cut, its data plane keeps running. Holds across broker restarts until healed.
+   */
+  synchronized void setQuorumLinkCut(boolean cut) {
+    quorumLinkCut = cut;
+    if (quorumClient != null) {
+      quorumClient.setCut(cut);
+    }
   }
 
   /** Stops its controller role; a planned stop hands the quorum's leadership over first. */

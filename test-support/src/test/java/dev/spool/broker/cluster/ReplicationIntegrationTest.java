@@ -17,7 +17,6 @@ import dev.spool.protocol.message.TopicPartitions;
 import dev.spool.quorum.image.PartitionState;
 import dev.spool.record.MemoryRecords;
 import dev.spool.record.RecordBatch;
-import dev.spool.record.RecordBatchBuilder;
 import dev.spool.testing.SpoolClusterTest;
 import dev.spool.testing.inprocess.InProcessCluster;
 import java.nio.ByteBuffer;
@@ -52,9 +51,7 @@ class ReplicationIntegrationTest {
   }
 
   private static ByteBuffer batch(String value) {
-    return new RecordBatchBuilder(128)
-        .append(System.currentTimeMillis(), null, value.getBytes())
-        .build();
+    return LogBytes.oneRecordBatch(value);
   }
 
   private static Broker any() {
@@ -109,10 +106,7 @@ class ReplicationIntegrationTest {
   }
 
   private static List<Long> checksums(PartitionLog log, long upTo) {
-    ByteBuffer b = LogBytes.read(log, upTo);
-    return java.util.stream.StreamSupport.stream(MemoryRecords.wrap(b).spliterator(), false)
-        .map(RecordBatch::checksum)
-        .toList();
+    return LogBytes.checksums(log, upTo);
   }
 
   @Test
