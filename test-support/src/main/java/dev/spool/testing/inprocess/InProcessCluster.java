@@ -5,6 +5,7 @@ import dev.spool.node.NodeConfig;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.testing.AbstractSpoolCluster;
+import dev.spool.testing.ClientSecurity;
 import dev.spool.testing.ClusterBuilder;
 import dev.spool.testing.Ports;
 import dev.spool.testing.probe.ClusterProbe;
@@ -61,13 +62,27 @@ public final class InProcessCluster extends AbstractSpoolCluster {
 
   private final Map<Integer, InProcessNode> nodes;
   private final Map<Integer, InetSocketAddress> brokerAddresses;
+  private final Map<String, String> clientSecurity;
   private volatile boolean closed;
 
   private InProcessCluster(
-      Path dir, Map<Integer, InProcessNode> nodes, Map<Integer, InetSocketAddress> brokers) {
+      Path dir,
+      Map<Integer, InProcessNode> nodes,
+      Map<Integer, InetSocketAddress> brokers,
+      Map<String, String> clientSecurity) {
     super(dir);
     this.nodes = nodes;
     this.brokerAddresses = brokers;
+    this.clientSecurity = Map.copyOf(clientSecurity);
+  }
+
+  /**
+   * The client keys that reach this cluster's Spool listeners (security.protocol=SSL and the nodes'
+   * ssl.* keys when they speak TLS); empty for plaintext. Tests' own clients add them.
+   */
+  @Override
+  public Map<String, String> clientSecurity() {
+    return clientSecurity;
   }
 
   public static Builder builder() {
@@ -106,7 +121,8 @@ public final class InProcessCluster extends AbstractSpoolCluster {
         Map<String, String> props = props(id, roles.get(id), dir, brokers.get(id), voters);
         members.put(id, new InProcessNode(id, NodeConfig.parse(props)));
       }
-      InProcessCluster c = new InProcessCluster(dir, members, brokers);
+      InProcessCluster c =
+          new InProcessCluster(dir, members, brokers, ClientSecurity.fromNodeConfig(config()));
       try {
         members.values().forEach(InProcessNode::startController);
         members.values().forEach(InProcessNode::startBroker);
