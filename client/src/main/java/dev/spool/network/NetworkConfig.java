@@ -89,22 +89,15 @@ public record NetworkConfig(
 
   /** The same settings with response frames in direct buffers. */
   public NetworkConfig withDirectResponseFrames() {
-    return new NetworkConfig(
-        clientId,
-        ioThreadName,
-        maxInFlightRequestsPerConnection,
-        maxQueuedRequestsPerConnection,
-        connectTimeoutMs,
-        reconnectBackoffMs,
-        reconnectBackoffMaxMs,
-        maxResponseFrameBytes,
-        timerTickMs,
-        false,
-        sslContext);
+    return with(false, sslContext);
   }
 
   /** The same settings with TLS on every connection ({@code null}: plaintext). */
   public NetworkConfig withTls(SslContext tls) {
+    return with(heapResponseFrames, tls);
+  }
+
+  private NetworkConfig with(boolean heapFrames, SslContext tls) {
     return new NetworkConfig(
         clientId,
         ioThreadName,
@@ -115,7 +108,7 @@ public record NetworkConfig(
         reconnectBackoffMaxMs,
         maxResponseFrameBytes,
         timerTickMs,
-        heapResponseFrames,
+        heapFrames,
         tls);
   }
 

@@ -33,24 +33,8 @@ public final class TestCertificates {
     TestCertificates c = new TestCertificates(dir);
     c.makeCa("ca", "spool-test-ca");
     c.makeCa("other-ca", "some-other-ca");
-    c.keytool(
-        "-importcert",
-        "-noprompt",
-        "-alias",
-        "ca",
-        "-file",
-        "ca.pem",
-        "-keystore",
-        "truststore.p12");
-    c.keytool(
-        "-importcert",
-        "-noprompt",
-        "-alias",
-        "ca",
-        "-file",
-        "other-ca.pem",
-        "-keystore",
-        "other-truststore.p12");
+    c.trust("ca.pem", "truststore.p12");
+    c.trust("other-ca.pem", "other-truststore.p12");
     c.keytool(
         "-genkeypair",
         "-alias",
@@ -83,10 +67,14 @@ public final class TestCertificates {
         "SAN=IP:127.0.0.1,DNS:localhost",
         "-ext",
         "EKU=serverAuth,clientAuth");
-    c.keytool(
-        "-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem", "-keystore", "node.p12");
+    c.trust("ca.pem", "node.p12");
     c.keytool("-importcert", "-alias", "node", "-file", "node.pem", "-keystore", "node.p12");
     return c;
+  }
+
+  /** Adds the CA certificate in {@code pem} to {@code store} as a trusted entry. */
+  private void trust(String pem, String store) throws IOException {
+    keytool("-importcert", "-noprompt", "-alias", "ca", "-file", pem, "-keystore", store);
   }
 
   private void makeCa(String name, String cn) throws IOException {
