@@ -25,7 +25,7 @@ public record GroupHistory(List<Event> events) {
 
   /** One thing that happened. */
   public sealed interface Event
-      permits Acked, Polled, OwnershipChange, Committed, CommitUnknown, Reset {}
+      permits Acked, Polled, OwnershipChange, CommitStarted, Committed, CommitUnknown, Reset {}
 
   /** The writer's send of {@code value} was acknowledged at {@code offset}. */
   public record Acked(TopicPartition partition, long offset, long value) implements Event {}
@@ -66,13 +66,22 @@ public record GroupHistory(List<Event> events) {
     }
   }
 
+  /**
+   * {@code member} asked to commit {@code offset} for the partition: from here until its outcome
+   * ({@link Committed} or {@link CommitUnknown}) is recorded, the coordinator may apply it at any
+   * moment, so another member reading the committed offset in that window may see it.
+   */
+  public record CommitStarted(String member, TopicPartition partition, long offset)
+      implements Event {}
+
   /** The coordinator acknowledged {@code member}'s commit of {@code offset} for the partition. */
   public record Committed(String member, TopicPartition partition, long offset) implements Event {}
 
   /**
    * {@code member}'s commit of {@code offset} for the partition failed without saying it was not
-   * applied (a timeout, a lost connection, a coordinator that moved while the commit replicated):
-   * the offset may be committed now, or later by the replication already under way.
+   * applied (a timeout, a lost connection, a coordinator that moved while the commit replicated, or
+   * a refusal of a retry after an earlier attempt got no answer): the offset may be committed now,
+   * or later by the replication already under way.
    */
   public record CommitUnknown(String member, TopicPartition partition, long offset)
       implements Event {}

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.spool.chaos.checker.GroupHistory.Acked;
 import dev.spool.chaos.checker.GroupHistory.Assigned;
+import dev.spool.chaos.checker.GroupHistory.CommitStarted;
 import dev.spool.chaos.checker.GroupHistory.CommitUnknown;
 import dev.spool.chaos.checker.GroupHistory.Committed;
 import dev.spool.chaos.checker.GroupHistory.Event;
@@ -175,5 +176,25 @@ class GroupCheckersTest {
     old.add(old.indexOf(new Committed("a", P, 3)), new CommitUnknown("a", P, 4));
     old.set(old.indexOf(poll("b", 3, 4)), poll("b", 4));
     assertEquals(Validity.FALSE, new HandoverStart().check(new GroupHistory(old)).valid());
+  }
+
+  @Test
+  void handoverStartAcceptsAStartAtACommitStillInFlightButNotPastIt() {
+    // a read 3 and started committing 4 against a frozen coordinator; the next coordinator applied
+    // it and b started at 4 before a's commit came back (as unknown, after a refused retry).
+    List<Event> h = handover();
+    int i = h.indexOf(new Committed("a", P, 3));
+    h.add(i + 1, poll("a", 3));
+    h.add(i + 2, new CommitStarted("a", P, 4));
+    int first = h.indexOf(poll("b", 3, 4));
+    h.set(first, poll("b", 4));
+    h.add(first + 1, new CommitUnknown("a", P, 4));
+    assertEquals(Validity.TRUE, new HandoverStart().check(new GroupHistory(h)).valid());
+
+    // Starting past the in-flight commit still skips a record that exists.
+    h.set(first, poll("b", 5));
+    CheckResult r = new HandoverStart().check(new GroupHistory(h));
+    assertEquals(Validity.FALSE, r.valid());
+    assertEquals(List.of(4L, 5L), r.anomalies().get(0).offsets());
   }
 }

@@ -7,6 +7,7 @@ import dev.spool.chaos.checker.GroupChecker;
 import dev.spool.chaos.checker.GroupHistory;
 import dev.spool.chaos.checker.GroupHistory.Acked;
 import dev.spool.chaos.checker.GroupHistory.Assigned;
+import dev.spool.chaos.checker.GroupHistory.CommitStarted;
 import dev.spool.chaos.checker.GroupHistory.CommitUnknown;
 import dev.spool.chaos.checker.GroupHistory.Committed;
 import dev.spool.chaos.checker.GroupHistory.Lost;
@@ -268,15 +269,15 @@ class GroupReaderChaosTest {
         if (positions.isEmpty()) {
           continue;
         }
+        positions.forEach((tp, o) -> recorder.add(new CommitStarted(member, tp, o.offset())));
         try {
           c.commitSync(positions);
           positions.forEach((tp, o) -> recorder.add(new Committed(member, tp, o.offset())));
         } catch (SpoolException e) {
-          // A retriable failure (timeout, coordinator moved) does not say the commit was not
-          // applied; a fencing error does (the coordinator refused it before writing).
-          if (e.retriable()) {
-            positions.forEach((tp, o) -> recorder.add(new CommitUnknown(member, tp, o.offset())));
-          }
+          // No failure says the commit was not applied: the client retries retriable errors
+          // inside commitSync, so even a fencing error may answer a retry whose first attempt the
+          // old coordinator wrote before it froze.
+          positions.forEach((tp, o) -> recorder.add(new CommitUnknown(member, tp, o.offset())));
           LOG.info("{} commit: {}", member, e.toString());
         }
       }
