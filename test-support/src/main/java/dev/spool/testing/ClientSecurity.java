@@ -1,10 +1,8 @@
 package dev.spool.testing;
 
-import dev.spool.broker.SecurityConfig;
 import dev.spool.config.ConfigDef;
-import dev.spool.node.NodeConfig;
-import dev.spool.security.SslConfig;
-import dev.spool.security.SslContexts;
+import dev.spool.network.tls.SslConfig;
+import dev.spool.network.tls.SslContexts;
 import io.netty.handler.ssl.JdkSslContext;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -19,22 +17,6 @@ import javax.net.ssl.SSLSocketFactory;
 public final class ClientSecurity {
   private ClientSecurity() {}
 
-  /** The client properties for a cluster whose nodes run with {@code nodeProps}; empty if plain. */
-  public static Map<String, String> fromNodeConfig(Map<String, String> nodeProps) {
-    Map<String, String> client = new LinkedHashMap<>();
-    if (!SecurityConfig.isTls(NodeConfig.parse(withRequired(nodeProps)), SecurityConfig.SPOOL)) {
-      return client;
-    }
-    client.put("security.protocol", SslConfig.SSL);
-    nodeProps.forEach(
-        (k, v) -> {
-          if (k.startsWith("ssl.") && !k.equals("ssl.client.auth")) {
-            client.put(k, v);
-          }
-        });
-    return client;
-  }
-
   /** A socket factory for raw connections with the TLS settings of {@code clientProps}, or null. */
   public static SSLSocketFactory socketFactory(Map<String, String> clientProps) {
     if (!SslConfig.SSL.equals(clientProps.get("security.protocol"))) {
@@ -46,14 +28,5 @@ public final class ClientSecurity {
     ssl.remove("security.protocol");
     JdkSslContext ctx = (JdkSslContext) SslContexts.client(keys.read(def.parse(ssl)));
     return ctx.context().getSocketFactory();
-  }
-
-  /** Node properties complete enough to parse: only the security keys are read from them. */
-  private static Map<String, String> withRequired(Map<String, String> nodeProps) {
-    Map<String, String> p = new LinkedHashMap<>();
-    p.put("node.id", "1");
-    p.put("controller.quorum.voters", "1@127.0.0.1:1");
-    p.putAll(nodeProps);
-    return p;
   }
 }

@@ -8,7 +8,7 @@ import dev.spool.network.ExponentialBackoff;
 import dev.spool.network.NetworkClient;
 import dev.spool.network.NetworkConfig;
 import dev.spool.network.Node;
-import dev.spool.security.SslContexts;
+import dev.spool.network.tls.SslContexts;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;

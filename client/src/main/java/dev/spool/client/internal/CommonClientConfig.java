@@ -4,8 +4,8 @@ import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigKey;
 import dev.spool.network.NetworkConfig;
-import dev.spool.security.SslConfig;
-import dev.spool.security.SslSettings;
+import dev.spool.network.tls.SslConfig;
+import dev.spool.network.tls.SslSettings;
 import java.util.List;
 
 /**

@@ -1,4 +1,4 @@
-package dev.spool.security;
+package dev.spool.network.tls;
 
 import dev.spool.config.ConfigException;
 import io.netty.handler.ssl.ClientAuth;

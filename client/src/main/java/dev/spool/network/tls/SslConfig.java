@@ -1,4 +1,4 @@
-package dev.spool.security;
+package dev.spool.network.tls;
 
 import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;

@@ -1,7 +1,0 @@
-/**
- * TLS for every Spool connection: the {@code ssl.*} keys (Kafka's names and defaults) that the
- * clients and the node share ({@link dev.spool.security.SslConfig}), and the Netty {@code
- * SslContext}s built from them ({@link dev.spool.security.SslContexts}), which fail with the key
- * named when key or trust material cannot be used.
- */
-package dev.spool.security;
