@@ -9,7 +9,8 @@
 # Node i listens for Spool clients on P+10*(i-1), for the quorum on P+10*(i-1)+1 and for Kafka's
 # clients and tools (its Kafka-protocol listener) on P+10*(i-1)+2 (P = 9092), and serves Prometheus
 # metrics and health checks on http://127.0.0.1:P+10*(i-1)+3/metrics, /health/ready (SPOOL_METRICS=0: off).
-# SPOOL_NODE_PROPS (newline-separated key=value lines) is appended to every node's new config.
+# SPOOL_NODE_PROPS (newline-separated key=value lines) is appended to every node's new config;
+# SPOOL_CLIENT_PROPS (the same form) are the client keys the readiness check needs (TLS listeners).
 # Everything lives under DIR (default ./.spool-cluster): per node its config, data, log and
 # PID file. The script signals only PIDs it recorded, after checking the process's command
 # line carries this cluster's marker, so it never touches anything else.
@@ -17,7 +18,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SPOOL="$ROOT/scripts/spool"
 
-usage() { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 CMD="${1:-}"; [ -n "$CMD" ] || usage
 shift
@@ -124,9 +125,13 @@ start_node() {
 
 wait_ready() {
   local n="$1" deadline=$((SECONDS + ${SPOOL_START_TIMEOUT_S:-90})) status=""
+  local kv client=()
+  # Client keys the status check needs (security.protocol=SSL and ssl.* when SPOOL_NODE_PROPS
+  # makes the Spool listener TLS): SPOOL_CLIENT_PROPS, newline-separated key=value lines.
+  while IFS= read -r kv; do [ -n "$kv" ] && client+=(--admin-prop "$kv"); done <<<"${SPOOL_CLIENT_PROPS:-}"
   echo -n "waiting for the quorum to elect a leader and $n brokers to unfence"
   while [ $SECONDS -lt $deadline ]; do
-    if status="$("$SPOOL" cluster status --json --bootstrap "$(bootstrap "$n")" 2>/dev/null)" \
+    if status="$("$SPOOL" cluster status --json --bootstrap "$(bootstrap "$n")" "${client[@]}" 2>/dev/null)" \
        && python3 - "$n" "$status" <<'PY'
 import json, sys
 n, s = int(sys.argv[1]), json.loads(sys.argv[2])

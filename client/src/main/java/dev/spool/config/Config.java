@@ -34,7 +34,8 @@ public final class Config {
   /** One line with every effective value, for logging once at start. */
   public String toLogString() {
     StringJoiner j = new StringJoiner(", ", def.title() + " config {", "}");
-    values.forEach((k, v) -> j.add(k.name() + "=" + k.render(v)));
+    values.forEach(
+        (k, v) -> j.add(k.name() + "=" + (k.secret() && !"".equals(v) ? "[hidden]" : k.render(v))));
     return j.toString();
   }
 }

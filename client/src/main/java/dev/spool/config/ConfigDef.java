@@ -70,6 +70,14 @@ public final class ConfigDef {
     return add(new ConfigKey<>(name, "string", s -> s, dflt, dflt == null, v, doc));
   }
 
+  /**
+   * A secret string, optional (default empty): parsed as a string key, but never written out by
+   * {@link Config#toLogString}, which a node logs at start.
+   */
+  public ConfigKey<String> passwordKey(String name, String doc) {
+    return add(new ConfigKey<>(name, ConfigKey.PASSWORD_TYPE, s -> s, "", false, null, doc));
+  }
+
   /** A comma-separated list of strings; blanks are dropped. */
   public ConfigKey<List<String>> listKey(
       String name, List<String> dflt, ConfigKey.Validator<List<String>> v, String doc) {

@@ -17,6 +17,9 @@ public final class ConfigKey<T> {
     String check(T value);
   }
 
+  /** The type name of password keys, whose values are never logged. */
+  static final String PASSWORD_TYPE = "password";
+
   private final String name;
   private final String typeName;
   private final Function<String, T> parser;
@@ -52,6 +55,11 @@ public final class ConfigKey<T> {
 
   public T defaultValue() {
     return defaultValue;
+  }
+
+  /** True for secrets (passwords): their values are hidden in logs. */
+  public boolean secret() {
+    return PASSWORD_TYPE.equals(typeName);
   }
 
   public boolean required() {

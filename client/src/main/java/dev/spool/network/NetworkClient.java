@@ -45,6 +45,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -307,6 +308,14 @@ public final class NetworkClient implements AutoCloseable {
                 new ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
+                    if (config.sslContext() != null) {
+                      // Requests written before the handshake ends wait in the SslHandler.
+                      ch.pipeline()
+                          .addLast(
+                              config
+                                  .sslContext()
+                                  .newHandler(ch.alloc(), c.node.host(), c.node.port()));
+                    }
                     ch.pipeline()
                         .addLast(
                             new FrameDecoder(config.maxResponseFrameBytes(), frameBuffers),
@@ -403,7 +412,7 @@ public final class NetworkClient implements AutoCloseable {
             SpoolException e =
                 new SpoolException(
                     ErrorCode.BROKER_NOT_AVAILABLE,
-                    "write to " + c.node + " failed: " + describe(done.cause()));
+                    failure("write to " + c.node, c.node, done.cause()));
             if (!r.expectResponse) {
               fail(r, e);
             }
@@ -619,6 +628,22 @@ public final class NetworkClient implements AutoCloseable {
     return new IllegalStateException("client closed");
   }
 
+  /**
+   * "{@code what} failed: cause", or, when TLS refused the connection, which keys to check: a
+   * failed handshake is a configuration problem, not a broker that is away.
+   */
+  private static String failure(String what, Node node, Throwable t) {
+    Throwable tls = t != null && t.getCause() instanceof SSLException ? t.getCause() : t;
+    if (tls instanceof SSLException) {
+      return "TLS handshake with "
+          + node
+          + " failed (check ssl.truststore.*, ssl.keystore.* and"
+          + " ssl.endpoint.identification.algorithm): "
+          + describe(tls);
+    }
+    return what + " failed: " + describe(t);
+  }
+
   private static String describe(Throwable t) {
     if (t == null) {
       return "unknown cause";
@@ -755,17 +780,9 @@ public final class NetworkClient implements AutoCloseable {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       Throwable root = cause.getCause() instanceof InvalidFrameException ? cause.getCause() : cause;
-      log.warn(
-          "[client={} node={}] closing connection: {}",
-          config.clientId(),
-          c.node.id(),
-          describe(root));
-      closeConnection(
-          c,
-          new SpoolException(
-              ErrorCode.BROKER_NOT_AVAILABLE,
-              "connection to " + c.node + " failed: " + describe(root)),
-          null);
+      String what = failure("connection to " + c.node, c.node, root);
+      log.warn("[client={} node={}] closing connection: {}", config.clientId(), c.node.id(), what);
+      closeConnection(c, new SpoolException(ErrorCode.BROKER_NOT_AVAILABLE, what), null);
     }
   }
 }

@@ -1,5 +1,7 @@
 package dev.spool.network;
 
+import io.netty.handler.ssl.SslContext;
+
 /**
  * What the network client needs from a client's configuration; every client (producer, consumer,
  * admin) builds one from its own typed config.
@@ -17,6 +19,7 @@ package dev.spool.network;
  * @param heapResponseFrames receive responses into heap arrays (clients that decode the records:
  *     consumers) rather than direct buffers (the broker's replica fetcher, which appends the record
  *     data to files as it is); see {@link dev.spool.protocol.FrameBuffers}
+ * @param sslContext TLS for every connection (security.protocol=SSL), or null for plaintext
  */
 public record NetworkConfig(
     String clientId,
@@ -28,7 +31,8 @@ public record NetworkConfig(
     long reconnectBackoffMaxMs,
     int maxResponseFrameBytes,
     long timerTickMs,
-    boolean heapResponseFrames) {
+    boolean heapResponseFrames,
+    SslContext sslContext) {
 
   // The network client's defaults. The client library's keys socket.connection.setup.timeout.ms,
   // reconnect.backoff.ms and reconnect.backoff.max.ms take theirs from here: this package sits
@@ -79,11 +83,21 @@ public record NetworkConfig(
         reconnectBackoffMaxMs,
         maxResponseFrameBytes,
         timerTickMs,
-        true);
+        true,
+        null);
   }
 
   /** The same settings with response frames in direct buffers. */
   public NetworkConfig withDirectResponseFrames() {
+    return with(false, sslContext);
+  }
+
+  /** The same settings with TLS on every connection ({@code null}: plaintext). */
+  public NetworkConfig withTls(SslContext tls) {
+    return with(heapResponseFrames, tls);
+  }
+
+  private NetworkConfig with(boolean heapFrames, SslContext tls) {
     return new NetworkConfig(
         clientId,
         ioThreadName,
@@ -94,7 +108,8 @@ public record NetworkConfig(
         reconnectBackoffMaxMs,
         maxResponseFrameBytes,
         timerTickMs,
-        false);
+        heapFrames,
+        tls);
   }
 
   /**

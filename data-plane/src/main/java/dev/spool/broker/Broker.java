@@ -120,6 +120,8 @@ public final class Broker implements AutoCloseable {
 
   private void startAll(Config config, QuorumClient quorum, Clock clock, BrokerMetrics metrics) {
     long startNs = clock.nanoTime();
+    // Key material first: a bad keystore or password fails the start before anything runs.
+    SecurityConfig.Contexts tls = SecurityConfig.contexts(config);
     boolean flushAlways = config.get(BrokerConfig.LOG_FLUSH_POLICY).equals("always");
     logManager =
         LogManager.open(
@@ -145,7 +147,8 @@ public final class Broker implements AutoCloseable {
     fetchClient =
         new NetworkClient(
             NetworkConfig.defaults("broker-" + brokerId + "-replica", "replica-fetcher-" + brokerId)
-                .withDirectResponseFrames(),
+                .withDirectResponseFrames()
+                .withTls(tls.replication()),
             clock);
     int requestTimeoutMs = config.get(BrokerConfig.REQUEST_TIMEOUT_MS);
     fetchers =
@@ -207,7 +210,7 @@ public final class Broker implements AutoCloseable {
             (name, partitions, rf, configs) ->
                 createInternalTopic(quorum, name, partitions, rf, configs));
     replicas.setObserver(coordinator);
-    startServer(config, Handlers.create(ctx), ctx, metrics);
+    startServer(config, tls, Handlers.create(ctx), ctx, metrics);
     String kafkaListener = config.get(BrokerConfig.KAFKA_LISTENER);
 
     HostPort advertised =
@@ -253,14 +256,24 @@ public final class Broker implements AutoCloseable {
 
   /** Binds Spool's listener and, when configured, Kafka's; both serve the same handlers. */
   private void startServer(
-      Config config, Handlers handlers, BrokerContext ctx, BrokerMetrics metrics) {
+      Config config,
+      SecurityConfig.Contexts tls,
+      Handlers handlers,
+      BrokerContext ctx,
+      BrokerMetrics metrics) {
     server =
         new BrokerServer(serverSettings(config), dispatcher(handlers, ctx, coordinator), metrics);
+    if (tls.spool() != null) {
+      server.tls(BrokerServer.SPOOL_LISTENER, tls.spool(), tls.clientAuth());
+    }
     String kafkaListener = config.get(BrokerConfig.KAFKA_LISTENER);
     if (!kafkaListener.isEmpty()) {
       HostPort kl = HostPort.parse(kafkaListener);
       var kafka = new KafkaProtocol(handlers, coordinator, logPrefix);
       server.addListener(KafkaProtocol.LISTENER, kl.host(), kl.port(), kafka);
+      if (tls.kafka() != null) {
+        server.tls(KafkaProtocol.LISTENER, tls.kafka(), tls.clientAuth());
+      }
     }
     server.start();
   }
@@ -360,6 +373,11 @@ public final class Broker implements AutoCloseable {
   /** The port the client listener is bound to. */
   public int boundPort() {
     return server.boundPort();
+  }
+
+  /** The port the Kafka listener is bound to; throws when kafka.listener is not set. */
+  public int kafkaBoundPort() {
+    return server.boundPort(KafkaProtocol.LISTENER);
   }
 
   /** The current registration's broker epoch, -1 before the first registration. */

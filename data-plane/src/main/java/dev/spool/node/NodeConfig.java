@@ -1,6 +1,7 @@
 package dev.spool.node;
 
 import dev.spool.broker.BrokerConfig;
+import dev.spool.broker.SecurityConfig;
 import dev.spool.broker.log.LogManager;
 import dev.spool.common.HostPort;
 import dev.spool.config.Config;
@@ -34,6 +35,7 @@ public final class NodeConfig {
       new ConfigDef("node")
           .include(BrokerConfig.DEF)
           .include(OpsConfig.DEF)
+          .include(SecurityConfig.DEF)
           .include(QuorumConfig.DEF);
 
   /** Reads a properties file; {@code overrides} (from --override k=v) win. */
@@ -102,6 +104,7 @@ public final class NodeConfig {
       checkPortFree(OpsConfig.METRICS_LISTENER.name(), ops.host(), ops.port());
     }
     if (BrokerConfig.isBroker(config)) {
+      SecurityConfig.contexts(config); // reads the key material: a bad keystore fails here
       HostPort listener = HostPort.parse(config.get(BrokerConfig.LISTENER));
       checkPortFree(BrokerConfig.LISTENER.name(), listener.host(), listener.port());
       if (!config.get(BrokerConfig.KAFKA_LISTENER).isEmpty()) {
@@ -113,20 +116,27 @@ public final class NodeConfig {
 
   /**
    * The listener keys of this node's roles that bind an address other than loopback, as {@code
-   * key=host}. None of Spool's listeners has TLS or authentication yet, so each of these accepts,
-   * from anyone who reaches it, everything its protocol can do (the quorum port: controller
-   * writes). The node warns about each at start; binding them is the operator's choice.
+   * key=host}, unless the listener speaks TLS and requires client certificates
+   * (ssl.client.auth=required, mutual TLS: only holders of a trusted certificate get in). Each of
+   * the others accepts, from anyone who reaches it, everything its protocol can do (the quorum
+   * port: controller writes). The node warns about each at start; binding them is the operator's
+   * choice.
    */
   public static List<String> exposedListeners(Config config) {
     List<String> exposed = new ArrayList<>();
     if (BrokerConfig.isController(config)) {
       addIfExposed(exposed, QuorumConfig.BIND_HOST.name(), config.get(QuorumConfig.BIND_HOST));
     }
-    if (BrokerConfig.isBroker(config)) {
+    boolean mutualTls = config.get(SecurityConfig.SSL.clientAuth()).equals("required");
+    if (BrokerConfig.isBroker(config)
+        && !(mutualTls && SecurityConfig.isTls(config, SecurityConfig.SPOOL))) {
       addIfExposed(
           exposed,
           BrokerConfig.LISTENER.name(),
           HostPort.parse(config.get(BrokerConfig.LISTENER)).host());
+    }
+    if (BrokerConfig.isBroker(config)
+        && !(mutualTls && SecurityConfig.isTls(config, SecurityConfig.KAFKA))) {
       if (!config.get(BrokerConfig.KAFKA_LISTENER).isEmpty()) {
         addIfExposed(
             exposed,

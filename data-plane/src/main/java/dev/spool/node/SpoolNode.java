@@ -80,9 +80,10 @@ public final class SpoolNode implements AutoCloseable {
         clusterId);
     for (String listener : NodeConfig.exposedListeners(config)) {
       log.warn(
-          "{} SECURITY: {} binds beyond loopback without TLS or authentication (Spool has neither"
-              + " yet): anyone who reaches it can read, write and administer the cluster. Bind"
-              + " 127.0.0.1 or keep the port behind a firewall on a private network.",
+          "{} SECURITY: {} binds beyond loopback without mutual TLS (listener.security.protocol.map"
+              + " SSL with ssl.client.auth=required; Spool has no SASL or ACLs yet): anyone who"
+              + " reaches it can read, write and administer the cluster. Bind 127.0.0.1 or keep the"
+              + " port behind a firewall on a private network.",
           logPrefix,
           listener);
     }

@@ -7,10 +7,12 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.stream.Collectors;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * What both clusters share: the directory, the shared admin client, and everything asked of the
@@ -41,8 +43,30 @@ public abstract class AbstractSpoolCluster implements SpoolCluster {
               public InetSocketAddress brokerAddress(int node) {
                 return AbstractSpoolCluster.this.brokerAddress(node);
               }
+
+              @Override
+              public SSLSocketFactory tls() {
+                return probeTls();
+              }
             },
             PROBE_TIMEOUT_MS);
+  }
+
+  private SSLSocketFactory probeTls;
+
+  /**
+   * The client keys (security.protocol, ssl.*) the harness's own clients need to reach the brokers'
+   * Spool listeners; empty for plaintext.
+   */
+  protected Map<String, String> clientSecurity() {
+    return Map.of();
+  }
+
+  private synchronized SSLSocketFactory probeTls() {
+    if (probeTls == null) {
+      probeTls = ClientSecurity.socketFactory(clientSecurity());
+    }
+    return probeTls;
   }
 
   /** Brokers running and not paused: the nodes a probe can ask. */
@@ -152,9 +176,10 @@ public abstract class AbstractSpoolCluster implements SpoolCluster {
   @Override
   public synchronized Admin admin() {
     if (admin == null) {
-      admin =
-          new Admin(
-              Map.of("bootstrap.servers", bootstrapServers(), "default.api.timeout.ms", "60000"));
+      Map<String, String> props = new HashMap<>(clientSecurity());
+      props.put("bootstrap.servers", bootstrapServers());
+      props.put("default.api.timeout.ms", "60000");
+      admin = new Admin(props);
     }
     return admin;
   }

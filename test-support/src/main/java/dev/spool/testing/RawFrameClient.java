@@ -17,6 +17,8 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * A blocking connection that speaks raw Spool frames to one broker, so a test can send anything: a
@@ -57,24 +59,34 @@ public final class RawFrameClient implements AutoCloseable {
   private final OutputStream out;
   private int correlationId;
 
-  private RawFrameClient(InetSocketAddress address, Duration timeout) throws IOException {
+  private RawFrameClient(InetSocketAddress address, Duration timeout, SSLSocketFactory tls)
+      throws IOException {
     this.address = address;
-    this.socket = new Socket();
+    Socket plain = new Socket();
+    Socket s = plain;
     try {
-      socket.connect(address, (int) Math.min(timeout.toMillis(), CONNECT_TIMEOUT.toMillis()));
-      socket.setSoTimeout((int) timeout.toMillis());
-      socket.setTcpNoDelay(true);
-      this.in = new DataInputStream(socket.getInputStream());
-      this.out = socket.getOutputStream();
+      plain.connect(address, (int) Math.min(timeout.toMillis(), CONNECT_TIMEOUT.toMillis()));
+      plain.setSoTimeout((int) timeout.toMillis());
+      plain.setTcpNoDelay(true);
+      if (tls != null) {
+        SSLSocket ssl =
+            (SSLSocket) tls.createSocket(plain, address.getHostString(), address.getPort(), true);
+        s = ssl;
+        ssl.startHandshake();
+      }
+      this.socket = s;
+      this.in = new DataInputStream(s.getInputStream());
+      this.out = s.getOutputStream();
     } catch (IOException e) {
-      socket.close();
+      s.close();
+      plain.close();
       throw e;
     }
   }
 
   /** Connects to {@code address}; reads wait up to 10 s. */
   public static RawFrameClient connect(InetSocketAddress address) throws IOException {
-    return new RawFrameClient(address, READ_TIMEOUT);
+    return new RawFrameClient(address, READ_TIMEOUT, null);
   }
 
   /** Connects to a broker on 127.0.0.1. */
@@ -85,7 +97,13 @@ public final class RawFrameClient implements AutoCloseable {
   /** Connects within {@code timeout} (at most 5 s); reads wait up to {@code timeout}. */
   public static RawFrameClient connect(InetSocketAddress address, Duration timeout)
       throws IOException {
-    return new RawFrameClient(address, timeout);
+    return new RawFrameClient(address, timeout, null);
+  }
+
+  /** As {@link #connect(InetSocketAddress, Duration)}, over TLS when {@code tls} is not null. */
+  public static RawFrameClient connect(
+      InetSocketAddress address, Duration timeout, SSLSocketFactory tls) throws IOException {
+    return new RawFrameClient(address, timeout, tls);
   }
 
   /** The bytes of one request frame: section lengths, header, body, then {@code records}. */

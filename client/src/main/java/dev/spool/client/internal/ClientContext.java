@@ -8,6 +8,7 @@ import dev.spool.network.ExponentialBackoff;
 import dev.spool.network.NetworkClient;
 import dev.spool.network.NetworkConfig;
 import dev.spool.network.Node;
+import dev.spool.network.tls.SslContexts;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -52,15 +53,16 @@ public final class ClientContext implements AutoCloseable {
     this.network =
         new NetworkClient(
             new NetworkConfig(
-                clientId,
-                "spool-" + kind + "-io-" + n,
-                maxInFlightPerConnection,
-                NetworkConfig.DEFAULT_MAX_QUEUED_REQUESTS_PER_CONNECTION,
-                values.connectionSetupTimeoutMs(),
-                values.reconnectBackoffMs(),
-                values.reconnectBackoffMaxMs(),
-                maxResponseFrameBytes,
-                NetworkConfig.DEFAULT_TIMER_TICK_MS),
+                    clientId,
+                    "spool-" + kind + "-io-" + n,
+                    maxInFlightPerConnection,
+                    NetworkConfig.DEFAULT_MAX_QUEUED_REQUESTS_PER_CONNECTION,
+                    values.connectionSetupTimeoutMs(),
+                    values.reconnectBackoffMs(),
+                    values.reconnectBackoffMaxMs(),
+                    maxResponseFrameBytes,
+                    NetworkConfig.DEFAULT_TIMER_TICK_MS)
+                .withTls(values.tls() ? SslContexts.client(values.ssl()) : null),
             clock,
             random);
     this.metadata =

@@ -4,6 +4,8 @@ import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigKey;
 import dev.spool.network.NetworkConfig;
+import dev.spool.network.tls.SslConfig;
+import dev.spool.network.tls.SslSettings;
 import java.util.List;
 
 /**
@@ -20,7 +22,9 @@ public record CommonClientConfig(
     ConfigKey<Long> reconnectBackoffMs,
     ConfigKey<Long> reconnectBackoffMaxMs,
     ConfigKey<Long> connectionSetupTimeoutMs,
-    ConfigKey<Long> metadataMaxAgeMs) {
+    ConfigKey<Long> metadataMaxAgeMs,
+    ConfigKey<String> securityProtocol,
+    SslConfig ssl) {
 
   /** The common values of one parsed client config. */
   public record Values(
@@ -32,7 +36,9 @@ public record CommonClientConfig(
       long reconnectBackoffMs,
       long reconnectBackoffMaxMs,
       long connectionSetupTimeoutMs,
-      long metadataMaxAgeMs) {}
+      long metadataMaxAgeMs,
+      boolean tls,
+      SslSettings ssl) {}
 
   public Values read(Config config) {
     return new Values(
@@ -44,7 +50,9 @@ public record CommonClientConfig(
         config.get(reconnectBackoffMs),
         Math.max(config.get(reconnectBackoffMs), config.get(reconnectBackoffMaxMs)),
         config.get(connectionSetupTimeoutMs),
-        config.get(metadataMaxAgeMs));
+        config.get(metadataMaxAgeMs),
+        config.get(securityProtocol).equals(SslConfig.SSL),
+        ssl.read(config));
   }
 
   public static CommonClientConfig define(ConfigDef def, long requestTimeoutDefaultMs) {
@@ -93,6 +101,13 @@ public record CommonClientConfig(
             "metadata.max.age.ms",
             300_000L,
             ConfigKey.atLeast(0L),
-            "Refresh cluster metadata at least this often even without errors."));
+            "Refresh cluster metadata at least this often even without errors."),
+        def.stringKey(
+            "security.protocol",
+            SslConfig.PLAINTEXT,
+            ConfigKey.oneOf(SslConfig.PLAINTEXT, SslConfig.SSL),
+            "PLAINTEXT, or SSL: TLS to every broker, with the ssl.* keys (the brokers' listener must"
+                + " be SSL too)."),
+        SslConfig.define(def, false));
   }
 }

@@ -9,10 +9,12 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +56,9 @@ public final class BrokerServer implements AutoCloseable {
   /** One listener: where it binds and the protocol it speaks. */
   private record Listener(String name, String host, int port, WireProtocol<?, ?> protocol) {}
 
+  /** A TLS listener's context and its ssl.client.auth, for log lines. */
+  private record Tls(SslContext context, String clientAuth) {}
+
   private final Settings settings;
   private final RequestMemoryPool memory;
   private final ConnectionLimits limits;
@@ -62,6 +67,7 @@ public final class BrokerServer implements AutoCloseable {
   private final BrokerMetrics metrics;
   private final List<Listener> listeners = new ArrayList<>();
   private final Map<String, Channel> channels = new LinkedHashMap<>();
+  private final Map<String, Tls> tls = new HashMap<>();
   private EventLoopGroup boss;
   private EventLoopGroup workers;
 
@@ -100,6 +106,22 @@ public final class BrokerServer implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Makes the named listener a TLS listener (security protocol SSL); before {@link #start}. Its
+   * fetch answers are copied through the TLS engine rather than sent with sendfile ({@link
+   * TlsFileRegionCopier}).
+   */
+  public BrokerServer tls(String listener, SslContext context, String clientAuth) {
+    if (boss != null) {
+      throw new IllegalStateException("TLS is set before start");
+    }
+    if (listeners.stream().noneMatch(l -> l.name().equals(listener))) {
+      throw new IllegalArgumentException("no listener " + listener);
+    }
+    tls.put(listener, new Tls(context, clientAuth));
+    return this;
+  }
+
   /** Binds every listener; throws with the address named when a port is taken. */
   public void start() {
     boss = Transport.group(1, "spool-accept");
@@ -123,10 +145,11 @@ public final class BrokerServer implements AutoCloseable {
       }
       channels.put(l.name(), ch);
       log.info(
-          "{} {} listener on {} ({} transport, {} network threads)",
+          "{} {} listener on {} ({}, {} transport, {} network threads)",
           settings.logPrefix(),
           l.name(),
           ch.localAddress(),
+          tls.containsKey(l.name()) ? "TLS" : "plaintext",
           Transport.name(),
           settings.networkThreads());
     }
@@ -151,6 +174,15 @@ public final class BrokerServer implements AutoCloseable {
               protected void initChannel(SocketChannel ch) {
                 if (!admit(ch, prefix)) {
                   return;
+                }
+                Tls t = tls.get(l.name());
+                if (t != null) {
+                  // Outbound, the copier turns fetch answers' file regions into buffers before
+                  // they reach the SslHandler, which cannot take a FileRegion.
+                  ch.pipeline()
+                      .addLast("tls", t.context().newHandler(ch.alloc()))
+                      .addLast("tls-log", new TlsHandshakeLog(refusalLog, prefix, t.clientAuth()))
+                      .addLast("tls-copy", new TlsFileRegionCopier());
                 }
                 ch.pipeline()
                     .addLast(

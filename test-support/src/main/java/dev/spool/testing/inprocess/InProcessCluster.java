@@ -1,6 +1,8 @@
 package dev.spool.testing.inprocess;
 
 import dev.spool.broker.Broker;
+import dev.spool.broker.SecurityConfig;
+import dev.spool.network.tls.SslConfig;
 import dev.spool.node.NodeConfig;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.image.BrokerRegistration;
@@ -61,13 +63,27 @@ public final class InProcessCluster extends AbstractSpoolCluster {
 
   private final Map<Integer, InProcessNode> nodes;
   private final Map<Integer, InetSocketAddress> brokerAddresses;
+  private final Map<String, String> clientSecurity;
   private volatile boolean closed;
 
   private InProcessCluster(
-      Path dir, Map<Integer, InProcessNode> nodes, Map<Integer, InetSocketAddress> brokers) {
+      Path dir,
+      Map<Integer, InProcessNode> nodes,
+      Map<Integer, InetSocketAddress> brokers,
+      Map<String, String> clientSecurity) {
     super(dir);
     this.nodes = nodes;
     this.brokerAddresses = brokers;
+    this.clientSecurity = Map.copyOf(clientSecurity);
+  }
+
+  /**
+   * The client keys that reach this cluster's Spool listeners (security.protocol=SSL and the nodes'
+   * ssl.* keys when they speak TLS); empty for plaintext. Tests' own clients add them.
+   */
+  @Override
+  public Map<String, String> clientSecurity() {
+    return clientSecurity;
   }
 
   public static Builder builder() {
@@ -106,7 +122,7 @@ public final class InProcessCluster extends AbstractSpoolCluster {
         Map<String, String> props = props(id, roles.get(id), dir, brokers.get(id), voters);
         members.put(id, new InProcessNode(id, NodeConfig.parse(props)));
       }
-      InProcessCluster c = new InProcessCluster(dir, members, brokers);
+      InProcessCluster c = new InProcessCluster(dir, members, brokers, clientSecurity(config()));
       try {
         members.values().forEach(InProcessNode::startController);
         members.values().forEach(InProcessNode::startBroker);
@@ -134,6 +150,30 @@ public final class InProcessCluster extends AbstractSpoolCluster {
       p.putAll(config());
       return p;
     }
+  }
+
+  /**
+   * The client keys that reach nodes running with {@code nodeProps}: security.protocol=SSL and the
+   * nodes' own ssl.* keys (their certificate serves as the harness's client certificate where one
+   * is required) when the Spool listener speaks TLS; empty otherwise.
+   */
+  private static Map<String, String> clientSecurity(Map<String, String> nodeProps) {
+    Map<String, String> parseable = new LinkedHashMap<>();
+    parseable.put("node.id", "1");
+    parseable.put("controller.quorum.voters", "1@127.0.0.1:1");
+    parseable.putAll(nodeProps);
+    Map<String, String> client = new LinkedHashMap<>();
+    if (!SecurityConfig.isTls(NodeConfig.parse(parseable), SecurityConfig.SPOOL)) {
+      return client;
+    }
+    client.put("security.protocol", SslConfig.SSL);
+    nodeProps.forEach(
+        (k, v) -> {
+          if (k.startsWith("ssl.") && !k.equals("ssl.client.auth")) {
+            client.put(k, v);
+          }
+        });
+    return client;
   }
 
   private static Path dataDir(Path dir, int id) {

@@ -23,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLSocketFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +47,11 @@ public final class ClusterProbe implements AutoCloseable {
 
     /** Where {@code node}'s broker listens (its own address, not a proxy's). */
     InetSocketAddress brokerAddress(int node);
+
+    /** TLS for the probes when the brokers' Spool listeners speak it; null for plaintext. */
+    default SSLSocketFactory tls() {
+      return null;
+    }
   }
 
   /** A question for one node that may fail with an I/O error. */
@@ -72,7 +78,7 @@ public final class ClusterProbe implements AutoCloseable {
 
   /** A probe that talks to {@code node}'s broker directly. */
   public NodeProbe probe(int node) {
-    return new NodeProbe(members.brokerAddress(node), timeoutMs);
+    return new NodeProbe(members.brokerAddress(node), timeoutMs, members.tls());
   }
 
   /**

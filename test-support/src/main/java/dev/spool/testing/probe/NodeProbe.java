@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Collection;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * A blocking one-request client that asks one node directly, on its own broker address (never
@@ -28,10 +29,17 @@ import java.util.Collection;
 public final class NodeProbe {
   private final InetSocketAddress address;
   private final int timeoutMs;
+  private final SSLSocketFactory tls;
 
   public NodeProbe(InetSocketAddress address, int timeoutMs) {
+    this(address, timeoutMs, null);
+  }
+
+  /** A probe that connects over TLS when {@code tls} is not null (a TLS Spool listener). */
+  public NodeProbe(InetSocketAddress address, int timeoutMs, SSLSocketFactory tls) {
     this.address = address;
     this.timeoutMs = timeoutMs;
+    this.tls = tls;
   }
 
   public InetSocketAddress address() {
@@ -61,7 +69,7 @@ public final class NodeProbe {
             .setCorrelationId(1)
             .setClientId("cluster-harness-probe")
             .build();
-    try (RawFrameClient c = RawFrameClient.connect(address, Duration.ofMillis(timeoutMs))) {
+    try (RawFrameClient c = RawFrameClient.connect(address, Duration.ofMillis(timeoutMs), tls)) {
       RawFrameClient.Reply r = c.request(h, body, new byte[0]);
       if (r.header().getErrorCode() != ErrorCode.NONE) {
         throw new IOException(

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# What TLS costs Spool: the same produce and consume runs against a local 3-node cluster twice,
+# once with plaintext listeners and once with TLS on the Spool listener (clients and replication;
+# fetch answers are copied through the TLS engine there instead of sent with sendfile). Keys are made
+# with the JDK's keytool into scratch space for the run and never kept.
+#
+#   scripts/bench-tls.sh            # RECORDS=1000000 RECORD_SIZE=1024 by default
+#
+# Holds the machine lock itself (flock /tmp/spool-heavy.lock) and stops the clusters it started.
+set -euo pipefail
+source "$(dirname "$0")/bench-common.sh"
+RECORDS="${RECORDS:-1000000}"
+RECORD_SIZE="${RECORD_SIZE:-1024}"
+PASS=spool-bench-pass
+
+if [ -z "${SPOOL_BENCH_LOCKED:-}" ]; then
+  exec env SPOOL_BENCH_LOCKED=1 flock /tmp/spool-heavy.lock "$0" "$@"
+fi
+ensure_package
+WORK="$RESULTS/tls"
+rm -rf "$WORK" && mkdir -p "$WORK/keys"
+kt() { keytool -storetype PKCS12 -storepass "$PASS" "$@" >/dev/null 2>&1; }
+(
+  cd "$WORK/keys"
+  kt -genkeypair -alias ca -keyalg EC -groupname secp256r1 -dname CN=bench-ca -ext BC:c=ca:true -validity 2 -keystore ca.p12
+  kt -exportcert -alias ca -rfc -file ca.pem -keystore ca.p12
+  kt -importcert -noprompt -alias ca -file ca.pem -keystore truststore.p12
+  kt -genkeypair -alias node -keyalg EC -groupname secp256r1 -dname CN=localhost -validity 2 -keystore node.p12
+  kt -certreq -alias node -keystore node.p12 -file node.csr
+  kt -gencert -alias ca -keystore ca.p12 -infile node.csr -outfile node.pem -rfc -validity 2 \
+     -ext SAN=IP:127.0.0.1,DNS:localhost -ext EKU=serverAuth,clientAuth
+  kt -importcert -noprompt -alias ca -file ca.pem -keystore node.p12
+  kt -importcert -alias node -file node.pem -keystore node.p12
+)
+K="$WORK/keys"
+SSL_KEYS="ssl.keystore.location=$K/node.p12
+ssl.keystore.password=$PASS
+ssl.keystore.type=PKCS12
+ssl.truststore.location=$K/truststore.p12
+ssl.truststore.password=$PASS
+ssl.truststore.type=PKCS12"
+
+run() { # MODE: plaintext | tls
+  local mode="$1" dir="$WORK/cluster-$1" props=() node_props=""
+  if [ "$mode" = tls ]; then
+    node_props="listener.security.protocol.map=SPOOL:SSL
+$SSL_KEYS"
+    props=(--producer-prop security.protocol=SSL)
+    while IFS= read -r kv; do props+=(--producer-prop "$kv"); done <<<"$SSL_KEYS"
+  fi
+  local client_props=""
+  if [ "$mode" = tls ]; then client_props="security.protocol=SSL
+$SSL_KEYS"; fi
+  SPOOL_METRICS=0 SPOOL_NODE_PROPS="$node_props" SPOOL_CLIENT_PROPS="$client_props" "$ROOT/scripts/cluster.sh" start --nodes 3 --dir "$dir" --base-port 29092 >&2
+  trap '"$ROOT/scripts/cluster.sh" stop --dir "'"$dir"'" >&2 || true' EXIT
+  local b=127.0.0.1:29092 admin=("${props[@]//--producer-prop/--admin-prop}") consumer=("${props[@]//--producer-prop/--consumer-prop}")
+  "$ROOT/scripts/spool" topic create bench-tls --partitions 6 --replication-factor 3 -b "$b" "${admin[@]}" >&2
+  echo "== $mode: produce $RECORDS x $RECORD_SIZE B, acks=all, rf=3"
+  "$ROOT/scripts/spool" perf produce -b "$b" --topic bench-tls --num-records "$RECORDS" --record-size "$RECORD_SIZE" \
+    --throughput -1 "${props[@]}" 2>/dev/null | tail -1
+  echo "== $mode: consume $RECORDS"
+  "$ROOT/scripts/spool" perf consume -b "$b" --topic bench-tls --messages "$RECORDS" "${consumer[@]}" 2>/dev/null | tail -2
+  "$ROOT/scripts/cluster.sh" stop --dir "$dir" >&2
+  trap - EXIT
+}
+run plaintext
+run tls

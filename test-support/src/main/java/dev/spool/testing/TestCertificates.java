@@ -1,0 +1,176 @@
+package dev.spool.testing;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Key material for TLS tests, made at test time with the JDK's {@code keytool} in a directory the
+ * test owns (nothing is committed): a test CA, a node keystore signed by it (EC P-256, valid for
+ * 127.0.0.1 and localhost, usable as server and as client certificate), a truststore holding the
+ * CA, and a second CA's truststore that trusts none of it. Every store is PKCS12 with one password.
+ *
+ * <p>Not thread-safe: {@link #create} runs keytool several times (a few seconds); share one per
+ * test class.
+ */
+public final class TestCertificates {
+  /** The password of every store. */
+  public static final String PASSWORD = "spool-test-pass";
+
+  private final Path dir;
+
+  private TestCertificates(Path dir) {
+    this.dir = dir;
+  }
+
+  /** Creates the CA, the node keystore and both truststores under {@code dir}. */
+  public static TestCertificates create(Path dir) throws IOException {
+    TestCertificates c = new TestCertificates(dir);
+    c.makeCa("ca", "spool-test-ca");
+    c.makeCa("other-ca", "some-other-ca");
+    c.trust("ca.pem", "truststore.p12");
+    c.trust("other-ca.pem", "other-truststore.p12");
+    c.keytool(
+        "-genkeypair",
+        "-alias",
+        "node",
+        "-keyalg",
+        "EC",
+        "-groupname",
+        "secp256r1",
+        "-dname",
+        "CN=localhost",
+        "-validity",
+        "2",
+        "-keystore",
+        "node.p12");
+    c.keytool("-certreq", "-alias", "node", "-keystore", "node.p12", "-file", "node.csr");
+    c.keytool(
+        "-gencert",
+        "-alias",
+        "ca",
+        "-keystore",
+        "ca.p12",
+        "-infile",
+        "node.csr",
+        "-outfile",
+        "node.pem",
+        "-rfc",
+        "-validity",
+        "2",
+        "-ext",
+        "SAN=IP:127.0.0.1,DNS:localhost",
+        "-ext",
+        "EKU=serverAuth,clientAuth");
+    c.trust("ca.pem", "node.p12");
+    c.keytool("-importcert", "-alias", "node", "-file", "node.pem", "-keystore", "node.p12");
+    return c;
+  }
+
+  /** Adds the CA certificate in {@code pem} to {@code store} as a trusted entry. */
+  private void trust(String pem, String store) throws IOException {
+    keytool("-importcert", "-noprompt", "-alias", "ca", "-file", pem, "-keystore", store);
+  }
+
+  private void makeCa(String name, String cn) throws IOException {
+    keytool(
+        "-genkeypair",
+        "-alias",
+        "ca",
+        "-keyalg",
+        "EC",
+        "-groupname",
+        "secp256r1",
+        "-dname",
+        "CN=" + cn,
+        "-ext",
+        "BC:c=ca:true",
+        "-validity",
+        "2",
+        "-keystore",
+        name + ".p12");
+    keytool(
+        "-exportcert", "-alias", "ca", "-rfc", "-file", name + ".pem", "-keystore", name + ".p12");
+  }
+
+  /** The node's keystore: its private key and the CA-signed certificate chain. */
+  public Path nodeKeystore() {
+    return dir.resolve("node.p12");
+  }
+
+  /** A truststore holding the test CA. */
+  public Path truststore() {
+    return dir.resolve("truststore.p12");
+  }
+
+  /** A truststore holding another CA only: it trusts no certificate of this set. */
+  public Path untrustedTruststore() {
+    return dir.resolve("other-truststore.p12");
+  }
+
+  /**
+   * Node keys that make the named listeners (SPOOL, KAFKA) speak TLS with the node keystore and the
+   * test CA's truststore; {@code clientAuth} is none, requested or required.
+   */
+  public Map<String, String> nodeConfig(String clientAuth, String... tlsListeners) {
+    List<String> map = new ArrayList<>();
+    for (String l : tlsListeners) {
+      map.add(l + ":SSL");
+    }
+    Map<String, String> p = new LinkedHashMap<>();
+    p.put("listener.security.protocol.map", String.join(",", map));
+    p.put("ssl.keystore.location", nodeKeystore().toString());
+    p.put("ssl.keystore.password", PASSWORD);
+    p.put("ssl.keystore.type", "PKCS12");
+    p.put("ssl.truststore.location", truststore().toString());
+    p.put("ssl.truststore.password", PASSWORD);
+    p.put("ssl.truststore.type", "PKCS12");
+    p.put("ssl.client.auth", clientAuth);
+    return p;
+  }
+
+  /**
+   * Client keys for TLS that trust {@code truststore}; with {@code certificate} the client also
+   * presents the node certificate (for brokers that require one).
+   */
+  public Map<String, String> clientConfig(Path truststore, boolean certificate) {
+    Map<String, String> p = new LinkedHashMap<>();
+    p.put("security.protocol", "SSL");
+    p.put("ssl.truststore.location", truststore.toString());
+    p.put("ssl.truststore.password", PASSWORD);
+    p.put("ssl.truststore.type", "PKCS12");
+    if (certificate) {
+      p.put("ssl.keystore.location", nodeKeystore().toString());
+      p.put("ssl.keystore.password", PASSWORD);
+      p.put("ssl.keystore.type", "PKCS12");
+    }
+    return p;
+  }
+
+  private void keytool(String... args) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
+    cmd.addAll(List.of(args));
+    cmd.addAll(List.of("-storetype", "PKCS12", "-storepass", PASSWORD));
+    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+    // keytool says little; reading it to the end is reading until it exits.
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    try {
+      if (!p.waitFor(60, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new IOException("keytool did not finish: " + cmd);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while running keytool", e);
+    }
+    if (p.exitValue() != 0) {
+      throw new IOException("keytool " + String.join(" ", args) + " failed: " + out);
+    }
+  }
+}

@@ -1,0 +1,92 @@
+package dev.spool.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.spool.config.Config;
+import dev.spool.config.ConfigException;
+import dev.spool.testing.TestCertificates;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Bad TLS settings fail a node before it starts anything, with the message naming the key: a
+ * missing or unreadable keystore, a wrong password, a TLS listener without a keystore, a security
+ * protocol Spool does not have. Passwords never reach the config line a node logs.
+ */
+class TlsStartupConfigTest {
+  @TempDir static Path dir;
+  private static TestCertificates certs;
+
+  @BeforeAll
+  static void makeKeys() throws IOException {
+    certs = TestCertificates.create(Files.createDirectories(dir.resolve("keys")));
+  }
+
+  private static Map<String, String> node(Map<String, String> overrides) {
+    Map<String, String> p = new LinkedHashMap<>();
+    p.put("node.id", "1");
+    p.put("process.roles", "broker");
+    p.put("controller.quorum.voters", "2@127.0.0.1:1");
+    p.put("data.dir", dir.resolve("data").toString());
+    p.put("listener", "127.0.0.1:0");
+    p.putAll(certs.nodeConfig("required", "SPOOL"));
+    p.putAll(overrides);
+    return p;
+  }
+
+  private static ConfigException refused(Map<String, String> overrides) {
+    return assertThrows(
+        ConfigException.class,
+        () -> NodeConfig.checkEnvironment(NodeConfig.parse(node(overrides))));
+  }
+
+  @Test
+  void shouldStartWithGoodKeyMaterialAndNeverLogPasswords() {
+    Config config = NodeConfig.parse(node(Map.of()));
+    NodeConfig.checkEnvironment(config);
+    String line = config.toLogString();
+    assertFalse(line.contains(TestCertificates.PASSWORD), line);
+    assertTrue(line.contains("ssl.keystore.password=[hidden]"), line);
+  }
+
+  @Test
+  void shouldNameTheKeystoreLocationWhenTheFileIsMissingOrNotAKeystore() throws IOException {
+    ConfigException missing =
+        refused(Map.of("ssl.keystore.location", dir.resolve("nope.p12").toString()));
+    assertEquals("ssl.keystore.location", missing.key(), missing.getMessage());
+    assertTrue(missing.getMessage().contains("nope.p12"), missing.getMessage());
+
+    Path garbage = Files.writeString(dir.resolve("garbage.p12"), "not a keystore");
+    ConfigException unreadable = refused(Map.of("ssl.keystore.location", garbage.toString()));
+    assertEquals("ssl.keystore.location", unreadable.key(), unreadable.getMessage());
+  }
+
+  @Test
+  void shouldNameThePasswordThatIsWrong() {
+    ConfigException keystore = refused(Map.of("ssl.keystore.password", "wrong"));
+    assertEquals("ssl.keystore.password", keystore.key(), keystore.getMessage());
+    ConfigException truststore = refused(Map.of("ssl.truststore.password", "wrong"));
+    assertEquals("ssl.truststore.password", truststore.key(), truststore.getMessage());
+  }
+
+  @Test
+  void shouldRefuseATlsListenerWithoutAKeystoreAndUnknownProtocols() {
+    ConfigException noKeystore = refused(Map.of("ssl.keystore.location", ""));
+    assertEquals("ssl.keystore.location", noKeystore.key(), noKeystore.getMessage());
+    assertTrue(noKeystore.getMessage().contains("must be set"), noKeystore.getMessage());
+
+    ConfigException sasl = refused(Map.of("listener.security.protocol.map", "SPOOL:SASL_SSL"));
+    assertEquals("listener.security.protocol.map", sasl.key(), sasl.getMessage());
+    ConfigException tls10 = refused(Map.of("ssl.enabled.protocols", "TLSv9"));
+    assertEquals("ssl.enabled.protocols", tls10.key(), tls10.getMessage());
+  }
+}
