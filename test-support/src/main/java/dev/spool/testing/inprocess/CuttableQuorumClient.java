@@ -4,6 +4,8 @@ import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
+import dev.spool.protocol.message.CreatePartitionsRequest;
+import dev.spool.protocol.message.CreatePartitionsResponse;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DeleteTopicsRequest;
@@ -78,6 +80,11 @@ final class CuttableQuorumClient implements QuorumClient {
   @Override
   public CompletableFuture<CreateTopicsResponse> createTopics(CreateTopicsRequest r) {
     return call(() -> delegate.createTopics(r));
+  }
+
+  @Override
+  public CompletableFuture<CreatePartitionsResponse> createPartitions(CreatePartitionsRequest r) {
+    return call(() -> delegate.createPartitions(r));
   }
 
   @Override
