@@ -50,10 +50,11 @@ class DataPlaneBoundariesTest {
         .resideOutsideOfPackages("dev.spool.broker", "dev.spool.broker.replication..")
         .should()
         .dependOnClassesThat()
-        .resideInAPackage("dev.spool.network..")
+        .resideInAPackage("dev.spool.network")
         .because(
-            "dev.spool.network is allowed to the data plane for broker-to-broker replication"
-                + " (the replica fetcher and the Broker that wires it), nothing else")
+            "the wire client (dev.spool.network) is allowed to the data plane for broker-to-broker"
+                + " replication (the replica fetcher and the Broker that wires it), nothing else;"
+                + " its TLS settings (dev.spool.network.tls) are shared with the listeners")
         .check(MAIN);
   }
 
