@@ -15,6 +15,7 @@ import dev.spool.protocol.message.PartitionMetadata;
 import dev.spool.protocol.message.ProduceResponse;
 import dev.spool.protocol.message.TopicPartitions;
 import dev.spool.quorum.image.PartitionState;
+import dev.spool.quorum.lifecycle.BrokerState;
 import dev.spool.record.MemoryRecords;
 import dev.spool.record.RecordBatch;
 import dev.spool.testing.SpoolClusterTest;
@@ -54,13 +55,23 @@ class ReplicationIntegrationTest {
     return LogBytes.oneRecordBatch(value);
   }
 
+  /**
+   * A broker that serves with current metadata: a RUNNING one (a broker just restarted is still
+   * RECOVERING, its image may not have the test's topics yet), else any started one.
+   */
   private static Broker any() {
+    Broker started = null;
     for (int id = 1; id <= cluster.size(); id++) {
-      if (cluster.broker(id) != null) {
-        return cluster.broker(id);
+      Broker b = cluster.broker(id);
+      if (b != null && b.state() == BrokerState.RUNNING) {
+        return b;
       }
+      started = started == null ? b : started;
     }
-    throw new AssertionError("no broker running");
+    if (started == null) {
+      throw new AssertionError("no broker running");
+    }
+    return started;
   }
 
   /** Creates a topic and waits until every running broker's image has it with a leader. */
