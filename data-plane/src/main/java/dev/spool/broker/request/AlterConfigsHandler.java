@@ -22,54 +22,43 @@ public final class AlterConfigsHandler
 
   @Override
   public CompletableFuture<AlterConfigsResponse> call(AlterConfigsRequest req) {
-    return ctx.quorum()
-        .alterConfigs(req)
-        .handle(
-            (resp, err) -> {
-              if (err == null) {
-                return resp;
-              }
-              AdminForwarding.Failure f = AdminForwarding.failure(err);
-              AlterConfigsResponse.Builder b = AlterConfigsResponse.newBuilder();
-              req.getTopicsList()
-                  .forEach(
-                      t ->
-                          b.addTopics(
-                              AlterConfigsResponse.Result.newBuilder()
-                                  .setName(t.getName())
-                                  .setErrorCode(f.code())
-                                  .setErrorMessage(f.message())));
-              return b.build();
-            })
-        .thenCompose(
-            resp -> {
-              if (req.getValidateOnly()) {
-                return CompletableFuture.completedFuture(resp);
-              }
-              return ctx.metadataWaiters()
-                  .await(
-                      img ->
-                          req.getTopicsList().stream()
-                              .filter(
-                                  t ->
-                                      resp.getTopicsList().stream()
-                                          .anyMatch(
-                                              r ->
-                                                  r.getName().equals(t.getName())
-                                                      && r.getErrorCode() == ErrorCode.NONE))
-                              .allMatch(
-                                  t -> {
-                                    TopicImage ti = img.topic(t.getName());
-                                    if (ti == null) {
-                                      return true;
-                                    }
-                                    Map<String, String> now = ti.configs();
-                                    return t.getSetMap().entrySet().stream()
-                                            .allMatch(e -> e.getValue().equals(now.get(e.getKey())))
-                                        && t.getDeleteList().stream().noneMatch(now::containsKey);
-                                  }),
-                      ctx.adminTimeoutMs())
-                  .thenApply(img -> resp);
-            });
+    return AdminForwarding.forward(
+        ctx,
+        ctx.quorum().alterConfigs(req),
+        f -> {
+          AlterConfigsResponse.Builder b = AlterConfigsResponse.newBuilder();
+          req.getTopicsList()
+              .forEach(
+                  t ->
+                      b.addTopics(
+                          AlterConfigsResponse.Result.newBuilder()
+                              .setName(t.getName())
+                              .setErrorCode(f.code())
+                              .setErrorMessage(f.message())));
+          return b.build();
+        },
+        req.getValidateOnly(),
+        resp ->
+            img ->
+                req.getTopicsList().stream()
+                    .filter(
+                        t ->
+                            resp.getTopicsList().stream()
+                                .anyMatch(
+                                    r ->
+                                        r.getName().equals(t.getName())
+                                            && r.getErrorCode() == ErrorCode.NONE))
+                    .allMatch(
+                        t -> {
+                          TopicImage ti = img.topic(t.getName());
+                          if (ti == null) {
+                            return true;
+                          }
+                          Map<String, String> now = ti.configs();
+                          return t.getSetMap().entrySet().stream()
+                                  .allMatch(e -> e.getValue().equals(now.get(e.getKey())))
+                              && t.getDeleteList().stream().noneMatch(now::containsKey);
+                        }),
+        ctx.adminTimeoutMs());
   }
 }

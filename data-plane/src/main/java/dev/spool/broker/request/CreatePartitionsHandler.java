@@ -23,47 +23,34 @@ public final class CreatePartitionsHandler
 
   @Override
   public CompletableFuture<CreatePartitionsResponse> call(CreatePartitionsRequest req) {
-    long timeoutMs = ctx.adminTimeout(req.getTimeoutMs());
-    return ctx.quorum()
-        .createPartitions(req)
-        .handle(
-            (resp, err) -> {
-              if (err == null) {
-                return resp;
-              }
-              AdminForwarding.Failure f = AdminForwarding.failure(err);
-              CreatePartitionsResponse.Builder b = CreatePartitionsResponse.newBuilder();
-              req.getTopicsList()
-                  .forEach(
-                      t ->
-                          b.addTopics(
-                              CreatePartitionsResponse.Result.newBuilder()
-                                  .setName(t.getName())
-                                  .setErrorCode(f.code())
-                                  .setErrorMessage(f.message())));
-              return b.build();
-            })
-        .thenCompose(
-            resp -> {
-              if (req.getValidateOnly()) {
-                return CompletableFuture.completedFuture(resp);
-              }
-              return ctx.metadataWaiters()
-                  .await(
-                      img ->
-                          resp.getTopicsList().stream()
-                              .filter(r -> r.getErrorCode() == ErrorCode.NONE)
-                              .allMatch(
-                                  r -> {
-                                    TopicImage t = img.topic(r.getName());
-                                    // Deleted meanwhile: nothing left to wait for.
-                                    return t == null
-                                        || (t.partitionCount() >= r.getCount()
-                                            && t.partitions().stream()
-                                                .allMatch(PartitionState::hasLeader));
-                                  }),
-                      timeoutMs)
-                  .thenApply(img -> resp);
-            });
+    return AdminForwarding.forward(
+        ctx,
+        ctx.quorum().createPartitions(req),
+        f -> {
+          CreatePartitionsResponse.Builder b = CreatePartitionsResponse.newBuilder();
+          req.getTopicsList()
+              .forEach(
+                  t ->
+                      b.addTopics(
+                          CreatePartitionsResponse.Result.newBuilder()
+                              .setName(t.getName())
+                              .setErrorCode(f.code())
+                              .setErrorMessage(f.message())));
+          return b.build();
+        },
+        req.getValidateOnly(),
+        resp ->
+            img ->
+                resp.getTopicsList().stream()
+                    .filter(r -> r.getErrorCode() == ErrorCode.NONE)
+                    .allMatch(
+                        r -> {
+                          TopicImage t = img.topic(r.getName());
+                          // Deleted meanwhile: nothing left to wait for.
+                          return t == null
+                              || (t.partitionCount() >= r.getCount()
+                                  && t.partitions().stream().allMatch(PartitionState::hasLeader));
+                        }),
+        ctx.adminTimeout(req.getTimeoutMs()));
   }
 }

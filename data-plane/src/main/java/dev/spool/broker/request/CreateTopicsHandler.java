@@ -23,47 +23,33 @@ public final class CreateTopicsHandler
 
   @Override
   public CompletableFuture<CreateTopicsResponse> call(CreateTopicsRequest req) {
-    long timeoutMs = ctx.adminTimeout(req.getTimeoutMs());
-    return ctx.quorum()
-        .createTopics(req)
-        .handle(
-            (resp, err) -> {
-              if (err == null) {
-                return resp;
-              }
-              AdminForwarding.Failure f = AdminForwarding.failure(err);
-              CreateTopicsResponse.Builder b = CreateTopicsResponse.newBuilder();
-              req.getTopicsList()
-                  .forEach(
-                      t ->
-                          b.addTopics(
-                              CreateTopicsResponse.Result.newBuilder()
-                                  .setName(t.getName())
-                                  .setErrorCode(f.code())
-                                  .setErrorMessage(f.message())));
-              return b.build();
-            })
-        .thenCompose(
-            resp -> {
-              if (req.getValidateOnly()) {
-                return CompletableFuture.completedFuture(resp);
-              }
-              return ctx.metadataWaiters()
-                  .await(
-                      img ->
-                          resp.getTopicsList().stream()
-                              .filter(r -> r.getErrorCode() == ErrorCode.NONE)
-                              .allMatch(
-                                  r -> {
-                                    TopicImage t = img.topic(r.getName());
-                                    return t != null
-                                        && (r.getTopicId().isEmpty()
-                                            || t.id().equals(r.getTopicId()))
-                                        && t.partitions().stream()
-                                            .allMatch(PartitionState::hasLeader);
-                                  }),
-                      timeoutMs)
-                  .thenApply(img -> resp);
-            });
+    return AdminForwarding.forward(
+        ctx,
+        ctx.quorum().createTopics(req),
+        f -> {
+          CreateTopicsResponse.Builder b = CreateTopicsResponse.newBuilder();
+          req.getTopicsList()
+              .forEach(
+                  t ->
+                      b.addTopics(
+                          CreateTopicsResponse.Result.newBuilder()
+                              .setName(t.getName())
+                              .setErrorCode(f.code())
+                              .setErrorMessage(f.message())));
+          return b.build();
+        },
+        req.getValidateOnly(),
+        resp ->
+            img ->
+                resp.getTopicsList().stream()
+                    .filter(r -> r.getErrorCode() == ErrorCode.NONE)
+                    .allMatch(
+                        r -> {
+                          TopicImage t = img.topic(r.getName());
+                          return t != null
+                              && (r.getTopicId().isEmpty() || t.id().equals(r.getTopicId()))
+                              && t.partitions().stream().allMatch(PartitionState::hasLeader);
+                        }),
+        ctx.adminTimeout(req.getTimeoutMs()));
   }
 }

@@ -20,35 +20,27 @@ public final class DeleteTopicsHandler
 
   @Override
   public CompletableFuture<DeleteTopicsResponse> call(DeleteTopicsRequest req) {
-    long timeoutMs = ctx.adminTimeout(req.getTimeoutMs());
-    return ctx.quorum()
-        .deleteTopics(req)
-        .handle(
-            (resp, err) -> {
-              if (err == null) {
-                return resp;
-              }
-              AdminForwarding.Failure f = AdminForwarding.failure(err);
-              DeleteTopicsResponse.Builder b = DeleteTopicsResponse.newBuilder();
-              req.getNamesList()
-                  .forEach(
-                      n ->
-                          b.addTopics(
-                              DeleteTopicsResponse.Result.newBuilder()
-                                  .setName(n)
-                                  .setErrorCode(f.code())
-                                  .setErrorMessage(f.message())));
-              return b.build();
-            })
-        .thenCompose(
-            resp ->
-                ctx.metadataWaiters()
-                    .await(
-                        img ->
-                            resp.getTopicsList().stream()
-                                .filter(r -> r.getErrorCode() == ErrorCode.NONE)
-                                .allMatch(r -> img.topic(r.getName()) == null),
-                        timeoutMs)
-                    .thenApply(img -> resp));
+    return AdminForwarding.forward(
+        ctx,
+        ctx.quorum().deleteTopics(req),
+        f -> {
+          DeleteTopicsResponse.Builder b = DeleteTopicsResponse.newBuilder();
+          req.getNamesList()
+              .forEach(
+                  n ->
+                      b.addTopics(
+                          DeleteTopicsResponse.Result.newBuilder()
+                              .setName(n)
+                              .setErrorCode(f.code())
+                              .setErrorMessage(f.message())));
+          return b.build();
+        },
+        false,
+        resp ->
+            img ->
+                resp.getTopicsList().stream()
+                    .filter(r -> r.getErrorCode() == ErrorCode.NONE)
+                    .allMatch(r -> img.topic(r.getName()) == null),
+        ctx.adminTimeout(req.getTimeoutMs()));
   }
 }
