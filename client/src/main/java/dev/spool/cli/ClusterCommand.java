@@ -105,7 +105,7 @@ final class ClusterCommand implements Callable<Integer> {
               g.writeNumberField("epoch", b.epoch());
               g.writeBooleanField("fenced", b.fenced());
               g.writeBooleanField("inControlledShutdown", b.inControlledShutdown());
-              String notReady = notReadyReason(b);
+              String notReady = b.notReadyReason();
               g.writeBooleanField("ready", notReady.isEmpty());
               g.writeStringField("notReadyReason", notReady);
               g.writeEndObject();
@@ -117,22 +117,6 @@ final class ClusterCommand implements Callable<Integer> {
             g.writeNumberField("metadataOffset", d.metadataOffset());
             g.writeEndObject();
           });
-    }
-
-    /**
-     * Why a broker is not ready, as the quorum sees it ("" when ready): the conditions of a node's
-     * {@code /health/ready} that the cluster's metadata shows. A listed broker is registered (it
-     * registers once its logs are recovered); the controller unfences it only once it has replayed
-     * the metadata up to its registration, and fences it when its session lapses.
-     */
-    static String notReadyReason(ClusterDescription.Broker b) {
-      if (b.fenced()) {
-        return "fenced";
-      }
-      if (b.inControlledShutdown()) {
-        return "shutting down";
-      }
-      return "";
     }
 
     private void printPlain(ClusterDescription d) {
@@ -158,7 +142,7 @@ final class ClusterCommand implements Callable<Integer> {
       }
       out.println("Brokers:");
       for (ClusterDescription.Broker b : d.brokers()) {
-        String notReady = notReadyReason(b);
+        String notReady = b.notReadyReason();
         out.printf(
             "  broker %-4d %-22s epoch %-10d %-13s %s%n",
             b.id(),

@@ -37,7 +37,26 @@ public record ClusterDescription(
       String rack,
       long epoch,
       boolean fenced,
-      boolean inControlledShutdown) {}
+      boolean inControlledShutdown) {
+
+    /**
+     * Why this broker is not ready, as the quorum's metadata shows it ("" when ready): the
+     * conditions of a node's {@code /health/ready} that the metadata carries. A listed broker is
+     * registered (it registers once its logs are recovered); the controller unfences it only once
+     * it has replayed the metadata up to its registration, and fences it when its session lapses.
+     */
+    public String notReadyReason() {
+      return notReadyReason(fenced, inControlledShutdown);
+    }
+
+    /** The same rule for a broker known by these two flags (a node's own status page uses it). */
+    public static String notReadyReason(boolean fenced, boolean inControlledShutdown) {
+      if (fenced) {
+        return "fenced";
+      }
+      return inControlledShutdown ? "shutting down" : "";
+    }
+  }
 
   /**
    * The Raft quorum that holds the metadata.
