@@ -20,6 +20,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * Shared pieces of the end-to-end tests: how long a cluster may take, topics, the command line, a
@@ -45,6 +48,11 @@ final class E2e {
 
   /** Runs {@code spool ARGS -b BOOTSTRAP} in this JVM; returns exit code, stdout and stderr. */
   static String[] cli(SpoolCluster c, String... args) {
+    return cli(c.dir(), c.bootstrapServers(), args);
+  }
+
+  /** {@link #cli(SpoolCluster, String...)} for nodes not run by the extension. */
+  static String[] cli(Path workingDirectory, String bootstrap, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     CliContext ctx =
@@ -53,10 +61,10 @@ final class E2e {
             new PrintStream(err, true, StandardCharsets.UTF_8),
             new ByteArrayInputStream(new byte[0]),
             Map.of(),
-            c.dir());
+            workingDirectory);
     List<String> all = new ArrayList<>(List.of(args));
     all.add("-b");
-    all.add(c.bootstrapServers());
+    all.add(bootstrap);
     int code = SpoolCommand.run(ctx, all.toArray(new String[0]));
     return new String[] {
       Integer.toString(code),
@@ -78,5 +86,21 @@ final class E2e {
     ProcessCluster.Builder b = ProcessCluster.builder().nodes(3).dir(dir).kafkaListeners(true);
     config.forEach(b::config);
     return b.start();
+  }
+
+  /**
+   * A watcher that prints the last lines of each node's log when a test fails, for a cluster a test
+   * class builds by hand (the JUnit extension does this for its own).
+   */
+  static TestWatcher logsOnFailure(Supplier<ProcessCluster> cluster) {
+    return new TestWatcher() {
+      @Override
+      public void testFailed(ExtensionContext context, Throwable cause) {
+        ProcessCluster c = cluster.get();
+        if (c != null) {
+          c.dumpLogs(150);
+        }
+      }
+    };
   }
 }

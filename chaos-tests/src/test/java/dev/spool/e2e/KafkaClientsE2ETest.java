@@ -59,7 +59,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,15 +75,7 @@ import org.junit.jupiter.api.io.TempDir;
 class KafkaClientsE2ETest {
   /** Node logs on failure: the cluster is built here, not by the JUnit extension. */
   @RegisterExtension
-  static final TestWatcher LOGS =
-      new TestWatcher() {
-        @Override
-        public void testFailed(ExtensionContext context, Throwable cause) {
-          if (cluster != null) {
-            cluster.dumpLogs(150);
-          }
-        }
-      };
+  static final TestWatcher LOGS = E2e.logsOnFailure(() -> KafkaClientsE2ETest.cluster);
 
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static ProcessCluster cluster;

@@ -42,7 +42,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
 
@@ -57,15 +56,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
 class KafkaCreatePartitionsE2ETest {
   /** Node logs on failure: the cluster is built here, not by the JUnit extension. */
   @RegisterExtension
-  static final TestWatcher LOGS =
-      new TestWatcher() {
-        @Override
-        public void testFailed(ExtensionContext context, Throwable cause) {
-          if (cluster != null) {
-            cluster.dumpLogs(150);
-          }
-        }
-      };
+  static final TestWatcher LOGS = E2e.logsOnFailure(() -> KafkaCreatePartitionsE2ETest.cluster);
 
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static ProcessCluster cluster;

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.spool.cli.CliContext;
-import dev.spool.cli.SpoolCommand;
 import dev.spool.client.Producer;
 import dev.spool.client.ProducerRecord;
 import dev.spool.common.Clock;
@@ -15,15 +13,11 @@ import dev.spool.node.NodeConfig;
 import dev.spool.node.SpoolNode;
 import dev.spool.testing.Chromium;
 import dev.spool.testing.Ports;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -334,21 +328,8 @@ class StatusPageE2ETest {
 
   /** Runs {@code spool ARGS -b BOOTSTRAP} in-process; fails unless it exits 0; its output. */
   private static String cli(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    CliContext ctx =
-        new CliContext(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            new ByteArrayInputStream(new byte[0]),
-            Map.of(),
-            dir);
-    List<String> all = new ArrayList<>(List.of(args));
-    all.add("-b");
-    all.add(bootstrap);
-    int code = SpoolCommand.run(ctx, all.toArray(new String[0]));
-    String o = out.toString(StandardCharsets.UTF_8);
-    assertEquals(0, code, String.join(" ", args) + ": " + o + err.toString(StandardCharsets.UTF_8));
-    return o;
+    String[] r = E2e.cli(dir, bootstrap, args);
+    assertEquals("0", r[0], String.join(" ", args) + ": " + r[1] + r[2]);
+    return r[1];
   }
 }
