@@ -1,5 +1,6 @@
 package dev.spool.client;
 
+import dev.spool.common.BrokerReadiness;
 import java.util.List;
 
 /**
@@ -39,22 +40,9 @@ public record ClusterDescription(
       boolean fenced,
       boolean inControlledShutdown) {
 
-    /**
-     * Why this broker is not ready, as the quorum's metadata shows it ("" when ready): the
-     * conditions of a node's {@code /health/ready} that the metadata carries. A listed broker is
-     * registered (it registers once its logs are recovered); the controller unfences it only once
-     * it has replayed the metadata up to its registration, and fences it when its session lapses.
-     */
+    /** Why this broker is not ready ("" when ready): {@link BrokerReadiness}. */
     public String notReadyReason() {
-      return notReadyReason(fenced, inControlledShutdown);
-    }
-
-    /** The same rule for a broker known by these two flags (a node's own status page uses it). */
-    public static String notReadyReason(boolean fenced, boolean inControlledShutdown) {
-      if (fenced) {
-        return "fenced";
-      }
-      return inControlledShutdown ? "shutting down" : "";
+      return BrokerReadiness.notReadyReason(fenced, inControlledShutdown);
     }
   }
 

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.spool.broker.metrics.BrokerMetrics;
 import dev.spool.broker.request.DescribeClusterHandler.PartitionCounts;
-import dev.spool.client.ClusterDescription;
+import dev.spool.common.BrokerReadiness;
 import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;
@@ -169,8 +169,7 @@ public final class StatusPage {
       g.writeBooleanField("fenced", b.fenced());
       g.writeBooleanField("inControlledShutdown", b.inControlledShutdown());
       // The same rule as `cluster status`: what the quorum's metadata shows of readiness.
-      String notReady =
-          ClusterDescription.Broker.notReadyReason(b.fenced(), b.inControlledShutdown());
+      String notReady = BrokerReadiness.notReadyReason(b.fenced(), b.inControlledShutdown());
       g.writeBooleanField("ready", notReady.isEmpty());
       g.writeStringField("notReadyReason", notReady);
       g.writeEndObject();
