@@ -6,7 +6,6 @@ import dev.spool.broker.log.LogReadResult;
 import dev.spool.broker.log.LogStorageException;
 import dev.spool.broker.log.OffsetOutOfRangeException;
 import dev.spool.broker.log.PartitionLog;
-import dev.spool.broker.log.TimestampAndOffset;
 import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
@@ -213,7 +212,7 @@ public final class Partition {
     this.leaderEpoch = st.leaderEpoch();
     this.leaderId = st.leader();
     this.leaderState = null;
-    failPendingProduces(
+    failWaitingProduces(
         ErrorCode.NOT_LEADER_OR_FOLLOWER,
         "this broker no longer leads "
             + tp
@@ -221,7 +220,8 @@ public final class Partition {
             + st.leader()
             + ", epoch "
             + st.leaderEpoch()
-            + ")");
+            + ")",
+        hint());
     if (!changed) {
       return StateChange.UNCHANGED;
     }
@@ -278,7 +278,7 @@ public final class Partition {
 
   /** This broker is no longer a replica (reassigned away or the topic deleted): stop everything. */
   public void stop(String reason) {
-    failPendingProduces(ErrorCode.NOT_LEADER_OR_FOLLOWER, reason);
+    failWaitingProduces(ErrorCode.NOT_LEADER_OR_FOLLOWER, reason, hint());
     leaderState = null;
     if (role != ReplicaRole.NONE) {
       transitionTo(ReplicaRole.NONE, reason);
@@ -294,9 +294,10 @@ public final class Partition {
     }
     offlineReason = reason;
     log.error("{}replica goes OFFLINE: {}", prefix(), reason);
-    failPendingProduces(
+    failWaitingProduces(
         ErrorCode.STORAGE_ERROR,
-        "replica of " + tp + " on broker " + localBrokerId + " is offline: " + reason);
+        "replica of " + tp + " on broker " + localBrokerId + " is offline: " + reason,
+        hint());
     leaderState = null;
     transitionTo(ReplicaRole.OFFLINE, reason);
     listener.onRoleChanged(this, role, leaderId, leaderEpoch);
@@ -456,8 +457,12 @@ public final class Partition {
         minInsyncReplicas);
   }
 
-  private void failPendingProduces(ErrorCode code, String message) {
-    purgatory.failAll(code, message, hint());
+  /**
+   * Answers every acks=all produce waiting for replication (the replica stops leading, or the
+   * owner's tick finds the leadership lease lost; their batches stay in the log); returns how many.
+   */
+  int failWaitingProduces(ErrorCode code, String message, LeaderHintInfo hint) {
+    return purgatory.failAll(code, message, hint);
   }
 
   /**
@@ -702,49 +707,14 @@ public final class Partition {
 
   // ---------------------------------------------------------------- owner thread: offsets
 
-  /** The result of {@link #listOffset}. */
-  public record ListOffsetResult(
-      ErrorCode error,
-      String message,
-      long timestamp,
-      long offset,
-      int leaderEpoch,
-      LeaderHintInfo hint) {}
-
   /**
    * ListOffsets: -2 earliest (log start), -1 latest (the high watermark for consumers, the log end
    * for replicas), else the first offset with a timestamp at or after, found only below the high
-   * watermark for consumers.
+   * watermark for consumers ({@link OffsetLookup}).
    */
   public ListOffsetResult listOffset(long timestamp, int currentLeaderEpoch, boolean consumer) {
     ListOffsetResult refused = refuseOffsetQuery(currentLeaderEpoch);
-    if (refused != null) {
-      return refused;
-    }
-    long bound = consumer ? log0.highWatermark() : log0.logEndOffset();
-    if (timestamp == -2L) {
-      long start = log0.logStartOffset();
-      return new ListOffsetResult(ErrorCode.NONE, "", -1, start, epochAt(start), null);
-    }
-    if (timestamp == -1L) {
-      return new ListOffsetResult(ErrorCode.NONE, "", -1, bound, epochAt(bound - 1), null);
-    }
-    if (timestamp < 0) {
-      return new ListOffsetResult(
-          ErrorCode.INVALID_REQUEST,
-          "timestamp " + timestamp + " is neither -1 (latest), -2 (earliest) nor a time",
-          -1,
-          -1,
-          -1,
-          null);
-    }
-    Optional<TimestampAndOffset> found = log0.offsetForTimestamp(timestamp);
-    if (found.isEmpty() || found.get().offset() >= bound) {
-      return new ListOffsetResult(ErrorCode.NONE, "", -1, -1, -1, null);
-    }
-    TimestampAndOffset t = found.get();
-    return new ListOffsetResult(
-        ErrorCode.NONE, "", t.timestampMs(), t.offset(), t.leaderEpoch(), null);
+    return refused != null ? refused : OffsetLookup.lookup(log0, timestamp, consumer);
   }
 
   /** Why this replica cannot answer an offset query (not the leader, or fenced), else null. */
@@ -763,11 +733,6 @@ public final class Partition {
       return new ListOffsetResult(fenced.error(), fenced.message(), -1, -1, -1, fenced.hint());
     }
     return null;
-  }
-
-  private int epochAt(long offset) {
-    OptionalInt e = log0.leaderEpochCache().epochForOffset(Math.max(offset, 0));
-    return e.isPresent() ? e.getAsInt() : -1;
   }
 
   /** OffsetForLeaderEpoch: the largest epoch at or below {@code epoch} and where it ends. */

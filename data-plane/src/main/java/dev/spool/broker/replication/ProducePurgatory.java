@@ -98,14 +98,18 @@ final class ProducePurgatory {
     }
   }
 
-  /** Fails every waiting produce with {@code code} (the replica stopped leading). */
-  void failAll(ErrorCode code, String message, LeaderHintInfo hint) {
+  /** Fails every waiting produce with {@code code} (the replica stopped leading); how many. */
+  int failAll(ErrorCode code, String message, LeaderHintInfo hint) {
+    if (waiting.isEmpty()) {
+      return 0;
+    }
     List<Waiting> all = new ArrayList<>(waiting);
     waiting.clear();
     publish();
     for (Waiting p : all) {
       p.future().complete(ProduceResult.error(code, message, hint));
     }
+    return all.size();
   }
 
   /**

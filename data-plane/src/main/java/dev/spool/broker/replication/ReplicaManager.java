@@ -201,8 +201,7 @@ public final class ReplicaManager implements AutoCloseable {
     if (p.role() == ReplicaRole.LEADER && !guard.holds()) {
       return CompletableFuture.completedFuture(guard.refusal(p.topicPartition()));
     }
-    return guard.track(
-        p.topicPartition(), p.appendAsLeader(records, acks, clientLeaderEpoch, timeoutMs));
+    return p.appendAsLeader(records, acks, clientLeaderEpoch, timeoutMs);
   }
 
   /**
@@ -519,50 +518,58 @@ public final class ReplicaManager implements AutoCloseable {
 
   // ---------------------------------------------------------------- ticks (owner workers)
 
-  /** Periodic work of the partitions owned by {@code worker}. */
+  /**
+   * Periodic work of the partitions owned by {@code worker}. While the leadership lease is lost,
+   * the acks=all produces waiting in this worker's leaders are answered NOT_LEADER_OR_FOLLOWER
+   * ({@link LeaseGuard}); worker 0 also logs each loss and return of the lease (the chaos timelines
+   * read these lines).
+   */
   public void tick(int worker) {
+    LeaseGuard guard = leaseGuard;
+    boolean leaseLost = leaseInstalled && !guard.holds();
     if (worker == 0) {
-      checkLease();
+      logLeaseChange(!leaseLost);
     }
+    int failed = 0;
     for (Partition p : partitions.values()) {
       if (workers.workerFor(p.topicPartition()) == worker) {
         try {
+          if (leaseLost && p.role() == ReplicaRole.LEADER) {
+            failed +=
+                p.failWaitingProduces(
+                    ErrorCode.NOT_LEADER_OR_FOLLOWER,
+                    guard.lostWhileWaiting(p.topicPartition()),
+                    LeaderHintInfo.UNKNOWN);
+          }
           p.tick();
         } catch (RuntimeException e) {
           log.error("{} tick of {} failed", logPrefix, p.topicPartition(), e);
         }
       }
     }
-  }
-
-  /**
-   * Worker 0's tick: answers the acks=all produces waiting while the lease is lost and logs each
-   * loss and return of the lease (the chaos timelines read these lines).
-   */
-  private void checkLease() {
-    if (!leaseInstalled) {
-      return; // nothing leads before the lifecycle (which installs the lease) brings metadata
-    }
-    LeaseGuard guard = leaseGuard;
-    boolean held = guard.holds();
-    if (held != leaseHeldAtLastTick) {
-      leaseHeldAtLastTick = held;
-      if (held) {
-        log.info(
-            "{} leadership lease held: the partitions this broker leads take produces", logPrefix);
-      } else {
-        log.warn(
-            "{} leadership lease lost: no heartbeat answer from the active controller within the"
-                + " session timeout; refusing produces to led partitions",
-            logPrefix);
-      }
-    }
-    int failed = guard.check();
     if (failed > 0) {
       log.info(
-          "{} {} acks=all produces waiting for replication answered NOT_LEADER_OR_FOLLOWER",
+          "{} {} acks=all produces waiting for replication answered NOT_LEADER_OR_FOLLOWER: the"
+              + " leadership lease is lost",
           logPrefix,
           failed);
+    }
+  }
+
+  /** Worker 0: logs each loss and return of the lease once installed. */
+  private void logLeaseChange(boolean held) {
+    if (!leaseInstalled || held == leaseHeldAtLastTick) {
+      return; // nothing leads before the lifecycle (which installs the lease) brings metadata
+    }
+    leaseHeldAtLastTick = held;
+    if (held) {
+      log.info(
+          "{} leadership lease held: the partitions this broker leads take produces", logPrefix);
+    } else {
+      log.warn(
+          "{} leadership lease lost: no heartbeat answer from the active controller within the"
+              + " session timeout; refusing produces to led partitions",
+          logPrefix);
     }
   }
 

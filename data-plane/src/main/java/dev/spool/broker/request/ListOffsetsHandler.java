@@ -1,7 +1,7 @@
 package dev.spool.broker.request;
 
 import dev.spool.broker.replication.ExceptionCodes;
-import dev.spool.broker.replication.Partition;
+import dev.spool.broker.replication.ListOffsetResult;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ListOffsetsRequest;
@@ -67,7 +67,7 @@ public final class ListOffsetsHandler
             tp,
             part -> part.listOffset(p.getTimestamp(), p.getCurrentLeaderEpoch(), consumer),
             () ->
-                new Partition.ListOffsetResult(
+                new ListOffsetResult(
                     ErrorCode.NOT_LEADER_OR_FOLLOWER,
                     "broker " + ctx.brokerId() + " has no replica of " + tp,
                     -1,

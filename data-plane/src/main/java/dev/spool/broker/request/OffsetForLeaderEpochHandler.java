@@ -1,7 +1,7 @@
 package dev.spool.broker.request;
 
 import dev.spool.broker.replication.ExceptionCodes;
-import dev.spool.broker.replication.Partition;
+import dev.spool.broker.replication.ListOffsetResult;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.OffsetForLeaderEpochRequest;
@@ -68,7 +68,7 @@ public final class OffsetForLeaderEpochHandler
             tp,
             part -> part.endOffsetForEpoch(p.getCurrentLeaderEpoch(), p.getLeaderEpoch()),
             () ->
-                new Partition.ListOffsetResult(
+                new ListOffsetResult(
                     ErrorCode.NOT_LEADER_OR_FOLLOWER,
                     "broker " + ctx.brokerId() + " has no replica of " + tp,
                     -1,
