@@ -122,6 +122,7 @@ public final class NetworkClient implements AutoCloseable {
             .option(
                 ChannelOption.CONNECT_TIMEOUT_MILLIS,
                 (int) Math.min(Integer.MAX_VALUE, config.connectTimeoutMs()));
+    DeadPeerDetection.apply(bootstrap, config.deadConnectionTimeoutMs(), epoll);
     this.ticker =
         loop.scheduleAtFixedRate(
             this::tick, config.timerTickMs(), config.timerTickMs(), TimeUnit.MILLISECONDS);

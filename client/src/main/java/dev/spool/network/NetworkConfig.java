@@ -20,6 +20,10 @@ import io.netty.handler.ssl.SslContext;
  *     consumers) rather than direct buffers (the broker's replica fetcher, which appends the record
  *     data to files as it is); see {@link dev.spool.protocol.FrameBuffers}
  * @param sslContext TLS for every connection (security.protocol=SSL), or null for plaintext
+ * @param deadConnectionTimeoutMs a connection whose peer stops acknowledging (sent data unacked, or
+ *     keepalive probes unanswered while waiting for an answer) for this long is closed by the
+ *     kernel, failing its requests at once rather than at their deadline ({@link
+ *     DeadPeerDetection}); 0 leaves the operating system's defaults (minutes to hours)
  */
 public record NetworkConfig(
     String clientId,
@@ -32,7 +36,8 @@ public record NetworkConfig(
     int maxResponseFrameBytes,
     long timerTickMs,
     boolean heapResponseFrames,
-    SslContext sslContext) {
+    SslContext sslContext,
+    long deadConnectionTimeoutMs) {
 
   // The network client's defaults. The client library's keys socket.connection.setup.timeout.ms,
   // reconnect.backoff.ms and reconnect.backoff.max.ms take theirs from here: this package sits
@@ -53,12 +58,19 @@ public record NetworkConfig(
   /** Default deadline-check period. */
   public static final long DEFAULT_TIMER_TICK_MS = 20L;
 
+  /** Default time without acknowledgement from the peer after which a connection is closed. */
+  public static final long DEFAULT_DEAD_CONNECTION_TIMEOUT_MS = 3000L;
+
   public NetworkConfig {
     if (maxInFlightRequestsPerConnection < 1 || maxQueuedRequestsPerConnection < 1) {
       throw new IllegalArgumentException("in-flight and queue limits must be positive");
     }
     if (connectTimeoutMs < 1 || timerTickMs < 1 || maxResponseFrameBytes < 1024) {
       throw new IllegalArgumentException("bad network timing or frame limit");
+    }
+    if (deadConnectionTimeoutMs < 0 || deadConnectionTimeoutMs > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "dead connection timeout must be 0 (off) or a positive number of milliseconds");
     }
   }
 
@@ -84,20 +96,26 @@ public record NetworkConfig(
         maxResponseFrameBytes,
         timerTickMs,
         true,
-        null);
+        null,
+        DEFAULT_DEAD_CONNECTION_TIMEOUT_MS);
   }
 
   /** The same settings with response frames in direct buffers. */
   public NetworkConfig withDirectResponseFrames() {
-    return with(false, sslContext);
+    return with(false, sslContext, deadConnectionTimeoutMs);
   }
 
   /** The same settings with TLS on every connection ({@code null}: plaintext). */
   public NetworkConfig withTls(SslContext tls) {
-    return with(heapResponseFrames, tls);
+    return with(heapResponseFrames, tls, deadConnectionTimeoutMs);
   }
 
-  private NetworkConfig with(boolean heapFrames, SslContext tls) {
+  /** The same settings with another dead-connection timeout (0: the operating system's). */
+  public NetworkConfig withDeadConnectionTimeout(long timeoutMs) {
+    return with(heapResponseFrames, sslContext, timeoutMs);
+  }
+
+  private NetworkConfig with(boolean heapFrames, SslContext tls, long deadTimeoutMs) {
     return new NetworkConfig(
         clientId,
         ioThreadName,
@@ -109,7 +127,8 @@ public record NetworkConfig(
         maxResponseFrameBytes,
         timerTickMs,
         heapFrames,
-        tls);
+        tls,
+        deadTimeoutMs);
   }
 
   /**

@@ -227,6 +227,15 @@ public final class NetNamespaces implements NetworkControl, Closeable {
     }
   }
 
+  /**
+   * Drops every packet from {@code from}'s namespace to the root namespace (the harness and its
+   * clients): requests still arrive, answers and acknowledgements are lost. Healed by {@link
+   * #healAll}.
+   */
+  public void dropToHost(int from) {
+    blackhole(from, gateway());
+  }
+
   private void blackhole(int from, String address) {
     String route = address + "/32";
     if (blackholes.add(namespace(from) + " " + route)) {

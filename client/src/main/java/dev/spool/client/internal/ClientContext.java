@@ -62,7 +62,8 @@ public final class ClientContext implements AutoCloseable {
                     values.reconnectBackoffMaxMs(),
                     maxResponseFrameBytes,
                     NetworkConfig.DEFAULT_TIMER_TICK_MS)
-                .withTls(values.tls() ? SslContexts.client(values.ssl()) : null),
+                .withTls(values.tls() ? SslContexts.client(values.ssl()) : null)
+                .withDeadConnectionTimeout(values.deadConnectionTimeoutMs()),
             clock,
             random);
     this.metadata =

@@ -22,6 +22,7 @@ public record CommonClientConfig(
     ConfigKey<Long> reconnectBackoffMs,
     ConfigKey<Long> reconnectBackoffMaxMs,
     ConfigKey<Long> connectionSetupTimeoutMs,
+    ConfigKey<Long> deadConnectionTimeoutMs,
     ConfigKey<Long> metadataMaxAgeMs,
     ConfigKey<String> securityProtocol,
     SslConfig ssl) {
@@ -36,6 +37,7 @@ public record CommonClientConfig(
       long reconnectBackoffMs,
       long reconnectBackoffMaxMs,
       long connectionSetupTimeoutMs,
+      long deadConnectionTimeoutMs,
       long metadataMaxAgeMs,
       boolean tls,
       SslSettings ssl) {}
@@ -50,6 +52,7 @@ public record CommonClientConfig(
         config.get(reconnectBackoffMs),
         Math.max(config.get(reconnectBackoffMs), config.get(reconnectBackoffMaxMs)),
         config.get(connectionSetupTimeoutMs),
+        config.get(deadConnectionTimeoutMs),
         config.get(metadataMaxAgeMs),
         config.get(securityProtocol).equals(SslConfig.SSL),
         ssl.read(config));
@@ -97,6 +100,15 @@ public record CommonClientConfig(
             NetworkConfig.DEFAULT_CONNECT_TIMEOUT_MS,
             ConfigKey.atLeast(1L),
             "How long a TCP connect plus the ApiVersions handshake may take."),
+        def.longKey(
+            "socket.dead.connection.timeout.ms",
+            NetworkConfig.DEFAULT_DEAD_CONNECTION_TIMEOUT_MS,
+            ConfigKey.between(0L, (long) Integer.MAX_VALUE),
+            "A connection to a broker that stops acknowledging (sent data, or keepalive probes"
+                + " while an answer is awaited) for this long is closed by the kernel, and its"
+                + " requests fail over at once instead of at request.timeout.ms: a broker cut off by"
+                + " the network. A slow or paused broker still acknowledges. 0 keeps the OS"
+                + " defaults (minutes)."),
         def.longKey(
             "metadata.max.age.ms",
             300_000L,
