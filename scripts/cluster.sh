@@ -12,7 +12,9 @@
 # SPOOL_NODE_PROPS (newline-separated key=value lines) is appended to every node's new config;
 # SPOOL_CLIENT_PROPS (the same form) are the client keys the readiness check needs (TLS listeners).
 # Everything lives under DIR (default ./.spool-cluster): per node its config, data, log and
-# PID file. The script signals only PIDs it recorded, after checking the process's command
+# PID file. A new cluster gets one cluster id (`spool storage random-uuid`, kept in
+# DIR/cluster.env) and `start` formats every node that is not running with it (`spool storage
+# format --ignore-formatted`) before starting it, so a directory of another cluster is refused. The script signals only PIDs it recorded, after checking the process's command
 # line carries this cluster's marker, so it never touches anything else.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -97,9 +99,33 @@ $(metrics_line "$i")
 data.dir=$(node_dir "$i")/data
 controller.quorum.voters=$voters
 controller.quorum.bind.host=127.0.0.1
-cluster.id=local
 ${SPOOL_NODE_PROPS:-}
 PROPS
+}
+
+# Formats the directories of every node given that is not running (in parallel: each is a JVM
+# start); a directory of another cluster or node, or one holding data from before formatting
+# existed, stops the script with the node's message.
+format_nodes() {
+  local i d pids=() nodes=() failed=0
+  for i in "$@"; do
+    [ -z "$(live_pid "$i")" ] || continue
+    d="$(node_dir "$i")"
+    "$SPOOL" storage format --config "$d/node.properties" --cluster-id "$CLUSTER_ID" \
+      --ignore-formatted > "$d/format.out" 2>&1 &
+    pids+=($!); nodes+=("$i")
+  done
+  for i in "${!pids[@]}"; do
+    if ! wait "${pids[$i]}"; then
+      echo "cluster.sh: node ${nodes[$i]}: spool storage format failed:" >&2
+      sed 's/^/  /' "$(node_dir "${nodes[$i]}")/format.out" >&2
+      failed=1
+    fi
+  done
+  if [ "$failed" = 1 ]; then
+    echo "cluster.sh: (a directory from before storage format existed: stop the cluster and remove $DIR)" >&2
+    exit 1
+  fi
 }
 
 start_node() {
@@ -176,11 +202,19 @@ case "$CMD" in
         f="$(node_dir "$i")/node.properties"
         grep -q '^kafka.listener=' "$f" || echo "kafka.listener=127.0.0.1:$(kafka_port "$i")" >> "$f"
       done
+      if [ -z "${CLUSTER_ID:-}" ]; then
+        # Written before storage format: the configs name the cluster (cluster.id=local).
+        CLUSTER_ID="$(sed -n 's/^cluster\.id=//p' "$(node_dir 1)/node.properties" | tail -n 1)"
+        CLUSTER_ID="${CLUSTER_ID:-spool}"
+        echo "CLUSTER_ID=$CLUSTER_ID" >> "$DIR/cluster.env"
+      fi
     else
       [ -n "$NODES" ] || { echo "cluster.sh: start needs --nodes N" >&2; exit 2; }
-      printf 'CLUSTER_NODES=%s\nCLUSTER_BASE_PORT=%s\n' "$NODES" "$BASE_PORT" > "$DIR/cluster.env"
+      CLUSTER_ID="$("$SPOOL" storage random-uuid)"
+      printf 'CLUSTER_NODES=%s\nCLUSTER_BASE_PORT=%s\nCLUSTER_ID=%s\n' "$NODES" "$BASE_PORT" "$CLUSTER_ID" > "$DIR/cluster.env"
       for i in $(seq 1 "$NODES"); do write_config "$i" "$NODES"; done
     fi
+    format_nodes $(seq 1 "$NODES")
     for i in $(seq 1 "$NODES"); do start_node "$i"; done
     bootstrap "$NODES" > "$DIR/bootstrap"
     kafka_bootstrap "$NODES" > "$DIR/kafka-bootstrap"

@@ -94,7 +94,6 @@ class ReleaseTarballE2ETest {
               example,
               Map.ofEntries(
                   Map.entry("node.id", String.valueOf(i + 1)),
-                  Map.entry("cluster.id", "tarball-test"),
                   Map.entry("controller.quorum.voters", voters.toString()),
                   Map.entry("controller.quorum.bind.host", "127.0.0.1"),
                   Map.entry("listener", "127.0.0.1:" + client[i]),
@@ -107,6 +106,7 @@ class ReleaseTarballE2ETest {
                   // would wait out the default 30 s for nothing.
                   Map.entry("controlled.shutdown.timeout.ms", "3000"))));
     }
+    formatEveryNode(home);
     List<Process> starts = new ArrayList<>();
     for (int i = 0; i < NODES; i++) {
       String config = home.resolve("config/node-" + (i + 1) + ".properties").toString();
@@ -188,6 +188,23 @@ class ReleaseTarballE2ETest {
       assertEquals(3, status.exit(), "status of a stopped node: " + status.out());
       String log = Files.readString(home.resolve("logs/spool-node-" + (i + 1) + ".log"));
       assertTrue(log.contains("stopped"), "node " + (i + 1) + "'s log file ends with its stop");
+    }
+  }
+
+  /** As docs/deploying.md: one cluster id, every node formatted with it before its first start. */
+  private void formatEveryNode(Path home) throws Exception {
+    Run uuid = run(home, List.of("bin/spool", "storage", "random-uuid"));
+    assertEquals(0, uuid.exit(), uuid.out());
+    String clusterId = uuid.out().strip().lines().reduce((a, b) -> b).orElse("");
+    for (int i = 0; i < NODES; i++) {
+      String config = home.resolve("config/node-" + (i + 1) + ".properties").toString();
+      Run format =
+          run(
+              home,
+              List.of(
+                  "bin/spool", "storage", "format", "--config", config, "--cluster-id", clusterId));
+      assertEquals(0, format.exit(), format.out());
+      assertTrue(format.out().contains("Formatted log directory"), format.out());
     }
   }
 

@@ -9,7 +9,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spool.client.Producer;
 import dev.spool.client.ProducerRecord;
 import dev.spool.common.Clock;
+import dev.spool.config.Config;
 import dev.spool.node.NodeConfig;
+import dev.spool.node.NodeStorage;
 import dev.spool.node.SpoolNode;
 import dev.spool.testing.Chromium;
 import dev.spool.testing.Ports;
@@ -86,7 +88,9 @@ class StatusPageE2ETest {
           CompletableFuture.supplyAsync(
               () -> {
                 try {
-                  return SpoolNode.start(NodeConfig.parse(p), Clock.SYSTEM);
+                  Config config = NodeConfig.parse(p);
+                  NodeStorage.format(config, "status-page", false);
+                  return SpoolNode.start(config, Clock.SYSTEM);
                 } catch (IOException e) {
                   throw new java.io.UncheckedIOException(e);
                 }

@@ -47,7 +47,9 @@ public final class BrokerConfig {
               v.matches("[A-Za-z0-9._-]{1,64}")
                   ? null
                   : "must be 1-64 characters of [A-Za-z0-9._-]",
-          "Name of the cluster; every node of one cluster uses the same (it derives the quorum's Raft group).");
+          "Optional: the cluster's id is read from the node's formatted directories (spool storage"
+              + " format --cluster-id); when set here it must name the same id. It derives the"
+              + " quorum's Raft group.");
   public static final ConfigKey<String> DATA_DIR =
       DEF.stringKey(
           "data.dir",

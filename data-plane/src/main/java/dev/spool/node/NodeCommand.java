@@ -29,7 +29,8 @@ public final class NodeCommand {
         "Stops gracefully on SIGTERM (leaderships are moved away first); SIGKILL loses nothing acknowledged."
       },
       footerHeading =
-          "%nExit codes: 0 stopped cleanly, 1 failed while running, 2 bad configuration.%n%n")
+          "%nExit codes: 0 stopped cleanly, 1 failed while running, 2 bad configuration, 3 a data"
+              + " directory is not formatted for this node (spool storage format).%n%n")
   static final class Start implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(Start.class);
 
@@ -59,10 +60,16 @@ public final class NodeCommand {
           o.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
         }
         config = NodeConfig.parse(NodeConfig.load(configFile, o));
+        // Before checkEnvironment, which creates missing directories: a refused start changes
+        // nothing on disk.
+        config = NodeStorage.verify(config);
         NodeConfig.checkEnvironment(config);
       } catch (ConfigException e) {
         System.err.println("spool node: bad configuration: " + e.getMessage());
         return 2;
+      } catch (StorageException e) {
+        System.err.println("spool node: refusing to start: " + e.getMessage());
+        return 3;
       }
       log.info("{}", config.toLogString());
       SpoolNode node;
@@ -71,6 +78,9 @@ public final class NodeCommand {
       } catch (ConfigException e) {
         System.err.println("spool node: bad configuration: " + e.getMessage());
         return 2;
+      } catch (StorageException e) {
+        System.err.println("spool node: refusing to start: " + e.getMessage());
+        return 3;
       } catch (Exception e) {
         log.error("node failed to start: {}", SpoolNode.describe(config), e);
         return 1;

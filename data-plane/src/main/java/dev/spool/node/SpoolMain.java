@@ -1,18 +1,27 @@
 package dev.spool.node;
 
+import dev.spool.cli.CliContext;
 import dev.spool.cli.SpoolCommand;
 import java.util.Map;
 import picocli.CommandLine;
 
 /**
  * The {@code spool} executable: the client command line ({@code produce}, {@code consume}, {@code
- * topic}, {@code cluster}, {@code perf}) plus {@code node start}.
+ * topic}, {@code cluster}, {@code perf}) plus {@code node start} and {@code storage
+ * format|random-uuid}.
  */
 public final class SpoolMain {
   private SpoolMain() {}
 
   public static CommandLine commandLine() {
-    CommandLine cl = SpoolCommand.commandLine(Map.of("node", new NodeCommand()));
+    return commandLine(CliContext.system());
+  }
+
+  /** The command line bound to {@code ctx} (tests capture its streams). */
+  public static CommandLine commandLine(CliContext ctx) {
+    CommandLine cl =
+        SpoolCommand.commandLine(
+            ctx, Map.of("node", new NodeCommand(), "storage", new StorageCommand()));
     cl.getSubcommands()
         .get("node")
         .getSubcommands()

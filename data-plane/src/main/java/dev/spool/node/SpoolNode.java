@@ -58,9 +58,13 @@ public final class SpoolNode implements AutoCloseable {
     this.logPrefix = "[node=" + config.get(BrokerConfig.NODE_ID) + "]";
   }
 
-  /** Starts the configured roles; on failure stops what was started and rethrows. */
+  /**
+   * Starts the configured roles; on failure stops what was started and rethrows. The node's data
+   * directories must be formatted for it ({@link NodeStorage#verify}, else {@link
+   * StorageException}); the cluster id is the one they were formatted with.
+   */
   public static SpoolNode start(Config config, Clock clock) throws IOException {
-    SpoolNode node = new SpoolNode(config);
+    SpoolNode node = new SpoolNode(NodeStorage.verify(config));
     try {
       node.startRoles(clock);
     } catch (IOException | RuntimeException e) {
@@ -107,6 +111,7 @@ public final class SpoolNode implements AutoCloseable {
       QuorumServer q = QuorumServer.create(QuorumSettings.of(nodeId, clusterId, config), clock);
       quorumServer = q;
       q.start();
+      NodeStorage.recordVoterStarted(config);
       if (metrics != null) {
         metrics.addController(q);
       }

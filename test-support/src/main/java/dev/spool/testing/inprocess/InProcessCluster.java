@@ -1,9 +1,11 @@
 package dev.spool.testing.inprocess;
 
 import dev.spool.broker.Broker;
+import dev.spool.broker.BrokerConfig;
 import dev.spool.broker.SecurityConfig;
 import dev.spool.network.tls.SslConfig;
 import dev.spool.node.NodeConfig;
+import dev.spool.node.NodeStorage;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.testing.AbstractSpoolCluster;
@@ -124,6 +126,12 @@ public final class InProcessCluster extends AbstractSpoolCluster {
       }
       InProcessCluster c = new InProcessCluster(dir, members, brokers, clientSecurity(config()));
       try {
+        // As an operator would before the first start (spool storage format); a directory left
+        // formatted by an earlier cluster of this id and node keeps its identity.
+        members
+            .values()
+            .forEach(
+                m -> NodeStorage.format(m.config(), m.config().get(BrokerConfig.CLUSTER_ID), true));
         members.values().forEach(InProcessNode::startController);
         members.values().forEach(InProcessNode::startBroker);
         c.awaitReady(startTimeout());

@@ -4,6 +4,7 @@ import dev.spool.broker.Broker;
 import dev.spool.broker.BrokerConfig;
 import dev.spool.common.Clock;
 import dev.spool.config.Config;
+import dev.spool.node.NodeStorage;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.QuorumClientSettings;
 import dev.spool.quorum.QuorumServer;
@@ -18,7 +19,9 @@ import org.slf4j.LoggerFactory;
  * QuorumServer} for the controller role, a {@link QuorumClient} and a {@link Broker} for the broker
  * role, controller first. Unlike the process, each role can stop and start on its own, so a test
  * can take a broker away while its controller keeps the quorum's majority. Every start uses the
- * same config: the same ports and data directory.
+ * same config: the same ports and data directory. As the node process, each start first checks that
+ * the node's directories are formatted for it ({@link NodeStorage#verify}); the cluster formats
+ * them before the first start.
  *
  * <p>Thread-safe (synchronized): the test thread and the cluster's close call it.
  */
@@ -74,6 +77,7 @@ final class InProcessNode {
     if (!isController() || quorumServer != null) {
       return;
     }
+    NodeStorage.verify(config);
     QuorumServer s =
         QuorumServer.create(
             QuorumSettings.of(id, config.get(BrokerConfig.CLUSTER_ID), config), Clock.SYSTEM);
@@ -84,6 +88,7 @@ final class InProcessNode {
       throw new UncheckedIOException("node " + id + ": the quorum member did not start", e);
     }
     quorumServer = s;
+    NodeStorage.recordVoterStarted(config);
   }
 
   /** Starts its broker role if it has one and it is not running; returns the broker (or null). */
@@ -91,6 +96,7 @@ final class InProcessNode {
     if (!isBroker() || broker != null) {
       return broker;
     }
+    NodeStorage.verify(config);
     CuttableQuorumClient c =
         new CuttableQuorumClient(
             QuorumClient.create(

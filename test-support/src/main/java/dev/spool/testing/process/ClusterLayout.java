@@ -17,7 +17,10 @@ import java.util.stream.Collectors;
  * directory per node with its {@code node.properties}, its {@code data/} directory (the metadata
  * log lives under {@code data/metadata}) and its log {@code node-<id>.log}; one {@code
  * node-logback.xml} for all; and for each node the command {@code [network prefix] java <options>
- * -cp <this JVM's class path> dev.spool.node.SpoolMain node start --config <file>}.
+ * -cp <this JVM's class path> dev.spool.node.SpoolMain node start --config <file>}, and the command
+ * that formats its directories first ({@code ... SpoolMain storage format --config <file>
+ * --cluster-id <cluster.id> --ignore-formatted}, so a directory of the same cluster and node is
+ * kept).
  *
  * <p>Used once, by the thread that builds the cluster.
  */
@@ -59,16 +62,30 @@ final class ClusterLayout {
       Files.createDirectories(nodeDir);
       Path dataDir = nodeDir.resolve("data");
       Path configFile = nodeDir.resolve("node.properties");
-      writeConfig(configFile, nodeConfig(spec, a, roles, dataDir, voters), a.id());
+      Map<String, String> props = nodeConfig(spec, a, roles, dataDir, voters);
+      writeConfig(configFile, props, a.id());
+      List<String> jvm = new ArrayList<>();
+      jvm.add(java);
+      jvm.addAll(spec.jvmOptions());
+      jvm.add("-Dlogback.configurationFile=" + logback);
+      jvm.add("-Dspool.harness.node=" + nodeDir);
+      jvm.add("-cp");
+      jvm.add(classPath);
+      jvm.add(MAIN_CLASS);
       List<String> command = new ArrayList<>(network.launchPrefix(a.id()));
-      command.add(java);
-      command.addAll(spec.jvmOptions());
-      command.add("-Dlogback.configurationFile=" + logback);
-      command.add("-Dspool.harness.node=" + nodeDir);
-      command.add("-cp");
-      command.add(classPath);
-      command.add(MAIN_CLASS);
+      command.addAll(jvm);
       command.addAll(List.of("node", "start", "--config", configFile.toString()));
+      // Formatting only writes files: it runs outside any network namespace.
+      List<String> format = new ArrayList<>(jvm);
+      format.addAll(
+          List.of(
+              "storage",
+              "format",
+              "--config",
+              configFile.toString(),
+              "--cluster-id",
+              props.get("cluster.id"),
+              "--ignore-formatted"));
       procs.put(
           a.id(),
           new NodeProcess(
@@ -77,6 +94,7 @@ final class ClusterLayout {
               dataDir,
               nodeDir.resolve("node-" + a.id() + ".log"),
               command,
+              format,
               roles.contains("broker"),
               roles.contains("controller")));
     }

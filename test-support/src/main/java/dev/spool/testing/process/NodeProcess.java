@@ -31,6 +31,7 @@ final class NodeProcess {
   private final Path dataDir;
   private final Path logFile;
   private final List<String> command;
+  private final List<String> formatCommand;
   private final boolean broker;
   private final boolean controller;
   private Process process;
@@ -43,6 +44,7 @@ final class NodeProcess {
       Path dataDir,
       Path logFile,
       List<String> command,
+      List<String> formatCommand,
       boolean broker,
       boolean controller) {
     this.id = id;
@@ -52,6 +54,7 @@ final class NodeProcess {
     this.dataDir = dataDir;
     this.logFile = logFile;
     this.command = List.copyOf(command);
+    this.formatCommand = List.copyOf(formatCommand);
   }
 
   int id() {
@@ -115,6 +118,48 @@ final class NodeProcess {
     starts++;
     note("node " + id + " started with pid " + process.pid());
     LOG.info("n{} started, pid {}, log {}", id, process.pid(), logFile);
+  }
+
+  /**
+   * Starts {@code spool storage format} for this node (as an operator does before the first start),
+   * its output appended to the node's log; the caller waits for it ({@link #awaitFormat}).
+   */
+  synchronized Process startFormat() {
+    note("formatting node " + id + ": " + String.join(" ", formatCommand));
+    try {
+      return new ProcessBuilder(formatCommand)
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
+          .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+          .start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot format node " + id, e);
+    }
+  }
+
+  /** Waits for a {@link #startFormat} process; throws unless it formatted (exit 0) in time. */
+  void awaitFormat(Process format, long timeoutMs) {
+    try {
+      if (!format.waitFor(timeoutMs, TimeUnit.MILLISECONDS)) {
+        format.destroyForcibly();
+        throw new IllegalStateException(
+            "node " + id + ": spool storage format did not finish in " + timeoutMs + " ms");
+      }
+    } catch (InterruptedException e) {
+      format.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while formatting node " + id, e);
+    }
+    if (format.exitValue() != 0) {
+      throw new IllegalStateException(
+          "node "
+              + id
+              + ": spool storage format failed with exit code "
+              + format.exitValue()
+              + "; its output is in "
+              + logFile);
+    }
+    note("node " + id + " formatted");
   }
 
   /** Sends {@code signal} to the recorded PID; does nothing if the process is not running. */

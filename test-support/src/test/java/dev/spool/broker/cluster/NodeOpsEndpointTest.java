@@ -6,10 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.Broker;
+import dev.spool.broker.BrokerConfig;
 import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
+import dev.spool.config.Config;
 import dev.spool.config.ConfigException;
 import dev.spool.node.NodeConfig;
+import dev.spool.node.NodeStorage;
 import dev.spool.node.SpoolNode;
 import dev.spool.protocol.message.ProduceResponse;
 import dev.spool.record.RecordBatchBuilder;
@@ -58,7 +61,7 @@ class NodeOpsEndpointTest {
 
   @BeforeAll
   static void start() throws IOException {
-    node = SpoolNode.start(NodeConfig.parse(combined(dir.resolve("node1"))), Clock.SYSTEM);
+    node = SpoolNode.start(formatted(combined(dir.resolve("node1"))), Clock.SYSTEM);
     client = new TestClient();
     await().atMost(Duration.ofSeconds(60)).until(() -> get("/health/ready").statusCode() == 200);
   }
@@ -84,6 +87,13 @@ class NodeOpsEndpointTest {
     p.put("controller.quorum.bind.host", "127.0.0.1");
     p.put("metrics.listener", "127.0.0.1:0");
     return p;
+  }
+
+  /** The parsed config, its directories formatted as spool storage format would. */
+  static Config formatted(Map<String, String> p) {
+    Config c = NodeConfig.parse(p);
+    NodeStorage.format(c, c.get(BrokerConfig.CLUSTER_ID), true);
+    return c;
   }
 
   static HttpResponse<String> get(SpoolNode n, String path) throws IOException {
@@ -198,8 +208,7 @@ class NodeOpsEndpointTest {
       Map<String, String> p = combined(dir.resolve("taken"));
       p.put("metrics.listener", "127.0.0.1:" + taken.getLocalPort());
       ConfigException e =
-          assertThrows(
-              ConfigException.class, () -> SpoolNode.start(NodeConfig.parse(p), Clock.SYSTEM));
+          assertThrows(ConfigException.class, () -> SpoolNode.start(formatted(p), Clock.SYSTEM));
       assertTrue(e.getMessage().contains("metrics.listener"), e.getMessage());
       assertTrue(e.getMessage().contains(Integer.toString(taken.getLocalPort())), e.getMessage());
       ConfigException env =
@@ -221,7 +230,7 @@ class NodeOpsEndpointTest {
     p.put("controller.quorum.voters", "1@127.0.0.1:" + PORTS.next("127.0.0.1"));
     p.put("metrics.listener", "127.0.0.1:0");
     p.put("controlled.shutdown.timeout.ms", "0");
-    try (SpoolNode lonely = SpoolNode.start(NodeConfig.parse(p), Clock.SYSTEM)) {
+    try (SpoolNode lonely = SpoolNode.start(formatted(p), Clock.SYSTEM)) {
       assertEquals(200, get(lonely, "/health/live").statusCode());
       HttpResponse<String> ready = get(lonely, "/health/ready");
       assertEquals(503, ready.statusCode());

@@ -9,7 +9,6 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.spool.common.Clock;
-import dev.spool.node.NodeConfig;
 import dev.spool.node.SpoolNode;
 import dev.spool.testing.ExternalCommand;
 import dev.spool.testing.Promtool;
@@ -146,7 +145,8 @@ class OpsDashboardAlertsTest {
     Set<String> names = new TreeSet<>();
     try (SpoolNode node =
         SpoolNode.start(
-            NodeConfig.parse(NodeOpsEndpointTest.combined(dir.resolve("node1"))), Clock.SYSTEM)) {
+            NodeOpsEndpointTest.formatted(NodeOpsEndpointTest.combined(dir.resolve("node1"))),
+            Clock.SYSTEM)) {
       await()
           .atMost(Duration.ofSeconds(60))
           .until(() -> NodeOpsEndpointTest.get(node, "/health/ready").statusCode() == 200);

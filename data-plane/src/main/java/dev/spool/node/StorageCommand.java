@@ -1,0 +1,163 @@
+package dev.spool.node;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.spool.cli.CliContext;
+import dev.spool.cli.ExitCodes;
+import dev.spool.config.Config;
+import dev.spool.config.ConfigException;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code spool storage format|random-uuid}: Kafka's {@code kafka-storage} for a Spool node
+ * (docs/operations.md#storage-format-and-node-identity). Runs on the command's thread.
+ */
+@Command(
+    name = "storage",
+    mixinStandardHelpOptions = true,
+    description = "Format a node's data directories, or make a new cluster id.",
+    subcommands = {StorageCommand.Format.class, StorageCommand.RandomUuid.class})
+public final class StorageCommand {
+  private static final JsonFactory JSON = new JsonFactory();
+
+  @Command(
+      name = "format",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Write meta.properties (version, cluster.id, node.id, directory.id) into each data directory"
+            + " of the node: its log directory (data.dir) and, on a controller, its quorum directory"
+            + " (metadata.log.dir). A node refuses to start on a directory that is not formatted or"
+            + " belongs to another cluster or node.",
+        "Every directory is checked before any is written: a directory already formatted (unless"
+            + " --ignore-formatted), formatted for another cluster or node, or holding data without"
+            + " meta.properties fails the command and nothing changes."
+      })
+  static final class Format implements Callable<Integer> {
+    private final CliContext ctx;
+
+    Format(CliContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Option(
+        names = {"-c", "--config"},
+        required = true,
+        paramLabel = "FILE",
+        description = "The node's properties file (as for spool node start).")
+    Path configFile;
+
+    @Option(
+        names = {"-t", "--cluster-id"},
+        required = true,
+        paramLabel = "ID",
+        description =
+            "The cluster's id: the same on every node of the cluster (spool storage random-uuid"
+                + " makes one); 1-64 characters of [A-Za-z0-9._-].")
+    String clusterId;
+
+    @Option(
+        names = {"-g", "--ignore-formatted"},
+        description =
+            "Leave directories already formatted for this cluster and node as they are instead of"
+                + " failing (a directory of another cluster or node still fails).")
+    boolean ignoreFormatted;
+
+    @Option(names = "--json", description = "Print the result as one JSON object.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+      Config config;
+      try {
+        Path file = ctx.workingDirectory().resolve(configFile);
+        config = NodeConfig.parse(NodeConfig.load(file, Map.of()));
+      } catch (ConfigException e) {
+        ctx.err().println("error: bad configuration: " + e.getMessage());
+        return ExitCodes.USAGE;
+      }
+      List<NodeStorage.Formatted> done;
+      try {
+        done = NodeStorage.format(config, clusterId, ignoreFormatted);
+      } catch (IllegalArgumentException e) {
+        ctx.err().println("error: " + e.getMessage());
+        return ExitCodes.USAGE;
+      } catch (StorageException e) {
+        ctx.err().println("error: " + e.getMessage());
+        return ExitCodes.FAILED;
+      }
+      if (json) {
+        ctx.out().println(toJson(done));
+      } else if (done.stream().allMatch(NodeStorage.Formatted::alreadyFormatted)) {
+        ctx.out().println("All of the node's directories are already formatted.");
+      } else {
+        for (NodeStorage.Formatted f : done) {
+          ctx.out()
+              .println(
+                  (f.alreadyFormatted() ? "Already formatted, left as it was: " : "Formatted ")
+                      + f.dir()
+                      + " (cluster.id "
+                      + f.meta().clusterId()
+                      + ", node.id "
+                      + f.meta().nodeId()
+                      + ", directory.id "
+                      + f.meta().directoryId()
+                      + ")");
+        }
+      }
+      ctx.out().flush();
+      return ExitCodes.OK;
+    }
+
+    private static String toJson(List<NodeStorage.Formatted> done) {
+      StringWriter w = new StringWriter();
+      try (JsonGenerator g = JSON.createGenerator(w)) {
+        g.writeStartObject();
+        g.writeStringField("clusterId", done.get(0).meta().clusterId());
+        g.writeNumberField("nodeId", done.get(0).meta().nodeId());
+        g.writeArrayFieldStart("directories");
+        for (NodeStorage.Formatted f : done) {
+          g.writeStartObject();
+          g.writeStringField("path", f.dir().path().toAbsolutePath().normalize().toString());
+          g.writeStringField("role", f.dir().role());
+          g.writeStringField("directoryId", f.meta().directoryId().toString());
+          g.writeStringField("result", f.alreadyFormatted() ? "already-formatted" : "formatted");
+          g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      return w.toString();
+    }
+  }
+
+  @Command(
+      name = "random-uuid",
+      mixinStandardHelpOptions = true,
+      description =
+          "Print a new random id as Kafka's kafka-storage random-uuid does (22 characters of"
+              + " base64url), for --cluster-id.")
+  static final class RandomUuid implements Callable<Integer> {
+    private final CliContext ctx;
+
+    RandomUuid(CliContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() {
+      ctx.out().println(Base64Uuid.random());
+      ctx.out().flush();
+      return ExitCodes.OK;
+    }
+  }
+}
