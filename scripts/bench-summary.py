@@ -244,6 +244,11 @@ def kafka_mb(out, rep, name):
         return int(parts[2]) * (int(s["e2e_secs"]) + KAFKA_WARMUP_S) * 1024 / MIB
     if name.startswith("warmup-"):
         return int(s["warmup_n"]) * 512 / MIB
+    if name.startswith("e2e-seq-"):
+        tsv = os.path.join(out, f"kafka-summary-{rep}.tsv")
+        rows = kafka_rows(tsv) if os.path.exists(tsv) else []
+        n = [int(r[5]) for r in rows if r[0] == "e2e-seq" and r[2] == parts[2] and r[4] == parts[3]]
+        return n[0] * int(parts[2]) / MIB if n else None
     return None
 
 
@@ -287,7 +292,8 @@ def cpu_steps(out):
 
 
 def print_cpu_steps(rows):
-    """rows: (side, step, cpu record, MiB or None)."""
+    """rows: (side, step, cpu record, MiB or None); printed in the order the steps ran."""
+    rows = sorted(rows, key=lambda r: (r[2] or {}).get("start_unix", 0))
     if not rows:
         print("No CPU figures in this run (no *.cpu.jsonl files).\n")
         return
@@ -299,7 +305,7 @@ def print_cpu_steps(rows):
             continue
         each = " / ".join("gone" if b["cpu_s"] is None else f"{b['cpu_s']:.2f}" for _, b in sorted(rec["brokers"].items()))
         b, c = per_mb(rec, mb)
-        print(f"| {side} | {name} | {rec['wall_s']:.1f} | {fmt(mb)} | {each or '–'} | {rec['broker_cpu_s']:.2f}"
+        print(f"| {side} | {name} | {rec['wall_s']:.1f} | {fmt(mb, 2)} | {each or '–'} | {rec['broker_cpu_s']:.2f}"
               f" | {rec['client']['cpu_s']:.2f} | {fmt(b)} | {fmt(c)} |")
     print()
 
