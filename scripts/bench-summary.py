@@ -512,7 +512,8 @@ def summary(out):
           " step's output): broker CPU = utime + stime of every broker process, sampled just before the step's"
           " client starts and just after it exits, summed over the brokers (replication included); client CPU ="
           " the client's rusage at exit (JVM start and JIT included). MB = records × record size in MiB."
-          " Kafka's harness starts its own brokers' tools; its steps are the ones it runs, rep by rep.\n")
+          " Kafka's steps are the ones its harness runs (kafka-raw-N/STEP.cpu.jsonl). How far to trust"
+          " these: docs/performance.md.\n")
     cpu_steps(out)
 
 
