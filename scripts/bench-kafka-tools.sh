@@ -11,8 +11,11 @@
 # ConsumerPerformance reading all of it (it subscribes with a classic group; its fetch-only rate is
 # recorded, and both sides run group.initial.rebalance.delay.ms=0, as the Kafka harness's brokers do); EndToEndLatency (5,000 sequential round trips) per size; the harness's
 # FixedRateE2E at 1,000 and 10,000 records/s of 1 KiB. The commands are identical on both sides
-# but for the bootstrap address. Results: bench-results/bench-kafka-tools-<ts>/ (results.tsv, every
-# tool's output, summary.md with medians and Spool/Kafka ratios).
+# but for the bootstrap address. Every tool runs under scripts/bench-cpu.py, which records the CPU time
+# of the side's 3 brokers and of the tool over the step (SIDE-STEP.cpu.jsonl); the summary gives broker
+# and client CPU-ms per MB beside each other, so the client is identical and the broker the only
+# difference. Results: bench-results/bench-kafka-tools-<ts>/ (results.tsv, every tool's output and CPU
+# record, summary.md with medians and Spool/Kafka ratios).
 # Env: N100 N1K WARMUP_N E2E_SECS E2E_MSGS SPOOL_HEAP KAFKA_HARNESS. Hold the machine lock.
 set -uo pipefail
 source "$(dirname "$0")/bench-common.sh"
@@ -37,10 +40,14 @@ printf "side\tkind\tsize\tconfig\trep\trec_per_s\tMB_per_s\tp50_ms\tp99_ms\tp999
 echo "n100=$N100 n1k=$N1K warmup_n=$WARMUP_N e2e_secs=$E2E_SECS e2e_msgs=$E2E_MSGS reps=$REPS quick=$QUICK spool_heap=$SPOOL_HEAP" > "$OUT/settings.txt"
 
 # run SIDE NAME ARGS...: a tool run with its output kept as SIDE-NAME.log; stops the run on failure.
+# The tool runs under scripts/bench-cpu.py: SIDE's brokers' CPU and the tool's go to SIDE-NAME.cpu.jsonl.
 run() {
   local side="$1" name="$2"; shift 2
+  local brokers="$DIR/node-*/node.pid"; [ "$side" = kafka ] && brokers="$KA_PIDS/*.pid"
   echo "$(printf '%q ' "$@")> $side-$name.log" >> "$OUT/commands.txt"
-  TOOL "$@" > "$OUT/$side-$name.log" 2>&1 || step_failed "$side $name" "see $OUT/$side-$name.log"
+  BENCH_CPU_BROKERS="$brokers" python3 "$ROOT/scripts/bench-cpu.py" run --out "$OUT/$side-$name.cpu.jsonl" -- \
+    "$JAVA" $TOOL_HEAP -Dlog4j2.configurationFile="$KAFKA_HARNESS/config/log4j2-tools.properties" -cp "$CP" "$@" \
+    > "$OUT/$side-$name.log" 2>&1 || step_failed "$side $name" "see $OUT/$side-$name.log"
 }
 
 matrix() {
@@ -131,5 +138,6 @@ for k in keys:
     lat = lambda side: "/".join(fmt(med(side, k, c)) for c in ("p50_ms", "p99_ms", "p999_ms"))
     print(f"| {k[0]} | {k[1]} | {k[2]} | {fmt(s)} | {fmt(ka)} | {ratio} | {lat('spool')} | {lat('kafka')} |")
 PY
+python3 "$ROOT/scripts/bench-summary.py" kafka-tools-cpu "$OUT" >> "$OUT/summary.md" || step_failed "summary" "bench-summary.py kafka-tools-cpu failed"
 cat "$OUT/summary.md"
 log "results: $OUT"

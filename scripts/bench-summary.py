@@ -7,6 +7,13 @@
   bench-summary.py check-settings DIR HARNESS   Kafka's runs use the settings the rows claim
   bench-summary.py check-kafka DIR REP          every step of Kafka's rep REP gave a result and
                                                 reported no error
+  bench-summary.py cpu-steps DIR                markdown: CPU time of every step (both sides)
+  bench-summary.py kafka-tools-cpu DIR          markdown: CPU per MB of a bench.sh kafka-tools run
+
+CPU figures come from the STEP.cpu.jsonl files scripts/bench-cpu.py writes beside each step's output:
+the brokers' CPU seconds (utime + stime, all brokers summed, so replication is included) and the
+client's, over the step; "per MB" divides by the step's payload, records × record size in MiB (the
+unit of the tools' MB/s columns), produced or consumed.
 
 A check that fails prints the step on stderr and exits 4.
 """
@@ -195,6 +202,163 @@ def check_kafka(out, rep):
         clean(step, f"e2e-rate-{rate}-1.log")
 
 
+# ------------------------------------------------------------------------------------------- CPU
+
+MIB = 1024 * 1024
+
+
+def cpu_record(path):
+    """The last line of a STEP.cpu.jsonl file that scripts/bench-cpu.py wrote, or None. (Not *.json: the
+    summary's globs of the tools' JSON outputs must not match it.)"""
+    return last_json(path) if os.path.exists(path) else None
+
+
+def per_mb(rec, mb):
+    """(broker CPU-ms per MB, client CPU-ms per MB) of one step; None where it cannot be known."""
+    if rec is None or not mb:
+        return None, None
+    broker = rec["broker_cpu_s"] * 1000 / mb if rec.get("brokers_complete") else None
+    return broker, rec["client"]["cpu_s"] * 1000 / mb
+
+
+def spool_mb(json_path):
+    """Payload MiB of a Spool perf step, from its JSON summary."""
+    r = last_json(json_path) or {}
+    if "bytes" in r:
+        return r["bytes"] / MIB
+    if "sent" in r:
+        return r["sent"] * r.get("recordSize", 0) / MIB
+    return r.get("records", 0) * r.get("recordSize", 0) / MIB or None
+
+
+def kafka_mb(out, rep, name):
+    """Payload MiB of the Kafka harness's step NAME (producer-100-tuned-1, ...) in rep REP."""
+    s = read_settings(out)
+    n_of = {"100": int(s["n100"]), "1024": int(s["n1k"])}
+    parts = name.split("-")
+    if parts[0] == "producer":
+        return n_of[parts[1]] * int(parts[1]) / MIB
+    if parts[0] == "consumer":
+        return 2 * n_of[parts[1]] * int(parts[1]) / MIB
+    if name.startswith("e2e-rate-"):
+        return int(parts[2]) * (int(s["e2e_secs"]) + KAFKA_WARMUP_S) * 1024 / MIB
+    if name.startswith("warmup-"):
+        return int(s["warmup_n"]) * 512 / MIB
+    if name.startswith("e2e-seq-"):
+        tsv = os.path.join(out, f"kafka-summary-{rep}.tsv")
+        rows = kafka_rows(tsv) if os.path.exists(tsv) else []
+        n = [int(r[5]) for r in rows if r[0] == "e2e-seq" and r[2] == parts[2] and r[4] == parts[3]]
+        return n[0] * int(parts[2]) / MIB if n else None
+    return None
+
+
+def spool_cpu(out, pattern):
+    """Per-rep (broker, client) CPU-ms per MB of the Spool steps matching PATTERN (a *.json glob)."""
+    return [per_mb(cpu_record(p[: -len(".json")] + ".cpu.jsonl"), spool_mb(p))
+            for p in glob.glob(os.path.join(out, pattern))]
+
+
+def kafka_cpu(out, name):
+    """Per-rep (broker, client) CPU-ms per MB of the Kafka harness's step NAME."""
+    res = []
+    for raw in sorted(glob.glob(os.path.join(out, "kafka-raw-*"))):
+        rep = raw.rsplit("-", 1)[1]
+        res.append(per_mb(cpu_record(os.path.join(raw, name + ".cpu.jsonl")), kafka_mb(out, rep, name)))
+    return res
+
+
+def cpu_rows(prefix, spool_pairs, kafka_pairs):
+    """Two table rows: broker and client CPU-ms per MB, medians over the reps."""
+    return [
+        (f"{prefix}: broker CPU-ms per MB (all brokers)", med([b for b, _ in spool_pairs]),
+         med([b for b, _ in kafka_pairs])),
+        (f"{prefix}: client CPU-ms per MB", med([c for _, c in spool_pairs]), med([c for _, c in kafka_pairs])),
+    ]
+
+
+def cpu_steps(out):
+    """Every step's CPU time, both sides, rep by rep: the raw figures behind the per-MB rows."""
+    rows = []
+    for p in sorted(glob.glob(os.path.join(out, "spool-*.cpu.jsonl"))):
+        name = os.path.basename(p)[: -len(".cpu.jsonl")]
+        rows.append(("Spool", name, cpu_record(p), spool_mb(os.path.join(out, name + ".json"))))
+    for raw in sorted(glob.glob(os.path.join(out, "kafka-raw-*"))):
+        rep = raw.rsplit("-", 1)[1]
+        for p in sorted(glob.glob(os.path.join(raw, "*.cpu.jsonl"))):
+            name = os.path.basename(p)[: -len(".cpu.jsonl")]
+            if name != "topics":
+                rows.append((f"Kafka rep {rep}", name, cpu_record(p), kafka_mb(out, rep, name)))
+    print_cpu_steps(rows)
+
+
+def print_cpu_steps(rows):
+    """rows: (side, step, cpu record, MiB or None); printed in the order the steps ran."""
+    rows = sorted(rows, key=lambda r: (r[2] or {}).get("start_unix", 0))
+    if not rows:
+        print("No CPU figures in this run (no *.cpu.jsonl files).\n")
+        return
+    print("| side | step | wall s | MB | broker CPU s (each) | broker CPU s | client CPU s | broker CPU-ms/MB | client CPU-ms/MB |")
+    print("|---|---|---:|---:|---|---:|---:|---:|---:|")
+    for side, name, rec, mb in rows:
+        if rec is None:
+            print(f"| {side} | {name} | – | – | no CPU record | – | – | – | – |")
+            continue
+        each = " / ".join("gone" if b["cpu_s"] is None else f"{b['cpu_s']:.2f}" for _, b in sorted(rec["brokers"].items()))
+        b, c = per_mb(rec, mb)
+        print(f"| {side} | {name} | {rec['wall_s']:.1f} | {fmt(mb, 2)} | {each or '–'} | {rec['broker_cpu_s']:.2f}"
+              f" | {rec['client']['cpu_s']:.2f} | {fmt(b)} | {fmt(c)} |")
+    print()
+
+
+def kafka_tools_cpu(out):
+    """CPU per MB of a bench.sh kafka-tools run: the same tool on both brokers (SIDE-STEP.cpu.jsonl)."""
+    s = kv(open(os.path.join(out, "settings.txt")).readline())
+    n_of = {"100": int(s["n100"]), "1024": int(s["n1k"])}
+
+    def mb(name):
+        parts = name.split("-")
+        if parts[0] == "producer":
+            return n_of[parts[1]] * int(parts[1]) / MIB
+        if parts[0] == "consumer":
+            return 2 * n_of[parts[1]] * int(parts[1]) / MIB
+        if name.startswith("e2e-seq-"):
+            return int(s["e2e_msgs"]) * int(parts[2]) / MIB
+        if name.startswith("e2e-rate-"):
+            return int(parts[2]) * (int(s["e2e_secs"]) + KAFKA_WARMUP_S) * 1024 / MIB
+        if name.startswith("warmup-"):
+            return int(s["warmup_n"]) * 512 / MIB
+        return None
+
+    reps = int(s["reps"])
+    steps = [f"producer-{z}-{c}" for z in ("100", "1024") for c in ("default", "tuned")]
+    steps += [f"consumer-{z}" for z in ("100", "1024")] + ["e2e-rate-1000", "e2e-rate-10000"]
+    print("## CPU per MB, the same Kafka tool on both brokers\n")
+    print("Broker CPU = all 3 brokers summed over the step (replication included); client CPU = the tool's"
+          " JVM (JVM start and JIT included). MB = records × record size in MiB, produced or consumed; the"
+          " e2e rows produce and consume each MB once. Medians of the reps.\n")
+    print("| step | Spool broker CPU-ms/MB | Kafka broker CPU-ms/MB | Spool/Kafka | Spool client CPU-ms/MB"
+          " | Kafka client CPU-ms/MB |")
+    print("|---|---:|---:|---:|---:|---:|")
+    raw_rows = []
+    for step in steps:
+        pairs = {}
+        for side in ("spool", "kafka"):
+            pairs[side] = []
+            for rep in range(1, reps + 1):
+                name = f"{step}-{rep}"
+                rec = cpu_record(os.path.join(out, f"{side}-{name}.cpu.jsonl"))
+                if rec is not None:
+                    pairs[side].append(per_mb(rec, mb(name)))
+                    raw_rows.append((side, name, rec, mb(name)))
+        if not pairs["spool"] and not pairs["kafka"]:
+            continue
+        sb, kb = med([b for b, _ in pairs["spool"]]), med([b for b, _ in pairs["kafka"]])
+        sc, kc = med([c for _, c in pairs["spool"]]), med([c for _, c in pairs["kafka"]])
+        print(f"| {step} | {fmt(sb)} | {fmt(kb)} | {ratio(sb, kb)} | {fmt(sc)} | {fmt(kc)} |")
+    print("\n### CPU of every step\n")
+    print_cpu_steps(raw_rows)
+
+
 # --------------------------------------------------------------------------------------- summary
 
 
@@ -270,7 +434,7 @@ def summary(out):
           " and checked against this list before the run (kafka-client-settings.txt).\n")
     rows = []
     for size in SIZES:
-        rows += producer_rows(size, "same settings", f"spool-producer-{size}-same-*.json", "tuned", spool, kafka_col)
+        rows += producer_rows(out, size, "same settings", f"spool-producer-{size}-same-*.json", "tuned", spool, kafka_col)
     table(rows)
 
     print("## Producer, each side's client defaults\n")
@@ -279,7 +443,7 @@ def summary(out):
           " (128 KiB vs 16 KiB); the rows above show each system with the same batch.\n")
     rows = []
     for size in SIZES:
-        rows += producer_rows(size, "each side's defaults", f"spool-producer-{size}-defaults-*.json", "default",
+        rows += producer_rows(out, size, "each side's defaults", f"spool-producer-{size}-defaults-*.json", "default",
                               spool, kafka_col)
     table(rows)
     print("Produce latency at full load (`--throughput -1`) is mostly time queued in the 32 MiB producer buffer"
@@ -294,8 +458,12 @@ def summary(out):
                      spool(f"spool-consumer-{size}-same-*.json", "mbPerSec"), kafka_fetch_only(size, 0)))
         rows.append((f"consumer {size} B, same settings: records/s",
                      spool(f"spool-consumer-{size}-same-*.json", "recordsPerSec"), kafka_fetch_only(size, 1)))
+        rows += cpu_rows(f"consumer {size} B, same settings", spool_cpu(out, f"spool-consumer-{size}-same-*.json"),
+                         kafka_cpu(out, f"consumer-{size}-1"))
         rows.append((f"consumer {size} B, Spool with check.crcs=true (both clients' default; not run on Kafka): MB/s",
                      spool(f"spool-consumer-{size}-crc-*.json", "mbPerSec"), None))
+        rows += cpu_rows(f"consumer {size} B, Spool with check.crcs=true",
+                         spool_cpu(out, f"spool-consumer-{size}-crc-*.json"), [])
     table(rows)
     print("[1] Both rates are records (key + value bytes) over the time from the first fetch to the last"
           " record. Spool's clock starts after its seek (ListOffsets answered), before its first poll."
@@ -316,6 +484,8 @@ def summary(out):
         for field, col, name in (("p50", 9, "p50"), ("p99", 11, "p99"), ("p999", 12, "p99.9")):
             rows.append((f"e2e 1 KiB at {rate}/s: {name} ms", spool(f"spool-e2e-{rate}-*.json", "latencyMs." + field),
                          kafka_col(f"e2e-rate{rate}", 1024, None, col)))
+        rows += cpu_rows(f"e2e 1 KiB at {rate}/s (each MB produced and consumed once)",
+                         spool_cpu(out, f"spool-e2e-{rate}-*.json"), kafka_cpu(out, f"e2e-rate-{rate}-1"))
     table(rows)
 
     heaps = []
@@ -337,8 +507,17 @@ def summary(out):
     if not kafka:
         print("No Kafka results in this run (SKIP_KAFKA=1 or no harness): the Kafka column is empty.\n")
 
+    print("## CPU time of every step\n")
+    print("The rows \"CPU-ms per MB\" above come from these (scripts/bench-cpu.py, STEP.cpu.jsonl beside each"
+          " step's output): broker CPU = utime + stime of every broker process, sampled just before the step's"
+          " client starts and just after it exits, summed over the brokers (replication included); client CPU ="
+          " the client's rusage at exit (JVM start and JIT included). MB = records × record size in MiB."
+          " Kafka's steps are the ones its harness runs (kafka-raw-N/STEP.cpu.jsonl). How far to trust"
+          " these: docs/performance.md.\n")
+    cpu_steps(out)
 
-def producer_rows(size, label, pattern, kafka_cfg, spool, kafka_col):
+
+def producer_rows(out, size, label, pattern, kafka_cfg, spool, kafka_col):
     rows = [
         (f"producer {size} B, {label}: records/s", spool(pattern, "recordsPerSec"),
          kafka_col("producer", size, kafka_cfg, 6)),
@@ -347,7 +526,8 @@ def producer_rows(size, label, pattern, kafka_cfg, spool, kafka_col):
     for field, col, name in (("p50", 9, "p50"), ("p99", 11, "p99")):
         rows.append((f"producer {size} B, {label}: latency {name} ms at full load",
                      spool(pattern, "latencyMs." + field), kafka_col("producer", size, kafka_cfg, col)))
-    return rows
+    return rows + cpu_rows(f"producer {size} B, {label}", spool_cpu(out, pattern),
+                           kafka_cpu(out, f"producer-{size}-{kafka_cfg}-1"))
 
 
 def windows(out, size):
@@ -429,6 +609,10 @@ def main(argv):
         check_settings(argv[2], argv[3])
     elif cmd == "check-kafka" and len(argv) == 4:
         check_kafka(argv[2], argv[3])
+    elif cmd == "cpu-steps" and len(argv) == 3:
+        cpu_steps(argv[2])
+    elif cmd == "kafka-tools-cpu" and len(argv) == 3:
+        kafka_tools_cpu(argv[2])
     else:
         print(__doc__, file=sys.stderr)
         sys.exit(2)

@@ -13,6 +13,11 @@
 # ConsumerPerformance uses, timed over the same window; end-to-end latency of 1 KiB records at fixed
 # 1,000 and 10,000 records/s (linger 0, Kafka's other client defaults on both sides).
 # The run stops (exit 4) at the first step whose tool reports errors or prints no result.
+# CPU per byte: every step's client runs under scripts/bench-cpu.py (Kafka's through JAVA=
+# scripts/bench-cpu-java), which records the CPU seconds of each broker process (sampled from /proc just
+# before the client starts and just after it exits) and of the client (its rusage) in STEP.cpu.jsonl;
+# the summary gives broker CPU-ms per MB produced (all brokers, replication included) and consumed,
+# and client CPU-ms per MB, both sides, and a table of every step's CPU time.
 # Everything a run keeps (the command, commit, machine, every tool's raw output, Kafka's raw results,
 # node logs, summary.md) is in bench-results/bench-<mode>-<timestamp>/ (git-ignored).
 # --quick: a smoke run of the scripts (small record counts, 5 s e2e, 2 failover trials, no warm-up);
@@ -92,6 +97,7 @@ spool_start() {
     "$ROOT/scripts/cluster.sh" start --nodes "$NODES" --dir "$DIR" --base-port 19092 >> "$OUT/cluster.log" 2>&1 \
     || step_failed "Spool cluster start" "see $OUT/cluster.log and $OUT/spool-logs-last/"
   BS="$(cat "$DIR/bootstrap")"
+  export BENCH_CPU_BROKERS="$DIR/node-*/node.pid"   # the brokers whose CPU bench-cpu.py samples
   # Heap sampler: peak used heap of each broker JVM (jstat, every second).
   for f in "$DIR"/node-*/node.pid; do
     ( pid=$(cat "$f"); jstat -gc "$pid" 1000 2>/dev/null \
@@ -115,10 +121,12 @@ spool_topic() {
 # spool_perf STEP NAME EXPECT ARGS...: runs `spool perf ARGS --json` (stdout to NAME.json, stderr to
 # NAME.log, the command to commands.txt); the run stops naming STEP when the tool exits non-zero or
 # its summary is missing or reports errors, or (EXPECT > 0) its "records" field differs from EXPECT.
+# The tool runs under scripts/bench-cpu.py: the brokers' and the tool's CPU time go to NAME.cpu.jsonl.
 spool_perf() {
   local step="$1" name="$2" expect="$3"; shift 3
-  echo "$(printf '%q ' "$SPOOL" perf "$@" --json --bootstrap "$BS")> $name.json 2> $name.log" >> "$OUT/commands.txt"
-  "$SPOOL" perf "$@" --json --bootstrap "$BS" > "$OUT/$name.json" 2> "$OUT/$name.log"
+  local cpu=(python3 "$ROOT/scripts/bench-cpu.py" run --out "$OUT/$name.cpu.jsonl" --)
+  echo "$(printf '%q ' "${cpu[@]}" "$SPOOL" perf "$@" --json --bootstrap "$BS")> $name.json 2> $name.log" >> "$OUT/commands.txt"
+  "${cpu[@]}" "$SPOOL" perf "$@" --json --bootstrap "$BS" > "$OUT/$name.json" 2> "$OUT/$name.log"
   local rc=$?
   [ "$rc" = 0 ] || step_failed "$step" "spool perf exited $rc: $(grep -i error "$OUT/$name.log" | tail -2)"
   python3 "$ROOT/scripts/bench-summary.py" check-json "$OUT/$name.json" "$expect" \
@@ -186,7 +194,10 @@ kafka_matrix() {
       || { kafka_stop; step_failed "same settings check" "Kafka's runs would not use the settings in $OUT/settings.txt"; }
   fi
   # The harness runs "tuned" (= the same producer settings) first, as Spool's matrix does.
-  local env=(N100="$N100" N1K="$N1K" E2E_SECS="$E2E_SECS" CONFIGS="tuned default")
+  # The harness starts every tool as "$JAVA" with its output in STEP.log; JAVA=bench-cpu-java runs
+  # each under scripts/bench-cpu.py, which writes the brokers' and the tool's CPU to STEP.cpu.jsonl.
+  local env=(N100="$N100" N1K="$N1K" E2E_SECS="$E2E_SECS" CONFIGS="tuned default"
+    JAVA="$ROOT/scripts/bench-cpu-java" BENCH_CPU_JAVA="${JAVA:-java}" BENCH_CPU_BROKERS="${KA_HOME:-/tmp/kafka-anchor}/pids/*.pid")
   [ "$QUICK" = 1 ] && env+=(WARMUP=0 E2E_MSGS=500)
   [ "$QUICK" = 1 ] || [ "$WARMUP_N" -gt 0 ] || env+=(WARMUP=0)
   echo "$(printf '%q ' env "${env[@]}" "$KAFKA_HARNESS/bench.sh" "$MODE" 1)>> kafka.log 2>&1   # Kafka rep $rep" >> "$OUT/commands.txt"
