@@ -394,6 +394,16 @@ public final class Broker implements AutoCloseable {
     return l == null ? BrokerState.STARTING : l.state();
   }
 
+  /**
+   * Whether the active controller answered a heartbeat within the session timeout (the leadership
+   * lease, docs/architecture.md): false once heartbeats stop reaching it, when the controller
+   * fences this broker, even though no answer has said so. Any thread.
+   */
+  public boolean holdsLeadershipLease() {
+    BrokerLifecycle l = lifecycle;
+    return l != null && l.holdsLeadershipLease();
+  }
+
   /** This broker's metadata image. */
   public MetadataImage image() {
     return replicas.image();

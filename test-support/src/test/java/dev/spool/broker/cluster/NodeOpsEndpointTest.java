@@ -294,6 +294,47 @@ class NodeOpsEndpointTest {
   }
 
   @Test
+  void shouldNotBeReadyWhenFencedBecauseHeartbeatsStopReachingTheController() throws IOException {
+    // A controller-only node and a broker-only node; stopping the controller stops every
+    // heartbeat answer, so the broker's session lapses: fenced, whatever the broker last heard.
+    int quorumPort = PORTS.next("127.0.0.1");
+    Map<String, String> c = new LinkedHashMap<>();
+    c.put("node.id", "11");
+    c.put("process.roles", "controller");
+    c.put("cluster.id", "ops-fence");
+    c.put("data.dir", dir.resolve("fence-controller").toString());
+    c.put("controller.quorum.voters", "11@127.0.0.1:" + quorumPort);
+    c.put("controller.quorum.bind.host", "127.0.0.1");
+    Map<String, String> b = new LinkedHashMap<>();
+    b.put("node.id", "12");
+    b.put("process.roles", "broker");
+    b.put("cluster.id", "ops-fence");
+    b.put("listener", "127.0.0.1:0");
+    b.put("data.dir", dir.resolve("fence-broker").toString());
+    b.put("controller.quorum.voters", "11@127.0.0.1:" + quorumPort);
+    b.put("metrics.listener", "127.0.0.1:0");
+    b.put("controlled.shutdown.timeout.ms", "0");
+    SpoolNode controller = SpoolNode.start(NodeConfig.parse(c), Clock.SYSTEM);
+    try (SpoolNode broker = SpoolNode.start(NodeConfig.parse(b), Clock.SYSTEM)) {
+      try {
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> get(broker, "/health/ready").statusCode() == 200);
+      } finally {
+        controller.close();
+      }
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> get(broker, "/health/ready").statusCode() == 503);
+      HttpResponse<String> ready = get(broker, "/health/ready");
+      assertEquals(503, ready.statusCode(), ready.body());
+      assertTrue(ready.body().contains("fenced"), ready.body());
+      assertTrue(ready.body().contains("heartbeat"), ready.body());
+      assertEquals(200, get(broker, "/health/live").statusCode());
+    }
+  }
+
+  @Test
   void shouldNotBeReadyBeforeTheBrokerIsRegistered() throws IOException {
     // A broker-only node whose quorum is not there: it serves, but never registers.
     Map<String, String> p = new LinkedHashMap<>();
