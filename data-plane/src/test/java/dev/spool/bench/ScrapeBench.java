@@ -70,9 +70,7 @@ public final class ScrapeBench {
           partitions + " partitions hosted");
       System.out.printf(
           "created %d partitions in %d topics in %d s%n",
-          partitions,
-          topics,
-          TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - createStart));
+          partitions, topics, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - createStart));
       measure(node, scrapes);
     }
   }
@@ -108,8 +106,7 @@ public final class ScrapeBench {
       body = r.body();
     }
     long series = body.lines().filter(l -> !l.isEmpty() && !l.startsWith("#")).count();
-    long partitionSeries =
-        body.lines().filter(l -> l.startsWith("spool_log_end_offset{")).count();
+    long partitionSeries = body.lines().filter(l -> l.startsWith("spool_log_end_offset{")).count();
     Arrays.sort(ms);
     Arrays.sort(mib);
     System.out.printf(
@@ -134,7 +131,7 @@ public final class ScrapeBench {
       writer.write(
           out,
           node.metricsRegistry().scrape(),
-          io.prometheus.metrics.model.snapshots.EscapingScheme.UNDERSCORE_ESCAPING);
+          io.prometheus.metrics.config.EscapingScheme.UNDERSCORE_ESCAPING);
       if (i >= scrapes) {
         inMs[i - scrapes] = (System.nanoTime() - t0) / 1e6;
         inMib[i - scrapes] = (mx.getThreadAllocatedBytes(self) - alloc0) / (1024.0 * 1024.0);
