@@ -12,15 +12,23 @@
 # SPOOL_NODE_PROPS (newline-separated key=value lines) is appended to every node's new config;
 # SPOOL_CLIENT_PROPS (the same form) are the client keys the readiness check needs (TLS listeners).
 # Everything lives under DIR (default ./.spool-cluster): per node its config, data, log and
+<<<<<<< HEAD
 # PID file. A new cluster gets one cluster id (`spool storage random-uuid`, kept in
 # DIR/cluster.env) and `start` formats every node that is not running with it (`spool storage
 # format --ignore-formatted`) before starting it, so a directory of another cluster is refused. The script signals only PIDs it recorded, after checking the process's command
 # line carries this cluster's marker, so it never touches anything else.
+=======
+# PID file. A node logs to node-i/node.log, rolled at SPOOL_LOG_MAX_FILE_SIZE (default 50MB)
+# into node.log.1.gz .. node.log.5.gz; what the JVM prints itself (a start that fails before
+# logging starts, a crash) goes to node-i/node.out. SPOOL_LOG_STDOUT=1: the node logs to stdout,
+# appended to node.log without a cap. The script signals only PIDs it recorded, after checking
+# the process's command line carries this cluster's marker, so it never touches anything else.
+>>>>>>> ops15
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SPOOL="$ROOT/scripts/spool"
 
-usage() { sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 CMD="${1:-}"; [ -n "$CMD" ] || usage
 shift
@@ -47,6 +55,14 @@ metrics_port() { echo $((BASE_PORT + 10 * ($1 - 1) + 3)); }
 # metrics.listener (Prometheus /metrics, /health/*) is on unless SPOOL_METRICS=0 (benchmarks compare both).
 metrics_line() { [ "${SPOOL_METRICS:-1}" = 0 ] || echo "metrics.listener=127.0.0.1:$(metrics_port "$1")"; }
 marker() { echo "-Dspool.node.dir=$(node_dir "$1")"; }
+
+# Logging: size-capped rolling files (spool-node-logback.xml in the node's jar) unless
+# SPOOL_LOG_STDOUT=1; log_opts gives the JVM options, log_out where the process's output goes.
+log_opts() {
+  [ "${SPOOL_LOG_STDOUT:-0}" = 1 ] && return 0
+  echo "-Dlogback.configurationFile=spool-node-logback.xml -Dspool.log.file=$(node_dir "$1")/node.log -Dspool.log.max.file.size=${SPOOL_LOG_MAX_FILE_SIZE:-50MB}"
+}
+log_out() { if [ "${SPOOL_LOG_STDOUT:-0}" = 1 ]; then echo "$(node_dir "$1")/node.log"; else echo "$(node_dir "$1")/node.out"; fi; }
 
 # The PID recorded for node $1 if that process is alive and is ours, else nothing.
 live_pid() {
@@ -142,9 +158,9 @@ start_node() {
       fd="${fd##*/}"
       if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2> /dev/null; fi
     done
-    SPOOL_NODE_OPTS="${SPOOL_NODE_OPTS:--Xms256m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20} $(marker "$i")" \
+    SPOOL_NODE_OPTS="${SPOOL_NODE_OPTS:--Xms256m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20} $(marker "$i") $(log_opts "$i")" \
       exec setsid "$SPOOL" node start --config "$d/node.properties"
-  ) >> "$d/node.log" 2>&1 < /dev/null &
+  ) >> "$(log_out "$i")" 2>&1 < /dev/null &
   echo $! > "$d/node.pid"
   echo "node $i started (pid $!, client 127.0.0.1:$(client_port "$i"), Kafka 127.0.0.1:$(kafka_port "$i"), metrics http://127.0.0.1:$(metrics_port "$i")/metrics, log $d/node.log)"
 }
@@ -173,7 +189,7 @@ PY
     sleep 1
   done
   echo " timed out. Last status:"; echo "$status"
-  echo "node logs: $DIR/node-*/node.log" >&2
+  echo "node logs: $DIR/node-*/node.log (the JVM's own output: $DIR/node-*/node.out)" >&2
   return 1
 }
 

@@ -4,6 +4,7 @@ import dev.spool.broker.kafka.KafkaProtocol;
 import dev.spool.broker.log.LogManager;
 import dev.spool.broker.metrics.BrokerGauges;
 import dev.spool.broker.metrics.BrokerMetrics;
+import dev.spool.broker.metrics.GroupLagGauges;
 import dev.spool.broker.network.BrokerServer;
 import dev.spool.broker.network.RequestDispatcher;
 import dev.spool.broker.replication.FetchWaiters;
@@ -251,6 +252,8 @@ public final class Broker implements AutoCloseable {
           metrics.registry(),
           new BrokerGauges.Sources(brokerId, replicas, fetchers, this::state, recoveryNs),
           metrics.maxLabels());
+      GroupLagGauges.register(
+          metrics.registry(), brokerId, coordinator, replicas, metrics.maxLabels());
     }
   }
 
@@ -389,6 +392,16 @@ public final class Broker implements AutoCloseable {
   public BrokerState state() {
     BrokerLifecycle l = lifecycle;
     return l == null ? BrokerState.STARTING : l.state();
+  }
+
+  /**
+   * Whether the active controller answered a heartbeat within the session timeout (the leadership
+   * lease, docs/architecture.md): false once heartbeats stop reaching it, when the controller
+   * fences this broker, even though no answer has said so. Any thread.
+   */
+  public boolean holdsLeadershipLease() {
+    BrokerLifecycle l = lifecycle;
+    return l != null && l.holdsLeadershipLease();
   }
 
   /** This broker's metadata image. */

@@ -150,8 +150,10 @@ public final class SpoolNode implements AutoCloseable {
    * Ready: every role of the node is up. The quorum member has started and knows an active
    * controller; the broker has recovered its logs and started, is registered and unfenced ({@code
    * RUNNING}: the controller unfences a broker only once it has replayed the metadata up to its
-   * registration, and fences it again when its session lapses). Otherwise the reason names the
-   * first condition that fails.
+   * registration, and fences it again when its session lapses), and holds its leadership lease (an
+   * answered heartbeat within the session timeout: a broker whose heartbeats stop reaching the
+   * controller is fenced there without hearing of it). Otherwise the reason names the first
+   * condition that fails.
    */
   public Readiness readiness() {
     if (closing) {
@@ -178,6 +180,14 @@ public final class SpoolNode implements AutoCloseable {
       BrokerState st = b.state();
       switch (st) {
         case RUNNING:
+          if (!b.holdsLeadershipLease()) {
+            // Heartbeats no longer reach the active controller: it fences this broker once the
+            // session runs out, but nothing can tell the broker so until one gets through.
+            return Readiness.notReady(
+                "fenced: no heartbeat answered by the active controller within the session"
+                    + " timeout (broker.session.timeout.ms); the controller fences a broker whose"
+                    + " heartbeats stop");
+          }
           break;
         case STARTING:
         case REGISTERING:

@@ -26,7 +26,7 @@ public final class OpsConfig {
           "metrics.partition.labels.max",
           10_000,
           ConfigKey.between(1, 1_000_000),
-          "At most this many partitions (and topics) get their own series per metric; beyond it a"
-              + " scrape lists no more partitions, topics count under topic=\"_other\", and the"
-              + " node logs it once.");
+          "At most this many partitions (and topics, and a group's partitions) get their own"
+              + " series per metric; beyond it a scrape lists no more partitions, topics count"
+              + " under topic=\"_other\", and the node logs it once.");
 }

@@ -9,11 +9,17 @@ import dev.spool.broker.Broker;
 import dev.spool.broker.BrokerConfig;
 import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
+import dev.spool.common.TopicPartition;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigException;
 import dev.spool.node.NodeConfig;
 import dev.spool.node.NodeStorage;
 import dev.spool.node.SpoolNode;
+import dev.spool.protocol.message.ApiKey;
+import dev.spool.protocol.message.FindCoordinatorRequest;
+import dev.spool.protocol.message.FindCoordinatorResponse;
+import dev.spool.protocol.message.OffsetCommitRequest;
+import dev.spool.protocol.message.OffsetCommitResponse;
 import dev.spool.protocol.message.ProduceResponse;
 import dev.spool.record.RecordBatchBuilder;
 import dev.spool.testing.ExternalCommand;
@@ -86,6 +92,7 @@ class NodeOpsEndpointTest {
     p.put("controller.quorum.voters", "1@127.0.0.1:" + PORTS.next("127.0.0.1"));
     p.put("controller.quorum.bind.host", "127.0.0.1");
     p.put("metrics.listener", "127.0.0.1:0");
+    p.put("offsets.topic.num.partitions", "1");
     return p;
   }
 
@@ -186,6 +193,83 @@ class NodeOpsEndpointTest {
   }
 
   @Test
+  void shouldReportAGroupsCommittedOffsetAndLagAgainstTheHighWatermark() throws IOException {
+    String topic = "lagged";
+    String group = "lagging-readers";
+    Broker broker = node.broker();
+    assertEquals(
+        ErrorCode.NONE, client.createTopic(broker, topic, 2, 1).getTopics(0).getErrorCode());
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> client.partition(broker, topic, 1).getLeaderId() == 1);
+    for (int i = 0; i < 4; i++) {
+      ProduceResponse.PartitionResponse r = client.produce(broker, topic, 0, -1, batch(5));
+      assertEquals(ErrorCode.NONE, r.getErrorCode(), r.getErrorMessage());
+    }
+    // FindCoordinator creates the offsets topic; the node coordinates once its shard has loaded.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              FindCoordinatorResponse.Coordinator c =
+                  client
+                      .call(
+                          broker,
+                          ApiKey.FIND_COORDINATOR,
+                          FindCoordinatorRequest.newBuilder().addKeys(group).build(),
+                          FindCoordinatorResponse.class)
+                      .getCoordinators(0);
+              return c.getErrorCode() == ErrorCode.NONE
+                  && broker
+                      .groupCoordinator()
+                      .isLoaded(broker.groupCoordinator().partitionFor(group));
+            });
+    // A commit from outside the group (no member, as an admin tool commits): partition 0 at 7 of
+    // 20, partition 1 (empty) at 0.
+    OffsetCommitRequest commit =
+        OffsetCommitRequest.newBuilder()
+            .setGroupId(group)
+            .setMemberEpoch(-1)
+            .addTopics(
+                OffsetCommitRequest.Topic.newBuilder()
+                    .setName(topic)
+                    .addPartitions(
+                        OffsetCommitRequest.Partition.newBuilder()
+                            .setPartition(0)
+                            .setCommittedOffset(7))
+                    .addPartitions(
+                        OffsetCommitRequest.Partition.newBuilder()
+                            .setPartition(1)
+                            .setCommittedOffset(0)))
+            .build();
+    OffsetCommitResponse committed =
+        client.call(broker, ApiKey.OFFSET_COMMIT, commit, OffsetCommitResponse.class);
+    committed
+        .getTopics(0)
+        .getPartitionsList()
+        .forEach(p -> assertEquals(ErrorCode.NONE, p.getErrorCode(), p.getErrorMessage()));
+    assertEquals(
+        20,
+        node.broker()
+            .replicaManager()
+            .partition(new TopicPartition(topic, 0))
+            .orElseThrow()
+            .log()
+            .highWatermark());
+
+    String text = get("/metrics").body();
+    ExternalCommand.Result check = Promtool.checkMetrics(text);
+    assertEquals(0, check.exitCode(), "promtool check metrics: " + check.output());
+    MetricsText m = new MetricsText(text);
+    String[] p0 = {"group", group, "topic", topic, "partition", "0"};
+    String[] p1 = {"group", group, "topic", topic, "partition", "1"};
+    assertEquals(7, m.value("spool_group_committed_offset", p0));
+    assertEquals(13, m.value("spool_group_lag_records", p0));
+    assertEquals(0, m.value("spool_group_committed_offset", p1));
+    assertEquals(0, m.value("spool_group_lag_records", p1));
+  }
+
+  @Test
   void shouldAnswerHealthAndRefuseUnknownPathsAndMethods() throws IOException {
     HttpResponse<String> live = get("/health/live");
     assertEquals(200, live.statusCode());
@@ -215,6 +299,47 @@ class NodeOpsEndpointTest {
           assertThrows(
               ConfigException.class, () -> NodeConfig.checkEnvironment(NodeConfig.parse(p)));
       assertTrue(env.getMessage().contains("metrics.listener"), env.getMessage());
+    }
+  }
+
+  @Test
+  void shouldNotBeReadyWhenFencedBecauseHeartbeatsStopReachingTheController() throws IOException {
+    // A controller-only node and a broker-only node; stopping the controller stops every
+    // heartbeat answer, so the broker's session lapses: fenced, whatever the broker last heard.
+    int quorumPort = PORTS.next("127.0.0.1");
+    Map<String, String> c = new LinkedHashMap<>();
+    c.put("node.id", "11");
+    c.put("process.roles", "controller");
+    c.put("cluster.id", "ops-fence");
+    c.put("data.dir", dir.resolve("fence-controller").toString());
+    c.put("controller.quorum.voters", "11@127.0.0.1:" + quorumPort);
+    c.put("controller.quorum.bind.host", "127.0.0.1");
+    Map<String, String> b = new LinkedHashMap<>();
+    b.put("node.id", "12");
+    b.put("process.roles", "broker");
+    b.put("cluster.id", "ops-fence");
+    b.put("listener", "127.0.0.1:0");
+    b.put("data.dir", dir.resolve("fence-broker").toString());
+    b.put("controller.quorum.voters", "11@127.0.0.1:" + quorumPort);
+    b.put("metrics.listener", "127.0.0.1:0");
+    b.put("controlled.shutdown.timeout.ms", "0");
+    SpoolNode controller = SpoolNode.start(formatted(c), Clock.SYSTEM);
+    try (SpoolNode broker = SpoolNode.start(formatted(b), Clock.SYSTEM)) {
+      try {
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> get(broker, "/health/ready").statusCode() == 200);
+      } finally {
+        controller.close();
+      }
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> get(broker, "/health/ready").statusCode() == 503);
+      HttpResponse<String> ready = get(broker, "/health/ready");
+      assertEquals(503, ready.statusCode(), ready.body());
+      assertTrue(ready.body().contains("fenced"), ready.body());
+      assertTrue(ready.body().contains("heartbeat"), ready.body());
+      assertEquals(200, get(broker, "/health/live").statusCode());
     }
   }
 

@@ -411,6 +411,30 @@ public final class GroupCoordinator implements ReplicaObserver {
     }
   }
 
+  /** Receives committed offsets; returns false to stop. */
+  public interface CommittedOffsetVisitor {
+    boolean visit(String groupId, TopicPartition tp, long offset);
+  }
+
+  /**
+   * Visits the committed offset of every partition of every group this broker coordinates (its
+   * loaded shards), until {@code v} returns false. Any thread: reads the shards' published views
+   * and never waits for an owner worker (the metrics scrape calls it).
+   */
+  public void forEachCommittedOffset(CommittedOffsetVisitor v) {
+    for (ShardRuntime s : shards.values()) {
+      Map<ShardRuntime.GroupPartition, Long> offsets = s.committedOffsets();
+      if (offsets == null) {
+        continue;
+      }
+      for (Map.Entry<ShardRuntime.GroupPartition, Long> e : offsets.entrySet()) {
+        if (!v.visit(e.getKey().groupId(), e.getKey().tp(), e.getValue())) {
+          return;
+        }
+      }
+    }
+  }
+
   /** Whether this broker leads {@code tp} and has loaded it (tests, status). */
   public boolean isLoaded(TopicPartition tp) {
     ShardRuntime s = shards.get(tp);

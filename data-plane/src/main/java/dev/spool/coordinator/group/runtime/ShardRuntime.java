@@ -13,6 +13,8 @@ import dev.spool.coordinator.group.core.CoordinatorTimers;
 import dev.spool.coordinator.group.core.GroupRecords;
 import dev.spool.coordinator.group.core.GroupShard;
 import dev.spool.coordinator.group.core.TopicsView;
+import dev.spool.coordinator.group.record.OffsetCommitKey;
+import dev.spool.coordinator.group.record.OffsetCommitValue;
 import dev.spool.record.RecordBatchBuilder;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
@@ -25,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -41,8 +44,13 @@ import org.slf4j.LoggerFactory;
  * log, and the shard already holds its effects; so the shard is thrown away and loaded again from
  * the log, which is the truth. Answers waiting on it fail with a retriable code.
  *
- * <p>Threading: every method runs on the partition's owner worker; timers hop there through {@link
- * Executor}.
+ * <p>The committed offsets are also kept in a concurrent map for scrapes ({@link
+ * #committedOffsets}, read by {@link dev.spool.broker.metrics.GroupLagGauges} on the ops thread),
+ * filled from the records this runtime replays and writes, so a scrape never queues work on the
+ * owner worker.
+ *
+ * <p>Threading: every method runs on the partition's owner worker, except {@link #committedOffsets}
+ * (any thread); timers hop there through {@link Executor}.
  */
 final class ShardRuntime {
   private static final Logger log = LoggerFactory.getLogger(ShardRuntime.class);
@@ -60,6 +68,9 @@ final class ShardRuntime {
 
   private record HwWaiter(long offset, CompletableFuture<Void> future) {}
 
+  /** One group's committed offset of one partition, keyed for the scrape-time view. */
+  record GroupPartition(String groupId, TopicPartition tp) {}
+
   private final TopicPartition tp;
   private final int leaderEpoch;
   private final Partition partition;
@@ -75,6 +86,12 @@ final class ShardRuntime {
   private int generation;
   private GroupShard shard;
   private CompletableFuture<Void> lastWrite = CompletableFuture.completedFuture(null);
+
+  /** The offsets of the shard being loaded or served; written on the owner worker only. */
+  private ConcurrentHashMap<GroupPartition, Long> offsetsView = new ConcurrentHashMap<>();
+
+  /** {@link #offsetsView} once loaded, null while loading or closed: what scrapes read. */
+  private volatile Map<GroupPartition, Long> publishedOffsets;
 
   ShardRuntime(
       Partition partition,
@@ -122,6 +139,8 @@ final class ShardRuntime {
               ErrorCode.NOT_COORDINATOR, "the coordinator of " + tp + " is reloading: " + why));
     }
     shard = new GroupShard(config.groups(), new Timers(generation), topics, ShardRuntime::newId);
+    publishedOffsets = null;
+    offsetsView = new ConcurrentHashMap<>();
     PartitionLog l = partition.log();
     long end = l.logEndOffset();
     long start = l.logStartOffset();
@@ -161,6 +180,7 @@ final class ShardRuntime {
                   at,
                   rec -> {
                     shard.replay(rec);
+                    track(rec);
                     count[0]++;
                   },
                   logPrefix);
@@ -182,6 +202,7 @@ final class ShardRuntime {
     }
     shard.onLoaded();
     state = State.ACTIVE;
+    publishedOffsets = offsetsView;
     lastWrite = whenCommitted(end);
     log.info(
         "{} loaded {} records, {} groups, in {} ms",
@@ -239,7 +260,10 @@ final class ShardRuntime {
       return;
     }
     List<GroupShard.Reply<?>> replies = shard.drainReplies();
-    write(shard.drainRecords())
+    List<CoordinatorRecord> records = shard.drainRecords();
+    // Shown at once, as the shard holds it; a write that fails reloads the shard and this view.
+    records.forEach(this::track);
+    write(records)
         .whenComplete(
             (v, err) -> {
               if (err == null) {
@@ -323,6 +347,31 @@ final class ShardRuntime {
     };
   }
 
+  // ---------------------------------------------------------------- offsets for scrapes
+
+  /** Keeps {@link #offsetsView} in step with the shard: commits and their tombstones. */
+  private void track(CoordinatorRecord r) {
+    if (r.type() != CoordinatorRecord.RecordType.OFFSET_COMMIT) {
+      return;
+    }
+    OffsetCommitKey k = (OffsetCommitKey) r.key();
+    GroupPartition gp =
+        new GroupPartition(k.getGroupId(), new TopicPartition(k.getTopic(), k.getPartition()));
+    if (r.isTombstone()) {
+      offsetsView.remove(gp);
+    } else {
+      offsetsView.put(gp, ((OffsetCommitValue) r.value()).getOffset());
+    }
+  }
+
+  /**
+   * The committed offsets of this shard's groups, null while it loads or after it closed. Any
+   * thread: a live concurrent map, so a reader sees each entry current or a moment old.
+   */
+  Map<GroupPartition, Long> committedOffsets() {
+    return publishedOffsets;
+  }
+
   // ---------------------------------------------------------------- high watermark
 
   private CompletableFuture<Void> whenCommitted(long offset) {
@@ -354,6 +403,7 @@ final class ShardRuntime {
     }
     log.info("{} unloaded: {}", logPrefix, why);
     state = State.CLOSED;
+    publishedOffsets = null;
     generation++;
     cancelTimers();
     SpoolException e = notCoordinator();
