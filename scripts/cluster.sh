@@ -12,18 +12,14 @@
 # SPOOL_NODE_PROPS (newline-separated key=value lines) is appended to every node's new config;
 # SPOOL_CLIENT_PROPS (the same form) are the client keys the readiness check needs (TLS listeners).
 # Everything lives under DIR (default ./.spool-cluster): per node its config, data, log and
-<<<<<<< HEAD
 # PID file. A new cluster gets one cluster id (`spool storage random-uuid`, kept in
 # DIR/cluster.env) and `start` formats every node that is not running with it (`spool storage
-# format --ignore-formatted`) before starting it, so a directory of another cluster is refused. The script signals only PIDs it recorded, after checking the process's command
-# line carries this cluster's marker, so it never touches anything else.
-=======
-# PID file. A node logs to node-i/node.log, rolled at SPOOL_LOG_MAX_FILE_SIZE (default 50MB)
-# into node.log.1.gz .. node.log.5.gz; what the JVM prints itself (a start that fails before
-# logging starts, a crash) goes to node-i/node.out. SPOOL_LOG_STDOUT=1: the node logs to stdout,
-# appended to node.log without a cap. The script signals only PIDs it recorded, after checking
-# the process's command line carries this cluster's marker, so it never touches anything else.
->>>>>>> ops15
+# format --ignore-formatted`) before starting it, so a directory of another cluster is refused.
+# A node logs to node-i/node.log, rolled at SPOOL_LOG_MAX_FILE_SIZE (default 50MB) into
+# node.log.1.gz .. node.log.5.gz; what the JVM prints itself (a start that fails before logging
+# starts, a crash) goes to node-i/node.out. SPOOL_LOG_STDOUT=1: the node logs to stdout, appended
+# to node.log without a cap. The script signals only PIDs it recorded, after checking the
+# process's command line carries this cluster's marker, so it never touches anything else.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SPOOL="$ROOT/scripts/spool"
