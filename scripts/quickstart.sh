@@ -49,8 +49,8 @@ cat <<MSG
 Spool is running: bootstrap $BOOTSTRAP (export SPOOL_BOOTSTRAP=$BOOTSTRAP, or run
 commands from $ROOT, where the CLI finds the cluster by itself).
 Kafka's clients and tools: bootstrap.servers=$KAFKA_BOOTSTRAP (Spool's Kafka-protocol listener;
-e.g. kafka-console-consumer.sh --bootstrap-server $KAFKA_BOOTSTRAP --topic $TOPIC --partition 0
---offset earliest; consumer groups are not served on it yet).
+e.g. kafka-console-consumer.sh --bootstrap-server $KAFKA_BOOTSTRAP --topic $TOPIC --group demo
+--from-beginning; consumer groups, classic and KIP-848, are served on it).
 
 Go on:
   scripts/spool --help                       # every command, each with --help
