@@ -17,15 +17,21 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The shell scripts users run first ({@code scripts/quickstart.sh}, {@code scripts/cluster.sh},
- * {@code scripts/spool}, the release's {@code bin/}) are not run by the Java tests, so a script that
- * no longer parses would pass the build: every shell script must pass {@code bash -n}, and no file of
- * the repository may hold a merge-conflict marker.
+ * {@code scripts/spool}, the release's {@code bin/}) are not run by the Java tests, so a script
+ * that no longer parses would pass the build: every shell script must pass {@code bash -n}, and no
+ * file of the repository may hold a merge-conflict marker.
  */
 @Tag("unit")
 class ScriptsTest {
   private static final Set<String> SKIPPED_DIRECTORIES =
       Set.of(
-          ".git", "target", ".spool-cluster", "bench-results", "chaos-reports", "chaos-runs", "node_modules");
+          ".git",
+          "target",
+          ".spool-cluster",
+          "bench-results",
+          "chaos-reports",
+          "chaos-runs",
+          "node_modules");
   private static final Set<String> TEXT_EXTENSIONS =
       Set.of("java", "proto", "xml", "sh", "py", "md", "properties", "yml", "json", "txt", "html");
   private static final Pattern CONFLICT_MARKER = Pattern.compile("^(<{7} |>{7} |={7}$)");
