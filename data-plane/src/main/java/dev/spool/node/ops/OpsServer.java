@@ -7,7 +7,7 @@ import dev.spool.config.ConfigException;
 import io.prometheus.metrics.config.EscapingScheme;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import java.io.ByteArrayOutputStream;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.BindException;
@@ -146,10 +146,22 @@ public final class OpsServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Collects first (a failing collector fails the request before anything is sent), then streams
+   * the text into the response, chunked: building the whole page in a growing buffer and copying it
+   * out again cost about 6 MiB per scrape at 10,000 partitions (docs/operations.md#cost).
+   */
   private void metrics(HttpExchange ex) throws IOException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(64 * 1024);
-    writer.write(out, registry.scrape(), EscapingScheme.UNDERSCORE_ESCAPING);
-    send(ex, 200, PrometheusTextFormatWriter.CONTENT_TYPE, out.toByteArray());
+    MetricSnapshots snapshots = registry.scrape();
+    ex.getResponseHeaders().set("Content-Type", PrometheusTextFormatWriter.CONTENT_TYPE);
+    if (ex.getRequestMethod().equals("HEAD")) {
+      ex.sendResponseHeaders(200, -1);
+      return;
+    }
+    ex.sendResponseHeaders(200, 0); // 0: length unknown, chunked
+    try (OutputStream os = ex.getResponseBody()) {
+      writer.write(os, snapshots, EscapingScheme.UNDERSCORE_ESCAPING);
+    }
   }
 
   private void ready(HttpExchange ex) throws IOException {
