@@ -14,6 +14,7 @@ import dev.spool.quorum.lifecycle.BrokerState;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -47,6 +48,7 @@ public final class BrokerGauges {
   private final Sources s;
   private final int maxPartitionLabels;
   private final AtomicBoolean capLogged = new AtomicBoolean();
+  private final PartitionLabels labels = new PartitionLabels();
 
   private BrokerGauges(Sources sources, int maxPartitionLabels) {
     this.s = sources;
@@ -115,45 +117,47 @@ public final class BrokerGauges {
   }
 
   private void partitionGauges(PrometheusRegistry r) {
-    GaugeWithCallback.builder()
-        .name("spool_log_size_bytes")
-        .help("Bytes of the partition's log on this broker (every segment).")
-        .unit(Unit.BYTES)
-        .labelNames("topic", "partition")
-        .callback(cb -> eachLog((tp, l) -> cb.call(l.sizeInBytes(), tp.topic(), label(tp))))
-        .register(r);
-    GaugeWithCallback.builder()
-        .name("spool_log_segments")
-        .help("Segments of the partition's log on this broker.")
-        .labelNames("topic", "partition")
-        .callback(cb -> eachLog((tp, l) -> cb.call(l.numberOfSegments(), tp.topic(), label(tp))))
-        .register(r);
-    GaugeWithCallback.builder()
-        .name("spool_log_end_offset")
-        .help("Next offset to be written to the partition's log on this broker.")
-        .labelNames("topic", "partition")
-        .callback(cb -> eachLog((tp, l) -> cb.call(l.logEndOffset(), tp.topic(), label(tp))))
-        .register(r);
-    GaugeWithCallback.builder()
-        .name("spool_replica_fetcher_lag_records")
-        .help(
-            "Offsets this follower's log end is behind the leader's, as of the leader's last"
-                + " fetch answer.")
-        .labelNames("topic", "partition")
-        .callback(
-            cb -> {
-              int[] n = {0};
-              s.fetchers()
-                  .forEachLag(
-                      (tp, lag) -> {
-                        if (n[0]++ < maxPartitionLabels) {
-                          cb.call(lag, tp.topic(), label(tp));
-                        } else {
-                          logCap();
-                        }
-                      });
-            })
-        .register(r);
+    List<String> tp = List.of("topic", "partition");
+    LabelledGauge.register(
+        r,
+        "spool_log_size_bytes",
+        "Bytes of the partition's log on this broker (every segment).",
+        Unit.BYTES,
+        tp,
+        sink -> eachLog((p, l) -> sink.add(l.sizeInBytes(), labels.of(p))));
+    LabelledGauge.register(
+        r,
+        "spool_log_segments",
+        "Segments of the partition's log on this broker.",
+        null,
+        tp,
+        sink -> eachLog((p, l) -> sink.add(l.numberOfSegments(), labels.of(p))));
+    LabelledGauge.register(
+        r,
+        "spool_log_end_offset",
+        "Next offset to be written to the partition's log on this broker.",
+        null,
+        tp,
+        sink -> eachLog((p, l) -> sink.add(l.logEndOffset(), labels.of(p))));
+    LabelledGauge.register(
+        r,
+        "spool_replica_fetcher_lag_records",
+        "Offsets this follower's log end is behind the leader's, as of the leader's last"
+            + " fetch answer.",
+        null,
+        tp,
+        sink -> {
+          int[] n = {0};
+          s.fetchers()
+              .forEachLag(
+                  (p, lag) -> {
+                    if (n[0]++ < maxPartitionLabels) {
+                      sink.add(lag, labels.of(p));
+                    } else {
+                      logCap();
+                    }
+                  });
+        });
   }
 
   private interface LogVisitor {
@@ -161,6 +165,7 @@ public final class BrokerGauges {
   }
 
   private void eachLog(LogVisitor v) {
+    labels.trim(s.replicas().partitions().size());
     int n = 0;
     for (Partition p : s.replicas().partitions()) {
       if (n++ >= maxPartitionLabels) {
@@ -180,10 +185,6 @@ public final class BrokerGauges {
           maxPartitionLabels,
           maxPartitionLabels);
     }
-  }
-
-  private static String label(TopicPartition tp) {
-    return Integer.toString(tp.partition());
   }
 
   private int countRole(ReplicaRole role) {

@@ -283,6 +283,16 @@ class NodeOpsEndpointTest {
             HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + a.getPort() + "/metrics"))
                 .POST(HttpRequest.BodyPublishers.ofString("x")));
     assertEquals(405, post.statusCode());
+    // /metrics streams its answer; HEAD still answers the headers alone.
+    HttpResponse<String> head =
+        send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + a.getPort() + "/metrics"))
+                .method("HEAD", HttpRequest.BodyPublishers.noBody()));
+    assertEquals(200, head.statusCode());
+    assertTrue(
+        head.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"),
+        head.headers().toString());
+    assertEquals("", head.body());
   }
 
   @Test
