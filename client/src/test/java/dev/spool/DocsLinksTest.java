@@ -46,7 +46,7 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("unit")
 class DocsLinksTest {
-  private static final Set<String> GENERATED_DIRECTORIES =
+  static final Set<String> GENERATED_DIRECTORIES =
       Set.of("target", ".spool-cluster", "bench-results", "chaos-reports", "chaos-runs");
 
   private static final Pattern DOCS_LINK =
@@ -221,7 +221,8 @@ class DocsLinksTest {
 
   // ---------------------------------------------------------------- files
 
-  private static Path repositoryRoot() {
+  /** The checkout this test runs in: the nearest directory up from here holding {@code mvnw}. */
+  static Path repositoryRoot() {
     Path dir = Path.of("").toAbsolutePath();
     while (dir != null && !Files.isRegularFile(dir.resolve("mvnw"))) {
       dir = dir.getParent();
@@ -252,8 +253,12 @@ class DocsLinksTest {
                 || (extension(f).equals("md") && f.getParent().equals(root.resolve("docs"))));
   }
 
-  /** Files of the repository (no build output, no VCS or hidden run directories) that match. */
   private List<Path> files(Predicate<Path> wanted) {
+    return repositoryFiles(root, wanted);
+  }
+
+  /** Files of the repository (no build output, no VCS or hidden run directories) that match. */
+  static List<Path> repositoryFiles(Path root, Predicate<Path> wanted) {
     List<Path> out = new ArrayList<>();
     try {
       Files.walkFileTree(

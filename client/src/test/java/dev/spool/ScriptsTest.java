@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -23,48 +22,24 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("unit")
 class ScriptsTest {
-  private static final Set<String> SKIPPED_DIRECTORIES =
-      Set.of(
-          ".git",
-          "target",
-          ".spool-cluster",
-          "bench-results",
-          "chaos-reports",
-          "chaos-runs",
-          "node_modules");
   private static final Set<String> TEXT_EXTENSIONS =
       Set.of("java", "proto", "xml", "sh", "py", "md", "properties", "yml", "json", "txt", "html");
   private static final Pattern CONFLICT_MARKER = Pattern.compile("^(<{7} |>{7} |={7}$)");
 
-  private final Path root = repositoryRoot();
+  private final Path root = DocsLinksTest.repositoryRoot();
 
-  private static Path repositoryRoot() {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !Files.isRegularFile(dir.resolve("mvnw"))) {
-      dir = dir.getParent();
-    }
-    if (dir == null) {
-      throw new IllegalStateException("no mvnw in any parent of " + Path.of("").toAbsolutePath());
-    }
-    return dir;
-  }
-
-  private List<Path> files() throws IOException {
-    List<Path> out = new ArrayList<>();
-    try (Stream<Path> s =
-        Files.walk(root)
-            .filter(
-                p -> {
-                  for (Path part : root.relativize(p)) {
-                    if (SKIPPED_DIRECTORIES.contains(part.toString())) {
-                      return false;
-                    }
-                  }
-                  return Files.isRegularFile(p);
-                })) {
-      s.forEach(out::add);
-    }
-    return out;
+  /** The repository's files outside build output and run directories. */
+  private List<Path> files() {
+    return DocsLinksTest.repositoryFiles(
+        root,
+        p -> {
+          for (Path part : root.relativize(p)) {
+            if (DocsLinksTest.GENERATED_DIRECTORIES.contains(part.toString())) {
+              return false;
+            }
+          }
+          return true;
+        });
   }
 
   private static boolean isShellScript(Path p) throws IOException {
