@@ -160,14 +160,7 @@ public final class OpsServer implements AutoCloseable {
   private void metrics(HttpExchange ex) throws IOException {
     page.reset();
     writer.write(page, registry.scrape(), EscapingScheme.UNDERSCORE_ESCAPING);
-    ex.getResponseHeaders().set("Content-Type", PrometheusTextFormatWriter.CONTENT_TYPE);
-    boolean head = ex.getRequestMethod().equals("HEAD");
-    ex.sendResponseHeaders(200, head ? -1 : page.size());
-    if (!head) {
-      try (OutputStream os = ex.getResponseBody()) {
-        page.writeTo(os);
-      }
-    }
+    send(ex, 200, PrometheusTextFormatWriter.CONTENT_TYPE, page.size(), page::writeTo);
   }
 
   private void ready(HttpExchange ex) throws IOException {
@@ -185,12 +178,23 @@ public final class OpsServer implements AutoCloseable {
 
   private static void send(HttpExchange ex, int status, String type, byte[] body)
       throws IOException {
+    send(ex, status, type, body.length, os -> os.write(body));
+  }
+
+  /** An answer's bytes, written into the response. */
+  private interface Body {
+    void writeTo(OutputStream os) throws IOException;
+  }
+
+  /** Sends {@code length} bytes of {@code body}, or the headers alone to a HEAD request. */
+  private static void send(HttpExchange ex, int status, String type, long length, Body body)
+      throws IOException {
     ex.getResponseHeaders().set("Content-Type", type);
     boolean head = ex.getRequestMethod().equals("HEAD");
-    ex.sendResponseHeaders(status, head ? -1 : body.length);
+    ex.sendResponseHeaders(status, head ? -1 : length);
     if (!head) {
       try (OutputStream os = ex.getResponseBody()) {
-        os.write(body);
+        body.writeTo(os);
       }
     }
   }
