@@ -1,18 +1,13 @@
 package dev.spool.e2e;
 
 import dev.spool.broker.log.LogManager;
-import dev.spool.cli.CliContext;
-import dev.spool.cli.SpoolCommand;
+import dev.spool.cli.CliRunner;
 import dev.spool.client.Admin;
 import dev.spool.client.NewTopic;
 import dev.spool.common.TopicPartition;
 import dev.spool.testing.SpoolCluster;
 import dev.spool.testing.process.ProcessCluster;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,31 +41,17 @@ final class E2e {
     return tps;
   }
 
-  /** Runs {@code spool ARGS -b BOOTSTRAP} in this JVM; returns exit code, stdout and stderr. */
-  static String[] cli(SpoolCluster c, String... args) {
+  /** Runs {@code spool ARGS -b BOOTSTRAP} in this JVM; its exit code, stdout and stderr. */
+  static CliRunner.Result cli(SpoolCluster c, String... args) {
     return cli(c.dir(), c.bootstrapServers(), args);
   }
 
   /** {@link #cli(SpoolCluster, String...)} for nodes not run by the extension. */
-  static String[] cli(Path workingDirectory, String bootstrap, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    CliContext ctx =
-        new CliContext(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            new ByteArrayInputStream(new byte[0]),
-            Map.of(),
-            workingDirectory);
+  static CliRunner.Result cli(Path workingDirectory, String bootstrap, String... args) {
     List<String> all = new ArrayList<>(List.of(args));
     all.add("-b");
     all.add(bootstrap);
-    int code = SpoolCommand.run(ctx, all.toArray(new String[0]));
-    return new String[] {
-      Integer.toString(code),
-      out.toString(StandardCharsets.UTF_8),
-      err.toString(StandardCharsets.UTF_8)
-    };
+    return new CliRunner(Map.of(), workingDirectory).run("", all.toArray(new String[0]));
   }
 
   /**

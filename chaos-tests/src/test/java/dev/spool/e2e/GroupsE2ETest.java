@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spool.cli.CliRunner;
 import dev.spool.client.Consumer;
 import dev.spool.client.ConsumerRecord;
 import dev.spool.client.OffsetAndMetadata;
@@ -252,14 +253,14 @@ class GroupsE2ETest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private static String[] cli(String... args) {
+  private static CliRunner.Result cli(String... args) {
     return E2e.cli(cluster, args);
   }
 
   private static JsonNode cliJson(String... args) throws Exception {
-    String[] r = cli(args);
-    assertEquals("0", r[0], String.join("\n", r));
-    return JSON.readTree(r[1]);
+    CliRunner.Result r = cli(args);
+    assertEquals(0, r.exitCode(), r.toString());
+    return JSON.readTree(r.out());
   }
 
   private static Map<Integer, Long> committedOf(String group) throws Exception {
@@ -304,12 +305,12 @@ class GroupsE2ETest {
         assertEquals(0, o.get("lag").asLong());
       }
       // Reset and delete are refused while the group has a member; nothing moves.
-      String[] refused =
+      CliRunner.Result refused =
           cli("group", "reset-offsets", group, "--topic", "cli", "--to-earliest", "--execute");
-      assertEquals("1", refused[0], String.join("\n", refused));
-      assertTrue(refused[2].contains("NON_EMPTY_GROUP"), refused[2]);
-      String[] notDeleted = cli("group", "delete", group);
-      assertTrue(notDeleted[2].contains("NON_EMPTY_GROUP"), notDeleted[2]);
+      assertEquals(1, refused.exitCode(), refused.toString());
+      assertTrue(refused.err().contains("NON_EMPTY_GROUP"), refused.err());
+      CliRunner.Result notDeleted = cli("group", "delete", group);
+      assertTrue(notDeleted.err().contains("NON_EMPTY_GROUP"), notDeleted.err());
       assertEquals(Map.of(0, 20L, 1, 20L), committedOf(group));
     }
     produce(tps, 20, 30);
@@ -350,9 +351,9 @@ class GroupsE2ETest {
         "--execute",
         "--json");
     assertEquals(Map.of(0, 30L, 1, 30L), committedOf(group));
-    String[] twoTargets =
+    CliRunner.Result twoTargets =
         cli("group", "reset-offsets", group, "--topic", "cli", "--to-latest", "--shift-by", "1");
-    assertEquals("2", twoTargets[0], String.join("\n", twoTargets));
+    assertEquals(2, twoTargets.exitCode(), twoTargets.toString());
     // A restarted member resumes at the reset offsets.
     try (Consumer c = consumer(group)) {
       c.subscribe(List.of("cli"));
@@ -363,8 +364,8 @@ class GroupsE2ETest {
     assertEquals(Map.of(), committedOf(group));
     cliJson("group", "delete", group, "--json");
     assertFalse(cliJson("group", "list", "--json").toString().contains("\"" + group + "\""));
-    String[] unknown = cli("group", "delete", group);
-    assertTrue(unknown[2].contains("GROUP_ID_NOT_FOUND"), unknown[2]);
+    CliRunner.Result unknown = cli("group", "delete", group);
+    assertTrue(unknown.err().contains("GROUP_ID_NOT_FOUND"), unknown.err());
   }
 
   /**

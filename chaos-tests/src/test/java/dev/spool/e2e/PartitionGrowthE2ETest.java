@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spool.cli.CliRunner;
 import dev.spool.client.Admin;
 import dev.spool.client.Consumer;
 import dev.spool.client.ConsumerRecord;
@@ -64,7 +65,7 @@ class PartitionGrowthE2ETest {
     cluster = c;
   }
 
-  private static String[] cli(String... args) {
+  private static CliRunner.Result cli(String... args) {
     return E2e.cli(cluster, args);
   }
 
@@ -116,9 +117,9 @@ class PartitionGrowthE2ETest {
           .atMost(Duration.ofSeconds(60))
           .until(() -> consumed.values().stream().distinct().count() == 2);
 
-      String[] grown = cli("topic", "alter", "growing", "--partitions", "5", "--json");
-      assertEquals("0", grown[0], String.join("\n", grown));
-      JsonNode json = JSON.readTree(grown[1]);
+      CliRunner.Result grown = cli("topic", "alter", "growing", "--partitions", "5", "--json");
+      assertEquals(0, grown.exitCode(), grown.toString());
+      JsonNode json = JSON.readTree(grown.out());
       assertEquals("growing", json.get("topic").asText());
       assertEquals(5, json.get("partitions").asInt());
       TopicDescription d = cluster.admin().describeTopic("growing").get(30, TimeUnit.SECONDS);
@@ -220,9 +221,9 @@ class PartitionGrowthE2ETest {
         .get(30, TimeUnit.SECONDS);
     assertEquals(3, partitionCount("guarded"), "validate-only grows nothing");
 
-    String[] decrease = cli("topic", "alter", "guarded", "--partitions", "1");
-    assertEquals("1", decrease[0], String.join("\n", decrease));
-    assertTrue(decrease[2].startsWith("error: INVALID_PARTITIONS"), decrease[2]);
+    CliRunner.Result decrease = cli("topic", "alter", "guarded", "--partitions", "1");
+    assertEquals(1, decrease.exitCode(), decrease.toString());
+    assertTrue(decrease.err().startsWith("error: INVALID_PARTITIONS"), decrease.err());
 
     admin
         .createPartitions(Map.of("guarded", NewPartitions.increaseTo(4, List.of(List.of(3, 1, 2)))))

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spool.cli.CliRunner;
 import dev.spool.client.Producer;
 import dev.spool.client.ProducerRecord;
 import dev.spool.common.Clock;
@@ -332,8 +333,8 @@ class StatusPageE2ETest {
 
   /** Runs {@code spool ARGS -b BOOTSTRAP} in-process; fails unless it exits 0; its output. */
   private static String cli(String... args) {
-    String[] r = E2e.cli(dir, bootstrap, args);
-    assertEquals("0", r[0], String.join(" ", args) + ": " + r[1] + r[2]);
-    return r[1];
+    CliRunner.Result r = E2e.cli(dir, bootstrap, args);
+    assertEquals(0, r.exitCode(), String.join(" ", args) + ": " + r);
+    return r.out();
   }
 }

@@ -8,11 +8,22 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
+import picocli.CommandLine;
 
-/** Runs {@code spool} commands in-process with captured streams (tests only). */
-final class CliRunner {
-  record Result(int exitCode, String out, String err) {
-    List<String> outLines() {
+/**
+ * Runs {@code spool} commands in this JVM with captured streams, as a shell would see them: exit
+ * code, stdout, stderr (tests only).
+ *
+ * <p>The one copy for every module's tests: the client's CLI tests, the data plane's {@code spool
+ * storage} tests and the end-to-end tests. It ships in the client's test jar (this class only, see
+ * client/pom.xml) rather than in test-support because test-support depends on the data plane, whose
+ * tests use it too. Each {@link #run} builds a fresh command line; safe to call from any thread.
+ */
+public final class CliRunner {
+  /** What one command did. */
+  public record Result(int exitCode, String out, String err) {
+    public List<String> outLines() {
       return out.isEmpty() ? List.of() : Arrays.asList(out.split("\\R"));
     }
 
@@ -22,19 +33,30 @@ final class CliRunner {
     }
   }
 
+  private final Function<CliContext, CommandLine> commandLine;
   private final Map<String, String> env;
   private final Path workingDirectory;
 
-  CliRunner(Map<String, String> env, Path workingDirectory) {
-    this.env = env;
+  /** The client's {@code spool} command line with {@code env} in {@code workingDirectory}. */
+  public CliRunner(Map<String, String> env, Path workingDirectory) {
+    this(ctx -> SpoolCommand.commandLine(ctx, Map.of()), env, workingDirectory);
+  }
+
+  /**
+   * The command line {@code commandLine} builds for a context (the node's, with its {@code node}
+   * and {@code storage} subcommands, or one with test subcommands).
+   */
+  public CliRunner(
+      Function<CliContext, CommandLine> commandLine,
+      Map<String, String> env,
+      Path workingDirectory) {
+    this.commandLine = commandLine;
+    this.env = Map.copyOf(env);
     this.workingDirectory = workingDirectory;
   }
 
-  Result run(String stdin, String... args) {
-    return run(stdin, Map.of(), args);
-  }
-
-  Result run(String stdin, Map<String, Object> extraSubcommands, String... args) {
+  /** Runs {@code spool ARGS} with {@code stdin} as its input. */
+  public Result run(String stdin, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     CliContext ctx =
@@ -44,7 +66,7 @@ final class CliRunner {
             new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
             env,
             workingDirectory);
-    int code = SpoolCommand.commandLine(ctx, extraSubcommands).execute(args);
+    int code = commandLine.apply(ctx).execute(args);
     return new Result(
         code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }

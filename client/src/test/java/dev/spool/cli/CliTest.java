@@ -615,10 +615,15 @@ class CliTest {
 
   @Test
   void shouldAcceptExtraSubcommandsWithTheSameHelpAndExitCodes() {
-    CliRunner.Result help = cli.run("", Map.of("node", new FakeNodeCommand()), "node", "--help");
+    CliRunner withNode =
+        new CliRunner(
+            ctx -> SpoolCommand.commandLine(ctx, Map.of("node", new FakeNodeCommand())),
+            Map.of("SPOOL_BOOTSTRAP", cluster.bootstrap()),
+            dir);
+    CliRunner.Result help = withNode.run("", "node", "--help");
     assertEquals(0, help.exitCode());
     assertTrue(help.out().contains("Exit codes:"), help.toString());
-    assertEquals(0, cli.run("", Map.of("node", new FakeNodeCommand()), "node").exitCode());
-    assertTrue(cli.run("", Map.of("node", new FakeNodeCommand()), "--help").out().contains("node"));
+    assertEquals(0, withNode.run("", "node").exitCode());
+    assertTrue(withNode.run("", "--help").out().contains("node"));
   }
 }

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import dev.spool.cli.CliContext;
-import java.io.ByteArrayInputStream;
+import dev.spool.cli.CliRunner;
+import dev.spool.cli.CliRunner.Result;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -29,26 +29,8 @@ class StorageCommandTest {
 
   @TempDir Path dir;
 
-  record Result(int code, String out, String err) {
-    @Override
-    public String toString() {
-      return "exit " + code + "\n--- stdout\n" + out + "\n--- stderr\n" + err;
-    }
-  }
-
   private Result run(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    CliContext ctx =
-        new CliContext(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            new ByteArrayInputStream(new byte[0]),
-            Map.of(),
-            dir);
-    int code = SpoolMain.commandLine(ctx).execute(args);
-    return new Result(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return new CliRunner(SpoolMain::commandLine, Map.of(), dir).run("", args);
   }
 
   @BeforeEach
@@ -65,7 +47,7 @@ class StorageCommandTest {
   void shouldPrintARandomUuidAsKafkaDoes() {
     Result a = run("storage", "random-uuid");
     Result b = run("storage", "random-uuid");
-    assertEquals(0, a.code(), a.toString());
+    assertEquals(0, a.exitCode(), a.toString());
     String id = a.out().strip();
     assertTrue(id.matches("[A-Za-z0-9_][A-Za-z0-9_-]{21}"), id);
     assertEquals(Base64Uuid.parse(id).toString(), id);
@@ -75,7 +57,7 @@ class StorageCommandTest {
   @Test
   void shouldFormatEveryDirectoryAndSayWhich() {
     Result r = run("storage", "format", "--config", "node.properties", "--cluster-id", CLUSTER);
-    assertEquals(0, r.code(), r.toString());
+    assertEquals(0, r.exitCode(), r.toString());
     assertTrue(r.out().contains("Formatted log directory (data.dir)"), r.toString());
     assertTrue(r.out().contains("Formatted quorum directory (metadata.log.dir)"), r.toString());
     assertEquals(CLUSTER, MetaProperties.read(dir.resolve("data")).orElseThrow().clusterId());
@@ -85,7 +67,7 @@ class StorageCommandTest {
   @Test
   void shouldPrintJsonWithKafkasShortOptions() throws Exception {
     Result r = run("storage", "format", "-c", "node.properties", "-t", CLUSTER, "--json");
-    assertEquals(0, r.code(), r.toString());
+    assertEquals(0, r.exitCode(), r.toString());
     assertEquals(1, r.out().strip().lines().count(), r.toString());
     List<String> results = new ArrayList<>();
     String clusterId = null;
@@ -102,7 +84,7 @@ class StorageCommandTest {
     assertEquals(CLUSTER, clusterId);
     assertEquals(List.of("formatted", "formatted"), results);
     Result again = run("storage", "format", "-c", "node.properties", "-t", CLUSTER, "-g", "--json");
-    assertEquals(0, again.code(), again.toString());
+    assertEquals(0, again.exitCode(), again.toString());
     assertTrue(again.out().contains("\"result\":\"already-formatted\""), again.toString());
   }
 
@@ -110,7 +92,7 @@ class StorageCommandTest {
   void shouldFailOnAFormattedDirectoryUnlessIgnoreFormatted() {
     run("storage", "format", "--config", "node.properties", "--cluster-id", CLUSTER);
     Result r = run("storage", "format", "--config", "node.properties", "--cluster-id", CLUSTER);
-    assertEquals(1, r.code(), r.toString());
+    assertEquals(1, r.exitCode(), r.toString());
     assertTrue(
         r.err().contains("already formatted") && r.err().contains("--ignore-formatted"),
         r.toString());
@@ -123,7 +105,7 @@ class StorageCommandTest {
             "--cluster-id",
             CLUSTER,
             "--ignore-formatted");
-    assertEquals(0, ignored.code(), ignored.toString());
+    assertEquals(0, ignored.exitCode(), ignored.toString());
     assertTrue(ignored.out().contains("already formatted"), ignored.toString());
   }
 
@@ -133,7 +115,7 @@ class StorageCommandTest {
     String before = Files.readString(dir.resolve("data/meta.properties"));
     Result r =
         run("storage", "format", "--config", "node.properties", "--cluster-id", "other", "-g");
-    assertEquals(1, r.code(), r.toString());
+    assertEquals(1, r.exitCode(), r.toString());
     assertTrue(r.err().contains("already formatted for cluster " + CLUSTER), r.toString());
     assertEquals(before, Files.readString(dir.resolve("data/meta.properties")));
   }
@@ -141,7 +123,7 @@ class StorageCommandTest {
   @Test
   void shouldRefuseAMalformedClusterIdWithAUsageError() {
     Result r = run("storage", "format", "--config", "node.properties", "--cluster-id", "not/ok");
-    assertEquals(2, r.code(), r.toString());
+    assertEquals(2, r.exitCode(), r.toString());
     assertTrue(r.err().contains("malformed"), r.toString());
     assertFalse(Files.exists(dir.resolve("data")), "nothing written");
   }
@@ -150,13 +132,13 @@ class StorageCommandTest {
   void shouldRefuseAMissingConfig() {
     Result missing =
         run("storage", "format", "--config", "absent.properties", "--cluster-id", CLUSTER);
-    assertEquals(2, missing.code(), missing.toString());
+    assertEquals(2, missing.exitCode(), missing.toString());
     assertTrue(missing.err().contains("absent.properties"), missing.toString());
     Result noOption = run("storage", "format", "--cluster-id", CLUSTER);
-    assertEquals(2, noOption.code(), noOption.toString());
+    assertEquals(2, noOption.exitCode(), noOption.toString());
     assertTrue(noOption.err().contains("--config"), noOption.toString());
     Result noId = run("storage", "format", "--config", "node.properties");
-    assertEquals(2, noId.code(), noId.toString());
+    assertEquals(2, noId.exitCode(), noId.toString());
     assertTrue(noId.err().contains("--cluster-id"), noId.toString());
   }
 
