@@ -467,4 +467,30 @@ class QuorumClusterTest {
       assertEquals(second.nodeId(), c.awaitActiveController().nodeId());
     }
   }
+
+  /**
+   * A closed broker's last heartbeat fences it, which also ends its controlled shutdown in the
+   * image: its voter is stopping all the same, and the active controller hands over to a voter
+   * whose broker still runs instead (a transfer to a stopping voter could only time out).
+   */
+  @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
+  void shouldNotHandLeadershipToAVoterWhoseBrokerHasClosed() throws Exception {
+    try (QuorumTestCluster c = QuorumTestCluster.builder().voters(3).start()) {
+      QuorumServer first = c.awaitActiveController();
+      List<Integer> others =
+          c.servers().keySet().stream().filter(id -> id != first.nodeId()).sorted().toList();
+      BrokerLifecycle closed = c.newBroker(others.get(0));
+      BrokerLifecycle running = c.newBroker(others.get(1));
+      awaitRunning(closed, running);
+      assertTrue(closed.controlledShutdown(10_000), "controller confirmed the shutdown");
+      closed.close();
+      await().atMost(WAIT).until(() -> first.image().broker(others.get(0)).fenced());
+      assertFalse(first.image().broker(others.get(0)).inControlledShutdown());
+
+      assertTrue(first.transferLeadership(5000));
+      assertEquals(
+          others.get(1), c.awaitActiveController().nodeId(), "the voter whose broker runs leads");
+    }
+  }
 }

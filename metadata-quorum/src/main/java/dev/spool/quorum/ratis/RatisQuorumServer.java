@@ -268,8 +268,11 @@ public final class RatisQuorumServer implements QuorumServer {
     }
     String self = RaftSetup.peerId(settings.nodeId()).toString();
     MetadataImage image = stateMachine.image();
-    // A voter whose broker (same node id, combined mode) is in controlled shutdown is stopping
-    // too: when the whole cluster stops, handing leadership to it could only time out.
+    // A voter whose broker (same node id, combined mode) is in controlled shutdown, or already
+    // fenced, is stopping too (a closing broker's last heartbeat fences it, which ends its
+    // controlled shutdown in the image): when the whole cluster stops, handing leadership to it
+    // could only time out, after the 2 s the caller gives it. With no voter left to take over,
+    // the voters that stay elect one after we leave.
     RaftPeerId target =
         d.getCommitInfos().stream()
             .filter(c -> !c.getServer().getId().toStringUtf8().equals(self))
@@ -311,11 +314,14 @@ public final class RatisQuorumServer implements QuorumServer {
     }
   }
 
-  /** Whether peer {@code peerId}'s node has a broker in controlled shutdown in {@code image}. */
+  /**
+   * Whether peer {@code peerId}'s node has a broker in controlled shutdown or fenced in {@code
+   * image}: not one that may take leadership now.
+   */
   private static boolean isLeaving(MetadataImage image, String peerId) {
     try {
       BrokerRegistration b = image.broker(Integer.parseInt(peerId));
-      return b != null && b.inControlledShutdown();
+      return b != null && !b.isEligible();
     } catch (NumberFormatException e) {
       return false; // peer ids are node ids (RaftSetup.peerId); anything else is not a broker's
     }
