@@ -1,13 +1,13 @@
 package dev.spool.testing;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Key material for TLS tests, made at test time with the JDK's {@code keytool} in a directory the
@@ -15,14 +15,18 @@ import java.util.concurrent.TimeUnit;
  * 127.0.0.1 and localhost, usable as server and as client certificate), a truststore holding the
  * CA, and a second CA's truststore that trusts none of it. Every store is PKCS12 with one password.
  *
- * <p>Not thread-safe: {@link #create} runs keytool several times (a few seconds); share one per
- * test class.
+ * <p>Not thread-safe: {@link #create} runs keytool eleven times, in one JVM ({@link KeytoolBatch},
+ * a second or two); share one per test class.
  */
 public final class TestCertificates {
   /** The password of every store. */
   public static final String PASSWORD = "spool-test-pass";
 
+  /** Eleven keytool commands, a few seconds of CPU between them; far less than a JVM each. */
+  private static final Duration KEYTOOL_TIMEOUT = Duration.ofSeconds(60);
+
   private final Path dir;
+  private final List<String> pending = new ArrayList<>();
 
   private TestCertificates(Path dir) {
     this.dir = dir;
@@ -69,15 +73,16 @@ public final class TestCertificates {
         "EKU=serverAuth,clientAuth");
     c.trust("ca.pem", "node.p12");
     c.keytool("-importcert", "-alias", "node", "-file", "node.pem", "-keystore", "node.p12");
+    c.runKeytool();
     return c;
   }
 
   /** Adds the CA certificate in {@code pem} to {@code store} as a trusted entry. */
-  private void trust(String pem, String store) throws IOException {
+  private void trust(String pem, String store) {
     keytool("-importcert", "-noprompt", "-alias", "ca", "-file", pem, "-keystore", store);
   }
 
-  private void makeCa(String name, String cn) throws IOException {
+  private void makeCa(String name, String cn) {
     keytool(
         "-genkeypair",
         "-alias",
@@ -152,25 +157,37 @@ public final class TestCertificates {
     return p;
   }
 
-  private void keytool(String... args) throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
-    cmd.addAll(List.of(args));
+  /** Queues one keytool command; {@link #runKeytool} runs the queue. */
+  private void keytool(String... args) {
+    List<String> cmd = new ArrayList<>(List.of(args));
     cmd.addAll(List.of("-storetype", "PKCS12", "-storepass", PASSWORD));
-    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-    // keytool says little; reading it to the end is reading until it exits.
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    pending.add(String.join("\t", cmd));
+  }
+
+  /** Runs the queued keytool commands in {@code dir}, in one JVM ({@link KeytoolBatch}). */
+  private void runKeytool() throws IOException {
+    String classPath;
     try {
-      if (!p.waitFor(60, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        throw new IOException("keytool did not finish: " + cmd);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while running keytool", e);
+      classPath =
+          Path.of(KeytoolBatch.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+              .toString();
+    } catch (URISyntaxException e) {
+      throw new IOException("cannot locate " + KeytoolBatch.class.getName(), e);
     }
-    if (p.exitValue() != 0) {
-      throw new IOException("keytool " + String.join(" ", args) + " failed: " + out);
+    ExternalCommand.Result r =
+        ExternalCommand.run(
+            dir,
+            String.join("\n", pending) + "\n",
+            KEYTOOL_TIMEOUT,
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--add-exports=java.base/" + KeytoolBatch.KEYTOOL_PACKAGE + "=ALL-UNNAMED",
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            classPath,
+            KeytoolBatch.class.getName());
+    pending.clear();
+    if (!r.ok()) {
+      throw new IOException("keytool failed (exit " + r.exitCode() + "): " + r.output());
     }
   }
 }
