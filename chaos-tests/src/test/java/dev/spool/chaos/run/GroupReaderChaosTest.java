@@ -221,8 +221,8 @@ class GroupReaderChaosTest {
         }
       }
     }
-    // The partitions led elsewhere take writes during the cut; the window is the fault's length.
-    awaitProgress(100, CUT_WINDOW);
+    // The window is the fault's length whatever the writes do: they may all stop for a moment.
+    awaitProgress(0, CUT_WINDOW);
     net.get().healAll();
     LOG.info("healed the isolation of node {}", isolated);
     cluster.awaitFullIsr(List.of(TOPIC), Duration.ofSeconds(60));
@@ -237,7 +237,10 @@ class GroupReaderChaosTest {
     LOG.info("black-hole the client links of the coordinator, node {}", cut);
     links.proxy(cut).setBlackHole(true);
     try {
-      awaitProgress(100, CUT_WINDOW);
+      // A fixed window: when the coordinator leads every partition of the topic by now (after
+      // the faults before), no write is acknowledged until the links heal, as its followers
+      // fetch through the same proxy and it keeps its leadership (its quorum traffic goes on).
+      awaitProgress(0, CUT_WINDOW);
     } finally {
       links.proxy(cut).setBlackHole(false);
       LOG.info("healed the client links of node {}", cut);
