@@ -191,11 +191,14 @@ public final class Consumer implements AutoCloseable {
       throw new IllegalStateException(
           "subscribe and assign cannot be mixed: assign(List.of()) first");
     }
-    g.subscribe(
-        new GroupHeartbeat(coordinator, context.network(), clock, heartbeatSettings),
-        topics,
-        regex,
-        listener);
+    GroupHeartbeat hb =
+        new GroupHeartbeat(coordinator, context.network(), clock, heartbeatSettings);
+    // A poll waiting for records returns when the assignment changes, to apply it at once.
+    hb.onChange(fetcher::wakeup);
+    // The subscribed topics' metadata is fetched now, beside the coordinator lookup, so the
+    // partitions can be fetched as soon as they are granted (a regex's topics are not known yet).
+    context.metadata().addTopics(topics, clock.monotonicMs());
+    g.subscribe(hb, topics, regex, listener);
   }
 
   private GroupReconciler requireGroup(String what) {
@@ -306,7 +309,7 @@ public final class Consumer implements AutoCloseable {
         long slice = Math.max(0, Math.min(left, GROUP_POLL_SLICE_MS));
         ConsumerRecords records;
         if (fetcher.assignment().isEmpty()) {
-          Thread.sleep(slice);
+          group.awaitChange(slice);
           records = ConsumerRecords.EMPTY;
         } else {
           records = fetcher.poll(slice);

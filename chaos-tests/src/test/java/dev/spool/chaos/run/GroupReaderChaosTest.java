@@ -15,6 +15,12 @@ import dev.spool.chaos.checker.GroupHistory.Polled;
 import dev.spool.chaos.checker.GroupHistory.Revoked;
 import dev.spool.chaos.checker.Validity;
 import dev.spool.chaos.history.OffsetValue;
+import dev.spool.chaos.nemesis.Plane;
+import dev.spool.chaos.net.Capabilities;
+import dev.spool.chaos.net.CommandRunner;
+import dev.spool.chaos.net.FaultNetwork;
+import dev.spool.chaos.net.NetNamespaces;
+import dev.spool.chaos.net.ProxyGroup;
 import dev.spool.client.Consumer;
 import dev.spool.client.ConsumerRebalanceListener;
 import dev.spool.client.ConsumerRecord;
@@ -25,17 +31,17 @@ import dev.spool.client.ProducerRecord;
 import dev.spool.common.SpoolException;
 import dev.spool.common.TopicPartition;
 import dev.spool.coordinator.group.runtime.OffsetsTopic;
-import dev.spool.testing.ClusterMode;
-import dev.spool.testing.SpoolClusterTest;
 import dev.spool.testing.process.ProcessCluster;
 import dev.spool.testing.process.Signal;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -52,27 +58,26 @@ import org.slf4j.LoggerFactory;
 /**
  * The chaos scenario with a consumer group as the reader: a writer acknowledges records into a
  * 6-partition topic while three members of one group poll and commit after every poll, and the
- * nodes are SIGKILLed (the group's coordinator first) and paused (the coordinator again: a frozen
- * coordinator is cut off from everyone while its sockets stay open), and one member leaves while
- * another joins, so partitions are handed over at their commits. After healing, the members poll
- * until they caught up, and the four group checkers must find the history valid: every acknowledged
- * value consumed, no member skipping an offset it owns, no commit moving backwards, and every new
- * owner starting at or before the last commit.
+ * group's coordinator is SIGKILLed, paused (a frozen coordinator is cut off from everyone while its
+ * sockets stay open), isolated from the other brokers (network namespaces: it still answers the
+ * members but can neither replicate their commits nor hear from the controller, so another broker
+ * takes its offsets partition over while it still thinks it leads; once its leadership lease lapses
+ * it answers NOT_COORDINATOR and the members find the new one) and cut off from the members (its
+ * client links black-holed for longer than the session timeout, so the members are fenced and
+ * rejoin); and one member leaves while another joins, so partitions are handed over at their
+ * commits. After healing, the members poll until they caught up, and the four group checkers must
+ * find the history valid: every acknowledged value consumed, no member skipping an offset it owns,
+ * no commit moving backwards, and every new owner starting at or before the last commit.
  *
- * <p>Network partitions are not in this scenario: they need the chaos suite's network namespaces
- * (root), which the named scenarios (e.g. {@link NetworkPartitionsChaosTest}) use for the log
- * itself.
+ * <p>The nodes run in network namespaces when the run is root; otherwise the isolation is replaced
+ * by a SIGKILL of another node and the test says so. Every broker sits behind a fault proxy (the
+ * client-link faults of {@link ClientLinkFaultsChaosTest}), which brokers use between each other
+ * too: black-holing the coordinator's proxy also stops the writer's sends to the partitions it
+ * leads and its followers' fetches from it, while its quorum traffic goes on. About a minute on 2
+ * cores.
  */
 @Tag("chaos")
-@SpoolClusterTest(
-    nodes = 3,
-    mode = ClusterMode.PROCESS,
-    config = {
-      "offsets.topic.num.partitions=3",
-      "group.consumer.session.timeout.ms=3000",
-      "group.consumer.heartbeat.interval.ms=200"
-    })
-@Timeout(120)
+@Timeout(180)
 class GroupReaderChaosTest {
   private static final Logger LOG = LoggerFactory.getLogger(GroupReaderChaosTest.class);
   private static final String TOPIC = "group-chaos";
@@ -83,10 +88,35 @@ class GroupReaderChaosTest {
   private final Set<Long> consumed = ConcurrentHashMap.newKeySet();
   private final Set<Long> acked = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean stop = new AtomicBoolean();
+  // What each member owns now, by its rebalance listener.
+  private final Map<String, Set<TopicPartition>> owned = new ConcurrentHashMap<>();
+
+  /** Longer than the group's session timeout (3 s): the cut-off members are fenced. */
+  private static final Duration CUT_WINDOW = Duration.ofSeconds(4);
 
   @Test
-  void aGroupReadsEveryAcknowledgedRecordThroughKillsAndPauses(ProcessCluster cluster)
-      throws Exception {
+  void aGroupReadsEveryAcknowledgedRecordThroughKillsPausesAndPartitions() throws Exception {
+    boolean namespaces = Capabilities.detect(new CommandRunner()).canPartition();
+    if (!namespaces) {
+      System.out.println("!!! no network namespaces: the coordinator isolation is a SIGKILL");
+    }
+    Path dir = Path.of("target", "chaos", "group-" + System.currentTimeMillis()).toAbsolutePath();
+    FaultNetwork network = new FaultNetwork(namespaces, true);
+    try (ProcessCluster cluster =
+        ProcessCluster.builder()
+            .nodes(3)
+            .dir(dir)
+            .network(network)
+            .clusterId("chaos-group")
+            .config("offsets.topic.num.partitions", "3")
+            .config("group.consumer.session.timeout.ms", "3000")
+            .config("group.consumer.heartbeat.interval.ms", "200")
+            .start()) {
+      readThroughFaults(cluster, network);
+    }
+  }
+
+  private void readThroughFaults(ProcessCluster cluster, FaultNetwork network) throws Exception {
     cluster
         .admin()
         .createTopic(new NewTopic(TOPIC, PARTITIONS, 3, Map.of()))
@@ -124,12 +154,10 @@ class GroupReaderChaosTest {
       awaitProgress(200, Duration.ofMillis(3500));
       cluster.kill(paused, Signal.CONT);
 
-      int other = paused % 3 + 1;
-      LOG.info("SIGKILL node {}", other);
-      cluster.kill(other, Signal.KILL);
-      awaitProgress(200);
-      cluster.start(other);
-      cluster.awaitReady(Duration.ofSeconds(60));
+      isolateCoordinator(cluster, network.namespaces());
+      awaitGroupServing("the coordinator isolation");
+      cutMembersFromCoordinator(cluster, network.clientLinks().orElseThrow());
+      awaitGroupServing("the members' cut from the coordinator");
       awaitProgress(200);
     } finally {
       stop.set(true);
@@ -165,6 +193,78 @@ class GroupReaderChaosTest {
                         && a.member().equals("m3")
                         && !a.partitions().isEmpty()),
         "m3 was given partitions when it joined");
+  }
+
+  /**
+   * Cuts the coordinator from the other brokers on both planes, both ways, for {@link #CUT_WINDOW};
+   * the members and the writer still reach it. Without namespaces another node is SIGKILLed and
+   * restarted instead, so the scenario still moves partition leaders.
+   */
+  private void isolateCoordinator(ProcessCluster cluster, Optional<NetNamespaces> net)
+      throws Exception {
+    int isolated = coordinatorNode(cluster);
+    if (net.isEmpty()) {
+      int other = isolated % 3 + 1;
+      LOG.info("SIGKILL node {} (no namespaces to isolate coordinator {})", other, isolated);
+      cluster.kill(other, Signal.KILL);
+      awaitProgress(200);
+      cluster.start(other);
+      cluster.awaitReady(Duration.ofSeconds(60));
+      return;
+    }
+    LOG.info("isolate the coordinator, node {}, from the other brokers", isolated);
+    for (int other : cluster.nodes()) {
+      if (other != isolated) {
+        for (Plane plane : Plane.values()) {
+          net.get().drop(isolated, other, plane);
+          net.get().drop(other, isolated, plane);
+        }
+      }
+    }
+    // The window is the fault's length whatever the writes do: they may all stop for a moment.
+    awaitProgress(0, CUT_WINDOW);
+    net.get().healAll();
+    LOG.info("healed the isolation of node {}", isolated);
+    cluster.awaitFullIsr(List.of(TOPIC), Duration.ofSeconds(60));
+  }
+
+  /**
+   * Black-holes every client link to the coordinator for {@link #CUT_WINDOW}: heartbeats and
+   * commits go unanswered until the coordinator fences the members, which then rejoin.
+   */
+  private void cutMembersFromCoordinator(ProcessCluster cluster, ProxyGroup links) {
+    int cut = coordinatorNode(cluster);
+    LOG.info("black-hole the client links of the coordinator, node {}", cut);
+    links.proxy(cut).setBlackHole(true);
+    try {
+      // A fixed window: when the coordinator leads every partition of the topic by now (after
+      // the faults before), no write is acknowledged until the links heal, as its followers
+      // fetch through the same proxy and it keeps its leadership (its quorum traffic goes on).
+      awaitProgress(0, CUT_WINDOW);
+    } finally {
+      links.proxy(cut).setBlackHole(false);
+      LOG.info("healed the client links of node {}", cut);
+    }
+  }
+
+  /**
+   * After a fault healed: waits until the group owns every partition again and has consumed every
+   * value acknowledged before now (the group was reassigned and reads again).
+   */
+  private void awaitGroupServing(String after) {
+    Set<Long> before = Set.copyOf(acked);
+    long start = System.nanoTime();
+    Awaitility.await("the group reading again after " + after)
+        .atMost(60, TimeUnit.SECONDS)
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () ->
+                owned.values().stream().mapToInt(Set::size).sum() >= PARTITIONS
+                    && consumed.containsAll(before));
+    LOG.info(
+        "the group owns every partition and caught up {} ms after {}",
+        (System.nanoTime() - start) / 1_000_000,
+        after);
   }
 
   private final AtomicBoolean readersDone = new AtomicBoolean();
@@ -289,16 +389,19 @@ class GroupReaderChaosTest {
       @Override
       public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
         recorder.add(new Revoked(member, Set.copyOf(partitions)));
+        owned.computeIfAbsent(member, m -> ConcurrentHashMap.newKeySet()).removeAll(partitions);
       }
 
       @Override
       public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
         recorder.add(new Assigned(member, Set.copyOf(partitions)));
+        owned.computeIfAbsent(member, m -> ConcurrentHashMap.newKeySet()).addAll(partitions);
       }
 
       @Override
       public void onPartitionsLost(Collection<TopicPartition> partitions) {
         recorder.add(new Lost(member, Set.copyOf(partitions)));
+        owned.computeIfAbsent(member, m -> ConcurrentHashMap.newKeySet()).removeAll(partitions);
       }
     };
   }

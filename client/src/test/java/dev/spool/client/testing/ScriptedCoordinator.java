@@ -22,6 +22,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -29,10 +30,11 @@ import java.util.function.Predicate;
 /**
  * A group coordinator the test steers, on broker 1 of a {@link FakeCluster}: the test sets the
  * member's epoch and assignment ({@link #assign}), makes the next heartbeat fail ({@link
- * #failNextHeartbeat}), and reads what the member sent. Every broker answers FindCoordinator with
- * broker 1. Commits and the test's own {@link #event} lines share one ordered {@link #events} log,
- * so a test can check that a commit came before a revocation. It decides nothing itself: which
- * epoch a member gets and which partitions it owns is what the client under test must react to.
+ * #failNextHeartbeat}), holds a heartbeat's answer back ({@link #holdHeartbeat}), and reads what
+ * the member sent. Every broker answers FindCoordinator with broker 1. Commits and the test's own
+ * {@link #event} lines share one ordered {@link #events} log, so a test can check that a commit
+ * came before a revocation. It decides nothing itself: which epoch a member gets and which
+ * partitions it owns is what the client under test must react to.
  *
  * <p>Threading: handlers run on the fake brokers' event loops, the test reads from its own thread;
  * all state is in concurrent collections or volatile fields.
@@ -49,6 +51,38 @@ public final class ScriptedCoordinator {
   private final Map<TopicPartition, Committed> committed = new ConcurrentHashMap<>();
   private volatile int epoch = 1;
   private volatile Set<TopicPartition> target = Set.of();
+  private volatile Hold hold;
+
+  /** A heartbeat whose answer the test holds back ({@link #holdHeartbeat}) and then releases. */
+  public static final class Hold {
+    private final Predicate<ConsumerGroupHeartbeatRequest> wanted;
+    private final int answerIntervalMs;
+    private final CountDownLatch received = new CountDownLatch(1);
+    private volatile Runnable reply;
+
+    private Hold(Predicate<ConsumerGroupHeartbeatRequest> wanted, int answerIntervalMs) {
+      this.wanted = wanted;
+      this.answerIntervalMs = answerIntervalMs;
+    }
+
+    /** Waits until the heartbeat to hold arrived (it is then in flight at the member). */
+    public void awaitReceived() {
+      try {
+        if (!received.await(10, TimeUnit.SECONDS)) {
+          throw new AssertionError("no heartbeat to hold arrived");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted", e);
+      }
+    }
+
+    /** Sends the held answer. */
+    public void release() {
+      awaitReceived();
+      reply.run();
+    }
+  }
 
   private ScriptedCoordinator() {}
 
@@ -74,7 +108,20 @@ public final class ScriptedCoordinator {
     }
     coordinator.handle(
         ApiKey.CONSUMER_GROUP_HEARTBEAT,
-        (r, out) -> out.reply(c.heartbeat(r.body(ConsumerGroupHeartbeatRequest.class))));
+        (r, out) -> {
+          ConsumerGroupHeartbeatRequest req = r.body(ConsumerGroupHeartbeatRequest.class);
+          ConsumerGroupHeartbeatResponse resp = c.heartbeat(req);
+          Hold h = c.hold;
+          if (h != null && h.wanted.test(req)) {
+            c.hold = null;
+            ConsumerGroupHeartbeatResponse held =
+                resp.toBuilder().setHeartbeatIntervalMs(h.answerIntervalMs).build();
+            h.reply = () -> out.reply(held);
+            h.received.countDown();
+            return;
+          }
+          out.reply(resp);
+        });
     coordinator.handle(
         ApiKey.OFFSET_COMMIT, (r, out) -> out.reply(c.commit(r.body(OffsetCommitRequest.class))));
     coordinator.handle(
@@ -86,6 +133,17 @@ public final class ScriptedCoordinator {
   public synchronized void assign(int memberEpoch, Set<TopicPartition> assignment) {
     target = Set.copyOf(assignment);
     epoch = memberEpoch;
+  }
+
+  /**
+   * The first heartbeat from now on that matches {@code wanted} is answered (as usual, but asking
+   * for the next heartbeat {@code answerIntervalMs} later) only when the test calls {@link
+   * Hold#release}; answers on that connection after it wait too, as on a real broker.
+   */
+  public Hold holdHeartbeat(Predicate<ConsumerGroupHeartbeatRequest> wanted, int answerIntervalMs) {
+    Hold h = new Hold(wanted, answerIntervalMs);
+    hold = h;
+    return h;
   }
 
   /** The next heartbeat (only that one) is answered with {@code code}. */

@@ -103,6 +103,14 @@ public final class ReplicaManager implements AutoCloseable {
     this.leaseInstalled = true;
   }
 
+  /**
+   * Whether this broker holds its leadership lease now (always, until one is installed): without
+   * it, it acts as the leader of nothing, the group coordinator included. Any thread.
+   */
+  public boolean leaseHeld() {
+    return leaseGuard.holds();
+  }
+
   /** Installs the follower fetchers (created after this manager: they read its partitions). */
   public void setFetchers(ReplicaFetcherManager fetchers) {
     this.fetchers = fetchers;

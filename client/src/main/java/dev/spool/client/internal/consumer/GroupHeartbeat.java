@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -65,6 +66,9 @@ public final class GroupHeartbeat {
   private final String memberId = UUID.randomUUID().toString();
   private volatile View view;
   private volatile long lastPollMs;
+  // Guards nothing but the wait of an application thread for a changed view (awaitChange).
+  private final Object viewChanged = new Object();
+  private volatile Runnable onChange = () -> {};
 
   // I/O thread only
   private List<String> topics = List.of();
@@ -96,6 +100,40 @@ public final class GroupHeartbeat {
 
   public View view() {
     return view;
+  }
+
+  /**
+   * Runs {@code r} on the I/O thread whenever a published view differs from the previous one in
+   * what the application applies (assignment, lost count, fatal error), so a poll blocked on
+   * records can return and apply it at once rather than at the end of its wait.
+   */
+  public void onChange(Runnable r) {
+    onChange = r;
+  }
+
+  /**
+   * Waits up to {@code timeoutMs} until the view differs from {@code seen} in what the application
+   * applies (assignment, lost count, fatal error); returns the view then, or the current one on
+   * timeout. Application thread.
+   */
+  public View awaitChange(View seen, long timeoutMs) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    synchronized (viewChanged) {
+      while (!changed(seen, view)) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        TimeUnit.NANOSECONDS.timedWait(viewChanged, left);
+      }
+      return view;
+    }
+  }
+
+  private static boolean changed(View before, View after) {
+    return after.lostCount() != before.lostCount()
+        || after.fatal() != before.fatal()
+        || !Objects.equals(after.assignment(), before.assignment());
   }
 
   // ---------------------------------------------------------------- application thread
@@ -139,6 +177,9 @@ public final class GroupHeartbeat {
               if (lostCountSeen == lostCount) {
                 owned = copy;
                 nextHeartbeatMs = 0;
+                if (ticker != null) {
+                  tick(); // tell the coordinator now: a joiner may be waiting for what we released
+                }
               }
             });
   }
@@ -214,6 +255,8 @@ public final class GroupHeartbeat {
                 finding = false;
                 if (e != null) {
                   retryLater("finding the coordinator", CoordinatorClient.unwrap(e));
+                } else {
+                  tick(); // the heartbeat goes out now, not at the next tick
                 }
               });
       return;
@@ -221,6 +264,7 @@ public final class GroupHeartbeat {
     inFlight = true;
     int sentIn = membership;
     long sentMs = now;
+    Set<TopicPartition> sentOwned = owned;
     if (log.isDebugEnabled()) {
       log.debug(
           "[group={} member={}] heartbeat at epoch {} owning {} partitions",
@@ -269,6 +313,13 @@ public final class GroupHeartbeat {
                           : "assignment unchanged");
                 }
                 onResponse(node, body);
+                if (body.getErrorCode() == ErrorCode.NONE && !owned.equals(sentOwned)) {
+                  // The application acknowledged while this was in flight: the coordinator has
+                  // not heard it yet (a joiner may be waiting for what was released), so tell it
+                  // now rather than an interval later.
+                  nextHeartbeatMs = 0;
+                  tick();
+                }
               }
             });
   }
@@ -374,7 +425,14 @@ public final class GroupHeartbeat {
   }
 
   private void publish(View v) {
-    view = v;
+    View before = view;
+    synchronized (viewChanged) {
+      view = v;
+      viewChanged.notifyAll();
+    }
+    if (changed(before, v)) {
+      onChange.run();
+    }
   }
 
   static List<TopicPartitions> toProto(Set<TopicPartition> partitions) {

@@ -50,6 +50,8 @@ public final class GroupReconciler {
   private Set<TopicPartition> owned = new HashSet<>();
   private int lostSeen;
   private long nextAutoCommitMs;
+  // The view the last onPoll applied (or found nothing new in).
+  private GroupHeartbeat.View seen;
 
   public GroupReconciler(
       CoordinatorClient coordinator, Fetcher fetcher, Clock clock, Settings settings) {
@@ -63,6 +65,7 @@ public final class GroupReconciler {
   public void subscribe(
       GroupHeartbeat hb, List<String> topics, String regex, ConsumerRebalanceListener l) {
     this.heartbeat = hb;
+    this.seen = null;
     this.listener = l == null ? ConsumerRebalanceListener.NONE : l;
     nextAutoCommitMs = clock.monotonicMs() + settings.autoCommitIntervalMs();
     hb.subscribe(topics, regex);
@@ -76,6 +79,19 @@ public final class GroupReconciler {
     return Set.copyOf(owned);
   }
 
+  /**
+   * Waits up to {@code timeoutMs} for the heartbeat to learn something {@link #onPoll} applies (an
+   * assignment, lost partitions, a fatal error), so a poll with nothing to read picks up its first
+   * partitions as soon as they are granted.
+   */
+  public void awaitChange(long timeoutMs) throws InterruptedException {
+    if (heartbeat == null || seen == null) {
+      Thread.sleep(timeoutMs);
+      return;
+    }
+    heartbeat.awaitChange(seen, timeoutMs);
+  }
+
   /** One step of the application loop: callbacks, lost or moved partitions, auto commit. */
   public void onPoll() {
     runCallbacks();
@@ -84,6 +100,7 @@ public final class GroupReconciler {
     }
     heartbeat.polled();
     GroupHeartbeat.View v = heartbeat.view();
+    seen = v;
     if (v.fatal() != null) {
       throw v.fatal();
     }

@@ -227,7 +227,13 @@ public final class Metadata {
       lastAttemptMs = nowMs;
       lastFailure = null;
       boolean incomplete = !unresolvedWanted(unresolved).isEmpty() || hasLeaderlessWanted();
-      updateRequested = incomplete;
+      // A topic wanted after this request was sent (addTopics while it was in flight) is not in
+      // it: the next refresh asks for it, after the usual backoff rather than at max age.
+      boolean missed = false;
+      for (String w : wantedTopics) {
+        missed |= !requestedTopics.contains(w) && !topics.containsKey(w);
+      }
+      updateRequested = incomplete || missed;
       failedAttempts = incomplete ? failedAttempts + 1 : 0;
       updateVersion++;
       notifyAll();

@@ -10,10 +10,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.client.Consumer;
+import dev.spool.client.ConsumerRebalanceListener;
+import dev.spool.client.testing.ScriptedCoordinator;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
+import dev.spool.common.TopicPartition;
+import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.ConsumerGroupHeartbeatRequest;
+import dev.spool.protocol.message.MetadataRequest;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
@@ -87,6 +93,60 @@ class GroupHeartbeatTest {
     assertEquals(memberId, after.getMemberId(), "the member id survives a rejoin");
     assertEquals(7, after.getMemberEpoch());
     assertEquals(Set.of(T1), owned(after));
+  }
+
+  @Test
+  void anAcknowledgementMadeWhileAHeartbeatIsInFlightIsSentAsSoonAsItsAnswerComes()
+      throws Exception {
+    g.coordinator.assign(1, Set.of(T0, T1));
+    ScriptedCoordinator.Hold[] hold = new ScriptedCoordinator.Hold[1];
+    Consumer c = g.consumer("enable.auto.commit", "false");
+    ConsumerRebalanceListener logging = g.listener();
+    c.subscribe(
+        List.of("t"),
+        new ConsumerRebalanceListener() {
+          @Override
+          public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            // The revocation is still being applied when the next heartbeat goes out.
+            hold[0].awaitReceived();
+            logging.onPartitionsRevoked(partitions);
+          }
+
+          @Override
+          public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            logging.onPartitionsAssigned(partitions);
+          }
+        });
+    pollUntil(c, () -> c.assignment().size() == 2);
+
+    // t-0 moves away. The heartbeat after that answer (epoch 2, still owning both) is held at the
+    // coordinator while the application revokes t-0 and acknowledges; its answer then asks for
+    // the next heartbeat only an hour later. The coordinator must still hear of the release now:
+    // the member the partition moves to waits for it.
+    hold[0] = g.coordinator.holdHeartbeat(r -> r.getMemberEpoch() == 2, 3_600_000);
+    g.coordinator.assign(2, Set.of(T1));
+    pollUntil(c, () -> c.assignment().equals(Set.of(T1)));
+    g.coordinator.clearHeartbeats();
+    hold[0].release();
+    ConsumerGroupHeartbeatRequest ack =
+        g.coordinator.awaitHeartbeat(r -> owned(r).equals(Set.of(T1)), 5000);
+    assertEquals(2, ack.getMemberEpoch());
+    assertEquals(List.of("assigned [t-0, t-1]", "revoked [t-0]"), g.coordinator.events());
+  }
+
+  @Test
+  void theSubscribedTopicsMetadataIsFetchedBeforeAnyPartitionIsAssigned() {
+    // The coordinator assigns nothing: only the subscription can have asked for t's metadata,
+    // which the member then has at hand when its first partitions are granted.
+    Consumer c = g.consumer();
+    c.subscribe(List.of("t"), g.listener());
+    pollUntil(
+        c,
+        () ->
+            g.cluster.brokers().stream()
+                .flatMap(b -> b.received(ApiKey.METADATA).stream())
+                .anyMatch(r -> r.body(MetadataRequest.class).getTopicsList().contains("t")));
+    assertTrue(c.assignment().isEmpty());
   }
 
   @Test

@@ -146,6 +146,25 @@ class MetadataTest {
   }
 
   @Test
+  void shouldAskAgainForATopicWantedWhileARefreshWasInFlight() {
+    md.attemptStarted(0); // a refresh naming no topic is on its way
+    md.addTopics(Set.of("t"), 0); // meanwhile t is wanted (a consumer subscribed to it)
+    MetadataResponse withoutT =
+        MetadataResponse.newBuilder()
+            .setClusterId("c")
+            .setControllerId(1)
+            .setMetadataOffset(1)
+            .addBrokers(BrokerInfo.newBuilder().setNodeId(1).setHost("h1").setPort(9001))
+            .build();
+    md.update(withoutT, Set.of(), 5);
+    assertTrue(md.updateRequested(), "t was not in that request: the next one asks for it");
+    assertEquals(100, md.timeToNextUpdateMs(5), "one backoff later, not at metadata.max.age.ms");
+    md.update(answer(2, "id", 1, 0, 1), Set.of("t"), 105);
+    assertFalse(md.updateRequested());
+    assertEquals(1, md.snapshot().leaderFor(TP).id());
+  }
+
+  @Test
   void shouldKeepAskingWhileAWantedPartitionHasNoLeader() {
     md.addTopics(Set.of("t"), 0);
     md.update(answer(1, "id", -1, 3, 1), Set.of("t"), 0);

@@ -130,7 +130,21 @@ public final class GroupCoordinator implements ReplicaObserver {
       int p = OffsetsTopic.partitionFor(g, topic.partitions().size());
       PartitionState st = topic.partition(p);
       BrokerRegistration leader = st == null || !st.hasLeader() ? null : img.broker(st.leader());
-      if (leader == null) {
+      if (leader != null && leader.id() == brokerId && !replicas.leaseHeld()) {
+        // This broker's metadata may be stale (another broker may lead the partition by now) and
+        // it refuses to coordinate anyway: the client asks again, ideally elsewhere.
+        out.add(
+            new CoordinatorLocation(
+                g,
+                ErrorCode.COORDINATOR_NOT_AVAILABLE,
+                "broker "
+                    + brokerId
+                    + " has lost its leadership lease (no word from the active controller), so it"
+                    + " coordinates no group now",
+                -1,
+                "",
+                -1));
+      } else if (leader == null) {
         out.add(
             new CoordinatorLocation(
                 g,
@@ -341,7 +355,24 @@ public final class GroupCoordinator implements ReplicaObserver {
             tp,
             () -> {
               ShardRuntime s = shards.get(tp);
-              if (s == null) {
+              if (s != null && !replicas.leaseHeld()) {
+                // Cut off from the controller, this broker may already have been replaced as the
+                // leader of the offsets partition: it answers as a non-coordinator, so clients
+                // look for the new one rather than wait on writes that cannot commit here.
+                out.complete(
+                    onError.apply(
+                        new SpoolException(
+                            ErrorCode.NOT_COORDINATOR,
+                            "broker "
+                                + brokerId
+                                + " has lost its leadership lease (no word from the active"
+                                + " controller within its session timeout), so it no longer"
+                                + " coordinates group "
+                                + groupId
+                                + " ("
+                                + tp
+                                + ")")));
+              } else if (s == null) {
                 out.complete(
                     onError.apply(
                         new SpoolException(
