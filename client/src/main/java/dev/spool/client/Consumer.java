@@ -197,7 +197,7 @@ public final class Consumer implements AutoCloseable {
     hb.onChange(fetcher::wakeup);
     // The subscribed topics' metadata is fetched now, beside the coordinator lookup, so the
     // partitions can be fetched as soon as they are granted (a regex's topics are not known yet).
-    context.metadata().addTopics(topics, clock.monotonicMs());
+    context.metadata().prefetchTopics(topics);
     g.subscribe(hb, topics, regex, listener);
   }
 

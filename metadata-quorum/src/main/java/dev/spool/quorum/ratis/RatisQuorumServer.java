@@ -282,11 +282,11 @@ public final class RatisQuorumServer implements QuorumServer {
             .orElse(null);
     if (target == null) {
       log.info(
-          "[node={}] no leadership transfer: no other voter stays (brokers in controlled"
-              + " shutdown: {})",
+          "[node={}] no leadership transfer: no other voter stays (brokers fenced or in"
+              + " controlled shutdown: {})",
           settings.nodeId(),
           image.brokers().values().stream()
-              .filter(BrokerRegistration::inControlledShutdown)
+              .filter(b -> !b.isEligible())
               .map(BrokerRegistration::id)
               .toList());
       return false;

@@ -13,6 +13,7 @@ import dev.spool.protocol.message.TopicMetadata;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -56,6 +57,9 @@ public final class Metadata {
   private final Set<String> wantedTopics = new LinkedHashSet<>();
   private final Map<String, Integer> unknownTopicRefreshes = new HashMap<>();
   private final Map<String, SpoolException> topicErrors = new HashMap<>();
+
+  /** Wanted ahead of use ({@link #prefetchTopics}): not finding one records no error. */
+  private final Set<String> prefetchedTopics = new HashSet<>();
   private final Map<String, Long> topicErrorAtMs = new HashMap<>();
   private long lastUpdateMs;
   private boolean updateRequested = true;
@@ -108,6 +112,9 @@ public final class Metadata {
     boolean added = false;
     synchronized (this) {
       for (String t : topics) {
+        if (prefetchedTopics.remove(t)) {
+          unknownTopicRefreshes.remove(t); // used now: its lookups count from here
+        }
         Long failedAt = topicErrorAtMs.get(t);
         if (failedAt != null && nowMs - failedAt < refreshBackoff.maxMs()) {
           continue;
@@ -116,6 +123,31 @@ public final class Metadata {
           unknownTopicRefreshes.remove(t);
           topicErrors.remove(t);
           topicErrorAtMs.remove(t);
+          added = true;
+        }
+      }
+      if (added) {
+        updateRequested = true;
+      }
+    }
+    if (added) {
+      wakeup.run();
+    }
+  }
+
+  /**
+   * Adds topics to keep fresh ahead of their use (a group subscription's topics, before any of
+   * their partitions is granted), so their metadata is there when they are. As {@link #addTopics},
+   * except that a topic that does not exist is only dropped after its lookups: no error is recorded
+   * for it, since it may be created and then assigned at any time, and {@link #addTopics} when it
+   * is used looks it up afresh.
+   */
+  public void prefetchTopics(Collection<String> topics) {
+    boolean added = false;
+    synchronized (this) {
+      for (String t : topics) {
+        if (!topicErrors.containsKey(t) && wantedTopics.add(t)) {
+          prefetchedTopics.add(t);
           added = true;
         }
       }
@@ -292,6 +324,9 @@ public final class Metadata {
     if (n >= unknownTopicMaxRefreshes) {
       wantedTopics.remove(topic);
       unknownTopicRefreshes.remove(topic);
+      if (prefetchedTopics.remove(topic)) {
+        return; // not used yet: no error for a later use
+      }
       topicErrors.put(
           topic,
           new SpoolException(

@@ -130,6 +130,60 @@ class MetadataTest {
     assertNull(md.topicError("missing"));
   }
 
+  /**
+   * A subscription's topics are looked up before they are assigned; one that does not exist yet
+   * must not leave an error behind for the moment it is created and assigned.
+   */
+  @Test
+  void shouldRecordNoErrorForAPrefetchedTopicThatDoesNotExistYet() {
+    md.prefetchTopics(Set.of("later"));
+    assertTrue(md.wantedTopics().contains("later"));
+    assertTrue(md.updateRequested());
+    MetadataResponse unknown =
+        MetadataResponse.newBuilder()
+            .setMetadataOffset(1)
+            .addTopics(
+                TopicMetadata.newBuilder()
+                    .setName("later")
+                    .setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
+            .build();
+    for (int i = 0; i < 3; i++) {
+      md.update(unknown, Set.of("later"), 100L * i);
+    }
+    assertFalse(md.wantedTopics().contains("later"), "dropped after its lookups");
+    assertNull(md.topicError("later"), "but no error for a later use");
+    // Assigned right after (within the refresh backoff): looked up at once.
+    md.addTopics(Set.of("later"), 300);
+    assertTrue(md.wantedTopics().contains("later"));
+    MetadataResponse created = answer(2, "id", 1, 0, 1, 2);
+    created =
+        created.toBuilder().setTopics(0, created.getTopics(0).toBuilder().setName("later")).build();
+    md.update(created, Set.of("later"), 400);
+    assertNull(md.topicError("later"));
+    assertEquals(1, md.snapshot().leaderFor(new TopicPartition("later", 0)).id());
+  }
+
+  @Test
+  void aPrefetchedTopicThatIsThenUsedFailsAsAnyOtherAfterItsOwnLookups() {
+    MetadataResponse unknown =
+        MetadataResponse.newBuilder()
+            .setMetadataOffset(1)
+            .addTopics(
+                TopicMetadata.newBuilder()
+                    .setName("missing")
+                    .setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
+            .build();
+    md.prefetchTopics(Set.of("missing"));
+    md.update(unknown, Set.of("missing"), 0);
+    md.update(unknown, Set.of("missing"), 100);
+    md.addTopics(Set.of("missing"), 150); // now used: three lookups of its own
+    md.update(unknown, Set.of("missing"), 200);
+    md.update(unknown, Set.of("missing"), 300);
+    assertNull(md.topicError("missing"));
+    md.update(unknown, Set.of("missing"), 400);
+    assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, md.topicError("missing").errorCode());
+  }
+
   @Test
   void shouldBackOffBetweenFailedRefreshesAndRefreshAtMaxAge() {
     assertEquals(0, md.timeToNextUpdateMs(0), "bootstrap at once");
