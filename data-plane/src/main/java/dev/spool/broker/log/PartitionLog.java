@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +51,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class PartitionLog implements Closeable {
   private static final Logger log = LoggerFactory.getLogger(PartitionLog.class);
-  public static final String PARTITION_METADATA_FILE = PartitionMetadataFile.FILE_NAME;
 
   private final TopicPartition topicPartition;
   private final Path dir;
@@ -73,6 +73,7 @@ public final class PartitionLog implements Closeable {
   private long truncations; // guarded by recoveryPointLock: invalidates in-flight async flushes
   private volatile boolean closed;
   private volatile CleanerCheckpoint cleanerCheckpoint;
+  private volatile LongConsumer flushTimes = ns -> {}; // see observeFlushes
   // False while the config is the broker's default a log got at startup, before the topic's own
   // arrived with metadata: retention and the cleaner must not act on a config that may be wrong.
   private volatile boolean configConfirmed = true;
@@ -132,7 +133,7 @@ public final class PartitionLog implements Closeable {
     } catch (IOException e) {
       throw new LogStorageException(prefix + "cannot create " + dir + ": " + e.getMessage(), e);
     }
-    Optional<String> onDisk = readTopicId(dir);
+    Optional<String> onDisk = PartitionMetadataFile.read(dir);
     if (topicId != null && onDisk.isPresent() && !onDisk.get().equals(topicId)) {
       throw new IllegalStateException(
           prefix + dir + " belongs to topic id " + onDisk.get() + ", not " + topicId);
@@ -163,9 +164,9 @@ public final class PartitionLog implements Closeable {
     return self[0];
   }
 
-  /** The topic id in {@code dir/partition.metadata}, if the file is there and readable. */
-  public static Optional<String> readTopicId(Path dir) {
-    return PartitionMetadataFile.read(dir);
+  /** Where the time (ns) of every segment fsync of this log goes: the broker's flush metric. */
+  void observeFlushes(LongConsumer nanos) {
+    flushTimes = nanos;
   }
 
   /** Records the topic id of a log that had none on disk. */
@@ -472,7 +473,7 @@ public final class PartitionLog implements Closeable {
   private void flushUpTo(long offset, long generation) {
     for (LogSegment s : segments.range(recoveryPoint, offset)) {
       try {
-        s.flush();
+        flushTimes.accept(s.flush());
       } catch (LogStorageException e) {
         if (closed || !segments.contains(s)) {
           return; // closed, truncated or deleted meanwhile: nothing to advance
@@ -753,7 +754,7 @@ public final class PartitionLog implements Closeable {
       generation = truncations;
     }
     for (LogSegment s : segments.from(recoveryPoint)) {
-      s.flush();
+      flushTimes.accept(s.flush());
     }
     advanceRecoveryPoint(leo, generation);
   }

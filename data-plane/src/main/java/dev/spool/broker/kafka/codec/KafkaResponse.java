@@ -39,6 +39,9 @@ public final class KafkaResponse implements WireProtocol.Answer {
   private final List<RegionRecords> regions;
   private final boolean closeAfterSend;
 
+  /** The request-level error this answer carries, for the error metrics; null when none. */
+  private String error;
+
   KafkaResponse(
       int correlationId,
       ApiMessage body,
@@ -62,6 +65,17 @@ public final class KafkaResponse implements WireProtocol.Answer {
   /** Closes the connection without answering (Produce with acks=0 that failed, as Kafka does). */
   public static KafkaResponse closeWithoutAnswer() {
     return new KafkaResponse(0, null, (short) 0, (short) 0, List.of(), true);
+  }
+
+  /** Marks this answer as a request-level {@code error} answer (counted in the error metrics). */
+  KafkaResponse withError(String error) {
+    this.error = error;
+    return this;
+  }
+
+  /** The request-level error this answer carries, or null. */
+  public String error() {
+    return error;
   }
 
   @Override

@@ -564,7 +564,9 @@ public final class LogSegment {
 
   // ---- lifecycle ----
 
-  public void flush() {
+  /** Forces the segment's file and indexes to disk; returns how long that took, in ns. */
+  public long flush() {
+    long start = System.nanoTime();
     try {
       channel.force(true);
     } catch (IOException e) {
@@ -572,6 +574,7 @@ public final class LogSegment {
     }
     offsetIndex.flush();
     timeIndex.flush();
+    return System.nanoTime() - start;
   }
 
   /** Clean close: final time entry, indexes trimmed to their entries, channel closed. */
