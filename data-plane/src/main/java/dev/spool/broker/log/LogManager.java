@@ -224,7 +224,7 @@ public final class LogManager implements Closeable {
             pool.submit(
                 () -> {
                   PartitionLog l = PartitionLog.open(p, tp, null, cfg, state, clock, scheduler);
-                  l.observeFlushes(flushTimes);
+                  l.flushTimes = ns -> flushTimes.accept(ns);
                   if (topicConfigs == null) {
                     l.markConfigProvisional();
                   }
@@ -319,12 +319,11 @@ public final class LogManager implements Closeable {
   }
 
   /**
-   * Where the time (ns) of every segment fsync goes from now on, for every log open now and later:
-   * the broker's flush-latency metric. Any thread.
+   * Where the time (ns) of every log flush goes from now on, for every log open now and later
+   * (each reports through this manager): the broker's flush-latency metric. Any thread.
    */
   public void observeFlushes(LongConsumer nanos) {
-    flushTimes = nanos;
-    logs.values().forEach(l -> l.observeFlushes(nanos));
+    flushTimes = nanos; // every log reports through this field
   }
 
   /** Installs how retention and the cleaner reach a partition's owner thread. */
@@ -408,7 +407,7 @@ public final class LogManager implements Closeable {
     PartitionLog created =
         PartitionLog.open(
             dir, tp, topicId, config, new LogStartupState(0, 0, 0, false), clock, scheduler);
-    created.observeFlushes(flushTimes);
+    created.flushTimes = ns -> flushTimes.accept(ns);
     logs.put(tp, created);
     return created;
   }

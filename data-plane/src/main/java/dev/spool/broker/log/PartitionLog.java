@@ -73,7 +73,8 @@ public final class PartitionLog implements Closeable {
   private long truncations; // guarded by recoveryPointLock: invalidates in-flight async flushes
   private volatile boolean closed;
   private volatile CleanerCheckpoint cleanerCheckpoint;
-  private volatile LongConsumer flushTimes = ns -> {}; // see observeFlushes
+  /** Where each flush's time (ns) goes: set by its LogManager, for the broker's flush metric. */
+  volatile LongConsumer flushTimes = ns -> {};
   // False while the config is the broker's default a log got at startup, before the topic's own
   // arrived with metadata: retention and the cleaner must not act on a config that may be wrong.
   private volatile boolean configConfirmed = true;
@@ -162,11 +163,6 @@ public final class PartitionLog implements Closeable {
             loaded,
             startup);
     return self[0];
-  }
-
-  /** Where the time (ns) of every segment fsync of this log goes: the broker's flush metric. */
-  void observeFlushes(LongConsumer nanos) {
-    flushTimes = nanos;
   }
 
   /** Records the topic id of a log that had none on disk. */
@@ -471,9 +467,10 @@ public final class PartitionLog implements Closeable {
    * Flushes the segments below {@code offset} (they are inactive) and advances the recovery point.
    */
   private void flushUpTo(long offset, long generation) {
+    long startNs = clock.nanoTime();
     for (LogSegment s : segments.range(recoveryPoint, offset)) {
       try {
-        flushTimes.accept(s.flush());
+        s.flush();
       } catch (LogStorageException e) {
         if (closed || !segments.contains(s)) {
           return; // closed, truncated or deleted meanwhile: nothing to advance
@@ -487,6 +484,7 @@ public final class PartitionLog implements Closeable {
         return;
       }
     }
+    flushTimes.accept(clock.nanoTime() - startNs);
     advanceRecoveryPoint(offset, generation);
   }
 
@@ -753,9 +751,9 @@ public final class PartitionLog implements Closeable {
     synchronized (recoveryPointLock) {
       generation = truncations;
     }
-    for (LogSegment s : segments.from(recoveryPoint)) {
-      flushTimes.accept(s.flush());
-    }
+    long startNs = clock.nanoTime();
+    segments.from(recoveryPoint).forEach(LogSegment::flush);
+    flushTimes.accept(clock.nanoTime() - startNs);
     advanceRecoveryPoint(leo, generation);
   }
 

@@ -151,8 +151,9 @@ public final class BrokerMetrics {
         Histogram.builder()
             .name("spool_log_flush_seconds")
             .help(
-                "Time of each segment fsync (file and indexes): rolled segments, flushes at"
-                    + " close, and every append under log.flush.policy=always.")
+                "Time of each log flush (fsync of the segments not yet on disk, files and"
+                    + " indexes): after a roll, at a clean stop, and after every append under"
+                    + " log.flush.policy=always.")
             .unit(Unit.SECONDS)
             .classicOnly()
             .classicUpperBounds(LATENCY_BUCKETS_S)
@@ -367,7 +368,7 @@ public final class BrokerMetrics {
     }
   }
 
-  /** A segment fsync took {@code nanos}. */
+  /** A log flush took {@code nanos}. */
   public void logFlushed(long nanos) {
     if (registry != null) {
       logFlush.observe(nanos / NANOS_PER_SECOND);

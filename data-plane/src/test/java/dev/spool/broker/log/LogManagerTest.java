@@ -65,7 +65,7 @@ class LogManagerTest {
   }
 
   @Test
-  void everySegmentFsyncIsTimedForLogsOpenedBeforeAndAfterTheObserverIsSet() throws Exception {
+  void everyLogFlushIsTimedForLogsOpenedBeforeAndAfterTheObserverIsSet() throws Exception {
     List<Long> flushes = new CopyOnWriteArrayList<>();
     try (LogManager m = LogManager.open(dataDir, config, clock)) {
       PartitionLog before = m.getOrCreate(tp("timed", 0), "id-0", smallConfig());

@@ -40,7 +40,7 @@ public final class KafkaResponse implements WireProtocol.Answer {
   private final boolean closeAfterSend;
 
   /** The request-level error this answer carries, for the error metrics; null when none. */
-  private String error;
+  private final String error;
 
   KafkaResponse(
       int correlationId,
@@ -49,6 +49,18 @@ public final class KafkaResponse implements WireProtocol.Answer {
       short headerVersion,
       List<RegionRecords> regions,
       boolean closeAfterSend) {
+    this(correlationId, body, version, headerVersion, regions, closeAfterSend, null);
+  }
+
+  private KafkaResponse(
+      int correlationId,
+      ApiMessage body,
+      short version,
+      short headerVersion,
+      List<RegionRecords> regions,
+      boolean closeAfterSend,
+      String error) {
+    this.error = error;
     this.correlationId = correlationId;
     this.body = body;
     this.version = version;
@@ -67,10 +79,10 @@ public final class KafkaResponse implements WireProtocol.Answer {
     return new KafkaResponse(0, null, (short) 0, (short) 0, List.of(), true);
   }
 
-  /** Marks this answer as a request-level {@code error} answer (counted in the error metrics). */
+  /** This answer marked as a request-level {@code error} answer (counted in the error metrics). */
   KafkaResponse withError(String error) {
-    this.error = error;
-    return this;
+    return new KafkaResponse(
+        correlationId, body, version, headerVersion, regions, closeAfterSend, error);
   }
 
   /** The request-level error this answer carries, or null. */

@@ -564,9 +564,8 @@ public final class LogSegment {
 
   // ---- lifecycle ----
 
-  /** Forces the segment's file and indexes to disk; returns how long that took, in ns. */
-  public long flush() {
-    long start = System.nanoTime();
+  /** Forces the segment's file and indexes to disk. */
+  public void flush() {
     try {
       channel.force(true);
     } catch (IOException e) {
@@ -574,7 +573,6 @@ public final class LogSegment {
     }
     offsetIndex.flush();
     timeIndex.flush();
-    return System.nanoTime() - start;
   }
 
   /** Clean close: final time entry, indexes trimmed to their entries, channel closed. */
