@@ -5,6 +5,8 @@
 #   scripts/bench.sh cluster [REPS] [--quick]   3 nodes, RF 3, min ISR 2, plus partition-leader failover
 #   scripts/bench.sh kafka-tools [REPS] [--quick]  Kafka's own perf tools on Spool's Kafka listener
 #                                                and on Kafka, 3 nodes RF 3 (scripts/bench-kafka-tools.sh)
+#   scripts/bench.sh metrics [REPS]             what metrics cost: metrics on against off, same build,
+#                                                and a 10,000-partition scrape (scripts/bench-metrics.sh)
 #
 # Per rep, interleaved: Spool's matrix, then Kafka's (the Kafka peer harness, its own tools).
 # Matrix (as the Kafka harness): 6 partitions, acks=all; producer 100 B and 1 KiB records, first with
@@ -29,6 +31,7 @@
 #      repository, default ../shared/peers/kafka: see find_kafka_harness in bench-common.sh).
 set -uo pipefail
 [ "${1:-}" = kafka-tools ] && { shift; exec "$(dirname "$0")/bench-kafka-tools.sh" "$@"; }
+[ "${1:-}" = metrics ] && { REPS="${2:-${REPS:-3}}" exec "$(dirname "$0")/bench-metrics.sh"; }
 source "$(dirname "$0")/bench-common.sh"
 COMMAND="$(command_line N100 N1K E2E_SECS SKIP_KAFKA FAILOVER_TRIALS WARMUP_N SPOOL_HEAP KAFKA_HARNESS -- "$0" "$@")"
 QUICK=0; ARGS=()
@@ -37,12 +40,12 @@ set -- "${ARGS[@]}"
 if [ "$QUICK" = 1 ]; then
   : "${N100:=200000}"; : "${N1K:=100000}"; : "${E2E_SECS:=5}"; : "${FAILOVER_TRIALS:=2}"; : "${WARMUP_N:=0}"
 fi
-MODE="${1:?usage: bench.sh single|cluster [REPS]}"; REPS="${2:-2}"
+MODE="${1:?usage: bench.sh single|cluster|kafka-tools|metrics [REPS]}"; REPS="${2:-2}"
 if [ "${SKIP_KAFKA:-0}" = 1 ]; then KAFKA_HARNESS=""; else KAFKA_HARNESS="$(find_kafka_harness)" || exit 2; fi
 case "$MODE" in
   single)  NODES=1; RF=1; : "${N100:=4000000}"; : "${N1K:=2000000}";;
   cluster) NODES=3; RF=3; : "${N100:=3000000}"; : "${N1K:=1000000}";;
-  *) echo "mode must be single or cluster" >&2; exit 2;;
+  *) echo "mode must be single, cluster, kafka-tools or metrics" >&2; exit 2;;
 esac
 : "${E2E_SECS:=20}"; : "${SPOOL_HEAP:=512m}"; : "${FAILOVER_TRIALS:=20}"; : "${WARMUP_N:=1000000}"
 OUT="$(new_run_dir "bench-$MODE" "$COMMAND")"

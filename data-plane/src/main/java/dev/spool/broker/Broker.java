@@ -248,6 +248,7 @@ public final class Broker implements AutoCloseable {
   /** The scrape-time gauges; after the lifecycle exists, whose state one of them reads. */
   private void registerGauges(BrokerMetrics metrics, long recoveryNs) {
     if (metrics.enabled()) {
+      logManager.observeFlushes(metrics::logFlushed);
       BrokerGauges.register(
           metrics.registry(),
           new BrokerGauges.Sources(brokerId, replicas, fetchers, this::state, recoveryNs),

@@ -4,6 +4,7 @@ import dev.spool.common.Clock;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.ratis.RatisQuorumServer;
 import java.io.IOException;
+import java.util.Map;
 
 /**
  * The controller role of a node: one voting member of the metadata quorum (Ratis inside). The Raft
@@ -41,6 +42,16 @@ public interface QuorumServer extends AutoCloseable {
 
   /** How many times this node has seen the Raft leader change since it started. */
   long leaderChanges();
+
+  /** Milliseconds since this node last saw the Raft leader change (or since it started). */
+  long msSinceLeaderChange();
+
+  /**
+   * On the active controller: milliseconds since each registered broker's last heartbeat reached
+   * it, by broker id (a broker not heard from since it became active counts from then). Empty on
+   * every other node.
+   */
+  Map<Integer, Long> brokerHeartbeatAgesMs();
 
   /** This controller's metadata image (as of {@link #appliedIndex()}). */
   MetadataImage image();

@@ -55,6 +55,11 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
   }
 
   @Override
+  public String requestError(KafkaResponse answer) {
+    return answer.error();
+  }
+
+  @Override
   public int correlationId(KafkaRequest request) {
     return request.correlationId();
   }

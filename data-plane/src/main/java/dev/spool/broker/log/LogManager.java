@@ -2,6 +2,7 @@ package dev.spool.broker.log;
 
 import dev.spool.broker.log.internal.CleanerCheckpoints;
 import dev.spool.broker.log.internal.OffsetCheckpoints;
+import dev.spool.broker.log.internal.PartitionMetadataFile;
 import dev.spool.common.Clock;
 import dev.spool.common.TopicPartition;
 import java.io.Closeable;
@@ -27,6 +28,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,6 +80,7 @@ public final class LogManager implements Closeable {
   private final Clock clock;
   private final ScheduledExecutorService scheduler;
   private final ConcurrentHashMap<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
+  private volatile LongConsumer flushTimes = ns -> {};
   private final Map<TopicPartition, Throwable> failed = new ConcurrentHashMap<>();
   private final List<RecoveryReport> reports = new ArrayList<>();
   private final OffsetCheckpoints recoveryPoints;
@@ -221,6 +224,7 @@ public final class LogManager implements Closeable {
             pool.submit(
                 () -> {
                   PartitionLog l = PartitionLog.open(p, tp, null, cfg, state, clock, scheduler);
+                  l.flushTimes = ns -> flushTimes.accept(ns);
                   if (topicConfigs == null) {
                     l.markConfigProvisional();
                   }
@@ -314,6 +318,14 @@ public final class LogManager implements Closeable {
     }
   }
 
+  /**
+   * Where the time (ns) of every log flush goes from now on, for every log open now and later
+   * (each reports through this manager): the broker's flush-latency metric. Any thread.
+   */
+  public void observeFlushes(LongConsumer nanos) {
+    flushTimes = nanos; // every log reports through this field
+  }
+
   /** Installs how retention and the cleaner reach a partition's owner thread. */
   public void setPartitionExecutor(PartitionExecutor executor) {
     this.partitionExecutor = executor;
@@ -386,7 +398,7 @@ public final class LogManager implements Closeable {
       delete(tp);
     }
     Path dir = partitionDir(tp);
-    Optional<String> onDisk = PartitionLog.readTopicId(dir);
+    Optional<String> onDisk = PartitionMetadataFile.read(dir);
     if (onDisk.isPresent() && topicId != null && !onDisk.get().equals(topicId)) {
       // A directory that failed to open or was never loaded: stale as well.
       renameAndDeleteLater(dir, tp, null, 0);
@@ -395,6 +407,7 @@ public final class LogManager implements Closeable {
     PartitionLog created =
         PartitionLog.open(
             dir, tp, topicId, config, new LogStartupState(0, 0, 0, false), clock, scheduler);
+    created.flushTimes = ns -> flushTimes.accept(ns);
     logs.put(tp, created);
     return created;
   }

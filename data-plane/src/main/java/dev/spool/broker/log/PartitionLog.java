@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +51,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class PartitionLog implements Closeable {
   private static final Logger log = LoggerFactory.getLogger(PartitionLog.class);
-  public static final String PARTITION_METADATA_FILE = PartitionMetadataFile.FILE_NAME;
 
   private final TopicPartition topicPartition;
   private final Path dir;
@@ -73,6 +73,8 @@ public final class PartitionLog implements Closeable {
   private long truncations; // guarded by recoveryPointLock: invalidates in-flight async flushes
   private volatile boolean closed;
   private volatile CleanerCheckpoint cleanerCheckpoint;
+  /** Where each flush's time (ns) goes: set by its LogManager, for the broker's flush metric. */
+  volatile LongConsumer flushTimes = ns -> {};
   // False while the config is the broker's default a log got at startup, before the topic's own
   // arrived with metadata: retention and the cleaner must not act on a config that may be wrong.
   private volatile boolean configConfirmed = true;
@@ -132,7 +134,7 @@ public final class PartitionLog implements Closeable {
     } catch (IOException e) {
       throw new LogStorageException(prefix + "cannot create " + dir + ": " + e.getMessage(), e);
     }
-    Optional<String> onDisk = readTopicId(dir);
+    Optional<String> onDisk = PartitionMetadataFile.read(dir);
     if (topicId != null && onDisk.isPresent() && !onDisk.get().equals(topicId)) {
       throw new IllegalStateException(
           prefix + dir + " belongs to topic id " + onDisk.get() + ", not " + topicId);
@@ -161,11 +163,6 @@ public final class PartitionLog implements Closeable {
             loaded,
             startup);
     return self[0];
-  }
-
-  /** The topic id in {@code dir/partition.metadata}, if the file is there and readable. */
-  public static Optional<String> readTopicId(Path dir) {
-    return PartitionMetadataFile.read(dir);
   }
 
   /** Records the topic id of a log that had none on disk. */
@@ -470,6 +467,7 @@ public final class PartitionLog implements Closeable {
    * Flushes the segments below {@code offset} (they are inactive) and advances the recovery point.
    */
   private void flushUpTo(long offset, long generation) {
+    long startNs = clock.nanoTime();
     for (LogSegment s : segments.range(recoveryPoint, offset)) {
       try {
         s.flush();
@@ -486,6 +484,7 @@ public final class PartitionLog implements Closeable {
         return;
       }
     }
+    flushTimes.accept(clock.nanoTime() - startNs);
     advanceRecoveryPoint(offset, generation);
   }
 
@@ -752,9 +751,9 @@ public final class PartitionLog implements Closeable {
     synchronized (recoveryPointLock) {
       generation = truncations;
     }
-    for (LogSegment s : segments.from(recoveryPoint)) {
-      s.flush();
-    }
+    long startNs = clock.nanoTime();
+    segments.from(recoveryPoint).forEach(LogSegment::flush);
+    flushTimes.accept(clock.nanoTime() - startNs);
     advanceRecoveryPoint(leo, generation);
   }
 

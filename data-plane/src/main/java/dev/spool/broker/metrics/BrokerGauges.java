@@ -48,7 +48,7 @@ public final class BrokerGauges {
   private final Sources s;
   private final int maxPartitionLabels;
   private final AtomicBoolean capLogged = new AtomicBoolean();
-  private final PartitionLabels labels = new PartitionLabels();
+  private final LabelCache<TopicPartition> labels = LabelCache.partitions();
 
   private BrokerGauges(Sources sources, int maxPartitionLabels) {
     this.s = sources;

@@ -70,6 +70,7 @@ public final class BrokerMetrics {
   private final Counter bytesOut;
   private final Counter isrShrinks;
   private final Counter isrExpands;
+  private final Histogram logFlush;
 
   /**
    * Registers the metrics in {@code registry}; {@code null} builds {@link #DISABLED}.
@@ -82,7 +83,7 @@ public final class BrokerMetrics {
     this.maxTopicLabels = maxTopicLabels;
     if (registry == null) {
       requests = errors = bytesIn = recordsIn = bytesOut = isrShrinks = isrExpands = null;
-      localTime = remoteTime = responseQueueTime = totalTime = null;
+      localTime = remoteTime = responseQueueTime = totalTime = logFlush = null;
       inFlight = connections = null;
       return;
     }
@@ -146,6 +147,18 @@ public final class BrokerMetrics {
         counter(
             "spool_isr_expands_total",
             "ISR expansions of partitions this broker leads, as committed by the quorum.");
+    logFlush =
+        Histogram.builder()
+            .name("spool_log_flush_seconds")
+            .help(
+                "Time of each log flush (fsync of the segments not yet on disk, files and"
+                    + " indexes): after a roll, at a clean stop, and after every append under"
+                    + " log.flush.policy=always.")
+            .unit(Unit.SECONDS)
+            .classicOnly()
+            .classicUpperBounds(LATENCY_BUCKETS_S)
+            .withoutExemplars()
+            .register(registry);
   }
 
   private Counter counter(String name, String help, String... labels) {
@@ -352,6 +365,13 @@ public final class BrokerMetrics {
   public void consumed(String topic, long bytes) {
     if (registry != null && bytes > 0) {
       topic(topic).out().inc(bytes);
+    }
+  }
+
+  /** A log flush took {@code nanos}. */
+  public void logFlushed(long nanos) {
+    if (registry != null) {
+      logFlush.observe(nanos / NANOS_PER_SECOND);
     }
   }
 

@@ -4,8 +4,9 @@ import dev.spool.broker.replication.Partition;
 import dev.spool.broker.replication.ReplicaManager;
 import dev.spool.common.TopicPartition;
 import dev.spool.coordinator.group.runtime.GroupCoordinator;
-import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Labels;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -28,6 +29,8 @@ import org.slf4j.LoggerFactory;
  * with the leader's {@code spool_log_end_offset} instead.
  *
  * <p>Series stop after {@code maxSeries} per metric (the partition label cap), with one log line.
+ * Each group partition's label set is built once and kept ({@link LabelCache}), as the
+ * per-partition gauges do, so a scrape does not rebuild and re-validate it per sample.
  *
  * <p>Threads: the callbacks run on the scraping thread (the node's ops HTTP thread).
  */
@@ -39,6 +42,19 @@ public final class GroupLagGauges {
   private final ReplicaManager replicas;
   private final int maxSeries;
   private final AtomicBoolean capLogged = new AtomicBoolean();
+  private final LabelCache<GroupPartition> labels =
+      new LabelCache<>(
+          k ->
+              Labels.of(
+                  "group",
+                  k.group(),
+                  "topic",
+                  k.tp().topic(),
+                  "partition",
+                  Integer.toString(k.tp().partition())));
+
+  /** A group's committed partition: the key of its label set. */
+  private record GroupPartition(String group, TopicPartition tp) {}
 
   private GroupLagGauges(
       int brokerId, GroupCoordinator coordinator, ReplicaManager replicas, int maxSeries) {
@@ -56,24 +72,26 @@ public final class GroupLagGauges {
       ReplicaManager replicas,
       int maxSeries) {
     GroupLagGauges g = new GroupLagGauges(brokerId, coordinator, replicas, maxSeries);
-    GaugeWithCallback.builder()
-        .name("spool_group_committed_offset")
-        .help("Offset a consumer group committed for the partition (on the group's coordinator).")
-        .labelNames("group", "topic", "partition")
-        .callback(g::committed)
-        .register(registry);
-    GaugeWithCallback.builder()
-        .name("spool_group_lag_records")
-        .help(
-            "Records a consumer group has left to read: the partition's high watermark minus the"
-                + " group's committed offset (on the group's coordinator, for partitions it holds"
-                + " a replica of).")
-        .labelNames("group", "topic", "partition")
-        .callback(g::lag)
-        .register(registry);
+    List<String> labelNames = List.of("group", "topic", "partition");
+    LabelledGauge.register(
+        registry,
+        "spool_group_committed_offset",
+        "Offset a consumer group committed for the partition (on the group's coordinator).",
+        null,
+        labelNames,
+        g::committed);
+    LabelledGauge.register(
+        registry,
+        "spool_group_lag_records",
+        "Records a consumer group has left to read: the partition's high watermark minus the"
+            + " group's committed offset (on the group's coordinator, for partitions it holds"
+            + " a replica of).",
+        null,
+        labelNames,
+        g::lag);
   }
 
-  private void committed(GaugeWithCallback.Callback cb) {
+  private void committed(LabelledGauge.Sink sink) {
     int[] n = {0};
     coordinator.forEachCommittedOffset(
         (group, tp, offset) -> {
@@ -81,12 +99,13 @@ public final class GroupLagGauges {
             logCap();
             return false;
           }
-          cb.call(offset, group, tp.topic(), Integer.toString(tp.partition()));
+          sink.add(offset, labels.of(new GroupPartition(group, tp)));
           return true;
         });
+    labels.trim(n[0]);
   }
 
-  private void lag(GaugeWithCallback.Callback cb) {
+  private void lag(LabelledGauge.Sink sink) {
     int[] n = {0};
     coordinator.forEachCommittedOffset(
         (group, tp, offset) -> {
@@ -98,7 +117,7 @@ public final class GroupLagGauges {
             logCap();
             return false;
           }
-          cb.call(Math.max(0, hw - offset), group, tp.topic(), Integer.toString(tp.partition()));
+          sink.add(Math.max(0, hw - offset), labels.of(new GroupPartition(group, tp)));
           return true;
         });
   }

@@ -20,8 +20,8 @@ import java.util.function.Consumer;
  * the callback hands over ready-made {@link Labels} instead of label-value strings. {@code
  * GaugeWithCallback} builds, copies, sorts and validates a new label set for every sample of every
  * scrape (its name validation alone makes two charset encoders per sample); the per-partition
- * gauges take theirs from a {@link PartitionLabels} cache, built once per partition. With 10,000
- * partitions and several per-partition metrics that was most of what a scrape allocated
+ * gauges take theirs from a {@link LabelCache}, built once per partition. With 10,000 partitions
+ * and several per-partition metrics that was most of what a scrape allocated
  * (docs/operations.md#cost).
  *
  * <p>The metric's name, help, unit, type and label names come from a {@code GaugeWithCallback}

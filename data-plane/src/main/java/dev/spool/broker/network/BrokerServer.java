@@ -3,6 +3,9 @@ package dev.spool.broker.network;
 import dev.spool.broker.metrics.BrokerMetrics;
 import dev.spool.protocol.FrameDecoder;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetric;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -89,6 +92,19 @@ public final class BrokerServer implements AutoCloseable {
         "spool_request_memory_limit_bytes",
         "The bound on bytes held by unanswered requests (queued.max.request.bytes).",
         memory::limitBytes);
+    if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider pool) {
+      // The JVM's shared Netty pool: socket reads, answers' headers, TLS records.
+      ByteBufAllocatorMetric m = pool.metric();
+      metrics.gauge(
+          "spool_network_pool_direct_used_bytes",
+          "Direct memory the network buffer pool holds (the JVM's Netty pool: socket reads,"
+              + " answer headers, TLS records).",
+          m::usedDirectMemory);
+      metrics.gauge(
+          "spool_network_pool_heap_used_bytes",
+          "Heap memory the network buffer pool holds (the JVM's Netty pool).",
+          m::usedHeapMemory);
+    }
     listeners.add(
         new Listener(
             SPOOL_LISTENER,

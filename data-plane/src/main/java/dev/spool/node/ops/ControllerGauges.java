@@ -8,6 +8,7 @@ import dev.spool.quorum.image.TopicImage;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Unit;
 import java.util.function.Consumer;
 
 /**
@@ -46,6 +47,24 @@ final class ControllerGauges {
         .name("spool_controller_leader_changes_total")
         .help("Raft leader changes this voter has seen since it started.")
         .callback(cb -> cb.call(q.leaderChanges()))
+        .register(r);
+    GaugeWithCallback.builder()
+        .name("spool_controller_leader_change_age_seconds")
+        .help("Seconds since this voter last saw the Raft leader change (or since it started).")
+        .unit(Unit.SECONDS)
+        .callback(cb -> cb.call(q.msSinceLeaderChange() / 1000.0))
+        .register(r);
+    GaugeWithCallback.builder()
+        .name("spool_controller_broker_heartbeat_age_seconds")
+        .help(
+            "Seconds since each registered broker's last heartbeat reached the active controller"
+                + " (active controller only; a broker not heard from since the controller became"
+                + " active counts from then). Brokers are fenced past the session timeout.")
+        .unit(Unit.SECONDS)
+        .labelNames("broker")
+        .callback(
+            cb ->
+                q.brokerHeartbeatAgesMs().forEach((id, ms) -> cb.call(ms / 1000.0, id.toString())))
         .register(r);
     gauge(
         r,

@@ -9,12 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.log.internal.OffsetCheckpoints;
+import dev.spool.broker.log.internal.PartitionMetadataFile;
 import dev.spool.common.ManualClock;
 import dev.spool.common.TopicPartition;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Tag;
@@ -62,6 +65,23 @@ class LogManagerTest {
   }
 
   @Test
+  void everyLogFlushIsTimedForLogsOpenedBeforeAndAfterTheObserverIsSet() throws Exception {
+    List<Long> flushes = new CopyOnWriteArrayList<>();
+    try (LogManager m = LogManager.open(dataDir, config, clock)) {
+      PartitionLog before = m.getOrCreate(tp("timed", 0), "id-0", smallConfig());
+      m.observeFlushes(flushes::add);
+      PartitionLog after = m.getOrCreate(tp("timed", 1), "id-1", smallConfig());
+      before.appendAsLeader(batch(2, clock.nowMs(), "v"), 0);
+      after.appendAsLeader(batch(2, clock.nowMs(), "v"), 0);
+      before.flush();
+      assertEquals(1, flushes.size());
+      after.flush();
+      assertEquals(2, flushes.size());
+      assertTrue(flushes.stream().allMatch(ns -> ns >= 0), flushes.toString());
+    }
+  }
+
+  @Test
   void refusesAPartitionWhoseDirectoryWouldLieOutsideTheDataDir() throws Exception {
     try (LogManager m = LogManager.open(dataDir, config, clock)) {
       for (String name : new String[] {"../escape", "a/b", "../../x"}) {
@@ -99,15 +119,14 @@ class LogManagerTest {
       m.getOrCreate(tp("legacy", 0), "id-1", smallConfig())
           .appendAsLeader(batch(1, clock.nowMs(), "l"), 0);
     }
-    Files.delete(dataDir.resolve("legacy-0").resolve(PartitionLog.PARTITION_METADATA_FILE));
+    Files.delete(dataDir.resolve("legacy-0").resolve(PartitionMetadataFile.FILE_NAME));
     try (LogManager m = LogManager.open(dataDir, config, clock)) {
       PartitionLog log = m.getOrCreate(tp("legacy", 0), "id-2", smallConfig());
       assertEquals(1, log.logEndOffset());
       assertEquals("id-2", log.topicId());
       assertEquals(
           "version: 0\ntopic_id: id-2\n",
-          Files.readString(
-              dataDir.resolve("legacy-0").resolve(PartitionLog.PARTITION_METADATA_FILE)));
+          Files.readString(dataDir.resolve("legacy-0").resolve(PartitionMetadataFile.FILE_NAME)));
     }
   }
 

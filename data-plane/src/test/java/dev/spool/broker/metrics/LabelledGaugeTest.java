@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link LabelledGauge} with {@link PartitionLabels} writes exactly the text the Prometheus
- * client's {@link GaugeWithCallback} wrote for the same samples (names, help, unit, label order,
- * series order, values), reuses one label set per partition, and the label cache stays bounded.
+ * {@link LabelledGauge} with {@link LabelCache} writes exactly the text the Prometheus client's
+ * {@link GaugeWithCallback} wrote for the same samples (names, help, unit, label order, series
+ * order, values), reuses one label set per partition, and the label cache stays bounded.
  */
 @Tag("unit")
 class LabelledGaugeTest {
@@ -75,7 +75,7 @@ class LabelledGaugeTest {
         .register(old);
 
     PrometheusRegistry now = new PrometheusRegistry();
-    PartitionLabels labels = new PartitionLabels();
+    LabelCache<TopicPartition> labels = LabelCache.partitions();
     List<String> names = List.of("topic", "partition");
     LabelledGauge.register(
         now,
@@ -114,7 +114,7 @@ class LabelledGaugeTest {
 
   @Test
   void labelsAreBuiltOncePerPartitionAndTheCacheIsTrimmedWhenPartitionsGo() {
-    PartitionLabels labels = new PartitionLabels();
+    LabelCache<TopicPartition> labels = LabelCache.partitions();
     TopicPartition tp = new TopicPartition("t", 7);
     assertSame(labels.of(tp), labels.of(tp));
     assertEquals("7", labels.of(tp).get("partition"));

@@ -9,7 +9,10 @@ import dev.spool.quorum.message.BrokerHeartbeatResponse;
 import dev.spool.quorum.message.ControllerWriteResponse;
 import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.RecordResult;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -45,6 +48,14 @@ public final class ActiveController implements AutoCloseable {
   private final RecordWriter writer;
   private final BooleanSupplier leadershipConfirmed;
   private final BrokerHeartbeatTracker tracker;
+
+  /**
+   * When each registered broker's last heartbeat reached this controller (its clock's monotonic ms;
+   * a broker not heard from since this controller started counts from its start), for the metrics:
+   * written on the controller thread, read by any thread.
+   */
+  private final ConcurrentHashMap<Integer, Long> lastHeartbeatMs = new ConcurrentHashMap<>();
+
   private final ScheduledExecutorService thread;
   private boolean writeInFlight;
   private boolean tickRequested;
@@ -94,6 +105,7 @@ public final class ActiveController implements AutoCloseable {
         () -> {
           long now = clock.monotonicMs();
           tracker.observe(feed.image(), now);
+          noteRegistrations(feed.image(), now);
           nextBalanceMs = now + settings.leaderImbalanceCheckIntervalMs();
           log.info(
               "[node={} term={}] active controller started: {} brokers get a session of {} ms",
@@ -139,6 +151,7 @@ public final class ActiveController implements AutoCloseable {
           .build();
     }
     tracker.observe(image, now);
+    lastHeartbeatMs.put(b.id(), now);
     tracker.heartbeat(
         b.id(), b.epoch(), req.getMetadataOffset(), req.getWantFence(), req.getWantShutdown(), now);
     int max =
@@ -178,6 +191,7 @@ public final class ActiveController implements AutoCloseable {
     try {
       MetadataImage image = feed.image();
       tracker.observe(image, now);
+      noteRegistrations(image, now);
       boolean balanceDue = settings.autoLeaderRebalance() && now >= nextBalanceMs;
       if (balanceDue) {
         nextBalanceMs = now + settings.leaderImbalanceCheckIntervalMs();
@@ -205,6 +219,27 @@ public final class ActiveController implements AutoCloseable {
       // A bug in a decision must not kill the duty loop; the next tick retries.
       log.error("[node={} term={}] controller tick failed", nodeId, term, e);
     }
+  }
+
+  /**
+   * Brokers registered since the last look start their heartbeat age now; gone ones are dropped.
+   */
+  private void noteRegistrations(MetadataImage image, long now) {
+    for (Integer id : image.brokers().keySet()) {
+      lastHeartbeatMs.putIfAbsent(id, now);
+    }
+    lastHeartbeatMs.keySet().removeIf(id -> image.broker(id) == null);
+  }
+
+  /**
+   * Milliseconds since each registered broker's last heartbeat reached this controller, by broker
+   * id (a broker not heard from since this controller started counts from its start). Any thread.
+   */
+  public Map<Integer, Long> heartbeatAgesMs() {
+    long now = clock.monotonicMs();
+    Map<Integer, Long> ages = new TreeMap<>();
+    lastHeartbeatMs.forEach((id, at) -> ages.put(id, Math.max(0, now - at)));
+    return ages;
   }
 
   /**

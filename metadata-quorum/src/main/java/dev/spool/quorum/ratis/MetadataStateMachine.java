@@ -29,6 +29,7 @@ import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -97,6 +98,9 @@ final class MetadataStateMachine extends BaseStateMachine {
   // Ratis calls the leader notifications on its own threads; metrics read the count from any.
   private final AtomicLong leaderChanges = new AtomicLong();
 
+  /** The clock's monotonic ms at the last leader change, or at start before the first. */
+  private volatile long leaderChangedAtMs = -1;
+
   MetadataStateMachine(
       int nodeId,
       ControllerSettings settings,
@@ -113,6 +117,7 @@ final class MetadataStateMachine extends BaseStateMachine {
     this.tickIntervalMs = tickIntervalMs;
     this.maxRequestBytes = maxRequestBytes;
     this.clock = clock;
+    this.leaderChangedAtMs = clock.monotonicMs();
     this.writerForTerm = writerForTerm;
     this.describer = describer;
     this.feed = new MetadataFeed(ringBatches, MetadataImage.EMPTY);
@@ -392,6 +397,7 @@ final class MetadataStateMachine extends BaseStateMachine {
   public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
     leaderId = newLeaderId == null ? -1 : RaftSetup.nodeId(newLeaderId);
     leaderChanges.incrementAndGet();
+    leaderChangedAtMs = clock.monotonicMs();
     if (leaderId != nodeId) {
       stopActive("leader is now " + leaderId);
     }
@@ -400,6 +406,17 @@ final class MetadataStateMachine extends BaseStateMachine {
   /** Leader changes Ratis has notified since this state machine started. */
   long leaderChanges() {
     return leaderChanges.get();
+  }
+
+  /** Milliseconds since the last leader change (since this state machine started, before one). */
+  long msSinceLeaderChange() {
+    return Math.max(0, clock.monotonicMs() - leaderChangedAtMs);
+  }
+
+  /** The active controller's broker heartbeat ages (empty when this node is not active). */
+  Map<Integer, Long> brokerHeartbeatAgesMs() {
+    ActiveController a = active;
+    return a == null ? Map.of() : a.heartbeatAgesMs();
   }
 
   @Override

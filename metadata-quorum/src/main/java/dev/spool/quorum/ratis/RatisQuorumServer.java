@@ -230,6 +230,16 @@ public final class RatisQuorumServer implements QuorumServer {
   }
 
   @Override
+  public long msSinceLeaderChange() {
+    return stateMachine == null ? 0 : stateMachine.msSinceLeaderChange();
+  }
+
+  @Override
+  public Map<Integer, Long> brokerHeartbeatAgesMs() {
+    return stateMachine == null ? Map.of() : stateMachine.brokerHeartbeatAgesMs();
+  }
+
+  @Override
   public long appliedIndex() {
     return division().getInfo().getLastAppliedIndex();
   }

@@ -189,6 +189,12 @@ class NodeOpsEndpointTest {
     assertEquals(0, m.value("spool_controller_fenced_brokers"));
     assertEquals(1, m.value("spool_controller_registered_brokers"));
     assertTrue(m.value("spool_controller_metadata_commit_index") > 0);
+    assertTrue(m.value("spool_controller_broker_heartbeat_age_seconds", "broker", "1") >= 0);
+    assertTrue(m.value("spool_controller_leader_change_age_seconds") >= 0);
+    assertTrue(m.value("spool_network_pool_direct_used_bytes") >= 0);
+    assertTrue(m.value("spool_network_pool_heap_used_bytes") >= 0);
+    // Registered with the broker's other metrics (the test's log has not rolled yet).
+    assertTrue(m.value("spool_log_flush_seconds_count") >= 0);
     assertTrue(m.value("jvm_memory_used_bytes", "area", "heap") > 0);
   }
 

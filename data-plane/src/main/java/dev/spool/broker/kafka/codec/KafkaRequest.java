@@ -102,7 +102,9 @@ public final class KafkaRequest {
   KafkaResponse errorResponse(Errors error, String message) {
     AbstractResponse r = request.getErrorResponse(0, error.exception(message));
     // Kafka's ProduceRequest has no error answer for acks=0: its broker closes the connection.
-    return r == null ? KafkaResponse.closeWithoutAnswer() : respond(r.data());
+    return r == null
+        ? KafkaResponse.closeWithoutAnswer()
+        : respond(r.data()).withError(error.name());
   }
 
   @SuppressWarnings("unchecked")

@@ -39,6 +39,9 @@ public final class KafkaResponse implements WireProtocol.Answer {
   private final List<RegionRecords> regions;
   private final boolean closeAfterSend;
 
+  /** The request-level error this answer carries, for the error metrics; null when none. */
+  private final String error;
+
   KafkaResponse(
       int correlationId,
       ApiMessage body,
@@ -46,6 +49,18 @@ public final class KafkaResponse implements WireProtocol.Answer {
       short headerVersion,
       List<RegionRecords> regions,
       boolean closeAfterSend) {
+    this(correlationId, body, version, headerVersion, regions, closeAfterSend, null);
+  }
+
+  private KafkaResponse(
+      int correlationId,
+      ApiMessage body,
+      short version,
+      short headerVersion,
+      List<RegionRecords> regions,
+      boolean closeAfterSend,
+      String error) {
+    this.error = error;
     this.correlationId = correlationId;
     this.body = body;
     this.version = version;
@@ -62,6 +77,17 @@ public final class KafkaResponse implements WireProtocol.Answer {
   /** Closes the connection without answering (Produce with acks=0 that failed, as Kafka does). */
   public static KafkaResponse closeWithoutAnswer() {
     return new KafkaResponse(0, null, (short) 0, (short) 0, List.of(), true);
+  }
+
+  /** This answer marked as a request-level {@code error} answer (counted in the error metrics). */
+  KafkaResponse withError(String error) {
+    return new KafkaResponse(
+        correlationId, body, version, headerVersion, regions, closeAfterSend, error);
+  }
+
+  /** The request-level error this answer carries, or null. */
+  public String error() {
+    return error;
   }
 
   @Override

@@ -564,6 +564,7 @@ public final class LogSegment {
 
   // ---- lifecycle ----
 
+  /** Forces the segment's file and indexes to disk. */
   public void flush() {
     try {
       channel.force(true);

@@ -106,6 +106,8 @@ class KafkaRequestDecoderTest {
     DescribeAclsResponse a =
         KafkaWire.parse(r.immediateAnswer(), KafkaWire.header(acls, (short) 3, 8));
     assertEquals(Errors.UNSUPPORTED_VERSION, a.error().error());
+    // The error metrics count it (the answer names its request-level error).
+    assertEquals("UNSUPPORTED_VERSION", r.immediateAnswer().error());
 
     ApiMessage init = new InitProducerIdRequestData().setTransactionalId(null);
     KafkaRequest v6 = decode(KafkaWire.request(init, (short) 6, 9));
@@ -120,6 +122,7 @@ class KafkaRequestDecoderTest {
     KafkaRequest r = decode(KafkaWire.request(end, (short) 4, 3));
     EndTxnResponse e = KafkaWire.parse(r.immediateAnswer(), KafkaWire.header(end, (short) 4, 3));
     assertEquals(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, e.error());
+    assertEquals("TRANSACTIONAL_ID_AUTHORIZATION_FAILED", r.immediateAnswer().error());
   }
 
   @Test
