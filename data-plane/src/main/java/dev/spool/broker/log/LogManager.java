@@ -319,8 +319,8 @@ public final class LogManager implements Closeable {
   }
 
   /**
-   * Where the time (ns) of every log flush goes from now on, for every log open now and later
-   * (each reports through this manager): the broker's flush-latency metric. Any thread.
+   * Where the time (ns) of every log flush goes from now on, for every log open now and later (each
+   * reports through this manager): the broker's flush-latency metric. Any thread.
    */
   public void observeFlushes(LongConsumer nanos) {
     flushTimes = nanos; // every log reports through this field

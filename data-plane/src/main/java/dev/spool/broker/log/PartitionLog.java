@@ -73,8 +73,10 @@ public final class PartitionLog implements Closeable {
   private long truncations; // guarded by recoveryPointLock: invalidates in-flight async flushes
   private volatile boolean closed;
   private volatile CleanerCheckpoint cleanerCheckpoint;
+
   /** Where each flush's time (ns) goes: set by its LogManager, for the broker's flush metric. */
   volatile LongConsumer flushTimes = ns -> {};
+
   // False while the config is the broker's default a log got at startup, before the topic's own
   // arrived with metadata: retention and the cleaner must not act on a config that may be wrong.
   private volatile boolean configConfirmed = true;

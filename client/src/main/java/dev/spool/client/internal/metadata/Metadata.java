@@ -60,6 +60,7 @@ public final class Metadata {
 
   /** Wanted ahead of use ({@link #prefetchTopics}): not finding one records no error. */
   private final Set<String> prefetchedTopics = new HashSet<>();
+
   private final Map<String, Long> topicErrorAtMs = new HashMap<>();
   private long lastUpdateMs;
   private boolean updateRequested = true;
