@@ -479,6 +479,7 @@ class ConsumerGroupIntegrationTest {
     List<Member> active = new ArrayList<>();
     load.start();
     try {
+      Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> acked.size() > 200);
       // Join, join, join, leave, join, leave, leave: never more than group.max.size at once.
       String[] plan = {"+", "+", "+", "-", "+", "-", "-"};
       for (String step : plan) {
@@ -507,6 +508,8 @@ class ConsumerGroupIntegrationTest {
                   return owned.size() == PARTITIONS && shares == PARTITIONS;
                 });
       }
+      // Rebalances take well under a second each: keep the load on for a meaningful amount.
+      Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> acked.size() > 1000);
       stop.set(true);
       load.join();
       producer.flush();
