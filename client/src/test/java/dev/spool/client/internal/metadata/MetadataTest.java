@@ -33,6 +33,17 @@ class MetadataTest {
           new ExponentialBackoff(100, 1000, 0, new Random(1)),
           3);
 
+  /** The answer for a topic that does not exist. */
+  private static MetadataResponse unknownTopic(String name) {
+    return MetadataResponse.newBuilder()
+        .setMetadataOffset(1)
+        .addTopics(
+            TopicMetadata.newBuilder()
+                .setName(name)
+                .setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
+        .build();
+  }
+
   private static MetadataResponse answer(
       long metadataOffset, String topicId, int leader, int epoch, int... brokers) {
     MetadataResponse.Builder b =
@@ -108,14 +119,7 @@ class MetadataTest {
   @Test
   void shouldReportATopicUnknownAfterAFewLookupsThenLookAgainLater() {
     md.addTopics(Set.of("missing"), 0);
-    MetadataResponse unknown =
-        MetadataResponse.newBuilder()
-            .setMetadataOffset(1)
-            .addTopics(
-                TopicMetadata.newBuilder()
-                    .setName("missing")
-                    .setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
-            .build();
+    MetadataResponse unknown = unknownTopic("missing");
     md.update(unknown, Set.of("missing"), 0);
     md.update(unknown, Set.of("missing"), 100);
     assertNull(md.topicError("missing"));
@@ -139,14 +143,7 @@ class MetadataTest {
     md.prefetchTopics(Set.of("later"));
     assertTrue(md.wantedTopics().contains("later"));
     assertTrue(md.updateRequested());
-    MetadataResponse unknown =
-        MetadataResponse.newBuilder()
-            .setMetadataOffset(1)
-            .addTopics(
-                TopicMetadata.newBuilder()
-                    .setName("later")
-                    .setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
-            .build();
+    MetadataResponse unknown = unknownTopic("later");
     for (int i = 0; i < 3; i++) {
       md.update(unknown, Set.of("later"), 100L * i);
     }
@@ -165,14 +162,7 @@ class MetadataTest {
 
   @Test
   void aPrefetchedTopicThatIsThenUsedFailsAsAnyOtherAfterItsOwnLookups() {
-    MetadataResponse unknown =
-        MetadataResponse.newBuilder()
-            .setMetadataOffset(1)
-            .addTopics(
-                TopicMetadata.newBuilder()
-                    .setName("missing")
-                    .setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
-            .build();
+    MetadataResponse unknown = unknownTopic("missing");
     md.prefetchTopics(Set.of("missing"));
     md.update(unknown, Set.of("missing"), 0);
     md.update(unknown, Set.of("missing"), 100);
