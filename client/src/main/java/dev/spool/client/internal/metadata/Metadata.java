@@ -127,12 +127,9 @@ public final class Metadata {
           added = true;
         }
       }
-      if (added) {
-        updateRequested = true;
-      }
     }
     if (added) {
-      wakeup.run();
+      requestUpdate();
     }
   }
 
@@ -152,12 +149,9 @@ public final class Metadata {
           added = true;
         }
       }
-      if (added) {
-        updateRequested = true;
-      }
     }
     if (added) {
-      wakeup.run();
+      requestUpdate();
     }
   }
 

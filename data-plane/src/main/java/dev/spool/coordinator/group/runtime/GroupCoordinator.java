@@ -355,38 +355,23 @@ public final class GroupCoordinator implements ReplicaObserver {
             tp,
             () -> {
               ShardRuntime s = shards.get(tp);
-              if (s != null && !replicas.leaseHeld()) {
-                // Cut off from the controller, this broker may already have been replaced as the
-                // leader of the offsets partition: it answers as a non-coordinator, so clients
-                // look for the new one rather than wait on writes that cannot commit here.
-                out.complete(
-                    onError.apply(
-                        new SpoolException(
-                            ErrorCode.NOT_COORDINATOR,
-                            "broker "
-                                + brokerId
-                                + " has lost its leadership lease (no word from the active"
-                                + " controller within its session timeout), so it no longer"
-                                + " coordinates group "
-                                + groupId
-                                + " ("
-                                + tp
-                                + ")")));
-              } else if (s == null) {
-                out.complete(
-                    onError.apply(
-                        new SpoolException(
-                            ErrorCode.NOT_COORDINATOR,
-                            "broker "
-                                + brokerId
-                                + " is not the coordinator of group "
-                                + groupId
-                                + " ("
-                                + tp
-                                + ")")));
-              } else {
+              if (s != null && replicas.leaseHeld()) {
                 s.run(op, onError, out);
+                return;
               }
+              // Cut off from the controller (no lease), this broker may already have been
+              // replaced as the leader of the offsets partition: it answers as a non-coordinator,
+              // so clients look for the new one rather than wait on writes that cannot commit.
+              String why =
+                  s == null
+                      ? " is not the coordinator of group "
+                      : " has lost its leadership lease (no word from the active controller within"
+                          + " its session timeout), so it no longer coordinates group ";
+              out.complete(
+                  onError.apply(
+                      new SpoolException(
+                          ErrorCode.NOT_COORDINATOR,
+                          "broker " + brokerId + why + groupId + " (" + tp + ")")));
             });
     if (!queued) {
       out.complete(
