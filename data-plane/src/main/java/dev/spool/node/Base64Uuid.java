@@ -1,8 +1,8 @@
 package dev.spool.node;
 
 import java.nio.ByteBuffer;
-import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.UUID;
 
 /**
  * A 128-bit id written as Kafka writes its {@code Uuid}: the 16 bytes (most significant half first)
@@ -18,17 +18,11 @@ import java.util.Base64;
  * @param leastSignificantBits the last 8 bytes
  */
 public record Base64Uuid(long mostSignificantBits, long leastSignificantBits) {
-  private static final SecureRandom RANDOM = new SecureRandom();
-
-  /** A new random id (version 4 bits set, as {@code java.util.UUID.randomUUID()}). */
+  /** A new random id: the bits of {@link UUID#randomUUID()}, as Kafka's {@code Uuid} takes them. */
   public static Base64Uuid random() {
     while (true) {
-      byte[] b = new byte[16];
-      RANDOM.nextBytes(b);
-      b[6] = (byte) ((b[6] & 0x0f) | 0x40);
-      b[8] = (byte) ((b[8] & 0x3f) | 0x80);
-      ByteBuffer buf = ByteBuffer.wrap(b);
-      Base64Uuid id = new Base64Uuid(buf.getLong(), buf.getLong());
+      UUID u = UUID.randomUUID();
+      Base64Uuid id = new Base64Uuid(u.getMostSignificantBits(), u.getLeastSignificantBits());
       if (!id.isReserved() && !id.toString().startsWith("-")) {
         return id;
       }
