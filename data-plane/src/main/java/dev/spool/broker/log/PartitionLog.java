@@ -523,7 +523,7 @@ public final class PartitionLog implements Closeable {
         return new LogReadResult(r.slice(), r.firstBatchBaseOffset(), lso, leo, hw);
       }
     }
-    return new LogReadResult(new FileSlice(segments.active().channel(), 0, 0), -1, lso, leo, hw);
+    return new LogReadResult(new FileSlice(segments.active().channel(), 0, 0, 0), -1, lso, leo, hw);
   }
 
   /**

@@ -68,6 +68,7 @@ public final class BrokerMetrics {
   private final Counter bytesIn;
   private final Counter recordsIn;
   private final Counter bytesOut;
+  private final Counter recordsOut;
   private final Counter isrShrinks;
   private final Counter isrExpands;
   private final Histogram logFlush;
@@ -82,7 +83,8 @@ public final class BrokerMetrics {
     this.registry = registry;
     this.maxTopicLabels = maxTopicLabels;
     if (registry == null) {
-      requests = errors = bytesIn = recordsIn = bytesOut = isrShrinks = isrExpands = null;
+      requests = errors = bytesIn = recordsIn = bytesOut = recordsOut = null;
+      isrShrinks = isrExpands = null;
       localTime = remoteTime = responseQueueTime = totalTime = logFlush = null;
       inFlight = connections = null;
       return;
@@ -138,6 +140,13 @@ public final class BrokerMetrics {
         counter(
             "spool_topic_bytes_out_total",
             "Record-batch bytes sent to consumers (follower fetches not included).",
+            "topic");
+    recordsOut =
+        counter(
+            "spool_topic_records_out_total",
+            "Records sent to consumers (follower fetches not included), counted as the offsets the"
+                + " sent batches cover: in a compacted topic this includes the offsets the cleaner"
+                + " removed from between them.",
             "topic");
     isrShrinks =
         counter(
@@ -329,7 +338,10 @@ public final class BrokerMetrics {
   // ---------------------------------------------------------------- topics and ISR
 
   private record Topic(
-      CounterDataPoint bytesIn, CounterDataPoint recordsIn, CounterDataPoint out) {}
+      CounterDataPoint bytesIn,
+      CounterDataPoint recordsIn,
+      CounterDataPoint bytesOut,
+      CounterDataPoint recordsOut) {}
 
   private Topic topic(String name) {
     Topic t = topics.get(name);
@@ -349,7 +361,12 @@ public final class BrokerMetrics {
     String n = name;
     return topics.computeIfAbsent(
         n,
-        k -> new Topic(bytesIn.labelValues(k), recordsIn.labelValues(k), bytesOut.labelValues(k)));
+        k ->
+            new Topic(
+                bytesIn.labelValues(k),
+                recordsIn.labelValues(k),
+                bytesOut.labelValues(k),
+                recordsOut.labelValues(k)));
   }
 
   /** A leader appended {@code records} records in {@code bytes} bytes of a produce to topic. */
@@ -361,10 +378,17 @@ public final class BrokerMetrics {
     }
   }
 
-  /** {@code bytes} of topic's record data were answered to a consumer fetch. */
-  public void consumed(String topic, long bytes) {
+  /**
+   * {@code bytes} of topic's record data, covering {@code records} offsets, were answered to a
+   * consumer fetch.
+   */
+  public void consumed(String topic, long bytes, long records) {
     if (registry != null && bytes > 0) {
-      topic(topic).out().inc(bytes);
+      Topic t = topic(topic);
+      t.bytesOut().inc(bytes);
+      if (records > 0) {
+        t.recordsOut().inc(records);
+      }
     }
   }
 

@@ -298,7 +298,7 @@ public final class FetchHandler implements RequestHandler {
         FileSlice s = r.slice();
         if (s != null && s.sizeInBytes() > 0 && (!anyData || s.sizeInBytes() <= remaining)) {
           if (!follower) {
-            ctx.metrics().consumed(it.topic(), s.sizeInBytes());
+            ctx.metrics().consumed(it.topic(), s.sizeInBytes(), s.offsets());
           }
           anyData = true;
           remaining -= s.sizeInBytes();

@@ -89,6 +89,57 @@ class PartitionLogTest extends LogFixture {
     assertEquals(-1, nothing.firstBatchBaseOffset());
   }
 
+  /**
+   * The offsets a read reports covering are the records of the batches it returns, for every start,
+   * size and bound, whether or not the read skipped over batches with the index (256-byte index
+   * interval here, so most reads do).
+   */
+  @Test
+  void aReadCountsTheOffsetsOfExactlyTheBatchesItReturns() {
+    log = open(smallConfig());
+    List<long[]> batches = new ArrayList<>(); // base offset, size
+    for (int i = 0; i < 40; i++) {
+      ByteBuffer b = batch(1 + i % 4, now(), "z" + i);
+      batches.add(new long[] {log.logEndOffset(), b.remaining()});
+      log.appendAsLeader(b, 0);
+    }
+    long leo = log.logEndOffset();
+    int reads = 0;
+    int skipping = 0;
+    for (int first = 0; first < batches.size(); first++) {
+      List<Integer> sizes = new ArrayList<>(List.of(0, 100, 700, 1500, 4096, 1 << 20));
+      long aligned = 0; // byte limits that end exactly on a batch (and so on an index entry)
+      for (int k = first; k < batches.size() && k < first + 15; k++) {
+        aligned += batches.get(k)[1];
+        sizes.add((int) aligned);
+      }
+      long base = batches.get(first)[0];
+      for (long start : new long[] {base, base + 1}) {
+        for (int maxBytes : sizes) {
+          for (long bound : new long[] {start + 1, start + 9, leo}) {
+            if (start >= leo) {
+              continue;
+            }
+            LogReadResult r = log.read(start, maxBytes, bound, maxBytes % 7 == 0);
+            List<Batch> got = parse(bytes(r.slice()));
+            long records = got.stream().mapToLong(b -> b.lastOffset() - b.baseOffset() + 1).sum();
+            String what = "read(" + start + ", " + maxBytes + ", " + bound + ")";
+            assertEquals(records, r.slice().offsets(), what);
+            if (!got.isEmpty()) {
+              assertEquals(
+                  got.get(got.size() - 1).lastOffset() + 1 - got.get(0).baseOffset(),
+                  r.slice().offsets(),
+                  what);
+              reads++;
+              skipping += got.size() > 4 ? 1 : 0;
+            }
+          }
+        }
+      }
+    }
+    assertTrue(reads > 1000 && skipping > 100, reads + " reads, " + skipping + " of many batches");
+  }
+
   @Test
   void readHonoursMaxBytesWithWholeBatchesAndMinOneBatch() {
     log = open(smallConfig());

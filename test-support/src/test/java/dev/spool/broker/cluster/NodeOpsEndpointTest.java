@@ -172,7 +172,12 @@ class NodeOpsEndpointTest {
     assertEquals(producedBytes, m.value("spool_topic_bytes_in_total", "topic", TOPIC));
     assertEquals(
         BATCHES * RECORDS_PER_BATCH, m.value("spool_topic_records_in_total", "topic", TOPIC));
-    assertTrue(m.value("spool_topic_bytes_out_total", "topic", TOPIC) >= producedBytes);
+    double bytesOut = m.value("spool_topic_bytes_out_total", "topic", TOPIC);
+    assertTrue(bytesOut >= producedBytes);
+    assertEquals(
+        bytesOut / producedBytes * BATCHES * RECORDS_PER_BATCH,
+        m.value("spool_topic_records_out_total", "topic", TOPIC),
+        "each read of the whole log counts all its records out");
     assertEquals(
         BATCHES * RECORDS_PER_BATCH,
         m.value("spool_log_end_offset", "topic", TOPIC, "partition", "0"));

@@ -462,7 +462,8 @@ public final class LogSegment {
    * Whole batches from the one holding {@code startOffset}, stopping before the first batch whose
    * last offset is ≥ {@code maxOffsetExclusive} or that would exceed {@code maxBytes} (the first
    * batch is returned regardless of size with {@code minOneBatch}). Null when no batch of this
-   * segment holds an offset ≥ {@code startOffset}.
+   * segment holds an offset ≥ {@code startOffset}. The slice also carries how many offsets its
+   * batches cover, found from the headers this read looks at anyway (see {@link FileSlice}).
    */
   public SegmentRead read(
       long startOffset, int maxBytes, long maxOffsetExclusive, boolean minOneBatch) {
@@ -477,9 +478,12 @@ public final class LogSegment {
     int firstSize = scratch.getInt(RecordBatch.BATCH_LENGTH_POSITION) + RecordBatch.LOG_OVERHEAD;
     long firstLast = firstBase + scratch.getInt(RecordBatch.LAST_OFFSET_DELTA_POSITION);
     if (firstLast >= maxOffsetExclusive || (firstSize > maxBytes && !minOneBatch)) {
-      return new SegmentRead(new FileSlice(channel, start, 0), -1);
+      return new SegmentRead(new FileSlice(channel, start, 0, 0), -1);
     }
     long end = start + firstSize;
+    // The offset after the slice's last batch; -1 while unknown (after an index skip, until the
+    // header at the slice's end has been read).
+    long next = firstLast + 1;
     long byteLimit = Math.min(committed, start + (long) Math.max(maxBytes, firstSize));
     // Skip ahead with the index: every batch before an indexed batch whose last offset is
     // below the bound also is, so only the batches after the last usable entry need reading.
@@ -488,20 +492,33 @@ public final class LogSegment {
     int slot = Math.min(byPosition, byOffset);
     if (slot >= 0 && offsetIndex.positionAt(slot) > end) {
       end = offsetIndex.positionAt(slot);
+      next = -1;
     }
     while (end < byteLimit && readHeader(end, scratch, committed)) {
       int size = scratch.getInt(RecordBatch.BATCH_LENGTH_POSITION) + RecordBatch.LOG_OVERHEAD;
-      long last =
-          scratch.getLong(RecordBatch.BASE_OFFSET_POSITION)
-              + scratch.getInt(RecordBatch.LAST_OFFSET_DELTA_POSITION);
+      long base = scratch.getLong(RecordBatch.BASE_OFFSET_POSITION);
+      long last = base + scratch.getInt(RecordBatch.LAST_OFFSET_DELTA_POSITION);
       if (size < RecordBatch.HEADER_SIZE_BYTES
           || last >= maxOffsetExclusive
           || end + size > byteLimit) {
+        if (next < 0) {
+          next = base; // the batches skipped over end just before this one
+        }
         break;
       }
       end += size;
+      next = last + 1;
     }
-    return new SegmentRead(new FileSlice(channel, start, (int) (end - start)), firstBase);
+    if (next < 0) {
+      // The skip landed on the byte limit: one header read tells where the skipped batches end.
+      next =
+          readHeader(end, scratch, committed)
+              ? scratch.getLong(RecordBatch.BASE_OFFSET_POSITION)
+              : firstLast + 1; // cannot happen: an indexed batch is whole within committed
+    }
+    return new SegmentRead(
+        new FileSlice(channel, start, (int) (end - start), Math.max(0, next - firstBase)),
+        firstBase);
   }
 
   /**

@@ -4,7 +4,6 @@ import dev.spool.broker.log.FileSlice;
 import dev.spool.broker.log.LogReadResult;
 import dev.spool.broker.log.LogStartupState;
 import dev.spool.broker.log.PartitionLog;
-import dev.spool.record.RecordBatch;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -55,8 +54,6 @@ public class ReadBenchmark {
   private WritableByteChannel out;
   private ServerSocketChannel server;
   private Thread drain;
-  private int recordsPerBatch;
-  private int batchSize;
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
@@ -67,9 +64,6 @@ public class ReadBenchmark {
     try (Stream<Path> s = Files.list(log.dir())) {
       segmentFiles = s.filter(p -> p.toString().endsWith(".log")).sorted().toList();
     }
-    ByteBuffer b = BenchSupport.batch(42);
-    batchSize = b.remaining();
-    recordsPerBatch = RecordBatch.at(b, 0).recordsCount();
     out = openSink();
   }
 
@@ -125,9 +119,7 @@ public class ReadBenchmark {
         left -= n;
       }
       sent += slice.sizeInBytes();
-      // Every batch of the benchmark log has the same size and record count.
-      offset =
-          r.firstBatchBaseOffset() + (long) (slice.sizeInBytes() / batchSize) * recordsPerBatch;
+      offset = r.firstBatchBaseOffset() + slice.offsets();
     }
     return sent;
   }
