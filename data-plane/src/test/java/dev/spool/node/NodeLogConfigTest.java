@@ -9,6 +9,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.joran.JoranConfigurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.util.LogbackMDCAdapter;
 import ch.qos.logback.core.rolling.FixedWindowRollingPolicy;
 import ch.qos.logback.core.rolling.RollingFileAppender;
 import ch.qos.logback.core.rolling.SizeAndTimeBasedRollingPolicy;
@@ -41,6 +42,7 @@ class NodeLogConfigTest {
   private static LoggerContext configure(URL config, Map<String, String> properties)
       throws Exception {
     LoggerContext ctx = new LoggerContext();
+    ctx.setMDCAdapter(new LogbackMDCAdapter()); // what logback's own initialisation sets
     properties.forEach(ctx::putProperty);
     JoranConfigurator jc = new JoranConfigurator();
     jc.setContext(ctx);
@@ -53,6 +55,12 @@ class NodeLogConfigTest {
                 + ": "
                 + ctx.getStatusManager().getCopyOfStatusList());
     return ctx;
+  }
+
+  private static void assertNoErrors(LoggerContext ctx) {
+    assertTrue(
+        new StatusUtil(ctx).getHighestLevel(0) < Status.ERROR,
+        () -> "logback reported errors: " + ctx.getStatusManager().getCopyOfStatusList());
   }
 
   private static RollingFileAppender<ILoggingEvent> fileAppender(LoggerContext ctx) {
@@ -97,6 +105,7 @@ class NodeLogConfigTest {
       }
       assertTrue(Files.size(log) < Files.size(first) * 20, "node.log started again after the roll");
       assertFalse(ctx.getLogger("io.netty.test").isInfoEnabled(), "Netty logs warnings only");
+      assertNoErrors(ctx);
     } finally {
       ctx.stop();
     }
@@ -116,6 +125,7 @@ class NodeLogConfigTest {
       assertEquals(14, rolling.getMaxHistory());
       ctx.getLogger("dev.spool.test").warn(LINE);
       assertTrue(Files.readString(dir.resolve("spool-node-7.log")).contains(LINE));
+      assertNoErrors(ctx);
     } finally {
       ctx.stop();
     }
