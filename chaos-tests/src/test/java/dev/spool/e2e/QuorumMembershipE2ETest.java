@@ -134,6 +134,23 @@ class QuorumMembershipE2ETest {
       assertTrue(load.awaitMoreAcks(200, E2e.READY), "the load goes on to the end");
       load.close();
       assertEquals(List.of(), load.failures(), "no acks=all send failed");
+
+      // The voter set lives in the Raft log: a restarted joiner (not in controller.quorum.voters)
+      // comes back as a voter, a restarted removed controller does not, and its node is ready.
+      down.restart();
+      await()
+          .atMost(E2e.READY)
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () ->
+                  lastContact(describe(c), downId) >= 0
+                      && lastContact(describe(c), downId) < 2_000);
+      c.stop(leader);
+      c.start(leader);
+      c.awaitReady(E2e.READY);
+      JsonNode end = describe(c);
+      assertEquals(staying, ids(end.get("voters")), end.toString());
+      assertEquals(Set.of(), ids(end.get("listeners")), end.toString());
     } finally {
       for (Joiner j : joiners) {
         j.stop();
@@ -200,13 +217,20 @@ class QuorumMembershipE2ETest {
     final int id;
     final String address;
     final Path log;
-    private final Process process;
+    private final Path config;
+    private Process process;
 
-    private Joiner(int id, String address, Path log, Process process) {
+    private Joiner(int id, String address, Path log, Path config, Process process) {
       this.id = id;
       this.address = address;
       this.log = log;
+      this.config = config;
       this.process = process;
+    }
+
+    /** Starts it again, on its directories as they are. */
+    void restart() throws IOException {
+      process = java(List.of("node", "start", "--config", config.toString()), log);
     }
 
     static Joiner start(ProcessCluster c, int id, String clusterId) throws Exception {
@@ -253,7 +277,7 @@ class QuorumMembershipE2ETest {
               .waitFor();
       assertEquals(0, formatted, "format of node " + id + " (see " + log + ")");
       Process p = java(List.of("node", "start", "--config", config.toString()), log);
-      return new Joiner(id, address, log, p);
+      return new Joiner(id, address, log, config, p);
     }
 
     private static Process java(List<String> args, Path log) throws IOException {

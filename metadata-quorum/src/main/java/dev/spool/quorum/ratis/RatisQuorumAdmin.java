@@ -310,10 +310,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
               + " ms: not a majority, the quorum could no longer commit. Bring the others back"
               + " first");
     }
-    if (nodeIds.contains(before.leaderId())) {
-      moveLeadership(leader, reachable, deadline);
-      leader = leaderInfo(deadline);
-    }
+    leader = moveLeadership(leader, nodeIds, reachable, deadline);
     RaftConfigurationProto conf = leader.getConf().orElseThrow();
     List<RaftPeer> voters =
         peers(conf.getPeersList(), RaftPeerRole.FOLLOWER).stream()
@@ -328,27 +325,38 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
     return awaitStable(deadline);
   }
 
-  /** Hands leadership to the most caught-up of {@code candidates} and waits until it leads. */
-  private void moveLeadership(GroupInfoReply leader, List<Member> candidates, long deadline) {
-    Member target =
-        candidates.stream().max(Comparator.comparingLong(Member::commitIndex)).orElseThrow();
-    RaftPeerId targetId = RaftSetup.peerId(target.nodeId());
-    log.info("moving leadership to {} before removing the leader", targetId);
-    try (RaftClient c = client(leader, deadline)) {
-      RaftClientReply r =
-          c.admin().transferLeadership(targetId, Math.max(1000, leftMs(deadline) / 2));
-      if (!r.isSuccess()) {
-        log.warn(
-            "leadership transfer to {} failed ({}); the leader steps down once it is removed",
-            targetId,
-            r.getException());
+  /**
+   * While the leader is among {@code removed}, hands leadership to the most caught-up of {@code
+   * candidates} (a few attempts: a transfer fails when leadership moved meanwhile); returns the
+   * leader's info afterwards. If the leader stays among the removed, Ratis' leader steps down once
+   * the new configuration without it is committed.
+   */
+  private GroupInfoReply moveLeadership(
+      GroupInfoReply leader, Set<Integer> removed, List<Member> candidates, long deadline) {
+    GroupInfoReply current = leader;
+    for (int attempt = 1; attempt <= 3; attempt++) {
+      int leaderId =
+          RaftSetup.nodeId(RaftPeerId.valueOf(current.getRoleInfoProto().getSelf().getId()));
+      if (!removed.contains(leaderId)) {
+        return current;
       }
-    } catch (IOException e) {
-      log.warn(
-          "leadership transfer to {} failed ({}); the leader steps down once it is removed",
-          targetId,
-          e.toString());
+      Member target =
+          candidates.stream().max(Comparator.comparingLong(Member::commitIndex)).orElseThrow();
+      RaftPeerId targetId = RaftSetup.peerId(target.nodeId());
+      log.info("moving leadership from {} to {} before removing it", leaderId, targetId);
+      try (RaftClient c = client(current, deadline)) {
+        RaftClientReply r =
+            c.admin().transferLeadership(targetId, Math.max(1000, leftMs(deadline) / 4));
+        if (!r.isSuccess()) {
+          log.warn("leadership transfer to {} failed: {}", targetId, r.getException());
+        }
+      } catch (IOException e) {
+        log.warn("leadership transfer to {} failed: {}", targetId, e.toString());
+      }
+      current = leaderInfo(deadline);
     }
+    log.warn("the leader is still among {}: it steps down once it is removed", removed);
+    return current;
   }
 
   // ---------------------------------------------------------------- Ratis calls
@@ -375,11 +383,14 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
     }
   }
 
-  /** Waits until the leader's configuration is no longer in joint consensus. */
+  /**
+   * Waits until the leader's configuration is no longer in joint consensus and the leader is one of
+   * its voters (a removed leader leads until it has committed the configuration without it).
+   */
   private Description awaitStable(long deadline) {
     while (true) {
       Description d = describe(leaderInfo(deadline));
-      if (!d.changing()) {
+      if (!d.changing() && d.voters().stream().anyMatch(v -> v.nodeId() == d.leaderId())) {
         return d;
       }
       if (System.nanoTime() > deadline) {
@@ -405,6 +416,9 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
                     peer(e.getKey(), e.getValue().toString(), RaftPeerRole.FOLLOWER)));
     String lastProblem = "no controller answered";
     while (true) {
+      // Every known controller is asked: a deposed leader may still answer as LEADER of an older
+      // term until it hears of the new one, so the highest term wins.
+      GroupInfoReply best = null;
       for (RaftPeer p : List.copyOf(known.values())) {
         try (RaftClient c = probeClient(RaftGroup.valueOf(groupIdOr(p), List.of(p)))) {
           if (groupId == null) {
@@ -428,13 +442,20 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
                               RaftPeerRole.FOLLOWER));
                     }
                   });
-          if (r.getRoleInfoProto().getRole() == RaftPeerRole.LEADER) {
-            return r;
+          if (r.getRoleInfoProto().getRole() == RaftPeerRole.LEADER
+              && (best == null
+                  || r.getRoleInfoProto().getLeaderInfo().getTerm()
+                      > best.getRoleInfoProto().getLeaderInfo().getTerm())) {
+            best = r;
+          } else if (best == null) {
+            lastProblem = "no controller answered as the leader";
           }
-          lastProblem = "no controller answered as the leader";
         } catch (IOException | RuntimeException e) {
           lastProblem = "controller " + p.getId() + " at " + p.getAddress() + ": " + rootMessage(e);
         }
+      }
+      if (best != null) {
+        return best;
       }
       if (System.nanoTime() > deadline) {
         throw new SpoolException(

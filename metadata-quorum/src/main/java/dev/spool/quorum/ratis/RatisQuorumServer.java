@@ -217,6 +217,28 @@ public final class RatisQuorumServer implements QuorumServer {
   }
 
   @Override
+  public Membership membership() {
+    RaftServer.Division d;
+    try {
+      d = server.getDivision(group.getGroupId());
+    } catch (IOException | RuntimeException e) {
+      return Membership.NONE;
+    }
+    // Ratis closes the division of a member removed from the configuration.
+    if (d.getInfo().getLifeCycleState().isClosingOrClosed()) {
+      return Membership.NONE;
+    }
+    RaftPeerId self = RaftSetup.peerId(settings.nodeId());
+    if (d.getRaftConf().getPeer(self, RaftPeerRole.FOLLOWER) != null) {
+      return Membership.VOTER;
+    }
+    if (d.getRaftConf().getPeer(self, RaftPeerRole.LISTENER) != null) {
+      return Membership.LISTENER;
+    }
+    return Membership.NONE;
+  }
+
+  @Override
   public int nodeId() {
     return settings.nodeId();
   }
