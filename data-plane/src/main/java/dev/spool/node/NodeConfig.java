@@ -70,13 +70,27 @@ public final class NodeConfig {
     if (BrokerConfig.isController(config)) {
       Map<Integer, HostPort> voters = QuorumConfig.parseVoters(config.get(QuorumConfig.VOTERS));
       int id = config.get(BrokerConfig.NODE_ID);
-      if (!voters.containsKey(id)) {
+      String listener = config.get(QuorumConfig.LISTENER);
+      if (!voters.containsKey(id) && listener.isEmpty()) {
         throw new ConfigException(
             QuorumConfig.VOTERS.name(),
             "this node (node.id="
                 + id
                 + ") runs the controller role but is not among the voters "
-                + voters.keySet());
+                + voters.keySet()
+                + "; a new controller joining the running quorum sets "
+                + QuorumConfig.LISTENER.name()
+                + " to its own Raft address (docs/operations.md#dynamic-controller-quorum)");
+      }
+      if (voters.containsKey(id) && !listener.isEmpty()) {
+        throw new ConfigException(
+            QuorumConfig.LISTENER.name(),
+            "is only for a controller not among "
+                + QuorumConfig.VOTERS.name()
+                + "; node "
+                + id
+                + " is one of them and listens on its voters entry "
+                + voters.get(id));
       }
     }
     return config;
@@ -91,11 +105,16 @@ public final class NodeConfig {
     if (BrokerConfig.isController(config)) {
       checkWritableDir(
           QuorumConfig.METADATA_LOG_DIR.name(), Path.of(config.get(QuorumConfig.METADATA_LOG_DIR)));
+      String listener = config.get(QuorumConfig.LISTENER);
       HostPort self =
-          QuorumConfig.parseVoters(config.get(QuorumConfig.VOTERS))
-              .get(config.get(BrokerConfig.NODE_ID));
+          listener.isEmpty()
+              ? QuorumConfig.parseVoters(config.get(QuorumConfig.VOTERS))
+                  .get(config.get(BrokerConfig.NODE_ID))
+              : HostPort.parse(listener);
       checkPortFree(
-          QuorumConfig.VOTERS.name() + " (this node's entry)",
+          listener.isEmpty()
+              ? QuorumConfig.VOTERS.name() + " (this node's entry)"
+              : QuorumConfig.LISTENER.name(),
           config.get(QuorumConfig.BIND_HOST),
           self.port());
     }

@@ -8,7 +8,7 @@ import picocli.CommandLine;
 /**
  * The {@code spool} executable: the client command line ({@code produce}, {@code consume}, {@code
  * topic}, {@code cluster}, {@code perf}) plus {@code node start} and {@code storage
- * format|random-uuid}.
+ * format|random-uuid} and {@code quorum describe|add-voter|remove-voter}.
  */
 public final class SpoolMain {
   private SpoolMain() {}
@@ -21,7 +21,14 @@ public final class SpoolMain {
   public static CommandLine commandLine(CliContext ctx) {
     CommandLine cl =
         SpoolCommand.commandLine(
-            ctx, Map.of("node", new NodeCommand(), "storage", new StorageCommand()));
+            ctx,
+            Map.of(
+                "node",
+                new NodeCommand(),
+                "storage",
+                new StorageCommand(),
+                "quorum",
+                new QuorumCommand()));
     cl.getSubcommands()
         .get("node")
         .getSubcommands()

@@ -147,11 +147,11 @@ public final class SpoolNode implements AutoCloseable {
   }
 
   /**
-   * Ready: every role of the node is up. The quorum member has started and knows an active
-   * controller; the broker has recovered its logs and started, is registered and unfenced ({@code
-   * RUNNING}: the controller unfences a broker only once it has replayed the metadata up to its
-   * registration, and fences it again when its session lapses), and holds its leadership lease (an
-   * answered heartbeat within the session timeout: a broker whose heartbeats stop reaching the
+   * Ready: every role of the node is up. The quorum member has started and, if it is a voter, knows
+   * an active controller; the broker has recovered its logs and started, is registered and unfenced
+   * ({@code RUNNING}: the controller unfences a broker only once it has replayed the metadata up to
+   * its registration, and fences it again when its session lapses), and holds its leadership lease
+   * (an answered heartbeat within the session timeout: a broker whose heartbeats stop reaching the
    * controller is fenced there without hearing of it). Otherwise the reason names the first
    * condition that fails.
    */
@@ -165,7 +165,9 @@ public final class SpoolNode implements AutoCloseable {
         return Readiness.notReady("the quorum member is starting (metadata log recovery)");
       }
       try {
-        if (q.activeControllerId() < 0) {
+        // A controller that is not a voter (a new one not added yet, a listener catching up, one
+        // removed from the quorum) serves nothing that needs a leader: only voters wait for one.
+        if (q.membership() == QuorumServer.Membership.VOTER && q.activeControllerId() < 0) {
           return Readiness.notReady("no active controller is known to this voter");
         }
       } catch (RuntimeException e) {

@@ -173,4 +173,37 @@ class NodeConfigTest {
       assertTrue(help.contains(key.name()), "help lacks " + key.name());
     }
   }
+
+  @Test
+  void shouldAcceptANewControllerOutsideTheVotersOnlyWithItsOwnRaftAddress() {
+    Map<String, String> m = valid();
+    m.put("node.id", "4");
+    ConfigException e = assertThrows(ConfigException.class, () -> NodeConfig.parse(m));
+    assertEquals("controller.quorum.voters", e.key());
+    assertTrue(e.getMessage().contains("controller.quorum.listener"), e.getMessage());
+
+    m.put("controller.quorum.listener", "127.0.0.1:9400");
+    Config c = NodeConfig.parse(m);
+    dev.spool.quorum.QuorumSettings s = dev.spool.quorum.QuorumSettings.of(4, "cluster-a", c);
+    assertTrue(s.joining());
+    assertEquals(new dev.spool.common.HostPort("127.0.0.1", 9400), s.advertised());
+  }
+
+  @Test
+  void shouldRefuseARaftListenerOnAControllerAmongTheVoters() {
+    Map<String, String> m = valid();
+    m.put("controller.quorum.listener", "127.0.0.1:9400");
+    ConfigException e = assertThrows(ConfigException.class, () -> NodeConfig.parse(m));
+    assertEquals("controller.quorum.listener", e.key());
+    assertTrue(e.getMessage().contains("only for a controller not among"), e.getMessage());
+  }
+
+  @Test
+  void shouldRefuseARaftListenerThatIsNotHostPort() {
+    Map<String, String> m = valid();
+    m.put("node.id", "4");
+    m.put("controller.quorum.listener", "nohostport");
+    ConfigException e = assertThrows(ConfigException.class, () -> NodeConfig.parse(m));
+    assertEquals("controller.quorum.listener", e.key());
+  }
 }

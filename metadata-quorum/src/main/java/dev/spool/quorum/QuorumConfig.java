@@ -38,6 +38,15 @@ public final class QuorumConfig {
           null,
           QuorumConfig::checkVoters,
           "The controllers of the metadata quorum as id@host:port,id@host:port,... (every node lists the same).");
+  public static final ConfigKey<String> LISTENER =
+      DEF.stringKey(
+          "controller.quorum.listener",
+          "",
+          QuorumConfig::checkListener,
+          "host:port of this controller's Raft server when its node.id is not among"
+              + " controller.quorum.voters: a new controller that joins the running quorum (as a"
+              + " listener, then a voter through spool quorum add-voter) and starts with an empty"
+              + " group. Empty: the node's own voters entry (docs/operations.md#dynamic-controller-quorum).");
   public static final ConfigKey<String> BIND_HOST =
       DEF.stringKey(
           "controller.quorum.bind.host",
@@ -263,6 +272,18 @@ public final class QuorumConfig {
       throw new IllegalArgumentException("no voters");
     }
     return voters;
+  }
+
+  private static String checkListener(String s) {
+    if (s.isEmpty()) {
+      return null;
+    }
+    try {
+      HostPort.parse(s);
+      return null;
+    } catch (IllegalArgumentException e) {
+      return "is not host:port (" + e.getMessage() + ")";
+    }
   }
 
   private static String checkVoters(String s) {

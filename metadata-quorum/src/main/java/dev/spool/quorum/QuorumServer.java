@@ -25,6 +25,22 @@ public interface QuorumServer extends AutoCloseable {
 
   int nodeId();
 
+  /** What this controller is in the quorum's current configuration. */
+  enum Membership {
+    /** A voting member. */
+    VOTER,
+    /** A non-voting member catching up before it becomes a voter (spool quorum add-voter). */
+    LISTENER,
+    /** Not a member: a new controller not added yet, or one removed (spool quorum remove-voter). */
+    NONE
+  }
+
+  /**
+   * This controller's place in the quorum's current configuration
+   * (docs/ratis.md#dynamic-membership): only a voter takes part in elections and commits.
+   */
+  Membership membership();
+
   /** True while this node is the ready Raft leader (and so runs the controller duties). */
   boolean isActiveController();
 

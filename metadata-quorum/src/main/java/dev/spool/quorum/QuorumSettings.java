@@ -11,9 +11,13 @@ import java.util.Map;
  * Everything a controller ({@link QuorumServer}) is built from: its node id, the cluster id (from
  * which the fixed Raft group id is derived), and the validated {@link QuorumConfig} values.
  *
- * @param nodeId this controller's id; must be one of the voters
+ * @param nodeId this controller's id; one of the voters, or a joining controller with a listener
  * @param clusterId the cluster's id; every node of the cluster uses the same
- * @param voters the controllers, by node id
+ * @param voters the controllers the cluster was created with ({@code controller.quorum.voters}), by
+ *     node id; after a voter change the Raft log holds the current set
+ *     (docs/ratis.md#dynamic-membership)
+ * @param listener the Raft address of a controller not among {@code voters} (a new controller that
+ *     joins through {@code spool quorum add-voter}), or null
  * @param bindHost the address the Raft server listens on
  * @param storageDir the Raft log and snapshot directory
  * @param config the parsed, validated quorum config
@@ -22,16 +26,23 @@ public record QuorumSettings(
     int nodeId,
     String clusterId,
     Map<Integer, HostPort> voters,
+    HostPort listener,
     String bindHost,
     Path storageDir,
     Config config) {
 
   public QuorumSettings {
     voters = Map.copyOf(voters);
-    if (!voters.containsKey(nodeId)) {
+    if (!voters.containsKey(nodeId) && listener == null) {
       throw new ConfigException(
           QuorumConfig.VOTERS.name(),
-          "node " + nodeId + " is not among the voters " + voters.keySet());
+          "node "
+              + nodeId
+              + " is not among the voters "
+              + voters.keySet()
+              + "; a new controller that joins the running quorum sets "
+              + QuorumConfig.LISTENER.name()
+              + " (its own Raft address)");
     }
     if (clusterId == null || clusterId.isEmpty()) {
       throw new ConfigException(null, "cluster id is empty");
@@ -50,14 +61,25 @@ public record QuorumSettings(
         nodeId,
         clusterId,
         QuorumConfig.parseVoters(config.get(QuorumConfig.VOTERS)),
+        config.get(QuorumConfig.LISTENER).isEmpty()
+            ? null
+            : HostPort.parse(config.get(QuorumConfig.LISTENER)),
         config.get(QuorumConfig.BIND_HOST),
         Path.of(dir),
         config);
   }
 
-  /** This controller's advertised Raft address (its voters entry). */
+  /** This controller's advertised Raft address: its listener if set, else its voters entry. */
   public HostPort advertised() {
-    return voters.get(nodeId);
+    return listener != null ? listener : voters.get(nodeId);
+  }
+
+  /**
+   * True for a controller that is not among {@code controller.quorum.voters}: it starts with an
+   * empty Raft group and waits to be added (docs/ratis.md#dynamic-membership).
+   */
+  public boolean joining() {
+    return !voters.containsKey(nodeId);
   }
 
   public ControllerSettings controllerSettings() {

@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.ClientId;
@@ -79,7 +80,14 @@ public final class RatisQuorumServer implements QuorumServer {
     server =
         RaftServer.newBuilder()
             .setServerId(RaftSetup.peerId(settings.nodeId()))
-            .setGroup(group)
+            // A joining controller starts with an empty group (same id): it must not elect or vote
+            // before the quorum added it; the leader's configuration entry tells it the members.
+            // A restart of any controller recovers the current members from its Raft log
+            // (docs/ratis.md#dynamic-membership).
+            .setGroup(
+                settings.joining()
+                    ? RaftGroup.valueOf(group.getGroupId(), java.util.List.of())
+                    : group)
             .setProperties(RaftSetup.serverProperties(settings))
             .setStateMachine(stateMachine)
             // RECOVER reuses an existing directory and formats a missing one
@@ -88,10 +96,12 @@ public final class RatisQuorumServer implements QuorumServer {
             .build();
     server.start();
     log.info(
-        "[node={}] controller started: group {} voters {} storage {} ({})",
+        "[node={}] controller started: group {} {} storage {} ({})",
         settings.nodeId(),
         group.getGroupId(),
-        settings.voters(),
+        settings.joining()
+            ? "as a new member at " + settings.advertised() + ", waiting to be added"
+            : "initial voters " + settings.voters(),
         settings.storageDir(),
         settings.config().toLogString());
   }
@@ -149,7 +159,7 @@ public final class RatisQuorumServer implements QuorumServer {
         fresh++;
       }
     }
-    return 2 * fresh > group.getPeers().size();
+    return 2 * fresh > voters(d).size();
   }
 
   /** Raft's view of the quorum, from this division (complete only on the leader). */
@@ -175,7 +185,7 @@ public final class RatisQuorumServer implements QuorumServer {
         d.getRaftLog().getLastEntryTermIndex() == null
             ? -1
             : d.getRaftLog().getLastEntryTermIndex().getIndex();
-    for (RaftPeer p : group.getPeers()) {
+    for (RaftPeer p : voters(d)) {
       String id = p.getId().toString();
       long idx = commitIndexes.getOrDefault(id, -1L);
       boolean self = id.equals(RaftSetup.peerId(settings.nodeId()).toString());
@@ -190,12 +200,42 @@ public final class RatisQuorumServer implements QuorumServer {
     return q.build();
   }
 
+  /**
+   * The voters of the division's current configuration (the new set while a change is in joint
+   * consensus), not the static {@code controller.quorum.voters}: a voter change moves them.
+   */
+  private static java.util.Collection<RaftPeer> voters(RaftServer.Division d) {
+    return d.getRaftConf().getCurrentPeers(RaftPeerRole.FOLLOWER);
+  }
+
   private RaftServer.Division division() {
     try {
       return server.getDivision(group.getGroupId());
     } catch (IOException e) {
       throw new IllegalStateException("controller " + settings.nodeId() + " is not running", e);
     }
+  }
+
+  @Override
+  public Membership membership() {
+    RaftServer.Division d;
+    try {
+      d = server.getDivision(group.getGroupId());
+    } catch (IOException | RuntimeException e) {
+      return Membership.NONE;
+    }
+    // Ratis closes the division of a member removed from the configuration.
+    if (d.getInfo().getLifeCycleState().isClosingOrClosed()) {
+      return Membership.NONE;
+    }
+    RaftPeerId self = RaftSetup.peerId(settings.nodeId());
+    if (d.getRaftConf().getPeer(self, RaftPeerRole.FOLLOWER) != null) {
+      return Membership.VOTER;
+    }
+    if (d.getRaftConf().getPeer(self, RaftPeerRole.LISTENER) != null) {
+      return Membership.LISTENER;
+    }
+    return Membership.NONE;
   }
 
   @Override
@@ -259,7 +299,7 @@ public final class RatisQuorumServer implements QuorumServer {
     try (org.apache.ratis.client.RaftClient admin =
         org.apache.ratis.client.RaftClient.newBuilder()
             .setProperties(RaftSetup.clientProperties(settings.clientSettings()))
-            .setRaftGroup(group)
+            .setRaftGroup(division().getGroup())
             .build()) {
       RaftClientReply r =
           admin.getSnapshotManagementApi(RaftSetup.peerId(settings.nodeId())).create(30_000);
@@ -283,8 +323,13 @@ public final class RatisQuorumServer implements QuorumServer {
     // controlled shutdown in the image): when the whole cluster stops, handing leadership to it
     // could only time out, after the 2 s the caller gives it. With no voter left to take over,
     // the voters that stay elect one after we leave.
+    java.util.Set<String> voterIds =
+        voters(d).stream()
+            .map(p -> p.getId().toString())
+            .collect(java.util.stream.Collectors.toSet());
     RaftPeerId target =
         d.getCommitInfos().stream()
+            .filter(c -> voterIds.contains(c.getServer().getId().toStringUtf8()))
             .filter(c -> !c.getServer().getId().toStringUtf8().equals(self))
             .filter(c -> !isLeaving(image, c.getServer().getId().toStringUtf8()))
             .max(java.util.Comparator.comparingLong(CommitInfoProto::getCommitIndex))
@@ -304,7 +349,7 @@ public final class RatisQuorumServer implements QuorumServer {
     try (org.apache.ratis.client.RaftClient c =
         org.apache.ratis.client.RaftClient.newBuilder()
             .setProperties(RaftSetup.clientProperties(settings.clientSettings()))
-            .setRaftGroup(group)
+            .setRaftGroup(d.getGroup())
             .setLeaderId(RaftSetup.peerId(settings.nodeId()))
             .build()) {
       RaftClientReply r = c.admin().transferLeadership(target, timeoutMs);

@@ -1,0 +1,289 @@
+package dev.spool.node;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.spool.cli.CliContext;
+import dev.spool.cli.ExitCodes;
+import dev.spool.common.HostPort;
+import dev.spool.common.SpoolException;
+import dev.spool.config.ConfigException;
+import dev.spool.quorum.QuorumAdmin;
+import dev.spool.quorum.QuorumAdmin.Description;
+import dev.spool.quorum.QuorumAdmin.Member;
+import dev.spool.quorum.QuorumConfig;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code spool quorum describe|add-voter|remove-voter}: the controller quorum's membership, changed
+ * online (docs/operations.md#dynamic-controller-quorum). Talks to the controllers' Raft ports
+ * directly ({@link QuorumAdmin}). Runs on the command's thread.
+ */
+@Command(
+    name = "quorum",
+    mixinStandardHelpOptions = true,
+    description = "Describe the controller quorum, add a voter or remove voters, online.",
+    subcommands = {
+      QuorumCommand.Describe.class,
+      QuorumCommand.AddVoter.class,
+      QuorumCommand.RemoveVoter.class
+    })
+public final class QuorumCommand {
+  private static final JsonFactory JSON = new JsonFactory();
+
+  /** Where the controllers are, and the time budget: every subcommand's options. */
+  static final class Connection {
+    @Option(
+        names = "--bootstrap-controller",
+        paramLabel = "ID@HOST:PORT,...",
+        description =
+            "Controllers to reach the quorum through, as controller.quorum.voters lists them (any"
+                + " current member will do). Default: controller.quorum.voters of --config, or of"
+                + " the local cluster's .spool-cluster/node-1/node.properties.")
+    String bootstrap;
+
+    @Option(
+        names = {"-c", "--config"},
+        paramLabel = "FILE",
+        description = "A node's properties file: its controller.quorum.voters is the bootstrap.")
+    Path configFile;
+
+    @Option(
+        names = "--timeout-ms",
+        defaultValue = "60000",
+        paramLabel = "MS",
+        description =
+            "How long the command may take (a new voter's catch-up included). Default: ${DEFAULT-VALUE}.")
+    long timeoutMs;
+
+    @Option(names = "--json", description = "Print the quorum as one JSON object.")
+    boolean json;
+
+    Map<Integer, HostPort> controllers(CliContext ctx) {
+      String voters = bootstrap;
+      if (voters == null) {
+        Path file =
+            configFile != null
+                ? ctx.workingDirectory().resolve(configFile)
+                : ctx.workingDirectory().resolve(".spool-cluster/node-1/node.properties");
+        if (configFile == null && !Files.exists(file)) {
+          throw new IllegalArgumentException(
+              "where is the quorum? give --bootstrap-controller ID@HOST:PORT,... or --config FILE");
+        }
+        voters = NodeConfig.load(file, Map.of()).get(QuorumConfig.VOTERS.name());
+        if (voters == null) {
+          throw new IllegalArgumentException(
+              file + " sets no " + QuorumConfig.VOTERS.name() + ": give --bootstrap-controller");
+        }
+      }
+      return QuorumConfig.parseVoters(voters);
+    }
+  }
+
+  /** Runs {@code op} against the quorum and prints what it returns; refusals go to stderr. */
+  private static int run(
+      CliContext ctx, Connection conn, Function<QuorumAdmin, Description> op, String done) {
+    Map<Integer, HostPort> controllers;
+    try {
+      controllers = conn.controllers(ctx);
+    } catch (IllegalArgumentException | ConfigException e) {
+      ctx.err().println("error: " + e.getMessage());
+      ctx.err().flush();
+      return ExitCodes.USAGE;
+    }
+    Description d;
+    try (QuorumAdmin admin = QuorumAdmin.connect(controllers, conn.timeoutMs)) {
+      d = op.apply(admin);
+    } catch (SpoolException e) {
+      ctx.err().println("error: " + e.getMessage()); // "CODE: message"
+      ctx.err().flush();
+      return ExitCodes.FAILED;
+    }
+    if (conn.json) {
+      ctx.out().println(toJson(d));
+    } else {
+      if (done != null) {
+        ctx.out().println(done);
+      }
+      print(ctx.out(), d);
+    }
+    ctx.out().flush();
+    return ExitCodes.OK;
+  }
+
+  private static void print(PrintStream out, Description d) {
+    out.println(
+        "leader "
+            + d.leaderId()
+            + "  term "
+            + d.term()
+            + "  commit index "
+            + d.commitIndex()
+            + (d.changing() ? "  (configuration change in progress)" : ""));
+    out.printf(
+        "%-9s %-7s %-24s %12s %8s %14s%n",
+        "ROLE", "NODE", "ADDRESS", "COMMIT", "LAG", "CONTACT_MS");
+    for (Member m : d.voters()) {
+      row(out, m.nodeId() == d.leaderId() ? "leader" : "voter", m);
+    }
+    for (Member m : d.listeners()) {
+      row(out, "listener", m);
+    }
+  }
+
+  private static void row(PrintStream out, String role, Member m) {
+    out.printf(
+        "%-9s %-7d %-24s %12d %8d %14d%n",
+        role, m.nodeId(), m.address(), m.commitIndex(), m.lag(), m.lastContactMsAgo());
+  }
+
+  static String toJson(Description d) {
+    StringWriter w = new StringWriter();
+    try (JsonGenerator g = JSON.createGenerator(w)) {
+      g.writeStartObject();
+      g.writeNumberField("leaderId", d.leaderId());
+      g.writeNumberField("term", d.term());
+      g.writeNumberField("commitIndex", d.commitIndex());
+      g.writeBooleanField("changing", d.changing());
+      members(g, "voters", d.voters());
+      members(g, "listeners", d.listeners());
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return w.toString();
+  }
+
+  private static void members(JsonGenerator g, String name, List<Member> ms) throws IOException {
+    g.writeArrayFieldStart(name);
+    for (Member m : ms) {
+      g.writeStartObject();
+      g.writeNumberField("nodeId", m.nodeId());
+      g.writeStringField("address", m.address());
+      g.writeNumberField("commitIndex", m.commitIndex());
+      g.writeNumberField("lag", m.lag());
+      g.writeNumberField("lastContactMsAgo", m.lastContactMsAgo());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+  }
+
+  @Command(
+      name = "describe",
+      mixinStandardHelpOptions = true,
+      description =
+          "The quorum as its leader sees it: leader, term, commit index, and per voter and listener"
+              + " its address, commit index, lag behind the leader and last contact.")
+  static final class Describe implements Callable<Integer> {
+    private final CliContext ctx;
+
+    @Mixin Connection conn;
+
+    Describe(CliContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() {
+      return run(ctx, conn, QuorumAdmin::describe, null);
+    }
+  }
+
+  @Command(
+      name = "add-voter",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Add a running controller as a voter. Start it first as a new member: node.id not in"
+            + " controller.quorum.voters, controller.quorum.listener=HOST:PORT, storage formatted"
+            + " for this cluster. It joins as a listener, catches up with the leader's log, then"
+            + " becomes a voter.",
+        "Refused, changing nothing: a node id that is already a voter, an address nobody answers"
+            + " at, a controller of another cluster, a change already in progress."
+      })
+  static final class AddVoter implements Callable<Integer> {
+    private final CliContext ctx;
+
+    @Mixin Connection conn;
+
+    @Option(
+        names = "--node-id",
+        required = true,
+        paramLabel = "ID",
+        description = "The new voter's node.id.")
+    int nodeId;
+
+    @Option(
+        names = "--address",
+        required = true,
+        paramLabel = "HOST:PORT",
+        description = "The new voter's Raft address (its controller.quorum.listener).")
+    String address;
+
+    AddVoter(CliContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() {
+      HostPort a;
+      try {
+        a = HostPort.parse(address);
+      } catch (IllegalArgumentException e) {
+        ctx.err().println("error: --address " + address + " is not HOST:PORT: " + e.getMessage());
+        return ExitCodes.USAGE;
+      }
+      return run(
+          ctx, conn, admin -> admin.addVoter(nodeId, a), "Added node " + nodeId + " as a voter.");
+    }
+  }
+
+  @Command(
+      name = "remove-voter",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Remove voters (or listeners) in one configuration change. If the active controller is"
+            + " among them, leadership moves to a staying voter first. A removed controller stops"
+            + " taking part in the quorum; stop its process (or take the controller role out of its"
+            + " process.roles) afterwards.",
+        "Refused, changing nothing: removing every voter, removing so many at once that the staying"
+            + " voters are not a majority of the current ones, removing when the staying voters the"
+            + " leader reaches are not a majority of them, an id that is not a member."
+      })
+  static final class RemoveVoter implements Callable<Integer> {
+    private final CliContext ctx;
+
+    @Mixin Connection conn;
+
+    @Option(
+        names = "--node-id",
+        required = true,
+        split = ",",
+        paramLabel = "ID[,ID...]",
+        description = "The voters to remove.")
+    List<Integer> nodeIds;
+
+    RemoveVoter(CliContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() {
+      Set<Integer> ids = new TreeSet<>(nodeIds);
+      return run(
+          ctx, conn, admin -> admin.removeVoters(ids), "Removed " + ids + " from the quorum.");
+    }
+  }
+}

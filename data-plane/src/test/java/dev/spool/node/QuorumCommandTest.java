@@ -1,0 +1,79 @@
+package dev.spool.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.spool.cli.CliRunner;
+import dev.spool.cli.CliRunner.Result;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code spool quorum}'s usage errors and its answer when no controller is reachable; the changes
+ * themselves are tested against real processes in {@code QuorumMembershipE2ETest}.
+ */
+@Tag("unit")
+class QuorumCommandTest {
+  @TempDir Path dir;
+
+  private Result run(String... args) {
+    return new CliRunner(SpoolMain::commandLine, Map.of(), dir).run("", args);
+  }
+
+  @Test
+  void shouldAskWhereTheQuorumIsWhenNothingSaysIt() {
+    Result r = run("quorum", "describe");
+    assertEquals(2, r.exitCode(), r.toString());
+    assertTrue(r.err().contains("--bootstrap-controller"), r.toString());
+  }
+
+  @Test
+  void shouldRefuseAConfigWithoutVotersAndAnAddressThatIsNotHostPort() throws IOException {
+    Path config = dir.resolve("node.properties");
+    Files.writeString(config, "node.id=1\n");
+    Result r = run("quorum", "describe", "--config", config.toString());
+    assertEquals(2, r.exitCode(), r.toString());
+    assertTrue(r.err().contains("controller.quorum.voters"), r.toString());
+
+    r =
+        run(
+            "quorum",
+            "add-voter",
+            "--bootstrap-controller",
+            "1@127.0.0.1:1",
+            "--node-id",
+            "4",
+            "--address",
+            "no-port");
+    assertEquals(2, r.exitCode(), r.toString());
+    assertTrue(r.err().contains("--address no-port is not HOST:PORT"), r.toString());
+  }
+
+  @Test
+  void shouldSayTheQuorumIsUnavailableWhenNoControllerAnswers() throws IOException {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort(); // closed again: nobody listens there
+    }
+    Result r =
+        run(
+            "quorum",
+            "remove-voter",
+            "--bootstrap-controller",
+            "1@127.0.0.1:" + port,
+            "--node-id",
+            "1",
+            "--timeout-ms",
+            "300");
+    assertEquals(1, r.exitCode(), r.toString());
+    assertTrue(
+        r.err().startsWith("error: QUORUM_UNAVAILABLE: cannot find the quorum's leader"),
+        r.toString());
+  }
+}
