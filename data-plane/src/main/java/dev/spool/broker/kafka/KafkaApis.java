@@ -77,23 +77,34 @@ final class KafkaApis {
   private final Handlers h;
   private final BrokerContext ctx;
   private final KafkaGroupApis groups;
+  private final Set<KafkaApi> served;
 
-  KafkaApis(Handlers handlers, GroupCoordinator coordinator) {
+  /**
+   * @param sasl whether the listener authenticates with SASL: SaslHandshake and SaslAuthenticate
+   *     are then advertised too (answered by {@link SaslAuthenticator}, never by {@link #serve})
+   */
+  KafkaApis(Handlers handlers, GroupCoordinator coordinator, boolean sasl) {
     this.h = handlers;
     this.ctx = handlers.context();
     this.groups = new KafkaGroupApis(coordinator, ctx::image);
+    EnumSet<KafkaApi> s = EnumSet.copyOf(SERVED);
+    if (sasl) {
+      s.add(KafkaApi.SASL_HANDSHAKE);
+      s.add(KafkaApi.SASL_AUTHENTICATE);
+    }
+    this.served = Collections.unmodifiableSet(s);
   }
 
-  /** The APIs {@link #serve} answers; the others are answered UNSUPPORTED_VERSION. */
+  /** The APIs the listener answers; the others are answered UNSUPPORTED_VERSION. */
   Set<KafkaApi> served() {
-    return SERVED;
+    return served;
   }
 
   CompletableFuture<KafkaResponse> serve(KafkaRequest r, Connection connection) {
     KafkaApi api = r.api().orElseThrow();
     return switch (api) {
       case API_VERSIONS ->
-          done(ApiVersionsCodec.answer(r, SERVED, ctx.clusterId(), ctx.brokerId()));
+          done(ApiVersionsCodec.answer(r, served, ctx.clusterId(), ctx.brokerId()));
       case METADATA -> metadata(r);
       case PRODUCE -> produce(r);
       case FETCH -> fetch(r, connection);
