@@ -23,12 +23,17 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import org.apache.kafka.clients.admin.UserScramCredentialsDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.UnacceptableCredentialException;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
@@ -54,7 +59,9 @@ import org.junit.jupiter.api.io.TempDir;
  * metadata quorum) produce and consume with Kafka's own clients under each mechanism; a wrong
  * password is refused with SASL_AUTHENTICATION_FAILED and its message; a request before
  * authentication and a mechanism that is not enabled close the connection; {@code spool user list
- * --json} and {@code delete} manage them, and a deleted user can no longer log in.
+ * --json} and {@code delete} manage them, and a deleted user can no longer log in; Kafka's own
+ * Admin (AlterUserScramCredentials, DescribeUserScramCredentials) manages them too, and a restarted
+ * node still knows them.
  */
 @Tag("integration")
 @Timeout(180)
@@ -197,6 +204,62 @@ class SaslE2ETest {
         cli("", "user", "create", "dave", "--password", "p", "--iterations", "100");
     assertTrue(few.exitCode() != 0, few.toString());
     assertTrue(few.err().contains("UNACCEPTABLE_CREDENTIAL"), few.toString());
+  }
+
+  @Test
+  void kafkasAdminManagesCredentialsAndTheySurviveARestart() throws Exception {
+    assertEquals(0, cli("", "user", "create", "admin", "--password", "admin-pw").exitCode());
+    try (Admin admin = Admin.create(kafkaClient("SCRAM-SHA-512", "admin", "admin-pw"))) {
+      // what kafka-configs --alter --add-config 'SCRAM-SHA-256=[iterations=8192,password=...]'
+      // sends
+      admin
+          .alterUserScramCredentials(
+              List.of(
+                  new UserScramCredentialUpsertion(
+                      "erin",
+                      new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 8192),
+                      "erin-pw")))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+      UserScramCredentialsDescription erin =
+          admin
+              .describeUserScramCredentials(List.of("erin"))
+              .description("erin")
+              .get(30, TimeUnit.SECONDS);
+      assertEquals(
+          List.of(new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 8192)),
+          erin.credentialInfos());
+      ExecutionException tooFew =
+          assertThrows(
+              ExecutionException.class,
+              () ->
+                  admin
+                      .alterUserScramCredentials(
+                          List.of(
+                              new UserScramCredentialUpsertion(
+                                  "erin",
+                                  new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 100),
+                                  "x")))
+                      .all()
+                      .get(30, TimeUnit.SECONDS));
+      assertInstanceOf(UnacceptableCredentialException.class, tooFew.getCause());
+    }
+    assertLogsIn("SCRAM-SHA-256", "erin", "erin-pw");
+
+    // The credentials are in the metadata quorum's log: a restarted node still has them.
+    int node = cluster.nodes().get(0);
+    cluster.stop(node);
+    cluster.start(node);
+    cluster.awaitReady(Duration.ofSeconds(60));
+    assertLogsIn("SCRAM-SHA-256", "erin", "erin-pw");
+    assertLogsIn("SCRAM-SHA-512", "admin", "admin-pw");
+  }
+
+  private static void assertLogsIn(String mechanism, String user, String password)
+      throws Exception {
+    try (Admin admin = Admin.create(kafkaClient(mechanism, user, password))) {
+      assertEquals(1, admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size());
+    }
   }
 
   private static void assertRefused(Properties p, String message) {

@@ -10,6 +10,7 @@ import dev.spool.broker.kafka.codec.MetadataCodec;
 import dev.spool.broker.kafka.codec.OffsetsCodec;
 import dev.spool.broker.kafka.codec.ProduceCodec;
 import dev.spool.broker.kafka.codec.RecordsCodec;
+import dev.spool.broker.kafka.codec.ScramCodec;
 import dev.spool.broker.kafka.codec.TopicAdminCodec;
 import dev.spool.broker.network.WireProtocol.Connection;
 import dev.spool.broker.request.BrokerContext;
@@ -72,7 +73,9 @@ final class KafkaApis {
               KafkaApi.DELETE_GROUPS,
               KafkaApi.DELETE_RECORDS,
               KafkaApi.DESCRIBE_LOG_DIRS,
-              KafkaApi.DESCRIBE_PRODUCERS));
+              KafkaApi.DESCRIBE_PRODUCERS,
+              KafkaApi.DESCRIBE_USER_SCRAM_CREDENTIALS,
+              KafkaApi.ALTER_USER_SCRAM_CREDENTIALS));
 
   private final Handlers h;
   private final BrokerContext ctx;
@@ -171,6 +174,14 @@ final class KafkaApis {
           h.describeProducers()
               .call(RecordsCodec.describeProducersToSpool(r))
               .thenApply(resp -> RecordsCodec.describeProducersToKafka(r, resp));
+      case ALTER_USER_SCRAM_CREDENTIALS ->
+          h.alterUserScramCredentials()
+              .call(ScramCodec.alterToSpool(r, (int) ctx.adminTimeout(0)))
+              .thenApply(resp -> ScramCodec.alterToKafka(r, resp));
+      case DESCRIBE_USER_SCRAM_CREDENTIALS ->
+          h.describeUserScramCredentials()
+              .call(ScramCodec.describeToSpool(r))
+              .thenApply(resp -> ScramCodec.describeToKafka(r, resp));
       default -> throw new IllegalStateException(api + " is not served"); // decoder answered it
     };
   }

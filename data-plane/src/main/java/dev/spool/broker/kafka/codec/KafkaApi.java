@@ -55,7 +55,9 @@ public enum KafkaApi {
    * Kafka's request framing; every client of the last years uses version 1 with SaslAuthenticate.
    */
   SASL_HANDSHAKE(ApiKeys.SASL_HANDSHAKE, 1, 1, 1),
-  SASL_AUTHENTICATE(ApiKeys.SASL_AUTHENTICATE, 0, 0, 2);
+  SASL_AUTHENTICATE(ApiKeys.SASL_AUTHENTICATE, 0, 0, 2),
+  DESCRIBE_USER_SCRAM_CREDENTIALS(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, 0, 0, 0),
+  ALTER_USER_SCRAM_CREDENTIALS(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, 0, 0, 0);
 
   final ApiKeys key;
   private final short advertisedMin;
