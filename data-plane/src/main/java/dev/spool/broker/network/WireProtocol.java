@@ -11,8 +11,10 @@ import java.util.concurrent.CompletableFuture;
  * input) is the same for every protocol; Spool's own protocol ({@link SpoolProtocol}) and Kafka's
  * (in {@code dev.spool.broker.kafka}) differ only here.
  *
- * <p>Threads: one instance serves every connection of its listener, on their event loops; it keeps
- * no per-connection state. {@link #serve} must not block; its future may complete on any thread.
+ * <p>Threads: one instance serves every connection of its listener, on their event loops; what it
+ * keeps per connection lives in the session {@link #newSession} makes (SASL state on the Kafka
+ * listener), touched only on that connection's loop. {@link #serve} must not block; its future may
+ * complete on any thread.
  *
  * @param <Q> a decoded request
  * @param <A> an answer
