@@ -38,6 +38,7 @@ import picocli.CommandLine.Spec;
       TopicCommand.class,
       GroupCommand.class,
       ClusterCommand.class,
+      UserCommand.class,
       PerfCommand.class,
       CommandLine.HelpCommand.class
     })

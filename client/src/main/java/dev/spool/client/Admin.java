@@ -10,11 +10,14 @@ import dev.spool.client.internal.consumer.OffsetLookup;
 import dev.spool.client.internal.metadata.LeaderCalls;
 import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
+import dev.spool.common.ScramMechanism;
 import dev.spool.common.SpoolException;
 import dev.spool.common.TopicPartition;
 import dev.spool.network.Node;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
+import dev.spool.protocol.message.AlterUserScramCredentialsRequest;
+import dev.spool.protocol.message.AlterUserScramCredentialsResponse;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.BrokerInfo;
 import dev.spool.protocol.message.CreatePartitionsRequest;
@@ -29,6 +32,8 @@ import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.DescribeConfigsResponse;
 import dev.spool.protocol.message.DescribeLogsRequest;
 import dev.spool.protocol.message.DescribeLogsResponse;
+import dev.spool.protocol.message.DescribeUserScramCredentialsRequest;
+import dev.spool.protocol.message.DescribeUserScramCredentialsResponse;
 import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
 import dev.spool.protocol.message.MetadataRequest;
@@ -500,6 +505,99 @@ public final class Admin implements AutoCloseable {
             }
             entries.sort(Comparator.comparing(ConfigEntry::key));
             out.put(res.getName(), entries);
+          }
+          return new Done<>(out);
+        });
+  }
+
+  // ---------------------------------------------------------------- SCRAM credentials
+
+  /**
+   * Adds or replaces {@code user}'s SCRAM credential for {@code mechanism}, as Kafka's {@code
+   * Admin.alterUserScramCredentials}: the salt is random and the password is salted here, so only
+   * the salted password leaves this process; the controller keeps StoredKey and ServerKey
+   * (docs/security.md#sasl). Fails with UNACCEPTABLE_CREDENTIAL (a user name or iteration count out
+   * of bounds). Completes once the answering broker's image holds the credential.
+   */
+  public CompletableFuture<Void> upsertScramCredential(
+      String user, ScramMechanism mechanism, String password, int iterations) {
+    byte[] salt = ScramMechanism.randomSalt(new java.security.SecureRandom());
+    byte[] salted =
+        iterations < ScramMechanism.MIN_ITERATIONS || iterations > ScramMechanism.MAX_ITERATIONS
+            ? new byte[0] // refused by the controller with the bounds; not worth computing
+            : mechanism.saltedPassword(password, salt, iterations);
+    return alterScram(
+        AlterUserScramCredentialsRequest.newBuilder()
+            .setTimeoutMs(brokerTimeoutMs)
+            .addUpsertions(
+                AlterUserScramCredentialsRequest.Upsertion.newBuilder()
+                    .setName(user)
+                    .setMechanism(mechanism.mechanismName())
+                    .setIterations(iterations)
+                    .setSalt(com.google.protobuf.ByteString.copyFrom(salt))
+                    .setSaltedPassword(com.google.protobuf.ByteString.copyFrom(salted)))
+            .build(),
+        false);
+  }
+
+  /** Deletes {@code user}'s credential for {@code mechanism}; RESOURCE_NOT_FOUND if it has none. */
+  public CompletableFuture<Void> deleteScramCredential(String user, ScramMechanism mechanism) {
+    return alterScram(
+        AlterUserScramCredentialsRequest.newBuilder()
+            .setTimeoutMs(brokerTimeoutMs)
+            .addDeletions(
+                AlterUserScramCredentialsRequest.Deletion.newBuilder()
+                    .setName(user)
+                    .setMechanism(mechanism.mechanismName()))
+            .build(),
+        true);
+  }
+
+  private CompletableFuture<Void> alterScram(
+      AlterUserScramCredentialsRequest request, boolean deletion) {
+    AtomicInteger attempts = new AtomicInteger();
+    return calls.call(
+        "AlterUserScramCredentials",
+        ApiKey.ALTER_USER_SCRAM_CREDENTIALS,
+        () -> {
+          attempts.incrementAndGet();
+          return request;
+        },
+        r -> {
+          for (AlterUserScramCredentialsResponse.Result res :
+              r.body(AlterUserScramCredentialsResponse.class).getResultsList()) {
+            if (deletion
+                && res.getErrorCode() == ErrorCode.RESOURCE_NOT_FOUND
+                && attempts.get() > 1) {
+              continue; // an earlier attempt that timed out did delete it
+            }
+            if (res.getErrorCode() != ErrorCode.NONE) {
+              SpoolException e =
+                  new SpoolException(
+                      res.getErrorCode(), "user '" + res.getUser() + "': " + res.getErrorMessage());
+              return e.retriable() ? new Retry<>(e) : new AdminCalls.Fail<>(e);
+            }
+          }
+          return new Done<>(null);
+        });
+  }
+
+  /**
+   * Users with SCRAM credentials: user -> mechanism name -> iterations, users and mechanisms in
+   * order (never salts or keys).
+   */
+  public CompletableFuture<Map<String, Map<String, Integer>>> describeScramCredentials() {
+    return calls.call(
+        "DescribeUserScramCredentials",
+        ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS,
+        DescribeUserScramCredentialsRequest::getDefaultInstance,
+        r -> {
+          Map<String, Map<String, Integer>> out = new TreeMap<>();
+          for (DescribeUserScramCredentialsResponse.Result res :
+              r.body(DescribeUserScramCredentialsResponse.class).getResultsList()) {
+            Map<String, Integer> m = new TreeMap<>();
+            res.getCredentialsList().forEach(c -> m.put(c.getMechanism(), c.getIterations()));
+            out.put(res.getUser(), m);
           }
           return new Done<>(out);
         });

@@ -86,6 +86,16 @@ public final class ApiMessages {
         ApiKey.CREATE_PARTITIONS,
         new Pair(CreatePartitionsRequest.parser(), CreatePartitionsResponse.parser()));
     PARSERS.put(
+        ApiKey.ALTER_USER_SCRAM_CREDENTIALS,
+        new Pair(
+            dev.spool.protocol.message.AlterUserScramCredentialsRequest.parser(),
+            dev.spool.protocol.message.AlterUserScramCredentialsResponse.parser()));
+    PARSERS.put(
+        ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS,
+        new Pair(
+            dev.spool.protocol.message.DescribeUserScramCredentialsRequest.parser(),
+            dev.spool.protocol.message.DescribeUserScramCredentialsResponse.parser()));
+    PARSERS.put(
         ApiKey.DELETE_TOPICS,
         new Pair(DeleteTopicsRequest.parser(), DeleteTopicsResponse.parser()));
     PARSERS.put(

@@ -42,6 +42,7 @@ import dev.spool.quorum.lifecycle.BrokerState;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -273,7 +274,16 @@ public final class Broker implements AutoCloseable {
     String kafkaListener = config.get(BrokerConfig.KAFKA_LISTENER);
     if (!kafkaListener.isEmpty()) {
       HostPort kl = HostPort.parse(kafkaListener);
-      var kafka = new KafkaProtocol(handlers, coordinator, logPrefix);
+      var kafka =
+          new KafkaProtocol(
+              handlers,
+              coordinator,
+              logPrefix,
+              SecurityConfig.isSasl(config, SecurityConfig.KAFKA)
+                  ? config.get(SecurityConfig.SASL_ENABLED_MECHANISMS).stream()
+                      .map(String::trim)
+                      .toList()
+                  : List.of());
       server.addListener(KafkaProtocol.LISTENER, kl.host(), kl.port(), kafka);
       if (tls.kafka() != null) {
         server.tls(KafkaProtocol.LISTENER, tls.kafka(), tls.clientAuth());
@@ -335,7 +345,9 @@ public final class Broker implements AutoCloseable {
         .register(ApiKey.OFFSET_DELETE, new OffsetDeleteHandler(coordinator))
         .register(ApiKey.DESCRIBE_LOGS, h.describeLogs())
         .register(ApiKey.DELETE_RECORDS, h.deleteRecords())
-        .register(ApiKey.DESCRIBE_PRODUCERS, h.describeProducers());
+        .register(ApiKey.DESCRIBE_PRODUCERS, h.describeProducers())
+        .register(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, h.alterUserScramCredentials())
+        .register(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, h.describeUserScramCredentials());
   }
 
   private BrokerServer.Settings serverSettings(Config config) {

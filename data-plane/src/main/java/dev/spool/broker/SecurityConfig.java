@@ -36,8 +36,28 @@ public final class SecurityConfig {
           List.of(SPOOL + ":" + SslConfig.PLAINTEXT, KAFKA + ":" + SslConfig.PLAINTEXT),
           SecurityConfig::validMap,
           "Security protocol of each listener, NAME:PROTOCOL: SPOOL (listener, also used for"
-              + " replication) and KAFKA (kafka.listener), each PLAINTEXT or SSL (with the ssl.*"
-              + " keys); a listener not named is PLAINTEXT.");
+              + " replication) PLAINTEXT or SSL, KAFKA (kafka.listener) PLAINTEXT, SSL,"
+              + " SASL_PLAINTEXT or SASL_SSL (SSL with the ssl.* keys, SASL with"
+              + " sasl.enabled.mechanisms); a listener not named is PLAINTEXT.");
+
+  /** SASL over a plaintext connection (Kafka's name). */
+  public static final String SASL_PLAINTEXT = "SASL_PLAINTEXT";
+
+  /** SASL over TLS (Kafka's name). */
+  public static final String SASL_SSL = "SASL_SSL";
+
+  /** The SASL mechanisms the Kafka listener can offer. */
+  public static final List<String> SASL_MECHANISMS =
+      List.of("SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN");
+
+  public static final ConfigKey<List<String>> SASL_ENABLED_MECHANISMS =
+      DEF.listKey(
+          "sasl.enabled.mechanisms",
+          List.of("SCRAM-SHA-256", "SCRAM-SHA-512"),
+          SecurityConfig::validMechanisms,
+          "SASL mechanisms a SASL_PLAINTEXT or SASL_SSL listener offers: SCRAM-SHA-256,"
+              + " SCRAM-SHA-512 and PLAIN (checked against the user's SCRAM credential; send it"
+              + " over SASL_SSL only); credentials are managed with 'spool user'.");
 
   public static final SslConfig SSL = SslConfig.define(DEF, true);
 
@@ -48,15 +68,43 @@ public final class SecurityConfig {
   public record Contexts(
       SslContext spool, SslContext kafka, SslContext replication, String clientAuth) {}
 
-  /** True when {@code listener} (SPOOL or KAFKA) speaks SSL. */
+  /** True when {@code listener} (SPOOL or KAFKA) speaks SSL (SSL or SASL_SSL). */
   public static boolean isTls(Config c, String listener) {
+    String p = protocol(c, listener);
+    return p.equals(SslConfig.SSL) || p.equals(SASL_SSL);
+  }
+
+  /** True when {@code listener} authenticates clients with SASL (SASL_PLAINTEXT or SASL_SSL). */
+  public static boolean isSasl(Config c, String listener) {
+    String p = protocol(c, listener);
+    return p.equals(SASL_PLAINTEXT) || p.equals(SASL_SSL);
+  }
+
+  /** The listener's protocol, upper case; PLAINTEXT when the map does not name it. */
+  public static String protocol(Config c, String listener) {
     for (String entry : c.get(LISTENER_SECURITY_PROTOCOL_MAP)) {
       int colon = entry.indexOf(':');
       if (entry.substring(0, colon).trim().equalsIgnoreCase(listener)) {
-        return entry.substring(colon + 1).trim().equalsIgnoreCase(SslConfig.SSL);
+        return entry.substring(colon + 1).trim().toUpperCase(Locale.ROOT);
       }
     }
-    return false;
+    return SslConfig.PLAINTEXT;
+  }
+
+  private static String validMechanisms(List<String> mechanisms) {
+    if (mechanisms.isEmpty()) {
+      return "is empty (mechanisms: " + String.join(", ", SASL_MECHANISMS) + ")";
+    }
+    for (String m : mechanisms) {
+      if (!SASL_MECHANISMS.contains(m.trim())) {
+        return "has '"
+            + m
+            + "', not a mechanism Spool offers ("
+            + String.join(", ", SASL_MECHANISMS)
+            + ")";
+      }
+    }
+    return null;
   }
 
   /**
@@ -87,15 +135,19 @@ public final class SecurityConfig {
       if (!name.equals(SPOOL) && !name.equals(KAFKA)) {
         return "names listener '" + name + "' (listeners: SPOOL, KAFKA)";
       }
-      if (protocol.startsWith("SASL")) {
+      boolean sasl = protocol.equals(SASL_PLAINTEXT) || protocol.equals(SASL_SSL);
+      if (sasl && name.equals(SPOOL)) {
         return "asks for "
             + protocol
-            + " on "
-            + name
-            + ": SASL is not supported yet (PLAINTEXT, SSL)";
+            + " on SPOOL: SASL is offered on the KAFKA listener only so far (SPOOL: PLAINTEXT,"
+            + " SSL)";
       }
-      if (!protocol.equals(SslConfig.PLAINTEXT) && !protocol.equals(SslConfig.SSL)) {
-        return "has protocol '" + protocol + "' for " + name + " (protocols: PLAINTEXT, SSL)";
+      if (!sasl && !protocol.equals(SslConfig.PLAINTEXT) && !protocol.equals(SslConfig.SSL)) {
+        return "has protocol '"
+            + protocol
+            + "' for "
+            + name
+            + " (protocols: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL)";
       }
     }
     return null;

@@ -136,10 +136,10 @@ public final class NodeConfig {
   /**
    * The listener keys of this node's roles that bind an address other than loopback, as {@code
    * key=host}, unless the listener speaks TLS and requires client certificates
-   * (ssl.client.auth=required, mutual TLS: only holders of a trusted certificate get in). Each of
-   * the others accepts, from anyone who reaches it, everything its protocol can do (the quorum
-   * port: controller writes). The node warns about each at start; binding them is the operator's
-   * choice.
+   * (ssl.client.auth=required, mutual TLS: only holders of a trusted certificate get in) or, for
+   * the Kafka listener, speaks SASL_SSL (every client authenticates over TLS). Each of the others
+   * accepts, from anyone who reaches it, everything its protocol can do (the quorum port:
+   * controller writes). The node warns about each at start; binding them is the operator's choice.
    */
   public static List<String> exposedListeners(Config config) {
     List<String> exposed = new ArrayList<>();
@@ -154,7 +154,11 @@ public final class NodeConfig {
           BrokerConfig.LISTENER.name(),
           HostPort.parse(config.get(BrokerConfig.LISTENER)).host());
     }
+    // SASL_SSL: every client authenticates, over TLS (SASL_PLAINTEXT still warns: no TLS).
+    boolean kafkaSaslSsl =
+        SecurityConfig.protocol(config, SecurityConfig.KAFKA).equals(SecurityConfig.SASL_SSL);
     if (BrokerConfig.isBroker(config)
+        && !kafkaSaslSsl
         && !(mutualTls && SecurityConfig.isTls(config, SecurityConfig.KAFKA))) {
       if (!config.get(BrokerConfig.KAFKA_LISTENER).isEmpty()) {
         addIfExposed(

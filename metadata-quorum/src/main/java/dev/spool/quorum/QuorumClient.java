@@ -60,6 +60,11 @@ public interface QuorumClient extends AutoCloseable {
 
   CompletableFuture<AlterConfigsResponse> alterConfigs(AlterConfigsRequest request);
 
+  /** Adds, replaces and deletes SCRAM credentials; per-user errors in the answer. */
+  CompletableFuture<dev.spool.protocol.message.AlterUserScramCredentialsResponse>
+      alterUserScramCredentials(
+          dev.spool.protocol.message.AlterUserScramCredentialsRequest request);
+
   /** Retries internally when another allocation won the race for the same block. */
   CompletableFuture<AllocateProducerIdsResponse> allocateProducerIds(
       AllocateProducerIdsRequest request);

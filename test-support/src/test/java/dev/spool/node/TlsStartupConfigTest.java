@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.spool.broker.SecurityConfig;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigException;
 import dev.spool.testing.TestCertificates;
@@ -59,6 +60,35 @@ class TlsStartupConfigTest {
   }
 
   @Test
+  void shouldAcceptSaslOnTheKafkaListenerWithTlsUnderSaslSsl() {
+    Config config =
+        NodeConfig.parse(
+            node(
+                Map.of(
+                    "kafka.listener", "0.0.0.0:0",
+                    "listener.security.protocol.map", "SPOOL:SSL,KAFKA:SASL_SSL",
+                    "sasl.enabled.mechanisms", "SCRAM-SHA-512,PLAIN")));
+    NodeConfig.checkEnvironment(config);
+    assertTrue(SecurityConfig.isSasl(config, SecurityConfig.KAFKA));
+    assertTrue(SecurityConfig.isTls(config, SecurityConfig.KAFKA));
+    assertFalse(SecurityConfig.isSasl(config, SecurityConfig.SPOOL));
+    // every client of a SASL_SSL listener authenticates over TLS: no exposure warning for it
+    assertFalse(
+        NodeConfig.exposedListeners(config).stream().anyMatch(l -> l.startsWith("kafka.listener")),
+        String.valueOf(NodeConfig.exposedListeners(config)));
+    Config plain =
+        NodeConfig.parse(
+            node(
+                Map.of(
+                    "kafka.listener", "0.0.0.0:0",
+                    "listener.security.protocol.map", "SPOOL:SSL,KAFKA:SASL_PLAINTEXT")));
+    assertFalse(SecurityConfig.isTls(plain, SecurityConfig.KAFKA));
+    assertTrue(
+        NodeConfig.exposedListeners(plain).stream().anyMatch(l -> l.startsWith("kafka.listener")),
+        String.valueOf(NodeConfig.exposedListeners(plain)));
+  }
+
+  @Test
   void shouldNameTheKeystoreLocationWhenTheFileIsMissingOrNotAKeystore() throws IOException {
     ConfigException missing =
         refused(Map.of("ssl.keystore.location", dir.resolve("nope.p12").toString()));
@@ -86,6 +116,11 @@ class TlsStartupConfigTest {
 
     ConfigException sasl = refused(Map.of("listener.security.protocol.map", "SPOOL:SASL_SSL"));
     assertEquals("listener.security.protocol.map", sasl.key(), sasl.getMessage());
+    assertTrue(sasl.getMessage().contains("KAFKA listener only"), sasl.getMessage());
+    ConfigException mechanism = refused(Map.of("sasl.enabled.mechanisms", "SCRAM-SHA-256,GSSAPI"));
+    assertEquals("sasl.enabled.mechanisms", mechanism.key(), mechanism.getMessage());
+    assertTrue(mechanism.getMessage().contains("GSSAPI"), mechanism.getMessage());
+    assertEquals("sasl.enabled.mechanisms", refused(Map.of("sasl.enabled.mechanisms", "")).key());
     ConfigException tls10 = refused(Map.of("ssl.enabled.protocols", "TLSv9"));
     assertEquals("ssl.enabled.protocols", tls10.key(), tls10.getMessage());
   }

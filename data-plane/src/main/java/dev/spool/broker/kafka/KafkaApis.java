@@ -10,6 +10,7 @@ import dev.spool.broker.kafka.codec.MetadataCodec;
 import dev.spool.broker.kafka.codec.OffsetsCodec;
 import dev.spool.broker.kafka.codec.ProduceCodec;
 import dev.spool.broker.kafka.codec.RecordsCodec;
+import dev.spool.broker.kafka.codec.ScramCodec;
 import dev.spool.broker.kafka.codec.TopicAdminCodec;
 import dev.spool.broker.network.WireProtocol.Connection;
 import dev.spool.broker.request.BrokerContext;
@@ -72,28 +73,41 @@ final class KafkaApis {
               KafkaApi.DELETE_GROUPS,
               KafkaApi.DELETE_RECORDS,
               KafkaApi.DESCRIBE_LOG_DIRS,
-              KafkaApi.DESCRIBE_PRODUCERS));
+              KafkaApi.DESCRIBE_PRODUCERS,
+              KafkaApi.DESCRIBE_USER_SCRAM_CREDENTIALS,
+              KafkaApi.ALTER_USER_SCRAM_CREDENTIALS));
 
   private final Handlers h;
   private final BrokerContext ctx;
   private final KafkaGroupApis groups;
+  private final Set<KafkaApi> served;
 
-  KafkaApis(Handlers handlers, GroupCoordinator coordinator) {
+  /**
+   * @param sasl whether the listener authenticates with SASL: SaslHandshake and SaslAuthenticate
+   *     are then advertised too (answered by {@link SaslAuthenticator}, never by {@link #serve})
+   */
+  KafkaApis(Handlers handlers, GroupCoordinator coordinator, boolean sasl) {
     this.h = handlers;
     this.ctx = handlers.context();
     this.groups = new KafkaGroupApis(coordinator, ctx::image);
+    EnumSet<KafkaApi> s = EnumSet.copyOf(SERVED);
+    if (sasl) {
+      s.add(KafkaApi.SASL_HANDSHAKE);
+      s.add(KafkaApi.SASL_AUTHENTICATE);
+    }
+    this.served = Collections.unmodifiableSet(s);
   }
 
-  /** The APIs {@link #serve} answers; the others are answered UNSUPPORTED_VERSION. */
+  /** The APIs the listener answers; the others are answered UNSUPPORTED_VERSION. */
   Set<KafkaApi> served() {
-    return SERVED;
+    return served;
   }
 
   CompletableFuture<KafkaResponse> serve(KafkaRequest r, Connection connection) {
     KafkaApi api = r.api().orElseThrow();
     return switch (api) {
       case API_VERSIONS ->
-          done(ApiVersionsCodec.answer(r, SERVED, ctx.clusterId(), ctx.brokerId()));
+          done(ApiVersionsCodec.answer(r, served, ctx.clusterId(), ctx.brokerId()));
       case METADATA -> metadata(r);
       case PRODUCE -> produce(r);
       case FETCH -> fetch(r, connection);
@@ -160,6 +174,14 @@ final class KafkaApis {
           h.describeProducers()
               .call(RecordsCodec.describeProducersToSpool(r))
               .thenApply(resp -> RecordsCodec.describeProducersToKafka(r, resp));
+      case ALTER_USER_SCRAM_CREDENTIALS ->
+          h.alterUserScramCredentials()
+              .call(ScramCodec.alterToSpool(r, (int) ctx.adminTimeout(0)))
+              .thenApply(resp -> ScramCodec.alterToKafka(r, resp));
+      case DESCRIBE_USER_SCRAM_CREDENTIALS ->
+          h.describeUserScramCredentials()
+              .call(ScramCodec.describeToSpool(r))
+              .thenApply(resp -> ScramCodec.describeToKafka(r, resp));
       default -> throw new IllegalStateException(api + " is not served"); // decoder answered it
     };
   }

@@ -37,11 +37,33 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
   private final KafkaApis apis;
   private final KafkaRequestDecoder decoder;
   private final String logPrefix;
+  private final SaslAuthenticator sasl;
 
+  /** A listener without SASL (PLAINTEXT or SSL). */
   public KafkaProtocol(Handlers handlers, GroupCoordinator coordinator, String logPrefix) {
-    this.apis = new KafkaApis(handlers, coordinator);
+    this(handlers, coordinator, logPrefix, List.of());
+  }
+
+  /**
+   * @param saslMechanisms the SASL mechanisms offered (SASL_PLAINTEXT, SASL_SSL); empty: no SASL
+   */
+  public KafkaProtocol(
+      Handlers handlers,
+      GroupCoordinator coordinator,
+      String logPrefix,
+      List<String> saslMechanisms) {
+    this.apis = new KafkaApis(handlers, coordinator, !saslMechanisms.isEmpty());
     this.decoder = new KafkaRequestDecoder(apis.served());
     this.logPrefix = logPrefix + "[" + LISTENER + "]";
+    this.sasl =
+        saslMechanisms.isEmpty()
+            ? null
+            : new SaslAuthenticator(saslMechanisms, handlers.context()::image, this.logPrefix);
+  }
+
+  @Override
+  public Object newSession(java.net.SocketAddress remoteAddress) {
+    return sasl == null ? null : sasl.newSession(remoteAddress);
   }
 
   @Override
@@ -66,6 +88,13 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
 
   @Override
   public CompletableFuture<KafkaResponse> serve(KafkaRequest request, Connection connection) {
+    if (sasl != null) {
+      KafkaResponse decided =
+          sasl.intercept(request, (SaslAuthenticator.Session) connection.session());
+      if (decided != null) {
+        return CompletableFuture.completedFuture(decided);
+      }
+    }
     KafkaResponse immediate = request.immediateAnswer();
     if (immediate != null) {
       return CompletableFuture.completedFuture(immediate);

@@ -71,6 +71,7 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   private final ArrayDeque<Pending<Q, A>> pending = new ArrayDeque<>();
   private ChannelHandlerContext ctx;
   private String connectionId;
+  private Object session;
   private boolean closing;
   private boolean waitingForMemory;
 
@@ -91,6 +92,7 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
     this.ctx = ctx;
     this.connectionId = String.valueOf(ctx.channel().remoteAddress());
+    this.session = protocol.newSession(ctx.channel().remoteAddress());
     metrics.connectionOpened();
     super.channelActive(ctx);
   }
@@ -135,7 +137,7 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
           protocol.serve(
               request,
               new WireProtocol.Connection(
-                  connectionId, ctx.channel().remoteAddress(), readNs, p.newerRequest));
+                  connectionId, ctx.channel().remoteAddress(), readNs, p.newerRequest, session));
     } catch (RuntimeException e) {
       future = CompletableFuture.failedFuture(e);
     }

@@ -11,8 +11,10 @@ import java.util.concurrent.CompletableFuture;
  * input) is the same for every protocol; Spool's own protocol ({@link SpoolProtocol}) and Kafka's
  * (in {@code dev.spool.broker.kafka}) differ only here.
  *
- * <p>Threads: one instance serves every connection of its listener, on their event loops; it keeps
- * no per-connection state. {@link #serve} must not block; its future may complete on any thread.
+ * <p>Threads: one instance serves every connection of its listener, on their event loops; what it
+ * keeps per connection lives in the session {@link #newSession} makes (SASL state on the Kafka
+ * listener), touched only on that connection's loop. {@link #serve} must not block; its future may
+ * complete on any thread.
  *
  * @param <Q> a decoded request
  * @param <A> an answer
@@ -70,6 +72,14 @@ public interface WireProtocol<Q, A extends WireProtocol.Answer> {
    */
   A failed(Q request, Throwable cause);
 
+  /**
+   * State the protocol keeps for one connection (SASL authentication on the Kafka listener), made
+   * when the connection opens and handed back with each of its requests; null when it keeps none.
+   */
+  default Object newSession(java.net.SocketAddress remoteAddress) {
+    return null;
+  }
+
   /** Writes the answer (not flushed); the answer's parts pass to the channel. */
   void write(ChannelHandlerContext ctx, Q request, A answer);
 
@@ -77,10 +87,21 @@ public interface WireProtocol<Q, A extends WireProtocol.Answer> {
    * Where a request came from and the signal that a newer one arrived on the same connection.
    *
    * @param receivedNanos when the frame was read, for request latency
+   * @param session what {@link #newSession} made for this connection, or null
    */
   record Connection(
       String connectionId,
       java.net.SocketAddress remoteAddress,
       long receivedNanos,
-      NewerRequestSignal newerRequest) {}
+      NewerRequestSignal newerRequest,
+      Object session) {
+
+    public Connection(
+        String connectionId,
+        java.net.SocketAddress remoteAddress,
+        long receivedNanos,
+        NewerRequestSignal newerRequest) {
+      this(connectionId, remoteAddress, receivedNanos, newerRequest, null);
+    }
+  }
 }

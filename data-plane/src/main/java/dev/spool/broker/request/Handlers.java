@@ -25,7 +25,9 @@ public record Handlers(
     DescribeConfigsHandler describeConfigs,
     DescribeLogsHandler describeLogs,
     DeleteRecordsHandler deleteRecords,
-    DescribeProducersHandler describeProducers) {
+    DescribeProducersHandler describeProducers,
+    AlterUserScramCredentialsHandler alterUserScramCredentials,
+    DescribeUserScramCredentialsHandler describeUserScramCredentials) {
 
   public static Handlers create(BrokerContext ctx) {
     return new Handlers(
@@ -46,6 +48,8 @@ public record Handlers(
         new DescribeConfigsHandler(ctx),
         new DescribeLogsHandler(ctx),
         new DeleteRecordsHandler(ctx),
-        new DescribeProducersHandler(ctx));
+        new DescribeProducersHandler(ctx),
+        new AlterUserScramCredentialsHandler(ctx),
+        new DescribeUserScramCredentialsHandler(ctx));
   }
 }

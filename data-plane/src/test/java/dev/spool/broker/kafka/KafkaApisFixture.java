@@ -52,7 +52,7 @@ final class KafkaApisFixture implements AutoCloseable {
             broker.ctx().clock(),
             topicCreator);
     handlers = Handlers.create(broker.ctx());
-    apis = new KafkaApis(handlers, coordinator);
+    apis = new KafkaApis(handlers, coordinator, false);
     decoder = new KafkaRequestDecoder(apis.served());
   }
 

@@ -111,6 +111,19 @@ public final class ReplyFinisher {
           }
         }
       }
+      case ALTER_USER_SCRAM_CREDENTIALS -> {
+        var b = reply.getAlterUserScramCredentialsBuilder();
+        for (int i = 0; i < b.getResultsCount(); i++) {
+          RecordResult r = firstError(errors, i);
+          if (r != null && b.getResults(i).getErrorCode() == ErrorCode.NONE) {
+            b.setResults(
+                i,
+                b.getResults(i).toBuilder()
+                    .setErrorCode(r.getErrorCode())
+                    .setErrorMessage(r.getErrorMessage()));
+          }
+        }
+      }
       case ELECT_LEADERS -> {
         ElectLeadersResponse.Builder b = reply.getElectLeadersBuilder();
         for (int i = 0; i < b.getResultsCount(); i++) {

@@ -32,6 +32,8 @@ public final class RequestDecider {
           PartitionGrowthDecisions.createPartitions(req.getCreatePartitions(), image, s, random);
       case ELECT_LEADERS -> PartitionDecisions.electLeaders(req.getElectLeaders(), image);
       case ALTER_CONFIGS -> TopicDecisions.alterConfigs(req.getAlterConfigs(), image);
+      case ALTER_USER_SCRAM_CREDENTIALS ->
+          ScramDecisions.alter(req.getAlterUserScramCredentials(), image);
       case ALLOCATE_PRODUCER_IDS ->
           BrokerDecisions.allocateProducerIds(req.getAllocateProducerIds(), image, s);
       case CONTROLLER_WRITE -> controllerWrite(req.getControllerWrite(), term);

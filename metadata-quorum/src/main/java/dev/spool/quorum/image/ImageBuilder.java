@@ -1,6 +1,9 @@
 package dev.spool.quorum.image;
 
+import dev.spool.common.ScramMechanism;
 import dev.spool.common.TopicPartition;
+import dev.spool.quorum.message.ScramCredentialRecord;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -21,10 +24,13 @@ public final class ImageBuilder {
   private Map<String, TopicImage> topicsById;
   private Map<String, String> topicIdsByName;
   private long nextProducerId;
+  private Map<String, Map<ScramMechanism, ScramCredentialRecord>> scram;
+  private boolean scramOwned;
   private boolean brokersOwned;
   private boolean topicsOwned;
   private final Set<Integer> touchedBrokers = new HashSet<>();
   private final Set<String> touchedTopicIds = new HashSet<>();
+  private final Set<String> touchedScramUsers = new HashSet<>();
 
   public ImageBuilder(MetadataImage base) {
     this.base = base;
@@ -32,6 +38,7 @@ public final class ImageBuilder {
     this.topicsById = base.topicsByIdMap();
     this.topicIdsByName = base.topicIdsByName();
     this.nextProducerId = base.nextProducerId();
+    this.scram = base.scramCredentials();
   }
 
   // ---------------------------------------------------------------- reads
@@ -50,6 +57,11 @@ public final class ImageBuilder {
 
   long nextProducerId() {
     return nextProducerId;
+  }
+
+  ScramCredentialRecord scramCredential(String user, ScramMechanism mechanism) {
+    Map<ScramMechanism, ScramCredentialRecord> m = scram.get(user);
+    return m == null ? null : m.get(mechanism);
   }
 
   // ---------------------------------------------------------------- writes
@@ -85,6 +97,34 @@ public final class ImageBuilder {
     touchedTopicIds.add(t.id());
   }
 
+  void putScramCredential(ScramMechanism mechanism, ScramCredentialRecord r) {
+    Map<ScramMechanism, ScramCredentialRecord> m = new EnumMap<>(ScramMechanism.class);
+    m.putAll(scram.getOrDefault(r.getUser(), Map.of()));
+    m.put(mechanism, r);
+    ownScram().put(r.getUser(), Map.copyOf(m));
+    touchedScramUsers.add(r.getUser());
+  }
+
+  void removeScramCredential(String user, ScramMechanism mechanism) {
+    Map<ScramMechanism, ScramCredentialRecord> m = new EnumMap<>(ScramMechanism.class);
+    m.putAll(scram.getOrDefault(user, Map.of()));
+    m.remove(mechanism);
+    touchedScramUsers.add(user);
+    if (m.isEmpty()) {
+      ownScram().remove(user);
+    } else {
+      ownScram().put(user, Map.copyOf(m));
+    }
+  }
+
+  private Map<String, Map<ScramMechanism, ScramCredentialRecord>> ownScram() {
+    if (!scramOwned) {
+      scram = new HashMap<>(scram);
+      scramOwned = true;
+    }
+    return scram;
+  }
+
   void setNextProducerId(long next) {
     this.nextProducerId = next;
   }
@@ -99,6 +139,10 @@ public final class ImageBuilder {
     topicsById = other.topicsByIdMap();
     topicIdsByName = other.topicIdsByName();
     nextProducerId = other.nextProducerId();
+    touchedScramUsers.addAll(scram.keySet());
+    touchedScramUsers.addAll(other.scramCredentials().keySet());
+    scram = other.scramCredentials();
+    scramOwned = false;
     brokersOwned = false;
     topicsOwned = false;
   }
@@ -109,7 +153,8 @@ public final class ImageBuilder {
   public MetadataImage build(long offset) {
     brokersOwned = false;
     topicsOwned = false;
-    return new MetadataImage(offset, brokers, topicsById, topicIdsByName, nextProducerId);
+    scramOwned = false;
+    return new MetadataImage(offset, brokers, topicsById, topicIdsByName, nextProducerId, scram);
   }
 
   /**
@@ -148,6 +193,12 @@ public final class ImageBuilder {
         changedBrokers.add(id);
       }
     }
+    Set<String> changedScramUsers = new HashSet<>();
+    for (String user : touchedScramUsers) {
+      if (!java.util.Objects.equals(base.scramCredentials().get(user), scram.get(user))) {
+        changedScramUsers.add(user);
+      }
+    }
     return new MetadataDelta(
         base.offset(),
         toOffset,
@@ -156,6 +207,7 @@ public final class ImageBuilder {
         changedPartitions,
         removedPartitions,
         changedBrokers,
-        fullImage);
+        fullImage,
+        changedScramUsers);
   }
 }

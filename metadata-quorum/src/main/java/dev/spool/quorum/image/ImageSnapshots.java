@@ -17,8 +17,8 @@ import java.util.Map;
  *
  * <p>Layout of a snapshot batch: per broker RegisterBroker (explicit epoch), then Unfence if
  * unfenced and BrokerShutdown if shutting down; per topic Topic, its Config records, its Partition
- * records (explicit epochs); finally ProducerIds(broker -1, expected 0, block = next producer id)
- * when the counter is above 0.
+ * records (explicit epochs); then each SCRAM credential, by user and mechanism; finally
+ * ProducerIds(broker -1, expected 0, block = next producer id) when the counter is above 0.
  */
 public final class ImageSnapshots {
   public static final int FORMAT_VERSION = 1;
@@ -68,6 +68,16 @@ public final class ImageSnapshots {
                         p.partitionEpoch()));
               }
             });
+    image.scramCredentials().keySet().stream()
+        .sorted()
+        .forEach(
+            user ->
+                image.scramCredentials().get(user).entrySet().stream()
+                    .sorted(Map.Entry.comparingByKey())
+                    .forEach(
+                        e ->
+                            batch.addRecords(
+                                MetadataRecord.newBuilder().setScramCredential(e.getValue()))));
     if (image.nextProducerId() > 0) {
       batch.addRecords(Records.producerIds(-1, 0, 0, image.nextProducerId()));
     }

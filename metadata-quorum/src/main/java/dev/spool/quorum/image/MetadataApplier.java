@@ -1,6 +1,7 @@
 package dev.spool.quorum.image;
 
 import dev.spool.common.ErrorCode;
+import dev.spool.common.ScramMechanism;
 import dev.spool.quorum.message.AddPartitionsRecord;
 import dev.spool.quorum.message.ConfigRecord;
 import dev.spool.quorum.message.MetadataBatch;
@@ -10,7 +11,9 @@ import dev.spool.quorum.message.PartitionRecord;
 import dev.spool.quorum.message.ProducerIdsRecord;
 import dev.spool.quorum.message.RecordResult;
 import dev.spool.quorum.message.RegisterBrokerRecord;
+import dev.spool.quorum.message.RemoveScramCredentialRecord;
 import dev.spool.quorum.message.RemoveTopicRecord;
+import dev.spool.quorum.message.ScramCredentialRecord;
 import dev.spool.quorum.message.TopicRecord;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -94,6 +97,8 @@ public final class MetadataApplier {
       case REMOVE_TOPIC -> removeTopic(b, r.getRemoveTopic());
       case CONFIG -> config(b, r.getConfig());
       case PRODUCER_IDS -> producerIds(b, r.getProducerIds());
+      case SCRAM_CREDENTIAL -> scramCredential(b, r.getScramCredential());
+      case REMOVE_SCRAM_CREDENTIAL -> removeScramCredential(b, r.getRemoveScramCredential());
       case RECORD_NOT_SET -> reject(ErrorCode.INVALID_RECORD, "empty metadata record");
     };
   }
@@ -357,6 +362,23 @@ public final class MetadataApplier {
               + r.getExpectedNextProducerId());
     }
     b.setNextProducerId(r.getExpectedNextProducerId() + r.getBlockSize());
+    return OK;
+  }
+
+  /** RecordChecks has checked the name, mechanism, sizes and bounds already. */
+  private static RecordResult scramCredential(ImageBuilder b, ScramCredentialRecord r) {
+    b.putScramCredential(ScramMechanism.forName(r.getMechanism()).orElseThrow(), r);
+    return OK;
+  }
+
+  private static RecordResult removeScramCredential(ImageBuilder b, RemoveScramCredentialRecord r) {
+    ScramMechanism m = ScramMechanism.forName(r.getMechanism()).orElseThrow();
+    if (b.scramCredential(r.getUser(), m) == null) {
+      return reject(
+          ErrorCode.RESOURCE_NOT_FOUND,
+          "user '" + r.getUser() + "' has no " + r.getMechanism() + " credential");
+    }
+    b.removeScramCredential(r.getUser(), m);
     return OK;
   }
 }

@@ -17,6 +17,7 @@ import java.util.Set;
  * @param removedPartitions removed partitions, last state
  * @param changedBrokers ids of brokers registered, re-registered, fenced, unfenced or shutting down
  * @param fullImage true when the broker replaced its image with a full image from the quorum
+ * @param changedScramUsers users whose SCRAM credentials were added, replaced or removed
  */
 public record MetadataDelta(
     long fromOffset,
@@ -26,7 +27,8 @@ public record MetadataDelta(
     Map<TopicPartition, PartitionState> changedPartitions,
     Map<TopicPartition, PartitionState> removedPartitions,
     Set<Integer> changedBrokers,
-    boolean fullImage) {
+    boolean fullImage,
+    Set<String> changedScramUsers) {
 
   public MetadataDelta {
     changedTopics = Map.copyOf(changedTopics);
@@ -34,6 +36,7 @@ public record MetadataDelta(
     changedPartitions = Map.copyOf(changedPartitions);
     removedPartitions = Map.copyOf(removedPartitions);
     changedBrokers = Set.copyOf(changedBrokers);
+    changedScramUsers = Set.copyOf(changedScramUsers);
   }
 
   public boolean isEmpty() {
@@ -41,7 +44,8 @@ public record MetadataDelta(
         && removedTopics.isEmpty()
         && changedPartitions.isEmpty()
         && removedPartitions.isEmpty()
-        && changedBrokers.isEmpty();
+        && changedBrokers.isEmpty()
+        && changedScramUsers.isEmpty();
   }
 
   /**

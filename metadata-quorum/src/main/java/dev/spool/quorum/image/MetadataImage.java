@@ -1,6 +1,8 @@
 package dev.spool.quorum.image;
 
+import dev.spool.common.ScramMechanism;
 import dev.spool.common.TopicPartition;
+import dev.spool.quorum.message.ScramCredentialRecord;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -20,25 +22,30 @@ import java.util.Objects;
  * what "replay is deterministic" means and what the tests check.
  */
 public final class MetadataImage {
-  public static final MetadataImage EMPTY = new MetadataImage(-1, Map.of(), Map.of(), Map.of(), 0);
+  public static final MetadataImage EMPTY =
+      new MetadataImage(-1, Map.of(), Map.of(), Map.of(), 0, Map.of());
 
   private final long offset;
   private final Map<Integer, BrokerRegistration> brokers;
   private final Map<String, TopicImage> topicsById;
   private final Map<String, String> topicIdsByName;
   private final long nextProducerId;
+  // user -> mechanism -> credential; the inner maps are immutable (docs/security.md#sasl)
+  private final Map<String, Map<ScramMechanism, ScramCredentialRecord>> scram;
 
   MetadataImage(
       long offset,
       Map<Integer, BrokerRegistration> brokers,
       Map<String, TopicImage> topicsById,
       Map<String, String> topicIdsByName,
-      long nextProducerId) {
+      long nextProducerId,
+      Map<String, Map<ScramMechanism, ScramCredentialRecord>> scram) {
     this.offset = offset;
     this.brokers = Collections.unmodifiableMap(brokers);
     this.topicsById = Collections.unmodifiableMap(topicsById);
     this.topicIdsByName = Collections.unmodifiableMap(topicIdsByName);
     this.nextProducerId = nextProducerId;
+    this.scram = Collections.unmodifiableMap(scram);
   }
 
   /** The Raft index of the last entry applied; -1 for the empty image. */
@@ -51,7 +58,7 @@ public final class MetadataImage {
     if (newOffset == offset) {
       return this;
     }
-    return new MetadataImage(newOffset, brokers, topicsById, topicIdsByName, nextProducerId);
+    return new MetadataImage(newOffset, brokers, topicsById, topicIdsByName, nextProducerId, scram);
   }
 
   // ---------------------------------------------------------------- brokers
@@ -143,11 +150,25 @@ public final class MetadataImage {
     return nextProducerId;
   }
 
+  // ---------------------------------------------------------------- SCRAM credentials
+
+  /** The user's credential for {@code mechanism}, or {@code null}. */
+  public ScramCredentialRecord scramCredential(String user, ScramMechanism mechanism) {
+    Map<ScramMechanism, ScramCredentialRecord> m = scram.get(user);
+    return m == null ? null : m.get(mechanism);
+  }
+
+  /** Every user with a SCRAM credential: user -> mechanism -> credential. */
+  public Map<String, Map<ScramMechanism, ScramCredentialRecord>> scramCredentials() {
+    return scram;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof MetadataImage m
         && offset == m.offset
         && nextProducerId == m.nextProducerId
+        && scram.equals(m.scram)
         && brokers.equals(m.brokers)
         && topicsById.equals(m.topicsById)
         && topicIdsByName.equals(m.topicIdsByName);

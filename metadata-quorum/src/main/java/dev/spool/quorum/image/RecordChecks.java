@@ -1,6 +1,7 @@
 package dev.spool.quorum.image;
 
 import dev.spool.common.ErrorCode;
+import dev.spool.common.ScramMechanism;
 import dev.spool.quorum.message.AddPartitionsRecord;
 import dev.spool.quorum.message.ConfigRecord;
 import dev.spool.quorum.message.MetadataRecord;
@@ -8,6 +9,7 @@ import dev.spool.quorum.message.PartitionChangeRecord;
 import dev.spool.quorum.message.PartitionRecord;
 import dev.spool.quorum.message.RecordResult;
 import dev.spool.quorum.message.RegisterBrokerRecord;
+import dev.spool.quorum.message.ScramCredentialRecord;
 import dev.spool.quorum.message.TopicRecord;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -45,6 +47,12 @@ public final class RecordChecks {
   /** The controller's own bound on a topic's partition count is far lower (its config). */
   static final int MAX_ADDED_PARTITIONS = 100_000;
 
+  /** A SCRAM user name: as Kafka's principal names are bounded in practice, and no further. */
+  public static final int MAX_USER_NAME_CHARS = 255;
+
+  /** Salts are 32 bytes when Spool's clients make them; room for other tools, no more. */
+  static final int MAX_SALT_BYTES = 1024;
+
   private static final Pattern LEGAL_NAME = Pattern.compile("[a-zA-Z0-9._-]+");
 
   private RecordChecks() {}
@@ -68,6 +76,39 @@ public final class RecordChecks {
     return null;
   }
 
+  /**
+   * Null when {@code user} is a legal SCRAM user name, else why not: 1 to {@link
+   * #MAX_USER_NAME_CHARS} characters, none of them a control character (PLAIN separates fields with
+   * NUL; a newline would forge log lines). ',' and '=' are allowed: SCRAM escapes them.
+   */
+  public static String checkUserName(String user) {
+    if (user == null || user.isEmpty()) {
+      return "user name is empty";
+    }
+    if (user.length() > MAX_USER_NAME_CHARS) {
+      return "user name is longer than " + MAX_USER_NAME_CHARS + " characters";
+    }
+    if (user.chars().anyMatch(Character::isISOControl)) {
+      return "user name '"
+          + truncate(user.replaceAll("\\p{Cntrl}", "?"))
+          + "' has control characters";
+    }
+    return null;
+  }
+
+  /** Null when {@code iterations} is within SCRAM's bounds, else why not. */
+  public static String checkIterations(int iterations) {
+    if (iterations < ScramMechanism.MIN_ITERATIONS || iterations > ScramMechanism.MAX_ITERATIONS) {
+      return "iterations "
+          + iterations
+          + " is outside "
+          + ScramMechanism.MIN_ITERATIONS
+          + ".."
+          + ScramMechanism.MAX_ITERATIONS;
+    }
+    return null;
+  }
+
   /** Null when {@code r} passes every record-local check, else the refusal to answer. */
   public static RecordResult check(MetadataRecord r) {
     return switch (r.getRecordCase()) {
@@ -78,6 +119,10 @@ public final class RecordChecks {
       case CONFIG -> config(r.getConfig());
       case REGISTER_BROKER -> registerBroker(r.getRegisterBroker());
       case REMOVE_TOPIC -> topicId(r.getRemoveTopic().getTopicId());
+      case SCRAM_CREDENTIAL -> scramCredential(r.getScramCredential());
+      case REMOVE_SCRAM_CREDENTIAL ->
+          userAndMechanism(
+              r.getRemoveScramCredential().getUser(), r.getRemoveScramCredential().getMechanism());
       default -> null;
     };
   }
@@ -172,6 +217,48 @@ public final class RecordChecks {
               + " has a host, rack or incarnation id longer than allowed");
     }
     return null;
+  }
+
+  private static RecordResult userAndMechanism(String user, String mechanism) {
+    String problem = checkUserName(user);
+    if (problem != null) {
+      return MetadataApplier.reject(ErrorCode.UNACCEPTABLE_CREDENTIAL, problem);
+    }
+    if (ScramMechanism.forName(mechanism).isEmpty()) {
+      return MetadataApplier.reject(
+          ErrorCode.UNSUPPORTED_SASL_MECHANISM,
+          "unknown SCRAM mechanism '" + truncate(mechanism) + "' (SCRAM-SHA-256, SCRAM-SHA-512)");
+    }
+    return null;
+  }
+
+  private static RecordResult scramCredential(ScramCredentialRecord r) {
+    RecordResult refused = userAndMechanism(r.getUser(), r.getMechanism());
+    if (refused != null) {
+      return refused;
+    }
+    ScramMechanism m = ScramMechanism.forName(r.getMechanism()).orElseThrow();
+    String problem = checkIterations(r.getIterations());
+    if (problem == null && (r.getSalt().isEmpty() || r.getSalt().size() > MAX_SALT_BYTES)) {
+      problem = "salt of " + r.getSalt().size() + " bytes (1.." + MAX_SALT_BYTES + ")";
+    }
+    if (problem == null
+        && (r.getStoredKey().size() != m.hashBytes() || r.getServerKey().size() != m.hashBytes())) {
+      problem =
+          "stored and server keys of "
+              + m.mechanismName()
+              + " must be "
+              + m.hashBytes()
+              + " bytes, not "
+              + r.getStoredKey().size()
+              + " and "
+              + r.getServerKey().size();
+    }
+    return problem == null
+        ? null
+        : MetadataApplier.reject(
+            ErrorCode.UNACCEPTABLE_CREDENTIAL,
+            "credential of user '" + truncate(r.getUser()) + "': " + problem);
   }
 
   /** Enough of a hostile string to recognise it in a log line, not the whole of it. */

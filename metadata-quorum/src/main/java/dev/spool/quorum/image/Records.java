@@ -1,6 +1,8 @@
 package dev.spool.quorum.image;
 
+import com.google.protobuf.ByteString;
 import dev.spool.common.HostPort;
+import dev.spool.common.ScramMechanism;
 import dev.spool.quorum.message.AddPartitionsRecord;
 import dev.spool.quorum.message.BrokerShutdownRecord;
 import dev.spool.quorum.message.ConfigRecord;
@@ -10,7 +12,9 @@ import dev.spool.quorum.message.PartitionChangeRecord;
 import dev.spool.quorum.message.PartitionRecord;
 import dev.spool.quorum.message.ProducerIdsRecord;
 import dev.spool.quorum.message.RegisterBrokerRecord;
+import dev.spool.quorum.message.RemoveScramCredentialRecord;
 import dev.spool.quorum.message.RemoveTopicRecord;
+import dev.spool.quorum.message.ScramCredentialRecord;
 import dev.spool.quorum.message.TopicRecord;
 import dev.spool.quorum.message.UnfenceBrokerRecord;
 import java.util.List;
@@ -159,5 +163,38 @@ public final class Records {
                 .setExpectedNextProducerId(expectedNext)
                 .setBlockSize(blockSize))
         .build();
+  }
+
+  /** A user's SCRAM credential for one mechanism (never the password). */
+  public static MetadataRecord scramCredential(String user, ScramMechanism.Credential c) {
+    return MetadataRecord.newBuilder()
+        .setScramCredential(
+            ScramCredentialRecord.newBuilder()
+                .setUser(user)
+                .setMechanism(c.mechanism().mechanismName())
+                .setSalt(ByteString.copyFrom(c.salt()))
+                .setIterations(c.iterations())
+                .setStoredKey(ByteString.copyFrom(c.storedKey()))
+                .setServerKey(ByteString.copyFrom(c.serverKey())))
+        .build();
+  }
+
+  public static MetadataRecord removeScramCredential(String user, ScramMechanism mechanism) {
+    return MetadataRecord.newBuilder()
+        .setRemoveScramCredential(
+            RemoveScramCredentialRecord.newBuilder()
+                .setUser(user)
+                .setMechanism(mechanism.mechanismName()))
+        .build();
+  }
+
+  /** The credential a record holds, for a server checking a proof. */
+  public static ScramMechanism.Credential credential(ScramCredentialRecord r) {
+    return new ScramMechanism.Credential(
+        ScramMechanism.forName(r.getMechanism()).orElseThrow(),
+        r.getSalt().toByteArray(),
+        r.getIterations(),
+        r.getStoredKey().toByteArray(),
+        r.getServerKey().toByteArray());
   }
 }

@@ -165,6 +165,14 @@ public final class RatisQuorumClient implements QuorumClient {
   }
 
   @Override
+  public CompletableFuture<dev.spool.protocol.message.AlterUserScramCredentialsResponse>
+      alterUserScramCredentials(dev.spool.protocol.message.AlterUserScramCredentialsRequest r) {
+    return write(
+        ControllerRequest.newBuilder().setAlterUserScramCredentials(r).build(),
+        ControllerReply::getAlterUserScramCredentials);
+  }
+
+  @Override
   public CompletableFuture<DeleteTopicsResponse> deleteTopics(DeleteTopicsRequest r) {
     return write(
         ControllerRequest.newBuilder().setDeleteTopics(r).build(),

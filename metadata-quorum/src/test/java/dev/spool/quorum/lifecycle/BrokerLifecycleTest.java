@@ -101,6 +101,12 @@ class BrokerLifecycleTest {
     }
 
     @Override
+    public CompletableFuture<dev.spool.protocol.message.AlterUserScramCredentialsResponse>
+        alterUserScramCredentials(dev.spool.protocol.message.AlterUserScramCredentialsRequest r) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public CompletableFuture<AllocateProducerIdsResponse> allocateProducerIds(
         AllocateProducerIdsRequest r) {
       throw new UnsupportedOperationException();

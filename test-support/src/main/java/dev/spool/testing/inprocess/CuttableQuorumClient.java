@@ -88,6 +88,12 @@ final class CuttableQuorumClient implements QuorumClient {
   }
 
   @Override
+  public CompletableFuture<dev.spool.protocol.message.AlterUserScramCredentialsResponse>
+      alterUserScramCredentials(dev.spool.protocol.message.AlterUserScramCredentialsRequest r) {
+    return call(() -> delegate.alterUserScramCredentials(r));
+  }
+
+  @Override
   public CompletableFuture<DeleteTopicsResponse> deleteTopics(DeleteTopicsRequest r) {
     return call(() -> delegate.deleteTopics(r));
   }

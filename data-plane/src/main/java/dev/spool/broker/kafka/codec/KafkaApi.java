@@ -49,7 +49,15 @@ public enum KafkaApi {
   DESCRIBE_PRODUCERS(ApiKeys.DESCRIBE_PRODUCERS, 0, 0, 0),
   DESCRIBE_CLUSTER(ApiKeys.DESCRIBE_CLUSTER, 0, 0, 2),
   CONSUMER_GROUP_HEARTBEAT(ApiKeys.CONSUMER_GROUP_HEARTBEAT, 0, 0, 1),
-  CONSUMER_GROUP_DESCRIBE(ApiKeys.CONSUMER_GROUP_DESCRIBE, 0, 0, 1);
+  CONSUMER_GROUP_DESCRIBE(ApiKeys.CONSUMER_GROUP_DESCRIBE, 0, 0, 1),
+  /**
+   * Version 0 is not offered: after a version 0 handshake the client sends bare SASL tokens outside
+   * Kafka's request framing; every client of the last years uses version 1 with SaslAuthenticate.
+   */
+  SASL_HANDSHAKE(ApiKeys.SASL_HANDSHAKE, 1, 1, 1),
+  SASL_AUTHENTICATE(ApiKeys.SASL_AUTHENTICATE, 0, 0, 2),
+  DESCRIBE_USER_SCRAM_CREDENTIALS(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, 0, 0, 0),
+  ALTER_USER_SCRAM_CREDENTIALS(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, 0, 0, 0);
 
   final ApiKeys key;
   private final short advertisedMin;

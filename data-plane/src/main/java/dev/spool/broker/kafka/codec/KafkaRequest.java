@@ -47,6 +47,11 @@ public final class KafkaRequest {
     return immediate == null ? KafkaApi.forId(key.id) : Optional.empty();
   }
 
+  /** Kafka's number of the API, whether or not the listener serves it. */
+  public short apiKey() {
+    return key.id;
+  }
+
   /** Kafka's name of the API ({@code Produce}, {@code ListOffsets}), the metrics label. */
   public String apiName() {
     return key.name;

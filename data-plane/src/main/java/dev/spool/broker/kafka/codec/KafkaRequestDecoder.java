@@ -32,8 +32,9 @@ import org.apache.kafka.common.requests.AbstractRequest;
  * </pre>
  *
  * <ul>
- *   <li>SaslHandshake or SaslAuthenticate: the listener has no security yet, so the connection
- *       closes with a line that says so (a SASL client cannot go on without it).
+ *   <li>SaslHandshake or SaslAuthenticate on a listener without SASL: the connection closes with a
+ *       line that says so (a SASL client cannot go on without it). On a SASL listener they are
+ *       served like any other API.
  *   <li>An API key Kafka does not know, or a version Kafka's codec of this build does not know: the
  *       connection closes, as on Kafka; ApiVersions is the exception (KIP-511): a version newer
  *       than ours is answered with UNSUPPORTED_VERSION in the version 0 schema, listing
@@ -75,10 +76,12 @@ public final class KafkaRequestDecoder {
     }
     short keyId = nio.getShort(nio.position());
     short version = nio.getShort(nio.position() + 2);
-    if (keyId == ApiKeys.SASL_HANDSHAKE.id || keyId == ApiKeys.SASL_AUTHENTICATE.id) {
+    if ((keyId == ApiKeys.SASL_HANDSHAKE.id || keyId == ApiKeys.SASL_AUTHENTICATE.id)
+        && !served.contains(KafkaApi.SASL_HANDSHAKE)) {
       throw new InvalidFrameException(
-          "the client wants SASL authentication, which this Kafka listener does not offer (no"
-              + " security yet): use a PLAINTEXT client configuration");
+          "the client wants SASL authentication, which this Kafka listener does not offer"
+              + " (listener.security.protocol.map has KAFKA as PLAINTEXT or SSL): use a client"
+              + " configuration without SASL");
     }
     if (!ApiKeys.hasId(keyId)) {
       throw new InvalidFrameException("unknown Kafka API key " + keyId);

@@ -79,6 +79,11 @@ public final class KafkaResponse implements WireProtocol.Answer {
     return new KafkaResponse(0, null, (short) 0, (short) 0, List.of(), true);
   }
 
+  /** This answer, after which the connection closes (a failed SASL exchange). */
+  KafkaResponse closing() {
+    return new KafkaResponse(correlationId, body, version, headerVersion, regions, true, error);
+  }
+
   /** This answer marked as a request-level {@code error} answer (counted in the error metrics). */
   KafkaResponse withError(String error) {
     return new KafkaResponse(

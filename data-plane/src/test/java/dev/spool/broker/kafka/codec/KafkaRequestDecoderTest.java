@@ -67,11 +67,17 @@ class KafkaRequestDecoderTest {
   }
 
   @Test
-  void shouldCloseWithAClearReasonWhenTheClientWantsSasl() {
+  void shouldCloseWithAClearReasonWhenTheClientWantsSaslFromAListenerWithout() {
+    KafkaRequestDecoder noSasl =
+        new KafkaRequestDecoder(
+            EnumSet.complementOf(EnumSet.of(KafkaApi.SASL_HANDSHAKE, KafkaApi.SASL_AUTHENTICATE)));
     InvalidFrameException e =
-        assertThrows(InvalidFrameException.class, () -> decode(raw(17, 1, 1)));
+        assertThrows(
+            InvalidFrameException.class,
+            () -> noSasl.decode(Unpooled.wrappedBuffer(raw(17, 1, 1))));
     assertTrue(e.getMessage().contains("SASL"), e.getMessage());
-    assertThrows(InvalidFrameException.class, () -> decode(raw(36, 2, 1)));
+    assertThrows(
+        InvalidFrameException.class, () -> noSasl.decode(Unpooled.wrappedBuffer(raw(36, 2, 1))));
   }
 
   @Test

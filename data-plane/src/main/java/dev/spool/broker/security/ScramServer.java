@@ -1,0 +1,205 @@
+package dev.spool.broker.security;
+
+import dev.spool.common.ScramMechanism;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Base64;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The server side of SCRAM (RFC 5802; SCRAM-SHA-256 of RFC 7677, SCRAM-SHA-512 likewise), as
+ * Kafka's clients and librdkafka speak it: two round trips, no channel binding (gs2 header {@code
+ * n,,} or {@code y,,}; an authorization id must be the user itself), Kafka's {@code tokenauth}
+ * extension refused (no delegation tokens). The credential (salt, iterations, StoredKey, ServerKey)
+ * comes from {@code credentials}; the password is never known here.
+ *
+ * <pre>
+ * client-first  n,,n=user,r=cnonce
+ * server-first  r=cnonce+snonce,s=base64(salt),i=iterations
+ * client-final  c=biws,r=cnonce+snonce,p=base64(ClientKey XOR HMAC(StoredKey, AuthMessage))
+ * server-final  v=base64(HMAC(ServerKey, AuthMessage))
+ * </pre>
+ *
+ * <p>Threads: one connection's event loop.
+ */
+public final class ScramServer implements SaslServer {
+  /** What a client is told on any failure (Kafka's words), whatever the reason. */
+  static final String FAILED =
+      "Authentication failed during authentication due to invalid"
+          + " credentials with SASL mechanism ";
+
+  private enum State {
+    RECEIVE_CLIENT_FIRST,
+    RECEIVE_CLIENT_FINAL,
+    COMPLETE,
+    FAILED
+  }
+
+  private final ScramMechanism mechanism;
+  private final Function<String, ScramMechanism.Credential> credentials;
+  private final Supplier<String> serverNonce;
+  private State state = State.RECEIVE_CLIENT_FIRST;
+  private String user;
+  private String gs2Header;
+  private String clientFirstBare;
+  private String serverFirst;
+  private String nonce;
+  private ScramMechanism.Credential credential;
+
+  /**
+   * @param credentials the credential of a user for this mechanism, null when it has none
+   * @param serverNonce printable characters other than ',' (tests pass RFC 7677's)
+   */
+  public ScramServer(
+      ScramMechanism mechanism,
+      Function<String, ScramMechanism.Credential> credentials,
+      Supplier<String> serverNonce) {
+    this.mechanism = mechanism;
+    this.credentials = credentials;
+    this.serverNonce = serverNonce;
+  }
+
+  @Override
+  public byte[] evaluate(byte[] response) throws SaslFailure {
+    try {
+      return switch (state) {
+        case RECEIVE_CLIENT_FIRST -> clientFirst(new String(response, StandardCharsets.UTF_8));
+        case RECEIVE_CLIENT_FINAL -> clientFinal(new String(response, StandardCharsets.UTF_8));
+        case COMPLETE, FAILED -> throw fail("a SCRAM token after the exchange ended");
+      };
+    } catch (SaslFailure e) {
+      state = State.FAILED;
+      throw e;
+    }
+  }
+
+  private byte[] clientFirst(String message) throws SaslFailure {
+    // gs2-header: "n," or "y," (no channel binding), then an optional "a=authzid", then ","
+    int first = message.indexOf(',');
+    int second = first < 0 ? -1 : message.indexOf(',', first + 1);
+    if (second < 0) {
+      throw fail("client-first-message without a gs2 header");
+    }
+    String cbind = message.substring(0, first);
+    if (!cbind.equals("n") && !cbind.equals("y")) {
+      throw fail("channel binding '" + cbind + "' is not supported");
+    }
+    String authzid = message.substring(first + 1, second);
+    gs2Header = message.substring(0, second + 1);
+    clientFirstBare = message.substring(second + 1);
+    String[] attrs = clientFirstBare.split(",", -1);
+    if (attrs.length < 2 || !attrs[0].startsWith("n=") || !attrs[1].startsWith("r=")) {
+      throw fail("malformed client-first-message");
+    }
+    String name = unescape(attrs[0].substring(2));
+    String cnonce = attrs[1].substring(2);
+    if (cnonce.isEmpty()) {
+      throw fail("empty client nonce");
+    }
+    for (int i = 2; i < attrs.length; i++) {
+      if (attrs[i].startsWith("tokenauth=")) {
+        throw fail("delegation tokens are not supported");
+      }
+    }
+    if (!authzid.isEmpty() && !unescape(authzid.substring(authzid.indexOf('=') + 1)).equals(name)) {
+      throw fail("user '" + name + "' asked to act as another user");
+    }
+    user = name;
+    credential = credentials.apply(name);
+    if (credential == null) {
+      throw fail("user '" + name + "' has no " + mechanism.mechanismName() + " credential");
+    }
+    nonce = cnonce + serverNonce.get();
+    serverFirst =
+        "r="
+            + nonce
+            + ",s="
+            + Base64.getEncoder().encodeToString(credential.salt())
+            + ",i="
+            + credential.iterations();
+    state = State.RECEIVE_CLIENT_FINAL;
+    return serverFirst.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private byte[] clientFinal(String message) throws SaslFailure {
+    int proofAt = message.lastIndexOf(",p=");
+    if (proofAt < 0 || !message.startsWith("c=")) {
+      throw fail("malformed client-final-message");
+    }
+    String withoutProof = message.substring(0, proofAt);
+    String[] attrs = withoutProof.split(",", -1);
+    if (attrs.length < 2 || !attrs[1].startsWith("r=")) {
+      throw fail("malformed client-final-message");
+    }
+    String channelBinding =
+        Base64.getEncoder().encodeToString(gs2Header.getBytes(StandardCharsets.UTF_8));
+    if (!attrs[0].substring(2).equals(channelBinding)) {
+      throw fail("channel binding data differ from the gs2 header");
+    }
+    if (!attrs[1].substring(2).equals(nonce)) {
+      throw fail("the client-final nonce is not the exchange's");
+    }
+    byte[] proof;
+    try {
+      proof = Base64.getDecoder().decode(message.substring(proofAt + 3));
+    } catch (IllegalArgumentException e) {
+      throw fail("the client proof is not base64");
+    }
+    byte[] authMessage =
+        (clientFirstBare + "," + serverFirst + "," + withoutProof).getBytes(StandardCharsets.UTF_8);
+    byte[] clientSignature = mechanism.hmac(credential.storedKey(), authMessage);
+    if (proof.length != clientSignature.length) {
+      throw fail("wrong password for user '" + user + "'");
+    }
+    byte[] clientKey = new byte[proof.length];
+    for (int i = 0; i < proof.length; i++) {
+      clientKey[i] = (byte) (proof[i] ^ clientSignature[i]);
+    }
+    if (!MessageDigest.isEqual(mechanism.hash(clientKey), credential.storedKey())) {
+      throw fail("wrong password for user '" + user + "'");
+    }
+    byte[] serverSignature = mechanism.hmac(credential.serverKey(), authMessage);
+    state = State.COMPLETE;
+    return ("v=" + Base64.getEncoder().encodeToString(serverSignature))
+        .getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** saslname of RFC 5802: ',' and '=' are sent as "=2C" and "=3D". */
+  static String unescape(String saslName) throws SaslFailure {
+    StringBuilder b = new StringBuilder(saslName.length());
+    for (int i = 0; i < saslName.length(); i++) {
+      char c = saslName.charAt(i);
+      if (c != '=') {
+        b.append(c);
+      } else if (saslName.startsWith("=2C", i)) {
+        b.append(',');
+        i += 2;
+      } else if (saslName.startsWith("=3D", i)) {
+        b.append('=');
+        i += 2;
+      } else {
+        throw new SaslFailure(
+            "Authentication failed: invalid user name", "a user name with a bare '='");
+      }
+    }
+    return b.toString();
+  }
+
+  private SaslFailure fail(String detail) {
+    return new SaslFailure(FAILED + mechanism.mechanismName(), detail);
+  }
+
+  @Override
+  public boolean isComplete() {
+    return state == State.COMPLETE;
+  }
+
+  @Override
+  public String user() {
+    if (state != State.COMPLETE) {
+      throw new IllegalStateException("not authenticated");
+    }
+    return user;
+  }
+}
