@@ -32,6 +32,9 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
+import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
+import org.apache.ratis.protocol.exceptions.SetConfigurationException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.util.TimeDuration;
@@ -161,13 +164,17 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
       List<RaftPeer> withListener = new ArrayList<>(listeners);
       withListener.add(joining);
       log.info("adding node {} at {} as a listener", nodeId, address);
-      setConfiguration(leader, voters, withListener, deadline);
+      setConfiguration(leader, conf, voters, withListener, deadline);
     }
     long target = describe(leaderInfo(deadline)).commitIndex();
     awaitCaughtUp(nodeId, target, deadline);
 
     GroupInfoReply now = leaderInfo(deadline);
     RaftConfigurationProto current = now.getConf().orElseThrow();
+    if (current.getListenersList().stream()
+        .noneMatch(l -> RaftSetup.nodeId(RaftPeerId.valueOf(l.getId())) == nodeId)) {
+      throw concurrentChange();
+    }
     List<RaftPeer> newVoters =
         new ArrayList<>(peers(current.getPeersList(), RaftPeerRole.FOLLOWER));
     newVoters.add(peer(nodeId, address.toString(), RaftPeerRole.FOLLOWER));
@@ -176,7 +183,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
             .filter(p -> RaftSetup.nodeId(p.getId()) != nodeId)
             .toList();
     log.info("node {} caught up to index {}: making it a voter", nodeId, target);
-    setConfiguration(now, newVoters, newListeners, deadline);
+    setConfiguration(now, current, newVoters, newListeners, deadline);
     return awaitStable(deadline);
   }
 
@@ -310,8 +317,10 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
               + " ms: not a majority, the quorum could no longer commit. Bring the others back"
               + " first");
     }
-    leader = moveLeadership(leader, nodeIds, reachable, deadline);
+    // The checks above were made on this configuration: the change is made only if it is still
+    // the current one (moving leadership does not change it).
     RaftConfigurationProto conf = leader.getConf().orElseThrow();
+    leader = moveLeadership(leader, nodeIds, reachable, deadline);
     List<RaftPeer> voters =
         peers(conf.getPeersList(), RaftPeerRole.FOLLOWER).stream()
             .filter(p -> !nodeIds.contains(RaftSetup.nodeId(p.getId())))
@@ -321,7 +330,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
             .filter(p -> !nodeIds.contains(RaftSetup.nodeId(p.getId())))
             .toList();
     log.info("removing {}: voters {} listeners {}", nodeIds, voters, listeners);
-    setConfiguration(leader, voters, listeners, deadline);
+    setConfiguration(leader, conf, voters, listeners, deadline);
     return awaitStable(deadline);
   }
 
@@ -361,26 +370,70 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
 
   // ---------------------------------------------------------------- Ratis calls
 
+  /**
+   * Sets the configuration to {@code voters} and {@code listeners} if the quorum's is still {@code
+   * expected} (Ratis' COMPARE_AND_SET, which compares the member ids): the new sets were computed
+   * from {@code expected}, so a change another admin made in between is never overwritten.
+   */
   private void setConfiguration(
-      GroupInfoReply leader, List<RaftPeer> voters, List<RaftPeer> listeners, long deadline) {
+      GroupInfoReply leader,
+      RaftConfigurationProto expected,
+      List<RaftPeer> voters,
+      List<RaftPeer> listeners,
+      long deadline) {
     SetConfigurationRequest.Arguments args =
         SetConfigurationRequest.Arguments.newBuilder()
             .setServersInNewConf(voters)
             .setListenersInNewConf(listeners)
-            .setMode(SetConfigurationRequest.Mode.SET_UNCONDITIONALLY)
+            .setServersInCurrentConf(peers(expected.getPeersList(), RaftPeerRole.FOLLOWER))
+            .setListenersInCurrentConf(peers(expected.getListenersList(), RaftPeerRole.LISTENER))
+            .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
             .build();
     RaftClientReply r;
     try (RaftClient c = client(leader, deadline)) {
       r = c.admin().setConfiguration(args);
     } catch (IOException e) {
-      throw new SpoolException(
-          ErrorCode.QUORUM_UNAVAILABLE, "configuration change failed: " + rootMessage(e), e);
+      throw configurationError(e);
     }
     if (!r.isSuccess()) {
-      throw new SpoolException(
-          ErrorCode.QUORUM_UNAVAILABLE,
-          "configuration change refused by the quorum: " + rootMessage(r.getException()));
+      throw configurationError(r.getException());
     }
+  }
+
+  /**
+   * What a refused configuration change means for the operator. Ratis checks a change in progress
+   * (joint consensus, or a new voter still in staging) before it compares the configuration.
+   */
+  static SpoolException configurationError(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String m = String.valueOf(t.getMessage());
+      if (t instanceof ReconfigurationInProgressException
+          || m.contains("ReconfigurationInProgressException")) {
+        return invalid(
+            "a configuration change is in progress; run describe and try again when it finished");
+      }
+      if ((t instanceof SetConfigurationException || m.contains("SetConfigurationException"))
+          && m.contains("is different than the request")) {
+        return concurrentChange();
+      }
+      if (t instanceof ReconfigurationTimeoutException
+          || m.contains("ReconfigurationTimeoutException")) {
+        return new SpoolException(
+            ErrorCode.REQUEST_TIMED_OUT,
+            "the quorum gave up the configuration change: a new voter did not catch up in time ("
+                + rootMessage(failure)
+                + "); run describe, then add-voter again");
+      }
+    }
+    return new SpoolException(
+        ErrorCode.QUORUM_UNAVAILABLE,
+        "configuration change failed: " + rootMessage(failure),
+        failure);
+  }
+
+  private static SpoolException concurrentChange() {
+    return invalid(
+        "the controller quorum's configuration changed concurrently; run describe and retry");
   }
 
   /**
