@@ -57,7 +57,10 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
   private static final Logger log = LoggerFactory.getLogger(RatisQuorumAdmin.class);
 
   /** One probe of one controller (group list or info). */
-  private static final long PROBE_TIMEOUT_MS = 3_000;
+  static final long PROBE_TIMEOUT_MS = 3_000;
+
+  /** The shortest probe, also when the command's time is up (its last look at the leader). */
+  static final long MIN_PROBE_MS = 250;
 
   /**
    * A voter the leader has heard from within this long counts as reachable for the majority check
@@ -145,17 +148,8 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
     if (before.changing()) {
       throw invalid("a configuration change is in progress; try again when it finished");
     }
-    for (Member v : before.voters()) {
-      if (v.nodeId() == nodeId) {
-        throw invalid("node " + nodeId + " is already a voter (at " + v.address() + ")");
-      }
-      if (sameAddress(v.address(), address)) {
-        throw invalid(
-            "voter " + v.nodeId() + " already uses " + address + "; node " + nodeId + " cannot");
-      }
-    }
-    boolean alreadyListener = before.listeners().stream().anyMatch(l -> l.nodeId() == nodeId);
-    probeNewMember(nodeId, address);
+    boolean alreadyListener = checkJoining(before, nodeId, address);
+    probeNewMember(nodeId, address, deadline);
 
     RaftPeer joining = peer(nodeId, address.toString(), RaftPeerRole.LISTENER);
     List<RaftPeer> voters = peers(conf.getPeersList(), RaftPeerRole.FOLLOWER);
@@ -188,14 +182,51 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
   }
 
   /**
+   * Refuses a node id that is already a voter, or an address a voter or another listener uses, or a
+   * listener's id with another address than its own; returns whether the node is already a listener
+   * (a previous add-voter that did not finish).
+   */
+  static boolean checkJoining(Description before, int nodeId, HostPort address) {
+    for (Member v : before.voters()) {
+      if (v.nodeId() == nodeId) {
+        throw invalid("node " + nodeId + " is already a voter (at " + v.address() + ")");
+      }
+      if (sameAddress(v.address(), address)) {
+        throw invalid(
+            "voter " + v.nodeId() + " already uses " + address + "; node " + nodeId + " cannot");
+      }
+    }
+    boolean alreadyListener = false;
+    for (Member l : before.listeners()) {
+      if (l.nodeId() == nodeId) {
+        if (!sameAddress(l.address(), address)) {
+          throw invalid(
+              "node "
+                  + nodeId
+                  + " is already a listener at "
+                  + l.address()
+                  + ", not at "
+                  + address
+                  + ": run add-voter with that address, or remove-voter first");
+        }
+        alreadyListener = true;
+      } else if (sameAddress(l.address(), address)) {
+        throw invalid(
+            "listener " + l.nodeId() + " already uses " + address + "; node " + nodeId + " cannot");
+      }
+    }
+    return alreadyListener;
+  }
+
+  /**
    * The node at {@code address} must answer, be node {@code nodeId}, and hold this quorum's Raft
    * group (started for the same cluster id as a new member): otherwise it is unreachable, another
    * node, or belongs to another cluster.
    */
-  private void probeNewMember(int nodeId, HostPort address) {
+  private void probeNewMember(int nodeId, HostPort address, long deadline) {
     RaftPeer p = peer(nodeId, address.toString(), RaftPeerRole.LISTENER);
     List<RaftGroupId> groups;
-    try (RaftClient c = probeClient(RaftGroup.valueOf(groupId, List.of(p)))) {
+    try (RaftClient c = probeClient(RaftGroup.valueOf(groupId, List.of(p)), deadline)) {
       groups = c.getGroupManagementApi(p.getId()).list().getGroupIds();
     } catch (IOException | RuntimeException e) {
       throw invalid(
@@ -220,7 +251,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
               + " (the group is derived from the cluster id its storage was formatted with)");
     }
     GroupInfoReply info;
-    try (RaftClient c = probeClient(RaftGroup.valueOf(groupId, List.of(p)))) {
+    try (RaftClient c = probeClient(RaftGroup.valueOf(groupId, List.of(p)), deadline)) {
       info = c.getGroupManagementApi(p.getId()).info(groupId);
     } catch (IOException | RuntimeException e) {
       throw invalid("the controller at " + address + " did not describe itself: " + rootMessage(e));
@@ -243,7 +274,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
       if (at >= target) {
         return;
       }
-      if (System.nanoTime() > deadline) {
+      if (expired(deadline)) {
         throw new SpoolException(
             ErrorCode.REQUEST_TIMED_OUT,
             "node "
@@ -446,7 +477,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
       if (!d.changing() && d.voters().stream().anyMatch(v -> v.nodeId() == d.leaderId())) {
         return d;
       }
-      if (System.nanoTime() > deadline) {
+      if (expired(deadline)) {
         throw new SpoolException(
             ErrorCode.REQUEST_TIMED_OUT, "the configuration change did not settle in time: " + d);
       }
@@ -472,8 +503,14 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
       // Every known controller is asked: a deposed leader may still answer as LEADER of an older
       // term until it hears of the new one, so the highest term wins.
       GroupInfoReply best = null;
+      boolean probed = false;
       for (RaftPeer p : List.copyOf(known.values())) {
-        try (RaftClient c = probeClient(RaftGroup.valueOf(groupIdOr(p), List.of(p)))) {
+        // Out of time: one last probe only (each is capped by the time left, probeMs).
+        if (best == null && probed && expired(deadline)) {
+          break;
+        }
+        probed = true;
+        try (RaftClient c = probeClient(RaftGroup.valueOf(groupIdOr(p), List.of(p)), deadline)) {
           if (groupId == null) {
             List<RaftGroupId> groups = c.getGroupManagementApi(p.getId()).list().getGroupIds();
             if (groups.size() != 1) {
@@ -510,7 +547,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
       if (best != null) {
         return best;
       }
-      if (System.nanoTime() > deadline) {
+      if (expired(deadline)) {
         throw new SpoolException(
             ErrorCode.QUORUM_UNAVAILABLE,
             "cannot find the quorum's leader through " + known.keySet() + ": " + lastProblem);
@@ -530,6 +567,8 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
     RaftConfigurationProto conf = leader.getConf().orElseThrow();
     List<RaftPeer> all = new ArrayList<>(peers(conf.getPeersList(), RaftPeerRole.FOLLOWER));
     all.addAll(peers(conf.getListenersList(), RaftPeerRole.LISTENER));
+    // Not capped by the time left, unlike a probe: a change once sent is given the time to be
+    // answered, rather than reported failed while it may still complete.
     RaftProperties p = properties(Math.max(PROBE_TIMEOUT_MS, leftMs(deadline)));
     return RaftClient.newBuilder()
         .setProperties(p)
@@ -541,9 +580,9 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
         .build();
   }
 
-  private static RaftClient probeClient(RaftGroup group) {
+  private static RaftClient probeClient(RaftGroup group, long deadline) {
     return RaftClient.newBuilder()
-        .setProperties(properties(PROBE_TIMEOUT_MS))
+        .setProperties(properties(probeMs(leftMs(deadline))))
         .setRaftGroup(group)
         .setRetryPolicy(RetryPolicies.noRetry())
         .build();
@@ -604,6 +643,19 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
 
   private long deadline() {
     return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+  }
+
+  /** Overflow-safe: {@code System.nanoTime()} values may only be compared by their difference. */
+  private static boolean expired(long deadline) {
+    return System.nanoTime() - deadline > 0;
+  }
+
+  /**
+   * One probe's timeout: {@link #PROBE_TIMEOUT_MS}, or the time the command has left if less, but
+   * at least {@link #MIN_PROBE_MS} so that a wait ending at its deadline still gets its last look.
+   */
+  static long probeMs(long leftMs) {
+    return Math.max(MIN_PROBE_MS, Math.min(PROBE_TIMEOUT_MS, leftMs));
   }
 
   private static long leftMs(long deadline) {
