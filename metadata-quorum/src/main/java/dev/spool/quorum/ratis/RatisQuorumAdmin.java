@@ -303,51 +303,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
     if (before.changing()) {
       throw invalid("a configuration change is in progress; try again when it finished");
     }
-    Set<Integer> voterIds = new TreeSet<>();
-    before.voters().forEach(v -> voterIds.add(v.nodeId()));
-    Set<Integer> listenerIds = new TreeSet<>();
-    before.listeners().forEach(l -> listenerIds.add(l.nodeId()));
-    for (int id : nodeIds) {
-      if (!voterIds.contains(id) && !listenerIds.contains(id)) {
-        throw invalid("node " + id + " is not a voter (voters: " + voterIds + ")");
-      }
-    }
-    List<Member> staying =
-        before.voters().stream().filter(v -> !nodeIds.contains(v.nodeId())).toList();
-    int removedVoters = before.voters().size() - staying.size();
-    if (staying.isEmpty()) {
-      throw invalid("removing " + nodeIds + " would leave no voter: the quorum needs at least one");
-    }
-    if (removedVoters > 0 && 2 * staying.size() <= before.voters().size()) {
-      throw invalid(
-          "removing "
-              + removedVoters
-              + " of "
-              + before.voters().size()
-              + " voters at once would leave "
-              + staying.size()
-              + ", not a majority of the current voters: remove at most "
-              + (before.voters().size() - 1) / 2
-              + " at a time");
-    }
-    List<Member> reachable =
-        staying.stream()
-            .filter(v -> v.lastContactMsAgo() >= 0 && v.lastContactMsAgo() < REACHABLE_MS)
-            .toList();
-    if (removedVoters > 0 && 2 * reachable.size() <= staying.size()) {
-      throw new SpoolException(
-          ErrorCode.QUORUM_UNAVAILABLE,
-          "after removing "
-              + nodeIds
-              + " the voters would be "
-              + ids(staying)
-              + " but the leader reached only "
-              + ids(reachable)
-              + " within "
-              + REACHABLE_MS
-              + " ms: not a majority, the quorum could no longer commit. Bring the others back"
-              + " first");
-    }
+    List<Member> reachable = checkRemoval(before, nodeIds);
     // The checks above were made on this configuration: the change is made only if it is still
     // the current one (moving leadership does not change it).
     RaftConfigurationProto conf = leader.getConf().orElseThrow();
@@ -363,6 +319,76 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
     log.info("removing {}: voters {} listeners {}", nodeIds, voters, listeners);
     setConfiguration(leader, conf, voters, listeners, deadline);
     return awaitStable(deadline);
+  }
+
+  /**
+   * The checks of a removal on the configuration {@code before}: refuses ids that are not members,
+   * removing every voter, removing so many that the staying voters are not a majority of the
+   * current ones (except shrinking 2 voters to 1 while both answer: joint consensus then has both
+   * old voters), and a removal after which the voters the leader reaches are not a majority.
+   * Returns the staying voters the leader reaches.
+   */
+  static List<Member> checkRemoval(Description before, Set<Integer> nodeIds) {
+    Set<Integer> voterIds = new TreeSet<>();
+    before.voters().forEach(v -> voterIds.add(v.nodeId()));
+    Set<Integer> listenerIds = new TreeSet<>();
+    before.listeners().forEach(l -> listenerIds.add(l.nodeId()));
+    for (int id : nodeIds) {
+      if (!voterIds.contains(id) && !listenerIds.contains(id)) {
+        throw invalid("node " + id + " is not a voter (voters: " + voterIds + ")");
+      }
+    }
+    List<Member> staying =
+        before.voters().stream().filter(v -> !nodeIds.contains(v.nodeId())).toList();
+    int removedVoters = before.voters().size() - staying.size();
+    if (staying.isEmpty()) {
+      throw invalid("removing " + nodeIds + " would leave no voter: the quorum needs at least one");
+    }
+    if (removedVoters > 0 && before.voters().size() == 2 && staying.size() == 1) {
+      // Joint consensus {a, b} -> {a} needs both of the old voters: possible while both answer.
+      List<Member> unreachable = before.voters().stream().filter(v -> !reachable(v)).toList();
+      if (!unreachable.isEmpty()) {
+        throw new SpoolException(
+            ErrorCode.QUORUM_UNAVAILABLE,
+            "all voters must be reachable to shrink a 2-voter quorum: the leader has not heard from "
+                + ids(unreachable)
+                + " within "
+                + REACHABLE_MS
+                + " ms");
+      }
+    } else if (removedVoters > 0 && 2 * staying.size() <= before.voters().size()) {
+      throw invalid(
+          "removing "
+              + removedVoters
+              + " of "
+              + before.voters().size()
+              + " voters at once would leave "
+              + staying.size()
+              + ", not a majority of the current voters: remove at most "
+              + (before.voters().size() - 1) / 2
+              + " at a time");
+    }
+    List<Member> reachable = staying.stream().filter(RatisQuorumAdmin::reachable).toList();
+    if (removedVoters > 0 && 2 * reachable.size() <= staying.size()) {
+      throw new SpoolException(
+          ErrorCode.QUORUM_UNAVAILABLE,
+          "after removing "
+              + nodeIds
+              + " the voters would be "
+              + ids(staying)
+              + " but the leader reached only "
+              + ids(reachable)
+              + " within "
+              + REACHABLE_MS
+              + " ms: not a majority, the quorum could no longer commit. Bring the others back"
+              + " first");
+    }
+    return reachable;
+  }
+
+  /** Whether the leader heard from {@code m} within {@link #REACHABLE_MS} (the leader: 0). */
+  private static boolean reachable(Member m) {
+    return m.lastContactMsAgo() >= 0 && m.lastContactMsAgo() < REACHABLE_MS;
   }
 
   /**

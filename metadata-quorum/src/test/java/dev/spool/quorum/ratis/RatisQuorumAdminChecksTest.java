@@ -11,6 +11,7 @@ import dev.spool.common.SpoolException;
 import dev.spool.quorum.QuorumAdmin.Description;
 import dev.spool.quorum.QuorumAdmin.Member;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -53,6 +54,63 @@ class RatisQuorumAdminChecksTest {
     assertEquals(RatisQuorumAdmin.PROBE_TIMEOUT_MS, RatisQuorumAdmin.probeMs(60_000));
     assertEquals(1_000, RatisQuorumAdmin.probeMs(1_000));
     assertEquals(RatisQuorumAdmin.MIN_PROBE_MS, RatisQuorumAdmin.probeMs(0));
+  }
+
+  private static Description twoVoters(long lastContactOf2) {
+    return new Description(
+        1,
+        3,
+        100,
+        List.of(member(1, "h1:9093"), new Member(2, "h2:9093", 100, 0, lastContactOf2)),
+        List.of(),
+        false);
+  }
+
+  @Test
+  void shouldShrinkTwoVotersToOneWhenBothAnswer() {
+    // either of them, the leader (1) too: it hands over to 2 first
+    assertEquals(
+        List.of(1),
+        RatisQuorumAdmin.checkRemoval(twoVoters(50), Set.of(2)).stream()
+            .map(Member::nodeId)
+            .toList());
+    assertEquals(
+        List.of(2),
+        RatisQuorumAdmin.checkRemoval(twoVoters(50), Set.of(1)).stream()
+            .map(Member::nodeId)
+            .toList());
+  }
+
+  @Test
+  void shouldRefuseToShrinkTwoVotersUnlessBothAnswer() {
+    for (long contact : new long[] {-1, RatisQuorumAdmin.REACHABLE_MS}) {
+      for (int removed : new int[] {1, 2}) {
+        SpoolException e =
+            assertThrows(
+                SpoolException.class,
+                () -> RatisQuorumAdmin.checkRemoval(twoVoters(contact), Set.of(removed)));
+        assertEquals(ErrorCode.QUORUM_UNAVAILABLE, e.errorCode());
+        assertTrue(
+            e.getMessage().contains("all voters must be reachable to shrink a 2-voter quorum"),
+            e.getMessage());
+      }
+    }
+    SpoolException both =
+        assertThrows(
+            SpoolException.class, () -> RatisQuorumAdmin.checkRemoval(twoVoters(50), Set.of(1, 2)));
+    assertTrue(both.getMessage().contains("would leave no voter"), both.getMessage());
+  }
+
+  @Test
+  void shouldStillRefuseRemovingHalfOfMoreVoters() {
+    SpoolException e =
+        assertThrows(
+            SpoolException.class, () -> RatisQuorumAdmin.checkRemoval(QUORUM, Set.of(2, 3)));
+    assertEquals(ErrorCode.INVALID_REQUEST, e.errorCode());
+    assertTrue(e.getMessage().contains("remove at most 1 at a time"), e.getMessage());
+    assertEquals(
+        List.of(1, 2),
+        RatisQuorumAdmin.checkRemoval(QUORUM, Set.of(3)).stream().map(Member::nodeId).toList());
   }
 
   private static void assertRefused(String message, int nodeId, String address) {
