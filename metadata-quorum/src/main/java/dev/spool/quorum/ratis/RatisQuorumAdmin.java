@@ -76,6 +76,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
   private final Map<Integer, HostPort> bootstrap;
   private final long timeoutMs;
   private RaftGroupId groupId;
+  private Runnable afterListenerAdded = () -> {};
 
   public RatisQuorumAdmin(Map<Integer, HostPort> bootstrap, long timeoutMs) {
     if (bootstrap.isEmpty()) {
@@ -83,6 +84,15 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
     }
     this.bootstrap = Map.copyOf(bootstrap);
     this.timeoutMs = timeoutMs;
+  }
+
+  /**
+   * For tests: {@code hook} runs in {@link #addVoter} once the node is a listener, before the
+   * catch-up wait and the change that makes it a voter (so a test can observe that phase).
+   */
+  public RatisQuorumAdmin afterListenerAdded(Runnable hook) {
+    this.afterListenerAdded = hook;
+    return this;
   }
 
   // ---------------------------------------------------------------- describe
@@ -160,6 +170,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
       log.info("adding node {} at {} as a listener", nodeId, address);
       setConfiguration(leader, conf, voters, withListener, deadline);
     }
+    afterListenerAdded.run();
     long target = describe(leaderInfo(deadline)).commitIndex();
     awaitCaughtUp(nodeId, target, deadline);
 
