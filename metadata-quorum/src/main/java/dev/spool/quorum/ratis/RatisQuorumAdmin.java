@@ -15,9 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
@@ -36,7 +34,6 @@ import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
 import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
 import org.apache.ratis.protocol.exceptions.SetConfigurationException;
 import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -161,7 +158,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
     boolean alreadyListener = checkJoining(before, nodeId, address);
     probeNewMember(nodeId, address, deadline);
 
-    RaftPeer joining = peer(nodeId, address.toString(), RaftPeerRole.LISTENER);
+    RaftPeer joining = RaftSetup.peer(nodeId, address.toString(), RaftPeerRole.LISTENER);
     List<RaftPeer> voters = peers(conf.getPeersList(), RaftPeerRole.FOLLOWER);
     List<RaftPeer> listeners = peers(conf.getListenersList(), RaftPeerRole.LISTENER);
     if (!alreadyListener) {
@@ -182,7 +179,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
     }
     List<RaftPeer> newVoters =
         new ArrayList<>(peers(current.getPeersList(), RaftPeerRole.FOLLOWER));
-    newVoters.add(peer(nodeId, address.toString(), RaftPeerRole.FOLLOWER));
+    newVoters.add(RaftSetup.peer(nodeId, address.toString(), RaftPeerRole.FOLLOWER));
     List<RaftPeer> newListeners =
         peers(current.getListenersList(), RaftPeerRole.LISTENER).stream()
             .filter(p -> RaftSetup.nodeId(p.getId()) != nodeId)
@@ -235,7 +232,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
    * node, or belongs to another cluster.
    */
   private void probeNewMember(int nodeId, HostPort address, long deadline) {
-    RaftPeer p = peer(nodeId, address.toString(), RaftPeerRole.LISTENER);
+    RaftPeer p = RaftSetup.peer(nodeId, address.toString(), RaftPeerRole.LISTENER);
     List<RaftGroupId> groups;
     try (RaftClient c = probeClient(RaftGroup.valueOf(groupId, List.of(p)), deadline)) {
       groups = c.getGroupManagementApi(p.getId()).list().getGroupIds();
@@ -534,7 +531,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
             e ->
                 known.put(
                     RaftSetup.peerId(e.getKey()),
-                    peer(e.getKey(), e.getValue().toString(), RaftPeerRole.FOLLOWER)));
+                    RaftSetup.peer(e.getKey(), e.getValue().toString(), RaftPeerRole.FOLLOWER)));
     String lastProblem = "no controller answered";
     while (true) {
       // Every known controller is asked: a deposed leader may still answer as LEADER of an older
@@ -563,7 +560,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
                     for (RaftPeerProto pp : conf.getPeersList()) {
                       known.putIfAbsent(
                           RaftPeerId.valueOf(pp.getId()),
-                          peer(
+                          RaftSetup.peer(
                               RaftSetup.nodeId(RaftPeerId.valueOf(pp.getId())),
                               pp.getAddress(),
                               RaftPeerRole.FOLLOWER));
@@ -606,7 +603,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
     all.addAll(peers(conf.getListenersList(), RaftPeerRole.LISTENER));
     // Not capped by the time left, unlike a probe: a change once sent is given the time to be
     // answered, rather than reported failed while it may still complete.
-    RaftProperties p = properties(Math.max(PROBE_TIMEOUT_MS, leftMs(deadline)));
+    RaftProperties p = RaftSetup.clientProperties(Math.max(PROBE_TIMEOUT_MS, leftMs(deadline)));
     return RaftClient.newBuilder()
         .setProperties(p)
         .setRaftGroup(RaftGroup.valueOf(groupId, all))
@@ -619,28 +616,13 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
 
   private static RaftClient probeClient(RaftGroup group, long deadline) {
     return RaftClient.newBuilder()
-        .setProperties(properties(probeMs(leftMs(deadline))))
+        .setProperties(RaftSetup.clientProperties(probeMs(leftMs(deadline))))
         .setRaftGroup(group)
         .setRetryPolicy(RetryPolicies.noRetry())
         .build();
   }
 
-  private static RaftProperties properties(long requestTimeoutMs) {
-    RaftProperties p = new RaftProperties();
-    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
-    RaftClientConfigKeys.Rpc.setRequestTimeout(p, RaftSetup.ms(requestTimeoutMs));
-    return p;
-  }
-
   // ---------------------------------------------------------------- helpers
-
-  private static RaftPeer peer(int nodeId, String address, RaftPeerRole role) {
-    return RaftPeer.newBuilder()
-        .setId(RaftSetup.peerId(nodeId))
-        .setAddress(address)
-        .setStartupRole(role)
-        .build();
-  }
 
   private static List<RaftPeer> peers(Collection<RaftPeerProto> protos, RaftPeerRole role) {
     return protos.stream()
