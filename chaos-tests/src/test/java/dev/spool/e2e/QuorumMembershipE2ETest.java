@@ -1,5 +1,6 @@
 package dev.spool.e2e;
 
+import static java.util.stream.Collectors.toSet;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,12 +9,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spool.cli.CliRunner;
+import dev.spool.common.HostPort;
 import dev.spool.node.SpoolMain;
+import dev.spool.quorum.QuorumAdmin;
+import dev.spool.quorum.QuorumConfig;
+import dev.spool.quorum.ratis.RatisQuorumAdmin;
 import dev.spool.testing.ClusterMode;
 import dev.spool.testing.Ports;
 import dev.spool.testing.SpoolClusterTest;
 import dev.spool.testing.process.ProcessCluster;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,11 +94,29 @@ class QuorumMembershipE2ETest {
       joiners.add(five);
       four.awaitListening();
       five.awaitListening();
+      // Node 4 through the admin API, to look at the quorum between its two changes: a listener
+      // first, not yet a voter.
+      List<JsonNode> between = new ArrayList<>();
+      try (RatisQuorumAdmin admin = new RatisQuorumAdmin(voters(c), CHANGE.toMillis())) {
+        admin.afterListenerAdded(
+            () -> {
+              try {
+                between.add(describe(c));
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            });
+        QuorumAdmin.Description added4 = admin.addVoter(4, HostPort.parse(four.address));
+        assertEquals(
+            Set.of(1, 2, 3, 4),
+            added4.voters().stream().map(QuorumAdmin.Member::nodeId).collect(toSet()));
+        assertEquals(List.of(), added4.listeners());
+      }
+      assertEquals(1, between.size(), "looked once, between the two changes");
+      assertEquals(Set.of(4), ids(between.get(0).get("listeners")), between.get(0).toString());
+      assertEquals(Set.of(1, 2, 3), ids(between.get(0).get("voters")), between.get(0).toString());
       CliRunner.Result added =
-          cli(c, "add-voter", "--node-id", "4", "--address", four.address, "--json");
-      assertEquals(0, added.exitCode(), added.toString());
-      assertEquals(Set.of(1, 2, 3, 4), ids(JSON.readTree(added.out()).get("voters")));
-      added = cli(c, "add-voter", "--node-id", "5", "--address", five.address, "--json");
+          cli(c, "add-voter", "--node-id", "5", "--address", five.address, "--json");
       assertEquals(0, added.exitCode(), added.toString());
       JsonNode grown = JSON.readTree(added.out());
       assertEquals(Set.of(1, 2, 3, 4, 5), ids(grown.get("voters")));
@@ -169,6 +193,15 @@ class QuorumMembershipE2ETest {
     assertEquals(ids(before.get("voters")), ids(after.get("voters")), "voters unchanged: " + r);
     assertEquals(ids(before.get("listeners")), ids(after.get("listeners")), "listeners unchanged");
     assertFalse(after.get("changing").asBoolean(), after.toString());
+  }
+
+  /** The voters of node 1's {@code controller.quorum.voters}: where the admin finds the quorum. */
+  private static Map<Integer, HostPort> voters(ProcessCluster c) throws IOException {
+    Properties p = new Properties();
+    try (var in = Files.newBufferedReader(c.configFile(1), StandardCharsets.UTF_8)) {
+      p.load(in);
+    }
+    return QuorumConfig.parseVoters(p.getProperty("controller.quorum.voters"));
   }
 
   private static JsonNode describe(ProcessCluster c) throws IOException {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.spool.cli.CliContext;
 import dev.spool.cli.ExitCodes;
+import dev.spool.common.ErrorCode;
 import dev.spool.common.HostPort;
 import dev.spool.common.SpoolException;
 import dev.spool.config.ConfigException;
@@ -93,6 +94,19 @@ public final class QuorumCommand {
     }
   }
 
+  /**
+   * An unexpected failure of the quorum admin (a Ratis client error not mapped to a code): reported
+   * as QUORUM_UNAVAILABLE with what went wrong, like the mapped ones, not as a stack trace.
+   */
+  static SpoolException unexpected(RuntimeException e) {
+    Throwable c = e;
+    while (c.getCause() != null && c.getCause() != c && c.getMessage() == null) {
+      c = c.getCause();
+    }
+    return new SpoolException(
+        ErrorCode.QUORUM_UNAVAILABLE, c.getClass().getSimpleName() + ": " + c.getMessage(), e);
+  }
+
   /** Runs {@code op} against the quorum and prints what it returns; refusals go to stderr. */
   private static int run(
       CliContext ctx, Connection conn, Function<QuorumAdmin, Description> op, String done) {
@@ -109,6 +123,10 @@ public final class QuorumCommand {
       d = op.apply(admin);
     } catch (SpoolException e) {
       ctx.err().println("error: " + e.getMessage()); // "CODE: message"
+      ctx.err().flush();
+      return ExitCodes.FAILED;
+    } catch (RuntimeException e) {
+      ctx.err().println("error: " + unexpected(e).getMessage());
       ctx.err().flush();
       return ExitCodes.FAILED;
     }

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.cli.CliRunner;
 import dev.spool.cli.CliRunner.Result;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -75,5 +77,14 @@ class QuorumCommandTest {
     assertTrue(
         r.err().startsWith("error: QUORUM_UNAVAILABLE: cannot find the quorum's leader"),
         r.toString());
+  }
+
+  @Test
+  void shouldTurnAnUnexpectedFailureIntoAQuorumUnavailableError() {
+    SpoolException e =
+        QuorumCommand.unexpected(
+            new IllegalStateException(new java.io.IOException("UNAVAILABLE: io exception")));
+    assertEquals(ErrorCode.QUORUM_UNAVAILABLE, e.errorCode());
+    assertTrue(e.getMessage().contains("UNAVAILABLE: io exception"), e.getMessage());
   }
 }

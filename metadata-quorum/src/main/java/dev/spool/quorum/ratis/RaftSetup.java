@@ -15,6 +15,7 @@ import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -55,14 +56,18 @@ final class RaftSetup {
     List<RaftPeer> peers =
         voters.entrySet().stream()
             .sorted(Map.Entry.comparingByKey())
-            .map(
-                e ->
-                    RaftPeer.newBuilder()
-                        .setId(peerId(e.getKey()))
-                        .setAddress(e.getValue().toString())
-                        .build())
+            .map(e -> peer(e.getKey(), e.getValue().toString(), RaftPeerRole.FOLLOWER))
             .toList();
     return RaftGroup.valueOf(groupId(clusterId), peers);
+  }
+
+  /** Node {@code nodeId}'s peer at {@code address} (HOST:PORT), starting as {@code role}. */
+  static RaftPeer peer(int nodeId, String address, RaftPeerRole role) {
+    return RaftPeer.newBuilder()
+        .setId(peerId(nodeId))
+        .setAddress(address)
+        .setStartupRole(role)
+        .build();
   }
 
   static RaftProperties serverProperties(QuorumSettings s) {
@@ -110,10 +115,16 @@ final class RaftSetup {
   }
 
   static RaftProperties clientProperties(QuorumClientSettings s) {
+    RaftProperties p = clientProperties(s.requestTimeoutMs());
+    RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, 256);
+    return p;
+  }
+
+  /** A GRPC client's properties with a request timeout of {@code requestTimeoutMs}. */
+  static RaftProperties clientProperties(long requestTimeoutMs) {
     RaftProperties p = new RaftProperties();
     RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
-    RaftClientConfigKeys.Rpc.setRequestTimeout(p, ms(s.requestTimeoutMs()));
-    RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, 256);
+    RaftClientConfigKeys.Rpc.setRequestTimeout(p, ms(requestTimeoutMs));
     return p;
   }
 

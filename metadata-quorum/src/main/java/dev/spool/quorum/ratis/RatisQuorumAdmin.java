@@ -15,9 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
@@ -32,8 +30,10 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
+import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
+import org.apache.ratis.protocol.exceptions.SetConfigurationException;
 import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +54,10 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
   private static final Logger log = LoggerFactory.getLogger(RatisQuorumAdmin.class);
 
   /** One probe of one controller (group list or info). */
-  private static final long PROBE_TIMEOUT_MS = 3_000;
+  static final long PROBE_TIMEOUT_MS = 3_000;
+
+  /** The shortest probe, also when the command's time is up (its last look at the leader). */
+  static final long MIN_PROBE_MS = 250;
 
   /**
    * A voter the leader has heard from within this long counts as reachable for the majority check
@@ -70,6 +73,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
   private final Map<Integer, HostPort> bootstrap;
   private final long timeoutMs;
   private RaftGroupId groupId;
+  private Runnable afterListenerAdded = () -> {};
 
   public RatisQuorumAdmin(Map<Integer, HostPort> bootstrap, long timeoutMs) {
     if (bootstrap.isEmpty()) {
@@ -77,6 +81,15 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
     }
     this.bootstrap = Map.copyOf(bootstrap);
     this.timeoutMs = timeoutMs;
+  }
+
+  /**
+   * For tests: {@code hook} runs in {@link #addVoter} once the node is a listener, before the
+   * catch-up wait and the change that makes it a voter (so a test can observe that phase).
+   */
+  public RatisQuorumAdmin afterListenerAdded(Runnable hook) {
+    this.afterListenerAdded = hook;
+    return this;
   }
 
   // ---------------------------------------------------------------- describe
@@ -142,6 +155,46 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
     if (before.changing()) {
       throw invalid("a configuration change is in progress; try again when it finished");
     }
+    boolean alreadyListener = checkJoining(before, nodeId, address);
+    probeNewMember(nodeId, address, deadline);
+
+    RaftPeer joining = RaftSetup.peer(nodeId, address.toString(), RaftPeerRole.LISTENER);
+    List<RaftPeer> voters = peers(conf.getPeersList(), RaftPeerRole.FOLLOWER);
+    List<RaftPeer> listeners = peers(conf.getListenersList(), RaftPeerRole.LISTENER);
+    if (!alreadyListener) {
+      List<RaftPeer> withListener = new ArrayList<>(listeners);
+      withListener.add(joining);
+      log.info("adding node {} at {} as a listener", nodeId, address);
+      setConfiguration(leader, conf, voters, withListener, deadline);
+    }
+    afterListenerAdded.run();
+    long target = describe(leaderInfo(deadline)).commitIndex();
+    awaitCaughtUp(nodeId, target, deadline);
+
+    GroupInfoReply now = leaderInfo(deadline);
+    RaftConfigurationProto current = now.getConf().orElseThrow();
+    if (current.getListenersList().stream()
+        .noneMatch(l -> RaftSetup.nodeId(RaftPeerId.valueOf(l.getId())) == nodeId)) {
+      throw concurrentChange();
+    }
+    List<RaftPeer> newVoters =
+        new ArrayList<>(peers(current.getPeersList(), RaftPeerRole.FOLLOWER));
+    newVoters.add(RaftSetup.peer(nodeId, address.toString(), RaftPeerRole.FOLLOWER));
+    List<RaftPeer> newListeners =
+        peers(current.getListenersList(), RaftPeerRole.LISTENER).stream()
+            .filter(p -> RaftSetup.nodeId(p.getId()) != nodeId)
+            .toList();
+    log.info("node {} caught up to index {}: making it a voter", nodeId, target);
+    setConfiguration(now, current, newVoters, newListeners, deadline);
+    return awaitStable(deadline);
+  }
+
+  /**
+   * Refuses a node id that is already a voter, or an address a voter or another listener uses, or a
+   * listener's id with another address than its own; returns whether the node is already a listener
+   * (a previous add-voter that did not finish).
+   */
+  static boolean checkJoining(Description before, int nodeId, HostPort address) {
     for (Member v : before.voters()) {
       if (v.nodeId() == nodeId) {
         throw invalid("node " + nodeId + " is already a voter (at " + v.address() + ")");
@@ -151,33 +204,26 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
             "voter " + v.nodeId() + " already uses " + address + "; node " + nodeId + " cannot");
       }
     }
-    boolean alreadyListener = before.listeners().stream().anyMatch(l -> l.nodeId() == nodeId);
-    probeNewMember(nodeId, address);
-
-    RaftPeer joining = peer(nodeId, address.toString(), RaftPeerRole.LISTENER);
-    List<RaftPeer> voters = peers(conf.getPeersList(), RaftPeerRole.FOLLOWER);
-    List<RaftPeer> listeners = peers(conf.getListenersList(), RaftPeerRole.LISTENER);
-    if (!alreadyListener) {
-      List<RaftPeer> withListener = new ArrayList<>(listeners);
-      withListener.add(joining);
-      log.info("adding node {} at {} as a listener", nodeId, address);
-      setConfiguration(leader, voters, withListener, deadline);
+    boolean alreadyListener = false;
+    for (Member l : before.listeners()) {
+      if (l.nodeId() == nodeId) {
+        if (!sameAddress(l.address(), address)) {
+          throw invalid(
+              "node "
+                  + nodeId
+                  + " is already a listener at "
+                  + l.address()
+                  + ", not at "
+                  + address
+                  + ": run add-voter with that address, or remove-voter first");
+        }
+        alreadyListener = true;
+      } else if (sameAddress(l.address(), address)) {
+        throw invalid(
+            "listener " + l.nodeId() + " already uses " + address + "; node " + nodeId + " cannot");
+      }
     }
-    long target = describe(leaderInfo(deadline)).commitIndex();
-    awaitCaughtUp(nodeId, target, deadline);
-
-    GroupInfoReply now = leaderInfo(deadline);
-    RaftConfigurationProto current = now.getConf().orElseThrow();
-    List<RaftPeer> newVoters =
-        new ArrayList<>(peers(current.getPeersList(), RaftPeerRole.FOLLOWER));
-    newVoters.add(peer(nodeId, address.toString(), RaftPeerRole.FOLLOWER));
-    List<RaftPeer> newListeners =
-        peers(current.getListenersList(), RaftPeerRole.LISTENER).stream()
-            .filter(p -> RaftSetup.nodeId(p.getId()) != nodeId)
-            .toList();
-    log.info("node {} caught up to index {}: making it a voter", nodeId, target);
-    setConfiguration(now, newVoters, newListeners, deadline);
-    return awaitStable(deadline);
+    return alreadyListener;
   }
 
   /**
@@ -185,10 +231,10 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
    * group (started for the same cluster id as a new member): otherwise it is unreachable, another
    * node, or belongs to another cluster.
    */
-  private void probeNewMember(int nodeId, HostPort address) {
-    RaftPeer p = peer(nodeId, address.toString(), RaftPeerRole.LISTENER);
+  private void probeNewMember(int nodeId, HostPort address, long deadline) {
+    RaftPeer p = RaftSetup.peer(nodeId, address.toString(), RaftPeerRole.LISTENER);
     List<RaftGroupId> groups;
-    try (RaftClient c = probeClient(RaftGroup.valueOf(groupId, List.of(p)))) {
+    try (RaftClient c = probeClient(RaftGroup.valueOf(groupId, List.of(p)), deadline)) {
       groups = c.getGroupManagementApi(p.getId()).list().getGroupIds();
     } catch (IOException | RuntimeException e) {
       throw invalid(
@@ -213,7 +259,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
               + " (the group is derived from the cluster id its storage was formatted with)");
     }
     GroupInfoReply info;
-    try (RaftClient c = probeClient(RaftGroup.valueOf(groupId, List.of(p)))) {
+    try (RaftClient c = probeClient(RaftGroup.valueOf(groupId, List.of(p)), deadline)) {
       info = c.getGroupManagementApi(p.getId()).info(groupId);
     } catch (IOException | RuntimeException e) {
       throw invalid("the controller at " + address + " did not describe itself: " + rootMessage(e));
@@ -236,7 +282,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
       if (at >= target) {
         return;
       }
-      if (System.nanoTime() > deadline) {
+      if (expired(deadline)) {
         throw new SpoolException(
             ErrorCode.REQUEST_TIMED_OUT,
             "node "
@@ -265,6 +311,32 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
     if (before.changing()) {
       throw invalid("a configuration change is in progress; try again when it finished");
     }
+    List<Member> reachable = checkRemoval(before, nodeIds);
+    // The checks above were made on this configuration: the change is made only if it is still
+    // the current one (moving leadership does not change it).
+    RaftConfigurationProto conf = leader.getConf().orElseThrow();
+    leader = moveLeadership(leader, nodeIds, reachable, deadline);
+    List<RaftPeer> voters =
+        peers(conf.getPeersList(), RaftPeerRole.FOLLOWER).stream()
+            .filter(p -> !nodeIds.contains(RaftSetup.nodeId(p.getId())))
+            .toList();
+    List<RaftPeer> listeners =
+        peers(conf.getListenersList(), RaftPeerRole.LISTENER).stream()
+            .filter(p -> !nodeIds.contains(RaftSetup.nodeId(p.getId())))
+            .toList();
+    log.info("removing {}: voters {} listeners {}", nodeIds, voters, listeners);
+    setConfiguration(leader, conf, voters, listeners, deadline);
+    return awaitStable(deadline);
+  }
+
+  /**
+   * The checks of a removal on the configuration {@code before}: refuses ids that are not members,
+   * removing every voter, removing so many that the staying voters are not a majority of the
+   * current ones (except shrinking 2 voters to 1 while both answer: joint consensus then has both
+   * old voters), and a removal after which the voters the leader reaches are not a majority.
+   * Returns the staying voters the leader reaches.
+   */
+  static List<Member> checkRemoval(Description before, Set<Integer> nodeIds) {
     Set<Integer> voterIds = new TreeSet<>();
     before.voters().forEach(v -> voterIds.add(v.nodeId()));
     Set<Integer> listenerIds = new TreeSet<>();
@@ -280,7 +352,19 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
     if (staying.isEmpty()) {
       throw invalid("removing " + nodeIds + " would leave no voter: the quorum needs at least one");
     }
-    if (removedVoters > 0 && 2 * staying.size() <= before.voters().size()) {
+    if (removedVoters > 0 && before.voters().size() == 2 && staying.size() == 1) {
+      // Joint consensus {a, b} -> {a} needs both of the old voters: possible while both answer.
+      List<Member> unreachable = before.voters().stream().filter(v -> !reachable(v)).toList();
+      if (!unreachable.isEmpty()) {
+        throw new SpoolException(
+            ErrorCode.QUORUM_UNAVAILABLE,
+            "all voters must be reachable to shrink a 2-voter quorum: the leader has not heard from "
+                + ids(unreachable)
+                + " within "
+                + REACHABLE_MS
+                + " ms");
+      }
+    } else if (removedVoters > 0 && 2 * staying.size() <= before.voters().size()) {
       throw invalid(
           "removing "
               + removedVoters
@@ -292,10 +376,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
               + (before.voters().size() - 1) / 2
               + " at a time");
     }
-    List<Member> reachable =
-        staying.stream()
-            .filter(v -> v.lastContactMsAgo() >= 0 && v.lastContactMsAgo() < REACHABLE_MS)
-            .toList();
+    List<Member> reachable = staying.stream().filter(RatisQuorumAdmin::reachable).toList();
     if (removedVoters > 0 && 2 * reachable.size() <= staying.size()) {
       throw new SpoolException(
           ErrorCode.QUORUM_UNAVAILABLE,
@@ -310,19 +391,12 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
               + " ms: not a majority, the quorum could no longer commit. Bring the others back"
               + " first");
     }
-    leader = moveLeadership(leader, nodeIds, reachable, deadline);
-    RaftConfigurationProto conf = leader.getConf().orElseThrow();
-    List<RaftPeer> voters =
-        peers(conf.getPeersList(), RaftPeerRole.FOLLOWER).stream()
-            .filter(p -> !nodeIds.contains(RaftSetup.nodeId(p.getId())))
-            .toList();
-    List<RaftPeer> listeners =
-        peers(conf.getListenersList(), RaftPeerRole.LISTENER).stream()
-            .filter(p -> !nodeIds.contains(RaftSetup.nodeId(p.getId())))
-            .toList();
-    log.info("removing {}: voters {} listeners {}", nodeIds, voters, listeners);
-    setConfiguration(leader, voters, listeners, deadline);
-    return awaitStable(deadline);
+    return reachable;
+  }
+
+  /** Whether the leader heard from {@code m} within {@link #REACHABLE_MS} (the leader: 0). */
+  private static boolean reachable(Member m) {
+    return m.lastContactMsAgo() >= 0 && m.lastContactMsAgo() < REACHABLE_MS;
   }
 
   /**
@@ -361,26 +435,70 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
 
   // ---------------------------------------------------------------- Ratis calls
 
+  /**
+   * Sets the configuration to {@code voters} and {@code listeners} if the quorum's is still {@code
+   * expected} (Ratis' COMPARE_AND_SET, which compares the member ids): the new sets were computed
+   * from {@code expected}, so a change another admin made in between is never overwritten.
+   */
   private void setConfiguration(
-      GroupInfoReply leader, List<RaftPeer> voters, List<RaftPeer> listeners, long deadline) {
+      GroupInfoReply leader,
+      RaftConfigurationProto expected,
+      List<RaftPeer> voters,
+      List<RaftPeer> listeners,
+      long deadline) {
     SetConfigurationRequest.Arguments args =
         SetConfigurationRequest.Arguments.newBuilder()
             .setServersInNewConf(voters)
             .setListenersInNewConf(listeners)
-            .setMode(SetConfigurationRequest.Mode.SET_UNCONDITIONALLY)
+            .setServersInCurrentConf(peers(expected.getPeersList(), RaftPeerRole.FOLLOWER))
+            .setListenersInCurrentConf(peers(expected.getListenersList(), RaftPeerRole.LISTENER))
+            .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
             .build();
     RaftClientReply r;
     try (RaftClient c = client(leader, deadline)) {
       r = c.admin().setConfiguration(args);
     } catch (IOException e) {
-      throw new SpoolException(
-          ErrorCode.QUORUM_UNAVAILABLE, "configuration change failed: " + rootMessage(e), e);
+      throw configurationError(e);
     }
     if (!r.isSuccess()) {
-      throw new SpoolException(
-          ErrorCode.QUORUM_UNAVAILABLE,
-          "configuration change refused by the quorum: " + rootMessage(r.getException()));
+      throw configurationError(r.getException());
     }
+  }
+
+  /**
+   * What a refused configuration change means for the operator. Ratis checks a change in progress
+   * (joint consensus, or a new voter still in staging) before it compares the configuration.
+   */
+  static SpoolException configurationError(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String m = String.valueOf(t.getMessage());
+      if (t instanceof ReconfigurationInProgressException
+          || m.contains("ReconfigurationInProgressException")) {
+        return invalid(
+            "a configuration change is in progress; run describe and try again when it finished");
+      }
+      if ((t instanceof SetConfigurationException || m.contains("SetConfigurationException"))
+          && m.contains("is different than the request")) {
+        return concurrentChange();
+      }
+      if (t instanceof ReconfigurationTimeoutException
+          || m.contains("ReconfigurationTimeoutException")) {
+        return new SpoolException(
+            ErrorCode.REQUEST_TIMED_OUT,
+            "the quorum gave up the configuration change: a new voter did not catch up in time ("
+                + rootMessage(failure)
+                + "); run describe, then add-voter again");
+      }
+    }
+    return new SpoolException(
+        ErrorCode.QUORUM_UNAVAILABLE,
+        "configuration change failed: " + rootMessage(failure),
+        failure);
+  }
+
+  private static SpoolException concurrentChange() {
+    return invalid(
+        "the controller quorum's configuration changed concurrently; run describe and retry");
   }
 
   /**
@@ -393,7 +511,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
       if (!d.changing() && d.voters().stream().anyMatch(v -> v.nodeId() == d.leaderId())) {
         return d;
       }
-      if (System.nanoTime() > deadline) {
+      if (expired(deadline)) {
         throw new SpoolException(
             ErrorCode.REQUEST_TIMED_OUT, "the configuration change did not settle in time: " + d);
       }
@@ -413,14 +531,20 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
             e ->
                 known.put(
                     RaftSetup.peerId(e.getKey()),
-                    peer(e.getKey(), e.getValue().toString(), RaftPeerRole.FOLLOWER)));
+                    RaftSetup.peer(e.getKey(), e.getValue().toString(), RaftPeerRole.FOLLOWER)));
     String lastProblem = "no controller answered";
     while (true) {
       // Every known controller is asked: a deposed leader may still answer as LEADER of an older
       // term until it hears of the new one, so the highest term wins.
       GroupInfoReply best = null;
+      boolean probed = false;
       for (RaftPeer p : List.copyOf(known.values())) {
-        try (RaftClient c = probeClient(RaftGroup.valueOf(groupIdOr(p), List.of(p)))) {
+        // Out of time: one last probe only (each is capped by the time left, probeMs).
+        if (best == null && probed && expired(deadline)) {
+          break;
+        }
+        probed = true;
+        try (RaftClient c = probeClient(RaftGroup.valueOf(groupIdOr(p), List.of(p)), deadline)) {
           if (groupId == null) {
             List<RaftGroupId> groups = c.getGroupManagementApi(p.getId()).list().getGroupIds();
             if (groups.size() != 1) {
@@ -436,7 +560,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
                     for (RaftPeerProto pp : conf.getPeersList()) {
                       known.putIfAbsent(
                           RaftPeerId.valueOf(pp.getId()),
-                          peer(
+                          RaftSetup.peer(
                               RaftSetup.nodeId(RaftPeerId.valueOf(pp.getId())),
                               pp.getAddress(),
                               RaftPeerRole.FOLLOWER));
@@ -457,7 +581,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
       if (best != null) {
         return best;
       }
-      if (System.nanoTime() > deadline) {
+      if (expired(deadline)) {
         throw new SpoolException(
             ErrorCode.QUORUM_UNAVAILABLE,
             "cannot find the quorum's leader through " + known.keySet() + ": " + lastProblem);
@@ -477,7 +601,9 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
     RaftConfigurationProto conf = leader.getConf().orElseThrow();
     List<RaftPeer> all = new ArrayList<>(peers(conf.getPeersList(), RaftPeerRole.FOLLOWER));
     all.addAll(peers(conf.getListenersList(), RaftPeerRole.LISTENER));
-    RaftProperties p = properties(Math.max(PROBE_TIMEOUT_MS, leftMs(deadline)));
+    // Not capped by the time left, unlike a probe: a change once sent is given the time to be
+    // answered, rather than reported failed while it may still complete.
+    RaftProperties p = RaftSetup.clientProperties(Math.max(PROBE_TIMEOUT_MS, leftMs(deadline)));
     return RaftClient.newBuilder()
         .setProperties(p)
         .setRaftGroup(RaftGroup.valueOf(groupId, all))
@@ -488,30 +614,15 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
         .build();
   }
 
-  private static RaftClient probeClient(RaftGroup group) {
+  private static RaftClient probeClient(RaftGroup group, long deadline) {
     return RaftClient.newBuilder()
-        .setProperties(properties(PROBE_TIMEOUT_MS))
+        .setProperties(RaftSetup.clientProperties(probeMs(leftMs(deadline))))
         .setRaftGroup(group)
         .setRetryPolicy(RetryPolicies.noRetry())
         .build();
   }
 
-  private static RaftProperties properties(long requestTimeoutMs) {
-    RaftProperties p = new RaftProperties();
-    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
-    RaftClientConfigKeys.Rpc.setRequestTimeout(p, RaftSetup.ms(requestTimeoutMs));
-    return p;
-  }
-
   // ---------------------------------------------------------------- helpers
-
-  private static RaftPeer peer(int nodeId, String address, RaftPeerRole role) {
-    return RaftPeer.newBuilder()
-        .setId(RaftSetup.peerId(nodeId))
-        .setAddress(address)
-        .setStartupRole(role)
-        .build();
-  }
 
   private static List<RaftPeer> peers(Collection<RaftPeerProto> protos, RaftPeerRole role) {
     return protos.stream()
@@ -551,6 +662,19 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
 
   private long deadline() {
     return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+  }
+
+  /** Overflow-safe: {@code System.nanoTime()} values may only be compared by their difference. */
+  private static boolean expired(long deadline) {
+    return System.nanoTime() - deadline > 0;
+  }
+
+  /**
+   * One probe's timeout: {@link #PROBE_TIMEOUT_MS}, or the time the command has left if less, but
+   * at least {@link #MIN_PROBE_MS} so that a wait ending at its deadline still gets its last look.
+   */
+  static long probeMs(long leftMs) {
+    return Math.max(MIN_PROBE_MS, Math.min(PROBE_TIMEOUT_MS, leftMs));
   }
 
   private static long leftMs(long deadline) {

@@ -138,14 +138,16 @@ public final class RatisQuorumServer implements QuorumServer {
   }
 
   /**
-   * Whether this division leads and a majority of voters (itself included) answered it within three
-   * quarters of the minimum election timeout. A voter refuses to pre-vote for anyone else for a
-   * minimum election timeout after it last heard from its leader (pre-vote is on), so no other
-   * leader can have been elected until a quarter timeout (100 ms by default, the margin for the
-   * answer's way back) after now: heartbeat answers may then grant brokers a leadership lease
-   * (docs/architecture.md, "Leadership lease"). A leader cut off from the others stops granting
-   * before the others can elect a successor. A just-elected leader counts as confirmed (Ratis
-   * starts its followers' contact times at the election, which a majority's votes just won).
+   * Whether this division leads and a majority of voters (itself included when it is one; listeners
+   * and staging peers never count; in joint consensus a majority of both the old and the new
+   * voters) answered it within three quarters of the minimum election timeout. A voter refuses to
+   * pre-vote for anyone else for a minimum election timeout after it last heard from its leader
+   * (pre-vote is on), so no other leader can have been elected until a quarter timeout (100 ms by
+   * default, the margin for the answer's way back) after now: heartbeat answers may then grant
+   * brokers a leadership lease (docs/architecture.md, "Leadership lease"). A leader cut off from
+   * the others stops granting before the others can elect a successor. A just-elected leader counts
+   * as confirmed (Ratis starts its followers' contact times at the election, which a majority's
+   * votes just won).
    */
   private boolean leadershipConfirmed(RaftServer.Division d) {
     RoleInfoProto role = d.getInfo().getRoleInfoProto();
@@ -153,13 +155,22 @@ public final class RatisQuorumServer implements QuorumServer {
       return false;
     }
     long windowMs = settings.config().get(QuorumConfig.ELECTION_TIMEOUT_MIN_MS) * 3 / 4;
-    int fresh = 1; // this voter
+    // The follower list includes listeners and staging peers (the leader appends to them too):
+    // LeaseQuorum counts only the configuration's voters, old and new while in joint consensus.
+    Map<String, Long> lastContact = new HashMap<>();
     for (ServerRpcProto f : role.getLeaderInfo().getFollowerInfoList()) {
-      if (f.getLastRpcElapsedTimeMs() < windowMs) {
-        fresh++;
-      }
+      lastContact.put(f.getId().getId().toStringUtf8(), f.getLastRpcElapsedTimeMs());
     }
-    return 2 * fresh > voters(d).size();
+    return LeaseQuorum.freshMajority(
+        RaftSetup.peerId(settings.nodeId()).toString(),
+        ids(voters(d)),
+        ids(d.getRaftConf().getPreviousPeers(RaftPeerRole.FOLLOWER)),
+        lastContact,
+        windowMs);
+  }
+
+  private static java.util.List<String> ids(java.util.Collection<RaftPeer> peers) {
+    return peers.stream().map(p -> p.getId().toString()).toList();
   }
 
   /** Raft's view of the quorum, from this division (complete only on the leader). */
