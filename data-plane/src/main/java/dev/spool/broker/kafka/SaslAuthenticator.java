@@ -44,12 +44,17 @@ final class SaslAuthenticator {
   private final List<String> enabled;
   private final Supplier<MetadataImage> image;
   private final SecureRandom random = new SecureRandom();
+
+  /** The mock salts of unknown users are HMACs under it (docs/security.md#sasl). */
+  private final byte[] mockSecret = new byte[32];
+
   private final String logPrefix;
 
   SaslAuthenticator(List<String> enabled, Supplier<MetadataImage> image, String logPrefix) {
     this.enabled = List.copyOf(enabled);
     this.image = image;
     this.logPrefix = logPrefix;
+    random.nextBytes(mockSecret);
   }
 
   /** One connection's authentication state. */
@@ -175,7 +180,7 @@ final class SaslAuthenticator {
       return new PlainServer(this::anyCredential);
     }
     ScramMechanism m = ScramMechanism.forName(mechanism).orElseThrow();
-    return new ScramServer(m, credentials(m), this::nonce);
+    return new ScramServer(m, credentials(m), this::nonce, mockSecret);
   }
 
   private Function<String, ScramMechanism.Credential> credentials(ScramMechanism m) {
