@@ -300,6 +300,45 @@ class SaslE2ETest {
     }
   }
 
+  @Test
+  void aFrameOverSaslServerMaxReceiveSizeBeforeAuthenticationClosesTheConnection()
+      throws Exception {
+    try (Socket s = new Socket("127.0.0.1", kafkaPort())) {
+      s.setSoTimeout(10_000);
+      // a SaslHandshake frame announced at 512 KiB + 1: refused from its length alone, before any
+      // of it is buffered (the body never comes)
+      ByteBuffer b = ByteBuffer.allocate(8);
+      b.putInt(512 * 1024 + 1).putShort(ApiKeys.SASL_HANDSHAKE.id).putShort((short) 1);
+      s.getOutputStream().write(b.array());
+      s.getOutputStream().flush();
+      assertClosed(s);
+    }
+    // a Produce header whose body is not even a Produce body: refused from its api key, closed
+    // unanswered
+    try (Socket s = new Socket("127.0.0.1", kafkaPort())) {
+      s.setSoTimeout(10_000);
+      ByteBuffer b = ByteBuffer.allocate(4 + 4 + 100_000);
+      b.putInt(4 + 100_000).putShort(ApiKeys.PRODUCE.id).putShort((short) 9);
+      s.getOutputStream().write(b.array());
+      s.getOutputStream().flush();
+      assertClosed(s);
+    }
+  }
+
+  @Test
+  void anAuthenticatedClientSendsFramesOverSaslServerMaxReceiveSize() throws Exception {
+    assertEquals(0, cli("", "user", "create", "big", "--password", "big-pw").exitCode());
+    cluster.admin().createTopic(new NewTopic("sasl-big", 1, 1, Map.of())).get(30, TimeUnit.SECONDS);
+    Properties p = kafkaClient("SCRAM-SHA-256", "big", "big-pw");
+    p.put("max.request.size", String.valueOf(2 * 1024 * 1024));
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+      producer
+          .send(new ProducerRecord<>("sasl-big", "x".repeat(600 * 1024)))
+          .get(30, TimeUnit.SECONDS);
+    }
+  }
+
   private static void send(Socket s, ApiMessage body, short version, int correlationId)
       throws IOException {
     ApiKeys key = ApiKeys.forId(body.apiKey());

@@ -13,6 +13,7 @@ import dev.spool.common.ScramMechanism;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.Records;
 import dev.spool.quorum.message.ScramCredentialRecord;
+import io.netty.buffer.ByteBuf;
 import java.net.SocketAddress;
 import java.security.SecureRandom;
 import java.util.Base64;
@@ -76,6 +77,11 @@ final class SaslAuthenticator {
       this.remote = remote;
     }
 
+    /** Whether the connection has authenticated. */
+    boolean authenticated() {
+      return state == State.AUTHENTICATED;
+    }
+
     /** {@code User:name} once authenticated, else null (for the ACL checks to come). */
     String principal() {
       return principal;
@@ -84,6 +90,24 @@ final class SaslAuthenticator {
 
   Session newSession(SocketAddress remote) {
     return new Session(remote);
+  }
+
+  /**
+   * Why a frame is refused from its api key alone (the first two bytes of the header), before its
+   * body is parsed: before authentication only ApiVersions, SaslHandshake and SaslAuthenticate are
+   * decoded; null when the frame is to be decoded.
+   */
+  String refuseUndecoded(ByteBuf frame, Session s) {
+    if (s.state == Session.State.AUTHENTICATED || frame.readableBytes() < 2) {
+      return null; // a frame too short for a header is the decoder's to refuse
+    }
+    short key = frame.getShort(frame.readerIndex());
+    if (key == KafkaApi.API_VERSIONS.id()
+        || key == KafkaApi.SASL_HANDSHAKE.id()
+        || key == KafkaApi.SASL_AUTHENTICATE.id()) {
+      return null;
+    }
+    return "a request of api key " + key + " before SASL authentication (not parsed)";
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.spool.broker.network;
 
 import dev.spool.broker.metrics.BrokerMetrics;
+import dev.spool.protocol.FrameDecoder;
 import dev.spool.protocol.FrameMemory;
 import dev.spool.protocol.InvalidFrameException;
 import io.netty.buffer.ByteBuf;
@@ -75,6 +76,9 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   private boolean closing;
   private boolean waitingForMemory;
 
+  /** Whether the frame decoder has a lower limit from {@link WireProtocol#frameLimit}. */
+  private boolean frameLimited;
+
   ConnectionHandler(
       WireProtocol<Q, A> protocol,
       RequestMemoryPool memory,
@@ -93,6 +97,8 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
     this.ctx = ctx;
     this.connectionId = String.valueOf(ctx.channel().remoteAddress());
     this.session = protocol.newSession(ctx.channel().remoteAddress());
+    frameLimited = true;
+    updateFrameLimit();
     metrics.connectionOpened();
     super.channelActive(ctx);
   }
@@ -109,6 +115,13 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       return;
     }
     long readNs = System.nanoTime();
+    String refused = protocol.refuseUndecoded(frameBuffer, session);
+    if (refused != null) {
+      frameBuffer.release();
+      memory.release(frameBytes);
+      closeWithReason(refused);
+      return;
+    }
     Q request;
     try {
       request = protocol.decode(frameBuffer);
@@ -142,6 +155,7 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       future = CompletableFuture.failedFuture(e);
     }
     p.servedNs = System.nanoTime();
+    updateFrameLimit(); // serving may have authenticated the connection
     future.whenComplete(
         (r, err) -> {
           p.completedNs = System.nanoTime();
@@ -151,6 +165,19 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
             ctx.executor().execute(() -> complete(p, r, err));
           }
         });
+  }
+
+  /** Hands the protocol's frame limit for the connection as it is now to the frame decoder. */
+  private void updateFrameLimit() {
+    if (!frameLimited) {
+      return;
+    }
+    FrameDecoder decoder = ctx.pipeline().get(FrameDecoder.class);
+    WireProtocol.FrameLimit limit = protocol.frameLimit(session);
+    frameLimited = limit != null;
+    if (decoder != null) {
+      decoder.limit(limit == null ? 0 : limit.bytes(), limit == null ? null : limit.reason());
+    }
   }
 
   private void complete(Pending<Q, A> p, A response, Throwable error) {

@@ -80,6 +80,27 @@ public interface WireProtocol<Q, A extends WireProtocol.Answer> {
     return null;
   }
 
+  /**
+   * A frame limit below the listener's for the connection as it is now (a SASL listener before
+   * authentication: {@code sasl.server.max.receive.size}), or null. Asked when the connection opens
+   * and after each request is served; a larger frame closes the connection before it is buffered.
+   */
+  default FrameLimit frameLimit(Object session) {
+    return null;
+  }
+
+  /** At most {@code bytes} per frame, because of config key {@code reason}. */
+  record FrameLimit(int bytes, String reason) {}
+
+  /**
+   * Why a frame is refused from its header alone, before its body is parsed (a SASL listener: any
+   * API but ApiVersions and the SASL ones before authentication), or null to decode it. A refused
+   * frame closes the connection unanswered with one rate-limited log line.
+   */
+  default String refuseUndecoded(ByteBuf frame, Object session) {
+    return null;
+  }
+
   /** Writes the answer (not flushed); the answer's parts pass to the channel. */
   void write(ChannelHandlerContext ctx, Q request, A answer);
 
