@@ -37,6 +37,8 @@ import org.apache.kafka.common.errors.UnacceptableCredentialException;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -321,6 +323,33 @@ class SaslE2ETest {
       b.putInt(4 + 100_000).putShort(ApiKeys.PRODUCE.id).putShort((short) 9);
       s.getOutputStream().write(b.array());
       s.getOutputStream().flush();
+      assertClosed(s);
+    }
+  }
+
+  @Test
+  void aFailedAuthenticationIsAnsweredThenTheConnectionCloses() throws Exception {
+    // connection.failed.authentication.delay.ms (100 by default) holds the answer and the close
+    // back on a timer; the answer still comes, then the close
+    try (Socket s = new Socket("127.0.0.1", kafkaPort())) {
+      s.setSoTimeout(10_000);
+      send(s, new SaslHandshakeRequestData().setMechanism("PLAIN"), (short) 1, 1);
+      DataInputStream in = new DataInputStream(s.getInputStream());
+      byte[] handshake = new byte[in.readInt()];
+      in.readFully(handshake);
+      send(
+          s,
+          new SaslAuthenticateRequestData()
+              .setAuthBytes("\0nobody\0guess".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+          (short) 1,
+          2);
+      byte[] frame = new byte[in.readInt()];
+      in.readFully(frame);
+      ByteBufferAccessor r = new ByteBufferAccessor(ByteBuffer.wrap(frame));
+      assertEquals(2, new ResponseHeaderData(r, (short) 0).correlationId());
+      SaslAuthenticateResponseData resp = new SaslAuthenticateResponseData(r, (short) 1);
+      assertEquals(Errors.SASL_AUTHENTICATION_FAILED.code(), resp.errorCode());
+      assertEquals("Authentication failed: Invalid username or password", resp.errorMessage());
       assertClosed(s);
     }
   }

@@ -283,7 +283,8 @@ public final class Broker implements AutoCloseable {
                       config.get(SecurityConfig.SASL_ENABLED_MECHANISMS).stream()
                           .map(String::trim)
                           .toList(),
-                      config.get(SecurityConfig.SASL_SERVER_MAX_RECEIVE_SIZE))
+                      config.get(SecurityConfig.SASL_SERVER_MAX_RECEIVE_SIZE),
+                      config.get(SecurityConfig.CONNECTION_FAILED_AUTHENTICATION_DELAY_MS))
                   : null);
       server.addListener(KafkaProtocol.LISTENER, kl.host(), kl.port(), kafka);
       if (tls.kafka() != null) {

@@ -70,6 +70,14 @@ public final class SecurityConfig {
           "On a SASL listener, the largest frame taken from a connection that has not"
               + " authenticated yet; a larger one closes the connection before it is buffered.");
 
+  public static final ConfigKey<Long> CONNECTION_FAILED_AUTHENTICATION_DELAY_MS =
+      DEF.longKey(
+          "connection.failed.authentication.delay.ms",
+          100L,
+          v -> v < 0 ? "must not be negative" : null,
+          "On a SASL listener, how long the answer to a failed authentication and the close of"
+              + " its connection wait, so a guessed password costs time (0: no wait).");
+
   public static final SslConfig SSL = SslConfig.define(DEF, true);
 
   /**

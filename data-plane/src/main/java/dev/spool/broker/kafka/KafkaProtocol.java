@@ -51,8 +51,10 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
    * @param mechanisms the SASL mechanisms offered
    * @param maxReceiveBytes {@code sasl.server.max.receive.size}: the largest frame before
    *     authentication
+   * @param failedAuthenticationDelayMs {@code connection.failed.authentication.delay.ms}
    */
-  public record Sasl(List<String> mechanisms, int maxReceiveBytes) {}
+  public record Sasl(
+      List<String> mechanisms, int maxReceiveBytes, long failedAuthenticationDelayMs) {}
 
   /**
    * @param sasl the listener's SASL settings; null: no SASL
@@ -65,7 +67,11 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
     this.sasl =
         sasl == null
             ? null
-            : new SaslAuthenticator(sasl.mechanisms(), handlers.context()::image, this.logPrefix);
+            : new SaslAuthenticator(
+                sasl.mechanisms(),
+                handlers.context()::image,
+                this.logPrefix,
+                sasl.failedAuthenticationDelayMs());
     this.saslMaxReceive =
         sasl == null
             ? null

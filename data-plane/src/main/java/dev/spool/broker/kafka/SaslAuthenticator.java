@@ -50,8 +50,14 @@ final class SaslAuthenticator {
   private final byte[] mockSecret = new byte[32];
 
   private final String logPrefix;
+  private final long failedAuthenticationDelayMs;
 
-  SaslAuthenticator(List<String> enabled, Supplier<MetadataImage> image, String logPrefix) {
+  SaslAuthenticator(
+      List<String> enabled,
+      Supplier<MetadataImage> image,
+      String logPrefix,
+      long failedAuthenticationDelayMs) {
+    this.failedAuthenticationDelayMs = failedAuthenticationDelayMs;
     this.enabled = List.copyOf(enabled);
     this.image = image;
     this.logPrefix = logPrefix;
@@ -188,7 +194,8 @@ final class SaslAuthenticator {
           s.remote,
           e.detail());
       s.state = Session.State.FAILED;
-      return SaslCodec.authenticationFailed(request, e.getMessage());
+      return SaslCodec.authenticationFailed(request, e.getMessage())
+          .closingAfter(failedAuthenticationDelayMs);
     }
     if (s.server.isComplete()) {
       s.principal = "User:" + s.server.user();

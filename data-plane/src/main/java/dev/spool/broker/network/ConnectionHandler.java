@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -230,6 +231,13 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
         r.release();
         continue;
       }
+      if (r.closeAfterSend() && r.closeDelayMs() > 0) {
+        closing = true;
+        ctx.channel().config().setAutoRead(false);
+        ctx.executor()
+            .schedule(() -> writeAndClose(p.request, r), r.closeDelayMs(), TimeUnit.MILLISECONDS);
+        continue;
+      }
       if (!r.isNone()) {
         protocol.write(ctx, p.request, r);
         wrote = true;
@@ -244,6 +252,18 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       ctx.flush();
     }
     updateReading();
+  }
+
+  /** The delayed answer of {@link WireProtocol.Answer#closeDelayMs}, then the close. */
+  private void writeAndClose(Q request, A r) {
+    if (!ctx.channel().isActive()) {
+      r.release();
+      return;
+    }
+    if (!r.isNone()) {
+      protocol.write(ctx, request, r);
+    }
+    ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
   }
 
   private void finish(Pending<Q, A> p) {

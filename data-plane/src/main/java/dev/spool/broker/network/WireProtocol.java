@@ -29,6 +29,15 @@ public interface WireProtocol<Q, A extends WireProtocol.Answer> {
     /** The connection closes once this answer has been written. */
     boolean closeAfterSend();
 
+    /**
+     * With {@link #closeAfterSend}: how long the answer and the close wait (a failed SASL
+     * authentication: {@code connection.failed.authentication.delay.ms}); nothing more is read
+     * meanwhile. The wait is a timer on the connection's event loop, which goes on serving others.
+     */
+    default long closeDelayMs() {
+      return 0;
+    }
+
     /** Frees what the answer holds (record parts) when it will not be written. */
     void release();
   }
