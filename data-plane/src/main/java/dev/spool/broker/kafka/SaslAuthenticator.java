@@ -5,6 +5,7 @@ import dev.spool.broker.kafka.codec.KafkaRequest;
 import dev.spool.broker.kafka.codec.KafkaResponse;
 import dev.spool.broker.kafka.codec.SaslCodec;
 import dev.spool.broker.network.RateLimitedLog;
+import dev.spool.broker.security.LogSafe;
 import dev.spool.broker.security.PlainServer;
 import dev.spool.broker.security.SaslFailure;
 import dev.spool.broker.security.SaslServer;
@@ -155,9 +156,9 @@ final class SaslAuthenticator {
     }
     if (!enabled.contains(mechanism)) {
       refusals.warn(
-          "{} SASL mechanism '{}' asked by {} is not enabled ({}); closing the connection",
+          "{} SASL mechanism {} asked by {} is not enabled ({}); closing the connection",
           logPrefix,
-          mechanism,
+          LogSafe.quote(mechanism),
           s.remote,
           enabled);
       s.state = Session.State.FAILED;

@@ -54,15 +54,16 @@ public final class PlainServer implements SaslServer {
       throw new SaslFailure(FAILED, "empty user name");
     }
     if (!authzid.isEmpty() && !authzid.equals(name)) {
-      throw new SaslFailure(FAILED, "user '" + name + "' asked to act as another user");
+      throw new SaslFailure(
+          FAILED, "user " + LogSafe.quote(name) + " asked to act as another user");
     }
     ScramMechanism.Credential c = credentials.apply(name);
     if (c == null) {
       DUMMY.matches(password);
-      throw new SaslFailure(FAILED, "user '" + name + "' has no SCRAM credential");
+      throw new SaslFailure(FAILED, "user " + LogSafe.quote(name) + " has no SCRAM credential");
     }
     if (!c.matches(password)) {
-      throw new SaslFailure(FAILED, "wrong password for user '" + name + "'");
+      throw new SaslFailure(FAILED, "wrong password for user " + LogSafe.quote(name));
     }
     user = name;
     complete = true;

@@ -108,7 +108,7 @@ public final class ScramServer implements SaslServer {
     }
     String cbind = message.substring(0, first);
     if (!cbind.equals("n") && !cbind.equals("y")) {
-      throw fail("channel binding '" + cbind + "' is not supported");
+      throw fail("channel binding " + LogSafe.quote(cbind) + " is not supported");
     }
     String authzid = message.substring(first + 1, second);
     gs2Header = message.substring(0, second + 1);
@@ -128,7 +128,7 @@ public final class ScramServer implements SaslServer {
       }
     }
     if (!authzid.isEmpty() && !unescape(authzid.substring(authzid.indexOf('=') + 1)).equals(name)) {
-      throw fail("user '" + name + "' asked to act as another user");
+      throw fail("user " + LogSafe.quote(name) + " asked to act as another user");
     }
     user = name;
     credential = credentials.apply(name);
@@ -178,8 +178,12 @@ public final class ScramServer implements SaslServer {
     if (proof.length != clientSignature.length) {
       throw fail(
           unknownUser
-              ? "user '" + user + "' has no " + mechanism.mechanismName() + " credential"
-              : "wrong password for user '" + user + "'");
+              ? "user "
+                  + LogSafe.quote(user)
+                  + " has no "
+                  + mechanism.mechanismName()
+                  + " credential"
+              : "wrong password for user " + LogSafe.quote(user));
     }
     byte[] clientKey = new byte[proof.length];
     for (int i = 0; i < proof.length; i++) {
@@ -188,8 +192,12 @@ public final class ScramServer implements SaslServer {
     if (!MessageDigest.isEqual(mechanism.hash(clientKey), credential.storedKey()) || unknownUser) {
       throw fail(
           unknownUser
-              ? "user '" + user + "' has no " + mechanism.mechanismName() + " credential"
-              : "wrong password for user '" + user + "'");
+              ? "user "
+                  + LogSafe.quote(user)
+                  + " has no "
+                  + mechanism.mechanismName()
+                  + " credential"
+              : "wrong password for user " + LogSafe.quote(user));
     }
     byte[] serverSignature = mechanism.hmac(credential.serverKey(), authMessage);
     state = State.COMPLETE;

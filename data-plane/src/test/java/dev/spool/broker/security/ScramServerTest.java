@@ -189,4 +189,32 @@ class ScramServerTest {
     assertEquals(1, asked[0]);
     assertEquals(ScramMechanism.MIN_ITERATIONS, PlainServer.dummyIterations());
   }
+
+  @Test
+  void userNamesInLogDetailsAreTruncatedAndTheirControlCharactersEscaped() throws Exception {
+    String forged = "eve\n2026-12-02 INFO admin logged in\u001b[31m" + "x".repeat(10_000);
+    ScramServer s = server();
+    s.evaluate(bytes("n,,n=" + forged + ",r=abc"));
+    SaslFailure f =
+        assertThrows(
+            SaslFailure.class,
+            () ->
+                s.evaluate(
+                    bytes(
+                        "c=biws,r=abc"
+                            + SERVER_NONCE
+                            + ",p="
+                            + Base64.getEncoder().encodeToString(new byte[32]))));
+    assertFalse(f.detail().contains("\n"), f.detail());
+    assertFalse(f.detail().contains("\u001b"), f.detail());
+    assertTrue(f.detail().contains("eve\\u000a2026"), f.detail());
+    assertTrue(f.detail().length() < 200, f.detail());
+    assertTrue(f.detail().contains("(" + forged.length() + " chars)"), f.detail());
+    PlainServer p = new PlainServer(u -> null);
+    SaslFailure pf =
+        assertThrows(SaslFailure.class, () -> p.evaluate(bytes("\0" + forged + "\0pw")));
+    assertFalse(pf.detail().contains("\n"), pf.detail());
+    assertTrue(pf.detail().length() < 200, pf.detail());
+    assertEquals("'a\\u0027b\\u005cc'", LogSafe.quote("a'b\\c"));
+  }
 }
