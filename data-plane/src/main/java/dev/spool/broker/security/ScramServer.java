@@ -127,7 +127,11 @@ public final class ScramServer implements SaslServer {
         throw fail("delegation tokens are not supported");
       }
     }
-    if (!authzid.isEmpty() && !unescape(authzid.substring(authzid.indexOf('=') + 1)).equals(name)) {
+    if (!authzid.isEmpty() && !authzid.startsWith("a=")) {
+      // RFC 5802 gs2-header: [ "a=" saslname ]; anything else is not an authorization id
+      throw fail("malformed gs2 header: authzid " + LogSafe.quote(authzid) + " is not a=...");
+    }
+    if (!authzid.isEmpty() && !unescape(authzid.substring(2)).equals(name)) {
       throw fail("user " + LogSafe.quote(name) + " asked to act as another user");
     }
     user = name;

@@ -128,6 +128,9 @@ class ScramServerTest {
           "n,,r=abc",
           "n,,n=user,r=abc,tokenauth=true",
           "n,a=admin,n=user,r=abc",
+          "n,x=user,n=user,r=abc",
+          "n,user,n=user,r=abc",
+          "n,=user,n=user,r=abc",
           "n,,n=us=er,r=abc"
         }) {
       assertThrows(SaslFailure.class, () -> server().evaluate(bytes(first)), first);
@@ -136,6 +139,13 @@ class ScramServerTest {
     s.evaluate(bytes(CLIENT_FIRST));
     String otherNonce = CLIENT_FINAL.replace(SERVER_NONCE, "x");
     assertThrows(SaslFailure.class, () -> s.evaluate(bytes(otherNonce)));
+  }
+
+  @Test
+  void anAuthorizationIdThatIsTheUserItselfIsAccepted() throws Exception {
+    ScramServer s = server();
+    s.evaluate(bytes("n,a=user,n=user,r=rOprNGfwEbeRWgbNEkqO"));
+    assertFalse(s.isComplete());
   }
 
   @Test
