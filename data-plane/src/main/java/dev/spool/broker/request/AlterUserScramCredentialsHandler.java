@@ -56,7 +56,13 @@ public final class AlterUserScramCredentialsHandler
     return users;
   }
 
-  /** Every accepted user's changes show in {@code img} (or were overtaken by later ones). */
+  /**
+   * Every accepted user's changes show in {@code img}: each deleted credential is absent and each
+   * upserted one has this request's salt. A later change to the same user that lands before this
+   * broker's image shows this one (another client replacing or deleting the credential) is not
+   * detected: the answer (the controller's, which says the change was applied) then comes only
+   * once the request's timeout has passed.
+   */
   private static boolean applied(
       AlterUserScramCredentialsRequest req,
       AlterUserScramCredentialsResponse resp,
