@@ -148,8 +148,7 @@ class SaslE2ETest {
             "{\"user\":\"bob\",\"credentials\":[{\"mechanism\":\"SCRAM-SHA-512\",\"iterations\":8192}]}"),
         // other tests of this class add their own users
         list.outLines().stream()
-            .filter(
-                l -> l.startsWith("{\"user\":\"alice\"") || l.startsWith("{\"user\":\"bob\""))
+            .filter(l -> l.startsWith("{\"user\":\"alice\"") || l.startsWith("{\"user\":\"bob\""))
             .toList());
 
     int n = 0;
