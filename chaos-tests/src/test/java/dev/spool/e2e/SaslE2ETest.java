@@ -37,6 +37,8 @@ import org.apache.kafka.common.errors.UnacceptableCredentialException;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -144,7 +146,10 @@ class SaslE2ETest {
             "{\"user\":\"alice\",\"credentials\":[{\"mechanism\":\"SCRAM-SHA-256\",\"iterations\":4096},"
                 + "{\"mechanism\":\"SCRAM-SHA-512\",\"iterations\":4096}]}",
             "{\"user\":\"bob\",\"credentials\":[{\"mechanism\":\"SCRAM-SHA-512\",\"iterations\":8192}]}"),
-        list.outLines());
+        // other tests of this class add their own users
+        list.outLines().stream()
+            .filter(l -> l.startsWith("{\"user\":\"alice\"") || l.startsWith("{\"user\":\"bob\""))
+            .toList());
 
     int n = 0;
     for (String[] login :
@@ -204,6 +209,36 @@ class SaslE2ETest {
         cli("", "user", "create", "dave", "--password", "p", "--iterations", "100");
     assertTrue(few.exitCode() != 0, few.toString());
     assertTrue(few.err().contains("UNACCEPTABLE_CREDENTIAL"), few.toString());
+  }
+
+  @Test
+  void createWithOneMechanismLeavesTheUserExactlyTheNewPassword() throws Exception {
+    assertEquals(0, cli("", "user", "create", "frank", "--password", "old-pw").exitCode());
+    assertLogsIn("PLAIN", "frank", "old-pw");
+    CliRunner.Result replaced =
+        cli(
+            "",
+            "user",
+            "create",
+            "frank",
+            "--password",
+            "new-pw",
+            "--mechanism",
+            "SCRAM-SHA-256",
+            "--json");
+    assertEquals(0, replaced.exitCode(), replaced.toString());
+    assertTrue(replaced.out().contains("\"removed\":[\"SCRAM-SHA-512\"]"), replaced.out());
+    // PLAIN checked the SCRAM-SHA-512 credential first: it is gone, so the old password is too
+    assertRefused(kafkaClient("PLAIN", "frank", "old-pw"), "Invalid username or password");
+    assertRefused(kafkaClient("SCRAM-SHA-512", "frank", "old-pw"), "invalid credentials");
+    assertLogsIn("PLAIN", "frank", "new-pw");
+    assertLogsIn("SCRAM-SHA-256", "frank", "new-pw");
+    CliRunner.Result list = cli("", "user", "list", "--json");
+    assertTrue(
+        list.out()
+            .contains(
+                "{\"user\":\"frank\",\"credentials\":[{\"mechanism\":\"SCRAM-SHA-256\",\"iterations\":4096}]}"),
+        list.out());
   }
 
   @Test
@@ -297,6 +332,72 @@ class SaslE2ETest {
       assertEquals(Errors.UNSUPPORTED_SASL_MECHANISM.code(), resp.errorCode());
       assertEquals(List.of("SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN"), resp.mechanisms());
       assertClosed(s);
+    }
+  }
+
+  @Test
+  void aFrameOverSaslServerMaxReceiveSizeBeforeAuthenticationClosesTheConnection()
+      throws Exception {
+    try (Socket s = new Socket("127.0.0.1", kafkaPort())) {
+      s.setSoTimeout(10_000);
+      // a SaslHandshake frame announced at 512 KiB + 1: refused from its length alone, before any
+      // of it is buffered (the body never comes)
+      ByteBuffer b = ByteBuffer.allocate(8);
+      b.putInt(512 * 1024 + 1).putShort(ApiKeys.SASL_HANDSHAKE.id).putShort((short) 1);
+      s.getOutputStream().write(b.array());
+      s.getOutputStream().flush();
+      assertClosed(s);
+    }
+    // a Produce header whose body is not even a Produce body: refused from its api key, closed
+    // unanswered
+    try (Socket s = new Socket("127.0.0.1", kafkaPort())) {
+      s.setSoTimeout(10_000);
+      ByteBuffer b = ByteBuffer.allocate(4 + 4 + 100_000);
+      b.putInt(4 + 100_000).putShort(ApiKeys.PRODUCE.id).putShort((short) 9);
+      s.getOutputStream().write(b.array());
+      s.getOutputStream().flush();
+      assertClosed(s);
+    }
+  }
+
+  @Test
+  void aFailedAuthenticationIsAnsweredThenTheConnectionCloses() throws Exception {
+    // connection.failed.authentication.delay.ms (100 by default) holds the answer and the close
+    // back on a timer; the answer still comes, then the close
+    try (Socket s = new Socket("127.0.0.1", kafkaPort())) {
+      s.setSoTimeout(10_000);
+      send(s, new SaslHandshakeRequestData().setMechanism("PLAIN"), (short) 1, 1);
+      DataInputStream in = new DataInputStream(s.getInputStream());
+      byte[] handshake = new byte[in.readInt()];
+      in.readFully(handshake);
+      send(
+          s,
+          new SaslAuthenticateRequestData()
+              .setAuthBytes("\0nobody\0guess".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+          (short) 1,
+          2);
+      byte[] frame = new byte[in.readInt()];
+      in.readFully(frame);
+      ByteBufferAccessor r = new ByteBufferAccessor(ByteBuffer.wrap(frame));
+      assertEquals(2, new ResponseHeaderData(r, (short) 0).correlationId());
+      SaslAuthenticateResponseData resp = new SaslAuthenticateResponseData(r, (short) 1);
+      assertEquals(Errors.SASL_AUTHENTICATION_FAILED.code(), resp.errorCode());
+      assertEquals("Authentication failed: Invalid username or password", resp.errorMessage());
+      assertClosed(s);
+    }
+  }
+
+  @Test
+  void anAuthenticatedClientSendsFramesOverSaslServerMaxReceiveSize() throws Exception {
+    assertEquals(0, cli("", "user", "create", "big", "--password", "big-pw").exitCode());
+    cluster.admin().createTopic(new NewTopic("sasl-big", 1, 1, Map.of())).get(30, TimeUnit.SECONDS);
+    Properties p = kafkaClient("SCRAM-SHA-256", "big", "big-pw");
+    p.put("max.request.size", String.valueOf(2 * 1024 * 1024));
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+      producer
+          .send(new ProducerRecord<>("sasl-big", "x".repeat(600 * 1024)))
+          .get(30, TimeUnit.SECONDS);
     }
   }
 

@@ -63,9 +63,10 @@ final class UserCommand implements Callable<Integer> {
       name = "create",
       mixinStandardHelpOptions = true,
       description =
-          "Adds a user's SCRAM credentials, or replaces them (a new password). The password comes"
-              + " from --password, else from a prompt on a terminal, else from the first line of"
-              + " stdin.")
+          "Adds a user's SCRAM credentials, or replaces them (a new password): the user then has"
+              + " exactly the named mechanisms, with this password; its other mechanisms are"
+              + " deleted in the same request. The password comes from --password, else from a"
+              + " prompt on a terminal, else from the first line of stdin; it must not be empty.")
   static final class Create implements Callable<Integer> {
     private final CliContext ctx;
     @Spec CommandSpec spec;
@@ -90,7 +91,9 @@ final class UserCommand implements Callable<Integer> {
         description = "Hi() iterations, 4096..16384 (default: ${DEFAULT-VALUE}).")
     int iterations = ScramMechanism.MIN_ITERATIONS;
 
-    @Option(names = "--json", description = "Print {user, mechanisms: [..], iterations}.")
+    @Option(
+        names = "--json",
+        description = "Print {user, mechanisms: [..], iterations, removed: [..]}.")
     boolean json;
 
     Create(CliContext ctx) {
@@ -100,11 +103,17 @@ final class UserCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
       List<ScramMechanism> ms = mechanisms(spec, mechanisms);
+      if (password != null && password.isEmpty()) {
+        throw new ParameterException(spec.commandLine(), "empty password: --password needs one");
+      }
       String pw = password != null ? password : readPassword();
+      List<ScramMechanism> removed = new ArrayList<>();
       try (Admin a = admin.open(ctx, spec)) {
-        for (ScramMechanism m : ms) {
-          a.upsertScramCredential(user, m, pw, iterations).join();
+        Map<String, Integer> has = a.describeScramCredentials().join().getOrDefault(user, Map.of());
+        for (String name : has.keySet()) {
+          ScramMechanism.forName(name).filter(m -> !ms.contains(m)).ifPresent(removed::add);
         }
+        a.replaceScramCredentials(user, ms, pw, iterations, removed).join();
       }
       if (json) {
         JsonLines.write(
@@ -118,6 +127,11 @@ final class UserCommand implements Callable<Integer> {
               }
               g.writeEndArray();
               g.writeNumberField("iterations", iterations);
+              g.writeArrayFieldStart("removed");
+              for (ScramMechanism m : removed) {
+                g.writeString(m.mechanismName());
+              }
+              g.writeEndArray();
               g.writeEndObject();
             });
       } else {
@@ -129,7 +143,13 @@ final class UserCommand implements Callable<Integer> {
                     + user
                     + "' ("
                     + iterations
-                    + " iterations)");
+                    + " iterations)"
+                    + (removed.isEmpty()
+                        ? ""
+                        : "; removed its "
+                            + String.join(
+                                ", ", removed.stream().map(ScramMechanism::mechanismName).toList())
+                            + " credentials"));
       }
       return ExitCodes.OK;
     }

@@ -540,6 +540,46 @@ public final class Admin implements AutoCloseable {
         false);
   }
 
+  /**
+   * Gives {@code user} exactly one password: in ONE request, an upsertion for each of {@code
+   * mechanisms} (salted here, as {@link #upsertScramCredential}) and a deletion for each of {@code
+   * delete} (the user's other mechanisms, which would otherwise keep the old password working). The
+   * controller applies a user's changes all or none.
+   */
+  public CompletableFuture<Void> replaceScramCredentials(
+      String user,
+      Collection<ScramMechanism> mechanisms,
+      String password,
+      int iterations,
+      Collection<ScramMechanism> delete) {
+    java.security.SecureRandom random = new java.security.SecureRandom();
+    AlterUserScramCredentialsRequest.Builder req =
+        AlterUserScramCredentialsRequest.newBuilder().setTimeoutMs(brokerTimeoutMs);
+    for (ScramMechanism mechanism : mechanisms) {
+      byte[] salt = ScramMechanism.randomSalt(random);
+      byte[] salted =
+          iterations < ScramMechanism.MIN_ITERATIONS || iterations > ScramMechanism.MAX_ITERATIONS
+              ? new byte[0] // refused by the controller with the bounds; not worth computing
+              : mechanism.saltedPassword(password, salt, iterations);
+      req.addUpsertions(
+          AlterUserScramCredentialsRequest.Upsertion.newBuilder()
+              .setName(user)
+              .setMechanism(mechanism.mechanismName())
+              .setIterations(iterations)
+              .setSalt(com.google.protobuf.ByteString.copyFrom(salt))
+              .setSaltedPassword(com.google.protobuf.ByteString.copyFrom(salted)));
+    }
+    for (ScramMechanism mechanism : delete) {
+      req.addDeletions(
+          AlterUserScramCredentialsRequest.Deletion.newBuilder()
+              .setName(user)
+              .setMechanism(mechanism.mechanismName()));
+    }
+    // With deletions: a retry after an attempt that did apply finds them gone (RESOURCE_NOT_FOUND),
+    // which then means done; the user's changes were applied together.
+    return alterScram(req.build(), !delete.isEmpty());
+  }
+
   /** Deletes {@code user}'s credential for {@code mechanism}; RESOURCE_NOT_FOUND if it has none. */
   public CompletableFuture<Void> deleteScramCredential(String user, ScramMechanism mechanism) {
     return alterScram(

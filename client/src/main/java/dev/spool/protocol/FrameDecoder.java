@@ -56,6 +56,13 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       };
 
   private final int maxFrameBytes;
+
+  /** The limit now: {@link #maxFrameBytes} or less ({@link #limit}). */
+  private int limitBytes;
+
+  /** Why the limit is below {@link #maxFrameBytes} (a config key), or null. */
+  private String limitReason;
+
   private final FrameBuffers buffers;
   private final FrameMemory memory;
   private final boolean growWithArrivals;
@@ -103,6 +110,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       boolean growWithArrivals,
       long receiveTimeoutMs) {
     this.maxFrameBytes = maxFrameBytes;
+    this.limitBytes = maxFrameBytes;
     this.buffers = buffers;
     this.memory = memory;
     this.growWithArrivals = growWithArrivals;
@@ -120,6 +128,20 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       throw new IllegalArgumentException("receive timeout must be positive: " + receiveTimeoutMs);
     }
     return new FrameDecoder(maxFrameBytes, FrameBuffers.DIRECT, memory, true, receiveTimeoutMs);
+  }
+
+  /**
+   * Lowers the frame limit for the frames to come (a SASL listener before authentication), or with
+   * {@code reason} null restores the limit the decoder was made with. Event loop only.
+   */
+  public void limit(int bytes, String reason) {
+    if (reason == null) {
+      limitBytes = maxFrameBytes;
+      limitReason = null;
+    } else {
+      limitBytes = Math.min(bytes, maxFrameBytes);
+      limitReason = reason;
+    }
   }
 
   @Override
@@ -180,7 +202,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       lengthBytesSeen = 0;
       partialLength = 0;
     }
-    if (length < Frame.SECTION_LENGTHS_BYTES || length > maxFrameBytes) {
+    if (length < Frame.SECTION_LENGTHS_BYTES || length > limitBytes) {
       failed = true;
       in.skipBytes(in.readableBytes());
       throw new DecoderException(
@@ -190,8 +212,11 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
                   + " outside ["
                   + Frame.SECTION_LENGTHS_BYTES
                   + ", "
-                  + maxFrameBytes
-                  + "]"));
+                  + limitBytes
+                  + "]"
+                  + (limitReason == null || length < Frame.SECTION_LENGTHS_BYTES
+                      ? ""
+                      : " (" + limitReason + ")")));
     }
     if (in.readableBytes() >= length && buffers.mayShare(in)) {
       reserve(ctx, length);

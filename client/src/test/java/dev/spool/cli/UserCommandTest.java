@@ -28,6 +28,13 @@ class UserCommandTest {
   }
 
   @Test
+  void anEmptyPasswordIsAUsageError() {
+    CliRunner.Result r = run("", "user", "create", "alice", "--password", "");
+    assertEquals(ExitCodes.USAGE, r.exitCode(), r.toString());
+    assertTrue(r.err().contains("empty password"), r.toString());
+  }
+
+  @Test
   void anUnknownMechanismIsAUsageErrorNamingTheKnownOnes() {
     CliRunner.Result r =
         run("", "user", "create", "alice", "--password", "pw", "--mechanism", "SCRAM-MD5");

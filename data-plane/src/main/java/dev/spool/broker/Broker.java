@@ -42,7 +42,6 @@ import dev.spool.quorum.lifecycle.BrokerState;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -280,10 +279,13 @@ public final class Broker implements AutoCloseable {
               coordinator,
               logPrefix,
               SecurityConfig.isSasl(config, SecurityConfig.KAFKA)
-                  ? config.get(SecurityConfig.SASL_ENABLED_MECHANISMS).stream()
-                      .map(String::trim)
-                      .toList()
-                  : List.of());
+                  ? new KafkaProtocol.Sasl(
+                      config.get(SecurityConfig.SASL_ENABLED_MECHANISMS).stream()
+                          .map(String::trim)
+                          .toList(),
+                      config.get(SecurityConfig.SASL_SERVER_MAX_RECEIVE_SIZE),
+                      config.get(SecurityConfig.CONNECTION_FAILED_AUTHENTICATION_DELAY_MS))
+                  : null);
       server.addListener(KafkaProtocol.LISTENER, kl.host(), kl.port(), kafka);
       if (tls.kafka() != null) {
         server.tls(KafkaProtocol.LISTENER, tls.kafka(), tls.clientAuth());

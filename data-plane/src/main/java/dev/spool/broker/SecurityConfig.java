@@ -59,6 +59,25 @@ public final class SecurityConfig {
               + " SCRAM-SHA-512 and PLAIN (checked against the user's SCRAM credential; send it"
               + " over SASL_SSL only); credentials are managed with 'spool user'.");
 
+  /** Kafka's default for {@link #SASL_SERVER_MAX_RECEIVE_SIZE}: 512 KiB. */
+  public static final int DEFAULT_SASL_SERVER_MAX_RECEIVE_SIZE = 512 * 1024;
+
+  public static final ConfigKey<Integer> SASL_SERVER_MAX_RECEIVE_SIZE =
+      DEF.intKey(
+          "sasl.server.max.receive.size",
+          DEFAULT_SASL_SERVER_MAX_RECEIVE_SIZE,
+          v -> v < 64 ? "must be at least 64 bytes" : null,
+          "On a SASL listener, the largest frame taken from a connection that has not"
+              + " authenticated yet; a larger one closes the connection before it is buffered.");
+
+  public static final ConfigKey<Long> CONNECTION_FAILED_AUTHENTICATION_DELAY_MS =
+      DEF.longKey(
+          "connection.failed.authentication.delay.ms",
+          100L,
+          v -> v < 0 ? "must not be negative" : null,
+          "On a SASL listener, how long the answer to a failed authentication and the close of"
+              + " its connection wait, so a guessed password costs time (0: no wait).");
+
   public static final SslConfig SSL = SslConfig.define(DEF, true);
 
   /**

@@ -103,6 +103,16 @@ final class KafkaApis {
     return served;
   }
 
+  /** Who sent a request, for audit lines: the SASL principal and the connection. */
+  private static String who(Connection connection) {
+    String principal =
+        connection.session() instanceof SaslAuthenticator.Session s ? s.principal() : null;
+    return (principal != null ? principal + " on " : "")
+        + "connection "
+        + connection.connectionId()
+        + " (Kafka listener)";
+  }
+
   CompletableFuture<KafkaResponse> serve(KafkaRequest r, Connection connection) {
     KafkaApi api = r.api().orElseThrow();
     return switch (api) {
@@ -176,7 +186,7 @@ final class KafkaApis {
               .thenApply(resp -> RecordsCodec.describeProducersToKafka(r, resp));
       case ALTER_USER_SCRAM_CREDENTIALS ->
           h.alterUserScramCredentials()
-              .call(ScramCodec.alterToSpool(r, (int) ctx.adminTimeout(0)))
+              .call(ScramCodec.alterToSpool(r, (int) ctx.adminTimeout(0)), who(connection))
               .thenApply(resp -> ScramCodec.alterToKafka(r, resp));
       case DESCRIBE_USER_SCRAM_CREDENTIALS ->
           h.describeUserScramCredentials()

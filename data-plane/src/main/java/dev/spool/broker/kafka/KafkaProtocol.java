@@ -38,27 +38,57 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
   private final KafkaRequestDecoder decoder;
   private final String logPrefix;
   private final SaslAuthenticator sasl;
+  private final FrameLimit saslMaxReceive;
 
   /** A listener without SASL (PLAINTEXT or SSL). */
   public KafkaProtocol(Handlers handlers, GroupCoordinator coordinator, String logPrefix) {
-    this(handlers, coordinator, logPrefix, List.of());
+    this(handlers, coordinator, logPrefix, null);
   }
 
   /**
-   * @param saslMechanisms the SASL mechanisms offered (SASL_PLAINTEXT, SASL_SSL); empty: no SASL
+   * SASL on the listener (SASL_PLAINTEXT, SASL_SSL).
+   *
+   * @param mechanisms the SASL mechanisms offered
+   * @param maxReceiveBytes {@code sasl.server.max.receive.size}: the largest frame before
+   *     authentication
+   * @param failedAuthenticationDelayMs {@code connection.failed.authentication.delay.ms}
+   */
+  public record Sasl(
+      List<String> mechanisms, int maxReceiveBytes, long failedAuthenticationDelayMs) {}
+
+  /**
+   * @param sasl the listener's SASL settings; null: no SASL
    */
   public KafkaProtocol(
-      Handlers handlers,
-      GroupCoordinator coordinator,
-      String logPrefix,
-      List<String> saslMechanisms) {
-    this.apis = new KafkaApis(handlers, coordinator, !saslMechanisms.isEmpty());
+      Handlers handlers, GroupCoordinator coordinator, String logPrefix, Sasl sasl) {
+    this.apis = new KafkaApis(handlers, coordinator, sasl != null);
     this.decoder = new KafkaRequestDecoder(apis.served());
     this.logPrefix = logPrefix + "[" + LISTENER + "]";
     this.sasl =
-        saslMechanisms.isEmpty()
+        sasl == null
             ? null
-            : new SaslAuthenticator(saslMechanisms, handlers.context()::image, this.logPrefix);
+            : new SaslAuthenticator(
+                sasl.mechanisms(),
+                handlers.context()::image,
+                this.logPrefix,
+                sasl.failedAuthenticationDelayMs());
+    this.saslMaxReceive =
+        sasl == null
+            ? null
+            : new FrameLimit(
+                sasl.maxReceiveBytes(), "sasl.server.max.receive.size, before SASL authentication");
+  }
+
+  @Override
+  public FrameLimit frameLimit(Object session) {
+    return sasl == null || ((SaslAuthenticator.Session) session).authenticated()
+        ? null
+        : saslMaxReceive;
+  }
+
+  @Override
+  public String refuseUndecoded(ByteBuf frame, Object session) {
+    return sasl == null ? null : sasl.refuseUndecoded(frame, (SaslAuthenticator.Session) session);
   }
 
   @Override

@@ -5,6 +5,7 @@ import dev.spool.broker.kafka.codec.KafkaRequest;
 import dev.spool.broker.kafka.codec.KafkaResponse;
 import dev.spool.broker.kafka.codec.SaslCodec;
 import dev.spool.broker.network.RateLimitedLog;
+import dev.spool.broker.security.LogSafe;
 import dev.spool.broker.security.PlainServer;
 import dev.spool.broker.security.SaslFailure;
 import dev.spool.broker.security.SaslServer;
@@ -13,6 +14,7 @@ import dev.spool.common.ScramMechanism;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.Records;
 import dev.spool.quorum.message.ScramCredentialRecord;
+import io.netty.buffer.ByteBuf;
 import java.net.SocketAddress;
 import java.security.SecureRandom;
 import java.util.Base64;
@@ -44,12 +46,23 @@ final class SaslAuthenticator {
   private final List<String> enabled;
   private final Supplier<MetadataImage> image;
   private final SecureRandom random = new SecureRandom();
-  private final String logPrefix;
 
-  SaslAuthenticator(List<String> enabled, Supplier<MetadataImage> image, String logPrefix) {
+  /** The mock salts of unknown users are HMACs under it (docs/security.md#sasl). */
+  private final byte[] mockSecret = new byte[32];
+
+  private final String logPrefix;
+  private final long failedAuthenticationDelayMs;
+
+  SaslAuthenticator(
+      List<String> enabled,
+      Supplier<MetadataImage> image,
+      String logPrefix,
+      long failedAuthenticationDelayMs) {
+    this.failedAuthenticationDelayMs = failedAuthenticationDelayMs;
     this.enabled = List.copyOf(enabled);
     this.image = image;
     this.logPrefix = logPrefix;
+    random.nextBytes(mockSecret);
   }
 
   /** One connection's authentication state. */
@@ -71,6 +84,11 @@ final class SaslAuthenticator {
       this.remote = remote;
     }
 
+    /** Whether the connection has authenticated. */
+    boolean authenticated() {
+      return state == State.AUTHENTICATED;
+    }
+
     /** {@code User:name} once authenticated, else null (for the ACL checks to come). */
     String principal() {
       return principal;
@@ -79,6 +97,24 @@ final class SaslAuthenticator {
 
   Session newSession(SocketAddress remote) {
     return new Session(remote);
+  }
+
+  /**
+   * Why a frame is refused from its api key alone (the first two bytes of the header), before its
+   * body is parsed: before authentication only ApiVersions, SaslHandshake and SaslAuthenticate are
+   * decoded; null when the frame is to be decoded.
+   */
+  String refuseUndecoded(ByteBuf frame, Session s) {
+    if (s.state == Session.State.AUTHENTICATED || frame.readableBytes() < 2) {
+      return null; // a frame too short for a header is the decoder's to refuse
+    }
+    short key = frame.getShort(frame.readerIndex());
+    if (key == KafkaApi.API_VERSIONS.id()
+        || key == KafkaApi.SASL_HANDSHAKE.id()
+        || key == KafkaApi.SASL_AUTHENTICATE.id()) {
+      return null;
+    }
+    return "a request of api key " + key + " before SASL authentication (not parsed)";
   }
 
   /**
@@ -120,9 +156,9 @@ final class SaslAuthenticator {
     }
     if (!enabled.contains(mechanism)) {
       refusals.warn(
-          "{} SASL mechanism '{}' asked by {} is not enabled ({}); closing the connection",
+          "{} SASL mechanism {} asked by {} is not enabled ({}); closing the connection",
           logPrefix,
-          mechanism,
+          LogSafe.quote(mechanism),
           s.remote,
           enabled);
       s.state = Session.State.FAILED;
@@ -159,7 +195,8 @@ final class SaslAuthenticator {
           s.remote,
           e.detail());
       s.state = Session.State.FAILED;
-      return SaslCodec.authenticationFailed(request, e.getMessage());
+      return SaslCodec.authenticationFailed(request, e.getMessage())
+          .closingAfter(failedAuthenticationDelayMs);
     }
     if (s.server.isComplete()) {
       s.principal = "User:" + s.server.user();
@@ -175,7 +212,7 @@ final class SaslAuthenticator {
       return new PlainServer(this::anyCredential);
     }
     ScramMechanism m = ScramMechanism.forName(mechanism).orElseThrow();
-    return new ScramServer(m, credentials(m), this::nonce);
+    return new ScramServer(m, credentials(m), this::nonce, mockSecret);
   }
 
   private Function<String, ScramMechanism.Credential> credentials(ScramMechanism m) {

@@ -1,6 +1,7 @@
 package dev.spool.broker.network;
 
 import dev.spool.broker.metrics.BrokerMetrics;
+import dev.spool.protocol.FrameDecoder;
 import dev.spool.protocol.FrameMemory;
 import dev.spool.protocol.InvalidFrameException;
 import io.netty.buffer.ByteBuf;
@@ -13,6 +14,7 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,6 +77,9 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   private boolean closing;
   private boolean waitingForMemory;
 
+  /** Whether the frame decoder has a lower limit from {@link WireProtocol#frameLimit}. */
+  private boolean frameLimited;
+
   ConnectionHandler(
       WireProtocol<Q, A> protocol,
       RequestMemoryPool memory,
@@ -93,6 +98,8 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
     this.ctx = ctx;
     this.connectionId = String.valueOf(ctx.channel().remoteAddress());
     this.session = protocol.newSession(ctx.channel().remoteAddress());
+    frameLimited = true;
+    updateFrameLimit();
     metrics.connectionOpened();
     super.channelActive(ctx);
   }
@@ -109,6 +116,13 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       return;
     }
     long readNs = System.nanoTime();
+    String refused = protocol.refuseUndecoded(frameBuffer, session);
+    if (refused != null) {
+      frameBuffer.release();
+      memory.release(frameBytes);
+      closeWithReason(refused);
+      return;
+    }
     Q request;
     try {
       request = protocol.decode(frameBuffer);
@@ -142,6 +156,7 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       future = CompletableFuture.failedFuture(e);
     }
     p.servedNs = System.nanoTime();
+    updateFrameLimit(); // serving may have authenticated the connection
     future.whenComplete(
         (r, err) -> {
           p.completedNs = System.nanoTime();
@@ -151,6 +166,19 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
             ctx.executor().execute(() -> complete(p, r, err));
           }
         });
+  }
+
+  /** Hands the protocol's frame limit for the connection as it is now to the frame decoder. */
+  private void updateFrameLimit() {
+    if (!frameLimited) {
+      return;
+    }
+    FrameDecoder decoder = ctx.pipeline().get(FrameDecoder.class);
+    WireProtocol.FrameLimit limit = protocol.frameLimit(session);
+    frameLimited = limit != null;
+    if (decoder != null) {
+      decoder.limit(limit == null ? 0 : limit.bytes(), limit == null ? null : limit.reason());
+    }
   }
 
   private void complete(Pending<Q, A> p, A response, Throwable error) {
@@ -203,6 +231,13 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
         r.release();
         continue;
       }
+      if (r.closeAfterSend() && r.closeDelayMs() > 0) {
+        closing = true;
+        ctx.channel().config().setAutoRead(false);
+        ctx.executor()
+            .schedule(() -> writeAndClose(p.request, r), r.closeDelayMs(), TimeUnit.MILLISECONDS);
+        continue;
+      }
       if (!r.isNone()) {
         protocol.write(ctx, p.request, r);
         wrote = true;
@@ -217,6 +252,18 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       ctx.flush();
     }
     updateReading();
+  }
+
+  /** The delayed answer of {@link WireProtocol.Answer#closeDelayMs}, then the close. */
+  private void writeAndClose(Q request, A r) {
+    if (!ctx.channel().isActive()) {
+      r.release();
+      return;
+    }
+    if (!r.isNone()) {
+      protocol.write(ctx, request, r);
+    }
+    ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
   }
 
   private void finish(Pending<Q, A> p) {

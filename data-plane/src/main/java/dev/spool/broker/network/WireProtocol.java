@@ -29,6 +29,15 @@ public interface WireProtocol<Q, A extends WireProtocol.Answer> {
     /** The connection closes once this answer has been written. */
     boolean closeAfterSend();
 
+    /**
+     * With {@link #closeAfterSend}: how long the answer and the close wait (a failed SASL
+     * authentication: {@code connection.failed.authentication.delay.ms}); nothing more is read
+     * meanwhile. The wait is a timer on the connection's event loop, which goes on serving others.
+     */
+    default long closeDelayMs() {
+      return 0;
+    }
+
     /** Frees what the answer holds (record parts) when it will not be written. */
     void release();
   }
@@ -77,6 +86,27 @@ public interface WireProtocol<Q, A extends WireProtocol.Answer> {
    * when the connection opens and handed back with each of its requests; null when it keeps none.
    */
   default Object newSession(java.net.SocketAddress remoteAddress) {
+    return null;
+  }
+
+  /**
+   * A frame limit below the listener's for the connection as it is now (a SASL listener before
+   * authentication: {@code sasl.server.max.receive.size}), or null. Asked when the connection opens
+   * and after each request is served; a larger frame closes the connection before it is buffered.
+   */
+  default FrameLimit frameLimit(Object session) {
+    return null;
+  }
+
+  /** At most {@code bytes} per frame, because of config key {@code reason}. */
+  record FrameLimit(int bytes, String reason) {}
+
+  /**
+   * Why a frame is refused from its header alone, before its body is parsed (a SASL listener: any
+   * API but ApiVersions and the SASL ones before authentication), or null to decode it. A refused
+   * frame closes the connection unanswered with one rate-limited log line.
+   */
+  default String refuseUndecoded(ByteBuf frame, Object session) {
     return null;
   }
 

@@ -29,8 +29,13 @@ public abstract class MessageHandler<Q extends MessageLite, R extends MessageLit
   /** Serves {@code request}; the future may complete on any thread. */
   public abstract CompletableFuture<R> call(Q request);
 
+  /** Serves {@code request} from Spool's listener; a handler that logs who asked overrides it. */
+  protected CompletableFuture<R> call(Q request, RequestContext context) {
+    return call(request);
+  }
+
   @Override
   public final CompletableFuture<BrokerResponse> handle(RequestContext request) {
-    return call(request.frame().parseBody(parser)).thenApply(BrokerResponse::of);
+    return call(request.frame().parseBody(parser), request).thenApply(BrokerResponse::of);
   }
 }

@@ -2,6 +2,7 @@ package dev.spool.broker.security;
 
 import dev.spool.common.ScramMechanism;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.util.function.Function;
 
 /**
@@ -10,11 +11,17 @@ import java.util.function.Function;
  * iterations (SCRAM-SHA-512's when the user has both), so Spool keeps no second kind of password.
  * The password crosses the network in clear: use it over TLS (SASL_SSL). The recomputation costs
  * the credential's iterations of HMAC (a few milliseconds at 4096), on the connection's event loop.
+ * A user without a credential costs the same: the password is derived against a dummy credential of
+ * the default iteration count before the exchange fails, so the time an answer takes does not tell
+ * which user names exist.
  *
  * <p>Threads: one connection's event loop.
  */
 public final class PlainServer implements SaslServer {
   static final String FAILED = "Authentication failed: Invalid username or password";
+
+  /** Derived against for unknown users; its keys are random, so no password matches it. */
+  private static final ScramMechanism.Credential DUMMY = dummy();
 
   private final Function<String, ScramMechanism.Credential> credentials;
   private String user;
@@ -47,18 +54,33 @@ public final class PlainServer implements SaslServer {
       throw new SaslFailure(FAILED, "empty user name");
     }
     if (!authzid.isEmpty() && !authzid.equals(name)) {
-      throw new SaslFailure(FAILED, "user '" + name + "' asked to act as another user");
+      throw new SaslFailure(
+          FAILED, "user " + LogSafe.quote(name) + " asked to act as another user");
     }
     ScramMechanism.Credential c = credentials.apply(name);
     if (c == null) {
-      throw new SaslFailure(FAILED, "user '" + name + "' has no SCRAM credential");
+      DUMMY.matches(password);
+      throw new SaslFailure(FAILED, "user " + LogSafe.quote(name) + " has no SCRAM credential");
     }
     if (!c.matches(password)) {
-      throw new SaslFailure(FAILED, "wrong password for user '" + name + "'");
+      throw new SaslFailure(FAILED, "wrong password for user " + LogSafe.quote(name));
     }
     user = name;
     complete = true;
     return new byte[0];
+  }
+
+  /** The iterations an unknown user's password is derived with (tests). */
+  static int dummyIterations() {
+    return DUMMY.iterations();
+  }
+
+  private static ScramMechanism.Credential dummy() {
+    SecureRandom random = new SecureRandom();
+    byte[] keys = new byte[ScramMechanism.SCRAM_SHA_512.hashBytes()];
+    random.nextBytes(keys);
+    return ScramMechanism.SCRAM_SHA_512.credential(
+        ScramMechanism.randomSalt(random), ScramMechanism.MIN_ITERATIONS, keys);
   }
 
   @Override

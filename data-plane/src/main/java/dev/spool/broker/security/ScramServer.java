@@ -3,6 +3,8 @@ package dev.spool.broker.security;
 import dev.spool.common.ScramMechanism;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -12,7 +14,11 @@ import java.util.function.Supplier;
  * Kafka's clients and librdkafka speak it: two round trips, no channel binding (gs2 header {@code
  * n,,} or {@code y,,}; an authorization id must be the user itself), Kafka's {@code tokenauth}
  * extension refused (no delegation tokens). The credential (salt, iterations, StoredKey, ServerKey)
- * comes from {@code credentials}; the password is never known here.
+ * comes from {@code credentials}; the password is never known here. A user without a credential
+ * gets a mock server-first message (RFC 5802 section 5.1): a salt that is an HMAC of the user name
+ * under a per-broker secret (so the same for every attempt, like a real one), 4096 iterations, and
+ * the exchange fails only at the client-final message, with the words of a wrong password; the
+ * answers do not tell which user names exist.
  *
  * <pre>
  * client-first  n,,n=user,r=cnonce
@@ -39,6 +45,7 @@ public final class ScramServer implements SaslServer {
   private final ScramMechanism mechanism;
   private final Function<String, ScramMechanism.Credential> credentials;
   private final Supplier<String> serverNonce;
+  private final byte[] mockSecret;
   private State state = State.RECEIVE_CLIENT_FIRST;
   private String user;
   private String gs2Header;
@@ -46,18 +53,36 @@ public final class ScramServer implements SaslServer {
   private String serverFirst;
   private String nonce;
   private ScramMechanism.Credential credential;
+  private boolean unknownUser;
 
   /**
    * @param credentials the credential of a user for this mechanism, null when it has none
    * @param serverNonce printable characters other than ',' (tests pass RFC 7677's)
+   * @param mockSecret the broker's random secret the mock salts of unknown users are made with
    */
   public ScramServer(
       ScramMechanism mechanism,
       Function<String, ScramMechanism.Credential> credentials,
-      Supplier<String> serverNonce) {
+      Supplier<String> serverNonce,
+      byte[] mockSecret) {
     this.mechanism = mechanism;
     this.credentials = credentials;
     this.serverNonce = serverNonce;
+    this.mockSecret = mockSecret.clone();
+  }
+
+  /**
+   * The credential an unknown user is answered with: salt HMAC(secret, name) of {@link
+   * ScramMechanism#SALT_BYTES}, {@link ScramMechanism#MIN_ITERATIONS}, and keys no password derives
+   * (random), so the proof check runs and fails as for a wrong password.
+   */
+  static ScramMechanism.Credential mockCredential(
+      ScramMechanism mechanism, byte[] secret, String name) {
+    byte[] mac = mechanism.hmac(secret, name.getBytes(StandardCharsets.UTF_8));
+    byte[] salt = Arrays.copyOf(mac, ScramMechanism.SALT_BYTES);
+    byte[] keys = new byte[mechanism.hashBytes()];
+    new SecureRandom().nextBytes(keys);
+    return mechanism.credential(salt, ScramMechanism.MIN_ITERATIONS, keys);
   }
 
   @Override
@@ -83,7 +108,7 @@ public final class ScramServer implements SaslServer {
     }
     String cbind = message.substring(0, first);
     if (!cbind.equals("n") && !cbind.equals("y")) {
-      throw fail("channel binding '" + cbind + "' is not supported");
+      throw fail("channel binding " + LogSafe.quote(cbind) + " is not supported");
     }
     String authzid = message.substring(first + 1, second);
     gs2Header = message.substring(0, second + 1);
@@ -102,13 +127,18 @@ public final class ScramServer implements SaslServer {
         throw fail("delegation tokens are not supported");
       }
     }
-    if (!authzid.isEmpty() && !unescape(authzid.substring(authzid.indexOf('=') + 1)).equals(name)) {
-      throw fail("user '" + name + "' asked to act as another user");
+    if (!authzid.isEmpty() && !authzid.startsWith("a=")) {
+      // RFC 5802 gs2-header: [ "a=" saslname ]; anything else is not an authorization id
+      throw fail("malformed gs2 header: authzid " + LogSafe.quote(authzid) + " is not a=...");
+    }
+    if (!authzid.isEmpty() && !unescape(authzid.substring(2)).equals(name)) {
+      throw fail("user " + LogSafe.quote(name) + " asked to act as another user");
     }
     user = name;
     credential = credentials.apply(name);
     if (credential == null) {
-      throw fail("user '" + name + "' has no " + mechanism.mechanismName() + " credential");
+      unknownUser = true;
+      credential = mockCredential(mechanism, mockSecret, name);
     }
     nonce = cnonce + serverNonce.get();
     serverFirst =
@@ -150,14 +180,28 @@ public final class ScramServer implements SaslServer {
         (clientFirstBare + "," + serverFirst + "," + withoutProof).getBytes(StandardCharsets.UTF_8);
     byte[] clientSignature = mechanism.hmac(credential.storedKey(), authMessage);
     if (proof.length != clientSignature.length) {
-      throw fail("wrong password for user '" + user + "'");
+      throw fail(
+          unknownUser
+              ? "user "
+                  + LogSafe.quote(user)
+                  + " has no "
+                  + mechanism.mechanismName()
+                  + " credential"
+              : "wrong password for user " + LogSafe.quote(user));
     }
     byte[] clientKey = new byte[proof.length];
     for (int i = 0; i < proof.length; i++) {
       clientKey[i] = (byte) (proof[i] ^ clientSignature[i]);
     }
-    if (!MessageDigest.isEqual(mechanism.hash(clientKey), credential.storedKey())) {
-      throw fail("wrong password for user '" + user + "'");
+    if (!MessageDigest.isEqual(mechanism.hash(clientKey), credential.storedKey()) || unknownUser) {
+      throw fail(
+          unknownUser
+              ? "user "
+                  + LogSafe.quote(user)
+                  + " has no "
+                  + mechanism.mechanismName()
+                  + " credential"
+              : "wrong password for user " + LogSafe.quote(user));
     }
     byte[] serverSignature = mechanism.hmac(credential.serverKey(), authMessage);
     state = State.COMPLETE;

@@ -1,6 +1,7 @@
 package dev.spool.quorum.controller;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
@@ -29,8 +30,30 @@ class ScramDecisionsTest {
         .setMechanism(mechanism)
         .setIterations(iterations)
         .setSalt(ByteString.copyFrom(SALT))
-        .setSaltedPassword(ByteString.copyFrom(m.saltedPassword(password, SALT, 4096)))
+        .setSaltedPassword(ByteString.copyFrom(m.saltedPassword(password, SALT, iterations)))
         .build();
+  }
+
+  private static boolean contains(byte[] hay, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= hay.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (hay[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return true;
+    }
+    return false;
+  }
+
+  @Test
+  void theHelperSaltsWithTheIterationsItIsGiven() {
+    ScramMechanism m = ScramMechanism.SCRAM_SHA_256;
+    assertTrue(
+        java.util.Arrays.equals(
+            m.saltedPassword("a", SALT, 8192),
+            upsert("u", "SCRAM-SHA-256", 8192, "a").getSaltedPassword().toByteArray()));
   }
 
   @Test
@@ -43,7 +66,10 @@ class ScramDecisionsTest {
     assertEquals(1, d.batch().getRecordsCount());
     var rec = d.batch().getRecords(0).getScramCredential();
     assertEquals("alice", rec.getUser());
-    assertTrue(!rec.toByteString().toStringUtf8().contains("secret"));
+    // neither the password nor the salted password is anywhere in the record's bytes
+    byte[] recordBytes = d.batch().getRecords(0).toByteArray();
+    assertFalse(contains(recordBytes, u.getSaltedPassword().toByteArray()));
+    assertFalse(contains(recordBytes, "secret".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     assertTrue(
         !rec.getStoredKey().equals(u.getSaltedPassword())
             && !rec.getServerKey().equals(u.getSaltedPassword()));

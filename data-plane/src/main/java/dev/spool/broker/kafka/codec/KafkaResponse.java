@@ -38,6 +38,7 @@ public final class KafkaResponse implements WireProtocol.Answer {
   private final short headerVersion;
   private final List<RegionRecords> regions;
   private final boolean closeAfterSend;
+  private final long closeDelayMs;
 
   /** The request-level error this answer carries, for the error metrics; null when none. */
   private final String error;
@@ -49,7 +50,7 @@ public final class KafkaResponse implements WireProtocol.Answer {
       short headerVersion,
       List<RegionRecords> regions,
       boolean closeAfterSend) {
-    this(correlationId, body, version, headerVersion, regions, closeAfterSend, null);
+    this(correlationId, body, version, headerVersion, regions, closeAfterSend, null, 0);
   }
 
   private KafkaResponse(
@@ -59,8 +60,10 @@ public final class KafkaResponse implements WireProtocol.Answer {
       short headerVersion,
       List<RegionRecords> regions,
       boolean closeAfterSend,
-      String error) {
+      String error,
+      long closeDelayMs) {
     this.error = error;
+    this.closeDelayMs = closeDelayMs;
     this.correlationId = correlationId;
     this.body = body;
     this.version = version;
@@ -81,13 +84,23 @@ public final class KafkaResponse implements WireProtocol.Answer {
 
   /** This answer, after which the connection closes (a failed SASL exchange). */
   KafkaResponse closing() {
-    return new KafkaResponse(correlationId, body, version, headerVersion, regions, true, error);
+    return new KafkaResponse(
+        correlationId, body, version, headerVersion, regions, true, error, closeDelayMs);
+  }
+
+  /**
+   * This answer, written and followed by the close only after {@code delayMs} (a failed SASL
+   * authentication: {@code connection.failed.authentication.delay.ms}).
+   */
+  public KafkaResponse closingAfter(long delayMs) {
+    return new KafkaResponse(
+        correlationId, body, version, headerVersion, regions, true, error, delayMs);
   }
 
   /** This answer marked as a request-level {@code error} answer (counted in the error metrics). */
   KafkaResponse withError(String error) {
     return new KafkaResponse(
-        correlationId, body, version, headerVersion, regions, closeAfterSend, error);
+        correlationId, body, version, headerVersion, regions, closeAfterSend, error, closeDelayMs);
   }
 
   /** The request-level error this answer carries, or null. */
@@ -103,6 +116,11 @@ public final class KafkaResponse implements WireProtocol.Answer {
   @Override
   public boolean closeAfterSend() {
     return closeAfterSend;
+  }
+
+  @Override
+  public long closeDelayMs() {
+    return closeDelayMs;
   }
 
   /** Drops the file regions this answer owns (it will not be written). */
