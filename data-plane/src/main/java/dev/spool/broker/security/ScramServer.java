@@ -179,29 +179,19 @@ public final class ScramServer implements SaslServer {
     byte[] authMessage =
         (clientFirstBare + "," + serverFirst + "," + withoutProof).getBytes(StandardCharsets.UTF_8);
     byte[] clientSignature = mechanism.hmac(credential.storedKey(), authMessage);
+    String refusal =
+        unknownUser
+            ? "user " + LogSafe.quote(user) + " has no " + mechanism.mechanismName() + " credential"
+            : "wrong password for user " + LogSafe.quote(user);
     if (proof.length != clientSignature.length) {
-      throw fail(
-          unknownUser
-              ? "user "
-                  + LogSafe.quote(user)
-                  + " has no "
-                  + mechanism.mechanismName()
-                  + " credential"
-              : "wrong password for user " + LogSafe.quote(user));
+      throw fail(refusal);
     }
     byte[] clientKey = new byte[proof.length];
     for (int i = 0; i < proof.length; i++) {
       clientKey[i] = (byte) (proof[i] ^ clientSignature[i]);
     }
     if (!MessageDigest.isEqual(mechanism.hash(clientKey), credential.storedKey()) || unknownUser) {
-      throw fail(
-          unknownUser
-              ? "user "
-                  + LogSafe.quote(user)
-                  + " has no "
-                  + mechanism.mechanismName()
-                  + " credential"
-              : "wrong password for user " + LogSafe.quote(user));
+      throw fail(refusal);
     }
     byte[] serverSignature = mechanism.hmac(credential.serverKey(), authMessage);
     state = State.COMPLETE;
