@@ -39,6 +39,7 @@ import picocli.CommandLine.Spec;
       GroupCommand.class,
       ClusterCommand.class,
       UserCommand.class,
+      FeaturesCommand.class,
       PerfCommand.class,
       CommandLine.HelpCommand.class
     })

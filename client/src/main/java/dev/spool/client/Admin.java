@@ -643,6 +643,65 @@ public final class Admin implements AutoCloseable {
         });
   }
 
+  // ---------------------------------------------------------------- features
+
+  /**
+   * The finalized feature levels and each registered broker's supported range, from the answering
+   * broker's image (docs/architecture.md#versioned-metadata).
+   */
+  public CompletableFuture<dev.spool.protocol.message.DescribeFeaturesResponse> describeFeatures() {
+    return calls.call(
+        "DescribeFeatures",
+        ApiKey.DESCRIBE_FEATURES,
+        dev.spool.protocol.message.DescribeFeaturesRequest::getDefaultInstance,
+        r -> {
+          var resp = r.body(dev.spool.protocol.message.DescribeFeaturesResponse.class);
+          if (resp.getErrorCode() != ErrorCode.NONE) {
+            return new AdminCalls.Fail<>(
+                new SpoolException(resp.getErrorCode(), resp.getErrorMessage()));
+          }
+          return new Done<>(resp);
+        });
+  }
+
+  /**
+   * Raises {@code feature} to {@code level} (upgrades only); with {@code validateOnly} the
+   * controller decides and writes nothing. Fails with the controller's error
+   * (FEATURE_UPDATE_FAILED, INVALID_REQUEST) and changes nothing; answers the result, whose
+   * previous level is the one the controller decided on.
+   */
+  public CompletableFuture<dev.spool.protocol.message.UpdateFeaturesResponse.Result> updateFeature(
+      String feature, int level, boolean validateOnly) {
+    var request =
+        dev.spool.protocol.message.UpdateFeaturesRequest.newBuilder()
+            .setTimeoutMs(brokerTimeoutMs)
+            .setValidateOnly(validateOnly)
+            .addUpdates(
+                dev.spool.protocol.message.UpdateFeaturesRequest.FeatureUpdate.newBuilder()
+                    .setFeature(feature)
+                    .setMaxVersionLevel(level))
+            .build();
+    return calls.call(
+        "UpdateFeatures",
+        ApiKey.UPDATE_FEATURES,
+        () -> request,
+        r -> {
+          var resp = r.body(dev.spool.protocol.message.UpdateFeaturesResponse.class);
+          if (resp.getErrorCode() != ErrorCode.NONE) {
+            return new AdminCalls.Fail<>(
+                new SpoolException(resp.getErrorCode(), resp.getErrorMessage()));
+          }
+          var res = resp.getResults(0);
+          if (res.getErrorCode() != ErrorCode.NONE) {
+            SpoolException e =
+                new SpoolException(
+                    res.getErrorCode(), "feature '" + feature + "': " + res.getErrorMessage());
+            return e.retriable() ? new Retry<>(e) : new AdminCalls.Fail<>(e);
+          }
+          return new Done<>(res);
+        });
+  }
+
   /** Sets {@code set} and returns the keys in {@code delete} to their defaults, for one topic. */
   public CompletableFuture<Void> alterConfigs(
       String topic, Map<String, String> set, Collection<String> delete) {

@@ -96,6 +96,16 @@ public final class ApiMessages {
             dev.spool.protocol.message.DescribeUserScramCredentialsRequest.parser(),
             dev.spool.protocol.message.DescribeUserScramCredentialsResponse.parser()));
     PARSERS.put(
+        ApiKey.DESCRIBE_FEATURES,
+        new Pair(
+            dev.spool.protocol.message.DescribeFeaturesRequest.parser(),
+            dev.spool.protocol.message.DescribeFeaturesResponse.parser()));
+    PARSERS.put(
+        ApiKey.UPDATE_FEATURES,
+        new Pair(
+            dev.spool.protocol.message.UpdateFeaturesRequest.parser(),
+            dev.spool.protocol.message.UpdateFeaturesResponse.parser()));
+    PARSERS.put(
         ApiKey.DELETE_TOPICS,
         new Pair(DeleteTopicsRequest.parser(), DeleteTopicsResponse.parser()));
     PARSERS.put(

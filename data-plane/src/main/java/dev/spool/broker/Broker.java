@@ -349,7 +349,9 @@ public final class Broker implements AutoCloseable {
         .register(ApiKey.DELETE_RECORDS, h.deleteRecords())
         .register(ApiKey.DESCRIBE_PRODUCERS, h.describeProducers())
         .register(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, h.alterUserScramCredentials())
-        .register(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, h.describeUserScramCredentials());
+        .register(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, h.describeUserScramCredentials())
+        .register(ApiKey.DESCRIBE_FEATURES, h.describeFeatures())
+        .register(ApiKey.UPDATE_FEATURES, h.updateFeatures());
   }
 
   private BrokerServer.Settings serverSettings(Config config) {

@@ -65,6 +65,10 @@ public interface QuorumClient extends AutoCloseable {
       alterUserScramCredentials(
           dev.spool.protocol.message.AlterUserScramCredentialsRequest request);
 
+  /** Raises finalized feature levels (metadata.version); per-feature errors in the answer. */
+  CompletableFuture<dev.spool.protocol.message.UpdateFeaturesResponse> updateFeatures(
+      dev.spool.protocol.message.UpdateFeaturesRequest request);
+
   /** Retries internally when another allocation won the race for the same block. */
   CompletableFuture<AllocateProducerIdsResponse> allocateProducerIds(
       AllocateProducerIdsRequest request);

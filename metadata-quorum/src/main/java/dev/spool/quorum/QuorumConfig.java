@@ -312,6 +312,7 @@ public final class QuorumConfig {
         c.get(AUTO_LEADER_REBALANCE),
         c.get(LEADER_IMBALANCE_CHECK_INTERVAL_MS),
         c.get(MAX_RECORDS_PER_WRITE),
-        c.get(MAX_BATCHES_PER_HEARTBEAT));
+        c.get(MAX_BATCHES_PER_HEARTBEAT),
+        dev.spool.quorum.image.MetadataVersion.SUPPORTED);
   }
 }

@@ -27,7 +27,9 @@ public record Handlers(
     DeleteRecordsHandler deleteRecords,
     DescribeProducersHandler describeProducers,
     AlterUserScramCredentialsHandler alterUserScramCredentials,
-    DescribeUserScramCredentialsHandler describeUserScramCredentials) {
+    DescribeUserScramCredentialsHandler describeUserScramCredentials,
+    DescribeFeaturesHandler describeFeatures,
+    UpdateFeaturesHandler updateFeatures) {
 
   public static Handlers create(BrokerContext ctx) {
     return new Handlers(
@@ -50,6 +52,8 @@ public record Handlers(
         new DeleteRecordsHandler(ctx),
         new DescribeProducersHandler(ctx),
         new AlterUserScramCredentialsHandler(ctx),
-        new DescribeUserScramCredentialsHandler(ctx));
+        new DescribeUserScramCredentialsHandler(ctx),
+        new DescribeFeaturesHandler(ctx),
+        new UpdateFeaturesHandler(ctx));
   }
 }

@@ -5,6 +5,7 @@ import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.ImageBuilder;
 import dev.spool.quorum.image.MetadataApplier;
 import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.MetadataVersion;
 import dev.spool.quorum.image.PartitionState;
 import dev.spool.quorum.image.Records;
 import dev.spool.quorum.message.AllocateProducerIdsRequest;
@@ -26,8 +27,13 @@ public final class BrokerDecisions {
    * leaders, leader epochs, smaller ISRs), so the restarted broker always re-joins through a new
    * epoch. Record 0 is the registration (reply item 0); the repairs are best effort (item -1): if
    * one loses a race, the controller's reconcile redoes it.
+   *
+   * <p>A broker whose supported metadata.version range does not hold the cluster's level (or,
+   * before one is finalized, the level the bootstrap will write) is refused with
+   * UNSUPPORTED_VERSION and nothing is written (docs/architecture.md#versioned-metadata).
    */
-  public static Decision register(BrokerRegistrationRequest req, MetadataImage image) {
+  public static Decision register(
+      BrokerRegistrationRequest req, MetadataImage image, ControllerSettings s) {
     BrokerRegistrationResponse.Builder resp = BrokerRegistrationResponse.newBuilder();
     Decision.Builder records = new Decision.Builder();
     if (req.getBrokerId() < 0
@@ -50,8 +56,39 @@ public final class BrokerDecisions {
                       : " (Kafka listener " + req.getKafkaHost() + ":" + req.getKafkaPort() + ")"));
       return records.decision(ControllerReply.newBuilder().setRegister(resp).build());
     }
+    String badRange =
+        MetadataVersion.Range.check(req.getMinMetadataVersion(), req.getMaxMetadataVersion());
+    if (badRange != null) {
+      resp.setErrorCode(ErrorCode.INVALID_REQUEST)
+          .setErrorMessage("broker " + req.getBrokerId() + ": " + badRange);
+      return records.decision(ControllerReply.newBuilder().setRegister(resp).build());
+    }
+    MetadataVersion.Range versions =
+        MetadataVersion.Range.ofRegistration(
+            req.getMinMetadataVersion(), req.getMaxMetadataVersion());
+    int level = FeatureDecisions.effectiveLevel(image, s);
+    if (!versions.contains(level)) {
+      resp.setErrorCode(ErrorCode.UNSUPPORTED_VERSION)
+          .setErrorMessage(
+              "broker "
+                  + req.getBrokerId()
+                  + " supports "
+                  + MetadataVersion.FEATURE
+                  + " "
+                  + versions
+                  + ", but the cluster's is "
+                  + level
+                  + (image.metadataVersion() == MetadataVersion.UNSET
+                      ? " (the level the controller will finalize)"
+                      : "")
+                  + ": run a release that supports level "
+                  + level);
+      return records.decision(ControllerReply.newBuilder().setRegister(resp).build());
+    }
     BrokerRegistration existing = image.broker(req.getBrokerId());
-    if (existing != null && existing.incarnationId().equals(req.getIncarnationId())) {
+    if (existing != null
+        && existing.incarnationId().equals(req.getIncarnationId())
+        && existing.metadataVersions().equals(versions)) {
       resp.setBrokerEpoch(existing.epoch());
       return records.decision(ControllerReply.newBuilder().setRegister(resp).build());
     }
@@ -63,6 +100,7 @@ public final class BrokerDecisions {
             req.getPort(),
             req.getRack(),
             BrokerRegistration.kafkaEndpoint(req.getKafkaHost(), req.getKafkaPort()),
+            versions,
             0);
     records.add(reg, 0);
     if (existing != null) {

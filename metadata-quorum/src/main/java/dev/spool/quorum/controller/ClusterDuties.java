@@ -22,6 +22,8 @@ import java.util.Set;
  * simply decided again on the next tick.
  *
  * <ol>
+ *   <li>Bootstrap: metadata.version, when no level is finalized yet ({@link
+ *       FeatureDecisions#bootstrap}).
  *   <li>Broker states: fence a broker whose session expired or that asks to be fenced; mark a
  *       broker that asks for controlled shutdown; unfence a fenced broker that heartbeats and has
  *       caught up with its own registration.
@@ -52,6 +54,12 @@ public final class ClusterDuties {
       ControllerSettings s) {
     List<MetadataRecord> brokerRecords = new ArrayList<>();
     List<String> reasons = new ArrayList<>();
+    MetadataRecord bootstrap = FeatureDecisions.bootstrap(image, s);
+    if (bootstrap != null) {
+      brokerRecords.add(bootstrap);
+      reasons.add(
+          "finalize metadata.version " + bootstrap.getFeatureLevel().getFeatureLevel() + " (new)");
+    }
     List<BrokerRegistration> brokers = new ArrayList<>(image.brokers().values());
     brokers.sort(Comparator.comparingInt(BrokerRegistration::id));
     for (BrokerRegistration b : brokers) {

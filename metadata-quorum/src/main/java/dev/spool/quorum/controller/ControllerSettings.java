@@ -1,5 +1,7 @@
 package dev.spool.quorum.controller;
 
+import dev.spool.quorum.image.MetadataVersion;
+
 /**
  * The settings the pure controller decisions use, built from a parsed config by {@code
  * QuorumConfig.controllerSettings} (whose keys own every default). Immutable; any thread.
@@ -15,6 +17,8 @@ package dev.spool.quorum.controller;
  * @param leaderImbalanceCheckIntervalMs how often that balancing runs
  * @param maxRecordsPerWrite bound on records in one controller write (the rest waits a tick)
  * @param maxBatchesPerHeartbeat bound on metadata batches in one heartbeat answer
+ * @param metadataVersions the metadata.version levels this controller supports: {@link
+ *     MetadataVersion#SUPPORTED} but in tests (docs/architecture.md#versioned-metadata)
  */
 public record ControllerSettings(
     long sessionTimeoutMs,
@@ -26,7 +30,8 @@ public record ControllerSettings(
     boolean autoLeaderRebalance,
     long leaderImbalanceCheckIntervalMs,
     int maxRecordsPerWrite,
-    int maxBatchesPerHeartbeat) {
+    int maxBatchesPerHeartbeat,
+    MetadataVersion.Range metadataVersions) {
 
   public ControllerSettings withSessionTimeoutMs(long ms) {
     return new ControllerSettings(
@@ -39,7 +44,8 @@ public record ControllerSettings(
         autoLeaderRebalance,
         leaderImbalanceCheckIntervalMs,
         maxRecordsPerWrite,
-        maxBatchesPerHeartbeat);
+        maxBatchesPerHeartbeat,
+        metadataVersions);
   }
 
   public ControllerSettings withLeaderBalancing(boolean enabled, long intervalMs) {
@@ -53,6 +59,23 @@ public record ControllerSettings(
         enabled,
         intervalMs,
         maxRecordsPerWrite,
-        maxBatchesPerHeartbeat);
+        maxBatchesPerHeartbeat,
+        metadataVersions);
+  }
+
+  /** These settings for a controller that supports {@code versions} (tests). */
+  public ControllerSettings withMetadataVersions(MetadataVersion.Range versions) {
+    return new ControllerSettings(
+        sessionTimeoutMs,
+        heartbeatIntervalMs,
+        defaultReplicationFactor,
+        defaultNumPartitions,
+        maxPartitionsPerTopic,
+        producerIdBlockSize,
+        autoLeaderRebalance,
+        leaderImbalanceCheckIntervalMs,
+        maxRecordsPerWrite,
+        maxBatchesPerHeartbeat,
+        versions);
   }
 }

@@ -124,6 +124,7 @@ public final class ReplyFinisher {
           }
         }
       }
+      case UPDATE_FEATURES -> finishUpdateFeatures(reply.getUpdateFeaturesBuilder(), errors);
       case ELECT_LEADERS -> {
         ElectLeadersResponse.Builder b = reply.getElectLeadersBuilder();
         for (int i = 0; i < b.getResultsCount(); i++) {
@@ -145,6 +146,21 @@ public final class ReplyFinisher {
       default -> {}
     }
     return reply.build();
+  }
+
+  private static void finishUpdateFeatures(
+      dev.spool.protocol.message.UpdateFeaturesResponse.Builder b,
+      Map<Integer, RecordResult> errors) {
+    for (int i = 0; i < b.getResultsCount(); i++) {
+      RecordResult r = firstError(errors, i);
+      if (r != null && b.getResults(i).getErrorCode() == ErrorCode.NONE) {
+        b.setResults(
+            i,
+            b.getResults(i).toBuilder()
+                .setErrorCode(r.getErrorCode())
+                .setErrorMessage(r.getErrorMessage()));
+      }
+    }
   }
 
   private static void finishAlterPartition(

@@ -24,7 +24,7 @@ public final class RequestDecider {
       ControllerRequest req, MetadataImage image, long term, ControllerSettings s, Random random)
       throws RequestRejectedException {
     return switch (req.getKindCase()) {
-      case REGISTER -> BrokerDecisions.register(req.getRegister(), image);
+      case REGISTER -> BrokerDecisions.register(req.getRegister(), image, s);
       case ALTER_PARTITION -> PartitionDecisions.alterPartition(req.getAlterPartition(), image);
       case CREATE_TOPICS -> TopicDecisions.createTopics(req.getCreateTopics(), image, s, random);
       case DELETE_TOPICS -> TopicDecisions.deleteTopics(req.getDeleteTopics(), image);
@@ -34,6 +34,7 @@ public final class RequestDecider {
       case ALTER_CONFIGS -> TopicDecisions.alterConfigs(req.getAlterConfigs(), image);
       case ALTER_USER_SCRAM_CREDENTIALS ->
           ScramDecisions.alter(req.getAlterUserScramCredentials(), image);
+      case UPDATE_FEATURES -> FeatureDecisions.update(req.getUpdateFeatures(), image, s);
       case ALLOCATE_PRODUCER_IDS ->
           BrokerDecisions.allocateProducerIds(req.getAllocateProducerIds(), image, s);
       case CONTROLLER_WRITE -> controllerWrite(req.getControllerWrite(), term);

@@ -15,6 +15,7 @@ import java.util.Objects;
  *     or ISR places
  * @param kafkaEndpoint where Kafka's clients reach the broker's Kafka-protocol listener, or null
  *     when the broker has none ({@code kafka.listener} unset)
+ * @param metadataVersions the range of metadata.version the broker's software supports
  */
 public record BrokerRegistration(
     int id,
@@ -25,12 +26,38 @@ public record BrokerRegistration(
     String rack,
     boolean fenced,
     boolean inControlledShutdown,
-    HostPort kafkaEndpoint) {
+    HostPort kafkaEndpoint,
+    MetadataVersion.Range metadataVersions) {
 
   public BrokerRegistration {
     Objects.requireNonNull(incarnationId, "incarnationId");
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(rack, "rack");
+    Objects.requireNonNull(metadataVersions, "metadataVersions");
+  }
+
+  /** A broker that supports metadata.version 1 only. */
+  public BrokerRegistration(
+      int id,
+      long epoch,
+      String incarnationId,
+      String host,
+      int port,
+      String rack,
+      boolean fenced,
+      boolean inControlledShutdown,
+      HostPort kafkaEndpoint) {
+    this(
+        id,
+        epoch,
+        incarnationId,
+        host,
+        port,
+        rack,
+        fenced,
+        inControlledShutdown,
+        kafkaEndpoint,
+        MetadataVersion.Range.ofRegistration(0, 0));
   }
 
   /** A broker without a Kafka-protocol listener. */
@@ -75,11 +102,12 @@ public record BrokerRegistration(
         rack,
         f,
         f ? false : inControlledShutdown,
-        kafkaEndpoint);
+        kafkaEndpoint,
+        metadataVersions);
   }
 
   BrokerRegistration withControlledShutdown() {
     return new BrokerRegistration(
-        id, epoch, incarnationId, host, port, rack, fenced, true, kafkaEndpoint);
+        id, epoch, incarnationId, host, port, rack, fenced, true, kafkaEndpoint, metadataVersions);
   }
 }

@@ -26,6 +26,7 @@ public final class ImageBuilder {
   private long nextProducerId;
   private Map<String, Map<ScramMechanism, ScramCredentialRecord>> scram;
   private boolean scramOwned;
+  private int metadataVersion;
   private boolean brokersOwned;
   private boolean topicsOwned;
   private final Set<Integer> touchedBrokers = new HashSet<>();
@@ -39,6 +40,7 @@ public final class ImageBuilder {
     this.topicIdsByName = base.topicIdsByName();
     this.nextProducerId = base.nextProducerId();
     this.scram = base.scramCredentials();
+    this.metadataVersion = base.metadataVersion();
   }
 
   // ---------------------------------------------------------------- reads
@@ -57,6 +59,10 @@ public final class ImageBuilder {
 
   long nextProducerId() {
     return nextProducerId;
+  }
+
+  int metadataVersion() {
+    return metadataVersion;
   }
 
   ScramCredentialRecord scramCredential(String user, ScramMechanism mechanism) {
@@ -125,6 +131,10 @@ public final class ImageBuilder {
     return scram;
   }
 
+  void setMetadataVersion(int level) {
+    this.metadataVersion = level;
+  }
+
   void setNextProducerId(long next) {
     this.nextProducerId = next;
   }
@@ -139,6 +149,7 @@ public final class ImageBuilder {
     topicsById = other.topicsByIdMap();
     topicIdsByName = other.topicIdsByName();
     nextProducerId = other.nextProducerId();
+    metadataVersion = other.metadataVersion();
     touchedScramUsers.addAll(scram.keySet());
     touchedScramUsers.addAll(other.scramCredentials().keySet());
     scram = other.scramCredentials();
@@ -154,7 +165,8 @@ public final class ImageBuilder {
     brokersOwned = false;
     topicsOwned = false;
     scramOwned = false;
-    return new MetadataImage(offset, brokers, topicsById, topicIdsByName, nextProducerId, scram);
+    return new MetadataImage(
+        offset, brokers, topicsById, topicIdsByName, nextProducerId, scram, metadataVersion);
   }
 
   /**

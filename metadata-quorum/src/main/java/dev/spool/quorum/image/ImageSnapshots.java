@@ -15,9 +15,10 @@ import java.util.Map;
  * record order is canonical (brokers by id, topics by name, configs by key), so the same image
  * always gives the same bytes.
  *
- * <p>Layout of a snapshot batch: per broker RegisterBroker (explicit epoch), then Unfence if
- * unfenced and BrokerShutdown if shutting down; per topic Topic, its Config records, its Partition
- * records (explicit epochs); then each SCRAM credential, by user and mechanism; finally
+ * <p>Layout of a snapshot batch: FeatureLevel(metadata.version) first when finalized (a reader
+ * knows the level before any other record); per broker RegisterBroker (explicit epoch), then
+ * Unfence if unfenced and BrokerShutdown if shutting down; per topic Topic, its Config records, its
+ * Partition records (explicit epochs); then each SCRAM credential, by user and mechanism; finally
  * ProducerIds(broker -1, expected 0, block = next producer id) when the counter is above 0.
  */
 public final class ImageSnapshots {
@@ -27,6 +28,9 @@ public final class ImageSnapshots {
 
   public static MetadataSnapshot toSnapshot(MetadataImage image) {
     MetadataBatch.Builder batch = MetadataBatch.newBuilder();
+    if (image.metadataVersion() != MetadataVersion.UNSET) {
+      batch.addRecords(Records.featureLevel(MetadataVersion.FEATURE, image.metadataVersion()));
+    }
     image.brokers().values().stream()
         .sorted(Comparator.comparingInt(BrokerRegistration::id))
         .forEach(
@@ -39,6 +43,7 @@ public final class ImageSnapshots {
                       b.port(),
                       b.rack(),
                       b.kafkaEndpoint(),
+                      b.metadataVersions(),
                       b.epoch()));
               if (!b.fenced()) {
                 batch.addRecords(Records.unfenceBroker(b.id(), b.epoch()));

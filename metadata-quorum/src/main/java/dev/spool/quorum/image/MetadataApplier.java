@@ -4,6 +4,7 @@ import dev.spool.common.ErrorCode;
 import dev.spool.common.ScramMechanism;
 import dev.spool.quorum.message.AddPartitionsRecord;
 import dev.spool.quorum.message.ConfigRecord;
+import dev.spool.quorum.message.FeatureLevelRecord;
 import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.MetadataRecord;
 import dev.spool.quorum.message.PartitionChangeRecord;
@@ -99,8 +100,35 @@ public final class MetadataApplier {
       case PRODUCER_IDS -> producerIds(b, r.getProducerIds());
       case SCRAM_CREDENTIAL -> scramCredential(b, r.getScramCredential());
       case REMOVE_SCRAM_CREDENTIAL -> removeScramCredential(b, r.getRemoveScramCredential());
-      case RECORD_NOT_SET -> reject(ErrorCode.INVALID_RECORD, "empty metadata record");
+      case FEATURE_LEVEL -> featureLevel(b, r.getFeatureLevel());
+      case RECORD_NOT_SET -> unknownRecord(r, offset);
     };
+  }
+
+  /**
+   * A record of a type this build does not know (a oneof case written by a newer version; protobuf
+   * keeps it as an unknown field) or an empty one: refused, loudly, never skipped silently
+   * (docs/architecture.md#versioned-metadata). A newer record reaches this node only if the
+   * cluster's metadata.version was raised above what this node supports, which the controller
+   * refuses while the node is registered.
+   */
+  private static RecordResult unknownRecord(MetadataRecord r, long offset) {
+    if (r.getUnknownFields().asMap().isEmpty()) {
+      return reject(ErrorCode.INVALID_RECORD, "empty metadata record");
+    }
+    String fields = r.getUnknownFields().asMap().keySet().toString();
+    log.error(
+        "metadata record at offset {} is of a type this version does not know (field {}; written"
+            + " by a newer version, metadata.version {}): refused, not applied",
+        offset,
+        fields,
+        MetadataVersion.SUPPORTED);
+    return reject(
+        ErrorCode.INVALID_RECORD,
+        "unknown metadata record type (field "
+            + fields
+            + "); this node supports metadata.version "
+            + MetadataVersion.SUPPORTED);
   }
 
   static RecordResult reject(ErrorCode code, String message) {
@@ -133,7 +161,9 @@ public final class MetadataApplier {
             r.getRack(),
             true,
             false,
-            BrokerRegistration.kafkaEndpoint(r.getKafkaHost(), r.getKafkaPort())));
+            BrokerRegistration.kafkaEndpoint(r.getKafkaHost(), r.getKafkaPort()),
+            MetadataVersion.Range.ofRegistration(
+                r.getMinMetadataVersion(), r.getMaxMetadataVersion())));
     return OK;
   }
 
@@ -362,6 +392,22 @@ public final class MetadataApplier {
               + r.getExpectedNextProducerId());
     }
     b.setNextProducerId(r.getExpectedNextProducerId() + r.getBlockSize());
+    return OK;
+  }
+
+  /** RecordChecks has checked the name and the level's lower bound already. */
+  private static RecordResult featureLevel(ImageBuilder b, FeatureLevelRecord r) {
+    if (r.getFeatureLevel() < b.metadataVersion()) {
+      return reject(
+          ErrorCode.INVALID_UPDATE_VERSION,
+          MetadataVersion.FEATURE
+              + " is at level "
+              + b.metadataVersion()
+              + "; "
+              + r.getFeatureLevel()
+              + " would be a downgrade, which this version does not do");
+    }
+    b.setMetadataVersion(r.getFeatureLevel());
     return OK;
   }
 

@@ -23,7 +23,7 @@ import java.util.Objects;
  */
 public final class MetadataImage {
   public static final MetadataImage EMPTY =
-      new MetadataImage(-1, Map.of(), Map.of(), Map.of(), 0, Map.of());
+      new MetadataImage(-1, Map.of(), Map.of(), Map.of(), 0, Map.of(), MetadataVersion.UNSET);
 
   private final long offset;
   private final Map<Integer, BrokerRegistration> brokers;
@@ -32,6 +32,7 @@ public final class MetadataImage {
   private final long nextProducerId;
   // user -> mechanism -> credential; the inner maps are immutable (docs/security.md#sasl)
   private final Map<String, Map<ScramMechanism, ScramCredentialRecord>> scram;
+  private final int metadataVersion;
 
   MetadataImage(
       long offset,
@@ -39,13 +40,15 @@ public final class MetadataImage {
       Map<String, TopicImage> topicsById,
       Map<String, String> topicIdsByName,
       long nextProducerId,
-      Map<String, Map<ScramMechanism, ScramCredentialRecord>> scram) {
+      Map<String, Map<ScramMechanism, ScramCredentialRecord>> scram,
+      int metadataVersion) {
     this.offset = offset;
     this.brokers = Collections.unmodifiableMap(brokers);
     this.topicsById = Collections.unmodifiableMap(topicsById);
     this.topicIdsByName = Collections.unmodifiableMap(topicIdsByName);
     this.nextProducerId = nextProducerId;
     this.scram = Collections.unmodifiableMap(scram);
+    this.metadataVersion = metadataVersion;
   }
 
   /** The Raft index of the last entry applied; -1 for the empty image. */
@@ -58,7 +61,18 @@ public final class MetadataImage {
     if (newOffset == offset) {
       return this;
     }
-    return new MetadataImage(newOffset, brokers, topicsById, topicIdsByName, nextProducerId, scram);
+    return new MetadataImage(
+        newOffset, brokers, topicsById, topicIdsByName, nextProducerId, scram, metadataVersion);
+  }
+
+  // ---------------------------------------------------------------- features
+
+  /**
+   * The finalized metadata.version level; {@link MetadataVersion#UNSET} (0) until the first active
+   * controller finalized one (docs/architecture.md#versioned-metadata).
+   */
+  public int metadataVersion() {
+    return metadataVersion;
   }
 
   // ---------------------------------------------------------------- brokers
@@ -168,6 +182,7 @@ public final class MetadataImage {
     return o instanceof MetadataImage m
         && offset == m.offset
         && nextProducerId == m.nextProducerId
+        && metadataVersion == m.metadataVersion
         && scram.equals(m.scram)
         && brokers.equals(m.brokers)
         && topicsById.equals(m.topicsById)
@@ -194,6 +209,8 @@ public final class MetadataImage {
         + topicsById.size()
         + " nextProducerId="
         + nextProducerId
+        + " metadataVersion="
+        + metadataVersion
         + "}";
   }
 

@@ -4,6 +4,7 @@ import dev.spool.common.ErrorCode;
 import dev.spool.common.ScramMechanism;
 import dev.spool.quorum.message.AddPartitionsRecord;
 import dev.spool.quorum.message.ConfigRecord;
+import dev.spool.quorum.message.FeatureLevelRecord;
 import dev.spool.quorum.message.MetadataRecord;
 import dev.spool.quorum.message.PartitionChangeRecord;
 import dev.spool.quorum.message.PartitionRecord;
@@ -123,8 +124,28 @@ public final class RecordChecks {
       case REMOVE_SCRAM_CREDENTIAL ->
           userAndMechanism(
               r.getRemoveScramCredential().getUser(), r.getRemoveScramCredential().getMechanism());
+      case FEATURE_LEVEL -> featureLevel(r.getFeatureLevel());
       default -> null;
     };
+  }
+
+  /** The only feature is metadata.version; levels start at 1 (docs/architecture.md). */
+  private static RecordResult featureLevel(FeatureLevelRecord f) {
+    if (!f.getName().equals(MetadataVersion.FEATURE)) {
+      return MetadataApplier.reject(
+          ErrorCode.INVALID_RECORD,
+          "unknown feature '"
+              + truncate(f.getName())
+              + "' (known: "
+              + MetadataVersion.FEATURE
+              + ")");
+    }
+    if (f.getFeatureLevel() < MetadataVersion.V1) {
+      return MetadataApplier.reject(
+          ErrorCode.INVALID_RECORD,
+          MetadataVersion.FEATURE + " level " + f.getFeatureLevel() + " is below 1");
+    }
+    return null;
   }
 
   private static RecordResult topic(TopicRecord t) {
@@ -215,6 +236,12 @@ public final class RecordChecks {
           "registration of broker "
               + r.getBrokerId()
               + " has a host, rack or incarnation id longer than allowed");
+    }
+    String range =
+        MetadataVersion.Range.check(r.getMinMetadataVersion(), r.getMaxMetadataVersion());
+    if (range != null) {
+      return MetadataApplier.reject(
+          ErrorCode.INVALID_REQUEST, "registration of broker " + r.getBrokerId() + ": " + range);
     }
     return null;
   }

@@ -6,6 +6,7 @@ import dev.spool.common.ScramMechanism;
 import dev.spool.quorum.message.AddPartitionsRecord;
 import dev.spool.quorum.message.BrokerShutdownRecord;
 import dev.spool.quorum.message.ConfigRecord;
+import dev.spool.quorum.message.FeatureLevelRecord;
 import dev.spool.quorum.message.FenceBrokerRecord;
 import dev.spool.quorum.message.MetadataRecord;
 import dev.spool.quorum.message.PartitionChangeRecord;
@@ -37,6 +38,22 @@ public final class Records {
       String rack,
       HostPort kafka,
       long explicitEpoch) {
+    return registerBroker(id, incarnationId, host, port, rack, kafka, null, explicitEpoch);
+  }
+
+  /**
+   * A registration with a Kafka-protocol endpoint ({@code kafka} null = none) and the range of
+   * metadata.version the broker supports ({@code versions} null = unsaid, read as 1..1).
+   */
+  public static MetadataRecord registerBroker(
+      int id,
+      String incarnationId,
+      String host,
+      int port,
+      String rack,
+      HostPort kafka,
+      MetadataVersion.Range versions,
+      long explicitEpoch) {
     RegisterBrokerRecord.Builder r =
         RegisterBrokerRecord.newBuilder()
             .setBrokerId(id)
@@ -48,7 +65,17 @@ public final class Records {
     if (kafka != null) {
       r.setKafkaHost(kafka.host()).setKafkaPort(kafka.port());
     }
+    if (versions != null) {
+      r.setMinMetadataVersion(versions.min()).setMaxMetadataVersion(versions.max());
+    }
     return MetadataRecord.newBuilder().setRegisterBroker(r).build();
+  }
+
+  /** A finalized feature level (metadata.version). */
+  public static MetadataRecord featureLevel(String feature, int level) {
+    return MetadataRecord.newBuilder()
+        .setFeatureLevel(FeatureLevelRecord.newBuilder().setName(feature).setFeatureLevel(level))
+        .build();
   }
 
   public static MetadataRecord fenceBroker(int id, long epoch) {

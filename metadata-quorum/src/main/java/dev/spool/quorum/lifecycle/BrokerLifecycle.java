@@ -11,6 +11,7 @@ import dev.spool.quorum.image.ImageSnapshots;
 import dev.spool.quorum.image.MetadataApplier;
 import dev.spool.quorum.image.MetadataDelta;
 import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.MetadataVersion;
 import dev.spool.quorum.message.BrokerHeartbeatRequest;
 import dev.spool.quorum.message.BrokerHeartbeatResponse;
 import dev.spool.quorum.message.BrokerRegistrationRequest;
@@ -321,7 +322,9 @@ public final class BrokerLifecycle implements AutoCloseable {
             .setIncarnationId(incarnationId)
             .setHost(settings.host())
             .setPort(settings.port())
-            .setRack(settings.rack());
+            .setRack(settings.rack())
+            .setMinMetadataVersion(MetadataVersion.SUPPORTED.min())
+            .setMaxMetadataVersion(MetadataVersion.SUPPORTED.max());
     if (settings.kafkaEndpoint() != null) {
       req.setKafkaHost(settings.kafkaEndpoint().host())
           .setKafkaPort(settings.kafkaEndpoint().port());
@@ -338,11 +341,23 @@ public final class BrokerLifecycle implements AutoCloseable {
           err != null
               ? String.valueOf(err.getCause() != null ? err.getCause() : err)
               : resp.getErrorCode() + " " + resp.getErrorMessage();
-      log.warn(
-          "[broker={}] registration failed ({}); retrying in {} ms",
-          settings.brokerId(),
-          why,
-          registrationBackoffMs);
+      if (resp != null && resp.getErrorCode() == ErrorCode.UNSUPPORTED_VERSION) {
+        // This build cannot run in the cluster at its metadata.version: an operator's problem,
+        // said loudly; retried in case the level is what changes (docs/operations.md#upgrades).
+        log.error(
+            "[broker={}] registration refused: {}; this build supports {} {}; retrying in {} ms",
+            settings.brokerId(),
+            resp.getErrorMessage(),
+            MetadataVersion.FEATURE,
+            MetadataVersion.SUPPORTED,
+            registrationBackoffMs);
+      } else {
+        log.warn(
+            "[broker={}] registration failed ({}); retrying in {} ms",
+            settings.brokerId(),
+            why,
+            registrationBackoffMs);
+      }
       thread.schedule(this::register, registrationBackoffMs, TimeUnit.MILLISECONDS);
       registrationBackoffMs =
           Math.min(registrationBackoffMs * 2, settings.registrationBackoffMaxMs());

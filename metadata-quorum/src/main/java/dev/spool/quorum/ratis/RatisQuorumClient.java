@@ -173,6 +173,14 @@ public final class RatisQuorumClient implements QuorumClient {
   }
 
   @Override
+  public CompletableFuture<dev.spool.protocol.message.UpdateFeaturesResponse> updateFeatures(
+      dev.spool.protocol.message.UpdateFeaturesRequest r) {
+    return write(
+        ControllerRequest.newBuilder().setUpdateFeatures(r).build(),
+        ControllerReply::getUpdateFeatures);
+  }
+
+  @Override
   public CompletableFuture<DeleteTopicsResponse> deleteTopics(DeleteTopicsRequest r) {
     return write(
         ControllerRequest.newBuilder().setDeleteTopics(r).build(),

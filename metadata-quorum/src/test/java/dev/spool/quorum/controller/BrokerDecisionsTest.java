@@ -31,7 +31,8 @@ class BrokerDecisionsTest {
   @Test
   void shouldRegisterFencedWithTheEntryOffsetAsEpoch() {
     ImageFixture fx = new ImageFixture();
-    ControllerReply r = Decisions.commit(fx, BrokerDecisions.register(reg(5, "a"), fx.image()));
+    ControllerReply r =
+        Decisions.commit(fx, BrokerDecisions.register(reg(5, "a"), fx.image(), Decisions.SETTINGS));
     assertEquals(ErrorCode.NONE, r.getRegister().getErrorCode());
     assertEquals(fx.image().offset(), r.getRegister().getBrokerEpoch());
     assertEquals(fx.image().offset(), fx.image().broker(5).epoch());
@@ -42,10 +43,10 @@ class BrokerDecisionsTest {
   void shouldAnswerARetriedRegistrationWithTheSameEpochAndWriteNothing() {
     ImageFixture fx = new ImageFixture();
     long epoch =
-        Decisions.commit(fx, BrokerDecisions.register(reg(5, "a"), fx.image()))
+        Decisions.commit(fx, BrokerDecisions.register(reg(5, "a"), fx.image(), Decisions.SETTINGS))
             .getRegister()
             .getBrokerEpoch();
-    Decision again = BrokerDecisions.register(reg(5, "a"), fx.image());
+    Decision again = BrokerDecisions.register(reg(5, "a"), fx.image(), Decisions.SETTINGS);
     assertEquals(0, again.batch().getRecordsCount());
     assertEquals(epoch, Decisions.commit(fx, again).getRegister().getBrokerEpoch());
   }
@@ -56,7 +57,8 @@ class BrokerDecisionsTest {
     fx.topic("t", List.of(List.of(1, 2, 3), List.of(2, 1, 3)));
     long oldEpoch = fx.image().broker(1).epoch();
     ControllerReply r =
-        Decisions.commit(fx, BrokerDecisions.register(reg(1, "restarted"), fx.image()));
+        Decisions.commit(
+            fx, BrokerDecisions.register(reg(1, "restarted"), fx.image(), Decisions.SETTINGS));
     long newEpoch = r.getRegister().getBrokerEpoch();
     assertTrue(newEpoch > oldEpoch);
     assertTrue(fx.image().broker(1).fenced());
@@ -72,7 +74,9 @@ class BrokerDecisionsTest {
     ImageFixture fx = new ImageFixture();
     ControllerReply r =
         Decisions.commit(
-            fx, BrokerDecisions.register(reg(1, "a").toBuilder().setHost("").build(), fx.image()));
+            fx,
+            BrokerDecisions.register(
+                reg(1, "a").toBuilder().setHost("").build(), fx.image(), Decisions.SETTINGS));
     assertEquals(ErrorCode.INVALID_REQUEST, r.getRegister().getErrorCode());
     assertEquals(null, fx.image().broker(1));
   }

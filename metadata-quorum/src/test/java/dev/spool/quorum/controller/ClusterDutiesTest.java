@@ -10,6 +10,7 @@ import dev.spool.common.TopicPartition;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.image.ImageFixture;
 import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.MetadataVersion;
 import dev.spool.quorum.image.PartitionState;
 import dev.spool.quorum.image.Records;
 import dev.spool.quorum.message.MetadataRecord;
@@ -31,7 +32,9 @@ class ClusterDutiesTest {
 
   @BeforeEach
   void setUp() {
-    fx = new ImageFixture().brokers(1, 2, 3);
+    fx = new ImageFixture();
+    fx.apply(Records.featureLevel(MetadataVersion.FEATURE, MetadataVersion.LATEST));
+    fx.brokers(1, 2, 3);
     fx.topic("t", List.of(List.of(1, 2, 3), List.of(2, 3, 1), List.of(3, 1, 2)));
     clock = new ManualClock(1_000_000);
     tracker = new BrokerHeartbeatTracker(SESSION_MS);

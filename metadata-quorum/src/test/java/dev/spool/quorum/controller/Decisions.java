@@ -1,5 +1,6 @@
 package dev.spool.quorum.controller;
 
+import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.image.ImageFixture;
 import dev.spool.quorum.message.ControllerReply;
 import dev.spool.quorum.message.RecordResult;
@@ -7,6 +8,9 @@ import java.util.List;
 
 /** Test helper: commits a decision to a fixture the way the state machine does. */
 final class Decisions {
+  /** The keys' defaults: a controller of this build (metadata.version 1..1). */
+  static final ControllerSettings SETTINGS = QuorumConfig.defaultControllerSettings();
+
   private Decisions() {}
 
   static ControllerReply commit(ImageFixture fx, Decision d) {

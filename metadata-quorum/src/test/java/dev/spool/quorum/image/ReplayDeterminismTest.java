@@ -133,7 +133,7 @@ class ReplayDeterminismTest {
       List<TopicImage> topics = new ArrayList<>(img.topics());
       topics.sort((x, y) -> x.name().compareTo(y.name()));
       TopicImage t = topics.isEmpty() ? null : topics.get(rnd.nextInt(topics.size()));
-      switch (rnd.nextInt(11)) {
+      switch (rnd.nextInt(12)) {
         case 0:
           return Records.registerBroker(
               brokerId,
@@ -141,6 +141,8 @@ class ReplayDeterminismTest {
               "h" + brokerId,
               9000 + brokerId,
               rnd.nextBoolean() ? "" : "rack" + rnd.nextInt(2),
+              null,
+              rnd.nextBoolean() ? null : new MetadataVersion.Range(1, 1 + rnd.nextInt(3)),
               0);
         case 1:
           return Records.fenceBroker(brokerId, epoch);
@@ -206,6 +208,11 @@ class ReplayDeterminismTest {
           return rnd.nextBoolean()
               ? Records.config(t.id(), "retention.ms", "" + rnd.nextInt(1000))
               : Records.deleteConfig(t.id(), "retention.ms");
+        case 10:
+          // Levels go up, sometimes down (refused), sometimes a feature nobody knows (refused).
+          return Records.featureLevel(
+              rnd.nextInt(8) == 0 ? "no.such.feature" : MetadataVersion.FEATURE,
+              Math.max(0, img.metadataVersion() + rnd.nextInt(3) - 1));
         default:
           long next = img.nextProducerId() - (rnd.nextInt(4) == 0 ? 1 : 0);
           return Records.producerIds(brokerId, epoch, next, 1000);

@@ -107,6 +107,12 @@ class BrokerLifecycleTest {
     }
 
     @Override
+    public CompletableFuture<dev.spool.protocol.message.UpdateFeaturesResponse> updateFeatures(
+        dev.spool.protocol.message.UpdateFeaturesRequest r) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public CompletableFuture<AllocateProducerIdsResponse> allocateProducerIds(
         AllocateProducerIdsRequest r) {
       throw new UnsupportedOperationException();

@@ -94,6 +94,12 @@ final class CuttableQuorumClient implements QuorumClient {
   }
 
   @Override
+  public CompletableFuture<dev.spool.protocol.message.UpdateFeaturesResponse> updateFeatures(
+      dev.spool.protocol.message.UpdateFeaturesRequest r) {
+    return call(() -> delegate.updateFeatures(r));
+  }
+
+  @Override
   public CompletableFuture<DeleteTopicsResponse> deleteTopics(DeleteTopicsRequest r) {
     return call(() -> delegate.deleteTopics(r));
   }

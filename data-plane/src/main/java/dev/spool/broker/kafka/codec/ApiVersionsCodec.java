@@ -11,7 +11,9 @@ import org.apache.kafka.common.requests.ApiVersionsRequest;
  * listener cannot serve). Kafka 4.4's checks come first: from version 3 the client's software name
  * and version must be well formed (else INVALID_REQUEST), and from version 5 a client that names
  * the cluster and node it means to reach must have reached them (else REBOOTSTRAP_REQUIRED,
- * KIP-1242). Finalized features are not announced: Spool has none of Kafka's feature flags.
+ * KIP-1242). Finalized features are not announced: Spool's own metadata.version counts its levels
+ * from 1 (docs/architecture.md#versioned-metadata), where Kafka's level 1 means 3.0-IV1, so a Kafka
+ * tool would misread it; Spool's levels are shown by {@code spool features describe}.
  *
  * <p>Threads: stateless; the connection's event loop.
  */

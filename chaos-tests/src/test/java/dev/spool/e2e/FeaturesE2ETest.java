@@ -1,0 +1,85 @@
+package dev.spool.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spool.cli.CliRunner;
+import dev.spool.testing.SpoolClusterTest;
+import dev.spool.testing.inprocess.InProcessCluster;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code spool features} against three in-process nodes of this build
+ * (docs/architecture.md#versioned-metadata): the first active controller finalized metadata.version
+ * at this build's latest level, every node registered this build's range, a no-op upgrade and a dry
+ * run succeed, and an upgrade above what the nodes support is refused and changes nothing.
+ */
+@Tag("integration")
+@Timeout(120)
+@SpoolClusterTest(nodes = 3)
+class FeaturesE2ETest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static InProcessCluster cluster;
+
+  @BeforeAll
+  static void startCluster(InProcessCluster c) {
+    cluster = c;
+  }
+
+  private static CliRunner.Result cli(String... args) {
+    return E2e.cli(cluster, args);
+  }
+
+  private static JsonNode describe() throws Exception {
+    CliRunner.Result r = cli("features", "describe", "--json");
+    assertEquals(0, r.exitCode(), r.toString());
+    return JSON.readTree(r.out());
+  }
+
+  @Test
+  void describeShowsTheFinalizedLevelAndEveryNodesRange() throws Exception {
+    AtomicReference<JsonNode> seen = new AtomicReference<>();
+    Awaitility.await()
+        .atMost(E2e.READY)
+        .until(
+            () -> {
+              JsonNode d = describe();
+              seen.set(d);
+              return d.path("finalized").has("metadata.version") && d.path("nodes").size() == 3;
+            });
+    JsonNode d = seen.get();
+    assertEquals(1, d.path("finalized").path("metadata.version").asInt(), d.toString());
+    for (int i = 0; i < 3; i++) {
+      JsonNode n = d.path("nodes").get(i);
+      assertEquals(i + 1, n.path("id").asInt(), d.toString());
+      assertEquals(1, n.path("supported").path("metadata.version").path("min").asInt());
+      assertEquals(1, n.path("supported").path("metadata.version").path("max").asInt());
+    }
+    CliRunner.Result text = cli("features", "describe");
+    assertTrue(text.out().contains("Feature: metadata.version  Finalized: 1"), text.toString());
+    assertTrue(text.out().contains("node 3  supports metadata.version 1..1"), text.toString());
+
+    CliRunner.Result dry =
+        cli("features", "upgrade", "--metadata-version", "1", "--dry-run", "--json");
+    assertEquals(0, dry.exitCode(), dry.toString());
+    JsonNode dj = JSON.readTree(dry.out());
+    assertEquals(1, dj.path("previous").asInt(), dry.toString());
+    assertTrue(dj.path("dryRun").asBoolean(), dry.toString());
+
+    CliRunner.Result same = cli("features", "upgrade", "--metadata-version", "1");
+    assertEquals(0, same.exitCode(), same.toString());
+
+    CliRunner.Result above = cli("features", "upgrade", "--metadata-version", "2");
+    assertEquals(1, above.exitCode(), above.toString());
+    assertTrue(above.err().contains("FEATURE_UPDATE_FAILED"), above.toString());
+    assertTrue(above.err().contains("level 2"), above.toString());
+    assertEquals(1, describe().path("finalized").path("metadata.version").asInt());
+  }
+}

@@ -1,0 +1,64 @@
+package dev.spool.quorum.image;
+
+/**
+ * The {@code metadata.version} feature (docs/architecture.md#versioned-metadata): a level finalized
+ * in the metadata log (FeatureLevelRecord) that says which records and fields the cluster's nodes
+ * may write. Level 1 is everything Spool had when the feature came; a release that adds a record or
+ * field older nodes must understand adds a level, and writes the new record only once that level is
+ * finalized. Each build supports one range, {@link #SUPPORTED}.
+ */
+public final class MetadataVersion {
+  /** The feature's name, as Kafka's. */
+  public static final String FEATURE = "metadata.version";
+
+  /** The image's level before any FeatureLevelRecord was applied. */
+  public static final int UNSET = 0;
+
+  /** Level 1: every record up to and including FeatureLevelRecord. */
+  public static final int V1 = 1;
+
+  /** The highest level this build supports: a fresh cluster starts here. */
+  public static final int LATEST = V1;
+
+  /** What this build reads and writes. */
+  public static final Range SUPPORTED = new Range(V1, LATEST);
+
+  private MetadataVersion() {}
+
+  /** A closed range of levels, {@code 1 <= min <= max}. */
+  public record Range(int min, int max) {
+    public Range {
+      if (min < V1 || max < min) {
+        throw new IllegalArgumentException("bad metadata.version range " + min + ".." + max);
+      }
+    }
+
+    /**
+     * The range a registration names; 0 and 0 (written before the feature existed, or by an older
+     * broker) is level 1 only.
+     */
+    public static Range ofRegistration(int min, int max) {
+      return min == 0 && max == 0 ? new Range(V1, V1) : new Range(min, max);
+    }
+
+    /** Null when {@code min..max} is a legal registration range, else why not. */
+    public static String check(int min, int max) {
+      if (min == 0 && max == 0) {
+        return null;
+      }
+      if (min < V1 || max < min) {
+        return "metadata.version range " + min + ".." + max + " is not 1 <= min <= max";
+      }
+      return null;
+    }
+
+    public boolean contains(int level) {
+      return level >= min && level <= max;
+    }
+
+    @Override
+    public String toString() {
+      return min + ".." + max;
+    }
+  }
+}

@@ -1,0 +1,223 @@
+package dev.spool.quorum.controller;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.spool.common.ErrorCode;
+import dev.spool.protocol.message.UpdateFeaturesRequest;
+import dev.spool.protocol.message.UpdateFeaturesResponse;
+import dev.spool.quorum.image.ImageFixture;
+import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.MetadataVersion;
+import dev.spool.quorum.image.Records;
+import dev.spool.quorum.message.BrokerRegistrationRequest;
+import dev.spool.quorum.message.ControllerReply;
+import dev.spool.quorum.message.MetadataRecord;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * metadata.version decisions (docs/architecture.md#versioned-metadata): bootstrap, raise, the
+ * refusals, and registration against the finalized level. Builds of other ranges are simulated with
+ * {@link ControllerSettings#withMetadataVersions} and registrations that name their range.
+ */
+@Tag("unit")
+class FeatureDecisionsTest {
+  private static final ControllerSettings V1_TO_3 =
+      Decisions.SETTINGS.withMetadataVersions(new MetadataVersion.Range(1, 3));
+
+  private final ImageFixture fx = new ImageFixture();
+
+  private void register(int id, int min, int max) {
+    ControllerReply r =
+        Decisions.commit(fx, BrokerDecisions.register(reg(id, min, max), fx.image(), V1_TO_3));
+    assertEquals(ErrorCode.NONE, r.getRegister().getErrorCode(), r.getRegister().getErrorMessage());
+  }
+
+  private static BrokerRegistrationRequest reg(int id, int min, int max) {
+    return BrokerRegistrationRequest.newBuilder()
+        .setBrokerId(id)
+        .setIncarnationId("inc-" + id + "-" + max)
+        .setHost("h" + id)
+        .setPort(9000 + id)
+        .setMinMetadataVersion(min)
+        .setMaxMetadataVersion(max)
+        .build();
+  }
+
+  private static UpdateFeaturesRequest upgrade(String feature, int level, boolean validateOnly) {
+    return UpdateFeaturesRequest.newBuilder()
+        .addUpdates(
+            UpdateFeaturesRequest.FeatureUpdate.newBuilder()
+                .setFeature(feature)
+                .setMaxVersionLevel(level))
+        .setValidateOnly(validateOnly)
+        .build();
+  }
+
+  private UpdateFeaturesResponse.Result update(String feature, int level) {
+    Decision d = FeatureDecisions.update(upgrade(feature, level, false), fx.image(), V1_TO_3);
+    UpdateFeaturesResponse resp = Decisions.commit(fx, d).getUpdateFeatures();
+    assertEquals(ErrorCode.NONE, resp.getErrorCode(), resp.getErrorMessage());
+    return resp.getResults(0);
+  }
+
+  private void finalize(int level) {
+    fx.apply(Records.featureLevel(MetadataVersion.FEATURE, level));
+  }
+
+  @Test
+  void aFreshClusterBootstrapsAtTheControllersHighestLevel() {
+    MetadataRecord r = FeatureDecisions.bootstrap(MetadataImage.EMPTY, V1_TO_3);
+    assertEquals(Records.featureLevel(MetadataVersion.FEATURE, 3), r);
+    fx.apply(r);
+    assertEquals(3, fx.image().metadataVersion());
+    assertNull(FeatureDecisions.bootstrap(fx.image(), V1_TO_3), "only once");
+    assertEquals(
+        MetadataVersion.LATEST,
+        FeatureDecisions.bootstrap(MetadataImage.EMPTY, Decisions.SETTINGS)
+            .getFeatureLevel()
+            .getFeatureLevel(),
+        "this build's controller bootstraps at its latest level");
+  }
+
+  @Test
+  void theClusterDutiesBootstrapTheLevelOnce() {
+    BrokerHeartbeatTracker tracker = new BrokerHeartbeatTracker(1000);
+    ClusterDuties.Outcome o = ClusterDuties.decide(fx.image(), tracker, 0, false, V1_TO_3);
+    assertEquals(1, o.records().size(), o.reason());
+    fx.apply(o.records());
+    assertEquals(3, fx.image().metadataVersion());
+    assertTrue(ClusterDuties.decide(fx.image(), tracker, 0, false, V1_TO_3).isEmpty());
+  }
+
+  @Test
+  void raisingWithinEveryNodesRangeIsWritten() {
+    finalize(1);
+    register(1, 1, 3);
+    register(2, 1, 2);
+    UpdateFeaturesResponse.Result r = update(MetadataVersion.FEATURE, 2);
+    assertEquals(ErrorCode.NONE, r.getErrorCode(), r.getErrorMessage());
+    assertEquals(1, r.getPreviousLevel());
+    assertEquals(2, fx.image().metadataVersion());
+  }
+
+  @Test
+  void validateOnlyDecidesAndWritesNothing() {
+    finalize(1);
+    register(1, 1, 3);
+    Decision d =
+        FeatureDecisions.update(upgrade(MetadataVersion.FEATURE, 3, true), fx.image(), V1_TO_3);
+    assertEquals(0, d.batch().getRecordsCount());
+    assertEquals(ErrorCode.NONE, d.reply().getUpdateFeatures().getResults(0).getErrorCode());
+  }
+
+  @Test
+  void raisingAboveANodesMaximumIsRefusedAndChangesNothing() {
+    finalize(1);
+    register(1, 1, 3);
+    register(2, 1, 2);
+    MetadataImage before = fx.image();
+    Decision d =
+        FeatureDecisions.update(upgrade(MetadataVersion.FEATURE, 3, false), before, V1_TO_3);
+    assertEquals(0, d.batch().getRecordsCount());
+    UpdateFeaturesResponse.Result r = d.reply().getUpdateFeatures().getResults(0);
+    assertEquals(ErrorCode.FEATURE_UPDATE_FAILED, r.getErrorCode());
+    assertEquals("metadata.version level 3 is not supported by node 2 (1..2)", r.getErrorMessage());
+  }
+
+  @Test
+  void raisingAboveTheControllersMaximumIsRefused() {
+    finalize(1);
+    register(1, 1, 5);
+    Decision d =
+        FeatureDecisions.update(upgrade(MetadataVersion.FEATURE, 4, false), fx.image(), V1_TO_3);
+    assertEquals(0, d.batch().getRecordsCount());
+    UpdateFeaturesResponse.Result r = d.reply().getUpdateFeatures().getResults(0);
+    assertEquals(ErrorCode.FEATURE_UPDATE_FAILED, r.getErrorCode());
+    assertTrue(
+        r.getErrorMessage().contains("active controller's supported range 1..3"), r.toString());
+  }
+
+  @Test
+  void aDowngradeIsRefused() {
+    finalize(2);
+    register(1, 1, 3);
+    Decision d =
+        FeatureDecisions.update(upgrade(MetadataVersion.FEATURE, 1, false), fx.image(), V1_TO_3);
+    assertEquals(0, d.batch().getRecordsCount());
+    UpdateFeaturesResponse.Result r = d.reply().getUpdateFeatures().getResults(0);
+    assertEquals(ErrorCode.FEATURE_UPDATE_FAILED, r.getErrorCode());
+    assertEquals(
+        "metadata.version is at level 2; downgrading to 1 is not supported", r.getErrorMessage());
+    assertEquals(2, r.getPreviousLevel());
+  }
+
+  @Test
+  void anUnknownFeatureALevelBelowOneAndADuplicateAreRefused() {
+    finalize(1);
+    Decision unknown =
+        FeatureDecisions.update(upgrade("kraft.version", 1, false), fx.image(), V1_TO_3);
+    assertEquals(0, unknown.batch().getRecordsCount());
+    assertEquals(
+        ErrorCode.INVALID_REQUEST,
+        unknown.reply().getUpdateFeatures().getResults(0).getErrorCode());
+    assertEquals(
+        "unknown feature 'kraft.version' (known: metadata.version)",
+        unknown.reply().getUpdateFeatures().getResults(0).getErrorMessage());
+    Decision zero =
+        FeatureDecisions.update(upgrade(MetadataVersion.FEATURE, 0, false), fx.image(), V1_TO_3);
+    assertEquals(
+        ErrorCode.INVALID_REQUEST, zero.reply().getUpdateFeatures().getResults(0).getErrorCode());
+    UpdateFeaturesRequest twice =
+        upgrade(MetadataVersion.FEATURE, 2, false).toBuilder()
+            .addUpdates(
+                UpdateFeaturesRequest.FeatureUpdate.newBuilder()
+                    .setFeature(MetadataVersion.FEATURE)
+                    .setMaxVersionLevel(3))
+            .build();
+    Decision dup = FeatureDecisions.update(twice, fx.image(), V1_TO_3);
+    assertEquals(0, dup.batch().getRecordsCount());
+    assertEquals(ErrorCode.INVALID_REQUEST, dup.reply().getUpdateFeatures().getErrorCode());
+  }
+
+  @Test
+  void aBrokerThatDoesNotSupportTheFinalizedLevelIsRefusedAtRegistration() {
+    finalize(3);
+    MetadataImage before = fx.image();
+    Decision d = BrokerDecisions.register(reg(7, 1, 2), before, V1_TO_3);
+    assertEquals(0, d.batch().getRecordsCount(), "nothing written");
+    assertEquals(ErrorCode.UNSUPPORTED_VERSION, d.reply().getRegister().getErrorCode());
+    assertEquals(
+        "broker 7 supports metadata.version 1..2, but the cluster's is 3: run a release that"
+            + " supports level 3",
+        d.reply().getRegister().getErrorMessage());
+    // Before any level is finalized, the level the bootstrap will write decides.
+    Decision early = BrokerDecisions.register(reg(7, 1, 2), MetadataImage.EMPTY, V1_TO_3);
+    assertEquals(ErrorCode.UNSUPPORTED_VERSION, early.reply().getRegister().getErrorCode());
+    // An older broker (no range: 1..1) against level 1 is fine, and its range is recorded.
+    ImageFixture v1 = new ImageFixture();
+    v1.apply(Records.featureLevel(MetadataVersion.FEATURE, 1));
+    ControllerReply ok =
+        Decisions.commit(
+            v1, BrokerDecisions.register(reg(8, 0, 0), v1.image(), Decisions.SETTINGS));
+    assertEquals(ErrorCode.NONE, ok.getRegister().getErrorCode());
+    assertEquals(new MetadataVersion.Range(1, 1), v1.image().broker(8).metadataVersions());
+  }
+
+  @Test
+  void aBadRangeIsRefusedAtRegistration() {
+    Decision d = BrokerDecisions.register(reg(7, 3, 2), fx.image(), V1_TO_3);
+    assertEquals(0, d.batch().getRecordsCount());
+    assertEquals(ErrorCode.INVALID_REQUEST, d.reply().getRegister().getErrorCode());
+  }
+
+  @Test
+  void theSameIncarnationWithANewRangeRegistersAgain() {
+    finalize(1);
+    register(1, 1, 2);
+    register(1, 1, 3);
+    assertEquals(new MetadataVersion.Range(1, 3), fx.image().broker(1).metadataVersions());
+  }
+}
