@@ -521,23 +521,7 @@ public final class Admin implements AutoCloseable {
    */
   public CompletableFuture<Void> upsertScramCredential(
       String user, ScramMechanism mechanism, String password, int iterations) {
-    byte[] salt = ScramMechanism.randomSalt(new java.security.SecureRandom());
-    byte[] salted =
-        iterations < ScramMechanism.MIN_ITERATIONS || iterations > ScramMechanism.MAX_ITERATIONS
-            ? new byte[0] // refused by the controller with the bounds; not worth computing
-            : mechanism.saltedPassword(password, salt, iterations);
-    return alterScram(
-        AlterUserScramCredentialsRequest.newBuilder()
-            .setTimeoutMs(brokerTimeoutMs)
-            .addUpsertions(
-                AlterUserScramCredentialsRequest.Upsertion.newBuilder()
-                    .setName(user)
-                    .setMechanism(mechanism.mechanismName())
-                    .setIterations(iterations)
-                    .setSalt(com.google.protobuf.ByteString.copyFrom(salt))
-                    .setSaltedPassword(com.google.protobuf.ByteString.copyFrom(salted)))
-            .build(),
-        false);
+    return replaceScramCredentials(user, List.of(mechanism), password, iterations, List.of());
   }
 
   /**
