@@ -116,7 +116,7 @@ public final class FeatureDecisions {
   public static int effectiveLevel(MetadataImage image, ControllerSettings s) {
     return image.metadataVersion() != MetadataVersion.UNSET
         ? image.metadataVersion()
-        : s.metadataVersions().max();
+        : bootstrapLevel(image, s);
   }
 
   /**
@@ -129,6 +129,10 @@ public final class FeatureDecisions {
     if (image.metadataVersion() != MetadataVersion.UNSET) {
       return null;
     }
+    return Records.featureLevel(MetadataVersion.FEATURE, bootstrapLevel(image, s));
+  }
+
+  private static int bootstrapLevel(MetadataImage image, ControllerSettings s) {
     int level = s.metadataVersions().max();
     int brokersMax =
         image.brokers().values().stream()
@@ -138,6 +142,6 @@ public final class FeatureDecisions {
     if (brokersMax < level && s.metadataVersions().contains(brokersMax)) {
       level = brokersMax;
     }
-    return Records.featureLevel(MetadataVersion.FEATURE, level);
+    return level;
   }
 }

@@ -206,6 +206,25 @@ class FeatureDecisionsTest {
     assertEquals(new MetadataVersion.Range(1, 1), v1.image().broker(8).metadataVersions());
   }
 
+  /**
+   * A log from before the feature: its brokers support only level 1. A newer controller lowers the
+   * bootstrap to 1, and a broker registering before that bootstrap commits is checked against 1
+   * too, not against the controller's own maximum.
+   */
+  @Test
+  void beforeTheBootstrapARegistrationIsCheckedAgainstTheLevelTheBootstrapWillWrite() {
+    Decisions.commit(fx, BrokerDecisions.register(reg(1, 1, 1), fx.image(), Decisions.SETTINGS));
+    assertEquals(MetadataVersion.UNSET, fx.image().metadataVersion());
+    assertEquals(
+        Records.featureLevel(MetadataVersion.FEATURE, 1),
+        FeatureDecisions.bootstrap(fx.image(), V1_TO_3));
+    Decision d = BrokerDecisions.register(reg(2, 1, 1), fx.image(), V1_TO_3);
+    assertEquals(
+        ErrorCode.NONE,
+        d.reply().getRegister().getErrorCode(),
+        d.reply().getRegister().getErrorMessage());
+  }
+
   @Test
   void aBadRangeIsRefusedAtRegistration() {
     Decision d = BrokerDecisions.register(reg(7, 3, 2), fx.image(), V1_TO_3);
