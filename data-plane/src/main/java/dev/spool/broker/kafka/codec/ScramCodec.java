@@ -108,10 +108,6 @@ public final class ScramCodec {
               .setErrorMessage(KafkaErrors.message(r.getErrorMessage()))
               .setCredentialInfos(infos));
     }
-    // An empty list of users names nobody (Kafka answers nothing); null names everybody.
-    if (d.users() != null && d.users().isEmpty()) {
-      results.clear();
-    }
     return request.respond(
         new DescribeUserScramCredentialsResponseData()
             .setThrottleTimeMs(0)
