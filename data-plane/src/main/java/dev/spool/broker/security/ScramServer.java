@@ -3,7 +3,6 @@ package dev.spool.broker.security;
 import dev.spool.common.ScramMechanism;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.function.Function;
@@ -73,16 +72,15 @@ public final class ScramServer implements SaslServer {
 
   /**
    * The credential an unknown user is answered with: salt HMAC(secret, name) of {@link
-   * ScramMechanism#SALT_BYTES}, {@link ScramMechanism#MIN_ITERATIONS}, and keys no password derives
-   * (random), so the proof check runs and fails as for a wrong password.
+   * ScramMechanism#SALT_BYTES}, {@link ScramMechanism#MIN_ITERATIONS}, and all-zero keys: the proof
+   * check still runs, and the exchange fails on {@code unknownUser} whatever the proof.
    */
   static ScramMechanism.Credential mockCredential(
       ScramMechanism mechanism, byte[] secret, String name) {
     byte[] mac = mechanism.hmac(secret, name.getBytes(StandardCharsets.UTF_8));
     byte[] salt = Arrays.copyOf(mac, ScramMechanism.SALT_BYTES);
-    byte[] keys = new byte[mechanism.hashBytes()];
-    new SecureRandom().nextBytes(keys);
-    return mechanism.credential(salt, ScramMechanism.MIN_ITERATIONS, keys);
+    return mechanism.credential(
+        salt, ScramMechanism.MIN_ITERATIONS, new byte[mechanism.hashBytes()]);
   }
 
   @Override
