@@ -566,15 +566,7 @@ public final class Admin implements AutoCloseable {
 
   /** Deletes {@code user}'s credential for {@code mechanism}; RESOURCE_NOT_FOUND if it has none. */
   public CompletableFuture<Void> deleteScramCredential(String user, ScramMechanism mechanism) {
-    return alterScram(
-        AlterUserScramCredentialsRequest.newBuilder()
-            .setTimeoutMs(brokerTimeoutMs)
-            .addDeletions(
-                AlterUserScramCredentialsRequest.Deletion.newBuilder()
-                    .setName(user)
-                    .setMechanism(mechanism.mechanismName()))
-            .build(),
-        true);
+    return replaceScramCredentials(user, List.of(), "", 0, List.of(mechanism));
   }
 
   private CompletableFuture<Void> alterScram(
@@ -596,10 +588,8 @@ public final class Admin implements AutoCloseable {
               continue; // an earlier attempt that timed out did delete it
             }
             if (res.getErrorCode() != ErrorCode.NONE) {
-              SpoolException e =
-                  new SpoolException(
-                      res.getErrorCode(), "user '" + res.getUser() + "': " + res.getErrorMessage());
-              return e.retriable() ? new Retry<>(e) : new AdminCalls.Fail<>(e);
+              return AdminCalls.errorOutcome(
+                  res.getErrorCode(), "user '" + res.getUser() + "': " + res.getErrorMessage());
             }
           }
           return new Done<>(null);
@@ -677,10 +667,8 @@ public final class Admin implements AutoCloseable {
           }
           var res = resp.getResults(0);
           if (res.getErrorCode() != ErrorCode.NONE) {
-            SpoolException e =
-                new SpoolException(
-                    res.getErrorCode(), "feature '" + feature + "': " + res.getErrorMessage());
-            return e.retriable() ? new Retry<>(e) : new AdminCalls.Fail<>(e);
+            return AdminCalls.errorOutcome(
+                res.getErrorCode(), "feature '" + feature + "': " + res.getErrorMessage());
           }
           return new Done<>(res);
         });
