@@ -166,9 +166,10 @@ class QuorumMembershipE2ETest {
           .atMost(E2e.READY)
           .pollInterval(Duration.ofMillis(200))
           .until(
-              () ->
-                  lastContact(describe(c), downId) >= 0
-                      && lastContact(describe(c), downId) < 2_000);
+              () -> {
+                long ms = lastContact(describe(c), downId); // one snapshot per poll
+                return ms >= 0 && ms < 2_000;
+              });
       c.stop(leader);
       c.start(leader);
       c.awaitReady(E2e.READY);
