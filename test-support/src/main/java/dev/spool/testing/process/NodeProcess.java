@@ -1,5 +1,7 @@
 package dev.spool.testing.process;
 
+import dev.spool.node.NodeConfig;
+import dev.spool.node.NodeStorage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -9,6 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +34,9 @@ final class NodeProcess {
   private final Path dataDir;
   private final Path logFile;
   private final List<String> command;
-  private final List<String> formatCommand;
+  private final Map<String, String> config;
+  private final NodeClassData classData;
+  private final int jvmOptionsAt;
   private final boolean broker;
   private final boolean controller;
   private Process process;
@@ -44,7 +49,9 @@ final class NodeProcess {
       Path dataDir,
       Path logFile,
       List<String> command,
-      List<String> formatCommand,
+      Map<String, String> config,
+      NodeClassData classData,
+      int jvmOptionsAt,
       boolean broker,
       boolean controller) {
     this.id = id;
@@ -54,7 +61,9 @@ final class NodeProcess {
     this.dataDir = dataDir;
     this.logFile = logFile;
     this.command = List.copyOf(command);
-    this.formatCommand = List.copyOf(formatCommand);
+    this.config = Map.copyOf(config);
+    this.classData = classData;
+    this.jvmOptionsAt = jvmOptionsAt;
   }
 
   int id() {
@@ -103,9 +112,11 @@ final class NodeProcess {
     if (isRunning()) {
       return;
     }
-    note("starting node " + id + " (start #" + (starts + 1) + "): " + String.join(" ", command));
+    List<String> cmd = new ArrayList<>(command);
+    cmd.addAll(jvmOptionsAt, classData.options());
+    note("starting node " + id + " (start #" + (starts + 1) + "): " + String.join(" ", cmd));
     ProcessBuilder pb =
-        new ProcessBuilder(command)
+        new ProcessBuilder(cmd)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
             .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
@@ -121,45 +132,15 @@ final class NodeProcess {
   }
 
   /**
-   * Starts {@code spool storage format} for this node (as an operator does before the first start),
-   * its output appended to the node's log; the caller waits for it ({@link #awaitFormat}).
+   * Formats this node's directories as {@code spool storage format --ignore-formatted} would, in
+   * this JVM (an operator's step before the first start, without a JVM start per node): a directory
+   * formatted for the same cluster and node keeps its identity; one of another cluster or node, or
+   * holding data without a {@code meta.properties}, fails the start with the directory named.
    */
-  synchronized Process startFormat() {
-    note("formatting node " + id + ": " + String.join(" ", formatCommand));
-    try {
-      return new ProcessBuilder(formatCommand)
-          .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-          .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-          .start();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot format node " + id, e);
-    }
-  }
-
-  /** Waits for a {@link #startFormat} process; throws unless it formatted (exit 0) in time. */
-  void awaitFormat(Process format, long timeoutMs) {
-    try {
-      if (!format.waitFor(timeoutMs, TimeUnit.MILLISECONDS)) {
-        format.destroyForcibly();
-        throw new IllegalStateException(
-            "node " + id + ": spool storage format did not finish in " + timeoutMs + " ms");
-      }
-    } catch (InterruptedException e) {
-      format.destroyForcibly();
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while formatting node " + id, e);
-    }
-    if (format.exitValue() != 0) {
-      throw new IllegalStateException(
-          "node "
-              + id
-              + ": spool storage format failed with exit code "
-              + format.exitValue()
-              + "; its output is in "
-              + logFile);
-    }
-    note("node " + id + " formatted");
+  void format() {
+    List<NodeStorage.Formatted> formatted =
+        NodeStorage.format(NodeConfig.parse(config), config.get("cluster.id"), true);
+    note("node " + id + " formatted: " + formatted);
   }
 
   /** Sends {@code signal} to the recorded PID; does nothing if the process is not running. */
