@@ -162,18 +162,18 @@ class StorageCommandTest {
     assertTrue(msg.contains("not formatted") && msg.contains("spool storage format"), msg);
   }
 
+  /** {@code storage format --config node.properties --cluster-id CLUSTER} and {@code extra}. */
+  private Result format(String... extra) {
+    List<String> args =
+        new ArrayList<>(
+            List.of("storage", "format", "--config", "node.properties", "--cluster-id", CLUSTER));
+    args.addAll(List.of(extra));
+    return run(args.toArray(new String[0]));
+  }
+
   @Test
   void shouldRecordTheReleaseVersionInTheQuorumDirectoryOnly() throws Exception {
-    Result r =
-        run(
-            "storage",
-            "format",
-            "--config",
-            "node.properties",
-            "--cluster-id",
-            CLUSTER,
-            "--release-version",
-            "1");
+    Result r = format("--release-version", "1");
     assertEquals(0, r.exitCode(), r.toString());
     assertTrue(r.out().contains("the cluster bootstraps at metadata.version 1"), r.toString());
     Path quorum = dir.resolve("data/__cluster_metadata");
@@ -192,7 +192,7 @@ class StorageCommandTest {
 
   @Test
   void shouldWriteNoBootstrapFileWithoutTheReleaseVersion() {
-    Result r = run("storage", "format", "--config", "node.properties", "--cluster-id", CLUSTER);
+    Result r = format();
     assertEquals(0, r.exitCode(), r.toString());
     assertFalse(r.out().contains("bootstraps"), r.toString());
     Path quorum = dir.resolve("data/__cluster_metadata");
@@ -203,16 +203,7 @@ class StorageCommandTest {
   @Test
   void shouldRefuseAReleaseVersionThisBuildDoesNotSupportAndWriteNothing() {
     for (String level : List.of("2", "0", "-1", "2147483647")) {
-      Result r =
-          run(
-              "storage",
-              "format",
-              "--config",
-              "node.properties",
-              "--cluster-id",
-              CLUSTER,
-              "--release-version",
-              level);
+      Result r = format("--release-version", level);
       assertEquals(2, r.exitCode(), r.toString());
       assertTrue(
           r.err().contains("--release-version " + level + ": metadata.version " + level)
@@ -221,16 +212,7 @@ class StorageCommandTest {
       assertFalse(Files.exists(dir.resolve("data")), "nothing written for " + level);
     }
     for (String bad : List.of("two", "1.5", "")) {
-      Result r =
-          run(
-              "storage",
-              "format",
-              "--config",
-              "node.properties",
-              "--cluster-id",
-              CLUSTER,
-              "--release-version",
-              bad);
+      Result r = format("--release-version", bad);
       assertEquals(2, r.exitCode(), r.toString());
       assertTrue(r.err().contains("--release-version"), r.toString());
       assertFalse(Files.exists(dir.resolve("data")), "nothing written for '" + bad + "'");

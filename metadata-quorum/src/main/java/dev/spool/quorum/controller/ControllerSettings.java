@@ -71,6 +71,18 @@ public record ControllerSettings(
 
   /** These settings for a controller that supports {@code versions} (tests). */
   public ControllerSettings withMetadataVersions(MetadataVersion.Range versions) {
+    return withFeatures(versions, bootstrapMetadataVersion);
+  }
+
+  /**
+   * These settings with the bootstrap level a formatted quorum directory recorded ({@link
+   * MetadataVersion#UNSET}: none).
+   */
+  public ControllerSettings withBootstrapMetadataVersion(int level) {
+    return withFeatures(metadataVersions, level);
+  }
+
+  private ControllerSettings withFeatures(MetadataVersion.Range versions, int bootstrapLevel) {
     return new ControllerSettings(
         sessionTimeoutMs,
         heartbeatIntervalMs,
@@ -83,26 +95,6 @@ public record ControllerSettings(
         maxRecordsPerWrite,
         maxBatchesPerHeartbeat,
         versions,
-        bootstrapMetadataVersion);
-  }
-
-  /**
-   * These settings with the bootstrap level a formatted quorum directory recorded ({@link
-   * MetadataVersion#UNSET}: none).
-   */
-  public ControllerSettings withBootstrapMetadataVersion(int level) {
-    return new ControllerSettings(
-        sessionTimeoutMs,
-        heartbeatIntervalMs,
-        defaultReplicationFactor,
-        defaultNumPartitions,
-        maxPartitionsPerTopic,
-        producerIdBlockSize,
-        autoLeaderRebalance,
-        leaderImbalanceCheckIntervalMs,
-        maxRecordsPerWrite,
-        maxBatchesPerHeartbeat,
-        metadataVersions,
-        level);
+        bootstrapLevel);
   }
 }
