@@ -143,14 +143,22 @@ public record MetaProperties(int version, String clusterId, int nodeId, Base64Uu
 
   /** Writes {@code dir/meta.properties} atomically and durably (the directory must exist). */
   public void write(Path dir) throws IOException {
-    Path tmp = dir.resolve(FILE_NAME + ".tmp");
-    Files.writeString(tmp, render(), StandardCharsets.ISO_8859_1);
+    writeDurably(dir, FILE_NAME, render());
+  }
+
+  /**
+   * Writes {@code dir/name} atomically and durably: a temporary file, forced, renamed over the old
+   * one, then the directory forced (the directory must exist).
+   */
+  static void writeDurably(Path dir, String name, String text) throws IOException {
+    Path tmp = dir.resolve(name + ".tmp");
+    Files.writeString(tmp, text, StandardCharsets.ISO_8859_1);
     try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
       ch.force(true);
     }
     Files.move(
         tmp,
-        dir.resolve(FILE_NAME),
+        dir.resolve(name),
         StandardCopyOption.ATOMIC_MOVE,
         StandardCopyOption.REPLACE_EXISTING);
     forceDirectory(dir);

@@ -2,7 +2,9 @@ package dev.spool.node;
 
 import dev.spool.broker.BrokerConfig;
 import dev.spool.config.Config;
+import dev.spool.quorum.BootstrapMetadata;
 import dev.spool.quorum.QuorumConfig;
+import dev.spool.quorum.image.MetadataVersion;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.stream.Stream;
 
@@ -54,8 +57,12 @@ public final class NodeStorage {
     }
   }
 
-  /** What {@link #format} did to one directory. */
-  public record Formatted(Dir dir, MetaProperties meta, boolean alreadyFormatted) {}
+  /**
+   * What {@link #format} did to one directory; {@code bootstrapLevel} is the metadata.version
+   * recorded in it for the cluster's bootstrap ({@link MetadataVersion#UNSET}: none).
+   */
+  public record Formatted(
+      Dir dir, MetaProperties meta, boolean alreadyFormatted, int bootstrapLevel) {}
 
   /** The node's directories: its log directory, and its quorum directory if it is a controller. */
   public static List<Dir> dirs(Config config) {
@@ -105,7 +112,31 @@ public final class NodeStorage {
    * @throws StorageException a directory that cannot be formatted, named in the message
    */
   public static List<Formatted> format(Config config, String clusterId, boolean ignoreFormatted) {
+    return format(config, clusterId, ignoreFormatted, OptionalInt.empty());
+  }
+
+  /**
+   * {@link #format(Config, String, boolean)}, and with a {@code releaseVersion} also records in a
+   * freshly formatted quorum directory the metadata.version the cluster bootstraps at ({@link
+   * BootstrapMetadata}; Kafka's {@code --release-version}). A broker-only node has no quorum
+   * directory: the level is checked and recorded nowhere.
+   *
+   * @throws IllegalArgumentException also a level this build does not support (nothing written)
+   */
+  public static List<Formatted> format(
+      Config config, String clusterId, boolean ignoreFormatted, OptionalInt releaseVersion) {
     MetaProperties.checkClusterId(clusterId);
+    if (releaseVersion.isPresent()) {
+      String why = BootstrapMetadata.check(releaseVersion.getAsInt());
+      if (why != null) {
+        throw new IllegalArgumentException(
+            "--release-version "
+                + releaseVersion.getAsInt()
+                + ": "
+                + why
+                + "; nothing was written");
+      }
+    }
     String configured = config.explicitValues().get(BrokerConfig.CLUSTER_ID.name());
     if (configured != null && !configured.equals(clusterId)) {
       throw new IllegalArgumentException(
@@ -117,6 +148,7 @@ public final class NodeStorage {
     }
     int nodeId = config.get(BrokerConfig.NODE_ID);
     List<Dir> dirs = dirs(config);
+    Dir quorum = quorumDir(config);
     List<Formatted> plan = new ArrayList<>();
     for (Dir d : dirs) {
       Optional<MetaProperties> stored = MetaProperties.read(d.path());
@@ -133,7 +165,7 @@ public final class NodeStorage {
                   + " is already formatted. Use --ignore-formatted to ignore this directory and"
                   + " format the others; nothing was changed");
         }
-        plan.add(new Formatted(d, m, true));
+        plan.add(new Formatted(d, m, true, MetadataVersion.UNSET));
       } else {
         List<String> data = contents(d.path(), dirs);
         if (!data.isEmpty()) {
@@ -147,13 +179,21 @@ public final class NodeStorage {
                   + "): formatting would adopt data of unknown origin. Move it away or empty the"
                   + " directory; nothing was changed");
         }
-        plan.add(new Formatted(d, MetaProperties.fresh(clusterId, nodeId), false));
+        int bootstrap =
+            d.equals(quorum) ? releaseVersion.orElse(MetadataVersion.UNSET) : MetadataVersion.UNSET;
+        plan.add(new Formatted(d, MetaProperties.fresh(clusterId, nodeId), false, bootstrap));
       }
     }
     for (Formatted f : plan) {
       if (!f.alreadyFormatted()) {
         try {
           Files.createDirectories(f.dir().path());
+          if (f.bootstrapLevel() != MetadataVersion.UNSET) {
+            MetaProperties.writeDurably(
+                f.dir().path(),
+                BootstrapMetadata.FILE_NAME,
+                BootstrapMetadata.render(f.bootstrapLevel()));
+          }
           f.meta().write(f.dir().path());
         } catch (IOException e) {
           throw new StorageException(f.dir() + " cannot be formatted: " + e, e);
@@ -233,7 +273,13 @@ public final class NodeStorage {
       }
     }
     if (BrokerConfig.isController(config)) {
-      checkQuorumStorage(quorumDir(config));
+      Dir quorum = quorumDir(config);
+      checkQuorumStorage(quorum);
+      try {
+        BootstrapMetadata.read(quorum.path());
+      } catch (IllegalStateException e) {
+        throw new StorageException(e.getMessage(), e);
+      }
     }
     if (configured != null) {
       return config;
@@ -309,8 +355,9 @@ public final class NodeStorage {
   }
 
   /**
-   * What {@code dir} holds that counts as data: every entry but {@code lost+found} and the node's
-   * other directories nested inside it (checked on their own).
+   * What {@code dir} holds that counts as data: every entry but {@code lost+found}, a {@link
+   * BootstrapMetadata} file and the node's other directories nested inside it (checked on their
+   * own).
    */
   private static List<String> contents(Path dir, List<Dir> nodeDirs) {
     if (!Files.isDirectory(dir)) {
@@ -324,7 +371,8 @@ public final class NodeStorage {
       for (Path p : (Iterable<Path>) s.sorted()::iterator) {
         String name = p.getFileName().toString();
         boolean nested = nodeDirs.stream().anyMatch(d -> sameFile(d.path(), p));
-        if (!name.equals("lost+found") && !nested) {
+        // A bootstrap file without meta.properties is a format that stopped half-way.
+        if (!name.equals("lost+found") && !name.equals(BootstrapMetadata.FILE_NAME) && !nested) {
           out.add(name);
         }
       }

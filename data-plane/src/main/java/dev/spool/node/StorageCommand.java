@@ -6,12 +6,14 @@ import dev.spool.cli.CliContext;
 import dev.spool.cli.ExitCodes;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigException;
+import dev.spool.quorum.image.MetadataVersion;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -70,6 +72,18 @@ public final class StorageCommand {
                 + " failing (a directory of another cluster or node still fails).")
     boolean ignoreFormatted;
 
+    @Option(
+        names = {"-r", "--release-version"},
+        paramLabel = "LEVEL",
+        description =
+            "The metadata.version the cluster bootstraps at, recorded in the quorum directory of a"
+                + " controller (Kafka's bootstrap checkpoint); the first active controller"
+                + " finalizes it instead of the highest level it supports. Give every controller"
+                + " the same. A level this build does not support fails the command and nothing is"
+                + " written. Default: the highest level this build supports"
+                + " (docs/operations.md#upgrades).")
+    Integer releaseVersion;
+
     @Option(names = "--json", description = "Print the result as one JSON object.")
     boolean json;
 
@@ -85,7 +99,12 @@ public final class StorageCommand {
       }
       List<NodeStorage.Formatted> done;
       try {
-        done = NodeStorage.format(config, clusterId, ignoreFormatted);
+        done =
+            NodeStorage.format(
+                config,
+                clusterId,
+                ignoreFormatted,
+                releaseVersion == null ? OptionalInt.empty() : OptionalInt.of(releaseVersion));
       } catch (IllegalArgumentException e) {
         ctx.err().println("error: " + e.getMessage());
         return ExitCodes.USAGE;
@@ -109,6 +128,9 @@ public final class StorageCommand {
                       + f.meta().nodeId()
                       + ", directory.id "
                       + f.meta().directoryId()
+                      + (f.bootstrapLevel() == MetadataVersion.UNSET
+                          ? ""
+                          : ", the cluster bootstraps at metadata.version " + f.bootstrapLevel())
                       + ")");
         }
       }
@@ -129,6 +151,9 @@ public final class StorageCommand {
           g.writeStringField("role", f.dir().role());
           g.writeStringField("directoryId", f.meta().directoryId().toString());
           g.writeStringField("result", f.alreadyFormatted() ? "already-formatted" : "formatted");
+          if (f.bootstrapLevel() != MetadataVersion.UNSET) {
+            g.writeNumberField("bootstrapMetadataVersion", f.bootstrapLevel());
+          }
           g.writeEndObject();
         }
         g.writeEndArray();

@@ -8,11 +8,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.broker.BrokerConfig;
 import dev.spool.config.Config;
+import dev.spool.quorum.BootstrapMetadata;
+import dev.spool.quorum.QuorumSettings;
+import dev.spool.quorum.controller.ControllerSettings;
+import dev.spool.quorum.image.MetadataVersion;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -196,5 +202,67 @@ class NodeStorageTest {
     NodeStorage.recordVoterStarted(config(1)); // no Raft storage yet: no marker
     assertFalse(Files.exists(quorumDir().resolve(NodeStorage.VOTER_STARTED)));
     NodeStorage.verify(config(1));
+  }
+
+  /** The controller's first-tick bootstrap gets the formatted level through its settings. */
+  @Test
+  void shouldHandTheFormattedReleaseVersionToTheController() {
+    List<NodeStorage.Formatted> done =
+        NodeStorage.format(config(1), CLUSTER, false, OptionalInt.of(MetadataVersion.V1));
+    assertEquals(MetadataVersion.UNSET, done.get(0).bootstrapLevel(), "log directory");
+    assertEquals(MetadataVersion.V1, done.get(1).bootstrapLevel(), "quorum directory");
+    Config verified = NodeStorage.verify(config(1));
+    ControllerSettings s = QuorumSettings.of(1, CLUSTER, verified).controllerSettings();
+    assertEquals(MetadataVersion.V1, s.bootstrapMetadataVersion());
+  }
+
+  @Test
+  void shouldRecordTheReleaseVersionNowhereOnABrokerOnlyNode() throws Exception {
+    List<NodeStorage.Formatted> done =
+        NodeStorage.format(NodeConfig.parse(props(4, "broker")), CLUSTER, false, OptionalInt.of(1));
+    assertEquals(1, done.size());
+    assertEquals(MetadataVersion.UNSET, done.get(0).bootstrapLevel());
+    try (Stream<Path> files = Files.walk(dir)) {
+      assertEquals(
+          List.of(),
+          files.filter(f -> f.endsWith(BootstrapMetadata.FILE_NAME)).toList(),
+          "no bootstrap file");
+    }
+  }
+
+  @Test
+  void shouldLeaveAControllerWithoutTheFileAtTheHighestLevel() {
+    NodeStorage.format(config(1), CLUSTER, false);
+    assertEquals(
+        MetadataVersion.UNSET,
+        QuorumSettings.of(1, CLUSTER, NodeStorage.verify(config(1)))
+            .controllerSettings()
+            .bootstrapMetadataVersion());
+  }
+
+  /** A directory formatted by a newer release for a level this build lacks: no start. */
+  @Test
+  void shouldRefuseToStartAControllerFormattedForALevelThisBuildDoesNotSupport() throws Exception {
+    NodeStorage.format(config(1), CLUSTER, false);
+    Files.writeString(
+        quorumDir().resolve(BootstrapMetadata.FILE_NAME), BootstrapMetadata.render(99));
+    StorageException e = assertThrows(StorageException.class, () -> NodeStorage.verify(config(1)));
+    assertTrue(
+        e.getMessage().contains("asks for metadata.version 99 is not supported by this build"),
+        e.getMessage());
+    assertTrue(e.getMessage().contains(BootstrapMetadata.FILE_NAME), e.getMessage());
+    Files.writeString(quorumDir().resolve(BootstrapMetadata.FILE_NAME), "metadata.version=x\n");
+    e = assertThrows(StorageException.class, () -> NodeStorage.verify(config(1)));
+    assertTrue(e.getMessage().contains("is malformed"), e.getMessage());
+  }
+
+  @Test
+  void shouldRefuseAnUnsupportedReleaseVersionBeforeWritingAnything() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> NodeStorage.format(config(1), CLUSTER, false, OptionalInt.of(2)));
+    assertTrue(e.getMessage().contains("nothing was written"), e.getMessage());
+    assertFalse(Files.exists(dir.resolve("data")));
   }
 }

@@ -9,6 +9,8 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.spool.cli.CliRunner;
 import dev.spool.cli.CliRunner.Result;
+import dev.spool.quorum.BootstrapMetadata;
+import dev.spool.quorum.image.MetadataVersion;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -158,5 +160,62 @@ class StorageCommandTest {
     String msg = err.toString(StandardCharsets.UTF_8);
     assertEquals(3, code, msg);
     assertTrue(msg.contains("not formatted") && msg.contains("spool storage format"), msg);
+  }
+
+  /** {@code storage format --config node.properties --cluster-id CLUSTER} and {@code extra}. */
+  private Result format(String... extra) {
+    List<String> args =
+        new ArrayList<>(
+            List.of("storage", "format", "--config", "node.properties", "--cluster-id", CLUSTER));
+    args.addAll(List.of(extra));
+    return run(args.toArray(new String[0]));
+  }
+
+  @Test
+  void shouldRecordTheReleaseVersionInTheQuorumDirectoryOnly() throws Exception {
+    Result r = format("--release-version", "1");
+    assertEquals(0, r.exitCode(), r.toString());
+    assertTrue(r.out().contains("the cluster bootstraps at metadata.version 1"), r.toString());
+    Path quorum = dir.resolve("data/__cluster_metadata");
+    assertEquals(1, BootstrapMetadata.read(quorum));
+    assertFalse(Files.exists(dir.resolve("data").resolve(BootstrapMetadata.FILE_NAME)));
+    assertTrue(MetaProperties.read(quorum).isPresent());
+  }
+
+  @Test
+  void shouldPutTheReleaseVersionInTheJson() {
+    Result r =
+        run("storage", "format", "-c", "node.properties", "-t", CLUSTER, "-r", "1", "--json");
+    assertEquals(0, r.exitCode(), r.toString());
+    assertTrue(r.out().contains("\"bootstrapMetadataVersion\":1"), r.toString());
+  }
+
+  @Test
+  void shouldWriteNoBootstrapFileWithoutTheReleaseVersion() {
+    Result r = format();
+    assertEquals(0, r.exitCode(), r.toString());
+    assertFalse(r.out().contains("bootstraps"), r.toString());
+    Path quorum = dir.resolve("data/__cluster_metadata");
+    assertFalse(Files.exists(quorum.resolve(BootstrapMetadata.FILE_NAME)));
+    assertEquals(MetadataVersion.UNSET, BootstrapMetadata.read(quorum));
+  }
+
+  @Test
+  void shouldRefuseAReleaseVersionThisBuildDoesNotSupportAndWriteNothing() {
+    for (String level : List.of("2", "0", "-1", "2147483647")) {
+      Result r = format("--release-version", level);
+      assertEquals(2, r.exitCode(), r.toString());
+      assertTrue(
+          r.err().contains("--release-version " + level + ": metadata.version " + level)
+              && r.err().contains("not supported by this build, which supports 1..1"),
+          r.toString());
+      assertFalse(Files.exists(dir.resolve("data")), "nothing written for " + level);
+    }
+    for (String bad : List.of("two", "1.5", "")) {
+      Result r = format("--release-version", bad);
+      assertEquals(2, r.exitCode(), r.toString());
+      assertTrue(r.err().contains("--release-version"), r.toString());
+      assertFalse(Files.exists(dir.resolve("data")), "nothing written for '" + bad + "'");
+    }
   }
 }

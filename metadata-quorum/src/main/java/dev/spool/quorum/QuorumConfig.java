@@ -313,6 +313,7 @@ public final class QuorumConfig {
         c.get(LEADER_IMBALANCE_CHECK_INTERVAL_MS),
         c.get(MAX_RECORDS_PER_WRITE),
         c.get(MAX_BATCHES_PER_HEARTBEAT),
-        dev.spool.quorum.image.MetadataVersion.SUPPORTED);
+        dev.spool.quorum.image.MetadataVersion.SUPPORTED,
+        dev.spool.quorum.image.MetadataVersion.UNSET);
   }
 }

@@ -82,8 +82,15 @@ public record QuorumSettings(
     return !voters.containsKey(nodeId);
   }
 
+  /**
+   * The controller's settings, with the bootstrap level {@code spool storage format
+   * --release-version} recorded in {@code storageDir} ({@link BootstrapMetadata}).
+   *
+   * @throws IllegalStateException that file is unreadable or names a level this build lacks
+   */
   public ControllerSettings controllerSettings() {
-    return QuorumConfig.controllerSettings(config);
+    return QuorumConfig.controllerSettings(config)
+        .withBootstrapMetadataVersion(BootstrapMetadata.read(storageDir));
   }
 
   public QuorumClientSettings clientSettings() {

@@ -19,6 +19,9 @@ import dev.spool.quorum.image.MetadataVersion;
  * @param maxBatchesPerHeartbeat bound on metadata batches in one heartbeat answer
  * @param metadataVersions the metadata.version levels this controller supports: {@link
  *     MetadataVersion#SUPPORTED} but in tests (docs/architecture.md#versioned-metadata)
+ * @param bootstrapMetadataVersion the level the bootstrap of a fresh cluster finalizes, as {@code
+ *     spool storage format --release-version} recorded it; {@link MetadataVersion#UNSET} for the
+ *     highest of {@code metadataVersions}
  */
 public record ControllerSettings(
     long sessionTimeoutMs,
@@ -31,7 +34,8 @@ public record ControllerSettings(
     long leaderImbalanceCheckIntervalMs,
     int maxRecordsPerWrite,
     int maxBatchesPerHeartbeat,
-    MetadataVersion.Range metadataVersions) {
+    MetadataVersion.Range metadataVersions,
+    int bootstrapMetadataVersion) {
 
   public ControllerSettings withSessionTimeoutMs(long ms) {
     return new ControllerSettings(
@@ -45,7 +49,8 @@ public record ControllerSettings(
         leaderImbalanceCheckIntervalMs,
         maxRecordsPerWrite,
         maxBatchesPerHeartbeat,
-        metadataVersions);
+        metadataVersions,
+        bootstrapMetadataVersion);
   }
 
   public ControllerSettings withLeaderBalancing(boolean enabled, long intervalMs) {
@@ -60,11 +65,24 @@ public record ControllerSettings(
         intervalMs,
         maxRecordsPerWrite,
         maxBatchesPerHeartbeat,
-        metadataVersions);
+        metadataVersions,
+        bootstrapMetadataVersion);
   }
 
   /** These settings for a controller that supports {@code versions} (tests). */
   public ControllerSettings withMetadataVersions(MetadataVersion.Range versions) {
+    return withFeatures(versions, bootstrapMetadataVersion);
+  }
+
+  /**
+   * These settings with the bootstrap level a formatted quorum directory recorded ({@link
+   * MetadataVersion#UNSET}: none).
+   */
+  public ControllerSettings withBootstrapMetadataVersion(int level) {
+    return withFeatures(metadataVersions, level);
+  }
+
+  private ControllerSettings withFeatures(MetadataVersion.Range versions, int bootstrapLevel) {
     return new ControllerSettings(
         sessionTimeoutMs,
         heartbeatIntervalMs,
@@ -76,6 +94,7 @@ public record ControllerSettings(
         leaderImbalanceCheckIntervalMs,
         maxRecordsPerWrite,
         maxBatchesPerHeartbeat,
-        versions);
+        versions,
+        bootstrapLevel);
   }
 }

@@ -120,10 +120,12 @@ public final class FeatureDecisions {
   }
 
   /**
-   * The bootstrap of a fresh cluster, or of one whose log predates the feature: the highest level
-   * this controller supports, as Kafka's {@code storage format} defaults to the latest release;
-   * lowered to the lowest maximum of the brokers registered already (a log that predates the
-   * feature) when this controller supports that level too. Null when a level is finalized already.
+   * The bootstrap of a fresh cluster, or of one whose log predates the feature: the level {@code
+   * spool storage format --release-version} recorded in this controller's quorum directory, else
+   * the highest level this controller supports (as Kafka's {@code storage format} defaults to the
+   * latest release); lowered to the lowest maximum of the brokers registered already (a log that
+   * predates the feature) when this controller supports that level too. Null when a level is
+   * finalized already.
    */
   public static MetadataRecord bootstrap(MetadataImage image, ControllerSettings s) {
     if (image.metadataVersion() != MetadataVersion.UNSET) {
@@ -133,7 +135,10 @@ public final class FeatureDecisions {
   }
 
   private static int bootstrapLevel(MetadataImage image, ControllerSettings s) {
-    int level = s.metadataVersions().max();
+    int level =
+        s.bootstrapMetadataVersion() != MetadataVersion.UNSET
+            ? s.bootstrapMetadataVersion()
+            : s.metadataVersions().max();
     int brokersMax =
         image.brokers().values().stream()
             .mapToInt(b -> b.metadataVersions().max())

@@ -14,6 +14,7 @@ import dev.spool.quorum.image.Records;
 import dev.spool.quorum.message.BrokerRegistrationRequest;
 import dev.spool.quorum.message.ControllerReply;
 import dev.spool.quorum.message.MetadataRecord;
+import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -90,6 +91,32 @@ class FeatureDecisionsTest {
     fx.apply(o.records());
     assertEquals(3, fx.image().metadataVersion());
     assertTrue(ClusterDuties.decide(fx.image(), tracker, 0, false, V1_TO_3).isEmpty());
+  }
+
+  /**
+   * {@code spool storage format --release-version 2} on a build that supports 1..3: the first tick
+   * finalizes 2, a broker that supports only up to 2 may register before it, and the level can be
+   * raised to 3 later.
+   */
+  @Test
+  void aFreshClusterBootstrapsAtTheFormattedLevelInsteadOfTheHighest() {
+    ControllerSettings formatted = V1_TO_3.withBootstrapMetadataVersion(2);
+    Decision early = BrokerDecisions.register(reg(1, 1, 2), fx.image(), formatted);
+    assertEquals(
+        ErrorCode.NONE,
+        early.reply().getRegister().getErrorCode(),
+        early.reply().getRegister().getErrorMessage());
+    BrokerHeartbeatTracker tracker = new BrokerHeartbeatTracker(1000);
+    ClusterDuties.Outcome o = ClusterDuties.decide(fx.image(), tracker, 0, false, formatted);
+    assertEquals(List.of(Records.featureLevel(MetadataVersion.FEATURE, 2)), o.records());
+    assertEquals("finalize metadata.version 2 (new)", o.reason());
+    fx.apply(o.records());
+    assertEquals(2, fx.image().metadataVersion());
+    assertNull(FeatureDecisions.bootstrap(fx.image(), formatted), "only once");
+    Decision refused = BrokerDecisions.register(reg(2, 1, 1), fx.image(), formatted);
+    assertEquals(ErrorCode.UNSUPPORTED_VERSION, refused.reply().getRegister().getErrorCode());
+    assertEquals(2, update(MetadataVersion.FEATURE, 3).getPreviousLevel(), "raised later");
+    assertEquals(3, fx.image().metadataVersion());
   }
 
   @Test
