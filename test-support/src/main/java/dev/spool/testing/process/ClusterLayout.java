@@ -81,6 +81,17 @@ final class ClusterLayout {
       int jvmOptionsAt = command.size() + 1;
       command.addAll(jvm);
       command.addAll(List.of("node", "start", "--config", configFile.toString()));
+      // Formatting only writes files: it runs outside any network namespace.
+      List<String> format = new ArrayList<>(jvm);
+      format.addAll(
+          List.of(
+              "storage",
+              "format",
+              "--config",
+              configFile.toString(),
+              "--cluster-id",
+              props.get("cluster.id"),
+              "--ignore-formatted"));
       procs.put(
           a.id(),
           new NodeProcess(
@@ -89,7 +100,7 @@ final class ClusterLayout {
               dataDir,
               nodeDir.resolve("node-" + a.id() + ".log"),
               command,
-              props,
+              format,
               classData,
               jvmOptionsAt,
               roles.contains("broker"),

@@ -1,7 +1,5 @@
 package dev.spool.testing.process;
 
-import dev.spool.node.NodeConfig;
-import dev.spool.node.NodeStorage;
 import dev.spool.testing.Ports;
 import java.io.File;
 import java.io.IOException;
@@ -33,10 +31,11 @@ import org.slf4j.LoggerFactory;
  * (docs/conventions.md#test-speed). The first cluster a test JVM builds starts, in the background,
  * one single-node training node with {@code -XX:ArchiveClassesAtExit}, stops it with SIGTERM once
  * it is ready and keeps the archive of the classes it loaded; every node started after that maps
- * the archive ({@code -XX:SharedArchiveFile}) instead of loading, parsing and verifying the same
- * few thousand classes again. On 2 cores that is about 0.8 s less CPU per node start, and the test
- * suite starts hundreds of nodes. The cluster's own nodes never dump, so a test's kills and stops
- * are not slowed or changed by it; nodes started before the archive exists run without it.
+ * the archive ({@code -XX:SharedArchiveFile}), and so does every {@code storage format} run,
+ * instead of loading, parsing and verifying the same few thousand classes again. On 2 cores that is
+ * about 0.8 s less CPU per node start, and the test suite starts hundreds of nodes. The cluster's
+ * own nodes never dump, so a test's kills and stops are not slowed or changed by it; nodes started
+ * before the archive exists run without it.
  *
  * <ul>
  *   <li>The JVM archives only a class path of jars (it refuses non-empty directories). Inside a
@@ -191,27 +190,30 @@ final class NodeClassData {
     props.put("controller.quorum.voters", "1@127.0.0.1:" + new Ports().next("127.0.0.1"));
     props.put("controller.quorum.bind.host", "127.0.0.1");
     props.put("controlled.shutdown.timeout.ms", "1000");
-    NodeStorage.format(NodeConfig.parse(props), props.get("cluster.id"), false);
     Path config = dir.resolve("node.properties");
     StringBuilder sb = new StringBuilder();
     props.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
     Files.writeString(config, sb.toString(), StandardCharsets.UTF_8);
     Path dump = dir.resolve("node.jsa");
     Path log = dir.resolve("node.log");
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(jvmOptions);
-    cmd.addAll(QUIET);
+    List<String> java = new ArrayList<>();
+    java.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    java.addAll(jvmOptions);
+    java.addAll(QUIET);
+    long started = System.nanoTime();
+    List<String> format = new ArrayList<>(java);
+    format.addAll(List.of("-cp", classPath, MAIN_CLASS, "storage", "format", "--config"));
+    format.addAll(List.of(config.toString(), "--cluster-id", props.get("cluster.id")));
+    Process f = start(format, log);
+    if (!f.waitFor(TRAINING_STEP.toMillis(), TimeUnit.MILLISECONDS) || f.exitValue() != 0) {
+      f.destroyForcibly();
+      throw new IOException("the training node's storage format failed: " + tail(log));
+    }
+    List<String> cmd = new ArrayList<>(java);
     cmd.add("-XX:ArchiveClassesAtExit=" + dump);
     cmd.addAll(List.of("-cp", classPath, MAIN_CLASS, "node", "start", "--config"));
     cmd.add(config.toString());
-    long started = System.nanoTime();
-    Process p =
-        new ProcessBuilder(cmd)
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-            .start();
+    Process p = start(cmd, log);
     // The test JVM may end first: the training node must not outlive it.
     Thread reaper = new Thread(p::destroyForcibly, "node-class-data-reaper");
     Runtime.getRuntime().addShutdownHook(reaper);
@@ -241,6 +243,14 @@ final class NodeClassData {
         // the hook runs anyway
       }
     }
+  }
+
+  private static Process start(List<String> command, Path log) throws IOException {
+    return new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+        .start();
   }
 
   private static boolean awaitReady(Process p, Path log) throws IOException, InterruptedException {

@@ -1,7 +1,5 @@
 package dev.spool.testing.process;
 
-import dev.spool.node.NodeConfig;
-import dev.spool.node.NodeStorage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -11,7 +9,6 @@ import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,7 +31,7 @@ final class NodeProcess {
   private final Path dataDir;
   private final Path logFile;
   private final List<String> command;
-  private final Map<String, String> config;
+  private final List<String> formatCommand;
   private final NodeClassData classData;
   private final int jvmOptionsAt;
   private final boolean broker;
@@ -49,7 +46,7 @@ final class NodeProcess {
       Path dataDir,
       Path logFile,
       List<String> command,
-      Map<String, String> config,
+      List<String> formatCommand,
       NodeClassData classData,
       int jvmOptionsAt,
       boolean broker,
@@ -61,7 +58,7 @@ final class NodeProcess {
     this.dataDir = dataDir;
     this.logFile = logFile;
     this.command = List.copyOf(command);
-    this.config = Map.copyOf(config);
+    this.formatCommand = List.copyOf(formatCommand);
     this.classData = classData;
     this.jvmOptionsAt = jvmOptionsAt;
   }
@@ -132,15 +129,47 @@ final class NodeProcess {
   }
 
   /**
-   * Formats this node's directories as {@code spool storage format --ignore-formatted} would, in
-   * this JVM (an operator's step before the first start, without a JVM start per node): a directory
-   * formatted for the same cluster and node keeps its identity; one of another cluster or node, or
-   * holding data without a {@code meta.properties}, fails the start with the directory named.
+   * Starts {@code spool storage format} for this node (as an operator does before the first start),
+   * its output appended to the node's log; the caller waits for it ({@link #awaitFormat}).
    */
-  void format() {
-    List<NodeStorage.Formatted> formatted =
-        NodeStorage.format(NodeConfig.parse(config), config.get("cluster.id"), true);
-    note("node " + id + " formatted: " + formatted);
+  synchronized Process startFormat() {
+    List<String> cmd = new ArrayList<>(formatCommand);
+    cmd.addAll(1, classData.options()); // after the java binary
+    note("formatting node " + id + ": " + String.join(" ", cmd));
+    try {
+      return new ProcessBuilder(cmd)
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
+          .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+          .start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot format node " + id, e);
+    }
+  }
+
+  /** Waits for a {@link #startFormat} process; throws unless it formatted (exit 0) in time. */
+  void awaitFormat(Process format, long timeoutMs) {
+    try {
+      if (!format.waitFor(timeoutMs, TimeUnit.MILLISECONDS)) {
+        format.destroyForcibly();
+        throw new IllegalStateException(
+            "node " + id + ": spool storage format did not finish in " + timeoutMs + " ms");
+      }
+    } catch (InterruptedException e) {
+      format.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while formatting node " + id, e);
+    }
+    if (format.exitValue() != 0) {
+      throw new IllegalStateException(
+          "node "
+              + id
+              + ": spool storage format failed with exit code "
+              + format.exitValue()
+              + "; its output is in "
+              + logFile);
+    }
+    note("node " + id + " formatted");
   }
 
   /** Sends {@code signal} to the recorded PID; does nothing if the process is not running. */

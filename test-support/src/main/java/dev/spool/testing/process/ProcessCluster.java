@@ -44,9 +44,9 @@ import org.slf4j.LoggerFactory;
  * <h2>What it does</h2>
  *
  * <ul>
- *   <li>Formats every node's directories before the first start as {@code spool storage format
- *       --ignore-formatted} does (in this JVM, so a directory kept from an earlier cluster of the
- *       same id and node keeps its identity), as an operator would.
+ *   <li>Formats every node's directories before the first start with {@code spool storage format}
+ *       (one process per node, in parallel; {@code --ignore-formatted}, so a directory kept from an
+ *       earlier cluster of the same id and node keeps its identity), as an operator would.
  *   <li>Writes one config file per node under {@code dir/node-<id>/} and starts each node as {@code
  *       java -cp <this JVM's class path> dev.spool.node.SpoolMain node start --config <file>}, with
  *       small heaps, output appended to {@code dir/node-<id>/node-<id>.log} ({@link
@@ -213,9 +213,17 @@ public final class ProcessCluster extends AbstractSpoolCluster {
     }
   }
 
-  /** Formats every node's directories ({@link NodeProcess#format}). */
+  /** How long one node's {@code spool storage format} may take (a JVM start and a few files). */
+  private static final long FORMAT_TIMEOUT_MS = 60_000;
+
+  /** Formats every node's directories, the nodes in parallel. */
   private void format() {
-    nodes.values().forEach(NodeProcess::format);
+    Map<NodeProcess, Process> running =
+        new TreeMap<>(java.util.Comparator.comparingInt(NodeProcess::id));
+    for (NodeProcess p : nodes.values()) {
+      running.put(p, p.startFormat());
+    }
+    running.forEach((p, format) -> p.awaitFormat(format, FORMAT_TIMEOUT_MS));
   }
 
   // ---------------------------------------------------------------- addresses and paths
