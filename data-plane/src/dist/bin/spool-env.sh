@@ -5,8 +5,17 @@ if ! command -v "$JAVA" > /dev/null 2>&1; then
   echo "spool: no Java runtime found; install Java 17 or later, or set JAVA_HOME" >&2
   exit 2
 fi
-java_major="$("$JAVA" -XshowSettings:properties -version 2>&1 \
-  | sed -n 's/^ *java\.specification\.version = \([0-9.]*\).*/\1/p' | head -n 1)"
+# The JDK's own `release` file names its version without starting a JVM (each command would
+# otherwise start two); a runtime without one is asked.
+java_release="$(dirname "$(dirname "$(readlink -f "$(command -v "$JAVA")")")")/release"
+java_major=""
+if [ -r "$java_release" ]; then
+  java_major="$(sed -n 's/^JAVA_VERSION="\([0-9.]*\).*/\1/p' "$java_release" | head -n 1)"
+fi
+if [ -z "$java_major" ]; then
+  java_major="$("$JAVA" -XshowSettings:properties -version 2>&1 \
+    | sed -n 's/^ *java\.specification\.version = \([0-9.]*\).*/\1/p' | head -n 1)"
+fi
 java_major="${java_major#1.}"
 java_major="${java_major%%.*}"
 if [ -z "$java_major" ] || [ "$java_major" -lt 17 ]; then

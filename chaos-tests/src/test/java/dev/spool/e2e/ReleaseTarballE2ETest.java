@@ -220,6 +220,39 @@ class ReleaseTarballE2ETest {
     assertEquals(2, unknown.exit(), unknown.out());
   }
 
+  /**
+   * The launchers read a runtime's version from its JDK {@code release} file (no JVM start), and
+   * ask the runtime itself where there is none; anything below 17 is refused with exit code 2.
+   */
+  @Test
+  void shouldRefuseAJavaOlderThan17FromItsReleaseFileOrItsOwnAnswer() throws Exception {
+    Path home = unpack();
+    Path withRelease = fakeJdk("jdk11", "JAVA_VERSION=\"11.0.2\"\n", "17");
+    Run old = run(home, List.of("bin/spool", "--version"), "", withRelease);
+    assertEquals(2, old.exit(), old.out());
+    assertTrue(old.out().contains("is Java 11; Spool needs Java 17 or later"), old.out());
+    Path asked = fakeJdk("jdk8", null, "1.8");
+    Run older = run(home, List.of("bin/spool-node", "status", "--config", "x"), "", asked);
+    assertEquals(2, older.exit(), older.out());
+    assertTrue(older.out().contains("is Java 8; Spool needs Java 17 or later"), older.out());
+  }
+
+  /**
+   * A JDK directory whose {@code bin/java} only answers {@code -XshowSettings} with {@code
+   * specVersion}, with a {@code release} file holding {@code release} (none if null).
+   */
+  private Path fakeJdk(String name, String release, String specVersion) throws IOException {
+    Path jdk = Files.createDirectories(dir.resolve(name).resolve("bin")).getParent();
+    Path java = jdk.resolve("bin/java");
+    Files.writeString(
+        java, "#!/bin/sh\necho '    java.specification.version = " + specVersion + "' >&2\n");
+    assertTrue(java.toFile().setExecutable(true), "chmod +x " + java);
+    if (release != null) {
+      Files.writeString(jdk.resolve("release"), release);
+    }
+    return jdk;
+  }
+
   private Path unpack() throws Exception {
     String tarball = System.getProperty("spool.dist.tarball");
     assertTrue(
@@ -307,13 +340,25 @@ class ReleaseTarballE2ETest {
     return finish(start(cwd, command, stdin));
   }
 
+  private Run run(Path cwd, List<String> command, String stdin, Path javaHome) throws Exception {
+    return finish(start(cwd, command, stdin, javaHome));
+  }
+
   private Process start(Path cwd, List<String> command, String stdin) throws IOException {
+    return start(cwd, command, stdin, Path.of(System.getProperty("java.home")));
+  }
+
+  private Process start(Path cwd, List<String> command, String stdin, Path javaHome)
+      throws IOException {
     ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile());
     Map<String, String> env = pb.environment();
     env.clear();
     env.put("PATH", "/usr/local/bin:/usr/bin:/bin");
-    env.put("JAVA_HOME", Path.of(System.getProperty("java.home")).toString());
-    env.put("SPOOL_NODE_OPTS", "-Xms64m -Xmx256m -XX:+UseSerialGC");
+    env.put("JAVA_HOME", javaHome.toString());
+    // Small and quick like the test harness's nodes (ProcessCluster.DEFAULT_JVM_OPTIONS).
+    env.put(
+        "SPOOL_NODE_OPTS",
+        "-Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData");
     pb.redirectErrorStream(true);
     Path out = Files.createTempFile(dir, "out", ".txt");
     pb.redirectOutput(out.toFile());

@@ -17,15 +17,18 @@ import java.util.stream.Collectors;
  * directory per node with its {@code node.properties}, its {@code data/} directory (the metadata
  * log lives under {@code data/metadata}) and its log {@code node-<id>.log}; one {@code
  * node-logback.xml} for all; and for each node the command {@code [network prefix] java <options>
- * -cp <this JVM's class path> dev.spool.node.SpoolMain node start --config <file>}, and the command
- * that formats its directories first ({@code ... SpoolMain storage format --config <file>
- * --cluster-id <cluster.id> --ignore-formatted}, so a directory of the same cluster and node is
- * kept).
+ * -cp <this JVM's class path> dev.spool.node.SpoolMain node start --config <file>} (the class path
+ * and class-data sharing options from {@link NodeClassData}), and the command that formats its
+ * directories first ({@code ... SpoolMain storage format --config <file> --cluster-id <cluster.id>
+ * --ignore-formatted}, so a directory of the same cluster and node is kept).
  *
  * <p>Used once, by the thread that builds the cluster.
  */
 final class ClusterLayout {
   private static final String MAIN_CLASS = "dev.spool.node.SpoolMain";
+
+  /** Where node JVMs' class-data archives live: the test module's build directory. */
+  private static final Path CLASS_DATA_DIR = Path.of("target", "node-class-data").toAbsolutePath();
 
   /**
    * Every node config key of the cluster but the per-node ones; {@code kafkaListeners} is each
@@ -50,10 +53,12 @@ final class ClusterLayout {
     Path logback = spec.dir().resolve("node-logback.xml");
     Files.writeString(logback, NODE_LOGBACK, StandardCharsets.UTF_8);
     String voters = voters(spec.roles(), addresses);
-    String classPath =
+    String testClassPath =
         Optional.ofNullable(System.getProperty("surefire.test.class.path"))
             .filter(s -> !s.isBlank())
             .orElse(System.getProperty("java.class.path"));
+    NodeClassData classData = NodeClassData.of(testClassPath, CLASS_DATA_DIR);
+    classData.train(spec.jvmOptions());
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Map<Integer, NodeProcess> procs = new TreeMap<>();
     for (NodeAddresses a : addresses.values()) {
@@ -70,9 +75,10 @@ final class ClusterLayout {
       jvm.add("-Dlogback.configurationFile=" + logback);
       jvm.add("-Dspool.harness.node=" + nodeDir);
       jvm.add("-cp");
-      jvm.add(classPath);
+      jvm.add(classData.classPath());
       jvm.add(MAIN_CLASS);
       List<String> command = new ArrayList<>(network.launchPrefix(a.id()));
+      int jvmOptionsAt = command.size() + 1;
       command.addAll(jvm);
       command.addAll(List.of("node", "start", "--config", configFile.toString()));
       // Formatting only writes files: it runs outside any network namespace.
@@ -95,6 +101,8 @@ final class ClusterLayout {
               nodeDir.resolve("node-" + a.id() + ".log"),
               command,
               format,
+              classData,
+              jvmOptionsAt,
               roles.contains("broker"),
               roles.contains("controller")));
     }

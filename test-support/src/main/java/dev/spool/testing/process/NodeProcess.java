@@ -32,6 +32,8 @@ final class NodeProcess {
   private final Path logFile;
   private final List<String> command;
   private final List<String> formatCommand;
+  private final NodeClassData classData;
+  private final int jvmOptionsAt;
   private final boolean broker;
   private final boolean controller;
   private Process process;
@@ -45,6 +47,8 @@ final class NodeProcess {
       Path logFile,
       List<String> command,
       List<String> formatCommand,
+      NodeClassData classData,
+      int jvmOptionsAt,
       boolean broker,
       boolean controller) {
     this.id = id;
@@ -55,6 +59,8 @@ final class NodeProcess {
     this.logFile = logFile;
     this.command = List.copyOf(command);
     this.formatCommand = List.copyOf(formatCommand);
+    this.classData = classData;
+    this.jvmOptionsAt = jvmOptionsAt;
   }
 
   int id() {
@@ -103,9 +109,11 @@ final class NodeProcess {
     if (isRunning()) {
       return;
     }
-    note("starting node " + id + " (start #" + (starts + 1) + "): " + String.join(" ", command));
+    List<String> cmd = new ArrayList<>(command);
+    cmd.addAll(jvmOptionsAt, classData.options());
+    note("starting node " + id + " (start #" + (starts + 1) + "): " + String.join(" ", cmd));
     ProcessBuilder pb =
-        new ProcessBuilder(command)
+        new ProcessBuilder(cmd)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
             .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
@@ -125,9 +133,11 @@ final class NodeProcess {
    * its output appended to the node's log; the caller waits for it ({@link #awaitFormat}).
    */
   synchronized Process startFormat() {
-    note("formatting node " + id + ": " + String.join(" ", formatCommand));
+    List<String> cmd = new ArrayList<>(formatCommand);
+    cmd.addAll(1, classData.options()); // after the java binary
+    note("formatting node " + id + ": " + String.join(" ", cmd));
     try {
-      return new ProcessBuilder(formatCommand)
+      return new ProcessBuilder(cmd)
           .redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
           .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
