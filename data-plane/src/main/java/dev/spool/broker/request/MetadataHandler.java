@@ -115,6 +115,7 @@ public final class MetadataHandler extends MessageHandler<MetadataRequest, Metad
         .setBrokerEpoch(r.epoch())
         .setFenced(r.fenced())
         .setInControlledShutdown(r.inControlledShutdown())
+        .addAllOfflineDirs(r.offlineDirs())
         .build();
   }
 

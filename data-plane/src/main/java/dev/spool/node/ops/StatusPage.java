@@ -169,7 +169,8 @@ public final class StatusPage {
       g.writeBooleanField("fenced", b.fenced());
       g.writeBooleanField("inControlledShutdown", b.inControlledShutdown());
       // The same rule as `cluster status`: what the quorum's metadata shows of readiness.
-      String notReady = BrokerReadiness.notReadyReason(b.fenced(), b.inControlledShutdown());
+      String notReady =
+          BrokerReadiness.notReadyReason(b.fenced(), b.inControlledShutdown(), b.offlineDirs());
       g.writeBooleanField("ready", notReady.isEmpty());
       g.writeStringField("notReadyReason", notReady);
       g.writeEndObject();
