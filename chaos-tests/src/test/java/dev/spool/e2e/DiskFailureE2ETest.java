@@ -101,11 +101,8 @@ class DiskFailureE2ETest {
       acks = load.acks();
       failures = load.failures();
     }
-    ReadBack.assertEveryAckReadOnceAtItsOffset(acks, ReadBack.readAll(cluster, tps));
-    assertEquals(
-        List.of(),
-        failures.stream().map(Throwable::toString).toList(),
-        "idempotent acks=all sends ride out the failed disk");
+    ReadBack.assertNothingLostAndNoSendFailed(
+        cluster, tps, acks, failures, "idempotent acks=all sends ride out the failed disk");
   }
 
   private static JsonNode status(ProcessCluster cluster) {

@@ -47,17 +47,6 @@ public final class BrokerHeartbeatTracker {
     sessions.keySet().removeIf(id -> image.broker(id) == null);
   }
 
-  /** Records a heartbeat of a current registration that reports no offline directory. */
-  public void heartbeat(
-      int brokerId,
-      long epoch,
-      long metadataOffset,
-      boolean wantFence,
-      boolean wantShutdown,
-      long nowMs) {
-    heartbeat(brokerId, epoch, metadataOffset, wantFence, wantShutdown, List.of(), nowMs);
-  }
-
   /**
    * Records a heartbeat of a current registration (the caller checked the epoch), with the data
    * directories the broker reports offline.

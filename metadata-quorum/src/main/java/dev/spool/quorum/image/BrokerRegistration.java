@@ -44,33 +44,7 @@ public record BrokerRegistration(
     offlineDirs = List.copyOf(new TreeSet<>(offlineDirs));
   }
 
-  /** A registration with every data directory online. */
-  public BrokerRegistration(
-      int id,
-      long epoch,
-      String incarnationId,
-      String host,
-      int port,
-      String rack,
-      boolean fenced,
-      boolean inControlledShutdown,
-      HostPort kafkaEndpoint,
-      MetadataVersion.Range metadataVersions) {
-    this(
-        id,
-        epoch,
-        incarnationId,
-        host,
-        port,
-        rack,
-        fenced,
-        inControlledShutdown,
-        kafkaEndpoint,
-        metadataVersions,
-        List.of());
-  }
-
-  /** A broker that supports metadata.version 1 only. */
+  /** A broker that supports metadata.version 1 only, with every data directory online. */
   public BrokerRegistration(
       int id,
       long epoch,
@@ -91,7 +65,8 @@ public record BrokerRegistration(
         fenced,
         inControlledShutdown,
         kafkaEndpoint,
-        MetadataVersion.Range.ofRegistration(0, 0));
+        MetadataVersion.Range.ofRegistration(0, 0),
+        List.of());
   }
 
   /** A broker without a Kafka-protocol listener. */
@@ -134,6 +109,21 @@ public record BrokerRegistration(
   }
 
   BrokerRegistration withFenced(boolean f) {
+    return with(f, f ? false : inControlledShutdown, offlineDirs);
+  }
+
+  BrokerRegistration withControlledShutdown() {
+    return with(fenced, true, offlineDirs);
+  }
+
+  /** This registration with {@code dirs} offline as well. */
+  BrokerRegistration withOfflineDirs(List<String> dirs) {
+    TreeSet<String> all = new TreeSet<>(offlineDirs);
+    all.addAll(dirs);
+    return with(fenced, inControlledShutdown, List.copyOf(all));
+  }
+
+  private BrokerRegistration with(boolean f, boolean shutdown, List<String> dirs) {
     return new BrokerRegistration(
         id,
         epoch,
@@ -142,42 +132,9 @@ public record BrokerRegistration(
         port,
         rack,
         f,
-        f ? false : inControlledShutdown,
+        shutdown,
         kafkaEndpoint,
         metadataVersions,
-        offlineDirs);
-  }
-
-  BrokerRegistration withControlledShutdown() {
-    return new BrokerRegistration(
-        id,
-        epoch,
-        incarnationId,
-        host,
-        port,
-        rack,
-        fenced,
-        true,
-        kafkaEndpoint,
-        metadataVersions,
-        offlineDirs);
-  }
-
-  /** This registration with {@code dirs} offline as well. */
-  BrokerRegistration withOfflineDirs(List<String> dirs) {
-    TreeSet<String> all = new TreeSet<>(offlineDirs);
-    all.addAll(dirs);
-    return new BrokerRegistration(
-        id,
-        epoch,
-        incarnationId,
-        host,
-        port,
-        rack,
-        fenced,
-        inControlledShutdown,
-        kafkaEndpoint,
-        metadataVersions,
-        List.copyOf(all));
+        dirs);
   }
 }

@@ -165,7 +165,8 @@ public final class MetadataApplier {
             false,
             BrokerRegistration.kafkaEndpoint(r.getKafkaHost(), r.getKafkaPort()),
             MetadataVersion.Range.ofRegistration(
-                r.getMinMetadataVersion(), r.getMaxMetadataVersion())));
+                r.getMinMetadataVersion(), r.getMaxMetadataVersion()),
+            List.of()));
     return OK;
   }
 
