@@ -79,6 +79,7 @@ class DiskFailureE2ETest {
         PartitionMetadata m = cluster.newestView(p).orElseThrow();
         assertFalse(m.getIsrList().contains(victim), p + " ISR without the failed replica: " + m);
         assertNotEquals(victim, m.getLeaderId(), p + " led elsewhere: " + m);
+        assertTrue(m.getOfflineReplicasList().contains(victim), p + " offline replica: " + m);
       }
       int newLeader = cluster.partitionLeader(tp).orElseThrow();
       assertTrue(

@@ -140,7 +140,7 @@ public final class MetadataHandler extends MessageHandler<MetadataRequest, Metad
               .setPartitionEpoch(p.partitionEpoch());
       for (int r : p.replicas()) {
         BrokerRegistration reg = image.broker(r);
-        if (reg == null || reg.fenced()) {
+        if (reg == null || reg.fenced() || reg.hasOfflineDirs()) { // as Kafka: a failed log dir
           pb.addOfflineReplicas(r);
         }
       }
