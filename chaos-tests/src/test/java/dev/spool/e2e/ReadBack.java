@@ -87,6 +87,20 @@ final class ReadBack {
   }
 
   /**
+   * The load's end as the failover tests check it: every acknowledged value read back exactly once
+   * at its offset, and no send failed ({@code why} says what the sends had to ride out).
+   */
+  static void assertNothingLostAndNoSendFailed(
+      ProcessCluster c,
+      List<TopicPartition> tps,
+      List<AckedLoad.Ack> acks,
+      List<Throwable> failures,
+      String why) {
+    assertEveryAckReadOnceAtItsOffset(acks, readAll(c, tps));
+    assertEquals(List.of(), failures.stream().map(Throwable::toString).toList(), why);
+  }
+
+  /**
    * Stops nothing: reads each node's files (the nodes must be stopped) and compares the replicas
    * below their HWs.
    */

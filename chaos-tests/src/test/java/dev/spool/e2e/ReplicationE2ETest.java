@@ -114,11 +114,8 @@ class ReplicationE2ETest {
       acks = load.acks();
       failures = load.failures();
     }
-    ReadBack.assertEveryAckReadOnceAtItsOffset(acks, ReadBack.readAll(cluster, tps));
-    assertEquals(
-        List.of(),
-        failures.stream().map(Throwable::toString).toList(),
-        "idempotent acks=all sends ride out a leader kill");
+    ReadBack.assertNothingLostAndNoSendFailed(
+        cluster, tps, acks, failures, "idempotent acks=all sends ride out a leader kill");
   }
 
   @Test

@@ -225,7 +225,9 @@ class StatusPageE2ETest {
       String state =
           b.get("fenced").asBoolean()
               ? "FENCED"
-              : b.get("inControlledShutdown").asBoolean() ? "shutting down" : "active";
+              : !b.get("offlineDirs").isEmpty()
+                  ? "DIR OFFLINE"
+                  : b.get("inControlledShutdown").asBoolean() ? "shutting down" : "active";
       check(out, "broker " + b.get("id") + " state", state, field(row, "state"));
       String ready =
           b.get("ready").asBoolean()

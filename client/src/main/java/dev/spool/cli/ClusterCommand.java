@@ -51,7 +51,7 @@ final class ClusterCommand implements Callable<Integer> {
         names = "--json",
         description =
             "Print one object: controller {leader, term, commitIndex, voters}, "
-                + "brokers [{id, epoch, fenced, ..., ready, notReadyReason}], partition counts.")
+                + "brokers [{id, epoch, fenced, ..., offlineDirs, ready, notReadyReason}], partition counts.")
     boolean json;
 
     Status(CliContext ctx) {
@@ -105,6 +105,11 @@ final class ClusterCommand implements Callable<Integer> {
               g.writeNumberField("epoch", b.epoch());
               g.writeBooleanField("fenced", b.fenced());
               g.writeBooleanField("inControlledShutdown", b.inControlledShutdown());
+              g.writeArrayFieldStart("offlineDirs");
+              for (String dir : b.offlineDirs()) {
+                g.writeString(dir);
+              }
+              g.writeEndArray();
               String notReady = b.notReadyReason();
               g.writeBooleanField("ready", notReady.isEmpty());
               g.writeStringField("notReadyReason", notReady);
@@ -148,7 +153,11 @@ final class ClusterCommand implements Callable<Integer> {
             b.id(),
             b.host() + ":" + b.port(),
             b.epoch(),
-            b.fenced() ? "FENCED" : b.inControlledShutdown() ? "shutting down" : "active",
+            b.fenced()
+                ? "FENCED"
+                : !b.offlineDirs().isEmpty()
+                    ? "DIR OFFLINE"
+                    : b.inControlledShutdown() ? "shutting down" : "active",
             notReady.isEmpty() ? "ready" : "NOT READY (" + notReady + ")");
       }
       out.println(

@@ -410,7 +410,8 @@ public final class Admin implements AutoCloseable {
               b.getRack(),
               b.getBrokerEpoch(),
               b.getFenced(),
-              b.getInControlledShutdown()));
+              b.getInControlledShutdown(),
+              b.getOfflineDirsList()));
     }
     brokers.sort(Comparator.comparingInt(ClusterDescription.Broker::id));
     QuorumInfo q = d.getQuorum();

@@ -29,7 +29,9 @@ public record ClusterDescription(
   }
 
   /**
-   * A registered broker; {@code epoch} is its broker epoch, {@code fenced} means it serves nothing.
+   * A registered broker; {@code epoch} is its broker epoch, {@code fenced} means it serves nothing,
+   * {@code offlineDirs} are its data directories that failed on a storage error (it serves no
+   * replica there; empty when every directory is online).
    */
   public record Broker(
       int id,
@@ -38,11 +40,16 @@ public record ClusterDescription(
       String rack,
       long epoch,
       boolean fenced,
-      boolean inControlledShutdown) {
+      boolean inControlledShutdown,
+      List<String> offlineDirs) {
+
+    public Broker {
+      offlineDirs = List.copyOf(offlineDirs);
+    }
 
     /** Why this broker is not ready ("" when ready): {@link BrokerReadiness}. */
     public String notReadyReason() {
-      return BrokerReadiness.notReadyReason(fenced, inControlledShutdown);
+      return BrokerReadiness.notReadyReason(fenced, inControlledShutdown, offlineDirs);
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.spool.common;
 
+import java.util.List;
+
 /**
  * Whether a registered broker is ready, as the cluster's metadata shows it: the conditions of a
  * node's {@code /health/ready} that the metadata carries. A listed broker is registered (it
@@ -14,8 +16,20 @@ public final class BrokerReadiness {
 
   /** Why the broker is not ready ("" when it is). */
   public static String notReadyReason(boolean fenced, boolean inControlledShutdown) {
+    return notReadyReason(fenced, inControlledShutdown, List.of());
+  }
+
+  /**
+   * Why the broker is not ready ("" when it is); a broker whose data directory failed serves no
+   * replica there and is not ready until it restarts on a healthy disk.
+   */
+  public static String notReadyReason(
+      boolean fenced, boolean inControlledShutdown, List<String> offlineDirs) {
     if (fenced) {
       return "fenced";
+    }
+    if (!offlineDirs.isEmpty()) {
+      return "data directory offline: " + String.join(", ", offlineDirs);
     }
     return inControlledShutdown ? "shutting down" : "";
   }

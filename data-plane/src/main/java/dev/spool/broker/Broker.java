@@ -230,7 +230,7 @@ public final class Broker implements AutoCloseable {
                   server.boundPort(KafkaProtocol.LISTENER)));
     }
     lifecycle = new BrokerLifecycle(lifecycleSettings, quorum, publisher[0], clock);
-    replicas.setLeadershipLease(lifecycle::holdsLeadershipLease);
+    connectLifecycle();
     registerGauges(metrics, recoveryNs);
     lifecycle.start();
     log.info(
@@ -243,6 +243,15 @@ public final class Broker implements AutoCloseable {
         port,
         lifecycleSettings.kafkaEndpoint() == null ? "off" : lifecycleSettings.kafkaEndpoint(),
         workers.size());
+  }
+
+  /**
+   * What the lifecycle reads of the broker: the leadership lease it grants the replicas, and the
+   * offline directories its heartbeats report (docs/architecture.md#storage-errors).
+   */
+  private void connectLifecycle() {
+    replicas.setLeadershipLease(lifecycle::holdsLeadershipLease);
+    lifecycle.setOfflineDirs(logManager::offlineDirs);
   }
 
   /** The scrape-time gauges; after the lifecycle exists, whose state one of them reads. */
@@ -419,6 +428,15 @@ public final class Broker implements AutoCloseable {
   public boolean holdsLeadershipLease() {
     BrokerLifecycle l = lifecycle;
     return l != null && l.holdsLeadershipLease();
+  }
+
+  /**
+   * Why the data directory is offline after a storage error ("" while it serves): the node is not
+   * ready until it restarts on a healthy disk. Any thread.
+   */
+  public String offlineDirReason() {
+    LogManager m = logManager;
+    return m == null || !m.isOffline() ? "" : m.dataDir() + " (" + m.offlineReason() + ")";
   }
 
   /** This broker's metadata image. */

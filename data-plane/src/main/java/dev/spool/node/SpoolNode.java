@@ -190,6 +190,12 @@ public final class SpoolNode implements AutoCloseable {
                     + " timeout (broker.session.timeout.ms); the controller fences a broker whose"
                     + " heartbeats stop");
           }
+          if (!b.offlineDirReason().isEmpty()) {
+            return Readiness.notReady(
+                "data directory offline after a storage error: "
+                    + b.offlineDirReason()
+                    + "; its replicas moved to other brokers; restart the node on a healthy disk");
+          }
           break;
         case STARTING:
         case REGISTERING:

@@ -27,6 +27,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
 import java.util.stream.Stream;
@@ -95,6 +97,8 @@ public final class LogManager implements Closeable {
       };
   private volatile boolean closed;
   private final Object checkpointLock = new Object();
+  private final AtomicReference<String> offlineReason = new AtomicReference<>();
+  private volatile Consumer<String> onOffline = reason -> {};
 
   private LogManager(Path dataDir, LogManagerConfig config, Clock clock) {
     this.dataDir = dataDir;
@@ -121,7 +125,7 @@ public final class LogManager implements Closeable {
             dataDir.getFileName().toString(),
             config.cleaner(),
             clock,
-            this::all,
+            () -> isOffline() ? List.of() : all(),
             tp -> logs.get(tp),
             () -> partitionExecutor,
             this::checkpointSafely);
@@ -225,6 +229,7 @@ public final class LogManager implements Closeable {
                 () -> {
                   PartitionLog l = PartitionLog.open(p, tp, null, cfg, state, clock, scheduler);
                   l.flushTimes = ns -> flushTimes.accept(ns);
+                  l.backgroundStorageErrors = this::markOffline;
                   if (topicConfigs == null) {
                     l.markConfigProvisional();
                   }
@@ -285,14 +290,69 @@ public final class LogManager implements Closeable {
   }
 
   private void checkpointSafely() {
+    if (isOffline()) {
+      return;
+    }
     try {
       checkpointHighWatermarksAndRecoveryPoints();
+    } catch (LogStorageException e) {
+      log.error("checkpointing {} failed", dataDir, e);
+      markOffline("checkpoint failed: " + e.getMessage());
     } catch (RuntimeException e) {
       log.error("checkpointing {} failed", dataDir, e);
     }
   }
 
+  // ---------------------------------------------------------------- directory failure
+
+  /**
+   * Installs what runs, once, when the directory goes offline (the replica manager takes every
+   * replica here offline and the broker's heartbeat reports it). Call before any traffic.
+   */
+  public void onOffline(Consumer<String> action) {
+    this.onOffline = action;
+  }
+
+  /**
+   * The data directory failed: an I/O error on any of its files (append, roll, flush, read,
+   * truncation, checkpoint, retention). The one place a storage error takes the directory offline
+   * (Kafka's log-dir failure channel): the first call wins and logs; from then on no checkpoint,
+   * retention or cleaning runs here, the installed {@link #onOffline} action runs, and {@link
+   * #close} writes no clean-shutdown marker, so the next start recovers every log. It stays offline
+   * until the node restarts. Any thread.
+   */
+  public void markOffline(String reason) {
+    if (!offlineReason.compareAndSet(null, reason)) {
+      return;
+    }
+    log.error(
+        "data directory {} is OFFLINE: {}; its replicas stop serving until the node restarts on a"
+            + " healthy disk",
+        dataDir,
+        reason);
+    onOffline.accept(reason);
+  }
+
+  /** Whether the directory failed ({@link #markOffline}). Any thread. */
+  public boolean isOffline() {
+    return offlineReason.get() != null;
+  }
+
+  /** The directories that failed: this one once offline, else none (the heartbeat's field). */
+  public List<String> offlineDirs() {
+    return isOffline() ? List.of(dataDir.toString()) : List.of();
+  }
+
+  /** Why the directory went offline ("" while online). */
+  public String offlineReason() {
+    String r = offlineReason.get();
+    return r == null ? "" : r;
+  }
+
   private void runRetention() {
+    if (isOffline()) {
+      return;
+    }
     long nowMs = clock.nowMs();
     for (PartitionLog l : logs.values()) {
       boolean queued =
@@ -308,6 +368,9 @@ public final class LogManager implements Closeable {
                     log.info(
                         "[partition={}] forgot {} expired producers", l.topicPartition(), expired);
                   }
+                } catch (LogStorageException e) {
+                  log.error("[partition={}] retention failed", l.topicPartition(), e);
+                  markOffline("retention of " + l.topicPartition() + " failed: " + e.getMessage());
                 } catch (RuntimeException e) {
                   log.error("[partition={}] retention failed", l.topicPartition(), e);
                 }
@@ -408,6 +471,7 @@ public final class LogManager implements Closeable {
         PartitionLog.open(
             dir, tp, topicId, config, new LogStartupState(0, 0, 0, false), clock, scheduler);
     created.flushTimes = ns -> flushTimes.accept(ns);
+    created.backgroundStorageErrors = this::markOffline;
     logs.put(tp, created);
     return created;
   }
@@ -514,6 +578,10 @@ public final class LogManager implements Closeable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    if (isOffline()) {
+      closeOffline();
+      return;
+    }
     boolean allClean = failed.isEmpty();
     AtomicInteger closedLogs = new AtomicInteger();
     for (PartitionLog l : logs.values()) {
@@ -541,6 +609,25 @@ public final class LogManager implements Closeable {
         closedLogs.get(),
         dataDir,
         allClean ? " cleanly" : " (not cleanly: recovery will scan at next start)");
+  }
+
+  /** Close of a failed directory: files closed unflushed, nothing written, no marker. */
+  private void closeOffline() {
+    for (PartitionLog l : logs.values()) {
+      try {
+        l.closeForDeletion();
+      } catch (RuntimeException e) {
+        log.warn(
+            "[partition={}] close of a log in a failed directory: {}",
+            l.topicPartition(),
+            e.toString());
+      }
+    }
+    log.info(
+        "closed {} partitions in the failed directory {} without writing to it: the next start"
+            + " recovers them",
+        logs.size(),
+        dataDir);
   }
 
   private void ensureOpen() {

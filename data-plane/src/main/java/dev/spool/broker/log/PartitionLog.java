@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -76,6 +77,9 @@ public final class PartitionLog implements Closeable {
 
   /** Where each flush's time (ns) goes: set by its LogManager, for the broker's flush metric. */
   volatile LongConsumer flushTimes = ns -> {};
+
+  /** Where a background flush's storage error goes: its LogManager's {@code markOffline}. */
+  volatile Consumer<String> backgroundStorageErrors = reason -> {};
 
   // False while the config is the broker's default a log got at startup, before the topic's own
   // arrived with metadata: retention and the cleaner must not act on a config that may be wrong.
@@ -478,11 +482,8 @@ public final class PartitionLog implements Closeable {
           return; // closed, truncated or deleted meanwhile: nothing to advance
         }
         log.error(
-            "{}flush of rolled segment {} failed; the recovery point stays at {}",
-            logPrefix,
-            s.logFile(),
-            recoveryPoint,
-            e);
+            "{}flush of {} failed at recovery point {}", logPrefix, s.logFile(), recoveryPoint, e);
+        backgroundStorageErrors.accept("flush of " + s.logFile() + " failed: " + e.getMessage());
         return;
       }
     }
@@ -774,7 +775,7 @@ public final class PartitionLog implements Closeable {
     }
   }
 
-  /** Closes the files without flushing (the log is being deleted). */
+  /** Closes the files without flushing (the log is being deleted, or its directory failed). */
   void closeForDeletion() {
     enter("closeForDeletion");
     try {

@@ -95,6 +95,12 @@ public final class BrokerGauges {
         cb -> cb.call(countRole(ReplicaRole.OFFLINE)));
     gauge(
         r,
+        "spool_offline_log_dirs",
+        "Data directories of this broker that failed on a storage error (Kafka's"
+            + " OfflineLogDirectoryCount): its replicas there serve nothing until a restart.",
+        cb -> cb.call(s.replicas().logManager().offlineDirs().size()));
+    gauge(
+        r,
         "spool_under_replicated_partitions",
         "Partitions this broker leads whose ISR is smaller than their replica set.",
         cb -> cb.call(ledPartitions(false)));

@@ -287,8 +287,11 @@ public final class Partition {
     listener.onRoleChanged(this, role, -1, leaderEpoch);
   }
 
-  /** Takes the replica offline (storage error or a broken invariant) until the broker restarts. */
-  private void goOffline(String reason) {
+  /**
+   * Takes the replica offline (storage error or a broken invariant) until the broker restarts; the
+   * replica manager also calls it for every replica of a failed data directory.
+   */
+  void goOffline(String reason) {
     if (role == ReplicaRole.OFFLINE) {
       return;
     }
@@ -301,6 +304,17 @@ public final class Partition {
     leaderState = null;
     transitionTo(ReplicaRole.OFFLINE, reason);
     listener.onRoleChanged(this, role, leaderId, leaderEpoch);
+  }
+
+  /** An I/O error on this replica's files: offline, and the broker's data directory with it. */
+  private void storageFailed(String what, RuntimeException e) {
+    goOffline(what + ": " + e.getMessage());
+    listener.onStorageError(this, what + ": " + e.getMessage());
+  }
+
+  /** What an offline replica answers to produce, fetch and offset queries (Kafka's code 56). */
+  private String offlineMessage() {
+    return "the replica of " + tp + " on broker " + localBrokerId + " is offline: " + offlineReason;
   }
 
   // ---------------------------------------------------------------- owner thread: produce
@@ -350,6 +364,9 @@ public final class Partition {
     if (acks != -1 && acks != 0 && acks != 1) {
       return ProduceResult.error(ErrorCode.INVALID_REQUEST, "acks must be -1, 0 or 1, not " + acks);
     }
+    if (role == ReplicaRole.OFFLINE) {
+      return ProduceResult.error(ErrorCode.STORAGE_ERROR, offlineMessage());
+    }
     if (role != ReplicaRole.LEADER) {
       return ProduceResult.error(
           ErrorCode.NOT_LEADER_OR_FOLLOWER,
@@ -357,9 +374,10 @@ public final class Partition {
               + localBrokerId
               + " does not lead "
               + tp
-              + (role == ReplicaRole.OFFLINE
-                  ? " (replica offline: " + offlineReason + ")"
-                  : "; leader is " + leaderId + " in epoch " + leaderEpoch),
+              + "; leader is "
+              + leaderId
+              + " in epoch "
+              + leaderEpoch,
           hint());
     }
     ProduceResult fenced = checkLeaderEpoch(clientLeaderEpoch);
@@ -418,7 +436,7 @@ public final class Partition {
   private ProduceResult appendError(RuntimeException e) {
     ErrorCode code = ExceptionCodes.of(e);
     if (code == ErrorCode.STORAGE_ERROR) {
-      goOffline("append failed: " + e.getMessage());
+      storageFailed("append failed", e);
     } else if (code == ErrorCode.UNKNOWN_SERVER_ERROR) {
       log.error("{}append failed unexpectedly", prefix(), e);
       return ProduceResult.error(code, String.valueOf(e));
@@ -556,6 +574,9 @@ public final class Partition {
    * ISR. The caller has checked the follower's broker epoch.
    */
   public PartitionFetchResult fetch(FetchParams p) {
+    if (role == ReplicaRole.OFFLINE) {
+      return PartitionFetchResult.error(ErrorCode.STORAGE_ERROR, offlineMessage(), null);
+    }
     if (role != ReplicaRole.LEADER) {
       return PartitionFetchResult.error(
           ErrorCode.NOT_LEADER_OR_FOLLOWER,
@@ -606,6 +627,9 @@ public final class Partition {
     LogReadResult r;
     try {
       r = log0.read(p.fetchOffset(), p.maxBytes(), bound, p.minOneBatch());
+    } catch (LogStorageException e) {
+      storageFailed("read failed", e);
+      return PartitionFetchResult.error(ErrorCode.STORAGE_ERROR, offlineMessage(), null);
     } catch (OffsetOutOfRangeException e) {
       // Retention moved the log start between the check and the read.
       return new PartitionFetchResult(
@@ -686,10 +710,7 @@ public final class Partition {
           return FollowerOutcome.RETRY_LATER;
       }
     } catch (LogStorageException e) {
-      goOffline(
-          "follower append or truncation failed: "
-              + e.getMessage()
-              + "; the leader will drop this replica from the ISR by the lag rule");
+      storageFailed("follower append or truncation failed", e);
       return FollowerOutcome.OFFLINE;
     } catch (RuntimeException e) {
       // Not an expected answer of the log (those are handled above): a bug or a closed log.
@@ -719,6 +740,9 @@ public final class Partition {
 
   /** Why this replica cannot answer an offset query (not the leader, or fenced), else null. */
   private ListOffsetResult refuseOffsetQuery(int currentLeaderEpoch) {
+    if (role == ReplicaRole.OFFLINE) {
+      return new ListOffsetResult(ErrorCode.STORAGE_ERROR, offlineMessage(), -1, -1, -1, null);
+    }
     if (role != ReplicaRole.LEADER) {
       return new ListOffsetResult(
           ErrorCode.NOT_LEADER_OR_FOLLOWER,

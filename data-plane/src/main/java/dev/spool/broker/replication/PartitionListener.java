@@ -25,6 +25,12 @@ public interface PartitionListener {
   default void onRoleChanged(
       Partition partition, ReplicaRole role, int leaderId, int leaderEpoch) {}
 
+  /**
+   * An I/O error on the replica's files took it offline: the broker takes the whole data directory
+   * offline ({@code LogManager.markOffline}) and reports it to the controller.
+   */
+  default void onStorageError(Partition partition, String reason) {}
+
   /** A listener that sends nothing (tests). */
   PartitionListener NONE = (p, c) -> {};
 }

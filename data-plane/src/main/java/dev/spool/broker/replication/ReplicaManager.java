@@ -91,6 +91,28 @@ public final class ReplicaManager implements AutoCloseable {
     this.fetchWaiters = fetchWaiters;
     this.logPrefix = "[node=" + brokerId + "]";
     this.leaseGuard = LeaseGuard.alwaysHeld(brokerId);
+    logManager.onOffline(this::takeDirectoryOffline);
+  }
+
+  /**
+   * The data directory failed (docs/architecture.md#storage-errors): every replica in it goes
+   * OFFLINE on its owner worker (waiting produces fail with STORAGE_ERROR, fetchers stop), and from
+   * now on produce, fetch and offset queries answer STORAGE_ERROR. The heartbeat reports the
+   * directory; the controller moves the leaderships and ISR places. Any thread.
+   */
+  private void takeDirectoryOffline(String reason) {
+    for (Partition p : partitions.values()) {
+      // Best effort now; a full queue leaves it to the worker's next tick (offlineIfDirFailed).
+      workers.execute(p.topicPartition(), () -> offlineIfDirFailed(p));
+    }
+  }
+
+  /** Owner thread: takes {@code p} offline when the data directory failed. */
+  private void offlineIfDirFailed(Partition p) {
+    if (logManager.isOffline() && p.role() != ReplicaRole.OFFLINE) {
+      p.goOffline(
+          "data directory " + logManager.dataDir() + " failed: " + logManager.offlineReason());
+    }
   }
 
   /**
@@ -295,6 +317,9 @@ public final class ReplicaManager implements AutoCloseable {
 
   /** One partition of a fetch; owner thread. */
   private PartitionFetchResult fetchOnOwner(Partition p, TopicPartition tp, FetchParams params) {
+    if (p == null && logManager.isOffline()) {
+      return PartitionFetchResult.error(ErrorCode.STORAGE_ERROR, offlineDirMessage(tp), null);
+    }
     if (p == null) {
       return PartitionFetchResult.error(
           ErrorCode.NOT_LEADER_OR_FOLLOWER,
@@ -311,10 +336,27 @@ public final class ReplicaManager implements AutoCloseable {
   }
 
   private ProduceResult notHostedProduce(TopicPartition tp) {
+    if (logManager.isOffline()
+        && image.partition(tp) != null
+        && image.partition(tp).isReplica(brokerId)) {
+      return ProduceResult.error(ErrorCode.STORAGE_ERROR, offlineDirMessage(tp));
+    }
     return ProduceResult.error(
         ErrorCode.NOT_LEADER_OR_FOLLOWER,
         "broker " + brokerId + " has no replica of " + tp,
         hintFromImage(tp));
+  }
+
+  private String offlineDirMessage(TopicPartition tp) {
+    return "broker "
+        + brokerId
+        + " cannot serve "
+        + tp
+        + ": its data directory "
+        + logManager.dataDir()
+        + " is offline ("
+        + logManager.offlineReason()
+        + ")";
   }
 
   /** The leader and epoch of {@code tp} in this broker's metadata image. */
@@ -462,6 +504,9 @@ public final class ReplicaManager implements AutoCloseable {
       p = null;
     }
     if (p == null) {
+      if (logManager.isOffline()) {
+        return; // a failed directory hosts no new replica; requests answer STORAGE_ERROR
+      }
       PartitionLog l;
       try {
         l = logManager.getOrCreate(tp, st.topicId(), cfg);
@@ -471,6 +516,9 @@ public final class ReplicaManager implements AutoCloseable {
             logPrefix,
             tp,
             e.getMessage());
+        if (e instanceof LogStorageException) {
+          logManager.markOffline("cannot open the log of " + tp + ": " + e.getMessage());
+        }
         return;
       }
       p = new Partition(tp, l, clock, listener, settings);
@@ -542,6 +590,7 @@ public final class ReplicaManager implements AutoCloseable {
     for (Partition p : partitions.values()) {
       if (workers.workerFor(p.topicPartition()) == worker) {
         try {
+          offlineIfDirFailed(p);
           if (leaseLost && p.role() == ReplicaRole.LEADER) {
             failed +=
                 p.failWaitingProduces(
@@ -652,6 +701,11 @@ public final class ReplicaManager implements AutoCloseable {
       }
       fetchWaiters.wakeAll(partition.topicPartition());
       observer.onRoleChanged(partition, role, leaderEpoch);
+    }
+
+    @Override
+    public void onStorageError(Partition partition, String reason) {
+      logManager.markOffline(partition.topicPartition() + ": " + reason);
     }
   }
 

@@ -60,10 +60,11 @@
  *
  * <ul>
  *   <li>Consumers read only from leaders (no follower fetching, KIP-392).
- *   <li>A storage error on a replica takes it OFFLINE until the broker restarts; a follower's
- *       leader drops it from the ISR by the lag rule. A leader that goes offline fails waiting
- *       produces with STORAGE_ERROR; its leadership moves only when the broker stops (see the gap
- *       note in the broker's README section).
+ *   <li>A storage error on a replica takes its whole data directory offline until the broker
+ *       restarts, as Kafka's log-dir failure: every replica there goes OFFLINE (waiting produces
+ *       fail with STORAGE_ERROR), the heartbeat reports the directory and the controller moves the
+ *       leaderships and ISR places away (docs/architecture.md#storage-errors). Unlike Kafka, a
+ *       broker whose only directory failed keeps running, holding nothing.
  *   <li>acks=all for a duplicate (idempotent retry) waits, like the original, until the high
  *       watermark passes the original offsets.
  *   <li>A consumer fetch above the high watermark but within the log is answered empty (as Kafka),

@@ -115,6 +115,7 @@ public final class MetadataHandler extends MessageHandler<MetadataRequest, Metad
         .setBrokerEpoch(r.epoch())
         .setFenced(r.fenced())
         .setInControlledShutdown(r.inControlledShutdown())
+        .addAllOfflineDirs(r.offlineDirs())
         .build();
   }
 
@@ -139,7 +140,7 @@ public final class MetadataHandler extends MessageHandler<MetadataRequest, Metad
               .setPartitionEpoch(p.partitionEpoch());
       for (int r : p.replicas()) {
         BrokerRegistration reg = image.broker(r);
-        if (reg == null || reg.fenced()) {
+        if (reg == null || reg.fenced() || reg.hasOfflineDirs()) { // as Kafka: a failed log dir
           pb.addOfflineReplicas(r);
         }
       }

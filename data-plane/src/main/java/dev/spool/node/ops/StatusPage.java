@@ -168,8 +168,14 @@ public final class StatusPage {
       g.writeNumberField("epoch", b.epoch());
       g.writeBooleanField("fenced", b.fenced());
       g.writeBooleanField("inControlledShutdown", b.inControlledShutdown());
+      g.writeArrayFieldStart("offlineDirs");
+      for (String dir : b.offlineDirs()) {
+        g.writeString(dir);
+      }
+      g.writeEndArray();
       // The same rule as `cluster status`: what the quorum's metadata shows of readiness.
-      String notReady = BrokerReadiness.notReadyReason(b.fenced(), b.inControlledShutdown());
+      String notReady =
+          BrokerReadiness.notReadyReason(b.fenced(), b.inControlledShutdown(), b.offlineDirs());
       g.writeBooleanField("ready", notReady.isEmpty());
       g.writeStringField("notReadyReason", notReady);
       g.writeEndObject();

@@ -130,7 +130,7 @@ final class SimBroker implements PartitionListener {
       applyDelta(after, delta);
     }
     sim.quorum.tracker.heartbeat(
-        id, brokerEpoch, image.offset(), false, false, sim.clock.monotonicMs());
+        id, brokerEpoch, image.offset(), false, false, List.of(), sim.clock.monotonicMs());
   }
 
   /** As ReplicaManager.applyMetadata/becomeReplica, synchronously. */

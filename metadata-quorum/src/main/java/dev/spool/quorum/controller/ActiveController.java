@@ -153,7 +153,13 @@ public final class ActiveController implements AutoCloseable {
     tracker.observe(image, now);
     lastHeartbeatMs.put(b.id(), now);
     tracker.heartbeat(
-        b.id(), b.epoch(), req.getMetadataOffset(), req.getWantFence(), req.getWantShutdown(), now);
+        b.id(),
+        b.epoch(),
+        req.getMetadataOffset(),
+        req.getWantFence(),
+        req.getWantShutdown(),
+        req.getOfflineDirsList(),
+        now);
     int max =
         req.getMaxBatches() > 0
             ? Math.min(req.getMaxBatches(), settings.maxBatchesPerHeartbeat())
@@ -171,9 +177,10 @@ public final class ActiveController implements AutoCloseable {
       resp.setFullImage(slice.fullImage());
     }
     boolean actionNeeded =
-        b.fenced()
-            ? tracker.mayUnfence(b, now)
-            : req.getWantFence() || (req.getWantShutdown() && !b.inControlledShutdown());
+        !tracker.newOfflineDirs(b).isEmpty()
+            || (b.fenced()
+                ? tracker.mayUnfence(b, now)
+                : req.getWantFence() || (req.getWantShutdown() && !b.inControlledShutdown()));
     if (actionNeeded && !tickRequested) {
       tickRequested = true;
       thread.execute(this::tick);

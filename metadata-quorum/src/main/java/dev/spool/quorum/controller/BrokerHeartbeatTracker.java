@@ -3,6 +3,7 @@ package dev.spool.quorum.controller;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -28,7 +29,8 @@ public final class BrokerHeartbeatTracker {
       long metadataOffset,
       boolean heartbeated,
       boolean wantFence,
-      boolean wantShutdown) {}
+      boolean wantShutdown,
+      List<String> offlineDirs) {}
 
   public BrokerHeartbeatTracker(long sessionTimeoutMs) {
     this.sessionTimeoutMs = sessionTimeoutMs;
@@ -39,22 +41,28 @@ public final class BrokerHeartbeatTracker {
     for (BrokerRegistration b : image.brokers().values()) {
       Session s = sessions.get(b.id());
       if (s == null || s.epoch() != b.epoch()) {
-        sessions.put(b.id(), new Session(b.epoch(), nowMs, -1, false, false, false));
+        sessions.put(b.id(), new Session(b.epoch(), nowMs, -1, false, false, false, List.of()));
       }
     }
     sessions.keySet().removeIf(id -> image.broker(id) == null);
   }
 
-  /** Records a heartbeat of a current registration (the caller checked the epoch). */
+  /**
+   * Records a heartbeat of a current registration (the caller checked the epoch), with the data
+   * directories the broker reports offline.
+   */
   public void heartbeat(
       int brokerId,
       long epoch,
       long metadataOffset,
       boolean wantFence,
       boolean wantShutdown,
+      List<String> offlineDirs,
       long nowMs) {
     sessions.put(
-        brokerId, new Session(epoch, nowMs, metadataOffset, true, wantFence, wantShutdown));
+        brokerId,
+        new Session(
+            epoch, nowMs, metadataOffset, true, wantFence, wantShutdown, List.copyOf(offlineDirs)));
   }
 
   /**
@@ -71,7 +79,8 @@ public final class BrokerHeartbeatTracker {
                 s.metadataOffset(),
                 s.heartbeated(),
                 s.wantFence(),
-                s.wantShutdown()));
+                s.wantShutdown(),
+                s.offlineDirs()));
   }
 
   /** The registration's session ran out: no heartbeat for longer than the session timeout. */
@@ -106,5 +115,17 @@ public final class BrokerHeartbeatTracker {
   public boolean wantsShutdown(BrokerRegistration b) {
     Session s = sessions.get(b.id());
     return s != null && s.epoch() == b.epoch() && s.wantShutdown();
+  }
+
+  /**
+   * The data directories this registration's heartbeats report offline that its registration does
+   * not record yet (empty when none): the controller records them and repairs the partitions.
+   */
+  public List<String> newOfflineDirs(BrokerRegistration b) {
+    Session s = sessions.get(b.id());
+    if (s == null || s.epoch() != b.epoch()) {
+      return List.of();
+    }
+    return s.offlineDirs().stream().filter(d -> !b.offlineDirs().contains(d)).sorted().toList();
   }
 }

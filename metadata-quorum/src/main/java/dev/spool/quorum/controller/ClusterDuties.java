@@ -26,7 +26,9 @@ import java.util.Set;
  *       FeatureDecisions#bootstrap}).
  *   <li>Broker states: fence a broker whose session expired or that asks to be fenced; mark a
  *       broker that asks for controlled shutdown; unfence a fenced broker that heartbeats and has
- *       caught up with its own registration.
+ *       caught up with its own registration; record the data directories a broker's heartbeat
+ *       reports offline (which makes it ineligible, so step 3 moves its leaderships and takes it
+ *       out of the ISRs).
  *   <li>Reconcile, on the image as changed by step 1: every partition whose ISR holds an ineligible
  *       broker, whose leader is ineligible, or that has no leader while an eligible ISR member
  *       exists, is repaired ({@link PartitionChangeBuilder}; unclean only when the topic allows
@@ -63,6 +65,11 @@ public final class ClusterDuties {
     List<BrokerRegistration> brokers = new ArrayList<>(image.brokers().values());
     brokers.sort(Comparator.comparingInt(BrokerRegistration::id));
     for (BrokerRegistration b : brokers) {
+      List<String> failedDirs = tracker.newOfflineDirs(b);
+      if (!failedDirs.isEmpty()) {
+        brokerRecords.add(Records.brokerDirsOffline(b.id(), b.epoch(), failedDirs));
+        reasons.add("data directories " + failedDirs + " of " + b.id() + " offline");
+      }
       if (!b.fenced()) {
         if (tracker.isExpired(b, nowMs)) {
           brokerRecords.add(Records.fenceBroker(b.id(), b.epoch()));

@@ -16,15 +16,17 @@ import java.util.Optional;
  * <p>Rules, in order:
  *
  * <ol>
- *   <li>ISR: members that are not eligible (unregistered, fenced, or in controlled shutdown) leave
- *       it.
+ *   <li>ISR: members that are not eligible (unregistered, fenced, in controlled shutdown, or with
+ *       an offline data directory) leave it.
  *   <li>Leader: with {@link #electPreferred} the preferred replica if it is in that ISR and
  *       eligible; else the current leader if it still qualifies; else the first replica (in
  *       assignment order) that is in the ISR and eligible.
  *   <li>If nobody qualifies: a current leader that is only shutting down (still unfenced) stays
  *       leader and in the ISR, because handing over is impossible and the partition should stay
- *       available until the broker really stops; otherwise, if unclean election is allowed, the
- *       first eligible replica leads with an ISR of itself; otherwise there is no leader.
+ *       available until the broker really stops (not one whose data directory failed: it cannot
+ *       serve, so the partition goes without a leader, as Kafka's); otherwise, if unclean election
+ *       is allowed, the first eligible replica leads with an ISR of itself; otherwise there is no
+ *       leader.
  *   <li>The ISR is never emptied: if every member left, the last leader (or the first member)
  *       stays, as in KRaft, so that the replica most likely to have all committed data is the one a
  *       clean election waits for.
@@ -78,7 +80,7 @@ public final class PartitionChangeBuilder {
     boolean unclean = false;
     if (leader == PartitionState.NO_LEADER) {
       BrokerRegistration cur = p.hasLeader() ? image.broker(p.leader()) : null;
-      if (cur != null && !cur.fenced() && p.isrContains(cur.id())) {
+      if (cur != null && !cur.fenced() && !cur.hasOfflineDirs() && p.isrContains(cur.id())) {
         leader = cur.id();
         isr = inIsrOrder(isr, cur.id());
       } else if (uncleanAllowed) {

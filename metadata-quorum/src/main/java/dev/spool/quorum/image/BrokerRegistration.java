@@ -1,7 +1,9 @@
 package dev.spool.quorum.image;
 
 import dev.spool.common.HostPort;
+import java.util.List;
 import java.util.Objects;
+import java.util.TreeSet;
 
 /**
  * One broker's registration in the metadata image. Immutable.
@@ -16,6 +18,10 @@ import java.util.Objects;
  * @param kafkaEndpoint where Kafka's clients reach the broker's Kafka-protocol listener, or null
  *     when the broker has none ({@code kafka.listener} unset)
  * @param metadataVersions the range of metadata.version the broker's software supports
+ * @param offlineDirs the data directories of this registration that failed (sorted, no duplicates;
+ *     docs/architecture.md#storage-errors): the broker serves no replica there. Spool brokers have
+ *     one data directory, so a broker with any offline directory has no storage left and is not
+ *     eligible to lead or join an ISR; a new registration starts with none
  */
 public record BrokerRegistration(
     int id,
@@ -27,16 +33,18 @@ public record BrokerRegistration(
     boolean fenced,
     boolean inControlledShutdown,
     HostPort kafkaEndpoint,
-    MetadataVersion.Range metadataVersions) {
+    MetadataVersion.Range metadataVersions,
+    List<String> offlineDirs) {
 
   public BrokerRegistration {
     Objects.requireNonNull(incarnationId, "incarnationId");
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(rack, "rack");
     Objects.requireNonNull(metadataVersions, "metadataVersions");
+    offlineDirs = List.copyOf(new TreeSet<>(offlineDirs));
   }
 
-  /** A broker that supports metadata.version 1 only. */
+  /** A broker that supports metadata.version 1 only, with every data directory online. */
   public BrokerRegistration(
       int id,
       long epoch,
@@ -57,7 +65,8 @@ public record BrokerRegistration(
         fenced,
         inControlledShutdown,
         kafkaEndpoint,
-        MetadataVersion.Range.ofRegistration(0, 0));
+        MetadataVersion.Range.ofRegistration(0, 0),
+        List.of());
   }
 
   /** A broker without a Kafka-protocol listener. */
@@ -83,9 +92,16 @@ public record BrokerRegistration(
     return port == 0 ? null : new HostPort(host, port);
   }
 
-  /** Unfenced and not shutting down: may lead partitions and join ISRs. */
+  /**
+   * Unfenced, not shutting down and no data directory offline: may lead partitions and join ISRs.
+   */
   public boolean isEligible() {
-    return !fenced && !inControlledShutdown;
+    return !fenced && !inControlledShutdown && offlineDirs.isEmpty();
+  }
+
+  /** Whether a data directory of this registration failed. */
+  public boolean hasOfflineDirs() {
+    return !offlineDirs.isEmpty();
   }
 
   public boolean hasRack() {
@@ -93,6 +109,21 @@ public record BrokerRegistration(
   }
 
   BrokerRegistration withFenced(boolean f) {
+    return with(f, f ? false : inControlledShutdown, offlineDirs);
+  }
+
+  BrokerRegistration withControlledShutdown() {
+    return with(fenced, true, offlineDirs);
+  }
+
+  /** This registration with {@code dirs} offline as well. */
+  BrokerRegistration withOfflineDirs(List<String> dirs) {
+    TreeSet<String> all = new TreeSet<>(offlineDirs);
+    all.addAll(dirs);
+    return with(fenced, inControlledShutdown, List.copyOf(all));
+  }
+
+  private BrokerRegistration with(boolean f, boolean shutdown, List<String> dirs) {
     return new BrokerRegistration(
         id,
         epoch,
@@ -101,13 +132,9 @@ public record BrokerRegistration(
         port,
         rack,
         f,
-        f ? false : inControlledShutdown,
+        shutdown,
         kafkaEndpoint,
-        metadataVersions);
-  }
-
-  BrokerRegistration withControlledShutdown() {
-    return new BrokerRegistration(
-        id, epoch, incarnationId, host, port, rack, fenced, true, kafkaEndpoint, metadataVersions);
+        metadataVersions,
+        dirs);
   }
 }

@@ -17,9 +17,10 @@ import java.util.Map;
  *
  * <p>Layout of a snapshot batch: FeatureLevel(metadata.version) first when finalized (a reader
  * knows the level before any other record); per broker RegisterBroker (explicit epoch), then
- * Unfence if unfenced and BrokerShutdown if shutting down; per topic Topic, its Config records, its
- * Partition records (explicit epochs); then each SCRAM credential, by user and mechanism; finally
- * ProducerIds(broker -1, expected 0, block = next producer id) when the counter is above 0.
+ * Unfence if unfenced, BrokerShutdown if shutting down and BrokerDirsOffline if a directory failed;
+ * per topic Topic, its Config records, its Partition records (explicit epochs); then each SCRAM
+ * credential, by user and mechanism; finally ProducerIds(broker -1, expected 0, block = next
+ * producer id) when the counter is above 0.
  */
 public final class ImageSnapshots {
   public static final int FORMAT_VERSION = 1;
@@ -50,6 +51,9 @@ public final class ImageSnapshots {
               }
               if (b.inControlledShutdown()) {
                 batch.addRecords(Records.brokerShutdown(b.id(), b.epoch()));
+              }
+              if (b.hasOfflineDirs()) {
+                batch.addRecords(Records.brokerDirsOffline(b.id(), b.epoch(), b.offlineDirs()));
               }
             });
     image.topicIdsByName().keySet().stream()

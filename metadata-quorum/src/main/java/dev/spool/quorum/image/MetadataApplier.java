@@ -3,6 +3,7 @@ package dev.spool.quorum.image;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.ScramMechanism;
 import dev.spool.quorum.message.AddPartitionsRecord;
+import dev.spool.quorum.message.BrokerDirsOfflineRecord;
 import dev.spool.quorum.message.ConfigRecord;
 import dev.spool.quorum.message.FeatureLevelRecord;
 import dev.spool.quorum.message.MetadataBatch;
@@ -101,6 +102,7 @@ public final class MetadataApplier {
       case SCRAM_CREDENTIAL -> scramCredential(b, r.getScramCredential());
       case REMOVE_SCRAM_CREDENTIAL -> removeScramCredential(b, r.getRemoveScramCredential());
       case FEATURE_LEVEL -> featureLevel(b, r.getFeatureLevel());
+      case BROKER_DIRS_OFFLINE -> brokerDirsOffline(b, r.getBrokerDirsOffline());
       case RECORD_NOT_SET -> unknownRecord(r, offset);
     };
   }
@@ -163,7 +165,8 @@ public final class MetadataApplier {
             false,
             BrokerRegistration.kafkaEndpoint(r.getKafkaHost(), r.getKafkaPort()),
             MetadataVersion.Range.ofRegistration(
-                r.getMinMetadataVersion(), r.getMaxMetadataVersion())));
+                r.getMinMetadataVersion(), r.getMaxMetadataVersion()),
+            List.of()));
     return OK;
   }
 
@@ -176,14 +179,7 @@ public final class MetadataApplier {
   private static RecordResult brokerState(ImageBuilder b, int id, long epoch, Change change) {
     BrokerRegistration reg = b.broker(id);
     if (reg == null || reg.epoch() != epoch) {
-      return reject(
-          ErrorCode.STALE_BROKER_EPOCH,
-          "broker "
-              + id
-              + " epoch "
-              + epoch
-              + " is not the current registration"
-              + (reg == null ? "" : " (" + reg.epoch() + ")"));
+      return staleBroker(id, epoch, reg);
     }
     BrokerRegistration next =
         switch (change) {
@@ -195,6 +191,29 @@ public final class MetadataApplier {
       b.putBroker(next);
     }
     return OK;
+  }
+
+  private static RecordResult brokerDirsOffline(ImageBuilder b, BrokerDirsOfflineRecord r) {
+    BrokerRegistration reg = b.broker(r.getBrokerId());
+    if (reg == null || reg.epoch() != r.getBrokerEpoch()) {
+      return staleBroker(r.getBrokerId(), r.getBrokerEpoch(), reg);
+    }
+    BrokerRegistration next = reg.withOfflineDirs(r.getDirectoriesList());
+    if (!next.equals(reg)) {
+      b.putBroker(next);
+    }
+    return OK;
+  }
+
+  private static RecordResult staleBroker(int id, long epoch, BrokerRegistration reg) {
+    return reject(
+        ErrorCode.STALE_BROKER_EPOCH,
+        "broker "
+            + id
+            + " epoch "
+            + epoch
+            + " is not the current registration"
+            + (reg == null ? "" : " (" + reg.epoch() + ")"));
   }
 
   private static RecordResult topic(ImageBuilder b, TopicRecord r) {

@@ -54,6 +54,12 @@ public final class RecordChecks {
   /** Salts are 32 bytes when Spool's clients make them; room for other tools, no more. */
   static final int MAX_SALT_BYTES = 1024;
 
+  /** A path as Linux bounds it (PATH_MAX). */
+  static final int MAX_DIR_CHARS = 4096;
+
+  /** Far above the directories a broker has. */
+  static final int MAX_OFFLINE_DIRS = 64;
+
   private static final Pattern LEGAL_NAME = Pattern.compile("[a-zA-Z0-9._-]+");
 
   private RecordChecks() {}
@@ -125,8 +131,29 @@ public final class RecordChecks {
           userAndMechanism(
               r.getRemoveScramCredential().getUser(), r.getRemoveScramCredential().getMechanism());
       case FEATURE_LEVEL -> featureLevel(r.getFeatureLevel());
+      case BROKER_DIRS_OFFLINE -> offlineDirs(r.getBrokerDirsOffline().getDirectoriesList());
       default -> null;
     };
+  }
+
+  /** At least one directory, each a non-empty path of bounded length, a bounded count. */
+  private static RecordResult offlineDirs(List<String> dirs) {
+    if (dirs.isEmpty() || dirs.size() > MAX_OFFLINE_DIRS) {
+      return MetadataApplier.reject(
+          ErrorCode.INVALID_RECORD,
+          "an offline-directories record names 1-"
+              + MAX_OFFLINE_DIRS
+              + " directories, not "
+              + dirs.size());
+    }
+    for (String d : dirs) {
+      if (d.isEmpty() || d.length() > MAX_DIR_CHARS) {
+        return MetadataApplier.reject(
+            ErrorCode.INVALID_RECORD,
+            "offline directory '" + truncate(d) + "' is not 1-" + MAX_DIR_CHARS + " characters");
+      }
+    }
+    return null;
   }
 
   /** The only feature is metadata.version; levels start at 1 (docs/architecture.md). */

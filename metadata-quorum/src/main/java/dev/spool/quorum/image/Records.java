@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import dev.spool.common.HostPort;
 import dev.spool.common.ScramMechanism;
 import dev.spool.quorum.message.AddPartitionsRecord;
+import dev.spool.quorum.message.BrokerDirsOfflineRecord;
 import dev.spool.quorum.message.BrokerShutdownRecord;
 import dev.spool.quorum.message.ConfigRecord;
 import dev.spool.quorum.message.FeatureLevelRecord;
@@ -18,6 +19,7 @@ import dev.spool.quorum.message.RemoveTopicRecord;
 import dev.spool.quorum.message.ScramCredentialRecord;
 import dev.spool.quorum.message.TopicRecord;
 import dev.spool.quorum.message.UnfenceBrokerRecord;
+import java.util.Collection;
 import java.util.List;
 
 /** Short constructors for metadata records (decisions, snapshots and tests build records here). */
@@ -93,6 +95,17 @@ public final class Records {
   public static MetadataRecord brokerShutdown(int id, long epoch) {
     return MetadataRecord.newBuilder()
         .setBrokerShutdown(BrokerShutdownRecord.newBuilder().setBrokerId(id).setBrokerEpoch(epoch))
+        .build();
+  }
+
+  /** {@code dirs} of the broker's registration {@code epoch} failed. */
+  public static MetadataRecord brokerDirsOffline(int id, long epoch, Collection<String> dirs) {
+    return MetadataRecord.newBuilder()
+        .setBrokerDirsOffline(
+            BrokerDirsOfflineRecord.newBuilder()
+                .setBrokerId(id)
+                .setBrokerEpoch(epoch)
+                .addAllDirectories(dirs))
         .build();
   }
 

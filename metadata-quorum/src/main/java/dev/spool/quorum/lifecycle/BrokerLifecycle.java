@@ -17,6 +17,7 @@ import dev.spool.quorum.message.BrokerHeartbeatResponse;
 import dev.spool.quorum.message.BrokerRegistrationRequest;
 import dev.spool.quorum.message.BrokerRegistrationResponse;
 import dev.spool.quorum.message.OffsetBatch;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -26,6 +27,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -127,6 +129,7 @@ public final class BrokerLifecycle implements AutoCloseable {
   private volatile int activeControllerId = -1;
   private volatile boolean wantFence;
   private volatile boolean wantShutdown;
+  private volatile Supplier<List<String>> offlineDirs = List::of;
   // lifecycle thread only:
   private boolean heartbeatInFlight;
   private long registrationBackoffMs;
@@ -206,6 +209,15 @@ public final class BrokerLifecycle implements AutoCloseable {
           transitionTo(BrokerState.REGISTERING, "start");
           register();
         });
+  }
+
+  /**
+   * Where heartbeats read the data directories that failed on this broker (KIP-858's offline log
+   * dirs): the controller records them and moves this broker's replicas there out of leaderships
+   * and ISRs. Any thread; read on every heartbeat.
+   */
+  public void setOfflineDirs(Supplier<List<String>> dirs) {
+    this.offlineDirs = dirs;
   }
 
   /** While true, heartbeats ask to stay fenced (e.g. while log recovery runs). */
@@ -384,6 +396,7 @@ public final class BrokerLifecycle implements AutoCloseable {
         .setMetadataOffset(image.offset())
         .setWantFence(fence || wantFence)
         .setWantShutdown(wantShutdown)
+        .addAllOfflineDirs(offlineDirs.get())
         .build();
   }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.quorum.controller.BrokerHeartbeatTracker;
 import dev.spool.quorum.image.BrokerRegistration;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -85,7 +86,7 @@ class LeadershipLeaseTest {
         long sent = now;
         long arrival = sent + random.nextInt(400); // one way, then the controller records it
         boolean answered = random.nextInt(4) != 0; // a lost answer grants nothing
-        tracker.heartbeat(1, 5, 10, false, false, arrival);
+        tracker.heartbeat(1, 5, 10, false, false, List.of(), arrival);
         lastArrival = arrival;
         if (answered) {
           lease.renew(sent, SESSION_MS);
