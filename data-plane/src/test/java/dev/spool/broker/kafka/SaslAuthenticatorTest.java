@@ -173,6 +173,24 @@ class SaslAuthenticatorTest {
         (short) 1);
   }
 
+  /** One login whose derivation runs (held by {@link #gate}) and one queued behind it. */
+  private record Busy(
+      SaslAuthenticator.Session running,
+      CompletableFuture<KafkaResponse> first,
+      SaslAuthenticator.Session queued,
+      CompletableFuture<KafkaResponse> second) {}
+
+  private Busy busyWithOneQueued() throws InterruptedException {
+    gate = new CountDownLatch(1);
+    SaslAuthenticator.Session running = newSession();
+    SaslAuthenticator.Session queued = newSession();
+    assertOk(handshake(running));
+    assertOk(handshake(queued));
+    CompletableFuture<KafkaResponse> first = plain(running, "alice", "pw");
+    assertTrue(derivationsStarted.tryAcquire(30, TimeUnit.SECONDS), "the first derivation runs");
+    return new Busy(running, first, queued, plain(queued, "alice", "pw"));
+  }
+
   private static String errorMessage(KafkaResponse r) {
     SaslAuthenticateResponse parsed =
         KafkaWire.parse(r, KafkaWire.header(new SaslAuthenticateRequestData(), (short) 1, 1));
@@ -274,16 +292,9 @@ class SaslAuthenticatorTest {
 
   @Test
   void aFullQueueRefusesTheLoginWithSaslAuthenticationFailed() throws Exception {
-    gate = new CountDownLatch(1);
-    SaslAuthenticator.Session running = newSession();
-    SaslAuthenticator.Session queued = newSession();
+    Busy busy = busyWithOneQueued(); // the queue (capacity 1) is full
     SaslAuthenticator.Session refused = newSession();
-    assertOk(handshake(running));
-    assertOk(handshake(queued));
     assertOk(handshake(refused));
-    CompletableFuture<KafkaResponse> first = plain(running, "alice", "pw");
-    assertTrue(derivationsStarted.tryAcquire(30, TimeUnit.SECONDS), "the first derivation runs");
-    CompletableFuture<KafkaResponse> second = plain(queued, "alice", "pw"); // fills the queue
     KafkaResponse third = plain(refused, "alice", "pw").get(30, TimeUnit.SECONDS);
     assertClosesWith(Errors.SASL_AUTHENTICATION_FAILED, third);
     assertEquals(100, third.closeDelayMs(), "connection.failed.authentication.delay.ms holds");
@@ -291,32 +302,25 @@ class SaslAuthenticatorTest {
         "Authentication failed: the broker is too busy to verify the password, retry later",
         errorMessage(third));
     assertFalse(refused.authenticated());
-    assertFalse(first.isDone());
+    assertFalse(busy.first.isDone());
     gate.countDown();
-    assertOk(first.get(30, TimeUnit.SECONDS));
-    assertOk(second.get(30, TimeUnit.SECONDS));
-    assertTrue(running.authenticated());
-    assertTrue(queued.authenticated());
+    assertOk(busy.first.get(30, TimeUnit.SECONDS));
+    assertOk(busy.second.get(30, TimeUnit.SECONDS));
+    assertTrue(busy.running.authenticated());
+    assertTrue(busy.queued.authenticated());
     assertEquals(2, derivedOn.size(), "the refused login was never derived");
   }
 
   @Test
   void aConnectionClosedWhileItsDerivationIsQueuedIsSkippedAndDropped() throws Exception {
-    gate = new CountDownLatch(1);
-    SaslAuthenticator.Session running = newSession();
-    SaslAuthenticator.Session closed = newSession();
-    assertOk(handshake(running));
-    assertOk(handshake(closed));
-    CompletableFuture<KafkaResponse> first = plain(running, "alice", "pw");
-    assertTrue(derivationsStarted.tryAcquire(30, TimeUnit.SECONDS), "the first derivation runs");
-    CompletableFuture<KafkaResponse> pending = plain(closed, "alice", "pw");
-    loop.submit(closed::close).get(); // the connection's close, on its event loop
+    Busy busy = busyWithOneQueued();
+    loop.submit(busy.queued::close).get(); // the connection's close, on its event loop
     gate.countDown();
-    assertOk(first.get(30, TimeUnit.SECONDS));
-    KafkaResponse dropped = pending.get(30, TimeUnit.SECONDS);
+    assertOk(busy.first.get(30, TimeUnit.SECONDS));
+    KafkaResponse dropped = busy.second.get(30, TimeUnit.SECONDS);
     assertTrue(dropped.isNone(), "nothing to answer on a closed connection");
     assertTrue(dropped.closeAfterSend());
-    assertFalse(closed.authenticated());
+    assertFalse(busy.queued.authenticated());
     assertEquals(1, derivedOn.size(), "the closed connection's derivation was skipped");
     // the verifiers go on serving
     SaslAuthenticator.Session next = newSession();
@@ -340,17 +344,10 @@ class SaslAuthenticatorTest {
 
   @Test
   void queuedDerivationsFailWhenTheVerifiersClose() throws Exception {
-    gate = new CountDownLatch(1);
-    SaslAuthenticator.Session running = newSession();
-    SaslAuthenticator.Session queued = newSession();
-    assertOk(handshake(running));
-    assertOk(handshake(queued));
-    plain(running, "alice", "pw");
-    assertTrue(derivationsStarted.tryAcquire(30, TimeUnit.SECONDS), "the first derivation runs");
-    CompletableFuture<KafkaResponse> second = plain(queued, "alice", "pw");
+    Busy busy = busyWithOneQueued();
     verifiers.close();
-    KafkaResponse r = second.get(30, TimeUnit.SECONDS);
+    KafkaResponse r = busy.second.get(30, TimeUnit.SECONDS);
     assertClosesWith(Errors.SASL_AUTHENTICATION_FAILED, r);
-    assertFalse(queued.authenticated());
+    assertFalse(busy.queued.authenticated());
   }
 }
