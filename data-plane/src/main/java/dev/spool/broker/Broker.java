@@ -24,6 +24,7 @@ import dev.spool.broker.request.OffsetCommitHandler;
 import dev.spool.broker.request.OffsetDeleteHandler;
 import dev.spool.broker.request.OffsetFetchHandler;
 import dev.spool.broker.request.ProducerIdManager;
+import dev.spool.broker.security.SaslVerifiers;
 import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.HostPort;
@@ -68,12 +69,13 @@ import org.slf4j.LoggerFactory;
  *       answers NOT_LEADER_OR_FOLLOWER / UNKNOWN_TOPIC_OR_PARTITION.
  * </ol>
  *
- * <p>Stop order ({@link #close}): the listener first (no new requests), then the lifecycle (a last
- * heartbeat asks to be fenced, so leaderships move at once), then the replicas (waiting produces
- * fail), the fetchers and their network client, the workers (queued tasks drain), the timer, and
- * last the LogManager's clean shutdown (flush, checkpoints, clean-shutdown marker) once nothing
- * mutates logs any more. {@link #controlledShutdown} before close moves leaderships away while the
- * broker still serves, so clients and followers switch without waiting for a session timeout.
+ * <p>Stop order ({@link #close}): the listener first (no new requests) and the SASL verifiers, then
+ * the lifecycle (a last heartbeat asks to be fenced, so leaderships move at once), then the
+ * replicas (waiting produces fail), the fetchers and their network client, the workers (queued
+ * tasks drain), the timer, and last the LogManager's clean shutdown (flush, checkpoints,
+ * clean-shutdown marker) once nothing mutates logs any more. {@link #controlledShutdown} before
+ * close moves leaderships away while the broker still serves, so clients and followers switch
+ * without waiting for a session timeout.
  *
  * <p>Threads: start/close from the node's thread; accessors from any thread.
  */
@@ -88,6 +90,7 @@ public final class Broker implements AutoCloseable {
   private NetworkClient fetchClient;
   private ReplicaFetcherManager fetchers;
   private HashedWheelTimer timer;
+  private SaslVerifiers saslVerifiers;
   private BrokerServer server;
   private GroupCoordinator coordinator;
   private volatile BrokerLifecycle lifecycle;
@@ -282,18 +285,23 @@ public final class Broker implements AutoCloseable {
     String kafkaListener = config.get(BrokerConfig.KAFKA_LISTENER);
     if (!kafkaListener.isEmpty()) {
       HostPort kl = HostPort.parse(kafkaListener);
+      boolean sasl = SecurityConfig.isSasl(config, SecurityConfig.KAFKA);
+      if (sasl) {
+        saslVerifiers = SaslVerifiers.forBroker(brokerId);
+      }
       var kafka =
           new KafkaProtocol(
               handlers,
               coordinator,
               logPrefix,
-              SecurityConfig.isSasl(config, SecurityConfig.KAFKA)
+              sasl
                   ? new KafkaProtocol.Sasl(
                       config.get(SecurityConfig.SASL_ENABLED_MECHANISMS).stream()
                           .map(String::trim)
                           .toList(),
                       config.get(SecurityConfig.SASL_SERVER_MAX_RECEIVE_SIZE),
-                      config.get(SecurityConfig.CONNECTION_FAILED_AUTHENTICATION_DELAY_MS))
+                      config.get(SecurityConfig.CONNECTION_FAILED_AUTHENTICATION_DELAY_MS),
+                      saslVerifiers)
                   : null);
       server.addListener(KafkaProtocol.LISTENER, kl.host(), kl.port(), kafka);
       if (tls.kafka() != null) {
@@ -495,6 +503,7 @@ public final class Broker implements AutoCloseable {
     closed = true;
     log.info("{} broker stopping", logPrefix);
     closeQuietly(server, "listener");
+    closeQuietly(saslVerifiers, "SASL verifiers");
     closeQuietly(lifecycle, "lifecycle");
     closeQuietly(replicas, "replicas");
     closeQuietly(fetchers, "fetchers");

@@ -5,6 +5,7 @@ import dev.spool.broker.kafka.codec.KafkaRequestDecoder;
 import dev.spool.broker.kafka.codec.KafkaResponse;
 import dev.spool.broker.network.WireProtocol;
 import dev.spool.broker.request.Handlers;
+import dev.spool.broker.security.SaslVerifiers;
 import dev.spool.common.ErrorCode;
 import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.protocol.InvalidFrameException;
@@ -13,6 +14,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,9 +54,13 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
    * @param maxReceiveBytes {@code sasl.server.max.receive.size}: the largest frame before
    *     authentication
    * @param failedAuthenticationDelayMs {@code connection.failed.authentication.delay.ms}
+   * @param verifiers where PLAIN's key derivation runs (the broker's, closed with it)
    */
   public record Sasl(
-      List<String> mechanisms, int maxReceiveBytes, long failedAuthenticationDelayMs) {}
+      List<String> mechanisms,
+      int maxReceiveBytes,
+      long failedAuthenticationDelayMs,
+      SaslVerifiers verifiers) {}
 
   /**
    * @param sasl the listener's SASL settings; null: no SASL
@@ -71,7 +77,8 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
                 sasl.mechanisms(),
                 handlers.context()::image,
                 this.logPrefix,
-                sasl.failedAuthenticationDelayMs());
+                sasl.failedAuthenticationDelayMs(),
+                sasl.verifiers());
     this.saslMaxReceive =
         sasl == null
             ? null
@@ -92,8 +99,15 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
   }
 
   @Override
-  public Object newSession(java.net.SocketAddress remoteAddress) {
-    return sasl == null ? null : sasl.newSession(remoteAddress);
+  public Object newSession(java.net.SocketAddress remoteAddress, Executor eventLoop) {
+    return sasl == null ? null : sasl.newSession(remoteAddress, eventLoop);
+  }
+
+  @Override
+  public void closeSession(Object session) {
+    if (session instanceof SaslAuthenticator.Session s) {
+      s.close();
+    }
   }
 
   @Override
@@ -119,10 +133,10 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
   @Override
   public CompletableFuture<KafkaResponse> serve(KafkaRequest request, Connection connection) {
     if (sasl != null) {
-      KafkaResponse decided =
+      CompletableFuture<KafkaResponse> decided =
           sasl.intercept(request, (SaslAuthenticator.Session) connection.session());
       if (decided != null) {
-        return CompletableFuture.completedFuture(decided);
+        return decided;
       }
     }
     KafkaResponse immediate = request.immediateAnswer();

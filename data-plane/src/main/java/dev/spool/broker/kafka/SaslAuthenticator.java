@@ -9,6 +9,7 @@ import dev.spool.broker.security.LogSafe;
 import dev.spool.broker.security.PlainServer;
 import dev.spool.broker.security.SaslFailure;
 import dev.spool.broker.security.SaslServer;
+import dev.spool.broker.security.SaslVerifiers;
 import dev.spool.broker.security.ScramServer;
 import dev.spool.common.ScramMechanism;
 import dev.spool.quorum.image.MetadataImage;
@@ -19,6 +20,11 @@ import java.net.SocketAddress;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BiPredicate;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -36,8 +42,16 @@ import org.slf4j.LoggerFactory;
  * (docs/security.md#sasl); the authenticated principal ({@code User:name}) stays with the
  * connection ({@link Session#principal}).
  *
+ * <p>PLAIN's key derivation (the salted password of the received password) runs on the broker's
+ * {@link SaslVerifiers}, not on the event loop: the session waits in {@code VERIFYING} and the
+ * exchange goes on on its event loop when the result is there. When the verifiers' queue is full
+ * the login is refused SASL_AUTHENTICATION_FAILED (after {@code
+ * connection.failed.authentication.delay.ms}, as any failed login); a connection closed meanwhile
+ * has its queued derivation skipped and its answer dropped.
+ *
  * <p>Threads: stateless apart from the shared random; each {@link Session} is owned by its
- * connection's event loop (requests are served in arrival order there).
+ * connection's event loop (requests are served in arrival order there), apart from {@link
+ * Session#close}, a volatile flag any thread may read.
  */
 final class SaslAuthenticator {
   private static final Logger log = LoggerFactory.getLogger(SaslAuthenticator.class);
@@ -52,16 +66,41 @@ final class SaslAuthenticator {
 
   private final String logPrefix;
   private final long failedAuthenticationDelayMs;
+  private final SaslVerifiers verifiers;
+  private final BiPredicate<ScramMechanism.Credential, String> derivation;
 
   SaslAuthenticator(
       List<String> enabled,
       Supplier<MetadataImage> image,
       String logPrefix,
-      long failedAuthenticationDelayMs) {
+      long failedAuthenticationDelayMs,
+      SaslVerifiers verifiers) {
+    this(
+        enabled,
+        image,
+        logPrefix,
+        failedAuthenticationDelayMs,
+        verifiers,
+        ScramMechanism.Credential::matches);
+  }
+
+  /**
+   * @param derivation PLAIN's check of a password against a credential (tests wrap it to see where
+   *     it runs)
+   */
+  SaslAuthenticator(
+      List<String> enabled,
+      Supplier<MetadataImage> image,
+      String logPrefix,
+      long failedAuthenticationDelayMs,
+      SaslVerifiers verifiers,
+      BiPredicate<ScramMechanism.Credential, String> derivation) {
     this.failedAuthenticationDelayMs = failedAuthenticationDelayMs;
     this.enabled = List.copyOf(enabled);
     this.image = image;
     this.logPrefix = logPrefix;
+    this.verifiers = verifiers;
+    this.derivation = derivation;
     random.nextBytes(mockSecret);
   }
 
@@ -70,18 +109,28 @@ final class SaslAuthenticator {
     private enum State {
       HANDSHAKE,
       AUTHENTICATE,
+      /** PLAIN's derivation is queued or running on the verifiers. */
+      VERIFYING,
       AUTHENTICATED,
       FAILED
     }
 
     private final SocketAddress remote;
+    private final Executor eventLoop;
     private State state = State.HANDSHAKE;
     private SaslServer server;
     private String mechanism;
     private volatile String principal;
+    private volatile boolean closed;
 
-    Session(SocketAddress remote) {
+    Session(SocketAddress remote, Executor eventLoop) {
       this.remote = remote;
+      this.eventLoop = eventLoop;
+    }
+
+    /** The connection closed: a derivation still queued for it is skipped. */
+    void close() {
+      closed = true;
     }
 
     /** Whether the connection has authenticated. */
@@ -95,8 +144,11 @@ final class SaslAuthenticator {
     }
   }
 
-  Session newSession(SocketAddress remote) {
-    return new Session(remote);
+  /**
+   * @param eventLoop the connection's event loop: where the exchange goes on after a derivation
+   */
+  Session newSession(SocketAddress remote, Executor eventLoop) {
+    return new Session(remote, eventLoop);
   }
 
   /**
@@ -119,16 +171,18 @@ final class SaslAuthenticator {
 
   /**
    * The answer when SASL decides it (a SASL request, or a request refused before authentication);
-   * null when the request is to be served as usual.
+   * null when the request is to be served as usual. Completes at once, except a PLAIN
+   * SaslAuthenticate, which completes on the session's event loop once its derivation is done.
    */
-  KafkaResponse intercept(KafkaRequest request, Session s) {
+  CompletableFuture<KafkaResponse> intercept(KafkaRequest request, Session s) {
     short key = request.apiKey();
     if (key == KafkaApi.SASL_HANDSHAKE.id()) {
-      return request.immediateAnswer() != null ? request.immediateAnswer() : handshake(request, s);
+      return CompletableFuture.completedFuture(
+          request.immediateAnswer() != null ? request.immediateAnswer() : handshake(request, s));
     }
     if (key == KafkaApi.SASL_AUTHENTICATE.id()) {
       return request.immediateAnswer() != null
-          ? request.immediateAnswer()
+          ? CompletableFuture.completedFuture(request.immediateAnswer())
           : authenticate(request, s);
     }
     if (s.state == Session.State.AUTHENTICATED || key == KafkaApi.API_VERSIONS.id()) {
@@ -139,7 +193,7 @@ final class SaslAuthenticator {
         logPrefix,
         request.describe(),
         s.remote);
-    return KafkaResponse.closeWithoutAnswer();
+    return CompletableFuture.completedFuture(KafkaResponse.closeWithoutAnswer());
   }
 
   private KafkaResponse handshake(KafkaRequest request, Session s) {
@@ -170,7 +224,7 @@ final class SaslAuthenticator {
     return SaslCodec.handshakeAccepted(request, enabled);
   }
 
-  private KafkaResponse authenticate(KafkaRequest request, Session s) {
+  private CompletableFuture<KafkaResponse> authenticate(KafkaRequest request, Session s) {
     if (s.state != Session.State.AUTHENTICATE) {
       refusals.warn(
           "{} SaslAuthenticate from {} in state {}; closing the connection",
@@ -180,24 +234,25 @@ final class SaslAuthenticator {
       String message =
           s.state == Session.State.AUTHENTICATED
               ? "Unexpected SaslAuthenticate: already authenticated (no re-authentication)"
-              : "Unexpected SaslAuthenticate: SaslHandshake comes first";
+              : s.state == Session.State.VERIFYING
+                  ? "Unexpected SaslAuthenticate: the previous one is not answered yet"
+                  : "Unexpected SaslAuthenticate: SaslHandshake comes first";
       s.state = Session.State.FAILED;
-      return SaslCodec.illegalState(request, message);
+      return CompletableFuture.completedFuture(SaslCodec.illegalState(request, message));
+    }
+    if (s.server instanceof PlainServer plain) {
+      return authenticatePlain(request, s, plain);
     }
     byte[] token;
     try {
       token = s.server.evaluate(SaslCodec.authBytes(request));
     } catch (SaslFailure e) {
-      refusals.warn(
-          "{} SASL {} authentication of {} failed: {}; closing the connection",
-          logPrefix,
-          s.mechanism,
-          s.remote,
-          e.detail());
-      s.state = Session.State.FAILED;
-      return SaslCodec.authenticationFailed(request, e.getMessage())
-          .closingAfter(failedAuthenticationDelayMs);
+      return CompletableFuture.completedFuture(failed(request, s, e.getMessage(), e.detail()));
     }
+    return CompletableFuture.completedFuture(challengeOrDone(request, s, token));
+  }
+
+  private KafkaResponse challengeOrDone(KafkaRequest request, Session s, byte[] token) {
     if (s.server.isComplete()) {
       s.principal = "User:" + s.server.user();
       s.state = Session.State.AUTHENTICATED;
@@ -207,9 +262,93 @@ final class SaslAuthenticator {
     return SaslCodec.challenge(request, token);
   }
 
+  /** A refused login: one rate-limited line, the answer and the close after the delay. */
+  private KafkaResponse failed(KafkaRequest request, Session s, String message, String detail) {
+    refusals.warn(
+        "{} SASL {} authentication of {} failed: {}; closing the connection",
+        logPrefix,
+        s.mechanism,
+        s.remote,
+        detail);
+    s.state = Session.State.FAILED;
+    s.server = null;
+    return SaslCodec.authenticationFailed(request, message)
+        .closingAfter(failedAuthenticationDelayMs);
+  }
+
+  /**
+   * PLAIN: the message is read and the credential looked up here, on the event loop; the derivation
+   * runs on the verifiers; the exchange goes on on the event loop ({@link #afterVerify}).
+   */
+  private CompletableFuture<KafkaResponse> authenticatePlain(
+      KafkaRequest request, Session s, PlainServer plain) {
+    PlainServer.Attempt attempt;
+    try {
+      attempt = plain.parse(SaslCodec.authBytes(request));
+    } catch (SaslFailure e) {
+      return CompletableFuture.completedFuture(failed(request, s, e.getMessage(), e.detail()));
+    }
+    s.state = Session.State.VERIFYING;
+    return verifiers
+        .submit(() -> s.closed ? SKIPPED : verify(attempt))
+        .handleAsync(
+            (failure, error) -> afterVerify(request, s, plain, attempt, failure, error),
+            s.eventLoop);
+  }
+
+  /** Stands for "not derived: the connection closed while the derivation was queued". */
+  private static final SaslFailure SKIPPED = new SaslFailure(PlainServer.FAILED, "skipped");
+
+  /** On a verifier thread: null when the password matches, else why not. */
+  private static SaslFailure verify(PlainServer.Attempt attempt) {
+    try {
+      attempt.verify();
+      return null;
+    } catch (SaslFailure e) {
+      return e;
+    }
+  }
+
+  /** Back on the session's event loop with the derivation's outcome. */
+  private KafkaResponse afterVerify(
+      KafkaRequest request,
+      Session s,
+      PlainServer plain,
+      PlainServer.Attempt attempt,
+      SaslFailure failure,
+      Throwable error) {
+    if (s.closed) {
+      return KafkaResponse.closeWithoutAnswer(); // nobody to answer; the connection drops it
+    }
+    if (s.state != Session.State.VERIFYING) {
+      // a SASL request out of turn arrived meanwhile and failed the session; it closes
+      return SaslCodec.authenticationFailed(request, PlainServer.FAILED).closingAfter(0);
+    }
+    if (error != null) {
+      Throwable cause =
+          error instanceof CompletionException && error.getCause() != null
+              ? error.getCause()
+              : error;
+      String why =
+          cause instanceof RejectedExecutionException
+              ? "refused before key derivation: " + cause.getMessage()
+              : "key derivation failed: " + cause;
+      return failed(
+          request,
+          s,
+          "Authentication failed: the broker is too busy to verify the password, retry later",
+          "user " + LogSafe.quote(attempt.user()) + " " + why);
+    }
+    if (failure != null) {
+      return failed(request, s, failure.getMessage(), failure.detail());
+    }
+    plain.accept(attempt);
+    return challengeOrDone(request, s, new byte[0]);
+  }
+
   private SaslServer server(String mechanism) {
     if (mechanism.equals("PLAIN")) {
-      return new PlainServer(this::anyCredential);
+      return new PlainServer(this::anyCredential, derivation);
     }
     ScramMechanism m = ScramMechanism.forName(mechanism).orElseThrow();
     return new ScramServer(m, credentials(m), this::nonce, mockSecret);

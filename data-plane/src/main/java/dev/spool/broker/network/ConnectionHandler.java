@@ -97,7 +97,7 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
     this.ctx = ctx;
     this.connectionId = String.valueOf(ctx.channel().remoteAddress());
-    this.session = protocol.newSession(ctx.channel().remoteAddress());
+    this.session = protocol.newSession(ctx.channel().remoteAddress(), ctx.executor());
     frameLimited = true;
     updateFrameLimit();
     metrics.connectionOpened();
@@ -215,6 +215,7 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       drainOnClose();
       return;
     }
+    updateFrameLimit(); // an answer completed later (a PLAIN login) may have authenticated
     writeReady();
   }
 
@@ -345,6 +346,9 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       metrics.connectionClosed();
     }
     closing = true;
+    if (session != null) {
+      protocol.closeSession(session);
+    }
     drainOnClose();
     super.channelInactive(ctx);
   }

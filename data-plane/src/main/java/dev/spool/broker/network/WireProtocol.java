@@ -3,6 +3,7 @@ package dev.spool.broker.network;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * What one listener speaks: how a frame becomes a request, how a request is served, and how its
@@ -84,10 +85,19 @@ public interface WireProtocol<Q, A extends WireProtocol.Answer> {
   /**
    * State the protocol keeps for one connection (SASL authentication on the Kafka listener), made
    * when the connection opens and handed back with each of its requests; null when it keeps none.
+   *
+   * @param eventLoop the connection's event loop, where work that completes elsewhere comes back to
+   *     before it changes the session
    */
-  default Object newSession(java.net.SocketAddress remoteAddress) {
+  default Object newSession(java.net.SocketAddress remoteAddress, Executor eventLoop) {
     return null;
   }
+
+  /**
+   * The connection of {@code session} closed (on its event loop): work still queued for it may be
+   * skipped. Its requests still running complete as usual, and their answers are dropped.
+   */
+  default void closeSession(Object session) {}
 
   /**
    * A frame limit below the listener's for the connection as it is now (a SASL listener before
