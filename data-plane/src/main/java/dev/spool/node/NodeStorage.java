@@ -193,6 +193,10 @@ public final class NodeStorage {
                 f.dir().path(),
                 BootstrapMetadata.FILE_NAME,
                 BootstrapMetadata.render(f.bootstrapLevel()));
+          } else {
+            // Left by a format with --release-version that stopped before meta.properties: this
+            // format did not ask for that level, so the cluster must not bootstrap at it.
+            Files.deleteIfExists(f.dir().path().resolve(BootstrapMetadata.FILE_NAME));
           }
           f.meta().write(f.dir().path());
         } catch (IOException e) {

@@ -240,6 +240,27 @@ class NodeStorageTest {
             .bootstrapMetadataVersion());
   }
 
+  /**
+   * A format with {@code --release-version} that stopped before {@code meta.properties} left its
+   * bootstrap file: a format without the flag removes it, so the cluster bootstraps at the highest
+   * level, not at the one nobody asked for this time.
+   */
+  @Test
+  void shouldDropABootstrapFileAHalfFinishedFormatLeftWhenFormattedWithoutTheFlag()
+      throws Exception {
+    Files.createDirectories(quorumDir());
+    Files.writeString(
+        quorumDir().resolve(BootstrapMetadata.FILE_NAME),
+        BootstrapMetadata.render(MetadataVersion.V1));
+    NodeStorage.format(config(1), CLUSTER, false);
+    assertFalse(Files.exists(quorumDir().resolve(BootstrapMetadata.FILE_NAME)));
+    assertEquals(
+        MetadataVersion.UNSET,
+        QuorumSettings.of(1, CLUSTER, NodeStorage.verify(config(1)))
+            .controllerSettings()
+            .bootstrapMetadataVersion());
+  }
+
   /** A directory formatted by a newer release for a level this build lacks: no start. */
   @Test
   void shouldRefuseToStartAControllerFormattedForALevelThisBuildDoesNotSupport() throws Exception {

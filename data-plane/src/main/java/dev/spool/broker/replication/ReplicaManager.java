@@ -336,9 +336,8 @@ public final class ReplicaManager implements AutoCloseable {
   }
 
   private ProduceResult notHostedProduce(TopicPartition tp) {
-    if (logManager.isOffline()
-        && image.partition(tp) != null
-        && image.partition(tp).isReplica(brokerId)) {
+    PartitionState partition = image.partition(tp); // once: the image may change between reads
+    if (logManager.isOffline() && partition != null && partition.isReplica(brokerId)) {
       return ProduceResult.error(ErrorCode.STORAGE_ERROR, offlineDirMessage(tp));
     }
     return ProduceResult.error(
