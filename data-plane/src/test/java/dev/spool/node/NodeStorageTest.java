@@ -282,7 +282,9 @@ class NodeStorageTest {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
-            () -> NodeStorage.format(config(1), CLUSTER, false, OptionalInt.of(2)));
+            () ->
+                NodeStorage.format(
+                    config(1), CLUSTER, false, OptionalInt.of(MetadataVersion.LATEST + 1)));
     assertTrue(e.getMessage().contains("nothing was written"), e.getMessage());
     assertFalse(Files.exists(dir.resolve("data")));
   }

@@ -16,6 +16,7 @@ import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.quorum.image.MetadataDelta;
 import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.MetadataVersion;
 import dev.spool.quorum.image.PartitionState;
 import dev.spool.quorum.lifecycle.BrokerLifecycle;
 import dev.spool.quorum.lifecycle.BrokerState;
@@ -298,6 +299,8 @@ class QuorumClusterTest {
                     .setIncarnationId("inc-" + i)
                     .setHost("h" + i)
                     .setPort(9092)
+                    .setMinMetadataVersion(MetadataVersion.SUPPORTED.min())
+                    .setMaxMetadataVersion(MetadataVersion.SUPPORTED.max())
                     .build()));
         if (inFlight.size() == 64) {
           CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new))

@@ -4,6 +4,7 @@ import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.ImageBuilder;
 import dev.spool.quorum.image.MetadataApplier;
 import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.MetadataVersion;
 import dev.spool.quorum.image.PartitionState;
 import dev.spool.quorum.image.Records;
 import dev.spool.quorum.message.MetadataBatch;
@@ -14,6 +15,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The active controller's time-based duties, as one pure function run on every tick: image,
@@ -28,7 +31,9 @@ import java.util.Set;
  *       broker that asks for controlled shutdown; unfence a fenced broker that heartbeats and has
  *       caught up with its own registration; record the data directories a broker's heartbeat
  *       reports offline (which makes it ineligible, so step 3 moves its leaderships and takes it
- *       out of the ISRs).
+ *       out of the ISRs). Below metadata.version {@link MetadataVersion#BROKER_DIRS_OFFLINE} that
+ *       record may not be written: such a broker is fenced instead, and stays fenced while it
+ *       reports the directories (the same repairs follow).
  *   <li>Reconcile, on the image as changed by step 1: every partition whose ISR holds an ineligible
  *       broker, whose leader is ineligible, or that has no leader while an eligible ISR member
  *       exists, is repaired ({@link PartitionChangeBuilder}; unclean only when the topic allows
@@ -40,6 +45,8 @@ import java.util.Set;
  * Broker records come first in the batch; the total is bounded (the rest waits a tick).
  */
 public final class ClusterDuties {
+  private static final Logger log = LoggerFactory.getLogger(ClusterDuties.class);
+
   private ClusterDuties() {}
 
   public record Outcome(List<MetadataRecord> records, String reason) {
@@ -62,11 +69,15 @@ public final class ClusterDuties {
       reasons.add(
           "finalize metadata.version " + bootstrap.getFeatureLevel().getFeatureLevel() + " (new)");
     }
+    int level =
+        bootstrap != null ? bootstrap.getFeatureLevel().getFeatureLevel() : image.metadataVersion();
+    boolean recordDirs = level >= MetadataVersion.BROKER_DIRS_OFFLINE;
     List<BrokerRegistration> brokers = new ArrayList<>(image.brokers().values());
     brokers.sort(Comparator.comparingInt(BrokerRegistration::id));
     for (BrokerRegistration b : brokers) {
       List<String> failedDirs = tracker.newOfflineDirs(b);
-      if (!failedDirs.isEmpty()) {
+      boolean fenceForDirs = !failedDirs.isEmpty() && !recordDirs;
+      if (!failedDirs.isEmpty() && recordDirs) {
         brokerRecords.add(Records.brokerDirsOffline(b.id(), b.epoch(), failedDirs));
         reasons.add("data directories " + failedDirs + " of " + b.id() + " offline");
       }
@@ -77,11 +88,23 @@ public final class ClusterDuties {
         } else if (tracker.wantsFence(b)) {
           brokerRecords.add(Records.fenceBroker(b.id(), b.epoch()));
           reasons.add("fence " + b.id() + " (asked)");
+        } else if (fenceForDirs) {
+          // Decided once per registration: the next tick sees it fenced.
+          log.warn(
+              "broker {} reports data directories {} offline; metadata.version {} cannot record"
+                  + " that (BrokerDirsOfflineRecord needs level {}): fencing the broker instead"
+                  + " until it restarts",
+              b.id(),
+              failedDirs,
+              level,
+              MetadataVersion.BROKER_DIRS_OFFLINE);
+          brokerRecords.add(Records.fenceBroker(b.id(), b.epoch()));
+          reasons.add("fence " + b.id() + " (data directories " + failedDirs + " offline)");
         } else if (tracker.wantsShutdown(b) && !b.inControlledShutdown()) {
           brokerRecords.add(Records.brokerShutdown(b.id(), b.epoch()));
           reasons.add("controlled shutdown of " + b.id());
         }
-      } else if (tracker.mayUnfence(b, nowMs)) {
+      } else if (!fenceForDirs && tracker.mayUnfence(b, nowMs)) {
         brokerRecords.add(Records.unfenceBroker(b.id(), b.epoch()));
         reasons.add("unfence " + b.id());
       }

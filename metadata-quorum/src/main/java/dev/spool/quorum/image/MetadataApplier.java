@@ -102,7 +102,7 @@ public final class MetadataApplier {
       case SCRAM_CREDENTIAL -> scramCredential(b, r.getScramCredential());
       case REMOVE_SCRAM_CREDENTIAL -> removeScramCredential(b, r.getRemoveScramCredential());
       case FEATURE_LEVEL -> featureLevel(b, r.getFeatureLevel());
-      case BROKER_DIRS_OFFLINE -> brokerDirsOffline(b, r.getBrokerDirsOffline());
+      case BROKER_DIRS_OFFLINE -> brokerDirsOffline(b, r.getBrokerDirsOffline(), offset);
       case RECORD_NOT_SET -> unknownRecord(r, offset);
     };
   }
@@ -193,7 +193,23 @@ public final class MetadataApplier {
     return OK;
   }
 
-  private static RecordResult brokerDirsOffline(ImageBuilder b, BrokerDirsOfflineRecord r) {
+  private static RecordResult brokerDirsOffline(
+      ImageBuilder b, BrokerDirsOfflineRecord r, long offset) {
+    if (b.metadataVersion() < MetadataVersion.BROKER_DIRS_OFFLINE) {
+      // A node of a level-1 build would not know the record at all; refused as it would be.
+      log.error(
+          "BrokerDirsOfflineRecord at offset {} needs metadata.version {}, the cluster is at {}:"
+              + " refused, not applied",
+          offset,
+          MetadataVersion.BROKER_DIRS_OFFLINE,
+          b.metadataVersion());
+      return reject(
+          ErrorCode.INVALID_RECORD,
+          "BrokerDirsOfflineRecord needs metadata.version "
+              + MetadataVersion.BROKER_DIRS_OFFLINE
+              + "; the finalized level is "
+              + b.metadataVersion());
+    }
     BrokerRegistration reg = b.broker(r.getBrokerId());
     if (reg == null || reg.epoch() != r.getBrokerEpoch()) {
       return staleBroker(r.getBrokerId(), r.getBrokerEpoch(), reg);

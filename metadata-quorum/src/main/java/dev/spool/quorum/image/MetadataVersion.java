@@ -17,8 +17,17 @@ public final class MetadataVersion {
   /** Level 1: every record up to and including FeatureLevelRecord. */
   public static final int V1 = 1;
 
+  /**
+   * Level 2: level 1 and BrokerDirsOfflineRecord (a broker's failed data directories,
+   * docs/architecture.md#storage-errors). Below it the controller fences such a broker instead.
+   */
+  public static final int V2 = 2;
+
+  /** The level that introduced BrokerDirsOfflineRecord. */
+  public static final int BROKER_DIRS_OFFLINE = V2;
+
   /** The highest level this build supports: a fresh cluster starts here. */
-  public static final int LATEST = V1;
+  public static final int LATEST = V2;
 
   /** What this build reads and writes. */
   public static final Range SUPPORTED = new Range(V1, LATEST);

@@ -8,6 +8,7 @@ import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.image.ImageFixture;
+import dev.spool.quorum.image.MetadataVersion;
 import dev.spool.quorum.image.PartitionState;
 import dev.spool.quorum.message.AllocateProducerIdsRequest;
 import dev.spool.quorum.message.BrokerRegistrationRequest;
@@ -25,6 +26,8 @@ class BrokerDecisionsTest {
         .setIncarnationId(incarnation)
         .setHost("h")
         .setPort(9092)
+        .setMinMetadataVersion(MetadataVersion.SUPPORTED.min())
+        .setMaxMetadataVersion(MetadataVersion.SUPPORTED.max())
         .build();
   }
 

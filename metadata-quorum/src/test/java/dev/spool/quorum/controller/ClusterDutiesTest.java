@@ -37,8 +37,12 @@ class ClusterDutiesTest {
 
   @BeforeEach
   void setUp() {
+    start(MetadataVersion.LATEST);
+  }
+
+  private void start(int metadataVersion) {
     fx = new ImageFixture();
-    fx.apply(Records.featureLevel(MetadataVersion.FEATURE, MetadataVersion.LATEST));
+    fx.apply(Records.featureLevel(MetadataVersion.FEATURE, metadataVersion));
     fx.brokers(1, 2, 3);
     fx.topic("t", List.of(List.of(1, 2, 3), List.of(2, 3, 1), List.of(3, 1, 2)));
     clock = new ManualClock(1_000_000);
@@ -237,6 +241,7 @@ class ClusterDutiesTest {
     int epochOfP0 = p("t", 0).leaderEpoch();
     heartbeat(1, List.of(DIR));
     ClusterDuties.Outcome o = tick(false);
+    assertEquals(MetadataVersion.V2, fx.image().metadataVersion());
     assertEquals(
         MetadataRecord.RecordCase.BROKER_DIRS_OFFLINE,
         o.records().get(0).getRecordCase(),
@@ -254,6 +259,47 @@ class ClusterDutiesTest {
     assertEquals(2, p("t", 0).leader(), "the next ISR member in replica order");
     assertEquals(epochOfP0 + 1, p("t", 0).leaderEpoch());
     assertTrue(tick(false).isEmpty(), "level-triggered: nothing left to do");
+  }
+
+  /**
+   * Level 1 has no BrokerDirsOfflineRecord (a level-1 node could not read it): the broker is fenced
+   * instead and stays fenced while it reports the directory, so its partitions fail over all the
+   * same; raising the level records the directory.
+   */
+  @Test
+  void atLevel1TheBrokerIsFencedInsteadAndTheRecordWaitsForLevel2() {
+    start(MetadataVersion.V1);
+    heartbeat(1, List.of(DIR));
+    ClusterDuties.Outcome o = tick(false);
+    assertFalse(o.records().stream().anyMatch(MetadataRecord::hasBrokerDirsOffline), o.reason());
+    assertEquals(Records.fenceBroker(1, fx.image().broker(1).epoch()), o.records().get(0));
+    commit(o);
+    assertTrue(fx.image().broker(1).fenced());
+    assertTrue(fx.image().broker(1).offlineDirs().isEmpty());
+    for (PartitionState p : fx.image().partitions("t")) {
+      assertFalse(p.isrContains(1), p.toString());
+      assertTrue(p.leader() == 2 || p.leader() == 3, p.toString());
+    }
+    heartbeat(1, List.of(DIR));
+    assertTrue(tick(false).isEmpty(), "not unfenced while the directory is offline");
+
+    long epoch = fx.image().broker(1).epoch();
+    MetadataImage before = fx.image();
+    RecordResult raw = fx.apply(Records.brokerDirsOffline(1, epoch, List.of(DIR))).get(0);
+    assertEquals(ErrorCode.INVALID_RECORD, raw.getErrorCode());
+    assertTrue(raw.getErrorMessage().contains("needs metadata.version 2"), raw.getErrorMessage());
+    assertEquals(before.brokers(), fx.image().brokers(), "refused at level 1, nothing changed");
+
+    fx.apply(Records.featureLevel(MetadataVersion.FEATURE, MetadataVersion.V2));
+    heartbeat(1, List.of(DIR));
+    ClusterDuties.Outcome raised = tick(false);
+    assertEquals(
+        List.of(Records.brokerDirsOffline(1, epoch, List.of(DIR)), Records.unfenceBroker(1, epoch)),
+        raised.records(),
+        raised.reason());
+    commit(raised);
+    assertEquals(List.of(DIR), fx.image().broker(1).offlineDirs());
+    assertFalse(fx.image().isEligible(1), "unfenced, but still out of every ISR");
   }
 
   @Test
@@ -324,6 +370,8 @@ class ClusterDutiesTest {
             .setIncarnationId("after-disk-swap")
             .setHost("host1")
             .setPort(9001)
+            .setMinMetadataVersion(MetadataVersion.SUPPORTED.min())
+            .setMaxMetadataVersion(MetadataVersion.SUPPORTED.max())
             .build();
     Decisions.commit(fx, BrokerDecisions.register(restart, fx.image(), settings));
     assertTrue(fx.image().broker(1).offlineDirs().isEmpty());

@@ -81,6 +81,7 @@ class FeatureDecisionsTest {
             .getFeatureLevel()
             .getFeatureLevel(),
         "this build's controller bootstraps at its latest level");
+    assertEquals(new MetadataVersion.Range(1, 2), MetadataVersion.SUPPORTED, "this build: 1..2");
   }
 
   @Test
@@ -240,7 +241,9 @@ class FeatureDecisionsTest {
    */
   @Test
   void beforeTheBootstrapARegistrationIsCheckedAgainstTheLevelTheBootstrapWillWrite() {
-    Decisions.commit(fx, BrokerDecisions.register(reg(1, 1, 1), fx.image(), Decisions.SETTINGS));
+    ControllerSettings v1Only =
+        Decisions.SETTINGS.withMetadataVersions(new MetadataVersion.Range(1, 1));
+    Decisions.commit(fx, BrokerDecisions.register(reg(1, 1, 1), fx.image(), v1Only));
     assertEquals(MetadataVersion.UNSET, fx.image().metadataVersion());
     assertEquals(
         Records.featureLevel(MetadataVersion.FEATURE, 1),
