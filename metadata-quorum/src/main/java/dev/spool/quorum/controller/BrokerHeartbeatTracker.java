@@ -2,6 +2,8 @@ package dev.spool.quorum.controller;
 
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.RecordChecks;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -126,6 +128,12 @@ public final class BrokerHeartbeatTracker {
     if (s == null || s.epoch() != b.epoch()) {
       return List.of();
     }
-    return s.offlineDirs().stream().filter(d -> !b.offlineDirs().contains(d)).sorted().toList();
+    List<String> fresh =
+        s.offlineDirs().stream().filter(d -> !b.offlineDirs().contains(d)).sorted().toList();
+    List<String> all = new ArrayList<>(b.offlineDirs());
+    all.addAll(fresh);
+    // A report no record may hold (an empty or overlong name, too many) would be refused by the
+    // applier on every tick, again and again: the controller ignores it instead.
+    return fresh.isEmpty() || !RecordChecks.validOfflineDirs(all) ? List.of() : fresh;
   }
 }

@@ -136,6 +136,14 @@ public final class RecordChecks {
     };
   }
 
+  /**
+   * Whether {@code dirs} may go into a record of offline directories: 1 to 64 of them, each 1 to
+   * 4096 characters (the controller checks a heartbeat's report with it before writing one).
+   */
+  public static boolean validOfflineDirs(List<String> dirs) {
+    return offlineDirs(dirs) == null;
+  }
+
   /** At least one directory, each a non-empty path of bounded length, a bounded count. */
   private static RecordResult offlineDirs(List<String> dirs) {
     if (dirs.isEmpty() || dirs.size() > MAX_OFFLINE_DIRS) {

@@ -407,6 +407,23 @@ class ClusterDutiesTest {
     assertEquals(before.brokers(), fx.image().brokers());
   }
 
+  /** A report no record may hold would be refused on every tick: it writes nothing. */
+  @Test
+  void aHeartbeatNamingDirectoriesNoRecordMayHoldWritesNothing() {
+    MetadataImage before = fx.image();
+    List<List<String>> bad =
+        List.of(
+            List.of(""),
+            List.of("d".repeat(4097)),
+            java.util.stream.IntStream.range(0, 65).mapToObj(i -> "/disk" + i).toList());
+    for (List<String> dirs : bad) {
+      heartbeat(1, dirs);
+      assertTrue(tracker.newOfflineDirs(fx.image().broker(1)).isEmpty(), dirs.size() + " dirs");
+      assertTrue(tick(false).isEmpty(), "no record for " + dirs.size() + " dirs");
+    }
+    assertEquals(before.brokers(), fx.image().brokers());
+  }
+
   @Test
   void aDirectoryAlreadyRecordedIsNotWrittenAgain() {
     heartbeat(1, List.of(DIR));
