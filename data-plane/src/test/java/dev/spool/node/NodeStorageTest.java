@@ -233,11 +233,14 @@ class NodeStorageTest {
   @Test
   void shouldLeaveAControllerWithoutTheFileAtTheHighestLevel() {
     NodeStorage.format(config(1), CLUSTER, false);
-    assertEquals(
-        MetadataVersion.UNSET,
-        QuorumSettings.of(1, CLUSTER, NodeStorage.verify(config(1)))
-            .controllerSettings()
-            .bootstrapMetadataVersion());
+    assertEquals(MetadataVersion.UNSET, bootstrapLevel());
+  }
+
+  /** The bootstrap level node 1's controller gets after verifying its storage. */
+  private int bootstrapLevel() {
+    return QuorumSettings.of(1, CLUSTER, NodeStorage.verify(config(1)))
+        .controllerSettings()
+        .bootstrapMetadataVersion();
   }
 
   /**
@@ -254,11 +257,7 @@ class NodeStorageTest {
         BootstrapMetadata.render(MetadataVersion.V1));
     NodeStorage.format(config(1), CLUSTER, false);
     assertFalse(Files.exists(quorumDir().resolve(BootstrapMetadata.FILE_NAME)));
-    assertEquals(
-        MetadataVersion.UNSET,
-        QuorumSettings.of(1, CLUSTER, NodeStorage.verify(config(1)))
-            .controllerSettings()
-            .bootstrapMetadataVersion());
+    assertEquals(MetadataVersion.UNSET, bootstrapLevel());
   }
 
   /** A directory formatted by a newer release for a level this build lacks: no start. */
