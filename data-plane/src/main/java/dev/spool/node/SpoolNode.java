@@ -190,10 +190,11 @@ public final class SpoolNode implements AutoCloseable {
                     + " timeout (broker.session.timeout.ms); the controller fences a broker whose"
                     + " heartbeats stop");
           }
-          if (!b.offlineDirReason().isEmpty()) {
+          String offline = b.offlineDirReason();
+          if (!offline.isEmpty()) {
             return Readiness.notReady(
                 "data directory offline after a storage error: "
-                    + b.offlineDirReason()
+                    + offline
                     + "; its replicas moved to other brokers; restart the node on a healthy disk");
           }
           break;

@@ -329,15 +329,18 @@ final class SaslAuthenticator {
           error instanceof CompletionException && error.getCause() != null
               ? error.getCause()
               : error;
-      String why =
-          cause instanceof RejectedExecutionException
-              ? "refused before key derivation: " + cause.getMessage()
-              : "key derivation failed: " + cause;
+      boolean busy = cause instanceof RejectedExecutionException;
       return failed(
           request,
           s,
-          "Authentication failed: the broker is too busy to verify the password, retry later",
-          "user " + LogSafe.quote(attempt.user()) + " " + why);
+          busy
+              ? "Authentication failed: the broker is too busy to verify the password, retry later"
+              : PlainServer.FAILED,
+          "user "
+              + LogSafe.quote(attempt.user())
+              + (busy
+                  ? " refused before key derivation: " + cause.getMessage()
+                  : " key derivation failed: " + cause));
     }
     if (failure != null) {
       return failed(request, s, failure.getMessage(), failure.detail());

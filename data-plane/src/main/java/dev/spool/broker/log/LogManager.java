@@ -295,11 +295,11 @@ public final class LogManager implements Closeable {
     }
     try {
       checkpointHighWatermarksAndRecoveryPoints();
-    } catch (LogStorageException e) {
-      log.error("checkpointing {} failed", dataDir, e);
-      markOffline("checkpoint failed: " + e.getMessage());
     } catch (RuntimeException e) {
       log.error("checkpointing {} failed", dataDir, e);
+      if (e instanceof LogStorageException) {
+        markOffline("checkpoint failed: " + e.getMessage());
+      }
     }
   }
 
@@ -368,11 +368,12 @@ public final class LogManager implements Closeable {
                     log.info(
                         "[partition={}] forgot {} expired producers", l.topicPartition(), expired);
                   }
-                } catch (LogStorageException e) {
-                  log.error("[partition={}] retention failed", l.topicPartition(), e);
-                  markOffline("retention of " + l.topicPartition() + " failed: " + e.getMessage());
                 } catch (RuntimeException e) {
                   log.error("[partition={}] retention failed", l.topicPartition(), e);
+                  if (e instanceof LogStorageException) {
+                    markOffline(
+                        "retention of " + l.topicPartition() + " failed: " + e.getMessage());
+                  }
                 }
               });
       if (!queued) {

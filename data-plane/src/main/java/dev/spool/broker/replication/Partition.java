@@ -308,8 +308,9 @@ public final class Partition {
 
   /** An I/O error on this replica's files: offline, and the broker's data directory with it. */
   private void storageFailed(String what, RuntimeException e) {
-    goOffline(what + ": " + e.getMessage());
-    listener.onStorageError(this, what + ": " + e.getMessage());
+    String reason = what + ": " + e.getMessage();
+    goOffline(reason);
+    listener.onStorageError(this, reason);
   }
 
   /** What an offline replica answers to produce, fetch and offset queries (Kafka's code 56). */

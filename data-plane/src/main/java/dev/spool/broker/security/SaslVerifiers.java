@@ -67,11 +67,6 @@ public final class SaslVerifiers implements AutoCloseable {
     return new SaslVerifiers("sasl-verify-" + brokerId, DEFAULT_THREADS, DEFAULT_QUEUE_CAPACITY);
   }
 
-  /** How many derivations may wait for a thread. */
-  public int queueCapacity() {
-    return queueCapacity;
-  }
-
   /**
    * Runs {@code work} on a verifier thread. The future completes there with its result (or its
    * exception); it fails at once with {@link RejectedExecutionException} when the queue is full or

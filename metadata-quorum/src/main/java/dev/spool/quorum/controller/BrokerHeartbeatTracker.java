@@ -130,10 +130,13 @@ public final class BrokerHeartbeatTracker {
     }
     List<String> fresh =
         s.offlineDirs().stream().filter(d -> !b.offlineDirs().contains(d)).sorted().toList();
+    if (fresh.isEmpty()) {
+      return fresh;
+    }
     List<String> all = new ArrayList<>(b.offlineDirs());
     all.addAll(fresh);
     // A report no record may hold (an empty or overlong name, too many) would be refused by the
     // applier on every tick, again and again: the controller ignores it instead.
-    return fresh.isEmpty() || !RecordChecks.validOfflineDirs(all) ? List.of() : fresh;
+    return RecordChecks.validOfflineDirs(all) ? fresh : List.of();
   }
 }

@@ -1,6 +1,7 @@
 package dev.spool.quorum.image;
 
 import dev.spool.common.HostPort;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
@@ -116,11 +117,11 @@ public record BrokerRegistration(
     return with(fenced, true, offlineDirs);
   }
 
-  /** This registration with {@code dirs} offline as well. */
+  /** This registration with {@code dirs} offline as well (the constructor sorts and dedupes). */
   BrokerRegistration withOfflineDirs(List<String> dirs) {
-    TreeSet<String> all = new TreeSet<>(offlineDirs);
+    List<String> all = new ArrayList<>(offlineDirs);
     all.addAll(dirs);
-    return with(fenced, inControlledShutdown, List.copyOf(all));
+    return with(fenced, inControlledShutdown, all);
   }
 
   private BrokerRegistration with(boolean f, boolean shutdown, List<String> dirs) {
