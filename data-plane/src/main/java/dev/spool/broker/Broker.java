@@ -474,7 +474,8 @@ public final class Broker implements AutoCloseable {
 
   /**
    * Asks the quorum to move this broker's leaderships away and drop it from ISRs, waiting up to
-   * {@code timeoutMs}; the broker keeps serving meanwhile. True when the quorum confirmed.
+   * {@code timeoutMs} (less when no controller answers: {@link BrokerLifecycle#controlledShutdown});
+   * the broker keeps serving meanwhile. True when the quorum confirmed.
    */
   public boolean controlledShutdown(long timeoutMs) {
     BrokerLifecycle l = lifecycle;
@@ -486,7 +487,7 @@ public final class Broker implements AutoCloseable {
       log.info(
           "{} controlled shutdown {}",
           logPrefix,
-          done ? "confirmed by the quorum" : "not confirmed within " + timeoutMs + " ms");
+          done ? "confirmed by the quorum" : "not confirmed (timeout " + timeoutMs + " ms)");
       return done;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

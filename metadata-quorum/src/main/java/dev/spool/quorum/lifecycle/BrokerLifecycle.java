@@ -133,6 +133,10 @@ public final class BrokerLifecycle implements AutoCloseable {
   // lifecycle thread only:
   private boolean heartbeatInFlight;
   private long registrationBackoffMs;
+
+  /** Monotonic ms of the last answered heartbeat (or of the shutdown request, if later). */
+  private long lastAnswerMs = Long.MIN_VALUE;
+
   private ScheduledFuture<?> heartbeats;
 
   public BrokerLifecycle(Settings settings, QuorumClient client, MetadataListener listener) {
@@ -227,9 +231,13 @@ public final class BrokerLifecycle implements AutoCloseable {
 
   /**
    * Asks the quorum to move this broker's leaderships away and drop it from ISRs; heartbeats with
-   * wantShutdown until the controller answers shouldShutdown or {@code timeoutMs} passes.
+   * wantShutdown until the controller answers shouldShutdown or {@code timeoutMs} passes. Gives up
+   * early when no heartbeat has been answered for two session timeouts since the request (or since
+   * the last answer): a controller that is there fences this broker after one session anyway, which
+   * moves its leaderships just the same, and when there is none (the rest of the cluster is
+   * stopping too) waiting longer cannot help.
    *
-   * @return true when the controller confirmed the hand-over, false on timeout
+   * @return true when the controller confirmed the hand-over, false on timeout or silence
    */
   public boolean controlledShutdown(long timeoutMs) throws InterruptedException {
     try {
@@ -244,6 +252,7 @@ public final class BrokerLifecycle implements AutoCloseable {
               return;
             }
             transitionTo(BrokerState.PENDING_CONTROLLED_SHUTDOWN, "controlled shutdown requested");
+            lastAnswerMs = Math.max(lastAnswerMs, clock.monotonicMs());
             if (brokerEpoch < 0) {
               shutdownHandedOver.complete(true); // never registered: nothing to hand over
             } else {
@@ -401,6 +410,9 @@ public final class BrokerLifecycle implements AutoCloseable {
   }
 
   private void heartbeat() {
+    if (state == BrokerState.PENDING_CONTROLLED_SHUTDOWN && controllerSilent()) {
+      return;
+    }
     if (heartbeatInFlight
         || brokerEpoch < 0
         || state == BrokerState.REGISTERING
@@ -414,6 +426,26 @@ public final class BrokerLifecycle implements AutoCloseable {
     client
         .heartbeat(request(false))
         .whenCompleteAsync((resp, err) -> onHeartbeat(sentAtMs, resp, err), thread);
+  }
+
+  /**
+   * During a controlled shutdown: whether no heartbeat has been answered for two session timeouts;
+   * if so, gives the hand-over up (lifecycle thread).
+   */
+  private boolean controllerSilent() {
+    long silentMs = clock.monotonicMs() - lastAnswerMs;
+    if (silentMs < 2 * settings.sessionTimeoutMs()) {
+      return false;
+    }
+    log.warn(
+        "[broker={}] controlled shutdown given up: no controller answered for {} ms (the"
+            + " controller fences this broker when its session runs out, or there is none)",
+        settings.brokerId(),
+        silentMs);
+    transitionTo(BrokerState.SHUTTING_DOWN, "no controller answered during controlled shutdown");
+    stopHeartbeats();
+    shutdownHandedOver.complete(false);
+    return true;
   }
 
   private void onHeartbeat(long sentAtMs, BrokerHeartbeatResponse resp, Throwable err) {
@@ -440,6 +472,7 @@ public final class BrokerLifecycle implements AutoCloseable {
       log.debug("[broker={}] heartbeat answered {}", settings.brokerId(), resp.getErrorCode());
       return;
     }
+    lastAnswerMs = Math.max(lastAnswerMs, clock.monotonicMs());
     replay(resp);
     fenced = resp.getIsFenced();
     if (fenced) {

@@ -290,6 +290,53 @@ class BrokerLifecycleTest {
     assertTrue(last.getWantFence(), "the last heartbeat asks to be fenced");
   }
 
+  /**
+   * A controlled shutdown with no controller answering (the rest of the cluster stopped too) ends
+   * after two session timeouts of silence rather than after the whole controlled-shutdown timeout;
+   * silence shorter than that keeps it waiting for the hand-over.
+   */
+  @Test
+  void shouldGiveUpTheHandOverAfterTwoSessionsWithoutAnAnswer() throws Exception {
+    ManualClock clock = new ManualClock(1_000);
+    ScriptedClient c = new ScriptedClient();
+    c.register = r -> epoch(5);
+    AtomicBoolean reachable = new AtomicBoolean(true);
+    c.heartbeat =
+        r ->
+            reachable.get() && !r.getWantShutdown()
+                ? controller(r)
+                : BrokerHeartbeatResponse.newBuilder()
+                    .setErrorCode(ErrorCode.QUORUM_UNAVAILABLE)
+                    .build();
+    BrokerLifecycle.Settings settings =
+        new BrokerLifecycle.Settings(1, "h", 9092, "", 20, 5, 40, null, 400);
+    BrokerLifecycle b = new BrokerLifecycle(settings, c, new Recorder(), clock);
+    b.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> b.state() == BrokerState.RUNNING);
+    reachable.set(false);
+    CompletableFuture<Boolean> handedOver =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return b.controlledShutdown(60_000);
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> b.state() == BrokerState.PENDING_CONTROLLED_SHUTDOWN);
+    clock.advanceMs(799);
+    int asked = c.heartbeats.size();
+    await().atMost(Duration.ofSeconds(10)).until(() -> c.heartbeats.size() > asked + 3);
+    assertFalse(handedOver.isDone(), "799 ms of silence is not yet two sessions");
+    assertEquals(BrokerState.PENDING_CONTROLLED_SHUTDOWN, b.state());
+    clock.advanceMs(1);
+    assertFalse(handedOver.get(10, TimeUnit.SECONDS), "given up, not confirmed");
+    assertEquals(BrokerState.SHUTTING_DOWN, b.state());
+    b.halt();
+  }
+
   @Test
   void shouldStayFencedWhileAskedTo() {
     ScriptedClient c = new ScriptedClient();

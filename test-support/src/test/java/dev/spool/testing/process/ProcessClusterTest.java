@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 @SpoolClusterTest(nodes = 3, mode = ClusterMode.PROCESS)
 class ProcessClusterTest {
   @Test
-  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  @Timeout(value = 240, unit = TimeUnit.SECONDS)
   void shouldSignalRestartAndStopNodesByTheirPids(ProcessCluster c) throws Exception {
     int victim = c.activeController().orElseThrow();
     long pid = c.pid(victim);
@@ -34,9 +34,16 @@ class ProcessClusterTest {
     assertFalse(c.isRunning(victim));
     assertFalse(
         ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "pid " + pid + " is gone");
+    // The survivors elect a new active controller (a second or two when quiet; the bound is for a
+    // loaded 2-core CI machine, where this test once waited more than 30 s).
     await()
-        .atMost(Duration.ofSeconds(30))
-        .until(() -> c.activeController().orElse(victim) != victim);
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () ->
+                assertNotEquals(
+                    victim,
+                    c.activeController().orElse(victim),
+                    "survivors " + c.servingNodes() + " still name no new active controller"));
 
     c.start(victim);
     assertNotEquals(pid, c.pid(victim));
