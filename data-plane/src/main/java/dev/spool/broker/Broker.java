@@ -474,8 +474,9 @@ public final class Broker implements AutoCloseable {
 
   /**
    * Asks the quorum to move this broker's leaderships away and drop it from ISRs, waiting up to
-   * {@code timeoutMs} (less when no controller answers: {@link BrokerLifecycle#controlledShutdown});
-   * the broker keeps serving meanwhile. True when the quorum confirmed.
+   * {@code timeoutMs} (less when no controller answers: {@link
+   * BrokerLifecycle#controlledShutdown}); the broker keeps serving meanwhile. True when the quorum
+   * confirmed.
    */
   public boolean controlledShutdown(long timeoutMs) {
     BrokerLifecycle l = lifecycle;
