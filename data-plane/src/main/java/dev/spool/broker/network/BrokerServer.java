@@ -11,9 +11,12 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -53,6 +56,9 @@ public final class BrokerServer implements AutoCloseable {
       int maxConnectionsPerIp,
       String logPrefix) {}
 
+  /** How long {@link #close} waits for the open connections to close. */
+  private static final long CLOSE_WAIT_MS = 2_000;
+
   /** Lines about refused or closed connections: at most one per this many ms per server. */
   private static final long CONNECTION_LOG_INTERVAL_MS = 5_000;
 
@@ -73,6 +79,14 @@ public final class BrokerServer implements AutoCloseable {
   private final Map<String, Tls> tls = new HashMap<>();
   private EventLoopGroup boss;
   private EventLoopGroup workers;
+
+  /**
+   * Every admitted connection while it is open (the group drops closed ones): {@link #close} closes
+   * them itself and waits, rather than trusting the event loops' shutdown to reach each one, so no
+   * client of a stopped server keeps a connection that takes requests and never answers.
+   */
+  private final ChannelGroup connections =
+      new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
 
   public BrokerServer(Settings settings, RequestDispatcher dispatcher) {
     this(settings, dispatcher, BrokerMetrics.DISABLED);
@@ -234,6 +248,7 @@ public final class BrokerServer implements AutoCloseable {
       return false;
     }
     ch.closeFuture().addListener(f -> limits.release(ip));
+    connections.add(ch);
     return true;
   }
 
@@ -267,6 +282,8 @@ public final class BrokerServer implements AutoCloseable {
       ch.close().syncUninterruptibly();
     }
     channels.clear();
+    // After the listeners: nothing new is admitted while the open connections close.
+    connections.close().awaitUninterruptibly(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
     if (boss != null) {
       boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
