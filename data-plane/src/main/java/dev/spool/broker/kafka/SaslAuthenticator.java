@@ -123,14 +123,23 @@ final class SaslAuthenticator {
     private volatile String principal;
     private volatile boolean closed;
 
+    /** PLAIN's derivation while it is queued or running (event loop). */
+    private CompletableFuture<SaslFailure> derivation;
+
     Session(SocketAddress remote, Executor eventLoop) {
       this.remote = remote;
       this.eventLoop = eventLoop;
     }
 
-    /** The connection closed: a derivation still queued for it is skipped. */
+    /**
+     * The connection closed (event loop): a derivation still queued for it leaves the queue, one
+     * running is dropped when it ends.
+     */
     void close() {
       closed = true;
+      if (derivation != null) {
+        derivation.cancel(false);
+      }
     }
 
     /** Whether the connection has authenticated. */
@@ -289,11 +298,9 @@ final class SaslAuthenticator {
       return CompletableFuture.completedFuture(failed(request, s, e.getMessage(), e.detail()));
     }
     s.state = Session.State.VERIFYING;
-    return verifiers
-        .submit(() -> s.closed ? SKIPPED : verify(attempt))
-        .handleAsync(
-            (failure, error) -> afterVerify(request, s, plain, attempt, failure, error),
-            s.eventLoop);
+    s.derivation = verifiers.submit(() -> s.closed ? SKIPPED : verify(attempt));
+    return s.derivation.handleAsync(
+        (failure, error) -> afterVerify(request, s, plain, attempt, failure, error), s.eventLoop);
   }
 
   /** Stands for "not derived: the connection closed while the derivation was queued". */

@@ -71,9 +71,18 @@ public final class SaslVerifiers implements AutoCloseable {
    * Runs {@code work} on a verifier thread. The future completes there with its result (or its
    * exception); it fails at once with {@link RejectedExecutionException} when the queue is full or
    * the verifiers are closed, and with the same exception for work still queued at {@link #close}.
+   * Cancelling the future (its connection closed) takes queued work out of the queue at once, so
+   * logins of connections that are gone never hold the places of live ones; work already running
+   * finishes and its result is dropped.
    */
   public <T> CompletableFuture<T> submit(Supplier<T> work) {
     Task<T> task = new Task<>(work);
+    task.result.whenComplete(
+        (v, e) -> {
+          if (task.result.isCancelled()) {
+            executor.remove(task);
+          }
+        });
     try {
       executor.execute(task);
     } catch (RejectedExecutionException e) {
@@ -107,6 +116,9 @@ public final class SaslVerifiers implements AutoCloseable {
 
     @Override
     public void run() {
+      if (result.isDone()) {
+        return; // cancelled while it waited
+      }
       try {
         result.complete(work.get());
       } catch (RuntimeException | Error e) {

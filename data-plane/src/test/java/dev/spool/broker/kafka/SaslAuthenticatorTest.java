@@ -329,6 +329,26 @@ class SaslAuthenticatorTest {
     assertTrue(next.authenticated());
   }
 
+  /**
+   * A closed connection's queued derivation gives its place in the queue back at once: with the
+   * queue (capacity 1) full and the only thread busy, the next login is queued, not refused.
+   */
+  @Test
+  void aClosedConnectionsQueuedDerivationGivesItsPlaceToTheNextLogin() throws Exception {
+    Busy busy = busyWithOneQueued();
+    loop.submit(busy.queued::close).get();
+    SaslAuthenticator.Session next = newSession();
+    assertOk(handshake(next));
+    CompletableFuture<KafkaResponse> nextLogin = plain(next, "alice", "pw");
+    assertFalse(nextLogin.isDone(), "queued behind the running derivation, not refused");
+    gate.countDown();
+    assertOk(busy.first.get(30, TimeUnit.SECONDS));
+    assertOk(nextLogin.get(30, TimeUnit.SECONDS));
+    assertTrue(next.authenticated());
+    assertTrue(busy.second.get(30, TimeUnit.SECONDS).isNone(), "the closed one is dropped");
+    assertEquals(2, derivedOn.size(), "the closed connection's derivation never ran");
+  }
+
   @Test
   void aSecondAuthenticateWhileTheFirstIsDerivedIsIllegalStateAndNeitherAuthenticates()
       throws Exception {
