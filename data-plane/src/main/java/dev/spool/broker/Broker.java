@@ -368,7 +368,8 @@ public final class Broker implements AutoCloseable {
         .register(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, h.alterUserScramCredentials())
         .register(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, h.describeUserScramCredentials())
         .register(ApiKey.DESCRIBE_FEATURES, h.describeFeatures())
-        .register(ApiKey.UPDATE_FEATURES, h.updateFeatures());
+        .register(ApiKey.UPDATE_FEATURES, h.updateFeatures())
+        .register(ApiKey.UNREGISTER_BROKER, h.unregisterBroker());
   }
 
   private BrokerServer.Settings serverSettings(Config config) {
@@ -474,8 +475,9 @@ public final class Broker implements AutoCloseable {
 
   /**
    * Asks the quorum to move this broker's leaderships away and drop it from ISRs, waiting up to
-   * {@code timeoutMs} (less when no controller answers: {@link BrokerLifecycle#controlledShutdown});
-   * the broker keeps serving meanwhile. True when the quorum confirmed.
+   * {@code timeoutMs} (less when no controller answers: {@link
+   * BrokerLifecycle#controlledShutdown}); the broker keeps serving meanwhile. True when the quorum
+   * confirmed.
    */
   public boolean controlledShutdown(long timeoutMs) {
     BrokerLifecycle l = lifecycle;
