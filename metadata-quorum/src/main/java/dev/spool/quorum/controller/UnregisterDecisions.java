@@ -67,7 +67,7 @@ public final class UnregisterDecisions {
         code = ErrorCode.BROKER_HAS_REPLICAS;
         refusal =
             MetadataApplier.holdsReplicas(b.id(), on)
-                + ": move its replicas off first (spool topic alter --replica-assignment)";
+                + ": move its replicas off first";
       }
     }
     UnregisterBrokerResponse.Builder resp = UnregisterBrokerResponse.newBuilder();

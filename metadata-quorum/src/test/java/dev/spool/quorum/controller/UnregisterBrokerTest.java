@@ -144,7 +144,7 @@ class UnregisterBrokerTest {
 
   /**
    * The decision and the record's apply are apart in time: a broker given a replica in between
-   * (here an explicit reassignment naming it) makes the record refuse itself on replay.
+   * (here a replica-set change naming it) makes the record refuse itself on replay.
    */
   @Test
   void theRecordRefusesItselfWhenTheBrokerGotAReplicaAfterTheDecision() {
