@@ -65,9 +65,7 @@ public final class UnregisterDecisions {
       List<PartitionState> on = image.partitionsOnBroker(b.id());
       if (!on.isEmpty()) {
         code = ErrorCode.BROKER_HAS_REPLICAS;
-        refusal =
-            MetadataApplier.holdsReplicas(b.id(), on)
-                + ": move its replicas off first";
+        refusal = MetadataApplier.holdsReplicas(b.id(), on) + ": move its replicas off first";
       }
     }
     UnregisterBrokerResponse.Builder resp = UnregisterBrokerResponse.newBuilder();
