@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * {@code spool features} against three in-process nodes of this build
  * (docs/architecture.md#versioned-metadata): the first active controller finalized metadata.version
- * at this build's latest level (2), every node registered this build's range (1..2), a no-op
+ * at this build's latest level (3), every node registered this build's range (1..3), a no-op
  * upgrade and a dry run succeed, and an upgrade above what the nodes support or a downgrade is
  * refused and changes nothing.
  */
@@ -56,35 +56,35 @@ class FeaturesE2ETest {
               return d.path("finalized").has("metadata.version") && d.path("nodes").size() == 3;
             });
     JsonNode d = seen.get();
-    assertEquals(2, d.path("finalized").path("metadata.version").asInt(), d.toString());
+    assertEquals(3, d.path("finalized").path("metadata.version").asInt(), d.toString());
     for (int i = 0; i < 3; i++) {
       JsonNode n = d.path("nodes").get(i);
       assertEquals(i + 1, n.path("id").asInt(), d.toString());
       assertEquals(1, n.path("supported").path("metadata.version").path("min").asInt());
-      assertEquals(2, n.path("supported").path("metadata.version").path("max").asInt());
+      assertEquals(3, n.path("supported").path("metadata.version").path("max").asInt());
     }
     CliRunner.Result text = cli("features", "describe");
-    assertTrue(text.out().contains("Feature: metadata.version  Finalized: 2"), text.toString());
-    assertTrue(text.out().contains("node 3  supports metadata.version 1..2"), text.toString());
+    assertTrue(text.out().contains("Feature: metadata.version  Finalized: 3"), text.toString());
+    assertTrue(text.out().contains("node 3  supports metadata.version 1..3"), text.toString());
 
     CliRunner.Result dry =
-        cli("features", "upgrade", "--metadata-version", "2", "--dry-run", "--json");
+        cli("features", "upgrade", "--metadata-version", "3", "--dry-run", "--json");
     assertEquals(0, dry.exitCode(), dry.toString());
     JsonNode dj = JSON.readTree(dry.out());
-    assertEquals(2, dj.path("previous").asInt(), dry.toString());
+    assertEquals(3, dj.path("previous").asInt(), dry.toString());
     assertTrue(dj.path("dryRun").asBoolean(), dry.toString());
 
-    CliRunner.Result same = cli("features", "upgrade", "--metadata-version", "2");
+    CliRunner.Result same = cli("features", "upgrade", "--metadata-version", "3");
     assertEquals(0, same.exitCode(), same.toString());
 
-    CliRunner.Result above = cli("features", "upgrade", "--metadata-version", "3");
+    CliRunner.Result above = cli("features", "upgrade", "--metadata-version", "4");
     assertEquals(1, above.exitCode(), above.toString());
     assertTrue(above.err().contains("FEATURE_UPDATE_FAILED"), above.toString());
-    assertTrue(above.err().contains("level 3"), above.toString());
+    assertTrue(above.err().contains("level 4"), above.toString());
 
     CliRunner.Result down = cli("features", "upgrade", "--metadata-version", "1");
     assertEquals(1, down.exitCode(), down.toString());
     assertTrue(down.err().contains("downgrading to 1 is not supported"), down.toString());
-    assertEquals(2, describe().path("finalized").path("metadata.version").asInt());
+    assertEquals(3, describe().path("finalized").path("metadata.version").asInt());
   }
 }

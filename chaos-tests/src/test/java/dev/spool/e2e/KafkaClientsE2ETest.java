@@ -2,7 +2,9 @@ package dev.spool.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.chaos.fuzz.KafkaRequestFuzzer;
@@ -24,6 +26,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
@@ -49,6 +52,8 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.BrokerIdNotRegisteredException;
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -220,6 +225,20 @@ class KafkaClientsE2ETest {
                 assertTrue(
                     brokerPorts.contains(n.host() + ":" + n.port()),
                     n + " advertises its Kafka listener"));
+
+    // kafka-cluster.sh unregister sends UnregisterBroker: Spool's refusals reach Kafka's Admin.
+    ExecutionException unknown =
+        assertThrows(
+            ExecutionException.class,
+            () -> admin.unregisterBroker(99).all().get(30, TimeUnit.SECONDS));
+    assertInstanceOf(BrokerIdNotRegisteredException.class, unknown.getCause(), unknown.toString());
+    ExecutionException alive =
+        assertThrows(
+            ExecutionException.class,
+            () -> admin.unregisterBroker(1).all().get(30, TimeUnit.SECONDS));
+    assertInstanceOf(InvalidRequestException.class, alive.getCause(), alive.toString());
+    assertTrue(alive.getCause().getMessage().contains("stop it first"), alive.toString());
+    assertEquals(3, admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size());
 
     createTopic("admin-topic", 2, Map.of("retention.ms", "3600000"));
     assertTrue(admin.listTopics().names().get(30, TimeUnit.SECONDS).contains("admin-topic"));

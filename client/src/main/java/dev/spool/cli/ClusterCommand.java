@@ -13,14 +13,19 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code spool cluster status|elect-leaders}. */
+/** {@code spool cluster status|elect-leaders|unregister}. */
 @Command(
     name = "cluster",
     mixinStandardHelpOptions = true,
     description = "Cluster and metadata quorum status.",
-    subcommands = {ClusterCommand.Status.class, ClusterCommand.ElectLeaders.class})
+    subcommands = {
+      ClusterCommand.Status.class,
+      ClusterCommand.ElectLeaders.class,
+      ClusterCommand.Unregister.class
+    })
 final class ClusterCommand implements Callable<Integer> {
   private final CliContext ctx;
 
@@ -236,6 +241,55 @@ final class ClusterCommand implements Callable<Integer> {
         failed |= !r.succeeded();
       }
       return failed ? ExitCodes.FAILED : ExitCodes.OK;
+    }
+  }
+
+  @Command(
+      name = "unregister",
+      mixinStandardHelpOptions = true,
+      description =
+          "Remove a dead broker's registration, as Kafka's kafka-cluster unregister. Refused"
+              + " (nothing changes) for an unknown id (BROKER_ID_NOT_REGISTERED), a broker that is"
+              + " alive (BROKER_ALIVE: stop it first), one still named in a replica set"
+              + " (BROKER_HAS_REPLICAS: move its replicas off first), or below metadata.version 3."
+              + " A broker started again later registers as new.")
+  static final class Unregister implements Callable<Integer> {
+    private final CliContext ctx;
+    @Spec CommandSpec spec;
+    @Mixin AdminOptions admin = new AdminOptions();
+
+    @Parameters(index = "0", paramLabel = "BROKER", description = "The broker id (node.id).")
+    int brokerId;
+
+    @Option(names = "--json", description = "Print {brokerId, unregistered}.")
+    boolean json;
+
+    Unregister(CliContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() {
+      if (brokerId < 0) {
+        throw new ParameterException(
+            spec.commandLine(), "BROKER must be 0 or above, got " + brokerId);
+      }
+      try (Admin a = admin.open(ctx, spec)) {
+        a.unregisterBroker(brokerId).join();
+      }
+      if (json) {
+        JsonLines.write(
+            ctx.out(),
+            g -> {
+              g.writeStartObject();
+              g.writeNumberField("brokerId", brokerId);
+              g.writeBooleanField("unregistered", true);
+              g.writeEndObject();
+            });
+      } else {
+        ctx.out().println("Unregistered broker " + brokerId);
+      }
+      return ExitCodes.OK;
     }
   }
 }

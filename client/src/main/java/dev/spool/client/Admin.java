@@ -30,6 +30,8 @@ import dev.spool.protocol.message.DescribeClusterRequest;
 import dev.spool.protocol.message.DescribeClusterResponse;
 import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.DescribeConfigsResponse;
+import dev.spool.protocol.message.DescribeFeaturesRequest;
+import dev.spool.protocol.message.DescribeFeaturesResponse;
 import dev.spool.protocol.message.DescribeLogsRequest;
 import dev.spool.protocol.message.DescribeLogsResponse;
 import dev.spool.protocol.message.DescribeUserScramCredentialsRequest;
@@ -42,6 +44,10 @@ import dev.spool.protocol.message.PartitionMetadata;
 import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.protocol.message.TopicMetadata;
 import dev.spool.protocol.message.TopicPartitions;
+import dev.spool.protocol.message.UnregisterBrokerRequest;
+import dev.spool.protocol.message.UnregisterBrokerResponse;
+import dev.spool.protocol.message.UpdateFeaturesRequest;
+import dev.spool.protocol.message.UpdateFeaturesResponse;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -624,13 +630,13 @@ public final class Admin implements AutoCloseable {
    * The finalized feature levels and each registered broker's supported range, from the answering
    * broker's image (docs/architecture.md#versioned-metadata).
    */
-  public CompletableFuture<dev.spool.protocol.message.DescribeFeaturesResponse> describeFeatures() {
+  public CompletableFuture<DescribeFeaturesResponse> describeFeatures() {
     return calls.call(
         "DescribeFeatures",
         ApiKey.DESCRIBE_FEATURES,
-        dev.spool.protocol.message.DescribeFeaturesRequest::getDefaultInstance,
+        DescribeFeaturesRequest::getDefaultInstance,
         r -> {
-          var resp = r.body(dev.spool.protocol.message.DescribeFeaturesResponse.class);
+          var resp = r.body(DescribeFeaturesResponse.class);
           if (resp.getErrorCode() != ErrorCode.NONE) {
             return new AdminCalls.Fail<>(
                 new SpoolException(resp.getErrorCode(), resp.getErrorMessage()));
@@ -645,14 +651,14 @@ public final class Admin implements AutoCloseable {
    * (FEATURE_UPDATE_FAILED, INVALID_REQUEST) and changes nothing; answers the result, whose
    * previous level is the one the controller decided on.
    */
-  public CompletableFuture<dev.spool.protocol.message.UpdateFeaturesResponse.Result> updateFeature(
+  public CompletableFuture<UpdateFeaturesResponse.Result> updateFeature(
       String feature, int level, boolean validateOnly) {
     var request =
-        dev.spool.protocol.message.UpdateFeaturesRequest.newBuilder()
+        UpdateFeaturesRequest.newBuilder()
             .setTimeoutMs(brokerTimeoutMs)
             .setValidateOnly(validateOnly)
             .addUpdates(
-                dev.spool.protocol.message.UpdateFeaturesRequest.FeatureUpdate.newBuilder()
+                UpdateFeaturesRequest.FeatureUpdate.newBuilder()
                     .setFeature(feature)
                     .setMaxVersionLevel(level))
             .build();
@@ -661,7 +667,7 @@ public final class Admin implements AutoCloseable {
         ApiKey.UPDATE_FEATURES,
         () -> request,
         r -> {
-          var resp = r.body(dev.spool.protocol.message.UpdateFeaturesResponse.class);
+          var resp = r.body(UpdateFeaturesResponse.class);
           if (resp.getErrorCode() != ErrorCode.NONE) {
             return new AdminCalls.Fail<>(
                 new SpoolException(resp.getErrorCode(), resp.getErrorMessage()));
@@ -672,6 +678,31 @@ public final class Admin implements AutoCloseable {
                 res.getErrorCode(), "feature '" + feature + "': " + res.getErrorMessage());
           }
           return new Done<>(res);
+        });
+  }
+
+  /**
+   * Removes the registration of broker {@code brokerId}, a dead broker that holds no replica
+   * (docs/operations.md#removing-a-broker). Fails with the controller's error, changing nothing:
+   * BROKER_ID_NOT_REGISTERED, BROKER_ALIVE (stop it first), BROKER_HAS_REPLICAS (move them off
+   * first), UNSUPPORTED_VERSION (metadata.version below 3). Completes once the answering broker's
+   * image no longer has it.
+   */
+  public CompletableFuture<Void> unregisterBroker(int brokerId) {
+    UnregisterBrokerRequest request =
+        UnregisterBrokerRequest.newBuilder()
+            .setBrokerId(brokerId)
+            .setTimeoutMs(brokerTimeoutMs)
+            .build();
+    return calls.call(
+        "UnregisterBroker",
+        ApiKey.UNREGISTER_BROKER,
+        () -> request,
+        r -> {
+          UnregisterBrokerResponse resp = r.body(UnregisterBrokerResponse.class);
+          return resp.getErrorCode() == ErrorCode.NONE
+              ? new Done<>(null)
+              : AdminCalls.errorOutcome(resp.getErrorCode(), resp.getErrorMessage());
         });
   }
 
@@ -725,7 +756,7 @@ public final class Admin implements AutoCloseable {
                         new Node(b.id(), b.host(), b.port()),
                         ApiKey.DESCRIBE_LOGS,
                         () -> request,
-                        r -> new Done<>(replicaLogs(r.body(DescribeLogsResponse.class)))));
+                        r -> new Done<>(ReplicaLog.from(r.body(DescribeLogsResponse.class)))));
               }
               return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
                   .thenApply(
@@ -738,31 +769,6 @@ public final class Admin implements AutoCloseable {
                         return all;
                       });
             });
-  }
-
-  private static List<ReplicaLog> replicaLogs(DescribeLogsResponse d) {
-    List<ReplicaLog> out = new ArrayList<>();
-    for (DescribeLogsResponse.ReplicaLog p : d.getPartitionsList()) {
-      out.add(
-          new ReplicaLog(
-              d.getBrokerId(),
-              new TopicPartition(p.getTopic(), p.getPartition()),
-              p.getSizeBytes(),
-              p.getSegments(),
-              p.getLogStartOffset(),
-              p.getLogEndOffset(),
-              p.getHighWatermark(),
-              p.getCompacted(),
-              p.getFirstDirtyOffset(),
-              p.getFirstUncleanableOffset(),
-              p.getCleanableBytes(),
-              p.getDirtyRatio(),
-              p.getLastCleanTimeMs(),
-              p.getLastCleanDurationMs(),
-              p.getBytesCleaned(),
-              p.getUncleanableReason()));
-    }
-    return out;
   }
 
   private static String topicMessage(String topic, String message) {

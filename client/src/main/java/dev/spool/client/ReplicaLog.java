@@ -1,6 +1,9 @@
 package dev.spool.client;
 
 import dev.spool.common.TopicPartition;
+import dev.spool.protocol.message.DescribeLogsResponse;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One broker's replica of a partition as that broker sees it ({@link Admin#describeLogs}): size,
@@ -36,4 +39,30 @@ public record ReplicaLog(
     long lastCleanTimeMs,
     long lastCleanDurationMs,
     long bytesCleaned,
-    String uncleanableReason) {}
+    String uncleanableReason) {
+  /** Every replica in one broker's DescribeLogs answer. */
+  static List<ReplicaLog> from(DescribeLogsResponse d) {
+    List<ReplicaLog> out = new ArrayList<>();
+    for (DescribeLogsResponse.ReplicaLog p : d.getPartitionsList()) {
+      out.add(
+          new ReplicaLog(
+              d.getBrokerId(),
+              new TopicPartition(p.getTopic(), p.getPartition()),
+              p.getSizeBytes(),
+              p.getSegments(),
+              p.getLogStartOffset(),
+              p.getLogEndOffset(),
+              p.getHighWatermark(),
+              p.getCompacted(),
+              p.getFirstDirtyOffset(),
+              p.getFirstUncleanableOffset(),
+              p.getCleanableBytes(),
+              p.getDirtyRatio(),
+              p.getLastCleanTimeMs(),
+              p.getLastCleanDurationMs(),
+              p.getBytesCleaned(),
+              p.getUncleanableReason()));
+    }
+    return out;
+  }
+}

@@ -106,6 +106,11 @@ public final class ApiMessages {
             dev.spool.protocol.message.UpdateFeaturesRequest.parser(),
             dev.spool.protocol.message.UpdateFeaturesResponse.parser()));
     PARSERS.put(
+        ApiKey.UNREGISTER_BROKER,
+        new Pair(
+            dev.spool.protocol.message.UnregisterBrokerRequest.parser(),
+            dev.spool.protocol.message.UnregisterBrokerResponse.parser()));
+    PARSERS.put(
         ApiKey.DELETE_TOPICS,
         new Pair(DeleteTopicsRequest.parser(), DeleteTopicsResponse.parser()));
     PARSERS.put(

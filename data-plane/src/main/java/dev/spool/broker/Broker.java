@@ -368,7 +368,8 @@ public final class Broker implements AutoCloseable {
         .register(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, h.alterUserScramCredentials())
         .register(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, h.describeUserScramCredentials())
         .register(ApiKey.DESCRIBE_FEATURES, h.describeFeatures())
-        .register(ApiKey.UPDATE_FEATURES, h.updateFeatures());
+        .register(ApiKey.UPDATE_FEATURES, h.updateFeatures())
+        .register(ApiKey.UNREGISTER_BROKER, h.unregisterBroker());
   }
 
   private BrokerServer.Settings serverSettings(Config config) {

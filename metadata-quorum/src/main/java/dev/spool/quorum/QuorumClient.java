@@ -69,6 +69,10 @@ public interface QuorumClient extends AutoCloseable {
   CompletableFuture<dev.spool.protocol.message.UpdateFeaturesResponse> updateFeatures(
       dev.spool.protocol.message.UpdateFeaturesRequest request);
 
+  /** Removes a dead broker's registration that holds no replica; the error in the answer. */
+  CompletableFuture<dev.spool.protocol.message.UnregisterBrokerResponse> unregisterBroker(
+      dev.spool.protocol.message.UnregisterBrokerRequest request);
+
   /** Retries internally when another allocation won the race for the same block. */
   CompletableFuture<AllocateProducerIdsResponse> allocateProducerIds(
       AllocateProducerIdsRequest request);

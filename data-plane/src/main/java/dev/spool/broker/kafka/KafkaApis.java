@@ -12,6 +12,7 @@ import dev.spool.broker.kafka.codec.ProduceCodec;
 import dev.spool.broker.kafka.codec.RecordsCodec;
 import dev.spool.broker.kafka.codec.ScramCodec;
 import dev.spool.broker.kafka.codec.TopicAdminCodec;
+import dev.spool.broker.kafka.codec.UnregisterBrokerCodec;
 import dev.spool.broker.network.WireProtocol.Connection;
 import dev.spool.broker.request.BrokerContext;
 import dev.spool.broker.request.Handlers;
@@ -75,7 +76,8 @@ final class KafkaApis {
               KafkaApi.DESCRIBE_LOG_DIRS,
               KafkaApi.DESCRIBE_PRODUCERS,
               KafkaApi.DESCRIBE_USER_SCRAM_CREDENTIALS,
-              KafkaApi.ALTER_USER_SCRAM_CREDENTIALS));
+              KafkaApi.ALTER_USER_SCRAM_CREDENTIALS,
+              KafkaApi.UNREGISTER_BROKER));
 
   private final Handlers h;
   private final BrokerContext ctx;
@@ -192,6 +194,10 @@ final class KafkaApis {
           h.describeUserScramCredentials()
               .call(ScramCodec.describeToSpool(r))
               .thenApply(resp -> ScramCodec.describeToKafka(r, resp));
+      case UNREGISTER_BROKER ->
+          h.unregisterBroker()
+              .call(UnregisterBrokerCodec.toSpool(r, (int) ctx.adminTimeout(0)))
+              .thenApply(resp -> UnregisterBrokerCodec.toKafka(r, resp));
       default -> throw new IllegalStateException(api + " is not served"); // decoder answered it
     };
   }

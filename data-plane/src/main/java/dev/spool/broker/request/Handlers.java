@@ -29,7 +29,8 @@ public record Handlers(
     AlterUserScramCredentialsHandler alterUserScramCredentials,
     DescribeUserScramCredentialsHandler describeUserScramCredentials,
     DescribeFeaturesHandler describeFeatures,
-    UpdateFeaturesHandler updateFeatures) {
+    UpdateFeaturesHandler updateFeatures,
+    UnregisterBrokerHandler unregisterBroker) {
 
   public static Handlers create(BrokerContext ctx) {
     return new Handlers(
@@ -54,6 +55,7 @@ public record Handlers(
         new AlterUserScramCredentialsHandler(ctx),
         new DescribeUserScramCredentialsHandler(ctx),
         new DescribeFeaturesHandler(ctx),
-        new UpdateFeaturesHandler(ctx));
+        new UpdateFeaturesHandler(ctx),
+        new UnregisterBrokerHandler(ctx));
   }
 }

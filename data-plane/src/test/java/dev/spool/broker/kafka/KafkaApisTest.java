@@ -34,6 +34,7 @@ import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.UnregisterBrokerRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
@@ -56,6 +57,7 @@ import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.OffsetCommitResponse;
 import org.apache.kafka.common.requests.OffsetFetchResponse;
 import org.apache.kafka.common.requests.ProduceResponse;
+import org.apache.kafka.common.requests.UnregisterBrokerResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -499,6 +501,10 @@ class KafkaApisTest {
     IncrementalAlterConfigsResponse a =
         call(new IncrementalAlterConfigsRequestData().setResources(res), (short) 1);
     assertEquals(Errors.INVALID_REQUEST.code(), a.data().responses().get(0).errorCode());
+
+    UnregisterBrokerResponse u = call(new UnregisterBrokerRequestData().setBrokerId(4), (short) 0);
+    assertEquals(Errors.REQUEST_TIMED_OUT.code(), u.data().errorCode());
+    assertTrue(u.data().errorMessage().contains("metadata quorum"), u.data().errorMessage());
   }
 
   @Test

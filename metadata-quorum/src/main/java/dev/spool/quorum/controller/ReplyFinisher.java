@@ -125,6 +125,7 @@ public final class ReplyFinisher {
         }
       }
       case UPDATE_FEATURES -> finishUpdateFeatures(reply.getUpdateFeaturesBuilder(), errors);
+      case UNREGISTER_BROKER -> finishUnregister(reply.getUnregisterBrokerBuilder(), errors);
       case ELECT_LEADERS -> {
         ElectLeadersResponse.Builder b = reply.getElectLeadersBuilder();
         for (int i = 0; i < b.getResultsCount(); i++) {
@@ -160,6 +161,19 @@ public final class ReplyFinisher {
                 .setErrorCode(r.getErrorCode())
                 .setErrorMessage(r.getErrorMessage()));
       }
+    }
+  }
+
+  /**
+   * The record lost a race (the broker registered again, or was named in a replica set, since the
+   * controller decided): the answer carries the applier's refusal.
+   */
+  private static void finishUnregister(
+      dev.spool.protocol.message.UnregisterBrokerResponse.Builder b,
+      Map<Integer, RecordResult> errors) {
+    RecordResult r = firstError(errors, 0);
+    if (r != null && b.getErrorCode() == ErrorCode.NONE) {
+      b.setErrorCode(r.getErrorCode()).setErrorMessage(r.getErrorMessage());
     }
   }
 

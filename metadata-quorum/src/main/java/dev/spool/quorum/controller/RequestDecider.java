@@ -10,6 +10,7 @@ import dev.spool.quorum.message.ControllerWriteResponse;
 import dev.spool.quorum.message.RecordResult;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Map;
 import java.util.Random;
 
 /**
@@ -20,8 +21,27 @@ import java.util.Random;
 public final class RequestDecider {
   private RequestDecider() {}
 
+  /**
+   * As {@link #decide(ControllerRequest, MetadataImage, long, ControllerSettings, Random, Map)}
+   * with no heartbeat known: every broker counts as alive.
+   */
   public static Decision decide(
       ControllerRequest req, MetadataImage image, long term, ControllerSettings s, Random random)
+      throws RequestRejectedException {
+    return decide(req, image, term, s, random, Map.of());
+  }
+
+  /**
+   * @param heartbeatAgesMs the active controller's view of broker liveness, by broker id
+   *     (ActiveController#heartbeatAgesMs), for UnregisterBroker
+   */
+  public static Decision decide(
+      ControllerRequest req,
+      MetadataImage image,
+      long term,
+      ControllerSettings s,
+      Random random,
+      Map<Integer, Long> heartbeatAgesMs)
       throws RequestRejectedException {
     return switch (req.getKindCase()) {
       case REGISTER -> BrokerDecisions.register(req.getRegister(), image, s);
@@ -35,6 +55,8 @@ public final class RequestDecider {
       case ALTER_USER_SCRAM_CREDENTIALS ->
           ScramDecisions.alter(req.getAlterUserScramCredentials(), image);
       case UPDATE_FEATURES -> FeatureDecisions.update(req.getUpdateFeatures(), image, s);
+      case UNREGISTER_BROKER ->
+          UnregisterDecisions.unregister(req.getUnregisterBroker(), image, heartbeatAgesMs, s);
       case ALLOCATE_PRODUCER_IDS ->
           BrokerDecisions.allocateProducerIds(req.getAllocateProducerIds(), image, s);
       case CONTROLLER_WRITE -> controllerWrite(req.getControllerWrite(), term);

@@ -3,9 +3,11 @@ package dev.spool.quorum.image;
 import dev.spool.common.ScramMechanism;
 import dev.spool.common.TopicPartition;
 import dev.spool.quorum.message.ScramCredentialRecord;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -65,6 +67,19 @@ public final class ImageBuilder {
     return metadataVersion;
   }
 
+  /** The partitions that name {@code brokerId} as a replica, topics by name. */
+  List<PartitionState> partitionsOnBroker(int brokerId) {
+    List<PartitionState> on = new ArrayList<>();
+    topicIdsByName.keySet().stream()
+        .sorted()
+        .forEach(
+            n ->
+                topicsById.get(topicIdsByName.get(n)).partitions().stream()
+                    .filter(p -> p.isReplica(brokerId))
+                    .forEach(on::add));
+    return on;
+  }
+
   ScramCredentialRecord scramCredential(String user, ScramMechanism mechanism) {
     Map<ScramMechanism, ScramCredentialRecord> m = scram.get(user);
     return m == null ? null : m.get(mechanism);
@@ -79,6 +94,15 @@ public final class ImageBuilder {
     }
     brokers.put(b.id(), b);
     touchedBrokers.add(b.id());
+  }
+
+  void removeBroker(int id) {
+    if (!brokersOwned) {
+      brokers = new HashMap<>(brokers);
+      brokersOwned = true;
+    }
+    brokers.remove(id);
+    touchedBrokers.add(id);
   }
 
   private void ownTopics() {

@@ -17,6 +17,7 @@ import dev.spool.quorum.message.RemoveScramCredentialRecord;
 import dev.spool.quorum.message.RemoveTopicRecord;
 import dev.spool.quorum.message.ScramCredentialRecord;
 import dev.spool.quorum.message.TopicRecord;
+import dev.spool.quorum.message.UnregisterBrokerRecord;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -103,6 +104,7 @@ public final class MetadataApplier {
       case REMOVE_SCRAM_CREDENTIAL -> removeScramCredential(b, r.getRemoveScramCredential());
       case FEATURE_LEVEL -> featureLevel(b, r.getFeatureLevel());
       case BROKER_DIRS_OFFLINE -> brokerDirsOffline(b, r.getBrokerDirsOffline(), offset);
+      case UNREGISTER_BROKER -> unregisterBroker(b, r.getUnregisterBroker(), offset);
       case RECORD_NOT_SET -> unknownRecord(r, offset);
     };
   }
@@ -219,6 +221,53 @@ public final class MetadataApplier {
       b.putBroker(next);
     }
     return OK;
+  }
+
+  /**
+   * Removes a registration. The controller decided it on a fenced, silent broker with no replica;
+   * the checks here hold that on replay too, so no record can take away a live broker or leave a
+   * partition naming a broker the image no longer has.
+   */
+  private static RecordResult unregisterBroker(
+      ImageBuilder b, UnregisterBrokerRecord r, long offset) {
+    if (b.metadataVersion() < MetadataVersion.UNREGISTER_BROKER) {
+      log.error(
+          "UnregisterBrokerRecord at offset {} needs metadata.version {}, the cluster is at {}:"
+              + " refused, not applied",
+          offset,
+          MetadataVersion.UNREGISTER_BROKER,
+          b.metadataVersion());
+      return reject(
+          ErrorCode.INVALID_RECORD,
+          "UnregisterBrokerRecord needs metadata.version "
+              + MetadataVersion.UNREGISTER_BROKER
+              + "; the finalized level is "
+              + b.metadataVersion());
+    }
+    BrokerRegistration reg = b.broker(r.getBrokerId());
+    if (reg == null || reg.epoch() != r.getBrokerEpoch()) {
+      return staleBroker(r.getBrokerId(), r.getBrokerEpoch(), reg);
+    }
+    if (!reg.fenced()) {
+      return reject(ErrorCode.BROKER_ALIVE, "broker " + reg.id() + " is not fenced");
+    }
+    List<PartitionState> on = b.partitionsOnBroker(reg.id());
+    if (!on.isEmpty()) {
+      return reject(ErrorCode.BROKER_HAS_REPLICAS, holdsReplicas(reg.id(), on));
+    }
+    b.removeBroker(reg.id());
+    return OK;
+  }
+
+  /** "broker 4 is still a replica of 3 partitions (one is orders-0)". */
+  public static String holdsReplicas(int brokerId, List<PartitionState> on) {
+    return "broker "
+        + brokerId
+        + " is still a replica of "
+        + on.size()
+        + (on.size() == 1 ? " partition (" : " partitions (one is ")
+        + on.get(0).topicPartition()
+        + ")";
   }
 
   private static RecordResult staleBroker(int id, long epoch, BrokerRegistration reg) {

@@ -26,8 +26,17 @@ public final class MetadataVersion {
   /** The level that introduced BrokerDirsOfflineRecord. */
   public static final int BROKER_DIRS_OFFLINE = V2;
 
+  /**
+   * Level 3: level 2 and UnregisterBrokerRecord (a dead broker's registration removed,
+   * docs/architecture.md#unregistering-a-broker). Below it the controller refuses UnregisterBroker.
+   */
+  public static final int V3 = 3;
+
+  /** The level that introduced UnregisterBrokerRecord. */
+  public static final int UNREGISTER_BROKER = V3;
+
   /** The highest level this build supports: a fresh cluster starts here. */
-  public static final int LATEST = V2;
+  public static final int LATEST = V3;
 
   /** What this build reads and writes. */
   public static final Range SUPPORTED = new Range(V1, LATEST);

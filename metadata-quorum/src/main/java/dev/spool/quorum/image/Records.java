@@ -19,6 +19,7 @@ import dev.spool.quorum.message.RemoveTopicRecord;
 import dev.spool.quorum.message.ScramCredentialRecord;
 import dev.spool.quorum.message.TopicRecord;
 import dev.spool.quorum.message.UnfenceBrokerRecord;
+import dev.spool.quorum.message.UnregisterBrokerRecord;
 import java.util.Collection;
 import java.util.List;
 
@@ -106,6 +107,14 @@ public final class Records {
                 .setBrokerId(id)
                 .setBrokerEpoch(epoch)
                 .addAllDirectories(dirs))
+        .build();
+  }
+
+  /** Removes the registration {@code epoch} of broker {@code id} (metadata.version 3). */
+  public static MetadataRecord unregisterBroker(int id, long epoch) {
+    return MetadataRecord.newBuilder()
+        .setUnregisterBroker(
+            UnregisterBrokerRecord.newBuilder().setBrokerId(id).setBrokerEpoch(epoch))
         .build();
   }
 

@@ -181,6 +181,14 @@ public final class RatisQuorumClient implements QuorumClient {
   }
 
   @Override
+  public CompletableFuture<dev.spool.protocol.message.UnregisterBrokerResponse> unregisterBroker(
+      dev.spool.protocol.message.UnregisterBrokerRequest r) {
+    return write(
+        ControllerRequest.newBuilder().setUnregisterBroker(r).build(),
+        ControllerReply::getUnregisterBroker);
+  }
+
+  @Override
   public CompletableFuture<DeleteTopicsResponse> deleteTopics(DeleteTopicsRequest r) {
     return write(
         ControllerRequest.newBuilder().setDeleteTopics(r).build(),

@@ -241,7 +241,7 @@ class ClusterDutiesTest {
     int epochOfP0 = p("t", 0).leaderEpoch();
     heartbeat(1, List.of(DIR));
     ClusterDuties.Outcome o = tick(false);
-    assertEquals(MetadataVersion.V2, fx.image().metadataVersion());
+    assertEquals(MetadataVersion.LATEST, fx.image().metadataVersion());
     assertEquals(
         MetadataRecord.RecordCase.BROKER_DIRS_OFFLINE,
         o.records().get(0).getRecordCase(),

@@ -8,7 +8,7 @@ import java.util.List;
 
 /** Test helper: commits a decision to a fixture the way the state machine does. */
 final class Decisions {
-  /** The keys' defaults: a controller of this build (metadata.version 1..2). */
+  /** The keys' defaults: a controller of this build (metadata.version 1..3). */
   static final ControllerSettings SETTINGS = QuorumConfig.defaultControllerSettings();
 
   private Decisions() {}

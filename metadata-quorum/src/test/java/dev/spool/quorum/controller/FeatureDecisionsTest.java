@@ -81,7 +81,7 @@ class FeatureDecisionsTest {
             .getFeatureLevel()
             .getFeatureLevel(),
         "this build's controller bootstraps at its latest level");
-    assertEquals(new MetadataVersion.Range(1, 2), MetadataVersion.SUPPORTED, "this build: 1..2");
+    assertEquals(new MetadataVersion.Range(1, 3), MetadataVersion.SUPPORTED, "this build: 1..3");
   }
 
   @Test

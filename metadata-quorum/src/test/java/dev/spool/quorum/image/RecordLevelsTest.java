@@ -13,7 +13,9 @@ import org.junit.jupiter.api.Test;
  * (docs/architecture.md#versioned-metadata): a new case of {@code MetadataRecord}'s oneof does not
  * compile here until it is given a level, and that level must be one this build supports. The
  * applier refuses a record below its level (for BrokerDirsOfflineRecord:
- * ClusterDutiesTest.atLevel1TheBrokerIsFencedInsteadAndTheRecordWaitsForLevel2), so an older node
+ * ClusterDutiesTest.atLevel1TheBrokerIsFencedInsteadAndTheRecordWaitsForLevel2; for
+ * UnregisterBrokerRecord:
+ * UnregisterBrokerTest.atLevel2TheControllerRefusesAndReplayRefusesTheRecord), so an older node
  * never meets a record it cannot read.
  */
 @Tag("unit")
@@ -38,6 +40,7 @@ class RecordLevelsTest {
           FEATURE_LEVEL ->
           MetadataVersion.V1;
       case BROKER_DIRS_OFFLINE -> MetadataVersion.BROKER_DIRS_OFFLINE;
+      case UNREGISTER_BROKER -> MetadataVersion.UNREGISTER_BROKER;
       case RECORD_NOT_SET -> MetadataVersion.UNSET;
     };
   }

@@ -113,6 +113,12 @@ class BrokerLifecycleTest {
     }
 
     @Override
+    public CompletableFuture<dev.spool.protocol.message.UnregisterBrokerResponse> unregisterBroker(
+        dev.spool.protocol.message.UnregisterBrokerRequest r) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public CompletableFuture<AllocateProducerIdsResponse> allocateProducerIds(
         AllocateProducerIdsRequest r) {
       throw new UnsupportedOperationException();

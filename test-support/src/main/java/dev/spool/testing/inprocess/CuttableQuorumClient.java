@@ -100,6 +100,12 @@ final class CuttableQuorumClient implements QuorumClient {
   }
 
   @Override
+  public CompletableFuture<dev.spool.protocol.message.UnregisterBrokerResponse> unregisterBroker(
+      dev.spool.protocol.message.UnregisterBrokerRequest r) {
+    return call(() -> delegate.unregisterBroker(r));
+  }
+
+  @Override
   public CompletableFuture<DeleteTopicsResponse> deleteTopics(DeleteTopicsRequest r) {
     return call(() -> delegate.deleteTopics(r));
   }

@@ -32,12 +32,16 @@ public final class KafkaErrors {
    * partition it no longer owns; Kafka's coordinator does not check ownership): ILLEGAL_GENERATION,
    * which both of Kafka's consumers turn into CommitFailedException ("the group moved on"): the
    * commit did not happen and the member's next heartbeat brings the assignment it now has.
+   * BROKER_ALIVE and BROKER_HAS_REPLICAS (UnregisterBroker refusals Kafka does not make):
+   * INVALID_REQUEST, with Spool's message.
    */
   static final Map<ErrorCode, Errors> NO_KAFKA_NAME =
       Map.of(
           ErrorCode.QUORUM_UNAVAILABLE, Errors.REQUEST_TIMED_OUT,
           ErrorCode.BROKER_SHUTTING_DOWN, Errors.BROKER_NOT_AVAILABLE,
-          ErrorCode.PARTITION_NOT_ASSIGNED, Errors.ILLEGAL_GENERATION);
+          ErrorCode.PARTITION_NOT_ASSIGNED, Errors.ILLEGAL_GENERATION,
+          ErrorCode.BROKER_ALIVE, Errors.INVALID_REQUEST,
+          ErrorCode.BROKER_HAS_REPLICAS, Errors.INVALID_REQUEST);
 
   private static final Map<ErrorCode, Errors> TABLE = new EnumMap<>(ErrorCode.class);
 

@@ -30,7 +30,9 @@ class KafkaErrorsTest {
           ErrorCode.STORAGE_ERROR, Errors.KAFKA_STORAGE_ERROR,
           ErrorCode.QUORUM_UNAVAILABLE, Errors.REQUEST_TIMED_OUT,
           ErrorCode.BROKER_SHUTTING_DOWN, Errors.BROKER_NOT_AVAILABLE,
-          ErrorCode.PARTITION_NOT_ASSIGNED, Errors.ILLEGAL_GENERATION);
+          ErrorCode.PARTITION_NOT_ASSIGNED, Errors.ILLEGAL_GENERATION,
+          ErrorCode.BROKER_ALIVE, Errors.INVALID_REQUEST,
+          ErrorCode.BROKER_HAS_REPLICAS, Errors.INVALID_REQUEST);
 
   @Test
   void shouldMapEveryCodeToKafkasCodeOfTheSameNameUnlessListed() {
