@@ -2,6 +2,7 @@ package dev.spool.broker.network;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.common.ErrorCode;
@@ -14,7 +15,14 @@ import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.RequestHeader;
 import dev.spool.testing.RawFrameClient;
 import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -203,6 +211,52 @@ class BrokerServerTest {
       RawFrameClient.Reply r = c.receive();
       assertEquals(77, r.header().getCorrelationId());
       assertEquals(ErrorCode.NONE, r.header().getErrorCode());
+    }
+  }
+
+  /**
+   * A server that stops closes every connection it admitted, one waiting for an answer too: its
+   * clients see the end of the stream at once, rather than keeping a connection that takes requests
+   * and never answers.
+   */
+  @Test
+  void shouldCloseEveryOpenConnectionOnClose() throws Exception {
+    int port = server.boundPort();
+    List<Socket> clients = new ArrayList<>();
+    try (RawFrameClient waiting = RawFrameClient.connect(port)) {
+      waiting.send(ApiKey.METADATA, 0, 1, MetadataRequest.getDefaultInstance(), new byte[0]);
+      org.awaitility.Awaitility.await().until(() -> parked.size() == 1);
+      for (int i = 0; i < 8; i++) {
+        Socket s = new Socket();
+        s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+        s.setSoTimeout(5_000);
+        clients.add(s);
+      }
+      org.awaitility.Awaitility.await().until(() -> server.connectionCount() == 9);
+
+      server.close();
+
+      for (Socket s : clients) {
+        assertEquals(-1, readOrEnd(s.getInputStream()), "the server closed the connection");
+      }
+      assertThrows(IOException.class, waiting::receive, "the waiting request's connection too");
+      assertEquals(0, server.connectionCount());
+      assertThrows(
+          ConnectException.class,
+          () -> new Socket().connect(new InetSocketAddress("127.0.0.1", port), 5_000));
+    } finally {
+      for (Socket s : clients) {
+        s.close();
+      }
+    }
+  }
+
+  /** -1 at the end of the stream; a reset counts as the end too. */
+  private static int readOrEnd(InputStream in) throws IOException {
+    try {
+      return in.read();
+    } catch (SocketException reset) {
+      return -1;
     }
   }
 }
