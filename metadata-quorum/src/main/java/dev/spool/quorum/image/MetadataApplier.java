@@ -195,22 +195,35 @@ public final class MetadataApplier {
     return OK;
   }
 
+  /**
+   * The refusal of a record that needs metadata.version {@code level} while the cluster is below it
+   * (a node of an older build would not know the record at all; refused as it would be), else null.
+   */
+  private static RecordResult belowLevel(ImageBuilder b, String record, int level, long offset) {
+    if (b.metadataVersion() >= level) {
+      return null;
+    }
+    log.error(
+        "{} at offset {} needs metadata.version {}, the cluster is at {}: refused, not applied",
+        record,
+        offset,
+        level,
+        b.metadataVersion());
+    return reject(
+        ErrorCode.INVALID_RECORD,
+        record
+            + " needs metadata.version "
+            + level
+            + "; the finalized level is "
+            + b.metadataVersion());
+  }
+
   private static RecordResult brokerDirsOffline(
       ImageBuilder b, BrokerDirsOfflineRecord r, long offset) {
-    if (b.metadataVersion() < MetadataVersion.BROKER_DIRS_OFFLINE) {
-      // A node of a level-1 build would not know the record at all; refused as it would be.
-      log.error(
-          "BrokerDirsOfflineRecord at offset {} needs metadata.version {}, the cluster is at {}:"
-              + " refused, not applied",
-          offset,
-          MetadataVersion.BROKER_DIRS_OFFLINE,
-          b.metadataVersion());
-      return reject(
-          ErrorCode.INVALID_RECORD,
-          "BrokerDirsOfflineRecord needs metadata.version "
-              + MetadataVersion.BROKER_DIRS_OFFLINE
-              + "; the finalized level is "
-              + b.metadataVersion());
+    RecordResult below =
+        belowLevel(b, "BrokerDirsOfflineRecord", MetadataVersion.BROKER_DIRS_OFFLINE, offset);
+    if (below != null) {
+      return below;
     }
     BrokerRegistration reg = b.broker(r.getBrokerId());
     if (reg == null || reg.epoch() != r.getBrokerEpoch()) {
@@ -230,19 +243,10 @@ public final class MetadataApplier {
    */
   private static RecordResult unregisterBroker(
       ImageBuilder b, UnregisterBrokerRecord r, long offset) {
-    if (b.metadataVersion() < MetadataVersion.UNREGISTER_BROKER) {
-      log.error(
-          "UnregisterBrokerRecord at offset {} needs metadata.version {}, the cluster is at {}:"
-              + " refused, not applied",
-          offset,
-          MetadataVersion.UNREGISTER_BROKER,
-          b.metadataVersion());
-      return reject(
-          ErrorCode.INVALID_RECORD,
-          "UnregisterBrokerRecord needs metadata.version "
-              + MetadataVersion.UNREGISTER_BROKER
-              + "; the finalized level is "
-              + b.metadataVersion());
+    RecordResult below =
+        belowLevel(b, "UnregisterBrokerRecord", MetadataVersion.UNREGISTER_BROKER, offset);
+    if (below != null) {
+      return below;
     }
     BrokerRegistration reg = b.broker(r.getBrokerId());
     if (reg == null || reg.epoch() != r.getBrokerEpoch()) {
