@@ -14,11 +14,6 @@ import java.util.List;
 public final class BrokerReadiness {
   private BrokerReadiness() {}
 
-  /** Why the broker is not ready ("" when it is). */
-  public static String notReadyReason(boolean fenced, boolean inControlledShutdown) {
-    return notReadyReason(fenced, inControlledShutdown, List.of());
-  }
-
   /**
    * Why the broker is not ready ("" when it is); a broker whose data directory failed serves no
    * replica there and is not ready until it restarts on a healthy disk.
