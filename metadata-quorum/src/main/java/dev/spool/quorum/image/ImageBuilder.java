@@ -3,7 +3,6 @@ package dev.spool.quorum.image;
 import dev.spool.common.ScramMechanism;
 import dev.spool.common.TopicPartition;
 import dev.spool.quorum.message.ScramCredentialRecord;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -69,15 +68,7 @@ public final class ImageBuilder {
 
   /** The partitions that name {@code brokerId} as a replica, topics by name. */
   List<PartitionState> partitionsOnBroker(int brokerId) {
-    List<PartitionState> on = new ArrayList<>();
-    topicIdsByName.keySet().stream()
-        .sorted()
-        .forEach(
-            n ->
-                topicsById.get(topicIdsByName.get(n)).partitions().stream()
-                    .filter(p -> p.isReplica(brokerId))
-                    .forEach(on::add));
-    return on;
+    return MetadataImage.partitionsOnBroker(topicsById, topicIdsByName, brokerId);
   }
 
   ScramCredentialRecord scramCredential(String user, ScramMechanism mechanism) {

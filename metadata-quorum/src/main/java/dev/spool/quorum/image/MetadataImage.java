@@ -145,6 +145,17 @@ public final class MetadataImage {
 
   /** Every partition of every topic, topics by name. */
   public List<PartitionState> allPartitions() {
+    return allPartitions(topicsById, topicIdsByName);
+  }
+
+  /** Partitions that have {@code brokerId} as a replica. */
+  public List<PartitionState> partitionsOnBroker(int brokerId) {
+    return partitionsOnBroker(topicsById, topicIdsByName, brokerId);
+  }
+
+  /** Every partition of the topics in these maps, topics by name (images and their builders). */
+  static List<PartitionState> allPartitions(
+      Map<String, TopicImage> topicsById, Map<String, String> topicIdsByName) {
     List<PartitionState> all = new ArrayList<>();
     topicIdsByName.keySet().stream()
         .sorted()
@@ -152,9 +163,12 @@ public final class MetadataImage {
     return all;
   }
 
-  /** Partitions that have {@code brokerId} as a replica. */
-  public List<PartitionState> partitionsOnBroker(int brokerId) {
-    return allPartitions().stream().filter(p -> p.isReplica(brokerId)).toList();
+  /** The partitions of these maps that have {@code brokerId} as a replica. */
+  static List<PartitionState> partitionsOnBroker(
+      Map<String, TopicImage> topicsById, Map<String, String> topicIdsByName, int brokerId) {
+    return allPartitions(topicsById, topicIdsByName).stream()
+        .filter(p -> p.isReplica(brokerId))
+        .toList();
   }
 
   // ---------------------------------------------------------------- producer ids
