@@ -250,6 +250,15 @@ public final class ActiveController implements AutoCloseable {
   }
 
   /**
+   * Milliseconds since broker {@code brokerId}'s last heartbeat reached this controller (as {@link
+   * #heartbeatAgesMs}), or null for a broker it does not track. Any thread.
+   */
+  public Long heartbeatAgeMs(int brokerId) {
+    Long at = lastHeartbeatMs.get(brokerId);
+    return at == null ? null : Math.max(0, clock.monotonicMs() - at);
+  }
+
+  /**
    * Ticks come every {@code tickIntervalMs}; a much longer gap means this controller was not
    * running, not that the brokers went silent. Their sessions are extended by the gap so that a
    * paused controller does not fence everyone when it resumes (if it lost leadership meanwhile, its

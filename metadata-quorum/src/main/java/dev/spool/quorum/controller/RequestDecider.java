@@ -10,8 +10,8 @@ import dev.spool.quorum.message.ControllerWriteResponse;
 import dev.spool.quorum.message.RecordResult;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Map;
 import java.util.Random;
+import java.util.function.IntFunction;
 
 /**
  * Turns one write request into a {@link Decision}, on the active controller, before anything is
@@ -22,18 +22,18 @@ public final class RequestDecider {
   private RequestDecider() {}
 
   /**
-   * As {@link #decide(ControllerRequest, MetadataImage, long, ControllerSettings, Random, Map)}
-   * with no heartbeat known: every broker counts as alive.
+   * As {@link #decide(ControllerRequest, MetadataImage, long, ControllerSettings, Random,
+   * IntFunction)} with no heartbeat known: every broker counts as alive.
    */
   public static Decision decide(
       ControllerRequest req, MetadataImage image, long term, ControllerSettings s, Random random)
       throws RequestRejectedException {
-    return decide(req, image, term, s, random, Map.of());
+    return decide(req, image, term, s, random, id -> null);
   }
 
   /**
-   * @param heartbeatAgesMs the active controller's view of broker liveness, by broker id
-   *     (ActiveController#heartbeatAgesMs), for UnregisterBroker
+   * @param heartbeatAgeMs the active controller's view of one broker's liveness
+   *     (ActiveController#heartbeatAgeMs), asked only by UnregisterBroker
    */
   public static Decision decide(
       ControllerRequest req,
@@ -41,7 +41,7 @@ public final class RequestDecider {
       long term,
       ControllerSettings s,
       Random random,
-      Map<Integer, Long> heartbeatAgesMs)
+      IntFunction<Long> heartbeatAgeMs)
       throws RequestRejectedException {
     return switch (req.getKindCase()) {
       case REGISTER -> BrokerDecisions.register(req.getRegister(), image, s);
@@ -56,7 +56,7 @@ public final class RequestDecider {
           ScramDecisions.alter(req.getAlterUserScramCredentials(), image);
       case UPDATE_FEATURES -> FeatureDecisions.update(req.getUpdateFeatures(), image, s);
       case UNREGISTER_BROKER ->
-          UnregisterDecisions.unregister(req.getUnregisterBroker(), image, heartbeatAgesMs, s);
+          UnregisterDecisions.unregister(req.getUnregisterBroker(), image, heartbeatAgeMs, s);
       case ALLOCATE_PRODUCER_IDS ->
           BrokerDecisions.allocateProducerIds(req.getAllocateProducerIds(), image, s);
       case CONTROLLER_WRITE -> controllerWrite(req.getControllerWrite(), term);

@@ -11,7 +11,7 @@ import dev.spool.quorum.image.PartitionState;
 import dev.spool.quorum.image.Records;
 import dev.spool.quorum.message.ControllerReply;
 import java.util.List;
-import java.util.Map;
+import java.util.function.IntFunction;
 
 /**
  * UnregisterBroker (docs/architecture.md#unregistering-a-broker), as Kafka's: removes a dead
@@ -28,14 +28,14 @@ public final class UnregisterDecisions {
   private UnregisterDecisions() {}
 
   /**
-   * @param heartbeatAgesMs milliseconds since each registered broker's last heartbeat reached the
-   *     active controller (from its activation for a broker not heard from since); a broker missing
-   *     here counts as alive
+   * @param heartbeatAgeMs milliseconds since a registered broker's last heartbeat reached the
+   *     active controller (from its activation for a broker not heard from since); null, and so
+   *     alive, for a broker it does not track
    */
   public static Decision unregister(
       UnregisterBrokerRequest req,
       MetadataImage image,
-      Map<Integer, Long> heartbeatAgesMs,
+      IntFunction<Long> heartbeatAgeMs,
       ControllerSettings s) {
     Decision.Builder records = new Decision.Builder();
     BrokerRegistration b = image.broker(req.getBrokerId());
@@ -59,7 +59,7 @@ public final class UnregisterDecisions {
               + ": raise it first (spool features upgrade --metadata-version "
               + MetadataVersion.UNREGISTER_BROKER
               + ")";
-    } else if ((refusal = alive(b, heartbeatAgesMs.get(b.id()), s.sessionTimeoutMs())) != null) {
+    } else if ((refusal = alive(b, heartbeatAgeMs.apply(b.id()), s.sessionTimeoutMs())) != null) {
       code = ErrorCode.BROKER_ALIVE;
     } else {
       List<PartitionState> on = image.partitionsOnBroker(b.id());

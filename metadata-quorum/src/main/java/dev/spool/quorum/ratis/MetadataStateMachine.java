@@ -261,8 +261,7 @@ final class MetadataStateMachine extends BaseStateMachine {
         throw new RequestRejectedException(
             ErrorCode.NOT_CONTROLLER, "node " + nodeId + " is not the ready active controller");
       }
-      Decision d =
-          RequestDecider.decide(req, image, a.term(), settings, random, a.heartbeatAgesMs());
+      Decision d = RequestDecider.decide(req, image, a.term(), settings, random, a::heartbeatAgeMs);
       return trx.setLogData(UnsafeByteOperations.unsafeWrap(d.toEntry().toByteArray())).build();
     } catch (RequestRejectedException e) {
       TransactionContext t = trx.setLogData(ByteString.EMPTY).build();

@@ -56,7 +56,7 @@ class UnregisterBrokerTest {
     return UnregisterDecisions.unregister(
         UnregisterBrokerRequest.newBuilder().setBrokerId(id).build(),
         fx.image(),
-        ages,
+        ages::get,
         Decisions.SETTINGS);
   }
 
@@ -201,7 +201,7 @@ class UnregisterBrokerTest {
     assertEquals(ErrorCode.BROKER_ALIVE, alive.reply().getUnregisterBroker().getErrorCode());
     Decision dead =
         RequestDecider.decide(
-            req, fx.image(), 1, Decisions.SETTINGS, new Random(1), Map.of(4, EXPIRED));
+            req, fx.image(), 1, Decisions.SETTINGS, new Random(1), Map.of(4, EXPIRED)::get);
     assertEquals(1, dead.batch().getRecordsCount());
   }
 
