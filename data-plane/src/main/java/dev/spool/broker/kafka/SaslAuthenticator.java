@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * exchange goes on on its event loop when the result is there. When the verifiers' queue is full
  * the login is refused SASL_AUTHENTICATION_FAILED (after {@code
  * connection.failed.authentication.delay.ms}, as any failed login); a connection closed meanwhile
- * has its queued derivation skipped and its answer dropped.
+ * has its queued derivation taken out of the queue ({@link Session#close}) and its answer dropped.
  *
  * <p>Threads: stateless apart from the shared random; each {@link Session} is owned by its
  * connection's event loop (requests are served in arrival order there), apart from {@link
@@ -298,13 +298,10 @@ final class SaslAuthenticator {
       return CompletableFuture.completedFuture(failed(request, s, e.getMessage(), e.detail()));
     }
     s.state = Session.State.VERIFYING;
-    s.derivation = verifiers.submit(() -> s.closed ? SKIPPED : verify(attempt));
+    s.derivation = verifiers.submit(() -> verify(attempt));
     return s.derivation.handleAsync(
         (failure, error) -> afterVerify(request, s, plain, attempt, failure, error), s.eventLoop);
   }
-
-  /** Stands for "not derived: the connection closed while the derivation was queued". */
-  private static final SaslFailure SKIPPED = new SaslFailure(PlainServer.FAILED, "skipped");
 
   /** On a verifier thread: null when the password matches, else why not. */
   private static SaslFailure verify(PlainServer.Attempt attempt) {
