@@ -111,6 +111,16 @@ public final class ApiMessages {
             dev.spool.protocol.message.UnregisterBrokerRequest.parser(),
             dev.spool.protocol.message.UnregisterBrokerResponse.parser()));
     PARSERS.put(
+        ApiKey.ALTER_PARTITION_REASSIGNMENTS,
+        new Pair(
+            dev.spool.protocol.message.AlterPartitionReassignmentsRequest.parser(),
+            dev.spool.protocol.message.AlterPartitionReassignmentsResponse.parser()));
+    PARSERS.put(
+        ApiKey.LIST_PARTITION_REASSIGNMENTS,
+        new Pair(
+            dev.spool.protocol.message.ListPartitionReassignmentsRequest.parser(),
+            dev.spool.protocol.message.ListPartitionReassignmentsResponse.parser()));
+    PARSERS.put(
         ApiKey.DELETE_TOPICS,
         new Pair(DeleteTopicsRequest.parser(), DeleteTopicsResponse.parser()));
     PARSERS.put(

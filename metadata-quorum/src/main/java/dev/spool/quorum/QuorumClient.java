@@ -73,6 +73,13 @@ public interface QuorumClient extends AutoCloseable {
   CompletableFuture<dev.spool.protocol.message.UnregisterBrokerResponse> unregisterBroker(
       dev.spool.protocol.message.UnregisterBrokerRequest request);
 
+  /**
+   * Starts, redirects or cancels replica reassignments (docs/architecture.md#replica-reassignment).
+   */
+  CompletableFuture<dev.spool.protocol.message.AlterPartitionReassignmentsResponse>
+      alterPartitionReassignments(
+          dev.spool.protocol.message.AlterPartitionReassignmentsRequest request);
+
   /** Retries internally when another allocation won the race for the same block. */
   CompletableFuture<AllocateProducerIdsResponse> allocateProducerIds(
       AllocateProducerIdsRequest request);

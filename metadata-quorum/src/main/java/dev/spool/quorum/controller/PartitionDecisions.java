@@ -115,7 +115,7 @@ public final class PartitionDecisions {
       }
       resp.addPartitions(r);
       if (!rp.getNewIsrList().equals(p.isr())) {
-        records.add(Records.partitionChange(p, p.leader(), rp.getNewIsrList()), item);
+        records.add(ReassignmentDecisions.isrChange(p, rp.getNewIsrList(), image), item);
       }
     }
     return records.decision(ControllerReply.newBuilder().setAlterPartition(resp).build());

@@ -126,19 +126,9 @@ public final class ReplyFinisher {
       }
       case UPDATE_FEATURES -> finishUpdateFeatures(reply.getUpdateFeaturesBuilder(), errors);
       case UNREGISTER_BROKER -> finishUnregister(reply.getUnregisterBrokerBuilder(), errors);
-      case ELECT_LEADERS -> {
-        ElectLeadersResponse.Builder b = reply.getElectLeadersBuilder();
-        for (int i = 0; i < b.getResultsCount(); i++) {
-          RecordResult r = firstError(errors, i);
-          if (r != null && b.getResults(i).getErrorCode() == ErrorCode.NONE) {
-            b.setResults(
-                i,
-                b.getResults(i).toBuilder()
-                    .setErrorCode(r.getErrorCode())
-                    .setErrorMessage(r.getErrorMessage()));
-          }
-        }
-      }
+      case ALTER_PARTITION_REASSIGNMENTS ->
+          finishReassignments(reply.getAlterPartitionReassignmentsBuilder(), errors);
+      case ELECT_LEADERS -> finishElectLeaders(reply.getElectLeadersBuilder(), errors);
       case ALTER_PARTITION -> finishAlterPartition(reply.getAlterPartitionBuilder(), errors, after);
       case CONTROLLER_WRITE -> {
         ControllerWriteResponse.Builder b = reply.getControllerWriteBuilder();
@@ -195,6 +185,52 @@ public final class ReplyFinisher {
             .setPartitionEpoch(s.partitionEpoch());
       }
       b.setPartitions(i, p);
+    }
+  }
+
+  private static void finishReassignments(
+      dev.spool.protocol.message.AlterPartitionReassignmentsResponse.Builder b,
+      Map<Integer, RecordResult> errors) {
+    failItems(
+        b.getPartitionsCount(),
+        errors,
+        i -> b.getPartitions(i).getErrorCode(),
+        (r, i) ->
+            b.setPartitions(
+                i,
+                b.getPartitions(i).toBuilder()
+                    .setErrorCode(r.getErrorCode())
+                    .setErrorMessage(r.getErrorMessage())));
+  }
+
+  private static void finishElectLeaders(
+      ElectLeadersResponse.Builder b, Map<Integer, RecordResult> errors) {
+    failItems(
+        b.getResultsCount(),
+        errors,
+        i -> b.getResults(i).getErrorCode(),
+        (r, i) ->
+            b.setResults(
+                i,
+                b.getResults(i).toBuilder()
+                    .setErrorCode(r.getErrorCode())
+                    .setErrorMessage(r.getErrorMessage())));
+  }
+
+  /**
+   * For each of {@code count} items answered NONE so far whose records were refused, hands the
+   * first refusal to {@code fail}.
+   */
+  private static void failItems(
+      int count,
+      Map<Integer, RecordResult> errors,
+      java.util.function.IntFunction<ErrorCode> answered,
+      java.util.function.ObjIntConsumer<RecordResult> fail0) {
+    for (int i = 0; i < count; i++) {
+      RecordResult r = firstError(errors, i);
+      if (r != null && answered.apply(i) == ErrorCode.NONE) {
+        fail0.accept(r, i);
+      }
     }
   }
 

@@ -57,6 +57,8 @@ public final class RequestDecider {
       case UPDATE_FEATURES -> FeatureDecisions.update(req.getUpdateFeatures(), image, s);
       case UNREGISTER_BROKER ->
           UnregisterDecisions.unregister(req.getUnregisterBroker(), image, heartbeatAgeMs, s);
+      case ALTER_PARTITION_REASSIGNMENTS ->
+          ReassignmentDecisions.alter(req.getAlterPartitionReassignments(), image);
       case ALLOCATE_PRODUCER_IDS ->
           BrokerDecisions.allocateProducerIds(req.getAllocateProducerIds(), image, s);
       case CONTROLLER_WRITE -> controllerWrite(req.getControllerWrite(), term);

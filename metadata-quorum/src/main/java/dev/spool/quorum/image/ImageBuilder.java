@@ -28,6 +28,7 @@ public final class ImageBuilder {
   private Map<String, Map<ScramMechanism, ScramCredentialRecord>> scram;
   private boolean scramOwned;
   private int metadataVersion;
+  private long replicationThrottleBytesPerSec;
   private boolean brokersOwned;
   private boolean topicsOwned;
   private final Set<Integer> touchedBrokers = new HashSet<>();
@@ -42,6 +43,7 @@ public final class ImageBuilder {
     this.nextProducerId = base.nextProducerId();
     this.scram = base.scramCredentials();
     this.metadataVersion = base.metadataVersion();
+    this.replicationThrottleBytesPerSec = base.replicationThrottleBytesPerSec();
   }
 
   // ---------------------------------------------------------------- reads
@@ -150,6 +152,10 @@ public final class ImageBuilder {
     this.metadataVersion = level;
   }
 
+  void setReplicationThrottle(long bytesPerSec) {
+    this.replicationThrottleBytesPerSec = bytesPerSec;
+  }
+
   void setNextProducerId(long next) {
     this.nextProducerId = next;
   }
@@ -165,6 +171,7 @@ public final class ImageBuilder {
     topicIdsByName = other.topicIdsByName();
     nextProducerId = other.nextProducerId();
     metadataVersion = other.metadataVersion();
+    replicationThrottleBytesPerSec = other.replicationThrottleBytesPerSec();
     touchedScramUsers.addAll(scram.keySet());
     touchedScramUsers.addAll(other.scramCredentials().keySet());
     scram = other.scramCredentials();
@@ -181,7 +188,14 @@ public final class ImageBuilder {
     topicsOwned = false;
     scramOwned = false;
     return new MetadataImage(
-        offset, brokers, topicsById, topicIdsByName, nextProducerId, scram, metadataVersion);
+        offset,
+        brokers,
+        topicsById,
+        topicIdsByName,
+        nextProducerId,
+        scram,
+        metadataVersion,
+        replicationThrottleBytesPerSec);
   }
 
   /**

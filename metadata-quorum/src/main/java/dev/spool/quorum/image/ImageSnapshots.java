@@ -66,15 +66,7 @@ public final class ImageSnapshots {
                   .sorted(Map.Entry.comparingByKey())
                   .forEach(e -> batch.addRecords(Records.config(t.id(), e.getKey(), e.getValue())));
               for (PartitionState p : t.partitions()) {
-                batch.addRecords(
-                    Records.partition(
-                        t.id(),
-                        p.partition(),
-                        p.replicas(),
-                        p.isr(),
-                        p.leader(),
-                        p.leaderEpoch(),
-                        p.partitionEpoch()));
+                batch.addRecords(Records.partition(p));
               }
             });
     image.scramCredentials().keySet().stream()
@@ -89,6 +81,9 @@ public final class ImageSnapshots {
                                 MetadataRecord.newBuilder().setScramCredential(e.getValue()))));
     if (image.nextProducerId() > 0) {
       batch.addRecords(Records.producerIds(-1, 0, 0, image.nextProducerId()));
+    }
+    if (image.replicationThrottleBytesPerSec() > 0) {
+      batch.addRecords(Records.replicationThrottle(image.replicationThrottleBytesPerSec()));
     }
     return MetadataSnapshot.newBuilder()
         .setFormatVersion(FORMAT_VERSION)

@@ -15,6 +15,7 @@ import dev.spool.quorum.message.RecordResult;
 import dev.spool.quorum.message.RegisterBrokerRecord;
 import dev.spool.quorum.message.RemoveScramCredentialRecord;
 import dev.spool.quorum.message.RemoveTopicRecord;
+import dev.spool.quorum.message.ReplicationThrottleRecord;
 import dev.spool.quorum.message.ScramCredentialRecord;
 import dev.spool.quorum.message.TopicRecord;
 import dev.spool.quorum.message.UnregisterBrokerRecord;
@@ -94,9 +95,9 @@ public final class MetadataApplier {
               r.getBrokerShutdown().getBrokerEpoch(),
               Change.SHUTDOWN);
       case TOPIC -> topic(b, r.getTopic());
-      case PARTITION -> partition(b, r.getPartition());
+      case PARTITION -> partition(b, r.getPartition(), offset);
       case ADD_PARTITIONS -> addPartitions(b, r.getAddPartitions());
-      case PARTITION_CHANGE -> partitionChange(b, r.getPartitionChange());
+      case PARTITION_CHANGE -> partitionChange(b, r.getPartitionChange(), offset);
       case REMOVE_TOPIC -> removeTopic(b, r.getRemoveTopic());
       case CONFIG -> config(b, r.getConfig());
       case PRODUCER_IDS -> producerIds(b, r.getProducerIds());
@@ -105,6 +106,7 @@ public final class MetadataApplier {
       case FEATURE_LEVEL -> featureLevel(b, r.getFeatureLevel());
       case BROKER_DIRS_OFFLINE -> brokerDirsOffline(b, r.getBrokerDirsOffline(), offset);
       case UNREGISTER_BROKER -> unregisterBroker(b, r.getUnregisterBroker(), offset);
+      case REPLICATION_THROTTLE -> replicationThrottle(b, r.getReplicationThrottle(), offset);
       case RECORD_NOT_SET -> unknownRecord(r, offset);
     };
   }
@@ -293,7 +295,14 @@ public final class MetadataApplier {
     return OK;
   }
 
-  private static RecordResult partition(ImageBuilder b, PartitionRecord r) {
+  private static RecordResult partition(ImageBuilder b, PartitionRecord r, long offset) {
+    RecordResult below =
+        r.getAddingReplicasCount() + r.getRemovingReplicasCount() == 0
+            ? null
+            : belowLevel(b, "a reassignment", MetadataVersion.REASSIGNMENT, offset);
+    if (below != null) {
+      return below;
+    }
     TopicImage t = b.topicById(r.getTopicId());
     if (t == null) {
       return reject(ErrorCode.UNKNOWN_TOPIC_ID, "no topic with id " + r.getTopicId());
@@ -357,6 +366,11 @@ public final class MetadataApplier {
               + ")");
     }
     String problem = checkAssignment(r.getReplicasList(), r.getIsrList(), r.getLeader());
+    if (problem == null) {
+      problem =
+          checkReassignment(
+              r.getReplicasList(), r.getAddingReplicasList(), r.getRemovingReplicasList());
+    }
     if (problem != null) {
       return reject(ErrorCode.INVALID_REQUEST, t.name() + "-" + r.getPartition() + ": " + problem);
     }
@@ -369,11 +383,21 @@ public final class MetadataApplier {
             r.getIsrList(),
             r.getLeader(),
             r.getLeaderEpoch(),
-            r.getPartitionEpoch()));
+            r.getPartitionEpoch(),
+            r.getAddingReplicasList(),
+            r.getRemovingReplicasList()));
     return null;
   }
 
-  private static RecordResult partitionChange(ImageBuilder b, PartitionChangeRecord r) {
+  private static RecordResult partitionChange(
+      ImageBuilder b, PartitionChangeRecord r, long offset) {
+    RecordResult below =
+        r.getAddingReplicasCount() + r.getRemovingReplicasCount() == 0
+            ? null
+            : belowLevel(b, "a reassignment", MetadataVersion.REASSIGNMENT, offset);
+    if (below != null) {
+      return below;
+    }
     TopicImage t = b.topicById(r.getTopicId());
     if (t == null) {
       return reject(ErrorCode.UNKNOWN_TOPIC_ID, "no topic with id " + r.getTopicId());
@@ -394,6 +418,11 @@ public final class MetadataApplier {
               + r.getExpectedPartitionEpoch());
     }
     String problem = checkAssignment(r.getReplicasList(), r.getIsrList(), r.getLeader());
+    if (problem == null) {
+      problem =
+          checkReassignment(
+              r.getReplicasList(), r.getAddingReplicasList(), r.getRemovingReplicasList());
+    }
     if (problem != null) {
       return reject(ErrorCode.INVALID_REQUEST, p.topicPartition() + ": " + problem);
     }
@@ -407,7 +436,9 @@ public final class MetadataApplier {
             r.getIsrList(),
             r.getLeader(),
             leaderEpoch,
-            p.partitionEpoch() + 1);
+            p.partitionEpoch() + 1,
+            r.getAddingReplicasList(),
+            r.getRemovingReplicasList());
     List<PartitionState> ps = new ArrayList<>(t.partitions());
     ps.set(p.partition(), next);
     b.putTopic(t.withPartitions(ps));
@@ -438,6 +469,43 @@ public final class MetadataApplier {
       return "leader " + leader + " is not in the ISR " + isr;
     }
     return null;
+  }
+
+  /**
+   * Returns a problem description or {@code null} when a reassignment's adding and removing
+   * replicas fit {@code replicas}: each within it, no id in both, no duplicate, and a non-empty
+   * target (replicas without the removing ones).
+   */
+  static String checkReassignment(
+      List<Integer> replicas, List<Integer> adding, List<Integer> removing) {
+    if (adding.isEmpty() && removing.isEmpty()) {
+      return null;
+    }
+    if (new HashSet<>(adding).size() != adding.size()
+        || new HashSet<>(removing).size() != removing.size()) {
+      return "duplicate adding " + adding + " or removing " + removing + " replicas";
+    }
+    if (!replicas.containsAll(adding) || !replicas.containsAll(removing)) {
+      return "adding " + adding + " or removing " + removing + " not within replicas " + replicas;
+    }
+    if (adding.stream().anyMatch(removing::contains)) {
+      return "replicas both adding " + adding + " and removing " + removing;
+    }
+    if (removing.size() == replicas.size()) {
+      return "every replica of " + replicas + " is being removed";
+    }
+    return null;
+  }
+
+  private static RecordResult replicationThrottle(
+      ImageBuilder b, ReplicationThrottleRecord r, long offset) {
+    RecordResult below =
+        belowLevel(b, "ReplicationThrottleRecord", MetadataVersion.REASSIGNMENT, offset);
+    if (below != null) {
+      return below;
+    }
+    b.setReplicationThrottle(r.getBytesPerSec());
+    return OK;
   }
 
   private static RecordResult removeTopic(ImageBuilder b, RemoveTopicRecord r) {

@@ -23,7 +23,7 @@ import java.util.Objects;
  */
 public final class MetadataImage {
   public static final MetadataImage EMPTY =
-      new MetadataImage(-1, Map.of(), Map.of(), Map.of(), 0, Map.of(), MetadataVersion.UNSET);
+      new MetadataImage(-1, Map.of(), Map.of(), Map.of(), 0, Map.of(), MetadataVersion.UNSET, 0);
 
   private final long offset;
   private final Map<Integer, BrokerRegistration> brokers;
@@ -33,6 +33,7 @@ public final class MetadataImage {
   // user -> mechanism -> credential; the inner maps are immutable (docs/security.md#sasl)
   private final Map<String, Map<ScramMechanism, ScramCredentialRecord>> scram;
   private final int metadataVersion;
+  private final long replicationThrottleBytesPerSec;
 
   MetadataImage(
       long offset,
@@ -41,7 +42,8 @@ public final class MetadataImage {
       Map<String, String> topicIdsByName,
       long nextProducerId,
       Map<String, Map<ScramMechanism, ScramCredentialRecord>> scram,
-      int metadataVersion) {
+      int metadataVersion,
+      long replicationThrottleBytesPerSec) {
     this.offset = offset;
     this.brokers = Collections.unmodifiableMap(brokers);
     this.topicsById = Collections.unmodifiableMap(topicsById);
@@ -49,6 +51,7 @@ public final class MetadataImage {
     this.nextProducerId = nextProducerId;
     this.scram = Collections.unmodifiableMap(scram);
     this.metadataVersion = metadataVersion;
+    this.replicationThrottleBytesPerSec = replicationThrottleBytesPerSec;
   }
 
   /** The Raft index of the last entry applied; -1 for the empty image. */
@@ -62,7 +65,14 @@ public final class MetadataImage {
       return this;
     }
     return new MetadataImage(
-        newOffset, brokers, topicsById, topicIdsByName, nextProducerId, scram, metadataVersion);
+        newOffset,
+        brokers,
+        topicsById,
+        topicIdsByName,
+        nextProducerId,
+        scram,
+        metadataVersion,
+        replicationThrottleBytesPerSec);
   }
 
   // ---------------------------------------------------------------- features
@@ -73,6 +83,14 @@ public final class MetadataImage {
    */
   public int metadataVersion() {
     return metadataVersion;
+  }
+
+  /**
+   * The cluster's replication throttle: bytes/s of catch-up fetching per broker, for its adding
+   * replicas of reassignments (docs/architecture.md#replica-reassignment). 0 = none.
+   */
+  public long replicationThrottleBytesPerSec() {
+    return replicationThrottleBytesPerSec;
   }
 
   // ---------------------------------------------------------------- brokers
@@ -197,6 +215,7 @@ public final class MetadataImage {
         && offset == m.offset
         && nextProducerId == m.nextProducerId
         && metadataVersion == m.metadataVersion
+        && replicationThrottleBytesPerSec == m.replicationThrottleBytesPerSec
         && scram.equals(m.scram)
         && brokers.equals(m.brokers)
         && topicsById.equals(m.topicsById)

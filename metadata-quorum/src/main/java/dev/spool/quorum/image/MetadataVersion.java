@@ -35,8 +35,19 @@ public final class MetadataVersion {
   /** The level that introduced UnregisterBrokerRecord. */
   public static final int UNREGISTER_BROKER = V3;
 
+  /**
+   * Level 4: level 3 and replica reassignment: the adding and removing replicas of PartitionRecord
+   * and PartitionChangeRecord, and ReplicationThrottleRecord
+   * (docs/architecture.md#replica-reassignment). Below it the controller refuses
+   * AlterPartitionReassignments.
+   */
+  public static final int V4 = 4;
+
+  /** The level that introduced reassignment's fields and ReplicationThrottleRecord. */
+  public static final int REASSIGNMENT = V4;
+
   /** The highest level this build supports: a fresh cluster starts here. */
-  public static final int LATEST = V3;
+  public static final int LATEST = V4;
 
   /** What this build reads and writes. */
   public static final Range SUPPORTED = new Range(V1, LATEST);

@@ -12,6 +12,9 @@ import java.util.Objects;
  * @param leader the leader broker id, a member of {@code isr}, or {@link #NO_LEADER}
  * @param leaderEpoch grows on every leader change
  * @param partitionEpoch grows on every change at all (AlterPartition's precondition)
+ * @param addingReplicas replicas a reassignment in progress adds
+ *     (docs/architecture.md#replica-reassignment)
+ * @param removingReplicas replicas a reassignment in progress drops once the target is in sync
  */
 public record PartitionState(
     String topicId,
@@ -21,7 +24,9 @@ public record PartitionState(
     List<Integer> isr,
     int leader,
     int leaderEpoch,
-    int partitionEpoch) {
+    int partitionEpoch,
+    List<Integer> addingReplicas,
+    List<Integer> removingReplicas) {
 
   public static final int NO_LEADER = -1;
 
@@ -30,6 +35,50 @@ public record PartitionState(
     Objects.requireNonNull(topic, "topic");
     replicas = List.copyOf(replicas);
     isr = List.copyOf(isr);
+    addingReplicas = List.copyOf(addingReplicas);
+    removingReplicas = List.copyOf(removingReplicas);
+  }
+
+  /** A partition with no reassignment in progress. */
+  public PartitionState(
+      String topicId,
+      String topic,
+      int partition,
+      List<Integer> replicas,
+      List<Integer> isr,
+      int leader,
+      int leaderEpoch,
+      int partitionEpoch) {
+    this(
+        topicId,
+        topic,
+        partition,
+        replicas,
+        isr,
+        leader,
+        leaderEpoch,
+        partitionEpoch,
+        List.of(),
+        List.of());
+  }
+
+  /** True while a reassignment is in progress. */
+  public boolean isReassigning() {
+    return !addingReplicas.isEmpty() || !removingReplicas.isEmpty();
+  }
+
+  /** The replicas the partition ends with: {@code replicas} without those being removed. */
+  public List<Integer> targetReplicas() {
+    return removingReplicas.isEmpty() ? replicas : without(replicas, removingReplicas);
+  }
+
+  /** The replicas before the reassignment: {@code replicas} without those being added. */
+  public List<Integer> originalReplicas() {
+    return addingReplicas.isEmpty() ? replicas : without(replicas, addingReplicas);
+  }
+
+  private static List<Integer> without(List<Integer> from, List<Integer> drop) {
+    return from.stream().filter(id -> !drop.contains(id)).toList();
   }
 
   public TopicPartition topicPartition() {

@@ -10,6 +10,7 @@ import dev.spool.quorum.message.PartitionChangeRecord;
 import dev.spool.quorum.message.PartitionRecord;
 import dev.spool.quorum.message.RecordResult;
 import dev.spool.quorum.message.RegisterBrokerRecord;
+import dev.spool.quorum.message.ReplicationThrottleRecord;
 import dev.spool.quorum.message.ScramCredentialRecord;
 import dev.spool.quorum.message.TopicRecord;
 import java.util.List;
@@ -43,7 +44,7 @@ public final class RecordChecks {
   static final int MAX_INCARNATION_ID_CHARS = 64;
 
   /** Far above any replication factor (its config is capped at 32), far below harm. */
-  static final int MAX_REPLICAS = 1024;
+  public static final int MAX_REPLICAS = 1024;
 
   /** The controller's own bound on a topic's partition count is far lower (its config). */
   static final int MAX_ADDED_PARTITIONS = 100_000;
@@ -123,6 +124,7 @@ public final class RecordChecks {
       case PARTITION -> partition(r.getPartition());
       case ADD_PARTITIONS -> addPartitions(r.getAddPartitions());
       case PARTITION_CHANGE -> partitionChange(r.getPartitionChange());
+      case REPLICATION_THROTTLE -> replicationThrottle(r.getReplicationThrottle());
       case CONFIG -> config(r.getConfig());
       case REGISTER_BROKER -> registerBroker(r.getRegisterBroker());
       case REMOVE_TOPIC -> topicId(r.getRemoveTopic().getTopicId());
@@ -214,6 +216,13 @@ public final class RecordChecks {
     return idProblem != null ? idProblem : replicas(p.getReplicasList(), p.getIsrList());
   }
 
+  private static RecordResult replicationThrottle(ReplicationThrottleRecord t) {
+    return t.getBytesPerSec() < 0
+        ? MetadataApplier.reject(
+            ErrorCode.INVALID_RECORD, "replication throttle " + t.getBytesPerSec() + " B/s")
+        : null;
+  }
+
   private static RecordResult addPartitions(AddPartitionsRecord a) {
     if (a.getPartitionsCount() > MAX_ADDED_PARTITIONS) {
       return MetadataApplier.reject(
@@ -222,7 +231,12 @@ public final class RecordChecks {
     }
     RecordResult problem = topicId(a.getTopicId());
     for (int i = 0; problem == null && i < a.getPartitionsCount(); i++) {
-      problem = partition(a.getPartitions(i));
+      PartitionRecord p = a.getPartitions(i);
+      problem =
+          p.getAddingReplicasCount() + p.getRemovingReplicasCount() > 0
+              ? MetadataApplier.reject(
+                  ErrorCode.INVALID_RECORD, "a partition added to a topic is being reassigned")
+              : partition(p);
     }
     return problem;
   }

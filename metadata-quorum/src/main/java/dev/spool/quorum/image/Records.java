@@ -16,6 +16,7 @@ import dev.spool.quorum.message.ProducerIdsRecord;
 import dev.spool.quorum.message.RegisterBrokerRecord;
 import dev.spool.quorum.message.RemoveScramCredentialRecord;
 import dev.spool.quorum.message.RemoveTopicRecord;
+import dev.spool.quorum.message.ReplicationThrottleRecord;
 import dev.spool.quorum.message.ScramCredentialRecord;
 import dev.spool.quorum.message.TopicRecord;
 import dev.spool.quorum.message.UnfenceBrokerRecord;
@@ -145,6 +146,23 @@ public final class Records {
         .build();
   }
 
+  /** {@code p} as a PartitionRecord, its reassignment in progress included (snapshots). */
+  public static MetadataRecord partition(PartitionState p) {
+    return MetadataRecord.newBuilder()
+        .setPartition(
+            PartitionRecord.newBuilder()
+                .setTopicId(p.topicId())
+                .setPartition(p.partition())
+                .addAllReplicas(p.replicas())
+                .addAllIsr(p.isr())
+                .setLeader(p.leader())
+                .setLeaderEpoch(p.leaderEpoch())
+                .setPartitionEpoch(p.partitionEpoch())
+                .addAllAddingReplicas(p.addingReplicas())
+                .addAllRemovingReplicas(p.removingReplicas()))
+        .build();
+  }
+
   /**
    * Partitions {@code expectedCount}, {@code expectedCount + 1}, ... of a topic that has {@code
    * expectedCount} now, one per replica list (preferred leader first), each with its whole replica
@@ -166,12 +184,25 @@ public final class Records {
   }
 
   /** A change of {@code p} to the given leader/ISR, keeping its replicas. */
+  /** A new leader and ISR; the replicas and any reassignment in progress stay. */
   public static MetadataRecord partitionChange(PartitionState p, int leader, List<Integer> isr) {
-    return partitionChange(p, leader, isr, p.replicas());
+    return partitionChange(p, leader, isr, p.replicas(), p.addingReplicas(), p.removingReplicas());
   }
 
+  /** A new leader, ISR and replica set, with no reassignment in progress. */
   public static MetadataRecord partitionChange(
       PartitionState p, int leader, List<Integer> isr, List<Integer> replicas) {
+    return partitionChange(p, leader, isr, replicas, List.of(), List.of());
+  }
+
+  /** The whole new state, reassignment included. */
+  public static MetadataRecord partitionChange(
+      PartitionState p,
+      int leader,
+      List<Integer> isr,
+      List<Integer> replicas,
+      List<Integer> adding,
+      List<Integer> removing) {
     return MetadataRecord.newBuilder()
         .setPartitionChange(
             PartitionChangeRecord.newBuilder()
@@ -180,7 +211,15 @@ public final class Records {
                 .setExpectedPartitionEpoch(p.partitionEpoch())
                 .setLeader(leader)
                 .addAllIsr(isr)
-                .addAllReplicas(replicas))
+                .addAllReplicas(replicas)
+                .addAllAddingReplicas(adding)
+                .addAllRemovingReplicas(removing))
+        .build();
+  }
+
+  public static MetadataRecord replicationThrottle(long bytesPerSec) {
+    return MetadataRecord.newBuilder()
+        .setReplicationThrottle(ReplicationThrottleRecord.newBuilder().setBytesPerSec(bytesPerSec))
         .build();
   }
 

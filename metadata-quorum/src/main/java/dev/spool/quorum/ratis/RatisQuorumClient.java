@@ -189,6 +189,14 @@ public final class RatisQuorumClient implements QuorumClient {
   }
 
   @Override
+  public CompletableFuture<dev.spool.protocol.message.AlterPartitionReassignmentsResponse>
+      alterPartitionReassignments(dev.spool.protocol.message.AlterPartitionReassignmentsRequest r) {
+    return write(
+        ControllerRequest.newBuilder().setAlterPartitionReassignments(r).build(),
+        ControllerReply::getAlterPartitionReassignments);
+  }
+
+  @Override
   public CompletableFuture<DeleteTopicsResponse> deleteTopics(DeleteTopicsRequest r) {
     return write(
         ControllerRequest.newBuilder().setDeleteTopics(r).build(),

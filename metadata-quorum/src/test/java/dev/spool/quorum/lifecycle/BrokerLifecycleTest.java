@@ -119,6 +119,13 @@ class BrokerLifecycleTest {
     }
 
     @Override
+    public CompletableFuture<dev.spool.protocol.message.AlterPartitionReassignmentsResponse>
+        alterPartitionReassignments(
+            dev.spool.protocol.message.AlterPartitionReassignmentsRequest r) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public CompletableFuture<AllocateProducerIdsResponse> allocateProducerIds(
         AllocateProducerIdsRequest r) {
       throw new UnsupportedOperationException();

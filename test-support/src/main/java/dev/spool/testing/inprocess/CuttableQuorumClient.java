@@ -106,6 +106,12 @@ final class CuttableQuorumClient implements QuorumClient {
   }
 
   @Override
+  public CompletableFuture<dev.spool.protocol.message.AlterPartitionReassignmentsResponse>
+      alterPartitionReassignments(dev.spool.protocol.message.AlterPartitionReassignmentsRequest r) {
+    return call(() -> delegate.alterPartitionReassignments(r));
+  }
+
+  @Override
   public CompletableFuture<DeleteTopicsResponse> deleteTopics(DeleteTopicsRequest r) {
     return call(() -> delegate.deleteTopics(r));
   }
