@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spool.cli.CliRunner;
+import dev.spool.quorum.image.MetadataVersion;
 import dev.spool.testing.SpoolClusterTest;
 import dev.spool.testing.inprocess.InProcessCluster;
 import java.util.concurrent.atomic.AtomicReference;
@@ -18,7 +19,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * {@code spool features} against three in-process nodes of this build
  * (docs/architecture.md#versioned-metadata): the first active controller finalized metadata.version
- * at this build's latest level (3), every node registered this build's range (1..3), a no-op
+ * at this build's latest level, every node registered this build's range (1..latest), a no-op
  * upgrade and a dry run succeed, and an upgrade above what the nodes support or a downgrade is
  * refused and changes nothing.
  */
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Timeout;
 @SpoolClusterTest(nodes = 3)
 class FeaturesE2ETest {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int LATEST = MetadataVersion.LATEST;
   private static InProcessCluster cluster;
 
   @BeforeAll
@@ -56,35 +58,37 @@ class FeaturesE2ETest {
               return d.path("finalized").has("metadata.version") && d.path("nodes").size() == 3;
             });
     JsonNode d = seen.get();
-    assertEquals(3, d.path("finalized").path("metadata.version").asInt(), d.toString());
+    assertEquals(LATEST, d.path("finalized").path("metadata.version").asInt(), d.toString());
     for (int i = 0; i < 3; i++) {
       JsonNode n = d.path("nodes").get(i);
       assertEquals(i + 1, n.path("id").asInt(), d.toString());
       assertEquals(1, n.path("supported").path("metadata.version").path("min").asInt());
-      assertEquals(3, n.path("supported").path("metadata.version").path("max").asInt());
+      assertEquals(LATEST, n.path("supported").path("metadata.version").path("max").asInt());
     }
     CliRunner.Result text = cli("features", "describe");
-    assertTrue(text.out().contains("Feature: metadata.version  Finalized: 3"), text.toString());
-    assertTrue(text.out().contains("node 3  supports metadata.version 1..3"), text.toString());
+    assertTrue(
+        text.out().contains("Feature: metadata.version  Finalized: " + LATEST), text.toString());
+    assertTrue(
+        text.out().contains("node 3  supports metadata.version 1.." + LATEST), text.toString());
 
     CliRunner.Result dry =
-        cli("features", "upgrade", "--metadata-version", "3", "--dry-run", "--json");
+        cli("features", "upgrade", "--metadata-version", "" + LATEST, "--dry-run", "--json");
     assertEquals(0, dry.exitCode(), dry.toString());
     JsonNode dj = JSON.readTree(dry.out());
-    assertEquals(3, dj.path("previous").asInt(), dry.toString());
+    assertEquals(LATEST, dj.path("previous").asInt(), dry.toString());
     assertTrue(dj.path("dryRun").asBoolean(), dry.toString());
 
-    CliRunner.Result same = cli("features", "upgrade", "--metadata-version", "3");
+    CliRunner.Result same = cli("features", "upgrade", "--metadata-version", "" + LATEST);
     assertEquals(0, same.exitCode(), same.toString());
 
-    CliRunner.Result above = cli("features", "upgrade", "--metadata-version", "4");
+    CliRunner.Result above = cli("features", "upgrade", "--metadata-version", "" + (LATEST + 1));
     assertEquals(1, above.exitCode(), above.toString());
     assertTrue(above.err().contains("FEATURE_UPDATE_FAILED"), above.toString());
-    assertTrue(above.err().contains("level 4"), above.toString());
+    assertTrue(above.err().contains("level " + (LATEST + 1)), above.toString());
 
     CliRunner.Result down = cli("features", "upgrade", "--metadata-version", "1");
     assertEquals(1, down.exitCode(), down.toString());
     assertTrue(down.err().contains("downgrading to 1 is not supported"), down.toString());
-    assertEquals(3, describe().path("finalized").path("metadata.version").asInt());
+    assertEquals(LATEST, describe().path("finalized").path("metadata.version").asInt());
   }
 }

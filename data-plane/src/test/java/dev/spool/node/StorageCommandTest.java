@@ -202,12 +202,15 @@ class StorageCommandTest {
 
   @Test
   void shouldRefuseAReleaseVersionThisBuildDoesNotSupportAndWriteNothing() {
-    for (String level : List.of("4", "0", "-1", "2147483647")) {
+    for (String level :
+        List.of(String.valueOf(MetadataVersion.LATEST + 1), "0", "-1", "2147483647")) {
       Result r = format("--release-version", level);
       assertEquals(2, r.exitCode(), r.toString());
       assertTrue(
           r.err().contains("--release-version " + level + ": metadata.version " + level)
-              && r.err().contains("not supported by this build, which supports 1..3"),
+              && r.err()
+                  .contains(
+                      "not supported by this build, which supports 1.." + MetadataVersion.LATEST),
           r.toString());
       assertFalse(Files.exists(dir.resolve("data")), "nothing written for " + level);
     }

@@ -138,4 +138,31 @@ class LeaderStateTest {
         IllegalArgumentException.class,
         () -> new LeaderState(1, List.of(1, 2), Set.of(2), 1, 1, 0, 0, 0));
   }
+
+  /** A reassignment adds replica 4 and, once it is in sync, drops 3 (same leader epoch). */
+  @Test
+  void shouldTakeReplicasAddedAndDroppedInItsEpoch() {
+    LeaderState s = leader(100, 0);
+    s.onFollowerFetch(2, 7, 150, 150, 1);
+    s.onFollowerFetch(3, 7, 150, 150, 1);
+    assertThrows(IllegalArgumentException.class, () -> s.onFollowerFetch(4, 7, 0, 150, 1));
+
+    s.onReplicasChanged(List.of(4, 2, 3, 1));
+    assertTrue(s.isReplica(4));
+    assertEquals(Optional.empty(), s.proposeExpand(4), "it has not fetched yet");
+    assertEquals(150, s.onFollowerFetch(4, 7, 40, 150, 2), "outside the ISR it holds nothing back");
+    assertEquals(Set.of(), s.outOfSyncReplicas(3, LAG_MS), "a new replica is not an ISR member");
+    s.onFollowerFetch(4, 7, 150, 150, 3);
+    assertEquals(Optional.of(Set.of(1, 2, 3, 4)), s.proposeExpand(4));
+
+    s.onReplicasChanged(List.of(4, 2, 1));
+    assertTrue(s.onIsrCommitted(Set.of(1, 2, 4), 12));
+    assertFalse(s.isReplica(3));
+    assertEquals(List.of(4, 2, 1), s.replicas());
+    assertThrows(IllegalArgumentException.class, () -> s.onFollowerFetch(3, 7, 150, 150, 4));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> s.onReplicasChanged(List.of(4, 2)),
+        "the leader cannot be dropped while it leads");
+  }
 }

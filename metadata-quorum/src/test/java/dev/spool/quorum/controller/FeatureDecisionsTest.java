@@ -81,7 +81,7 @@ class FeatureDecisionsTest {
             .getFeatureLevel()
             .getFeatureLevel(),
         "this build's controller bootstraps at its latest level");
-    assertEquals(new MetadataVersion.Range(1, 3), MetadataVersion.SUPPORTED, "this build: 1..3");
+    assertEquals(new MetadataVersion.Range(1, 4), MetadataVersion.SUPPORTED, "this build: 1..4");
   }
 
   @Test
