@@ -1,0 +1,134 @@
+package dev.spool.broker.replication;
+
+import dev.spool.common.Clock;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+/**
+ * The broker's replication throttle on the follower side (Kafka's follower replication quota): a
+ * token bucket of bytes, filled at the cluster's {@code replicationThrottleBytesPerSec} (read from
+ * {@code rate} on every call, since the metadata image changes it at runtime; 0 = no throttle) and
+ * holding at most {@link #BURST_MS} worth of it. The fetchers {@link #record} the record bytes they
+ * receive for throttled partitions (the catch-up fetching of this broker's adding replicas); while
+ * the bucket is in debt ({@link #delayMs} &gt; 0) they leave those partitions out of their
+ * requests, and come back when it has refilled. Since a fetch may bring more than the bucket holds,
+ * the bucket goes negative rather than refusing bytes already received: the debt is paid back by
+ * waiting, so over any long run the bytes counted stay within rate × time + {@link #BURST_MS} worth
+ * + one fetch's overshoot ({@link #partitionMaxBytes} bounds it).
+ *
+ * <p>A bucket starts full when a throttle is set (after none), keeps its level when the rate
+ * changes (capped at the new burst), and is forgotten when the throttle is removed.
+ *
+ * <p>Threads: one per broker, created by {@link ReplicaFetcherManager} and shared by all its
+ * fetchers; they all run on the replica fetchers' I/O thread today, and the methods are
+ * synchronized so any thread may call them. {@link #throttledBytesTotal} is for any thread.
+ */
+final class ReplicationQuota {
+  /** The burst the bucket holds: one second of the rate. */
+  public static final long BURST_MS = 1000;
+
+  private static final double NANOS_PER_SECOND = 1e9;
+
+  private final Clock clock;
+  private final LongSupplier rate;
+  private final LongAdder throttledBytes = new LongAdder();
+  // Guarded by this:
+  private long lastRate;
+  private double tokens;
+  private long lastNs;
+
+  /**
+   * @param clock the time the bucket fills with
+   * @param rate bytes per second, read on every call; 0 (or less) = unthrottled
+   */
+  ReplicationQuota(Clock clock, LongSupplier rate) {
+    this.clock = clock;
+    this.rate = rate;
+  }
+
+  /** The current throttle in bytes per second, 0 = none. Any thread; no lock. */
+  public long bytesPerSec() {
+    return Math.max(0, rate.getAsLong());
+  }
+
+  /** Counts {@code bytes} received for throttled partitions against the bucket. */
+  public synchronized void record(long bytes) {
+    if (bytes <= 0) {
+      return;
+    }
+    long r = refill();
+    if (r == 0) {
+      return;
+    }
+    tokens -= bytes;
+    throttledBytes.add(bytes);
+  }
+
+  /**
+   * Milliseconds until the bucket is out of debt: 0 when throttled partitions may be fetched now
+   * (always 0 without a throttle), else how long their fetching must wait (at least 1).
+   */
+  public synchronized long delayMs() {
+    long r = refill();
+    if (r == 0 || tokens >= 0) {
+      return 0;
+    }
+    double ms = Math.ceil(-tokens * BURST_MS / r);
+    return Math.max(1, (long) Math.min(ms, Long.MAX_VALUE / 2));
+  }
+
+  /**
+   * The per-partition max bytes for a throttled partition in a fetch that carries {@code
+   * throttledInRequest} of them: their share of one burst ({@link #BURST_MS} of the rate), at most
+   * {@code normalMax}, at least 1 (the leader still sends one whole first batch). So one answer
+   * brings little more than one burst beyond what the bucket allowed.
+   */
+  public int partitionMaxBytes(int normalMax, int throttledInRequest) {
+    long r = bytesPerSec();
+    if (r == 0) {
+      return normalMax;
+    }
+    long burst = burstBytes(r);
+    long share = burst / Math.max(1, throttledInRequest);
+    return (int) Math.max(1, Math.min(normalMax, share));
+  }
+
+  /** Bytes counted against the throttle since this broker started. Any thread. */
+  public long throttledBytesTotal() {
+    return throttledBytes.sum();
+  }
+
+  /** The bucket's level in bytes (negative = debt); for tests. */
+  synchronized long tokens() {
+    refill();
+    return (long) Math.floor(tokens);
+  }
+
+  /** Reads the rate, fills the bucket up to now and returns the rate (0: the bucket is reset). */
+  private long refill() {
+    long r = bytesPerSec();
+    long nowNs = clock.nanoTime();
+    if (r == 0) {
+      lastRate = 0;
+      tokens = 0;
+      lastNs = nowNs;
+      return 0;
+    }
+    if (lastRate == 0) {
+      tokens = burstBytes(r); // a new throttle starts with a full burst
+    } else {
+      // Time since the last call filled at the rate then in force.
+      tokens += Math.max(0, nowNs - lastNs) * (double) lastRate / NANOS_PER_SECOND;
+    }
+    tokens = Math.min(tokens, burstBytes(r));
+    lastRate = r;
+    lastNs = nowNs;
+    return r;
+  }
+
+  private static long burstBytes(long bytesPerSec) {
+    long perBurst =
+        bytesPerSec > Long.MAX_VALUE / BURST_MS ? bytesPerSec : bytesPerSec * BURST_MS / 1000;
+    return Math.max(1, perBurst);
+  }
+}
