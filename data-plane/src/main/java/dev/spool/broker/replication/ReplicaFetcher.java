@@ -10,12 +10,18 @@ import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.FetchRequest;
 import dev.spool.protocol.message.FetchResponse;
 import dev.spool.quorum.image.BrokerRegistration;
+import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.PartitionState;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ObjLongConsumer;
@@ -30,6 +36,16 @@ import org.slf4j.LoggerFactory;
  * follower's high watermark; the next fetch goes out when every partition is done (the record data
  * lives in the response buffer until then). A partition whose fetch failed waits {@code backoffMs};
  * one that went offline is dropped.
+ *
+ * <p>Replication throttle (Kafka's follower quota): a partition for which this broker is an adding
+ * replica of a reassignment and not yet in the ISR is <em>throttled</em> while the image sets a
+ * {@code replicationThrottleBytesPerSec}. The record bytes received for throttled partitions are
+ * counted in the broker's {@link ReplicationQuota}, shared by all fetchers; while it is in debt the
+ * throttled partitions are left out of the request (the others are fetched as usual, with a long
+ * poll no longer than the bucket's refill time), and a request with only throttled partitions waits
+ * exactly until the bucket has refilled. A throttled partition asks for at most its share of one
+ * burst ({@link ReplicationQuota#partitionMaxBytes}). Without a throttle all this costs one read of
+ * the rate per fetch.
  *
  * <p>Threads: runs on the network client's I/O thread; {@link #add}/{@link #remove} from any thread
  * (the partition map is concurrent).
@@ -48,12 +64,45 @@ final class ReplicaFetcher {
     }
   }
 
+  /**
+   * The fetcher's side of the network: its I/O thread and the fetch call. {@link #of} adapts the
+   * broker's {@link NetworkClient}; tests drive both by hand.
+   */
+  interface Io {
+    void execute(Runnable task);
+
+    void schedule(Runnable task, long delayMs);
+
+    CompletableFuture<ClientResponse> send(Node leader, FetchRequest request, long timeoutMs);
+
+    static Io of(NetworkClient client) {
+      return new Io() {
+        @Override
+        public void execute(Runnable task) {
+          client.eventLoop().execute(task);
+        }
+
+        @Override
+        public void schedule(Runnable task, long delayMs) {
+          client.eventLoop().schedule(task, delayMs, TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        public CompletableFuture<ClientResponse> send(
+            Node leader, FetchRequest request, long timeoutMs) {
+          return client.send(leader, ApiKey.FETCH, request, null, timeoutMs, true);
+        }
+      };
+    }
+  }
+
   private final int brokerId;
   private final int sourceBrokerId;
   private final ReplicaFetcherManager.Settings settings;
-  private final NetworkClient client;
+  private final Io io;
   private final ReplicaManager replicas;
   private final Clock clock;
+  private final ReplicationQuota quota;
   private final ConcurrentHashMap<TopicPartition, Fetched> partitions = new ConcurrentHashMap<>();
   private final String logPrefix;
   // I/O thread only:
@@ -65,21 +114,23 @@ final class ReplicaFetcher {
       int brokerId,
       int sourceBrokerId,
       ReplicaFetcherManager.Settings settings,
-      NetworkClient client,
+      Io io,
       ReplicaManager replicas,
-      Clock clock) {
+      Clock clock,
+      ReplicationQuota quota) {
     this.brokerId = brokerId;
     this.sourceBrokerId = sourceBrokerId;
     this.settings = settings;
-    this.client = client;
+    this.io = io;
     this.replicas = replicas;
     this.clock = clock;
+    this.quota = quota;
     this.logPrefix = "[node=" + brokerId + " fetcher=" + sourceBrokerId + "]";
   }
 
   void add(Partition p) {
     partitions.put(p.topicPartition(), new Fetched(p));
-    client.eventLoop().execute(this::maybeFetch);
+    io.execute(this::maybeFetch);
   }
 
   void remove(TopicPartition tp) {
@@ -104,15 +155,21 @@ final class ReplicaFetcher {
       return;
     }
     scheduled = true;
-    client
-        .eventLoop()
-        .schedule(
-            () -> {
-              scheduled = false;
-              maybeFetch();
-            },
-            Math.max(1, delayMs),
-            TimeUnit.MILLISECONDS);
+    io.schedule(
+        () -> {
+          scheduled = false;
+          maybeFetch();
+        },
+        Math.max(1, delayMs));
+  }
+
+  /**
+   * Whether {@code tp}'s fetching counts against the replication throttle: this broker is an adding
+   * replica of a reassignment in progress and not in the ISR yet (catch-up traffic only).
+   */
+  private boolean isThrottled(MetadataImage image, TopicPartition tp) {
+    PartitionState s = image.partition(tp);
+    return s != null && s.addingReplicas().contains(brokerId) && !s.isrContains(brokerId);
   }
 
   private void maybeFetch() {
@@ -120,7 +177,12 @@ final class ReplicaFetcher {
       return;
     }
     long nowMs = clock.monotonicMs();
+    // Without a throttle (rate 0) nothing below looks at partition states or the bucket.
+    MetadataImage throttleImage = quota.bytesPerSec() > 0 ? replicas.image() : null;
+    long quotaDelayMs = throttleImage == null ? 0 : quota.delayMs();
     Map<TopicPartition, FollowerFetchState> sent = new LinkedHashMap<>();
+    Set<TopicPartition> throttled = new HashSet<>();
+    boolean throttledLeftOut = false;
     long nextDelay = Long.MAX_VALUE;
     for (Map.Entry<TopicPartition, Fetched> e : partitions.entrySet()) {
       Fetched f = e.getValue();
@@ -128,10 +190,21 @@ final class ReplicaFetcher {
         nextDelay = Math.min(nextDelay, f.delayedUntilMs - nowMs);
         continue;
       }
-      f.partition
-          .followerFetchState()
-          .filter(s -> s.leaderId() == sourceBrokerId)
-          .ifPresent(s -> sent.put(e.getKey(), s));
+      Optional<FollowerFetchState> state =
+          f.partition.followerFetchState().filter(s -> s.leaderId() == sourceBrokerId);
+      if (state.isEmpty()) {
+        continue;
+      }
+      if (throttleImage != null && isThrottled(throttleImage, e.getKey())) {
+        if (quotaDelayMs > 0) {
+          // Over quota: left out until the bucket has refilled (Kafka's shouldFollowerThrottle).
+          throttledLeftOut = true;
+          nextDelay = Math.min(nextDelay, quotaDelayMs);
+          continue;
+        }
+        throttled.add(e.getKey());
+      }
+      sent.put(e.getKey(), state.get());
     }
     if (sent.isEmpty()) {
       if (!partitions.isEmpty()) {
@@ -146,25 +219,32 @@ final class ReplicaFetcher {
     }
     inFlight = true;
     Node node = new Node(sourceBrokerId, leader.host(), leader.port());
-    client
-        .send(
+    // Throttled partitions wait for the bucket: the long poll of the others must not keep them out
+    // longer than that.
+    int maxWaitMs =
+        throttledLeftOut
+            ? (int) Math.min(settings.maxWaitMs(), quotaDelayMs)
+            : settings.maxWaitMs();
+    io.send(
             node,
-            ApiKey.FETCH,
-            buildRequest(sent),
-            null,
-            settings.maxWaitMs() + settings.requestTimeoutMs(),
-            true)
-        .whenComplete((resp, err) -> client.eventLoop().execute(() -> onResponse(sent, resp, err)));
+            buildRequest(sent, throttled, maxWaitMs),
+            settings.maxWaitMs() + settings.requestTimeoutMs())
+        .whenComplete((resp, err) -> io.execute(() -> onResponse(sent, throttled, resp, err)));
   }
 
-  private FetchRequest buildRequest(Map<TopicPartition, FollowerFetchState> sent) {
+  private FetchRequest buildRequest(
+      Map<TopicPartition, FollowerFetchState> sent, Set<TopicPartition> throttled, int maxWaitMs) {
     FetchRequest.Builder b =
         FetchRequest.newBuilder()
             .setReplicaId(brokerId)
             .setBrokerEpoch(replicas.brokerEpoch())
-            .setMaxWaitMs(settings.maxWaitMs())
+            .setMaxWaitMs(maxWaitMs)
             .setMinBytes(settings.minBytes())
             .setMaxBytes(settings.responseMaxBytes());
+    int throttledMaxBytes =
+        throttled.isEmpty()
+            ? settings.partitionMaxBytes()
+            : quota.partitionMaxBytes(settings.partitionMaxBytes(), throttled.size());
     Map<String, FetchRequest.FetchTopic.Builder> topics = new LinkedHashMap<>();
     sent.forEach(
         (tp, s) ->
@@ -177,13 +257,19 @@ final class ReplicaFetcher {
                         .setCurrentLeaderEpoch(s.leaderEpoch())
                         .setLastFetchedEpoch(s.lastFetchedEpoch())
                         .setLogStartOffset(s.logStartOffset())
-                        .setPartitionMaxBytes(settings.partitionMaxBytes())));
+                        .setPartitionMaxBytes(
+                            throttled.contains(tp)
+                                ? throttledMaxBytes
+                                : settings.partitionMaxBytes())));
     topics.values().forEach(t -> b.addTopics(t));
     return b.build();
   }
 
   private void onResponse(
-      Map<TopicPartition, FollowerFetchState> sent, ClientResponse resp, Throwable err) {
+      Map<TopicPartition, FollowerFetchState> sent,
+      Set<TopicPartition> throttled,
+      ClientResponse resp,
+      Throwable err) {
     if (err != null || resp.header().getErrorCode() != ErrorCode.NONE) {
       if (resp != null) {
         resp.close();
@@ -206,7 +292,20 @@ final class ReplicaFetcher {
       scheduleFetch(settings.backoffMs());
       return;
     }
-    ByteBuf data = resp.recordData();
+    onAnswer(sent, throttled, body, resp.recordData(), resp::close);
+  }
+
+  /**
+   * Hands a successful answer's partitions to their owners, counts the throttled partitions' bytes
+   * against the quota and sends the next fetch once all are done, after {@code release} (which
+   * frees {@code data}). I/O thread; package-private so tests can answer a fetch without a socket.
+   */
+  void onAnswer(
+      Map<TopicPartition, FollowerFetchState> sent,
+      Set<TopicPartition> throttled,
+      FetchResponse body,
+      ByteBuf data,
+      Runnable release) {
     int position = data.readerIndex();
     List<TopicPartition> tps = new ArrayList<>();
     List<Answer> answers = new ArrayList<>();
@@ -215,7 +314,7 @@ final class ReplicaFetcher {
         int size = Math.max(0, pr.getRecordsSize());
         if (position + size > data.writerIndex()) {
           log.warn("{} answer declares more record data than it carries; dropping it", logPrefix);
-          resp.close();
+          release.run();
           inFlight = false;
           scheduleFetch(settings.backoffMs());
           return;
@@ -223,6 +322,9 @@ final class ReplicaFetcher {
         ByteBuffer records = size == 0 ? ByteBuffer.allocate(0) : data.nioBuffer(position, size);
         position += size;
         TopicPartition tp = new TopicPartition(t.getName(), pr.getPartition());
+        if (throttled.contains(tp)) {
+          quota.record(size);
+        }
         FollowerFetchState state = sent.get(tp);
         Fetched f = partitions.get(tp);
         if (state == null || f == null) {
@@ -249,14 +351,12 @@ final class ReplicaFetcher {
                     clock.monotonicMs() + settings.backoffMs())
         .whenComplete(
             (v, e) ->
-                client
-                    .eventLoop()
-                    .execute(
-                        () -> {
-                          resp.close();
-                          inFlight = false;
-                          maybeFetch();
-                        }));
+                io.execute(
+                    () -> {
+                      release.run();
+                      inFlight = false;
+                      maybeFetch();
+                    }));
   }
 
   /** One partition's part of an answer, waiting for its owner thread. */

@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The follower fetchers of one broker: one {@link ReplicaFetcher} per source (leader) broker,
  * carrying every partition this broker follows from it — not a thread per partition. All fetchers
- * share one {@link NetworkClient} (one I/O thread).
+ * share one {@link NetworkClient} (one I/O thread) and one {@link ReplicationQuota}, the broker's
+ * replication throttle, filled at the current image's {@code replicationThrottleBytesPerSec}.
  *
  * <p>Threads: {@link #onRoleChanged} from partition workers; fetchers run on the network client's
  * I/O thread. The assignment maps are guarded by this object's monitor (changes are rare: role
@@ -37,6 +38,7 @@ public final class ReplicaFetcherManager implements AutoCloseable {
   private final NetworkClient client;
   private final ReplicaManager replicas;
   private final Clock clock;
+  private final ReplicationQuota quota;
   private final Map<Integer, ReplicaFetcher> fetchers = new HashMap<>();
   private final Map<TopicPartition, Integer> sourceOf = new HashMap<>();
   private boolean closed;
@@ -48,6 +50,9 @@ public final class ReplicaFetcherManager implements AutoCloseable {
     this.client = client;
     this.replicas = replicas;
     this.clock = clock;
+    // Read on every use: a ReplicationThrottleRecord changes it at runtime (0 = none).
+    this.quota =
+        new ReplicationQuota(clock, () -> replicas.image().replicationThrottleBytesPerSec());
   }
 
   /** Follows the partition's current leader, or stops fetching it when it leads or stopped. */
@@ -79,7 +84,8 @@ public final class ReplicaFetcherManager implements AutoCloseable {
               leader,
               id -> {
                 log.info("[node={}] starting a fetcher from broker {}", brokerId, id);
-                return new ReplicaFetcher(brokerId, id, settings, client, replicas, clock);
+                return new ReplicaFetcher(
+                    brokerId, id, settings, ReplicaFetcher.Io.of(client), replicas, clock, quota);
               });
       sourceOf.put(tp, leader);
       f.add(p);
@@ -100,6 +106,14 @@ public final class ReplicaFetcherManager implements AutoCloseable {
     for (ReplicaFetcher f : current) {
       f.forEachLag(lag);
     }
+  }
+
+  /**
+   * Record bytes of throttled (catch-up) fetching counted against the replication throttle since
+   * start, over all fetchers. Any thread.
+   */
+  public long throttledBytesTotal() {
+    return quota.throttledBytesTotal();
   }
 
   @Override
