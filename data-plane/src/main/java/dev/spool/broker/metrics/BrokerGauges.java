@@ -11,6 +11,7 @@ import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.PartitionState;
 import dev.spool.quorum.image.TopicImage;
 import dev.spool.quorum.lifecycle.BrokerState;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
@@ -164,6 +165,13 @@ public final class BrokerGauges {
                     }
                   });
         });
+    CounterWithCallback.builder()
+        .name("spool_replication_throttled_bytes_total")
+        .help(
+            "Record bytes this follower fetched for its adding replicas of reassignments, counted"
+                + " against the replication throttle, since start.")
+        .callback(cb -> cb.call(s.fetchers().throttledBytesTotal()))
+        .register(r);
   }
 
   private interface LogVisitor {

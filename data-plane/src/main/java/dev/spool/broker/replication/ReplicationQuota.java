@@ -14,7 +14,7 @@ import java.util.function.LongSupplier;
  * requests, and come back when it has refilled. Since a fetch may bring more than the bucket holds,
  * the bucket goes negative rather than refusing bytes already received: the debt is paid back by
  * waiting, so over any long run the bytes counted stay within rate × time + {@link #BURST_MS} worth
- * + one fetch's overshoot ({@link #partitionMaxBytes} bounds it).
+ * + one answer's overshoot per fetcher ({@link #partitionMaxBytes} bounds it).
  *
  * <p>A bucket starts full when a throttle is set (after none), keeps its level when the rate
  * changes (capped at the new burst), and is forgotten when the throttle is removed.
