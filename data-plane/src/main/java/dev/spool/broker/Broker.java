@@ -369,7 +369,9 @@ public final class Broker implements AutoCloseable {
         .register(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, h.describeUserScramCredentials())
         .register(ApiKey.DESCRIBE_FEATURES, h.describeFeatures())
         .register(ApiKey.UPDATE_FEATURES, h.updateFeatures())
-        .register(ApiKey.UNREGISTER_BROKER, h.unregisterBroker());
+        .register(ApiKey.UNREGISTER_BROKER, h.unregisterBroker())
+        .register(ApiKey.ALTER_PARTITION_REASSIGNMENTS, h.alterPartitionReassignments())
+        .register(ApiKey.LIST_PARTITION_REASSIGNMENTS, h.listPartitionReassignments());
   }
 
   private BrokerServer.Settings serverSettings(Config config) {

@@ -221,7 +221,7 @@ public final class BrokerGauges {
           continue;
         }
         int isr = st.isr().size();
-        int replicas = st.replicas().size();
+        int replicas = st.replicationFactor();
         boolean under =
             belowMinIsr
                 ? isr < TopicConfig.effectiveMinInsyncReplicas(t.config(), replicas)

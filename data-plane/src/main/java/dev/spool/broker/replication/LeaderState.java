@@ -47,7 +47,7 @@ public final class LeaderState {
   private final int localBrokerId;
   private final int leaderEpoch;
   private final long leaderEpochStartOffset;
-  private final List<Integer> replicas;
+  private List<Integer> replicas;
   private final Map<Integer, FollowerProgress> followers = new HashMap<>();
   private Set<Integer> isr;
   private int partitionEpoch;
@@ -152,6 +152,29 @@ public final class LeaderState {
     p.lastFetchTimeMs = nowMs;
     p.brokerEpoch = followerBrokerEpoch;
     return maybeAdvanceHighWatermark(leaderLogEndOffset);
+  }
+
+  /**
+   * The quorum changed the replica set in this leader epoch (a reassignment added or dropped
+   * replicas, docs/architecture.md#replica-reassignment): a new replica starts unknown and out of
+   * sync, a dropped one is forgotten. The leader stays a replica (a reassignment that drops the
+   * leader moves leadership first).
+   */
+  public void onReplicasChanged(List<Integer> newReplicas) {
+    if (newReplicas.equals(replicas)) {
+      return;
+    }
+    if (!newReplicas.contains(localBrokerId)) {
+      throw new IllegalArgumentException(
+          "leader " + localBrokerId + " is not among the new replicas " + newReplicas);
+    }
+    replicas = List.copyOf(newReplicas);
+    followers.keySet().retainAll(newReplicas);
+    for (int r : newReplicas) {
+      if (r != localBrokerId) {
+        followers.computeIfAbsent(r, id -> new FollowerProgress());
+      }
+    }
   }
 
   /** Recomputes the high watermark after the leader's own log end offset moved. */

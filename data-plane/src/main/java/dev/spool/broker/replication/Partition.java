@@ -200,6 +200,7 @@ public final class Partition {
     this.partitionEpoch = st.partitionEpoch();
     if (st.leader() == localBrokerId) {
       if (sameEpoch && role == ReplicaRole.LEADER) {
+        leaderState.onReplicasChanged(st.replicas());
         leaderState.onIsrCommitted(new TreeSet<>(st.isr()), st.partitionEpoch());
         isrChange.committed(leaderState);
         maybeIncrementHighWatermark();

@@ -526,7 +526,7 @@ public final class ReplicaManager implements AutoCloseable {
     if (!cfg.equals(p.log().config()) && !p.log().isClosed()) {
       p.log().updateConfig(cfg);
     }
-    int minIsr = TopicConfig.effectiveMinInsyncReplicas(topic.config(), st.replicas().size());
+    int minIsr = TopicConfig.effectiveMinInsyncReplicas(topic.config(), st.replicationFactor());
     Partition.StateChange change = p.applyPartitionState(st, minIsr);
     if (change == Partition.StateChange.ISR_UPDATED || change == Partition.StateChange.UNCHANGED) {
       p.setMinInsyncReplicas(minIsr);
@@ -543,7 +543,7 @@ public final class ReplicaManager implements AutoCloseable {
       p.log().updateConfig(cfg);
     }
     p.setMinInsyncReplicas(
-        TopicConfig.effectiveMinInsyncReplicas(topic.config(), st.replicas().size()));
+        TopicConfig.effectiveMinInsyncReplicas(topic.config(), st.replicationFactor()));
   }
 
   /** Owner thread: stop the replica and delete its log (only the log of {@code topicId} if set). */

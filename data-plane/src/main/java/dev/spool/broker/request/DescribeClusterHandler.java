@@ -45,7 +45,7 @@ public final class DescribeClusterHandler
             under++;
           }
           if (p.isr().size()
-              < TopicConfig.effectiveMinInsyncReplicas(t.config(), p.replicas().size())) {
+              < TopicConfig.effectiveMinInsyncReplicas(t.config(), p.replicationFactor())) {
             underMin++;
           }
         }
@@ -54,7 +54,7 @@ public final class DescribeClusterHandler
     }
 
     public static boolean isUnderReplicated(PartitionState p) {
-      return p.isr().size() < p.replicas().size();
+      return p.isr().size() < p.replicationFactor();
     }
   }
 

@@ -30,7 +30,9 @@ public record Handlers(
     DescribeUserScramCredentialsHandler describeUserScramCredentials,
     DescribeFeaturesHandler describeFeatures,
     UpdateFeaturesHandler updateFeatures,
-    UnregisterBrokerHandler unregisterBroker) {
+    UnregisterBrokerHandler unregisterBroker,
+    AlterPartitionReassignmentsHandler alterPartitionReassignments,
+    ListPartitionReassignmentsHandler listPartitionReassignments) {
 
   public static Handlers create(BrokerContext ctx) {
     return new Handlers(
@@ -56,6 +58,8 @@ public record Handlers(
         new DescribeUserScramCredentialsHandler(ctx),
         new DescribeFeaturesHandler(ctx),
         new UpdateFeaturesHandler(ctx),
-        new UnregisterBrokerHandler(ctx));
+        new UnregisterBrokerHandler(ctx),
+        new AlterPartitionReassignmentsHandler(ctx),
+        new ListPartitionReassignmentsHandler(ctx));
   }
 }

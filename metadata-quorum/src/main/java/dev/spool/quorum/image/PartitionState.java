@@ -62,6 +62,14 @@ public record PartitionState(
         List.of());
   }
 
+  /**
+   * The replication factor: the target's size, so a partition being moved counts as many replicas
+   * as it will have (min.insync.replicas and under-replication are measured against it).
+   */
+  public int replicationFactor() {
+    return replicas.size() - removingReplicas.size();
+  }
+
   /** True while a reassignment is in progress. */
   public boolean isReassigning() {
     return !addingReplicas.isEmpty() || !removingReplicas.isEmpty();

@@ -15,8 +15,10 @@ import org.junit.jupiter.api.Test;
  * applier refuses a record below its level (for BrokerDirsOfflineRecord:
  * ClusterDutiesTest.atLevel1TheBrokerIsFencedInsteadAndTheRecordWaitsForLevel2; for
  * UnregisterBrokerRecord:
- * UnregisterBrokerTest.atLevel2TheControllerRefusesAndReplayRefusesTheRecord), so an older node
- * never meets a record it cannot read.
+ * UnregisterBrokerTest.atLevel2TheControllerRefusesAndReplayRefusesTheRecord; for
+ * ReplicationThrottleRecord and the reassignment fields of PartitionRecord and
+ * PartitionChangeRecord: ReassignmentTest.atLevel3TheControllerRefusesAndReplayRefusesTheRecords),
+ * so an older node never meets a record it cannot read.
  */
 @Tag("unit")
 class RecordLevelsTest {
@@ -41,6 +43,7 @@ class RecordLevelsTest {
           MetadataVersion.V1;
       case BROKER_DIRS_OFFLINE -> MetadataVersion.BROKER_DIRS_OFFLINE;
       case UNREGISTER_BROKER -> MetadataVersion.UNREGISTER_BROKER;
+      case REPLICATION_THROTTLE -> MetadataVersion.REASSIGNMENT;
       case RECORD_NOT_SET -> MetadataVersion.UNSET;
     };
   }
