@@ -114,7 +114,7 @@ class ReassignmentCodecTest {
   private static ReassignablePartition move(int partition, Integer... replicas) {
     return new ReassignablePartition()
         .setPartitionIndex(partition)
-        .setReplicas(replicas == null ? null : Arrays.asList(replicas));
+        .setReplicas(Arrays.asList(replicas));
   }
 
   private static ReassignablePartition cancel(int partition) {
