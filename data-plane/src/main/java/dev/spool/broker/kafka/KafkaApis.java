@@ -9,6 +9,7 @@ import dev.spool.broker.kafka.codec.KafkaResponse;
 import dev.spool.broker.kafka.codec.MetadataCodec;
 import dev.spool.broker.kafka.codec.OffsetsCodec;
 import dev.spool.broker.kafka.codec.ProduceCodec;
+import dev.spool.broker.kafka.codec.ReassignmentCodec;
 import dev.spool.broker.kafka.codec.RecordsCodec;
 import dev.spool.broker.kafka.codec.ScramCodec;
 import dev.spool.broker.kafka.codec.TopicAdminCodec;
@@ -19,11 +20,14 @@ import dev.spool.broker.request.Handlers;
 import dev.spool.common.ErrorCode;
 import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.protocol.message.AlterConfigsResponse;
+import dev.spool.protocol.message.AlterPartitionReassignmentsResponse;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
 import dev.spool.protocol.message.DescribeClusterRequest;
 import dev.spool.protocol.message.DescribeConfigsRequest;
 import dev.spool.protocol.message.InitProducerIdRequest;
+import dev.spool.protocol.message.ListPartitionReassignmentsRequest;
+import dev.spool.protocol.message.ListPartitionReassignmentsResponse;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
@@ -77,7 +81,9 @@ final class KafkaApis {
               KafkaApi.DESCRIBE_PRODUCERS,
               KafkaApi.DESCRIBE_USER_SCRAM_CREDENTIALS,
               KafkaApi.ALTER_USER_SCRAM_CREDENTIALS,
-              KafkaApi.UNREGISTER_BROKER));
+              KafkaApi.UNREGISTER_BROKER,
+              KafkaApi.ALTER_PARTITION_REASSIGNMENTS,
+              KafkaApi.LIST_PARTITION_REASSIGNMENTS));
 
   private final Handlers h;
   private final BrokerContext ctx;
@@ -198,6 +204,8 @@ final class KafkaApis {
           h.unregisterBroker()
               .call(UnregisterBrokerCodec.toSpool(r, (int) ctx.adminTimeout(0)))
               .thenApply(resp -> UnregisterBrokerCodec.toKafka(r, resp));
+      case ALTER_PARTITION_REASSIGNMENTS -> alterPartitionReassignments(r);
+      case LIST_PARTITION_REASSIGNMENTS -> listPartitionReassignments(r);
       default -> throw new IllegalStateException(api + " is not served"); // decoder answered it
     };
   }
@@ -282,6 +290,36 @@ final class KafkaApis {
         .call(DescribeClusterRequest.getDefaultInstance())
         .thenApply(
             resp -> TopicAdminCodec.describeClusterToKafka(r, resp, ctx.image(), ctx.brokerId()));
+  }
+
+  /**
+   * AlterPartitionReassignments; partitions refused here (a replication factor change the client
+   * disallowed) do not reach the quorum, and a request left with none does not ask it at all.
+   */
+  private CompletableFuture<KafkaResponse> alterPartitionReassignments(KafkaRequest r) {
+    ReassignmentCodec.AlterCall call = ReassignmentCodec.alterToSpool(r, ctx.image());
+    if (call.immediate() != null) {
+      return done(call.immediate());
+    }
+    CompletableFuture<AlterPartitionReassignmentsResponse> answer =
+        call.forwards()
+            ? h.alterPartitionReassignments().call(call.request())
+            : CompletableFuture.completedFuture(
+                AlterPartitionReassignmentsResponse.getDefaultInstance());
+    return answer.thenApply(resp -> ReassignmentCodec.alterToKafka(r, call, resp));
+  }
+
+  /** ListPartitionReassignments; a request naming no partition is answered empty here. */
+  private CompletableFuture<KafkaResponse> listPartitionReassignments(KafkaRequest r) {
+    ListPartitionReassignmentsRequest spool = ReassignmentCodec.listToSpool(r);
+    if (spool == null) {
+      return done(
+          ReassignmentCodec.listToKafka(
+              r, ListPartitionReassignmentsResponse.getDefaultInstance()));
+    }
+    return h.listPartitionReassignments()
+        .call(spool)
+        .thenApply(resp -> ReassignmentCodec.listToKafka(r, resp));
   }
 
   /** An alter with no topic for Spool (every resource refused) does not reach the quorum. */

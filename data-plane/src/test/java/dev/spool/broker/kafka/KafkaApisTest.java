@@ -10,6 +10,7 @@ import dev.spool.broker.kafka.codec.KafkaResponse;
 import dev.spool.broker.request.HandlerTestBroker;
 import dev.spool.common.TopicPartition;
 import dev.spool.coordinator.group.runtime.GroupCoordinator;
+import dev.spool.quorum.image.MetadataVersion;
 import dev.spool.quorum.image.Records;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
@@ -30,6 +32,7 @@ import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
+import org.apache.kafka.common.message.ListPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
@@ -42,6 +45,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.AlterPartitionReassignmentsResponse;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.CreateTopicsResponse;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
@@ -53,6 +57,7 @@ import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
 import org.apache.kafka.common.requests.ListGroupsResponse;
 import org.apache.kafka.common.requests.ListOffsetsResponse;
+import org.apache.kafka.common.requests.ListPartitionReassignmentsResponse;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.OffsetCommitResponse;
 import org.apache.kafka.common.requests.OffsetFetchResponse;
@@ -553,5 +558,93 @@ class KafkaApisTest {
     DescribeClusterResponse controllers =
         call(new DescribeClusterRequestData().setEndpointType((byte) 2), (short) 1);
     assertEquals(Errors.MISMATCHED_ENDPOINT_TYPE.code(), controllers.data().errorCode());
+  }
+
+  private static AlterPartitionReassignmentsRequestData reassign(
+      boolean allowRfChange, int partition, List<Integer> replicas) {
+    return new AlterPartitionReassignmentsRequestData()
+        .setTimeoutMs(1000)
+        .setAllowReplicationFactorChange(allowRfChange)
+        .setTopics(
+            List.of(
+                new AlterPartitionReassignmentsRequestData.ReassignableTopic()
+                    .setName("orders")
+                    .setPartitions(
+                        List.of(
+                            new AlterPartitionReassignmentsRequestData.ReassignablePartition()
+                                .setPartitionIndex(partition)
+                                .setReplicas(replicas)))));
+  }
+
+  @Test
+  void shouldForwardReassignmentsAndRefuseADisallowedReplicationFactorChangeWithoutTheQuorum()
+      throws Exception {
+    ApiVersionsResponse versions =
+        call(
+            new ApiVersionsRequestData()
+                .setClientSoftwareName("apache-kafka-java")
+                .setClientSoftwareVersion("4.4.0"),
+            (short) 3);
+    assertEquals(
+        1, versions.data().apiKeys().find(ApiKeys.ALTER_PARTITION_REASSIGNMENTS.id).maxVersion());
+    assertEquals(
+        0, versions.data().apiKeys().find(ApiKeys.LIST_PARTITION_REASSIGNMENTS.id).maxVersion());
+
+    // Forwarded: the quorum does not answer here, so every partition carries the top-level error.
+    AlterPartitionReassignmentsResponse forwarded =
+        call(reassign(true, 0, List.of(2, 1)), (short) 1);
+    assertEquals(Errors.REQUEST_TIMED_OUT.code(), forwarded.data().errorCode());
+    var p0 = forwarded.data().responses().get(0).partitions().get(0);
+    assertEquals(0, p0.partitionIndex());
+    assertEquals(Errors.REQUEST_TIMED_OUT.code(), p0.errorCode());
+    AlterPartitionReassignmentsResponse cancel = call(reassign(true, 1, null), (short) 0);
+    assertEquals(Errors.REQUEST_TIMED_OUT.code(), cancel.data().errorCode());
+
+    // Refused from the image (orders-0 has 3 replicas), so no quorum needed: a real answer.
+    AlterPartitionReassignmentsResponse refused =
+        call(reassign(false, 0, List.of(2, 1)), (short) 1);
+    assertEquals(Errors.NONE.code(), refused.data().errorCode());
+    var r0 = refused.data().responses().get(0).partitions().get(0);
+    assertEquals(Errors.INVALID_REPLICATION_FACTOR.code(), r0.errorCode());
+    assertEquals("The replication factor is changed from 3 to 2", r0.errorMessage());
+  }
+
+  @Test
+  void shouldListTheReassignmentsInTheBrokersImage() throws Exception {
+    ListPartitionReassignmentsResponse none =
+        call(new ListPartitionReassignmentsRequestData().setTopics(null), (short) 0);
+    assertEquals(Errors.NONE.code(), none.data().errorCode());
+    assertTrue(none.data().topics().isEmpty());
+
+    // orders-1 moves from [2, 1, 3] to [2, 1]: 3 is leaving.
+    broker.apply(Records.featureLevel(MetadataVersion.FEATURE, MetadataVersion.REASSIGNMENT));
+    var p1 = broker.image().partition(new TopicPartition("orders", 1));
+    broker.apply(Records.partitionChange(p1, 2, p1.isr(), List.of(2, 1, 3), List.of(), List.of(3)));
+    broker.publish();
+
+    ListPartitionReassignmentsResponse all =
+        call(new ListPartitionReassignmentsRequestData().setTopics(null), (short) 0);
+    assertEquals(1, all.data().topics().size());
+    var orders = all.data().topics().get(0);
+    assertEquals("orders", orders.name());
+    var moving = orders.partitions().get(0);
+    assertEquals(1, moving.partitionIndex());
+    assertEquals(List.of(2, 1, 3), moving.replicas());
+    assertEquals(List.of(), moving.addingReplicas());
+    assertEquals(List.of(3), moving.removingReplicas());
+
+    ListPartitionReassignmentsResponse onlyP0 =
+        call(
+            new ListPartitionReassignmentsRequestData()
+                .setTopics(
+                    List.of(
+                        new ListPartitionReassignmentsRequestData.ListPartitionReassignmentsTopics()
+                            .setName("orders")
+                            .setPartitionIndexes(List.of(0)))),
+            (short) 0);
+    assertTrue(onlyP0.data().topics().isEmpty(), "orders-0 is not moving");
+    ListPartitionReassignmentsResponse nothing =
+        call(new ListPartitionReassignmentsRequestData().setTopics(List.of()), (short) 0);
+    assertTrue(nothing.data().topics().isEmpty(), "an empty topic list names nothing");
   }
 }

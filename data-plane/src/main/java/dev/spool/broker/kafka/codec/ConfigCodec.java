@@ -39,7 +39,13 @@ import org.apache.kafka.common.protocol.Errors;
  *   <li>the legacy AlterConfigs replaces a topic's overrides with the given set, as on Kafka:
  *       overrides it does not name are deleted;
  *   <li>IncrementalAlterConfigs' APPEND and SUBTRACT treat the current value as Kafka's comma
- *       separated list.
+ *       separated list;
+ *   <li>deleting Kafka's replication throttle configurations ({@link #BROKER_THROTTLE_KEYS}, {@link
+ *       #TOPIC_THROTTLE_KEYS}), which {@code kafka-reassign-partitions.sh} does on every broker and
+ *       topic of a plan after a move ({@code --verify}, {@code --cancel}), succeeds and changes
+ *       nothing: Spool never holds them (its throttle is the cluster's, set with the reassignment,
+ *       docs/architecture.md#replica-reassignment), and deleting a configuration that is not set is
+ *       a success on Kafka too. Setting one is refused as before.
  * </ul>
  *
  * <p>Threads: stateless; any thread.
@@ -57,6 +63,17 @@ public final class ConfigCodec {
   private static final byte DELETE = 1;
   private static final byte APPEND = 2;
   private static final byte SUBTRACT = 3;
+
+  /** Kafka's dynamic broker configurations of the replication throttle (KIP-73). */
+  static final Set<String> BROKER_THROTTLE_KEYS =
+      Set.of(
+          "leader.replication.throttled.rate",
+          "follower.replication.throttled.rate",
+          "replica.alter.log.dirs.io.max.bytes.per.second");
+
+  /** Kafka's topic configurations naming the throttled replicas (KIP-73). */
+  static final Set<String> TOPIC_THROTTLE_KEYS =
+      Set.of("leader.replication.throttled.replicas", "follower.replication.throttled.replicas");
 
   /** Kafka's config source of a described Spool entry. */
   static byte source(DescribeConfigsResponse.ConfigEntry e) {
@@ -154,8 +171,15 @@ public final class ConfigCodec {
    * A translated (Incremental)AlterConfigs: the topic changes for Spool, and the answer of every
    * resource Spool is not asked about (refused here), in request order.
    */
-  /** One resource of an alter request; {@code refusal} set when Spool is not asked about it. */
-  private record Resource(byte type, String name, String refusal) {}
+  /**
+   * One resource of an alter request; {@code refusal} set when Spool is not asked about it, {@code
+   * nothingToDo} when it is answered here as done (deleting throttle configurations only).
+   */
+  private record Resource(byte type, String name, String refusal, boolean nothingToDo) {
+    Resource(byte type, String name, String refusal) {
+      this(type, name, refusal, false);
+    }
+  }
 
   public static final class AlterCall {
     private final AlterConfigsRequest request;
@@ -207,12 +231,19 @@ public final class ConfigCodec {
         AlterConfigsRequest.newBuilder().setValidateOnly(req.validateOnly());
     List<Resource> resources = new ArrayList<>();
     for (IncrementalAlterConfigsRequestData.AlterConfigsResource res : req.resources()) {
+      if (res.resourceType() == BROKER && deletesOnly(res, BROKER_THROTTLE_KEYS)) {
+        resources.add(new Resource(res.resourceType(), res.resourceName(), null, true));
+        continue;
+      }
       String refusal = refusal(res.resourceType());
       if (refusal == null) {
         AlterConfigsRequest.Topic.Builder t =
             AlterConfigsRequest.Topic.newBuilder().setName(res.resourceName());
         TopicImage ti = image.topic(res.resourceName());
         for (IncrementalAlterConfigsRequestData.AlterableConfig c : res.configs()) {
+          if (c.configOperation() == DELETE && TOPIC_THROTTLE_KEYS.contains(c.name())) {
+            continue; // never set on Spool; the topic still goes to Spool, which checks it exists
+          }
           refusal = apply(t, c, ti);
           if (refusal != null) {
             break;
@@ -225,6 +256,14 @@ public final class ConfigCodec {
       resources.add(new Resource(res.resourceType(), res.resourceName(), refusal));
     }
     return new AlterCall(b.build(), resources);
+  }
+
+  /** Whether {@code res} has operations and each deletes one of {@code keys}. */
+  private static boolean deletesOnly(
+      IncrementalAlterConfigsRequestData.AlterConfigsResource res, Set<String> keys) {
+    return !res.configs().isEmpty()
+        && res.configs().stream()
+            .allMatch(c -> c.configOperation() == DELETE && keys.contains(c.name()));
   }
 
   /** Adds one incremental operation to {@code t}; the reason it is refused, or null. */
@@ -329,6 +368,10 @@ public final class ConfigCodec {
     for (Resource res : call.resources) {
       if (res.refusal() != null) {
         out.add(new Result(res.type(), res.name(), Errors.INVALID_REQUEST.code(), res.refusal()));
+        continue;
+      }
+      if (res.nothingToDo()) {
+        out.add(new Result(res.type(), res.name(), Errors.NONE.code(), null));
         continue;
       }
       AlterConfigsResponse.Result t = byTopic.get(res.name());

@@ -72,5 +72,8 @@ class KafkaErrorsTest {
     assertEquals(46, KafkaErrors.code(ErrorCode.DUPLICATE_SEQUENCE));
     assertEquals(7, KafkaErrors.code(ErrorCode.QUORUM_UNAVAILABLE));
     assertEquals(-1, KafkaErrors.code(ErrorCode.UNKNOWN_SERVER_ERROR));
+    // Admin.alterPartitionReassignments: NoReassignmentInProgressException for a cancel.
+    assertEquals(85, KafkaErrors.code(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS));
+    assertEquals(39, KafkaErrors.code(ErrorCode.INVALID_REPLICA_ASSIGNMENT));
   }
 }
