@@ -19,10 +19,11 @@ import java.util.TreeSet;
  * already entirely on listed brokers is not in the plan. Each moving replica goes to the listed
  * broker that (1) holds no replica of the partition, (2) is in a rack the partition does not use
  * yet, when some such broker is listed, (3) holds the fewest replicas of the planned topics so far,
- * (4) has the lowest id; so the brokers end up evenly loaded as far as the staying replicas allow,
- * and a partition spans as many racks as the listed brokers allow. A broker with an empty rack
- * shares a rack with no other. Partitions are planned in topic and partition order, so the same
- * input gives the same plan. Pure; any thread.
+ * (4) for a preferred leader (the first replica), is preferred leader of the fewest, (5) has the
+ * lowest id; so the brokers end up evenly loaded, in replicas and in leaders, as far as the staying
+ * replicas allow, and a partition spans as many racks as the listed brokers allow. A broker with an
+ * empty rack shares a rack with no other. Partitions are planned in topic and partition order, so
+ * the same input gives the same plan. Pure; any thread.
  */
 final class ReassignmentPlanner {
   private ReassignmentPlanner() {}
@@ -46,10 +47,13 @@ final class ReassignmentPlanner {
     Map<TopicPartition, List<Integer>> current = checkTopics(topics, assignments, listed.size());
     Map<Integer, Integer> load = new HashMap<>();
     listed.forEach(b -> load.put(b, 0));
-    current
-        .values()
-        .forEach(
-            r -> r.stream().filter(listed::contains).forEach(b -> load.merge(b, 1, Integer::sum)));
+    Map<Integer, Integer> leaders = new HashMap<>(load);
+    for (List<Integer> r : current.values()) {
+      r.stream().filter(listed::contains).forEach(b -> load.merge(b, 1, Integer::sum));
+      if (listed.contains(r.get(0))) {
+        leaders.merge(r.get(0), 1, Integer::sum);
+      }
+    }
     Map<TopicPartition, List<Integer>> plan = new TreeMap<>();
     current.forEach(
         (tp, replicas) -> {
@@ -67,11 +71,14 @@ final class ReassignmentPlanner {
           }
           for (int i = 0; i < target.size(); i++) {
             if (!listed.contains(target.get(i))) {
-              int chosen = choose(listed, used, usedRacks, load, racks);
+              int chosen = choose(listed, used, usedRacks, load, i == 0 ? leaders : null, racks);
               target.set(i, chosen);
               used.add(chosen);
               usedRacks.add(racks.get(chosen));
               load.merge(chosen, 1, Integer::sum);
+              if (i == 0) {
+                leaders.merge(chosen, 1, Integer::sum);
+              }
             }
           }
           plan.put(tp, List.copyOf(target));
@@ -84,13 +91,14 @@ final class ReassignmentPlanner {
       Set<Integer> used,
       Set<String> usedRacks,
       Map<Integer, Integer> load,
+      Map<Integer, Integer> leaders,
       Map<Integer, String> racks) {
     int best = -1;
     for (int b : listed) {
       if (used.contains(b)) {
         continue;
       }
-      if (best < 0 || better(b, best, usedRacks, load, racks)) {
+      if (best < 0 || better(b, best, usedRacks, load, leaders, racks)) {
         best = b;
       }
     }
@@ -101,11 +109,13 @@ final class ReassignmentPlanner {
     return best;
   }
 
+  /** Whether {@code b} beats {@code best}; {@code leaders} is null unless placing a leader. */
   private static boolean better(
       int b,
       int best,
       Set<String> usedRacks,
       Map<Integer, Integer> load,
+      Map<Integer, Integer> leaders,
       Map<Integer, String> racks) {
     boolean newRack = !sharesRack(racks.get(b), usedRacks);
     boolean bestNewRack = !sharesRack(racks.get(best), usedRacks);
@@ -113,6 +123,9 @@ final class ReassignmentPlanner {
       return newRack;
     }
     int c = Integer.compare(load.get(b), load.get(best));
+    if (c == 0 && leaders != null) {
+      c = Integer.compare(leaders.get(b), leaders.get(best));
+    }
     return c != 0 ? c < 0 : b < best;
   }
 

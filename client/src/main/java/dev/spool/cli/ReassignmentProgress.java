@@ -36,8 +36,11 @@ final class ReassignmentProgress {
   record Catchup(int broker, long logEndOffset, long leaderLogEndOffset) {
     /** e.g. "broker 4: 812/1000 (81%)". */
     String describe() {
-      if (logEndOffset < 0 || leaderLogEndOffset < 0) {
+      if (logEndOffset < 0) {
         return "broker " + broker + ": no log yet";
+      }
+      if (leaderLogEndOffset < 0) {
+        return "broker " + broker + ": " + logEndOffset + "/? (the leader's log end is unknown)";
       }
       long pct =
           leaderLogEndOffset == 0 ? 100 : Math.min(100, logEndOffset * 100 / leaderLogEndOffset);
