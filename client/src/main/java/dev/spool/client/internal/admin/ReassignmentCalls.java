@@ -80,9 +80,12 @@ public final class ReassignmentCalls {
             TopicPartition tp = new TopicPartition(res.getTopic(), res.getPartition());
             ErrorCode code = res.getErrorCode();
             SpoolException e = new SpoolException(code, res.getErrorMessage());
-            if (code != ErrorCode.NONE && e.retriable()) {
+            if (code != ErrorCode.NONE
+                && code != ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                && e.retriable()) {
               // A new target for a partition already moving redirects it, so sending the
-              // whole request again is safe.
+              // whole request again is safe. An unknown partition is the controller's refusal,
+              // not metadata that has yet to arrive.
               return new Retry<>(e);
             }
             if (code == ErrorCode.NO_REASSIGNMENT_IN_PROGRESS
