@@ -5,6 +5,7 @@ import dev.spool.client.Admin;
 import dev.spool.client.ClusterDescription;
 import dev.spool.client.ReassignmentResult;
 import dev.spool.client.Reassignments;
+import dev.spool.client.ReplicaLog;
 import dev.spool.client.TopicDescription;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -110,6 +112,39 @@ final class ReassignCommand implements Callable<Integer> {
     g.writeEndArray();
   }
 
+  /**
+   * A partition being moved lists its leaving replicas beside its target, so a plan made from it
+   * would be wrong; refused, as a usage error, until that move is over.
+   */
+  private static void refuseMoving(Reassignments moving) {
+    if (!moving.partitions().isEmpty()) {
+      throw new IllegalArgumentException(
+          "partition "
+              + moving.partitions().get(0).partition()
+              + (moving.partitions().size() > 1
+                  ? " (and " + (moving.partitions().size() - 1) + " more)"
+                  : "")
+              + " is being reassigned now; plan again once 'spool reassign status' shows it"
+              + " complete, or after 'spool reassign cancel'");
+    }
+  }
+
+  /**
+   * Every broker's replicas of {@code topics}, for the catch-up progress; none (with a warning)
+   * when a broker does not answer, since a move is often followed while a broker is down.
+   */
+  private static List<ReplicaLog> logs(CliContext ctx, Admin a, Collection<String> topics) {
+    if (topics.isEmpty()) {
+      return List.of();
+    }
+    try {
+      return a.describeLogs(topics).join();
+    } catch (RuntimeException e) {
+      ctx.err().println("warning: no catch-up progress: " + ExitCodes.describe(e));
+      return List.of();
+    }
+  }
+
   private static String line(ReassignmentResult r) {
     return r.partition()
         + "\t"
@@ -175,10 +210,15 @@ final class ReassignCommand implements Callable<Integer> {
           racks.put(b.id(), b.rack());
         }
         Map<String, Map<Integer, List<Integer>>> assignments = new HashMap<>();
+        List<TopicPartition> all = new ArrayList<>();
         for (TopicDescription t : describeExisting(a, topics).values()) {
           Map<Integer, List<Integer>> parts = new TreeMap<>();
           t.partitions().forEach(p -> parts.put(p.partition(), p.replicas()));
           assignments.put(t.name(), parts);
+          parts.keySet().forEach(p -> all.add(new TopicPartition(t.name(), p)));
+        }
+        if (!all.isEmpty()) { // an empty list would ask about every partition of the cluster
+          refuseMoving(a.listPartitionReassignments(all).join());
         }
         targets = ReassignmentPlanner.plan(topics, brokers, assignments, racks);
         current = new TreeMap<>();
@@ -352,18 +392,14 @@ final class ReassignCommand implements Callable<Integer> {
         TreeSet<String> moving = new TreeSet<>();
         all.partitions().forEach(r -> moving.add(r.partition().topic()));
         if (plan == null) {
-          parts =
-              ReassignmentProgress.ofAll(
-                  all, moving.isEmpty() ? List.of() : a.describeLogs(moving).join());
+          parts = ReassignmentProgress.ofAll(all, logs(ctx, a, moving));
         } else {
           TreeSet<String> planned = new TreeSet<>();
           plan.partitions().forEach(m -> planned.add(m.partition().topic()));
           Map<TopicPartition, List<Integer>> current =
               replicasOf(describeExisting(a, planned).values());
           moving.retainAll(planned);
-          parts =
-              ReassignmentProgress.ofPlan(
-                  plan, current, all, moving.isEmpty() ? List.of() : a.describeLogs(moving).join());
+          parts = ReassignmentProgress.ofPlan(plan, current, all, logs(ctx, a, moving));
           boolean done =
               parts.stream().allMatch(p -> p.state() == ReassignmentProgress.State.COMPLETE);
           if (done && all.partitions().isEmpty() && all.throttleBytesPerSec() > 0) {

@@ -167,6 +167,34 @@ class ReassignCommandClusterTest {
   }
 
   @Test
+  void planRefusesTopicsWithAPartitionBeingMoved() {
+    topic("a", List.of(List.of(1, 2), List.of(3, 1, 2)));
+    moving.add(moving("a", 1, List.of(3, 1, 2), 3, 2, 1));
+    CliRunner.Result r =
+        run("reassign", "plan", "--brokers", "1,2", "--topics", "a", "--output", "out.json");
+    assertEquals(ExitCodes.USAGE, r.exitCode(), r.toString());
+    assertTrue(r.err().contains("partition a-1 is being reassigned now"), r.toString());
+    assertFalse(Files.exists(dir.resolve("out.json")), "nothing written");
+  }
+
+  @Test
+  void statusShowsTheStatesWithoutProgressWhenABrokerDoesNotAnswerDescribeLogs() throws Exception {
+    String plan = planFile(PLAN);
+    topic("a", List.of(List.of(1, 2), List.of(2, 1, 3)));
+    moving.add(moving("a", 1, List.of(2, 1, 3), 2, 3, 1));
+    cluster
+        .broker(3)
+        .handle(
+            ApiKey.DESCRIBE_LOGS,
+            (r, out) -> out.error(ErrorCode.UNKNOWN_SERVER_ERROR, "disk on fire"));
+    CliRunner.Result r = run("reassign", "status", plan, "--timeout-ms", "2000");
+    assertEquals(ExitCodes.OK, r.exitCode(), r.toString());
+    assertTrue(r.err().contains("warning: no catch-up progress"), r.toString());
+    assertTrue(r.out().contains("a-1: in progress"), r.toString());
+    assertTrue(r.out().contains("broker 2: no log yet"), r.toString());
+  }
+
+  @Test
   void executeSubmitsThePlanWithTheThrottleAndReportsEachPartition() throws Exception {
     String plan =
         planFile(
