@@ -40,6 +40,7 @@ import picocli.CommandLine.Spec;
       ClusterCommand.class,
       UserCommand.class,
       FeaturesCommand.class,
+      ReassignCommand.class,
       PerfCommand.class,
       CommandLine.HelpCommand.class
     })

@@ -5,6 +5,7 @@ import dev.spool.client.internal.admin.AdminCalls;
 import dev.spool.client.internal.admin.AdminCalls.Done;
 import dev.spool.client.internal.admin.AdminCalls.Retry;
 import dev.spool.client.internal.admin.GroupAdmin;
+import dev.spool.client.internal.admin.ReassignmentCalls;
 import dev.spool.client.internal.admin.RecordDeletions;
 import dev.spool.client.internal.consumer.OffsetLookup;
 import dev.spool.client.internal.metadata.LeaderCalls;
@@ -19,7 +20,6 @@ import dev.spool.protocol.message.AlterConfigsResponse;
 import dev.spool.protocol.message.AlterUserScramCredentialsRequest;
 import dev.spool.protocol.message.AlterUserScramCredentialsResponse;
 import dev.spool.protocol.message.ApiKey;
-import dev.spool.protocol.message.BrokerInfo;
 import dev.spool.protocol.message.CreatePartitionsRequest;
 import dev.spool.protocol.message.CreatePartitionsResponse;
 import dev.spool.protocol.message.CreateTopicsRequest;
@@ -40,8 +40,6 @@ import dev.spool.protocol.message.ElectLeadersRequest;
 import dev.spool.protocol.message.ElectLeadersResponse;
 import dev.spool.protocol.message.MetadataRequest;
 import dev.spool.protocol.message.MetadataResponse;
-import dev.spool.protocol.message.PartitionMetadata;
-import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.protocol.message.TopicMetadata;
 import dev.spool.protocol.message.TopicPartitions;
 import dev.spool.protocol.message.UnregisterBrokerRequest;
@@ -54,18 +52,20 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Cluster administration: topics, configs, cluster and quorum status, leader elections. Every
- * operation returns a future that fails with a {@link SpoolException} naming the error (e.g.
- * TOPIC_ALREADY_EXISTS, UNKNOWN_TOPIC_OR_PARTITION, INVALID_REPLICATION_FACTOR); retriable errors
- * (no controller, broker unreachable, ...) are retried until {@code default.api.timeout.ms}, after
- * which the future fails with REQUEST_TIMED_OUT (BROKER_NOT_AVAILABLE when no broker could be
- * reached). Requests go to any broker, which forwards mutations to the metadata quorum.
- * Thread-safe; futures complete on the client's I/O thread.
+ * Cluster administration: topics, configs, cluster and quorum status, leader elections, replica
+ * reassignment. Every operation returns a future that fails with a {@link SpoolException} naming
+ * the error (e.g. TOPIC_ALREADY_EXISTS, UNKNOWN_TOPIC_OR_PARTITION, INVALID_REPLICATION_FACTOR);
+ * retriable errors (no controller, broker unreachable, ...) are retried until {@code
+ * default.api.timeout.ms}, after which the future fails with REQUEST_TIMED_OUT
+ * (BROKER_NOT_AVAILABLE when no broker could be reached). Requests go to any broker, which forwards
+ * mutations to the metadata quorum. Thread-safe; futures complete on the client's I/O thread.
  */
 public final class Admin implements AutoCloseable {
   /** Which replica a leader election picks. */
@@ -84,6 +84,7 @@ public final class Admin implements AutoCloseable {
   private final GroupAdmin groups;
   private final OffsetLookup offsets;
   private final RecordDeletions deletions;
+  private final ReassignmentCalls reassignments;
   private final long defaultApiTimeoutMs;
 
   public Admin(Map<String, String> props) {
@@ -113,6 +114,7 @@ public final class Admin implements AutoCloseable {
             config.get(AdminConfig.REQUEST_TIMEOUT_MS));
     this.deletions = new RecordDeletions(leaderCalls, clock, defaultApiTimeoutMs);
     this.offsets = new OffsetLookup(leaderCalls);
+    this.reassignments = new ReassignmentCalls(calls, brokerTimeoutMs);
   }
 
   // ------------------------------------------------------------------ consumer groups
@@ -361,7 +363,7 @@ public final class Admin implements AutoCloseable {
               }
               return new AdminCalls.Fail<>(e);
             }
-            out.put(t.getName(), describe(t));
+            out.put(t.getName(), TopicDescription.from(t));
           }
           return new Done<>(out);
         });
@@ -369,23 +371,6 @@ public final class Admin implements AutoCloseable {
 
   public CompletableFuture<TopicDescription> describeTopic(String name) {
     return describeTopics(List.of(name)).thenApply(m -> m.get(name));
-  }
-
-  private static TopicDescription describe(TopicMetadata t) {
-    List<TopicDescription.PartitionDescription> parts = new ArrayList<>();
-    for (PartitionMetadata p : t.getPartitionsList()) {
-      parts.add(
-          new TopicDescription.PartitionDescription(
-              p.getPartition(),
-              p.getLeaderId(),
-              p.getLeaderEpoch(),
-              p.getReplicasList(),
-              p.getIsrList(),
-              p.getOfflineReplicasList()));
-    }
-    parts.sort(Comparator.comparingInt(TopicDescription.PartitionDescription::partition));
-    return new TopicDescription(
-        t.getName(), t.getTopicId(), parts, new TreeMap<>(t.getConfigsMap()));
   }
 
   // ------------------------------------------------------------------ cluster
@@ -401,47 +386,8 @@ public final class Admin implements AutoCloseable {
           if (d.getErrorCode() != ErrorCode.NONE) {
             return AdminCalls.errorOutcome(d.getErrorCode(), d.getErrorMessage());
           }
-          return new Done<>(describe(d));
+          return new Done<>(ClusterDescription.from(d));
         });
-  }
-
-  private static ClusterDescription describe(DescribeClusterResponse d) {
-    List<ClusterDescription.Broker> brokers = new ArrayList<>();
-    for (BrokerInfo b : d.getBrokersList()) {
-      brokers.add(
-          new ClusterDescription.Broker(
-              b.getNodeId(),
-              b.getHost(),
-              b.getPort(),
-              b.getRack(),
-              b.getBrokerEpoch(),
-              b.getFenced(),
-              b.getInControlledShutdown(),
-              b.getOfflineDirsList()));
-    }
-    brokers.sort(Comparator.comparingInt(ClusterDescription.Broker::id));
-    QuorumInfo q = d.getQuorum();
-    List<ClusterDescription.Voter> voters = new ArrayList<>();
-    for (QuorumInfo.Voter v : q.getVotersList()) {
-      voters.add(
-          new ClusterDescription.Voter(
-              v.getNodeId(),
-              v.getAddress(),
-              v.getLastIndex(),
-              v.getLag(),
-              v.getLastContactMsAgo()));
-    }
-    voters.sort(Comparator.comparingInt(ClusterDescription.Voter::nodeId));
-    int leader = d.hasQuorum() ? q.getLeaderId() : -1;
-    return new ClusterDescription(
-        d.getClusterId(),
-        leader,
-        brokers,
-        new ClusterDescription.Quorum(leader, q.getTerm(), q.getCommitIndex(), voters),
-        d.getOfflinePartitions(),
-        d.getUnderReplicatedPartitions(),
-        d.getUnderMinIsrPartitions(),
-        d.getMetadataOffset());
   }
 
   /**
@@ -485,6 +431,40 @@ public final class Admin implements AutoCloseable {
           results.sort(Comparator.comparing(ElectionResult::partition));
           return new Done<>(results);
         });
+  }
+
+  // ------------------------------------------------------------------ reassignment
+
+  /**
+   * Moves each partition to its target replica set (preferred leader first), or with an empty
+   * target cancels its reassignment in progress, reverting it to its original replicas, as Kafka's
+   * {@code Admin.alterPartitionReassignments} (docs/operations.md#moving-replicas). A throttle,
+   * when given, becomes the cluster's replication throttle (bytes/s of catch-up fetching per
+   * broker; 0 removes it). The future holds a result per partition ({@link ReassignmentResult}); it
+   * fails only when the request as a whole is refused: UNSUPPORTED_VERSION (metadata.version below
+   * 4), INVALID_REQUEST (a negative throttle). Completes once the controller has accepted the
+   * change; the replicas then catch up in the background ({@link #listPartitionReassignments}).
+   */
+  public CompletableFuture<Map<TopicPartition, ReassignmentResult>> alterPartitionReassignments(
+      Map<TopicPartition, Optional<List<Integer>>> targets, OptionalLong throttleBytesPerSec) {
+    return reassignments.alter(targets, throttleBytesPerSec);
+  }
+
+  /**
+   * Sets the cluster's replication throttle alone (0 removes it), as {@link
+   * #alterPartitionReassignments} with no partition.
+   */
+  public CompletableFuture<Void> setReplicationThrottle(long bytesPerSec) {
+    return reassignments.alter(Map.of(), OptionalLong.of(bytesPerSec)).thenApply(r -> null);
+  }
+
+  /**
+   * The reassignments in progress among {@code partitions} (every partition when empty) and the
+   * cluster's replication throttle, from the answering broker's metadata.
+   */
+  public CompletableFuture<Reassignments> listPartitionReassignments(
+      Collection<TopicPartition> partitions) {
+    return reassignments.list(partitions);
   }
 
   // ------------------------------------------------------------------ configs

@@ -1,6 +1,11 @@
 package dev.spool.client;
 
 import dev.spool.common.BrokerReadiness;
+import dev.spool.protocol.message.BrokerInfo;
+import dev.spool.protocol.message.DescribeClusterResponse;
+import dev.spool.protocol.message.QuorumInfo;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -26,6 +31,46 @@ public record ClusterDescription(
 
   public ClusterDescription {
     brokers = List.copyOf(brokers);
+  }
+
+  /** The cluster as one DescribeCluster answer describes it. */
+  static ClusterDescription from(DescribeClusterResponse d) {
+    List<Broker> brokers = new ArrayList<>();
+    for (BrokerInfo b : d.getBrokersList()) {
+      brokers.add(
+          new Broker(
+              b.getNodeId(),
+              b.getHost(),
+              b.getPort(),
+              b.getRack(),
+              b.getBrokerEpoch(),
+              b.getFenced(),
+              b.getInControlledShutdown(),
+              b.getOfflineDirsList()));
+    }
+    brokers.sort(Comparator.comparingInt(Broker::id));
+    QuorumInfo q = d.getQuorum();
+    List<Voter> voters = new ArrayList<>();
+    for (QuorumInfo.Voter v : q.getVotersList()) {
+      voters.add(
+          new Voter(
+              v.getNodeId(),
+              v.getAddress(),
+              v.getLastIndex(),
+              v.getLag(),
+              v.getLastContactMsAgo()));
+    }
+    voters.sort(Comparator.comparingInt(Voter::nodeId));
+    int leader = d.hasQuorum() ? q.getLeaderId() : -1;
+    return new ClusterDescription(
+        d.getClusterId(),
+        leader,
+        brokers,
+        new Quorum(leader, q.getTerm(), q.getCommitIndex(), voters),
+        d.getOfflinePartitions(),
+        d.getUnderReplicatedPartitions(),
+        d.getUnderMinIsrPartitions(),
+        d.getMetadataOffset());
   }
 
   /**

@@ -1,7 +1,12 @@
 package dev.spool.client;
 
+import dev.spool.protocol.message.PartitionMetadata;
+import dev.spool.protocol.message.TopicMetadata;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A topic as the cluster's metadata describes it.
@@ -17,6 +22,24 @@ public record TopicDescription(
   public TopicDescription {
     partitions = List.copyOf(partitions);
     configs = Map.copyOf(configs);
+  }
+
+  /** A topic as one Metadata answer describes it, partitions in order. */
+  static TopicDescription from(TopicMetadata t) {
+    List<PartitionDescription> parts = new ArrayList<>();
+    for (PartitionMetadata p : t.getPartitionsList()) {
+      parts.add(
+          new PartitionDescription(
+              p.getPartition(),
+              p.getLeaderId(),
+              p.getLeaderEpoch(),
+              p.getReplicasList(),
+              p.getIsrList(),
+              p.getOfflineReplicasList()));
+    }
+    parts.sort(Comparator.comparingInt(PartitionDescription::partition));
+    return new TopicDescription(
+        t.getName(), t.getTopicId(), parts, new TreeMap<>(t.getConfigsMap()));
   }
 
   /**
