@@ -86,16 +86,22 @@ class ReassignE2ETest {
     ej.path("partitions")
         .forEach(p -> assertEquals("NONE", p.path("error").asText(), p.toString()));
 
-    AtomicReference<JsonNode> last = new AtomicReference<>();
-    Awaitility.await()
-        .atMost(E2e.READY)
-        .until(
-            () -> {
-              CliRunner.Result s = E2e.cli(cluster, "reassign", "status", "move.json", "--json");
-              JsonNode sj = JSON.readTree(s.out());
-              last.set(sj);
-              return s.exitCode() == 0 && sj.path("throttleCleared").asBoolean() && allComplete(sj);
-            });
+    AtomicReference<CliRunner.Result> last = new AtomicReference<>();
+    try {
+      Awaitility.await()
+          .atMost(E2e.READY)
+          .until(
+              () -> {
+                CliRunner.Result s = E2e.cli(cluster, "reassign", "status", "move.json", "--json");
+                last.set(s);
+                JsonNode sj = JSON.readTree(s.out());
+                return s.exitCode() == 0
+                    && sj.path("throttleCleared").asBoolean()
+                    && allComplete(sj);
+              });
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError("the plan did not complete; last status: " + last.get(), e);
+    }
     for (TopicPartition tp : tps) {
       List<Integer> replicas = cluster.partitionReplicas(tp);
       assertFalse(replicas.contains(3), tp + " still on broker 3: " + replicas);

@@ -539,7 +539,13 @@ public final class BrokerLifecycle implements AutoCloseable {
       return;
     }
     image = after;
-    if (!delta.isEmpty() || delta.fullImage()) {
+    // Cluster-wide values (the metadata.version level, the replication throttle) are not in the
+    // delta's maps, but a waiter (UpdateFeatures, AlterPartitionReassignments) and the replica
+    // fetchers need to hear of them too.
+    boolean clusterChanged =
+        after.metadataVersion() != before.metadataVersion()
+            || after.replicationThrottleBytesPerSec() != before.replicationThrottleBytesPerSec();
+    if (!delta.isEmpty() || delta.fullImage() || clusterChanged) {
       try {
         listener.onMetadataUpdate(after, delta);
       } catch (RuntimeException e) {

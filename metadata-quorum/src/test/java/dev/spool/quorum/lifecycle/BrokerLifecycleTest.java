@@ -21,6 +21,7 @@ import dev.spool.protocol.message.ElectLeadersResponse;
 import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.image.MetadataDelta;
+import dev.spool.quorum.image.MetadataVersion;
 import dev.spool.quorum.image.Records;
 import dev.spool.quorum.message.AllocateProducerIdsRequest;
 import dev.spool.quorum.message.AllocateProducerIdsResponse;
@@ -209,6 +210,49 @@ class BrokerLifecycleTest {
     assertTrue(b.image().topic("t") != null);
     assertTrue(rec.deltas().get(0).changedTopics().containsKey("t"));
     assertTrue(rec.deltas().get(0).changedBrokers().contains(1));
+    b.halt();
+  }
+
+  /**
+   * A metadata.version level and a replication throttle change no topic, partition or broker, so
+   * the delta is empty; the listener hears of them all the same (admin requests wait on it, and the
+   * replica fetchers read the throttle from the image it passes).
+   */
+  @Test
+  void shouldTellTheListenerOfALevelOrThrottleChangeThatTouchesNoTopicOrBroker() {
+    ScriptedClient c = new ScriptedClient();
+    c.register = r -> epoch(5);
+    c.heartbeat =
+        r -> {
+          BrokerHeartbeatResponse.Builder b = controller(r).toBuilder();
+          if (r.getMetadataOffset() >= 6) {
+            b.setMetadataOffset(8);
+          }
+          if (r.getMetadataOffset() == 6) {
+            b.addBatches(
+                    OffsetBatch.newBuilder()
+                        .setOffset(7)
+                        .setBatch(
+                            MetadataBatch.newBuilder()
+                                .addRecords(
+                                    Records.featureLevel(
+                                        MetadataVersion.FEATURE, MetadataVersion.LATEST))))
+                .addBatches(
+                    OffsetBatch.newBuilder()
+                        .setOffset(8)
+                        .setBatch(
+                            MetadataBatch.newBuilder()
+                                .addRecords(Records.replicationThrottle(1000))));
+          }
+          return b.build();
+        };
+    Recorder rec = new Recorder();
+    BrokerLifecycle b = new BrokerLifecycle(SETTINGS, c, rec);
+    b.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> rec.deltas().size() == 2);
+    assertEquals(1000, b.image().replicationThrottleBytesPerSec());
+    assertEquals(MetadataVersion.LATEST, b.image().metadataVersion());
+    assertTrue(rec.deltas().get(1).isEmpty(), rec.deltas().toString());
     b.halt();
   }
 
