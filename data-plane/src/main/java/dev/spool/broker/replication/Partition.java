@@ -188,8 +188,15 @@ public final class Partition {
     if (role == ReplicaRole.OFFLINE) {
       return StateChange.UNCHANGED;
     }
-    if (st.leaderEpoch() < leaderEpoch
-        || (st.leaderEpoch() == leaderEpoch && st.partitionEpoch() <= partitionEpoch)) {
+    // The AlterPartition answer that completed a reassignment installed its ISR and partition
+    // epoch before the metadata brought the same state with its new replica set: not stale.
+    boolean replicasCatchUp =
+        st.leaderEpoch() == leaderEpoch
+            && st.partitionEpoch() == partitionEpoch
+            && !st.replicas().equals(replicas);
+    if (!replicasCatchUp
+        && (st.leaderEpoch() < leaderEpoch
+            || (st.leaderEpoch() == leaderEpoch && st.partitionEpoch() <= partitionEpoch))) {
       return StateChange.STALE;
     }
     long nowMs = clock.monotonicMs();

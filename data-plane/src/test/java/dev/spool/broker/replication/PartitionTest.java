@@ -268,6 +268,41 @@ class PartitionTest {
     assertEquals(List.of(1, 2, 3), l.isrChanges.get(1).newIsr());
   }
 
+  /**
+   * A reassignment adds broker 4 to [1, 2, 3] and drops 3: the expansion that brings 4 in sync is
+   * answered with the completed state (ISR [1, 2, 4]) before the metadata brings its replica set,
+   * at the same partition epoch; the leader still takes the new replica set, so 3 is no longer a
+   * follower it proposes for the ISR.
+   */
+  @Test
+  void shouldTakeTheReplicaSetOfAnIsrChangeAnsweredBeforeTheMetadata() {
+    var l = new ReplicaTestSupport.RecordingListener();
+    Partition p = replica(1, l);
+    p.applyPartitionState(state(TP, List.of(1, 2, 3), List.of(1, 2, 3), 1, 1, 1), 2);
+    assertEquals(
+        Partition.StateChange.ISR_UPDATED,
+        p.applyPartitionState(state(TP, List.of(4, 1, 2, 3), List.of(1, 2, 3), 1, 1, 2), 2));
+    p.appendAsLeader(batch3(), 1, -1, 1000).join();
+    p.fetch(follower(2, 3, 1));
+    p.fetch(follower(3, 3, 1));
+    p.fetch(follower(4, 3, 1));
+    IsrChange expand = l.isrChanges.get(l.isrChanges.size() - 1);
+    assertEquals(List.of(1, 2, 3, 4), expand.newIsr());
+    p.onIsrChangeResult(expand, ErrorCode.NONE, "", 1, List.of(1, 2, 4), 1, 3);
+    assertEquals(
+        Partition.StateChange.ISR_UPDATED,
+        p.applyPartitionState(state(TP, List.of(4, 1, 2), List.of(1, 2, 4), 1, 1, 3), 2),
+        "the same partition epoch, with the replica set the answer did not carry");
+    assertEquals(List.of(4, 1, 2), p.replicas());
+    assertFalse(p.leaderState().isReplica(3));
+    int sent = l.isrChanges.size();
+    p.fetch(follower(3, 3, 1));
+    assertEquals(sent, l.isrChanges.size(), "no ISR proposal for a dropped replica");
+    assertEquals(
+        Partition.StateChange.STALE,
+        p.applyPartitionState(state(TP, List.of(4, 1, 2), List.of(1, 2, 4), 1, 1, 3), 2));
+  }
+
   @Test
   void shouldKeepAnUnconfirmedIsrChangePendingAndResendIt() {
     var l = new ReplicaTestSupport.RecordingListener();
