@@ -4,10 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spool.cli.CliRunner;
 import dev.spool.testing.process.ProcessCluster;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,7 +21,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.AlterPartitionReassignmentsOptions;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -30,8 +36,10 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
 import org.apache.kafka.common.errors.InvalidReplicationFactorException;
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.NoReassignmentInProgressException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -164,6 +172,63 @@ class KafkaReassignmentE2ETest {
             new AlterPartitionReassignmentsOptions().allowReplicationFactorChange(false)));
     assertEquals(
         List.of(2, 3), ids(describe().partitions().get(0).replicas()), "refusals changed nothing");
+  }
+
+  /**
+   * kafka-reassign-partitions.sh --throttle sets the leader and follower throttle rates on every
+   * broker of a move, and removes them after it: Spool keeps the highest as its cluster throttle.
+   */
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void shouldTakeKafkasBrokerThrottleRatesAsTheClusterThrottle() throws Exception {
+    Map<ConfigResource, Collection<AlterConfigOp>> set = new HashMap<>();
+    for (String broker : List.of("1", "2")) {
+      set.put(
+          new ConfigResource(ConfigResource.Type.BROKER, broker),
+          List.of(
+              new AlterConfigOp(
+                  new ConfigEntry("leader.replication.throttled.rate", "1048576"),
+                  AlterConfigOp.OpType.SET),
+              new AlterConfigOp(
+                  new ConfigEntry("follower.replication.throttled.rate", "1048576"),
+                  AlterConfigOp.OpType.SET)));
+    }
+    admin.incrementalAlterConfigs(set).all().get(30, TimeUnit.SECONDS);
+    assertEquals(1_048_576L, spoolThrottle());
+
+    Map<ConfigResource, Collection<AlterConfigOp>> delete = new HashMap<>();
+    delete.put(
+        new ConfigResource(ConfigResource.Type.BROKER, "1"),
+        List.of(
+            new AlterConfigOp(
+                new ConfigEntry("follower.replication.throttled.rate", null),
+                AlterConfigOp.OpType.DELETE)));
+    admin.incrementalAlterConfigs(delete).all().get(30, TimeUnit.SECONDS);
+    assertEquals(0L, spoolThrottle());
+
+    ExecutionException bad =
+        assertThrows(
+            ExecutionException.class,
+            () ->
+                admin
+                    .incrementalAlterConfigs(
+                        Map.of(
+                            new ConfigResource(ConfigResource.Type.BROKER, "1"),
+                            List.of(
+                                new AlterConfigOp(
+                                    new ConfigEntry("follower.replication.throttled.rate", "-5"),
+                                    AlterConfigOp.OpType.SET))))
+                    .all()
+                    .get(30, TimeUnit.SECONDS));
+    assertInstanceOf(InvalidRequestException.class, bad.getCause());
+    assertEquals(0L, spoolThrottle(), "a refused rate changes nothing");
+  }
+
+  /** The cluster throttle as Spool's own CLI reports it. */
+  private static long spoolThrottle() throws Exception {
+    CliRunner.Result r = E2e.cli(cluster, "reassign", "status", "--json");
+    assertEquals(0, r.exitCode(), r.toString());
+    return new ObjectMapper().readTree(r.out()).path("throttleBytesPerSec").asLong();
   }
 
   private static byte[] bytes(String s) {

@@ -20,6 +20,7 @@ import dev.spool.broker.request.Handlers;
 import dev.spool.common.ErrorCode;
 import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.protocol.message.AlterConfigsResponse;
+import dev.spool.protocol.message.AlterPartitionReassignmentsRequest;
 import dev.spool.protocol.message.AlterPartitionReassignmentsResponse;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
@@ -164,8 +165,18 @@ final class KafkaApis {
       }
       case INCREMENTAL_ALTER_CONFIGS -> {
         var call = ConfigCodec.incrementalAlterToSpool(r, ctx.image());
-        yield alterConfigs(call)
-            .thenApply(resp -> ConfigCodec.incrementalAlterToKafka(r, call, resp));
+        CompletableFuture<AlterPartitionReassignmentsResponse> throttled =
+            call.throttle().isEmpty()
+                ? CompletableFuture.completedFuture(null)
+                : h.alterPartitionReassignments()
+                    .call(
+                        AlterPartitionReassignmentsRequest.newBuilder()
+                            .setThrottleBytesPerSec(call.throttle().getAsLong())
+                            .build());
+        yield throttled.thenCompose(
+            t ->
+                alterConfigs(call)
+                    .thenApply(resp -> ConfigCodec.incrementalAlterToKafka(r, call, resp, t)));
       }
       case FIND_COORDINATOR -> groups.findCoordinator(r);
       case JOIN_GROUP -> groups.joinGroup(r, connection);

@@ -40,12 +40,14 @@ import org.apache.kafka.common.protocol.Errors;
  *       overrides it does not name are deleted;
  *   <li>IncrementalAlterConfigs' APPEND and SUBTRACT treat the current value as Kafka's comma
  *       separated list;
- *   <li>deleting Kafka's replication throttle configurations ({@link #BROKER_THROTTLE_KEYS}, {@link
- *       #TOPIC_THROTTLE_KEYS}), which {@code kafka-reassign-partitions.sh} does on every broker and
- *       topic of a plan after a move ({@code --verify}, {@code --cancel}), succeeds and changes
- *       nothing: Spool never holds them (its throttle is the cluster's, set with the reassignment,
- *       docs/architecture.md#replica-reassignment), and deleting a configuration that is not set is
- *       a success on Kafka too. Setting one is refused as before.
+ *   <li>Kafka's replication throttle ({@code kafka-reassign-partitions.sh --throttle}, KIP-73):
+ *       setting {@link #BROKER_THROTTLE_KEYS}' leader or follower rate on brokers sets Spool's
+ *       cluster throttle to the highest rate asked (the tool sets the same rate on every broker of
+ *       a move), deleting them removes it (the tool does after a move, {@code --verify}, or on
+ *       {@code --cancel}); a topic's {@link #TOPIC_THROTTLE_KEYS} are accepted and not stored,
+ *       since Spool throttles exactly a move's adding replicas
+ *       (docs/architecture.md#replica-reassignment). The log-dir throttle is refused (one data
+ *       directory per broker).
  * </ul>
  *
  * <p>Threads: stateless; any thread.
@@ -173,9 +175,10 @@ public final class ConfigCodec {
    */
   /**
    * One resource of an alter request; {@code refusal} set when Spool is not asked about it, {@code
-   * nothingToDo} when it is answered here as done (deleting throttle configurations only).
+   * throttle} when it sets or removes Kafka's replication throttle (answered by the cluster
+   * throttle's change).
    */
-  private record Resource(byte type, String name, String refusal, boolean nothingToDo) {
+  private record Resource(byte type, String name, String refusal, boolean throttle) {
     Resource(byte type, String name, String refusal) {
       this(type, name, refusal, false);
     }
@@ -184,14 +187,31 @@ public final class ConfigCodec {
   public static final class AlterCall {
     private final AlterConfigsRequest request;
     private final List<Resource> resources;
+    private final long throttle;
 
     private AlterCall(AlterConfigsRequest request, List<Resource> resources) {
+      this(request, resources, -1);
+    }
+
+    private AlterCall(AlterConfigsRequest request, List<Resource> resources, long throttle) {
       this.request = request;
       this.resources = resources;
+      this.throttle = throttle;
     }
 
     public AlterConfigsRequest request() {
       return request;
+    }
+
+    /**
+     * The cluster replication throttle the request's broker resources set (0: they remove it), to
+     * be sent as an AlterPartitionReassignments without partitions; empty when none does or the
+     * request only validates.
+     */
+    public java.util.OptionalLong throttle() {
+      return throttle < 0 || request.getValidateOnly()
+          ? java.util.OptionalLong.empty()
+          : java.util.OptionalLong.of(throttle);
     }
   }
 
@@ -230,9 +250,19 @@ public final class ConfigCodec {
     AlterConfigsRequest.Builder b =
         AlterConfigsRequest.newBuilder().setValidateOnly(req.validateOnly());
     List<Resource> resources = new ArrayList<>();
+    long throttle = -1;
     for (IncrementalAlterConfigsRequestData.AlterConfigsResource res : req.resources()) {
-      if (res.resourceType() == BROKER && deletesOnly(res, BROKER_THROTTLE_KEYS)) {
-        resources.add(new Resource(res.resourceType(), res.resourceName(), null, true));
+      if (res.resourceType() == BROKER && onlyKeys(res, BROKER_THROTTLE_KEYS)) {
+        String bad = null;
+        for (IncrementalAlterConfigsRequestData.AlterableConfig c : res.configs()) {
+          long v = throttleValue(c);
+          if (v < 0) {
+            bad = throttleRefusal(c);
+            break;
+          }
+          throttle = Math.max(throttle, v);
+        }
+        resources.add(new Resource(res.resourceType(), res.resourceName(), bad, bad == null));
         continue;
       }
       String refusal = refusal(res.resourceType());
@@ -241,8 +271,9 @@ public final class ConfigCodec {
             AlterConfigsRequest.Topic.newBuilder().setName(res.resourceName());
         TopicImage ti = image.topic(res.resourceName());
         for (IncrementalAlterConfigsRequestData.AlterableConfig c : res.configs()) {
-          if (c.configOperation() == DELETE && TOPIC_THROTTLE_KEYS.contains(c.name())) {
-            continue; // never set on Spool; the topic still goes to Spool, which checks it exists
+          if (TOPIC_THROTTLE_KEYS.contains(c.name())) {
+            continue; // Spool throttles exactly a move's adding replicas; the topic still goes to
+            // Spool, which checks it exists
           }
           refusal = apply(t, c, ti);
           if (refusal != null) {
@@ -255,15 +286,45 @@ public final class ConfigCodec {
       }
       resources.add(new Resource(res.resourceType(), res.resourceName(), refusal));
     }
-    return new AlterCall(b.build(), resources);
+    return new AlterCall(b.build(), resources, throttle);
   }
 
-  /** Whether {@code res} has operations and each deletes one of {@code keys}. */
-  private static boolean deletesOnly(
+  /**
+   * The throttle one operation asks for: the rate a SET of leader or follower
+   * .replication.throttled.rate names, 0 for a DELETE (the throttle goes), -1 when Spool refuses it
+   * ({@link #throttleRefusal}).
+   */
+  private static long throttleValue(IncrementalAlterConfigsRequestData.AlterableConfig c) {
+    if (c.configOperation() == DELETE) {
+      return 0;
+    }
+    if (c.configOperation() != SET
+        || c.name().equals("replica.alter.log.dirs.io.max.bytes.per.second")) {
+      return -1;
+    }
+    try {
+      return c.value() == null ? -1 : Math.max(-1, Long.parseLong(c.value().trim()));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  private static String throttleRefusal(IncrementalAlterConfigsRequestData.AlterableConfig c) {
+    if (c.name().equals("replica.alter.log.dirs.io.max.bytes.per.second")) {
+      return "Spool has one data directory per broker: no replica moves between directories to"
+          + " throttle";
+    }
+    if (c.configOperation() != SET) {
+      return c.name() + " takes SET or DELETE, not operation " + c.configOperation();
+    }
+    return c.name() + " must be a number of bytes/s, 0 or more; got '" + c.value() + "'";
+  }
+
+  /** Whether {@code res} has operations and each is on one of {@code keys}. */
+  private static boolean onlyKeys(
       IncrementalAlterConfigsRequestData.AlterConfigsResource res, Set<String> keys) {
     return !res.configs().isEmpty()
-        && res.configs().stream()
-            .allMatch(c -> c.configOperation() == DELETE && keys.contains(c.name()));
+        && res.configs().stream().allMatch(c -> keys.contains(c.name()));
   }
 
   /** Adds one incremental operation to {@code t}; the reason it is refused, or null. */
@@ -333,7 +394,7 @@ public final class ConfigCodec {
   public static KafkaResponse alterToKafka(
       KafkaRequest r, AlterCall call, AlterConfigsResponse resp) {
     List<AlterConfigsResponseData.AlterConfigsResourceResponse> out = new ArrayList<>();
-    for (Result x : results(call, resp)) {
+    for (Result x : results(call, resp, null)) {
       out.add(
           new AlterConfigsResponseData.AlterConfigsResourceResponse()
               .setResourceType(x.type)
@@ -344,10 +405,17 @@ public final class ConfigCodec {
     return r.respond(new AlterConfigsResponseData().setThrottleTimeMs(0).setResponses(out));
   }
 
+  /**
+   * @param throttled the answer to the throttle change {@link AlterCall#throttle} asked for; null
+   *     when none was sent
+   */
   public static KafkaResponse incrementalAlterToKafka(
-      KafkaRequest r, AlterCall call, AlterConfigsResponse resp) {
+      KafkaRequest r,
+      AlterCall call,
+      AlterConfigsResponse resp,
+      dev.spool.protocol.message.AlterPartitionReassignmentsResponse throttled) {
     List<IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse> out = new ArrayList<>();
-    for (Result x : results(call, resp)) {
+    for (Result x : results(call, resp, throttled)) {
       out.add(
           new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()
               .setResourceType(x.type)
@@ -361,7 +429,10 @@ public final class ConfigCodec {
 
   private record Result(byte type, String name, short error, String message) {}
 
-  private static List<Result> results(AlterCall call, AlterConfigsResponse resp) {
+  private static List<Result> results(
+      AlterCall call,
+      AlterConfigsResponse resp,
+      dev.spool.protocol.message.AlterPartitionReassignmentsResponse throttled) {
     Map<String, AlterConfigsResponse.Result> byTopic = new LinkedHashMap<>();
     resp.getTopicsList().forEach(t -> byTopic.put(t.getName(), t));
     List<Result> out = new ArrayList<>();
@@ -370,8 +441,14 @@ public final class ConfigCodec {
         out.add(new Result(res.type(), res.name(), Errors.INVALID_REQUEST.code(), res.refusal()));
         continue;
       }
-      if (res.nothingToDo()) {
-        out.add(new Result(res.type(), res.name(), Errors.NONE.code(), null));
+      if (res.throttle()) {
+        ErrorCode code = throttled == null ? ErrorCode.NONE : throttled.getErrorCode();
+        out.add(
+            new Result(
+                res.type(),
+                res.name(),
+                KafkaErrors.code(code),
+                code == ErrorCode.NONE ? null : KafkaErrors.message(throttled.getErrorMessage())));
         continue;
       }
       AlterConfigsResponse.Result t = byTopic.get(res.name());
