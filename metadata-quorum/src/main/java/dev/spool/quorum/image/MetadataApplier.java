@@ -297,9 +297,8 @@ public final class MetadataApplier {
 
   private static RecordResult partition(ImageBuilder b, PartitionRecord r, long offset) {
     RecordResult below =
-        r.getAddingReplicasCount() + r.getRemovingReplicasCount() == 0
-            ? null
-            : belowLevel(b, "a reassignment", MetadataVersion.REASSIGNMENT, offset);
+        reassignmentBelowLevel(
+            b, r.getAddingReplicasCount() + r.getRemovingReplicasCount(), offset);
     if (below != null) {
       return below;
     }
@@ -392,9 +391,8 @@ public final class MetadataApplier {
   private static RecordResult partitionChange(
       ImageBuilder b, PartitionChangeRecord r, long offset) {
     RecordResult below =
-        r.getAddingReplicasCount() + r.getRemovingReplicasCount() == 0
-            ? null
-            : belowLevel(b, "a reassignment", MetadataVersion.REASSIGNMENT, offset);
+        reassignmentBelowLevel(
+            b, r.getAddingReplicasCount() + r.getRemovingReplicasCount(), offset);
     if (below != null) {
       return below;
     }
@@ -495,6 +493,14 @@ public final class MetadataApplier {
       return "every replica of " + replicas + " is being removed";
     }
     return null;
+  }
+
+  /** A partition record naming {@code movingReplicas} adding or removing replicas below level 4. */
+  private static RecordResult reassignmentBelowLevel(
+      ImageBuilder b, int movingReplicas, long offset) {
+    return movingReplicas == 0
+        ? null
+        : belowLevel(b, "a reassignment", MetadataVersion.REASSIGNMENT, offset);
   }
 
   private static RecordResult replicationThrottle(
