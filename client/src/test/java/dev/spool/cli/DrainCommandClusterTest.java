@@ -218,6 +218,8 @@ class DrainCommandClusterTest {
     assertEquals(ExitCodes.USAGE, rate.exitCode(), rate.toString());
     assertTrue(rate.err().contains("--throttle must be"), rate.toString());
     assertTrue(alters.isEmpty());
+    CliRunner.Result help = run("cluster", "--help");
+    assertTrue(help.out().contains("drain"), help.toString());
   }
 
   @Test
