@@ -62,12 +62,21 @@ class DrainBrokerE2ETest {
                 "-b",
                 cluster.bootstrapServers());
     assertEquals(0, produced.exitCode(), produced.toString());
+    // Broker 4 leads the partitions it is preferred leader of, so the drain has leaderships to
+    // move.
+    CliRunner.Result elect = E2e.cli(cluster, "cluster", "elect-leaders", "--topic", TOPIC);
+    assertEquals(0, elect.exitCode(), elect.toString());
+    TreeSet<String> preferredFour = new TreeSet<>();
     for (TopicDescription.PartitionDescription p :
         cluster.admin().describeTopic(TOPIC).get(30, TimeUnit.SECONDS).partitions()) {
       if (p.leader() == 4) {
         ledByFour.add(TOPIC + "-" + p.partition());
       }
+      if (p.replicas().get(0) == 4) {
+        preferredFour.add(TOPIC + "-" + p.partition());
+      }
     }
+    assertEquals(preferredFour, ledByFour, "after a preferred election");
 
     CliRunner.Result drain =
         E2e.cli(
