@@ -27,6 +27,16 @@ final class AdminOptions {
   List<String> adminProps;
 
   Admin open(CliContext ctx, CommandSpec spec) {
+    return open(ctx, spec, cluster, timeoutMs, adminProps);
+  }
+
+  /** An admin client whose every call gives up after {@code timeoutMs}, retries included. */
+  static Admin open(
+      CliContext ctx,
+      CommandSpec spec,
+      ClusterOptions cluster,
+      long timeoutMs,
+      List<String> adminProps) {
     Map<String, String> props = new HashMap<>();
     props.put("bootstrap.servers", cluster.resolve(ctx));
     props.put("default.api.timeout.ms", String.valueOf(Math.max(1, timeoutMs)));

@@ -16,7 +16,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code spool cluster status|elect-leaders|unregister}. */
+/** {@code spool cluster status|elect-leaders|unregister|drain} ({@link DrainCommand}). */
 @Command(
     name = "cluster",
     mixinStandardHelpOptions = true,
@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
     subcommands = {
       ClusterCommand.Status.class,
       ClusterCommand.ElectLeaders.class,
-      ClusterCommand.Unregister.class
+      ClusterCommand.Unregister.class,
+      DrainCommand.class
     })
 final class ClusterCommand implements Callable<Integer> {
   private final CliContext ctx;
@@ -251,7 +252,8 @@ final class ClusterCommand implements Callable<Integer> {
           "Remove a dead broker's registration, as Kafka's kafka-cluster unregister. Refused"
               + " (nothing changes) for an unknown id (BROKER_ID_NOT_REGISTERED), a broker that is"
               + " alive (BROKER_ALIVE: stop it first), one still named in a replica set"
-              + " (BROKER_HAS_REPLICAS: move its replicas off first), or below metadata.version 3."
+              + " (BROKER_HAS_REPLICAS: 'spool cluster drain' it first), or below metadata.version"
+              + " 3."
               + " A broker started again later registers as new.")
   static final class Unregister implements Callable<Integer> {
     private final CliContext ctx;

@@ -43,8 +43,44 @@ final class ReassignmentPlanner {
       Collection<Integer> brokers,
       Map<String, Map<Integer, List<Integer>>> assignments,
       Map<Integer, String> racks) {
+    return plan(topics, brokers, Set.of(), assignments, racks);
+  }
+
+  /**
+   * As {@link #plan(Collection, Collection, Map, Map)}, where a replica on a broker of {@code keep}
+   * also stays where it is but no replica moves onto one ({@code spool cluster drain}: a fenced
+   * broker keeps its replicas and takes no new one, as the controller would refuse it).
+   *
+   * @throws IllegalArgumentException also for a partition whose moving replicas outnumber the
+   *     listed brokers that do not hold it already
+   */
+  static Map<TopicPartition, List<Integer>> plan(
+      Collection<String> topics,
+      Collection<Integer> brokers,
+      Set<Integer> keep,
+      Map<String, Map<Integer, List<Integer>>> assignments,
+      Map<Integer, String> racks) {
     Set<Integer> listed = checkBrokers(brokers, racks);
-    Map<TopicPartition, List<Integer>> current = checkTopics(topics, assignments, listed.size());
+    Set<Integer> stays = new HashSet<>(keep);
+    stays.addAll(listed);
+    // With kept brokers a partition may have more replicas than there are listed brokers; what
+    // must fit is only the replicas that move.
+    Map<TopicPartition, List<Integer>> current =
+        checkTopics(topics, assignments, keep.isEmpty() ? listed.size() : Integer.MAX_VALUE);
+    current.forEach(
+        (tp, replicas) -> {
+          long moving = replicas.stream().filter(b -> !stays.contains(b)).count();
+          long free = listed.stream().filter(b -> !replicas.contains(b)).count();
+          if (moving > free) {
+            throw new IllegalArgumentException(
+                tp
+                    + " has "
+                    + moving
+                    + " replica(s) to move but only "
+                    + free
+                    + " listed broker(s) do not hold it already");
+          }
+        });
     Map<Integer, Integer> load = new HashMap<>();
     listed.forEach(b -> load.put(b, 0));
     Map<Integer, Integer> leaders = new HashMap<>(load);
@@ -57,20 +93,20 @@ final class ReassignmentPlanner {
     Map<TopicPartition, List<Integer>> plan = new TreeMap<>();
     current.forEach(
         (tp, replicas) -> {
-          if (listed.containsAll(replicas)) {
+          if (stays.containsAll(replicas)) {
             return;
           }
           List<Integer> target = new ArrayList<>(replicas);
           Set<Integer> used = new HashSet<>();
           Set<String> usedRacks = new HashSet<>();
           for (int b : replicas) {
-            if (listed.contains(b)) {
+            if (stays.contains(b)) {
               used.add(b);
-              usedRacks.add(racks.get(b));
+              usedRacks.add(racks.getOrDefault(b, ""));
             }
           }
           for (int i = 0; i < target.size(); i++) {
-            if (!listed.contains(target.get(i))) {
+            if (!stays.contains(target.get(i))) {
               int chosen = choose(listed, used, usedRacks, load, i == 0 ? leaders : null, racks);
               target.set(i, chosen);
               used.add(chosen);

@@ -218,4 +218,34 @@ class ReassignmentPlannerTest {
     out.put(id, rack);
     return out;
   }
+
+  @Test
+  void aKeptBrokerKeepsItsReplicasButTakesNoNewOne() {
+    // draining 4 with 2 fenced: 2 keeps its replica of a-0, and 4's replicas go to 1 or 3 only
+    var plan =
+        ReassignmentPlanner.plan(
+            List.of("a"),
+            List.of(1, 3),
+            java.util.Set.of(2),
+            topic("a", List.of(List.of(4, 2, 1), List.of(2, 1, 3))),
+            NO_RACKS);
+    assertEquals(Map.of(tp("a", 0), List.of(3, 2, 1)), plan);
+  }
+
+  @Test
+  void aKeptBrokerDoesNotCountAsRoomForAMovingReplica() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                ReassignmentPlanner.plan(
+                    List.of("a"),
+                    List.of(1, 3),
+                    java.util.Set.of(2),
+                    topic("a", List.of(List.of(4, 1, 3))),
+                    NO_RACKS));
+    assertTrue(
+        e.getMessage().contains("a-0 has 1 replica(s) to move but only 0 listed broker(s)"),
+        e.getMessage());
+  }
 }
