@@ -51,6 +51,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
@@ -63,18 +64,21 @@ import org.slf4j.LoggerFactory;
 /**
  * Replica reassignment and a controller quorum change under faults (issue 16): five node processes,
  * nodes 1–3 combined (the voters), node 4 a broker and node 5 a new controller that joins the
- * quorum. The standard chaos workload (acks=all idempotent producers, readers of every partition)
- * runs throughout. An operator ({@link ClusterOperator}) moves every partition of the topic off its
- * first replica (the preferred leader, so leaders move away) onto the broker that did not hold it,
- * that broker first, with a replication throttle so the moves take seconds, and at the same time
- * adds node 5 as a voter and removes node 1; meanwhile a fixed nemesis schedule SIGKILLs the leader
- * the plan moves away from partition 0, isolates the active controller (network namespaces; a
- * SIGKILL without root, said loudly), SIGKILLs the active controller and isolates broker 4. After
- * healing, the operator re-issues the plan as long as a partition is not where the plan says and
- * nothing is moving (never cancelling); once nothing moves, the workload stops and drains. Then:
- * every partition's replicas are the plan's, in its order, with a full ISR; the voters are 2, 3 and
- * 5 with no listener and no change under way; and the standard checkers find no lost, duplicated or
- * reordered acknowledged write and no divergent replica.
+ * quorum ({@link ProcessCluster.Builder#joining}). The standard chaos workload (acks=all idempotent
+ * producers, readers of every partition) runs throughout. After some seconds of writes, an operator
+ * ({@link ClusterOperator}) moves every partition of the topic off its first replica (its preferred
+ * leader, so leaders move away) onto the broker that did not hold it, that broker first, with a
+ * replication throttle so that the moves take seconds; with the moves, a fixed nemesis schedule
+ * starts (SIGKILL of the leader partition 0's move takes away, isolation of the active controller
+ * in network namespaces, SIGKILL of the active controller, isolation of broker 4; without root the
+ * isolations are SIGKILLs, said loudly) and the operator adds node 5 as a voter and removes node 1,
+ * each step retried until the cluster accepts it. After healing, the operator sends the plan again
+ * as long as a partition is not where the plan says while nothing moves (never a cancel); once
+ * nothing moves, the workload stops and drains. Then: every partition's replicas are the plan's, in
+ * its order, with a full ISR; the voters are 2, 3 and 5, with no listener and no change under way;
+ * and the standard checkers find no lost, duplicated or reordered acknowledged write and no
+ * divergent replica. The run's report (history, faults, what moved when, node logs) is under {@code
+ * target/chaos/reassign-*}. About 45 s on 2 cores.
  */
 @Tag("chaos")
 class ReassignmentChaosTest {
@@ -87,10 +91,17 @@ class ReassignmentChaosTest {
   private static final int REMOVED_VOTER = 1;
   private static final Set<Integer> FINAL_VOTERS = Set.of(2, 3, JOINER);
 
-  /** Bytes/s of catch-up fetching per broker: a few times the workload's rate per partition. */
-  private static final long THROTTLE = 4 * 1024;
+  /**
+   * Bytes/s of catch-up fetching per broker: about twice what the workload writes to a partition
+   * (some 70-byte records a second), so a move copies the seconds of records written before it at
+   * about 1 KB/s net once the bucket's one-second burst is spent, and still converges while the
+   * writes go on (each partition adds a different broker).
+   */
+  private static final long THROTTLE = 2 * 1024;
 
-  private static final Duration FAULT_PHASE = Duration.ofSeconds(25);
+  /** The faults' part of the run, from the start of the moves. */
+  private static final Duration FAULT_PHASE = Duration.ofSeconds(21);
+
   private static final Duration SETTLE = Duration.ofSeconds(120);
 
   @Test
@@ -131,8 +142,7 @@ class ReassignmentChaosTest {
       }
       Map<TopicPartition, List<Integer>> plan = plan(cluster, tps);
       int movedLeader = cluster.partitionReplicas(tps.get(0)).get(0);
-      Schedule schedule = schedule(cluster.nodes(), movedLeader, namespaces, tps);
-      LOG.info("plan {}; {}", plan, schedule.describe());
+      LOG.info("plan {}", plan);
 
       try (HistoryWriter writer = HistoryWriter.create(runDir.resolve(RunReport.HISTORY))) {
         HistorySink tee =
@@ -141,45 +151,44 @@ class ReassignmentChaosTest {
               entries.add(e);
             };
         HistoryRecorder recorder = new HistoryRecorder(Clock.SYSTEM, tee);
-        NemesisRunner runner =
-            new NemesisRunner(
-                schedule, nemeses(cluster, network), w -> LOG.info("fault {}", describe(w)));
+        NemesisRunner runner = null;
         Workload workload =
             new Workload(
                 new WorkloadConfig(cluster.bootstrapServers(), tps, 3, 2, 20, Map.of(), SEED),
                 recorder);
         EpochObserver observer = new EpochObserver(cluster, recorder, List.of(TOPIC), 500);
         ClusterOperator operator = new ClusterOperator(cluster, LOG::info);
+        AtomicBoolean watched = new AtomicBoolean();
         AtomicReference<String> operatorOutcome = new AtomicReference<>("did not finish");
         observer.start();
         workload.start();
         try {
-          // A few seconds of records to copy, so that the throttled moves outlast the first faults.
-          awaitAcks(workload, 150);
-          Thread op =
-              new Thread(() -> operatorOutcome.set(operate(operator, plan)), "chaos-operator");
+          // Seconds of records to copy, so that the throttled moves outlast the first fault.
+          awaitAcks(workload, 300);
+          watch(operator, recorder, watched);
+          assertTrue(
+              operator.execute(plan, THROTTLE, System.nanoTime() + SETTLE.toNanos()),
+              "the plan was accepted: " + operator.refusals());
+          // The faults start with the moves, the voter change with them.
+          long movesStartMs = TimeUnit.NANOSECONDS.toMillis(recorder.elapsedNs());
+          Schedule schedule = schedule(cluster.nodes(), movedLeader, namespaces, tps, movesStartMs);
+          LOG.info("{}", schedule.describe());
+          runner =
+              new NemesisRunner(
+                  schedule, nemeses(cluster, network), w -> LOG.info("fault {}", describe(w)));
+          Thread op = new Thread(() -> operatorOutcome.set(changeVoters(operator)), "chaos-voters");
           op.start();
-          java.util.concurrent.atomic.AtomicBoolean watched =
-              new java.util.concurrent.atomic.AtomicBoolean();
-          Thread watch =
-              new Thread(
-                  () ->
-                      operator.watchMoves(
-                          () -> TimeUnit.NANOSECONDS.toMillis(recorder.elapsedNs()), watched::get),
-                  "chaos-move-watch");
-          watch.setDaemon(true);
-          watch.start();
-          faultPhase(recorder, runner);
+          faultPhase(recorder, runner, schedule.config().durationMs());
           runner.healAll(recorder.elapsedNs());
           recover(cluster, network);
           op.join(SETTLE.toMillis());
-          watched.set(true);
           assertEquals("done", operatorOutcome.get(), "the operator's steps under faults");
           long settleStart = System.nanoTime();
           settleMoves(cluster, operator, plan);
           LOG.info(
               "every move finished {} ms after the heal",
               TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - settleStart));
+          watched.set(true);
           cluster.awaitFullIsr(List.of(TOPIC), SETTLE);
           awaitAcks(workload, 40);
           workload.stopProducers(Duration.ofSeconds(60));
@@ -188,7 +197,7 @@ class ReassignmentChaosTest {
           workload.close();
           observer.close();
           observer.observeOnce();
-          timeline = runner.timeline();
+          timeline = runner == null ? List.of() : runner.timeline();
         }
         assertWhereThePlanSaid(cluster, operator, plan);
         assertTrue(operator.clearThrottle(), "the throttle is removed after the moves");
@@ -260,23 +269,38 @@ class ReassignmentChaosTest {
    * away, the active controller (isolated, then killed) while the voters change, broker 4.
    */
   private static Schedule schedule(
-      List<Integer> nodes, int movedLeader, boolean namespaces, List<TopicPartition> tps) {
+      List<Integer> nodes,
+      int movedLeader,
+      boolean namespaces,
+      List<TopicPartition> tps,
+      long atMs) {
     FaultKind isolate = namespaces ? FaultKind.ISOLATE_NODE : FaultKind.KILL;
+    Target activeController = new Target.ActiveController();
     List<PlannedFault> faults =
         List.of(
             new PlannedFault(
-                0, null, FaultKind.KILL, pick(nodes, movedLeader), 3_500, 4_000, Map.of()),
-            new PlannedFault(1, null, isolate, new Target.ActiveController(), 9_500, 4_000, null),
+                0, null, FaultKind.KILL, pick(nodes, movedLeader), atMs + 500, 4_000, null),
+            new PlannedFault(1, null, isolate, activeController, atMs + 6_500, 4_000, null),
+            new PlannedFault(2, null, FaultKind.KILL, activeController, atMs + 12_500, 3_000, null),
             new PlannedFault(
-                2, null, FaultKind.KILL, new Target.ActiveController(), 15_500, 3_000, null),
-            new PlannedFault(3, null, isolate, pick(nodes, BROKER_ONLY), 20_500, 3_000, null));
+                3, null, isolate, pick(nodes, BROKER_ONLY), atMs + 17_500, 3_000, null));
     Set<NemesisFamily> families =
         namespaces
             ? EnumSet.of(NemesisFamily.KILL, NemesisFamily.PARTITION)
             : EnumSet.of(NemesisFamily.KILL);
     ScheduleConfig config =
         new ScheduleConfig(
-            SEED, families, FAULT_PHASE.toMillis(), 1_000, 60_000, 0, 60_000, 0, 1_000, 0, tps);
+            SEED,
+            families,
+            atMs + FAULT_PHASE.toMillis(),
+            1_000,
+            60_000,
+            0,
+            60_000,
+            0,
+            1_000,
+            0,
+            tps);
     return new Schedule(SEED, config, faults, Set.of());
   }
 
@@ -294,14 +318,11 @@ class ReassignmentChaosTest {
   }
 
   /**
-   * The operator's steps, each retried until accepted: the plan with its throttle, then node 5
-   * added as a voter and node 1 removed. "done" or what did not go through.
+   * The operator's quorum change, each step retried until accepted: node 5 added as a voter, then
+   * node 1 removed. "done" or what did not go through.
    */
-  private static String operate(ClusterOperator operator, Map<TopicPartition, List<Integer>> plan) {
+  private static String changeVoters(ClusterOperator operator) {
     long deadline = System.nanoTime() + SETTLE.toNanos();
-    if (!operator.execute(plan, THROTTLE, deadline)) {
-      return "the plan was never accepted: " + operator.refusals();
-    }
     if (!operator.addVoter(JOINER, deadline)) {
       return "node " + JOINER + " was never added: " + operator.refusals();
     }
@@ -315,9 +336,9 @@ class ReassignmentChaosTest {
    * The nemesis duty cycle until every fault ran and healed and a quiet tail passed, as {@link
    * ChaosRun}'s main loop.
    */
-  private static void faultPhase(HistoryRecorder recorder, NemesisRunner runner)
+  private static void faultPhase(HistoryRecorder recorder, NemesisRunner runner, long untilMs)
       throws InterruptedException {
-    long durationNs = FAULT_PHASE.toNanos();
+    long durationNs = TimeUnit.MILLISECONDS.toNanos(untilMs);
     while (true) {
       long now = recorder.elapsedNs();
       if (now >= durationNs && runner.idle()) {
@@ -400,6 +421,19 @@ class ReassignmentChaosTest {
     assertEquals(Set.of(), ClusterOperator.listenerIds(q), "listeners: " + q);
     assertFalse(q.changing(), "no quorum change under way: " + q);
     assertTrue(FINAL_VOTERS.contains(q.leaderId()), "a voter leads: " + q);
+  }
+
+  /** Notes which partitions move, on the history's clock, until {@code stop}. */
+  private static void watch(
+      ClusterOperator operator, HistoryRecorder recorder, AtomicBoolean stop) {
+    Thread t =
+        new Thread(
+            () ->
+                operator.watchMoves(
+                    () -> TimeUnit.NANOSECONDS.toMillis(recorder.elapsedNs()), stop::get),
+            "chaos-move-watch");
+    t.setDaemon(true);
+    t.start();
   }
 
   private static void awaitAcks(Workload workload, int more) {
