@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
@@ -32,7 +33,8 @@ final class ClusterLayout {
 
   /**
    * Every node config key of the cluster but the per-node ones; {@code kafkaListeners} is each
-   * node's {@code kafka.listener} (empty: none).
+   * node's {@code kafka.listener} (empty: none); {@code joiners} are controllers left out of {@code
+   * controller.quorum.voters} that start as new members waiting to be added.
    */
   record Spec(
       Path dir,
@@ -40,7 +42,8 @@ final class ClusterLayout {
       Map<Integer, String> roles,
       Map<String, String> config,
       List<String> jvmOptions,
-      Map<Integer, String> kafkaListeners) {}
+      Map<Integer, String> kafkaListeners,
+      Set<Integer> joiners) {}
 
   private ClusterLayout() {}
 
@@ -52,7 +55,7 @@ final class ClusterLayout {
     Files.createDirectories(spec.dir());
     Path logback = spec.dir().resolve("node-logback.xml");
     Files.writeString(logback, NODE_LOGBACK, StandardCharsets.UTF_8);
-    String voters = voters(spec.roles(), addresses);
+    String voters = voters(spec.roles(), spec.joiners(), addresses);
     String testClassPath =
         Optional.ofNullable(System.getProperty("surefire.test.class.path"))
             .filter(s -> !s.isBlank())
@@ -109,10 +112,11 @@ final class ClusterLayout {
     return procs;
   }
 
-  /** {@code id@host:port,...} of the nodes with the controller role. */
-  private static String voters(Map<Integer, String> roles, Map<Integer, NodeAddresses> addresses) {
+  /** {@code id@host:port,...} of the nodes with the controller role but the joiners. */
+  private static String voters(
+      Map<Integer, String> roles, Set<Integer> joiners, Map<Integer, NodeAddresses> addresses) {
     return addresses.values().stream()
-        .filter(a -> roles.get(a.id()).contains("controller"))
+        .filter(a -> roles.get(a.id()).contains("controller") && !joiners.contains(a.id()))
         .map(a -> a.id() + "@" + a.quorum().getHostString() + ":" + a.quorum().getPort())
         .collect(Collectors.joining(","));
   }
@@ -133,6 +137,12 @@ final class ClusterLayout {
     props.put("data.dir", dataDir.toString());
     props.put("controller.quorum.voters", voters);
     props.put("controller.quorum.bind.host", a.quorum().getHostString());
+    if (spec.joiners().contains(a.id())) {
+      // A new controller (docs/operations.md#dynamic-controller-quorum): it waits, with an empty
+      // group, until spool quorum add-voter adds it at this address.
+      props.put(
+          "controller.quorum.listener", a.quorum().getHostString() + ":" + a.quorum().getPort());
+    }
     props.putAll(spec.config());
     return props;
   }

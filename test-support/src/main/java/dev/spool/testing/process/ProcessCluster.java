@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -120,6 +121,7 @@ public final class ProcessCluster extends AbstractSpoolCluster {
     private List<String> jvmOptions = DEFAULT_JVM_OPTIONS;
     private Duration stopTimeout = Duration.ofSeconds(30);
     private boolean kafkaListeners;
+    private final Set<Integer> joiners = new TreeSet<>();
 
     private Builder() {
       super(3, "chaos", Duration.ofSeconds(90));
@@ -157,6 +159,17 @@ public final class ProcessCluster extends AbstractSpoolCluster {
       return this;
     }
 
+    /**
+     * Node {@code node} (a controller, see {@link #roles}) is not one of the quorum's voters at the
+     * start: it is left out of {@code controller.quorum.voters} and starts as a new controller at
+     * its quorum address ({@code controller.quorum.listener}), waiting for {@code spool quorum
+     * add-voter} (docs/operations.md#dynamic-controller-quorum).
+     */
+    public Builder joining(int node) {
+      this.joiners.add(node);
+      return this;
+    }
+
     /** A Kafka listener port per node on its broker's host, clear of the ports laid out. */
     private static Map<Integer, String> kafkaLayout(Map<Integer, NodeAddresses> addrs) {
       Ports ports = new Ports();
@@ -183,6 +196,15 @@ public final class ProcessCluster extends AbstractSpoolCluster {
      */
     public ProcessCluster start() throws IOException {
       Map<Integer, String> roleOf = rolesOfAll();
+      for (int j : joiners) {
+        if (!roleOf.getOrDefault(j, "").contains("controller")) {
+          throw new IllegalArgumentException("joining node " + j + " is not a controller");
+        }
+      }
+      if (roleOf.entrySet().stream()
+          .noneMatch(e -> e.getValue().contains("controller") && !joiners.contains(e.getKey()))) {
+        throw new IllegalArgumentException("a cluster needs a voter that is not joining");
+      }
       Path dir = createdDir();
       NodeNetwork net = network != null ? network : new LoopbackNetwork();
       ProcessCluster c;
@@ -190,7 +212,8 @@ public final class ProcessCluster extends AbstractSpoolCluster {
         Map<Integer, NodeAddresses> addrs = net.layout(List.copyOf(roleOf.keySet()));
         Map<Integer, String> kafka = kafkaListeners ? kafkaLayout(addrs) : Map.of();
         ClusterLayout.Spec spec =
-            new ClusterLayout.Spec(dir, clusterId(), roleOf, config(), jvmOptions, kafka);
+            new ClusterLayout.Spec(
+                dir, clusterId(), roleOf, config(), jvmOptions, kafka, Set.copyOf(joiners));
         Map<Integer, NodeProcess> procs = ClusterLayout.write(spec, addrs, net);
         c = new ProcessCluster(dir, procs, addrs, net, stopTimeout.toMillis(), kafka);
       } catch (IOException | RuntimeException e) {
