@@ -191,6 +191,8 @@ part_move() {
     --acks 1 --producer-prop batch.size=131072 --producer-prop linger.ms=5 > "$OUT/move-load.log" 2>&1 \
     || step_failed "load move" "see $OUT/move-load.log"
   log "move: loaded in $(( ($(now_ms) - t0) / 1000 )) s: $(tail -1 "$OUT/move-load.log")"
+  # The load leaves SIZE of dirty pages; writing them back would land in the 'before' window.
+  t0="$(now_ms)"; sync; log "move: sync (the load's dirty pages written back) took $(( ($(now_ms) - t0) / 1000 )) s"
 
   rm -f "$OUT/steady.stop"
   java -Xmx512m -Dlogback.configurationFile="$OUT/logback.xml" -cp "$CP" dev.spool.bench.SteadyProduceBench \
@@ -306,6 +308,7 @@ part_drain_spool() {
     spool perf produce --topic drain --num-records "$DRAIN_RECORDS" --record-size "$RECORD_SIZE" --throughput -1 \
       --acks all --producer-prop batch.size=131072 --producer-prop linger.ms=5 > "$OUT/drain-spool-load-${thr:+t}.log" 2>&1 \
       || step_failed "load drain (spool)" "see $OUT/drain-spool-load-${thr:+t}.log"
+    sync   # both sides: the load's dirty pages written back before the timed drain
     [ -f "$OUT/drain-plan.json" ] || spool reassign plan --brokers 2,3 --topics drain --output "$OUT/drain-plan.json" \
       > "$OUT/drain-plan.log" 2>&1 || step_failed "plan drain" "see $OUT/drain-plan.log"
     local t0 t1; t0="$(now_ms)"
@@ -343,6 +346,7 @@ part_drain_kafka() {
     ktool org.apache.kafka.tools.ProducerPerformance --topic drain --num-records "$DRAIN_RECORDS" --record-size "$RECORD_SIZE" \
       --throughput -1 --producer-props bootstrap.servers="$KAFKA_BS" acks=all batch.size=131072 linger.ms=5 \
       > "$OUT/drain-kafka-load-${thr:+t}.log" 2>&1 || step_failed "load drain (kafka)" "see $OUT/drain-kafka-load-${thr:+t}.log"
+    sync   # both sides: the load's dirty pages written back before the timed drain
     echo '{"version":1,"topics":[{"topic":"drain"}]}' > "$OUT/drain-topics.json"
     ktool org.apache.kafka.tools.reassign.ReassignPartitionsCommand --bootstrap-server "$KAFKA_BS" --generate \
       --topics-to-move-json-file "$OUT/drain-topics.json" --broker-list 2,3 > "$OUT/drain-kafka-generate.log" 2>&1 || true
