@@ -7,7 +7,9 @@
 #        broker 1 while empty (a reassignment), then SIZE (4GiB) of RECORD_SIZE (1024) B records is
 #        loaded into it. A steady acks=all load of RATE (1000) records/s of RECORD_SIZE B runs on a
 #        second topic (3 partitions, RF 3, linger 0; dev.spool.bench.SteadyProduceBench, latency of
-#        every record from its scheduled send time) for BEFORE_S (20) s, then the topic is moved to
+#        every record from its scheduled send time) for WARMUP_S (30) s not counted (a cold JVM and
+#        cold broker paths: p99 falls from ~450 ms to ~15 ms over the first 30 s here) and BEFORE_S
+#        (30) s that are the 'before' window, then the topic is moved to
 #        broker 4: `spool reassign plan --brokers 4` + `execute --throttle THROTTLE` (50MB/s,
 #        1024-based). Every second (curl) the brokers' spool_replication_throttled_bytes_total and
 #        broker 1's spool_partitions are read from their /metrics; the move is complete at the first
@@ -27,26 +29,26 @@
 #        DRAIN_THROTTLE (default THROTTLE; empty: skip) on both sides. Time = execute started ->
 #        first poll that sees every partition complete (the polls are JVM starts, ~1-2 s, on both).
 #
-# --quick: SIZE=256MiB, DRAIN_PARTITIONS=20, BEFORE_S=10, TRIM_S=1 (a smoke run; the figures mean little).
+# --quick: SIZE=256MiB, DRAIN_PARTITIONS=20, WARMUP_S=5, BEFORE_S=10, TRIM_S=1 (a smoke run; the figures mean little).
 # Sizes: bytes, or with KiB/MiB/GiB. THROTTLE: a Spool rate (N, NB/s, NKB/s, NMB/s, NGB/s; 1024-based);
 # Kafka gets the same number of bytes/s. Env: SKIP_KAFKA=1, KAFKA_HARNESS (see bench-common.sh).
 # Everything a run keeps (command, commit, machine, raw samples, logs, summary.md) is in
 # bench-results/reassign-<ts>/; the summary is also printed. Cluster data goes to $RESULTS (scratch).
 set -uo pipefail
 source "$(dirname "$0")/bench-common.sh"
-COMMAND="$(command_line SIZE THROTTLE RATE RECORD_SIZE MOVE_PARTITIONS BEFORE_S TRIM_S POLL_S DRAIN_SIZE \
+COMMAND="$(command_line SIZE THROTTLE RATE RECORD_SIZE MOVE_PARTITIONS WARMUP_S BEFORE_S TRIM_S POLL_S DRAIN_SIZE \
   DRAIN_PARTITIONS DRAIN_THROTTLE SKIP_KAFKA KAFKA_HARNESS -- "$0" "$@")"
 PARTS=()
 for a in "$@"; do
   case "$a" in
-    --quick) : "${SIZE:=256MiB}" "${DRAIN_PARTITIONS:=20}" "${BEFORE_S:=10}" "${TRIM_S:=1}" ;;
+    --quick) : "${SIZE:=256MiB}" "${DRAIN_PARTITIONS:=20}" "${WARMUP_S:=5}" "${BEFORE_S:=10}" "${TRIM_S:=1}" ;;
     move|drain) PARTS+=("$a") ;;
     *) echo "bench-reassign: unknown argument '$a' (--quick, move, drain)" >&2; exit 2 ;;
   esac
 done
 [ "${#PARTS[@]}" = 0 ] && PARTS=(move drain)
 : "${SIZE:=4GiB}" "${THROTTLE:=50MB/s}" "${RATE:=1000}" "${RECORD_SIZE:=1024}" "${MOVE_PARTITIONS:=8}"
-: "${BEFORE_S:=20}" "${TRIM_S:=5}" "${POLL_S:=2}" "${DRAIN_PARTITIONS:=100}"
+: "${WARMUP_S:=30}" "${BEFORE_S:=30}" "${TRIM_S:=5}" "${POLL_S:=2}" "${DRAIN_PARTITIONS:=100}"
 : "${DRAIN_SIZE:=$SIZE}"
 DRAIN_THROTTLE="${DRAIN_THROTTLE-$THROTTLE}"
 
@@ -216,9 +218,9 @@ part_move() {
     done
   ) > "$OUT/move-samples.txt" 2>/dev/null &
   SAMPLER_PID=$!
-  local warm_end=$(( $(now_ms) + 5000 ))
-  log "move: steady load for $BEFORE_S s before the move (the first 5 s are warm-up, not counted)"
-  sleep "$BEFORE_S"   # the 'before' window of the produce load
+  local warm_end=$(( $(now_ms) + WARMUP_S * 1000 ))
+  log "move: steady load for $WARMUP_S s of warm-up (not counted), then $BEFORE_S s before the move"
+  sleep $((WARMUP_S + BEFORE_S))   # the warm-up and the 'before' window of the produce load
   spool reassign plan --brokers 4 --topics move --output "$OUT/move-plan.json" > "$OUT/move-plan.log" 2>&1 \
     || step_failed "plan move" "see $OUT/move-plan.log"
   local p_before p_after t_exec t_done
