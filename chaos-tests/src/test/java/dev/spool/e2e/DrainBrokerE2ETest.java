@@ -47,21 +47,7 @@ class DrainBrokerE2ETest {
       onFour += cluster.partitionReplicas(tp).contains(4) ? 1 : 0;
     }
     assertTrue(onFour > 0, "four partitions of three replicas on four brokers use broker 4");
-    StringBuilder lines = new StringBuilder();
-    for (int i = 0; i < RECORDS; i++) {
-      lines.append("k").append(i).append(":v").append(i).append('\n');
-    }
-    CliRunner.Result produced =
-        new CliRunner(Map.of(), cluster.dir())
-            .run(
-                lines.toString(),
-                "produce",
-                TOPIC,
-                "--key-separator",
-                ":",
-                "-b",
-                cluster.bootstrapServers());
-    assertEquals(0, produced.exitCode(), produced.toString());
+    E2e.produceKeyed(cluster, TOPIC, RECORDS);
     // Broker 4 leads the partitions it is preferred leader of, so the drain has leaderships to
     // move.
     CliRunner.Result elect = E2e.cli(cluster, "cluster", "elect-leaders", "--topic", TOPIC);

@@ -41,6 +41,29 @@ final class E2e {
     return tps;
   }
 
+  /**
+   * Produces {@code count} records {@code k<i>:v<i>} to {@code topic} with {@code spool produce}.
+   */
+  static void produceKeyed(SpoolCluster c, String topic, int count) {
+    StringBuilder lines = new StringBuilder();
+    for (int i = 0; i < count; i++) {
+      lines.append("k").append(i).append(":v").append(i).append('\n');
+    }
+    CliRunner.Result produced =
+        new CliRunner(Map.of(), c.dir())
+            .run(
+                lines.toString(),
+                "produce",
+                topic,
+                "--key-separator",
+                ":",
+                "-b",
+                c.bootstrapServers());
+    if (produced.exitCode() != 0) {
+      throw new AssertionError("spool produce failed: " + produced);
+    }
+  }
+
   /** Runs {@code spool ARGS -b BOOTSTRAP} in this JVM; its exit code, stdout and stderr. */
   static CliRunner.Result cli(SpoolCluster c, String... args) {
     return cli(c.dir(), c.bootstrapServers(), args);

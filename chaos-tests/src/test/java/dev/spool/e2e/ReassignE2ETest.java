@@ -45,21 +45,7 @@ class ReassignE2ETest {
     List<TopicPartition> tps = E2e.createTopic(cluster, TOPIC, 3, Map.of());
     cluster.node(4).start();
     Awaitility.await().atMost(E2e.READY).until(() -> !fenced(cluster, 4));
-    StringBuilder lines = new StringBuilder();
-    for (int i = 0; i < RECORDS; i++) {
-      lines.append("k").append(i).append(":v").append(i).append('\n');
-    }
-    CliRunner.Result produced =
-        new CliRunner(Map.of(), cluster.dir())
-            .run(
-                lines.toString(),
-                "produce",
-                TOPIC,
-                "--key-separator",
-                ":",
-                "-b",
-                cluster.bootstrapServers());
-    assertEquals(0, produced.exitCode(), produced.toString());
+    E2e.produceKeyed(cluster, TOPIC, RECORDS);
 
     CliRunner.Result plan =
         E2e.cli(
