@@ -181,7 +181,7 @@ final class ReplicaFetcher {
     MetadataImage throttleImage = quota.bytesPerSec() > 0 ? replicas.image() : null;
     long quotaDelayMs = throttleImage == null ? 0 : quota.delayMs();
     Map<TopicPartition, FollowerFetchState> sent = new LinkedHashMap<>();
-    Set<TopicPartition> throttled = new HashSet<>();
+    Set<TopicPartition> throttled = throttleImage == null ? Set.of() : new HashSet<>();
     boolean throttledLeftOut = false;
     long nextDelay = Long.MAX_VALUE;
     for (Map.Entry<TopicPartition, Fetched> e : partitions.entrySet()) {

@@ -8,7 +8,9 @@ import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.PartitionState;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -34,7 +36,7 @@ public final class ListPartitionReassignmentsHandler
 
   static ListPartitionReassignmentsResponse answer(
       ListPartitionReassignmentsRequest req, MetadataImage img) {
-    List<PartitionState> moving = new ArrayList<>();
+    Set<PartitionState> moving = new LinkedHashSet<>();
     if (req.getPartitionsCount() == 0) {
       for (PartitionState p : img.allPartitions()) {
         if (p.isReassigning()) {
@@ -45,17 +47,18 @@ public final class ListPartitionReassignmentsHandler
       for (TopicPartitions tps : req.getPartitionsList()) {
         for (int partition : tps.getPartitionsList()) {
           PartitionState p = img.partition(new TopicPartition(tps.getTopic(), partition));
-          if (p != null && p.isReassigning() && !moving.contains(p)) {
+          if (p != null && p.isReassigning()) {
             moving.add(p);
           }
         }
       }
     }
-    moving.sort(Comparator.comparing(PartitionState::topicPartition));
+    List<PartitionState> sorted = new ArrayList<>(moving);
+    sorted.sort(Comparator.comparing(PartitionState::topicPartition));
     ListPartitionReassignmentsResponse.Builder b =
         ListPartitionReassignmentsResponse.newBuilder()
             .setThrottleBytesPerSec(img.replicationThrottleBytesPerSec());
-    for (PartitionState p : moving) {
+    for (PartitionState p : sorted) {
       b.addPartitions(
           ListPartitionReassignmentsResponse.Reassignment.newBuilder()
               .setTopic(p.topic())

@@ -17,6 +17,8 @@ import dev.spool.quorum.message.RecordResult;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
+import java.util.function.ObjIntConsumer;
 
 /**
  * Completes the reply of a committed {@link MetadataEntry} from its records' outcomes: an item
@@ -54,16 +56,16 @@ public final class ReplyFinisher {
       }
       case CREATE_TOPICS -> {
         CreateTopicsResponse.Builder b = reply.getCreateTopicsBuilder();
-        for (int i = 0; i < b.getTopicsCount(); i++) {
-          RecordResult r = firstError(errors, i);
-          if (r != null && b.getTopics(i).getErrorCode() == ErrorCode.NONE) {
-            b.setTopics(
-                i,
-                b.getTopics(i).toBuilder()
-                    .setErrorCode(r.getErrorCode())
-                    .setErrorMessage(r.getErrorMessage()));
-          }
-        }
+        failItems(
+            b.getTopicsCount(),
+            errors,
+            i -> b.getTopics(i).getErrorCode(),
+            (r, i) ->
+                b.setTopics(
+                    i,
+                    b.getTopics(i).toBuilder()
+                        .setErrorCode(r.getErrorCode())
+                        .setErrorMessage(r.getErrorMessage())));
       }
       case CREATE_PARTITIONS -> {
         // A rejected AddPartitionsRecord (another growth of the topic committed first) fails the
@@ -100,29 +102,29 @@ public final class ReplyFinisher {
       }
       case ALTER_CONFIGS -> {
         AlterConfigsResponse.Builder b = reply.getAlterConfigsBuilder();
-        for (int i = 0; i < b.getTopicsCount(); i++) {
-          RecordResult r = firstError(errors, i);
-          if (r != null && b.getTopics(i).getErrorCode() == ErrorCode.NONE) {
-            b.setTopics(
-                i,
-                b.getTopics(i).toBuilder()
-                    .setErrorCode(r.getErrorCode())
-                    .setErrorMessage(r.getErrorMessage()));
-          }
-        }
+        failItems(
+            b.getTopicsCount(),
+            errors,
+            i -> b.getTopics(i).getErrorCode(),
+            (r, i) ->
+                b.setTopics(
+                    i,
+                    b.getTopics(i).toBuilder()
+                        .setErrorCode(r.getErrorCode())
+                        .setErrorMessage(r.getErrorMessage())));
       }
       case ALTER_USER_SCRAM_CREDENTIALS -> {
         var b = reply.getAlterUserScramCredentialsBuilder();
-        for (int i = 0; i < b.getResultsCount(); i++) {
-          RecordResult r = firstError(errors, i);
-          if (r != null && b.getResults(i).getErrorCode() == ErrorCode.NONE) {
-            b.setResults(
-                i,
-                b.getResults(i).toBuilder()
-                    .setErrorCode(r.getErrorCode())
-                    .setErrorMessage(r.getErrorMessage()));
-          }
-        }
+        failItems(
+            b.getResultsCount(),
+            errors,
+            i -> b.getResults(i).getErrorCode(),
+            (r, i) ->
+                b.setResults(
+                    i,
+                    b.getResults(i).toBuilder()
+                        .setErrorCode(r.getErrorCode())
+                        .setErrorMessage(r.getErrorMessage())));
       }
       case UPDATE_FEATURES -> finishUpdateFeatures(reply.getUpdateFeaturesBuilder(), errors);
       case UNREGISTER_BROKER -> finishUnregister(reply.getUnregisterBrokerBuilder(), errors);
@@ -142,16 +144,16 @@ public final class ReplyFinisher {
   private static void finishUpdateFeatures(
       dev.spool.protocol.message.UpdateFeaturesResponse.Builder b,
       Map<Integer, RecordResult> errors) {
-    for (int i = 0; i < b.getResultsCount(); i++) {
-      RecordResult r = firstError(errors, i);
-      if (r != null && b.getResults(i).getErrorCode() == ErrorCode.NONE) {
-        b.setResults(
-            i,
-            b.getResults(i).toBuilder()
-                .setErrorCode(r.getErrorCode())
-                .setErrorMessage(r.getErrorMessage()));
-      }
-    }
+    failItems(
+        b.getResultsCount(),
+        errors,
+        i -> b.getResults(i).getErrorCode(),
+        (r, i) ->
+            b.setResults(
+                i,
+                b.getResults(i).toBuilder()
+                    .setErrorCode(r.getErrorCode())
+                    .setErrorMessage(r.getErrorMessage())));
   }
 
   /**
@@ -224,12 +226,12 @@ public final class ReplyFinisher {
   private static void failItems(
       int count,
       Map<Integer, RecordResult> errors,
-      java.util.function.IntFunction<ErrorCode> answered,
-      java.util.function.ObjIntConsumer<RecordResult> fail0) {
+      IntFunction<ErrorCode> answered,
+      ObjIntConsumer<RecordResult> fail) {
     for (int i = 0; i < count; i++) {
       RecordResult r = firstError(errors, i);
       if (r != null && answered.apply(i) == ErrorCode.NONE) {
-        fail0.accept(r, i);
+        fail.accept(r, i);
       }
     }
   }
