@@ -9,24 +9,41 @@ import dev.spool.quorum.image.MetadataVersion;
 import dev.spool.quorum.image.Records;
 import dev.spool.quorum.message.ControllerReply;
 import dev.spool.quorum.message.MetadataRecord;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * UpdateFeatures and the metadata.version bootstrap (docs/architecture.md#versioned-metadata).
  * Upgrades only: a level is accepted when it is at least the finalized one and within the range of
- * the active controller and of every registered broker (fenced ones too: a fenced broker is one
- * that will come back). Refused, with nothing written: an unknown feature or a level below 1
- * (INVALID_REQUEST), a downgrade or a level some node does not support (FEATURE_UPDATE_FAILED), a
- * feature named twice (INVALID_REQUEST for the whole request). Pure.
+ * the active controller, of every registered broker (fenced ones too: a fenced broker is one that
+ * will come back) and of every current voter of the quorum (a controller-only voter never
+ * registers; it reports its range to the active controller, {@link VoterRanges}). Refused, with
+ * nothing written: an unknown feature or a level below 1 (INVALID_REQUEST), a downgrade, a level
+ * some node does not support or a raise while a voter's range is not known yet
+ * (FEATURE_UPDATE_FAILED), a feature named twice (INVALID_REQUEST for the whole request). Pure.
  */
 public final class FeatureDecisions {
   private FeatureDecisions() {}
 
+  /**
+   * As {@link #update(UpdateFeaturesRequest, MetadataImage, ControllerSettings, VoterRanges)} with
+   * no voter known.
+   */
   public static Decision update(
       UpdateFeaturesRequest req, MetadataImage image, ControllerSettings s) {
+    return update(req, image, s, VoterRanges.NONE);
+  }
+
+  /**
+   * @param voters the quorum's current voters and the ranges they reported to this active
+   *     controller
+   */
+  public static Decision update(
+      UpdateFeaturesRequest req, MetadataImage image, ControllerSettings s, VoterRanges voters) {
     UpdateFeaturesResponse.Builder resp = UpdateFeaturesResponse.newBuilder();
     Decision.Builder records = new Decision.Builder();
     Set<String> seen = new HashSet<>();
@@ -48,6 +65,9 @@ public final class FeatureDecisions {
               .setFeature(u.getFeature())
               .setPreviousLevel(image.metadataVersion());
       Refusal refusal = refusal(u, image, s);
+      if (refusal == null) {
+        refusal = voterRefusal(u.getMaxVersionLevel(), image, voters);
+      }
       if (refusal != null) {
         r.setErrorCode(refusal.code()).setErrorMessage(refusal.message());
       } else if (!req.getValidateOnly() && u.getMaxVersionLevel() != image.metadataVersion()) {
@@ -105,6 +125,45 @@ public final class FeatureDecisions {
         m.append(" node ").append(b.id()).append(" (").append(b.metadataVersions()).append(')');
       }
       return new Refusal(ErrorCode.FEATURE_UPDATE_FAILED, m.toString());
+    }
+    return null;
+  }
+
+  /**
+   * Why a voter refuses the level, or null: a voter whose reported range does not hold it, or one
+   * that has not reported yet (every controller reports about once a second, so a retry soon
+   * succeeds). Keeping the finalized level changes nothing and is never refused here.
+   */
+  private static Refusal voterRefusal(int level, MetadataImage image, VoterRanges voters) {
+    if (level == image.metadataVersion()) {
+      return null;
+    }
+    List<Integer> ids = voters.voters().stream().sorted().toList();
+    List<Integer> unknown = new ArrayList<>();
+    StringBuilder unable = new StringBuilder();
+    for (int id : ids) {
+      MetadataVersion.Range r = voters.reported().apply(id);
+      if (r == null) {
+        unknown.add(id);
+      } else if (!r.contains(level)) {
+        unable.append(" voter ").append(id).append(" (").append(r).append(')');
+      }
+    }
+    String head = MetadataVersion.FEATURE + " level " + level;
+    if (!unable.isEmpty()) {
+      return new Refusal(ErrorCode.FEATURE_UPDATE_FAILED, head + " is not supported by" + unable);
+    }
+    if (!unknown.isEmpty()) {
+      return new Refusal(
+          ErrorCode.FEATURE_UPDATE_FAILED,
+          head
+              + " cannot be checked yet: "
+              + (unknown.size() == 1
+                  ? "voter " + unknown.get(0) + " has not reported its supported range yet"
+                  : "voters "
+                      + unknown.stream().map(String::valueOf).collect(Collectors.joining(", "))
+                      + " have not reported their supported ranges yet")
+              + "; retry");
     }
     return null;
   }

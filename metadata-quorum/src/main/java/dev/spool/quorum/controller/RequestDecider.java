@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Random;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 /**
  * Turns one write request into a {@link Decision}, on the active controller, before anything is
@@ -31,10 +32,7 @@ public final class RequestDecider {
     return decide(req, image, term, s, random, id -> null);
   }
 
-  /**
-   * @param heartbeatAgeMs the active controller's view of one broker's liveness
-   *     (ActiveController#heartbeatAgeMs), asked only by UnregisterBroker
-   */
+  /** As the full {@code decide} with no voter range known. */
   public static Decision decide(
       ControllerRequest req,
       MetadataImage image,
@@ -42,6 +40,24 @@ public final class RequestDecider {
       ControllerSettings s,
       Random random,
       IntFunction<Long> heartbeatAgeMs)
+      throws RequestRejectedException {
+    return decide(req, image, term, s, random, heartbeatAgeMs, () -> VoterRanges.NONE);
+  }
+
+  /**
+   * @param heartbeatAgeMs the active controller's view of one broker's liveness
+   *     (ActiveController#heartbeatAgeMs), asked only by UnregisterBroker
+   * @param voters the quorum's current voters and their reported metadata.version ranges
+   *     (ActiveController#controllerRange), asked only by UpdateFeatures
+   */
+  public static Decision decide(
+      ControllerRequest req,
+      MetadataImage image,
+      long term,
+      ControllerSettings s,
+      Random random,
+      IntFunction<Long> heartbeatAgeMs,
+      Supplier<VoterRanges> voters)
       throws RequestRejectedException {
     return switch (req.getKindCase()) {
       case REGISTER -> BrokerDecisions.register(req.getRegister(), image, s);
@@ -54,7 +70,8 @@ public final class RequestDecider {
       case ALTER_CONFIGS -> TopicDecisions.alterConfigs(req.getAlterConfigs(), image);
       case ALTER_USER_SCRAM_CREDENTIALS ->
           ScramDecisions.alter(req.getAlterUserScramCredentials(), image);
-      case UPDATE_FEATURES -> FeatureDecisions.update(req.getUpdateFeatures(), image, s);
+      case UPDATE_FEATURES ->
+          FeatureDecisions.update(req.getUpdateFeatures(), image, s, voters.get());
       case UNREGISTER_BROKER ->
           UnregisterDecisions.unregister(req.getUnregisterBroker(), image, heartbeatAgeMs, s);
       case ALTER_PARTITION_REASSIGNMENTS ->
@@ -62,7 +79,7 @@ public final class RequestDecider {
       case ALLOCATE_PRODUCER_IDS ->
           BrokerDecisions.allocateProducerIds(req.getAllocateProducerIds(), image, s);
       case CONTROLLER_WRITE -> controllerWrite(req.getControllerWrite(), term);
-      case HEARTBEAT, DESCRIBE_QUORUM ->
+      case HEARTBEAT, DESCRIBE_QUORUM, CONTROLLER_HEARTBEAT ->
           throw new RequestRejectedException(
               ErrorCode.INVALID_REQUEST, req.getKindCase() + " is a read-only request");
       case KIND_NOT_SET ->

@@ -15,6 +15,8 @@ import dev.spool.quorum.message.BrokerRegistrationRequest;
 import dev.spool.quorum.message.ControllerReply;
 import dev.spool.quorum.message.MetadataRecord;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -268,5 +270,101 @@ class FeatureDecisionsTest {
     register(1, 1, 2);
     register(1, 1, 3);
     assertEquals(new MetadataVersion.Range(1, 3), fx.image().broker(1).metadataVersions());
+  }
+
+  /** Voters 1..3 of the quorum; 1 is the active controller, 3 a controller-only voter. */
+  private static VoterRanges voters(Map<Integer, MetadataVersion.Range> reported) {
+    return new VoterRanges(Set.of(1, 2, 3), reported::get);
+  }
+
+  private UpdateFeaturesResponse.Result decideWith(int level, boolean dryRun, VoterRanges v) {
+    MetadataImage before = fx.image();
+    Decision d =
+        FeatureDecisions.update(
+            upgrade(MetadataVersion.FEATURE, level, dryRun), before, V1_TO_3, v);
+    UpdateFeaturesResponse.Result r = d.reply().getUpdateFeatures().getResults(0);
+    if (r.getErrorCode() != ErrorCode.NONE) {
+      assertEquals(0, d.batch().getRecordsCount(), "nothing written");
+    }
+    return r;
+  }
+
+  @Test
+  void raisingAboveAControllerOnlyVotersRangeIsRefusedNamingIt() {
+    finalize(1);
+    register(1, 1, 3);
+    register(2, 1, 3);
+    VoterRanges v =
+        voters(
+            Map.of(
+                1, new MetadataVersion.Range(1, 3),
+                2, new MetadataVersion.Range(1, 3),
+                3, new MetadataVersion.Range(1, 2)));
+    for (boolean dryRun : new boolean[] {false, true}) {
+      UpdateFeaturesResponse.Result r = decideWith(3, dryRun, v);
+      assertEquals(ErrorCode.FEATURE_UPDATE_FAILED, r.getErrorCode(), r.toString());
+      assertEquals(
+          "metadata.version level 3 is not supported by voter 3 (1..2)", r.getErrorMessage());
+    }
+    assertEquals(ErrorCode.NONE, decideWith(2, false, v).getErrorCode(), "within every range");
+    assertEquals(1, fx.image().metadataVersion(), "nothing written");
+  }
+
+  @Test
+  void raisingWhileAVoterHasNotReportedIsRefusedUntilItHas() {
+    finalize(1);
+    register(1, 1, 3);
+    VoterRanges oneKnown = voters(Map.of(1, new MetadataVersion.Range(1, 3)));
+    for (boolean dryRun : new boolean[] {false, true}) {
+      UpdateFeaturesResponse.Result r = decideWith(2, dryRun, oneKnown);
+      assertEquals(ErrorCode.FEATURE_UPDATE_FAILED, r.getErrorCode(), r.toString());
+      assertEquals(
+          "metadata.version level 2 cannot be checked yet: voters 2, 3 have not reported their"
+              + " supported ranges yet; retry",
+          r.getErrorMessage());
+    }
+    VoterRanges twoKnown =
+        voters(Map.of(1, new MetadataVersion.Range(1, 3), 2, new MetadataVersion.Range(1, 3)));
+    assertEquals(
+        "metadata.version level 2 cannot be checked yet: voter 3 has not reported its supported"
+            + " range yet; retry",
+        decideWith(2, false, twoKnown).getErrorMessage());
+    assertEquals(
+        ErrorCode.NONE,
+        decideWith(1, false, oneKnown).getErrorCode(),
+        "keeping the finalized level changes nothing and needs no voter's range");
+  }
+
+  @Test
+  void raisingWithinEveryVotersReportedRangeIsWritten() {
+    finalize(1);
+    register(1, 1, 3);
+    VoterRanges all =
+        voters(
+            Map.of(
+                1, new MetadataVersion.Range(1, 3),
+                2, new MetadataVersion.Range(2, 3),
+                3, new MetadataVersion.Range(1, 3)));
+    Decision d =
+        FeatureDecisions.update(
+            upgrade(MetadataVersion.FEATURE, 3, false), fx.image(), V1_TO_3, all);
+    UpdateFeaturesResponse resp = Decisions.commit(fx, d).getUpdateFeatures();
+    assertEquals(ErrorCode.NONE, resp.getResults(0).getErrorCode(), resp.toString());
+    assertEquals(3, fx.image().metadataVersion());
+  }
+
+  /** A listener (a controller catching up before it becomes a voter) is not asked. */
+  @Test
+  void aNonVotersNarrowRangeDoesNotBlock() {
+    finalize(1);
+    register(1, 1, 3);
+    Map<Integer, MetadataVersion.Range> reported =
+        Map.of(
+            1, new MetadataVersion.Range(1, 3),
+            2, new MetadataVersion.Range(1, 3),
+            3, new MetadataVersion.Range(1, 3),
+            4, new MetadataVersion.Range(1, 1));
+    UpdateFeaturesResponse.Result r = decideWith(3, false, voters(reported));
+    assertEquals(ErrorCode.NONE, r.getErrorCode(), r.getErrorMessage());
   }
 }
