@@ -6,6 +6,7 @@ import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
 import dev.spool.config.ConfigKey;
 import dev.spool.quorum.controller.ControllerSettings;
+import dev.spool.quorum.image.MetadataVersion;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -205,6 +206,15 @@ public final class QuorumConfig {
           ConfigKey.between(10, 600_000),
           "Longest pause between a broker's registration attempts (the pause doubles up to this).");
 
+  public static final ConfigKey<String> METADATA_VERSIONS_FOR_TESTING =
+      DEF.stringKey(
+          "controller.metadata.version.range.for.testing",
+          "",
+          QuorumConfig::checkRangeForTesting,
+          "TESTS ONLY, never set in production: the metadata.version range MIN..MAX this controller"
+              + " claims to support, a part of this build's own range, so that a test can run a"
+              + " controller that acts like an older release. Empty: this build's range.");
+
   /** Checks the relations between keys; throws {@link ConfigException} naming the keys. */
   public static Config validate(Config c) {
     if (c.get(SESSION_TIMEOUT_MS) <= 2 * c.get(HEARTBEAT_INTERVAL_MS)) {
@@ -274,6 +284,38 @@ public final class QuorumConfig {
     return voters;
   }
 
+  /** The range {@link #METADATA_VERSIONS_FOR_TESTING} names, or this build's when it is empty. */
+  static MetadataVersion.Range metadataVersions(Config c) {
+    String s = c.get(METADATA_VERSIONS_FOR_TESTING);
+    if (s.isEmpty()) {
+      return MetadataVersion.SUPPORTED;
+    }
+    String[] minMax = s.split("\\.\\.", -1);
+    return new MetadataVersion.Range(
+        Integer.parseInt(minMax[0].trim()), Integer.parseInt(minMax[1].trim()));
+  }
+
+  private static String checkRangeForTesting(String s) {
+    if (s.isEmpty()) {
+      return null;
+    }
+    String[] minMax = s.split("\\.\\.", -1);
+    try {
+      if (minMax.length == 2) {
+        MetadataVersion.Range r =
+            new MetadataVersion.Range(
+                Integer.parseInt(minMax[0].trim()), Integer.parseInt(minMax[1].trim()));
+        if (MetadataVersion.SUPPORTED.contains(r.min())
+            && MetadataVersion.SUPPORTED.contains(r.max())) {
+          return null;
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      // not numbers, or not 1 <= min <= max: refused below
+    }
+    return "is not MIN..MAX within this build's range " + MetadataVersion.SUPPORTED;
+  }
+
   private static String checkListener(String s) {
     if (s.isEmpty()) {
       return null;
@@ -313,7 +355,7 @@ public final class QuorumConfig {
         c.get(LEADER_IMBALANCE_CHECK_INTERVAL_MS),
         c.get(MAX_RECORDS_PER_WRITE),
         c.get(MAX_BATCHES_PER_HEARTBEAT),
-        dev.spool.quorum.image.MetadataVersion.SUPPORTED,
-        dev.spool.quorum.image.MetadataVersion.UNSET);
+        metadataVersions(c),
+        MetadataVersion.UNSET);
   }
 }

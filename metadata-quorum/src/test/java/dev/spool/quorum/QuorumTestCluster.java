@@ -41,6 +41,7 @@ public final class QuorumTestCluster implements AutoCloseable {
   private final Path dir;
   private final Map<String, String> props;
   private final Map<Integer, HostPort> voters;
+  private final Map<Integer, Map<String, String>> nodeProps = new HashMap<>();
   private final Map<Integer, QuorumServer> servers = new TreeMap<>();
   private final List<QuorumClient> clients = new ArrayList<>();
   private final List<BrokerLifecycle> brokers = new ArrayList<>();
@@ -52,6 +53,8 @@ public final class QuorumTestCluster implements AutoCloseable {
   public static final class Builder {
     private int voters = 3;
     private final Map<String, String> props = new HashMap<>();
+    private final Map<Integer, Map<String, String>> nodeProps = new HashMap<>();
+    private int releaseVersion;
 
     public Builder voters(int n) {
       this.voters = n;
@@ -64,9 +67,33 @@ public final class QuorumTestCluster implements AutoCloseable {
       return this;
     }
 
+    /** Any {@link QuorumConfig} key for controller {@code id} only, over {@link #config}. */
+    public Builder nodeConfig(int id, String key, Object value) {
+      nodeProps.computeIfAbsent(id, k -> new HashMap<>()).put(key, String.valueOf(value));
+      return this;
+    }
+
+    /**
+     * The metadata.version a fresh cluster bootstraps at, as {@code spool storage format
+     * --release-version} records it in every controller's directory ({@link BootstrapMetadata}).
+     */
+    public Builder releaseVersion(int level) {
+      this.releaseVersion = level;
+      return this;
+    }
+
     public QuorumTestCluster start() throws IOException {
       QuorumTestCluster c = new QuorumTestCluster(voters, props);
+      c.nodeProps.putAll(nodeProps);
       try {
+        if (releaseVersion > 0) {
+          for (int id : c.voters.keySet()) {
+            Path quorumDir = Files.createDirectories(c.settings(id).storageDir());
+            Files.writeString(
+                quorumDir.resolve(BootstrapMetadata.FILE_NAME),
+                BootstrapMetadata.render(releaseVersion));
+          }
+        }
         for (int id : c.voters.keySet()) {
           c.startServer(id);
         }
@@ -122,6 +149,7 @@ public final class QuorumTestCluster implements AutoCloseable {
 
   public QuorumSettings settings(int nodeId) {
     Map<String, String> p = new HashMap<>(props);
+    p.putAll(nodeProps.getOrDefault(nodeId, Map.of()));
     p.put(QuorumConfig.METADATA_LOG_DIR.name(), dir.resolve("controller-" + nodeId).toString());
     return QuorumSettings.of(nodeId, CLUSTER_ID, QuorumConfig.parse(p));
   }

@@ -4,8 +4,11 @@ import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.MetadataVersion;
 import dev.spool.quorum.message.BrokerHeartbeatRequest;
 import dev.spool.quorum.message.BrokerHeartbeatResponse;
+import dev.spool.quorum.message.ControllerHeartbeatRequest;
+import dev.spool.quorum.message.ControllerHeartbeatResponse;
 import dev.spool.quorum.message.ControllerWriteResponse;
 import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.RecordResult;
@@ -56,6 +59,25 @@ public final class ActiveController implements AutoCloseable {
    */
   private final ConcurrentHashMap<Integer, Long> lastHeartbeatMs = new ConcurrentHashMap<>();
 
+  /**
+   * The metadata.version range each controller (voter or listener, this one included) last reported
+   * in a controller heartbeat, and when (docs/architecture.md#versioned-metadata): a
+   * controller-only node never registers, so this is where its range is known. Empty but for this
+   * controller when it becomes active. Written by the RPC threads that answer controller
+   * heartbeats, read by any thread.
+   */
+  private final ConcurrentHashMap<Integer, Reported> controllerRanges = new ConcurrentHashMap<>();
+
+  /** One controller's reported range and when it arrived (this clock's monotonic ms). */
+  private record Reported(MetadataVersion.Range range, long atMs) {}
+
+  /**
+   * A controller's reported range as {@link #controllerRanges} gives it.
+   *
+   * @param ageMs milliseconds since it was reported (0 for the active controller itself)
+   */
+  public record ControllerRange(MetadataVersion.Range range, long ageMs) {}
+
   private final ScheduledExecutorService thread;
   private boolean writeInFlight;
   private boolean tickRequested;
@@ -86,6 +108,7 @@ public final class ActiveController implements AutoCloseable {
     this.feed = feed;
     this.writer = writer;
     this.tracker = new BrokerHeartbeatTracker(settings.sessionTimeoutMs());
+    controllerRanges.put(nodeId, new Reported(settings.metadataVersions(), Long.MAX_VALUE));
     this.thread =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -256,6 +279,65 @@ public final class ActiveController implements AutoCloseable {
   public Long heartbeatAgeMs(int brokerId) {
     Long at = lastHeartbeatMs.get(brokerId);
     return at == null ? null : Math.max(0, clock.monotonicMs() - at);
+  }
+
+  /**
+   * Records the metadata.version range a controller reported (a controller heartbeat, read-only:
+   * nothing is logged). Any thread.
+   *
+   * @throws RequestRejectedException INVALID_REQUEST for a negative node id or an illegal range
+   */
+  public ControllerHeartbeatResponse controllerHeartbeat(ControllerHeartbeatRequest req)
+      throws RequestRejectedException {
+    int min = req.getMinMetadataVersion();
+    int max = req.getMaxMetadataVersion();
+    if (req.getNodeId() < 0 || min < MetadataVersion.V1 || max < min) {
+      throw new RequestRejectedException(
+          ErrorCode.INVALID_REQUEST,
+          "controller heartbeat of node "
+              + req.getNodeId()
+              + " with metadata.version range "
+              + min
+              + ".."
+              + max
+              + ": needs a node id >= 0 and 1 <= min <= max");
+    }
+    if (req.getNodeId() != nodeId) {
+      MetadataVersion.Range range = new MetadataVersion.Range(min, max);
+      Reported before =
+          controllerRanges.put(req.getNodeId(), new Reported(range, clock.monotonicMs()));
+      if (before == null || !before.range().equals(range)) {
+        log.info(
+            "[node={} term={}] controller {} supports metadata.version {}",
+            nodeId,
+            term,
+            req.getNodeId(),
+            range);
+      }
+    }
+    return ControllerHeartbeatResponse.newBuilder().setControllerId(nodeId).build();
+  }
+
+  /**
+   * The metadata.version range controller {@code id} last reported to this active controller (its
+   * own settings' range for this one), or null when it has not reported one yet. Any thread.
+   */
+  public MetadataVersion.Range controllerRange(int id) {
+    Reported r = controllerRanges.get(id);
+    return r == null ? null : r.range();
+  }
+
+  /** Every controller's reported range, by node id, with its age. Any thread. */
+  public Map<Integer, ControllerRange> controllerRanges() {
+    long now = clock.monotonicMs();
+    Map<Integer, ControllerRange> out = new TreeMap<>();
+    controllerRanges.forEach(
+        (id, r) ->
+            out.put(
+                id,
+                new ControllerRange(
+                    r.range(), r.atMs() == Long.MAX_VALUE ? 0 : Math.max(0, now - r.atMs()))));
+    return out;
   }
 
   /**

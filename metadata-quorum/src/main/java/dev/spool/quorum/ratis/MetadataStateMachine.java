@@ -10,6 +10,7 @@ import dev.spool.quorum.controller.MetadataFeed;
 import dev.spool.quorum.controller.ReplyFinisher;
 import dev.spool.quorum.controller.RequestDecider;
 import dev.spool.quorum.controller.RequestRejectedException;
+import dev.spool.quorum.controller.VoterRanges;
 import dev.spool.quorum.image.ImageBuilder;
 import dev.spool.quorum.image.ImageSnapshots;
 import dev.spool.quorum.image.MetadataApplier;
@@ -31,12 +32,17 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -69,7 +75,8 @@ import org.slf4j.LoggerFactory;
  *       MetadataApplier} replays the batch, {@link ReplyFinisher} completes the reply, the new
  *       image is published to the {@link MetadataFeed}.
  *   <li>{@link #query} (leader, RPC threads): heartbeats go to the {@link ActiveController}'s
- *       thread; DescribeQuorum reads Raft's view.
+ *       thread; controller heartbeats record a controller's metadata.version range in it;
+ *       DescribeQuorum reads Raft's view and adds those ranges.
  *   <li>Leader duties start in {@link #notifyLeaderReady} (all earlier entries are applied by then,
  *       so decisions see an up-to-date image) and stop in {@link #notifyNotLeader}.
  * </ul>
@@ -101,6 +108,9 @@ final class MetadataStateMachine extends BaseStateMachine {
   /** The clock's monotonic ms at the last leader change, or at start before the first. */
   private volatile long leaderChangedAtMs = -1;
 
+  /** Run after every leader change notification (the controller range report goes at once). */
+  private volatile Runnable onLeaderChange = () -> {};
+
   MetadataStateMachine(
       int nodeId,
       ControllerSettings settings,
@@ -125,6 +135,11 @@ final class MetadataStateMachine extends BaseStateMachine {
 
   MetadataImage image() {
     return image;
+  }
+
+  /** Sets what runs, on a Ratis thread, after each leader change; it must not block. */
+  void onLeaderChange(Runnable r) {
+    this.onLeaderChange = r;
   }
 
   long loadedSnapshotIndex() {
@@ -261,7 +276,15 @@ final class MetadataStateMachine extends BaseStateMachine {
         throw new RequestRejectedException(
             ErrorCode.NOT_CONTROLLER, "node " + nodeId + " is not the ready active controller");
       }
-      Decision d = RequestDecider.decide(req, image, a.term(), settings, random, a::heartbeatAgeMs);
+      Decision d =
+          RequestDecider.decide(
+              req,
+              image,
+              a.term(),
+              settings,
+              random,
+              a::heartbeatAgeMs,
+              () -> new VoterRanges(currentVoters(), a::controllerRange));
       return trx.setLogData(UnsafeByteOperations.unsafeWrap(d.toEntry().toByteArray())).build();
     } catch (RequestRejectedException e) {
       TransactionContext t = trx.setLogData(ByteString.EMPTY).build();
@@ -273,6 +296,28 @@ final class MetadataStateMachine extends BaseStateMachine {
       TransactionContext t = trx.setLogData(ByteString.EMPTY).build();
       t.setException(Replies.refusal(ErrorCode.UNKNOWN_SERVER_ERROR, String.valueOf(e)));
       return t;
+    }
+  }
+
+  /**
+   * The node ids of the voters of this division's current Raft configuration (the new set while a
+   * change is in joint consensus, as {@code quorum describe} shows them).
+   */
+  private Set<Integer> currentVoters() {
+    try {
+      return getServer()
+          .get()
+          .getDivision(getGroupId())
+          .getRaftConf()
+          .getCurrentPeers(RaftPeerRole.FOLLOWER)
+          .stream()
+          .map(p -> RaftSetup.nodeId(p.getId()))
+          .collect(Collectors.toSet());
+    } catch (IOException | InterruptedException | ExecutionException e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      throw new IllegalStateException("cannot read the Raft configuration: " + e, e);
     }
   }
 
@@ -361,10 +406,32 @@ final class MetadataStateMachine extends BaseStateMachine {
                             .setMetadataOffset(r.getMetadataOffset())
                             .build()));
       }
+      case CONTROLLER_HEARTBEAT -> {
+        ActiveController a = active;
+        try {
+          if (a == null) {
+            throw new RequestRejectedException(
+                ErrorCode.NOT_CONTROLLER, "node " + nodeId + " is not the ready active controller");
+          }
+          return reply(
+              ControllerReply.newBuilder()
+                  .setControllerHeartbeat(a.controllerHeartbeat(req.getControllerHeartbeat()))
+                  .build());
+        } catch (RequestRejectedException e) {
+          return reply(
+              ControllerReply.newBuilder()
+                  .setErrorCode(e.errorCode())
+                  .setErrorMessage(e.getMessage())
+                  .build());
+        }
+      }
       case DESCRIBE_QUORUM -> {
         try {
           RaftServer.Division d = getServer().get().getDivision(getGroupId());
-          return reply(ControllerReply.newBuilder().setDescribeQuorum(describer.apply(d)).build());
+          return reply(
+              ControllerReply.newBuilder()
+                  .setDescribeQuorum(withRanges(describer.apply(d), d))
+                  .build());
         } catch (Exception e) {
           return reply(
               ControllerReply.newBuilder()
@@ -381,6 +448,37 @@ final class MetadataStateMachine extends BaseStateMachine {
                 .build());
       }
     }
+  }
+
+  /**
+   * {@code q} with the ranges the active controller knows of the current members, voters and
+   * listeners (none when not active; a removed controller's last report is left out).
+   */
+  private QuorumInfo withRanges(QuorumInfo q, RaftServer.Division d) {
+    ActiveController a = active;
+    if (a == null) {
+      return q;
+    }
+    Set<Integer> members =
+        Stream.concat(
+                d.getRaftConf().getCurrentPeers(RaftPeerRole.FOLLOWER).stream(),
+                d.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER).stream())
+            .map(p -> RaftSetup.nodeId(p.getId()))
+            .collect(Collectors.toSet());
+    QuorumInfo.Builder b = q.toBuilder();
+    a.controllerRanges()
+        .forEach(
+            (id, r) -> {
+              if (members.contains(id)) {
+                b.addControllerRanges(
+                    QuorumInfo.ControllerRange.newBuilder()
+                        .setNodeId(id)
+                        .setMinMetadataVersion(r.range().min())
+                        .setMaxMetadataVersion(r.range().max())
+                        .setReportedMsAgo(r.ageMs()));
+              }
+            });
+    return b.build();
   }
 
   private static CompletableFuture<Message> reply(ControllerReply r) {
@@ -401,6 +499,7 @@ final class MetadataStateMachine extends BaseStateMachine {
     if (leaderId != nodeId) {
       stopActive("leader is now " + leaderId);
     }
+    onLeaderChange.run();
   }
 
   /** Leader changes Ratis has notified since this state machine started. */

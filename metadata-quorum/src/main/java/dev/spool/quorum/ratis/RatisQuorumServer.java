@@ -7,6 +7,7 @@ import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.QuorumSettings;
 import dev.spool.quorum.controller.ActiveController;
+import dev.spool.quorum.controller.ControllerSettings;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.message.ControllerRequest;
@@ -41,7 +42,8 @@ import org.slf4j.LoggerFactory;
 /**
  * {@link QuorumServer} on Ratis: one {@link RaftServer} (GRPC, RECOVER startup) with the {@link
  * MetadataStateMachine}. Controller-decided records are submitted to the local server directly (no
- * network hop), stamped with the term they were decided in.
+ * network hop), stamped with the term they were decided in. A {@link ControllerRangeReporter} tells
+ * the active controller this member's supported metadata.version range.
  */
 public final class RatisQuorumServer implements QuorumServer {
   private static final Logger log = LoggerFactory.getLogger(RatisQuorumServer.class);
@@ -53,6 +55,7 @@ public final class RatisQuorumServer implements QuorumServer {
   private final AtomicLong callIds = new AtomicLong();
   private MetadataStateMachine stateMachine;
   private RaftServer server;
+  private ControllerRangeReporter reporter;
 
   public RatisQuorumServer(QuorumSettings settings, Clock clock) {
     this.settings = settings;
@@ -66,10 +69,11 @@ public final class RatisQuorumServer implements QuorumServer {
       throw new IllegalStateException("already started");
     }
     Files.createDirectories(settings.storageDir());
+    ControllerSettings controllerSettings = settings.controllerSettings();
     stateMachine =
         new MetadataStateMachine(
             settings.nodeId(),
-            settings.controllerSettings(),
+            controllerSettings,
             settings.config().get(QuorumConfig.TICK_INTERVAL_MS),
             settings.config().get(QuorumConfig.MAX_REQUEST_BYTES),
             settings.config().get(QuorumConfig.RING_BATCHES),
@@ -95,6 +99,15 @@ public final class RatisQuorumServer implements QuorumServer {
             .setOption(RaftStorage.StartupOption.RECOVER)
             .build();
     server.start();
+    reporter =
+        new ControllerRangeReporter(
+            settings.nodeId(),
+            controllerSettings.metadataVersions(),
+            group.getGroupId(),
+            this::divisionOrNull,
+            settings.config().get(QuorumConfig.CLIENT_REQUEST_TIMEOUT_MS));
+    stateMachine.onLeaderChange(reporter::leaderChanged);
+    reporter.start();
     log.info(
         "[node={}] controller started: group {} {} storage {} ({})",
         settings.nodeId(),
@@ -217,6 +230,15 @@ public final class RatisQuorumServer implements QuorumServer {
    */
   private static java.util.Collection<RaftPeer> voters(RaftServer.Division d) {
     return d.getRaftConf().getCurrentPeers(RaftPeerRole.FOLLOWER);
+  }
+
+  /** This member's division, or null while it has none (starting, closed, removed). */
+  private RaftServer.Division divisionOrNull() {
+    try {
+      return server.getDivision(group.getGroupId());
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
   }
 
   private RaftServer.Division division() {
@@ -400,6 +422,9 @@ public final class RatisQuorumServer implements QuorumServer {
 
   @Override
   public synchronized void close() throws IOException {
+    if (reporter != null) {
+      reporter.close();
+    }
     if (server != null) {
       server.close();
       log.info("[node={}] controller closed", settings.nodeId());
