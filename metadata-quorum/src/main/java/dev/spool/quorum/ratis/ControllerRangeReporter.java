@@ -39,8 +39,8 @@ import org.slf4j.LoggerFactory;
  * round retries.
  *
  * <p>Threads: one daemon thread, {@code controller-range-<id>}, runs every round and owns the Ratis
- * client (rebuilt when the configuration's members change); at most one report is in flight.
- * Created, started and closed by {@link RatisQuorumServer}.
+ * client (rebuilt when the configuration's members change and after a failed report); at most one
+ * report is in flight. Created, started and closed by {@link RatisQuorumServer}.
  */
 final class ControllerRangeReporter implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ControllerRangeReporter.class);
@@ -130,6 +130,10 @@ final class ControllerRangeReporter implements AutoCloseable {
     if (err != null) {
       log.debug(
           "[node={}] controller range report to {} failed: {}", nodeId, leader, err.toString());
+      // A Ratis client that met a failure without a retry (LeaderNotReadyException, a timeout)
+      // may have closed its connection to that server for good ("client->N is closed"): the next
+      // round starts with a new one.
+      closeClient();
       return;
     }
     try {
