@@ -152,8 +152,8 @@ public final class QuorumCommand {
             + d.commitIndex()
             + (d.changing() ? "  (configuration change in progress)" : ""));
     out.printf(
-        "%-9s %-7s %-24s %12s %8s %14s%n",
-        "ROLE", "NODE", "ADDRESS", "COMMIT", "LAG", "CONTACT_MS");
+        "%-9s %-7s %-24s %12s %8s %14s  %s%n",
+        "ROLE", "NODE", "ADDRESS", "COMMIT", "LAG", "CONTACT_MS", "METADATA_VERSION");
     for (Member m : d.voters()) {
       row(out, m.nodeId() == d.leaderId() ? "leader" : "voter", m);
     }
@@ -164,8 +164,14 @@ public final class QuorumCommand {
 
   private static void row(PrintStream out, String role, Member m) {
     out.printf(
-        "%-9s %-7d %-24s %12d %8d %14d%n",
-        role, m.nodeId(), m.address(), m.commitIndex(), m.lag(), m.lastContactMsAgo());
+        "%-9s %-7d %-24s %12d %8d %14d  %s%n",
+        role,
+        m.nodeId(),
+        m.address(),
+        m.commitIndex(),
+        m.lag(),
+        m.lastContactMsAgo(),
+        m.metadataVersions() == null ? "unknown" : m.metadataVersions().toString());
   }
 
   static String toJson(Description d) {
@@ -194,6 +200,16 @@ public final class QuorumCommand {
       g.writeNumberField("commitIndex", m.commitIndex());
       g.writeNumberField("lag", m.lag());
       g.writeNumberField("lastContactMsAgo", m.lastContactMsAgo());
+      // Added with controller range reports: the range the member reported to the active
+      // controller, null while unknown.
+      if (m.metadataVersions() == null) {
+        g.writeNullField("metadataVersion");
+      } else {
+        g.writeObjectFieldStart("metadataVersion");
+        g.writeNumberField("min", m.metadataVersions().min());
+        g.writeNumberField("max", m.metadataVersions().max());
+        g.writeEndObject();
+      }
       g.writeEndObject();
     }
     g.writeEndArray();
@@ -204,7 +220,8 @@ public final class QuorumCommand {
       mixinStandardHelpOptions = true,
       description =
           "The quorum as its leader sees it: leader, term, commit index, and per voter and listener"
-              + " its address, commit index, lag behind the leader and last contact.")
+              + " its address, commit index, lag behind the leader, last contact and the"
+              + " metadata.version range it reported to the active controller.")
   static final class Describe implements Callable<Integer> {
     private final CliContext ctx;
 

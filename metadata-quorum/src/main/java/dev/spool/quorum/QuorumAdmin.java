@@ -1,6 +1,7 @@
 package dev.spool.quorum;
 
 import dev.spool.common.HostPort;
+import dev.spool.quorum.image.MetadataVersion;
 import dev.spool.quorum.ratis.RatisQuorumAdmin;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,10 @@ public interface QuorumAdmin extends AutoCloseable {
     return new RatisQuorumAdmin(bootstrap, timeoutMs);
   }
 
-  /** The quorum as its leader sees it. */
+  /**
+   * The quorum as its leader sees it, with the metadata.version range each member reported to the
+   * active controller (docs/architecture.md#versioned-metadata) where it knows one.
+   */
   Description describe();
 
   /**
@@ -58,8 +62,25 @@ public interface QuorumAdmin extends AutoCloseable {
    * @param commitIndex its commit index as the leader last heard it (-1 unknown)
    * @param lag the leader's commit index minus {@code commitIndex} (-1 unknown)
    * @param lastContactMsAgo ms since the leader last heard from it (0 for the leader, -1 unknown)
+   * @param metadataVersions the metadata.version range it reported to the active controller, null
+   *     when unknown (not reported yet, or a describe that does not ask: add-voter, remove-voter)
    */
-  record Member(int nodeId, String address, long commitIndex, long lag, long lastContactMsAgo) {}
+  record Member(
+      int nodeId,
+      String address,
+      long commitIndex,
+      long lag,
+      long lastContactMsAgo,
+      MetadataVersion.Range metadataVersions) {
+    /** A member whose range is unknown. */
+    public Member(int nodeId, String address, long commitIndex, long lag, long lastContactMsAgo) {
+      this(nodeId, address, commitIndex, lag, lastContactMsAgo, null);
+    }
+
+    public Member withMetadataVersions(MetadataVersion.Range range) {
+      return new Member(nodeId, address, commitIndex, lag, lastContactMsAgo, range);
+    }
+  }
 
   /**
    * The quorum as its leader sees it.

@@ -3,7 +3,11 @@ package dev.spool.quorum.ratis;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.HostPort;
 import dev.spool.common.SpoolException;
+import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.quorum.QuorumAdmin;
+import dev.spool.quorum.image.MetadataVersion;
+import dev.spool.quorum.message.ControllerRequest;
+import dev.spool.quorum.message.DescribeQuorumRequest;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -24,6 +28,7 @@ import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.GroupInfoReply;
+import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -34,6 +39,7 @@ import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
 import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
 import org.apache.ratis.protocol.exceptions.SetConfigurationException;
 import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,7 +102,53 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
 
   @Override
   public Description describe() {
-    return describe(leaderInfo(deadline()));
+    long deadline = deadline();
+    GroupInfoReply leader = leaderInfo(deadline);
+    Description d = describe(leader);
+    Map<Integer, MetadataVersion.Range> ranges = reportedRanges(leader, deadline);
+    java.util.function.UnaryOperator<List<Member>> with =
+        ms -> ms.stream().map(m -> m.withMetadataVersions(ranges.get(m.nodeId()))).toList();
+    return new Description(
+        d.leaderId(),
+        d.term(),
+        d.commitIndex(),
+        with.apply(d.voters()),
+        with.apply(d.listeners()),
+        d.changing());
+  }
+
+  /**
+   * The metadata.version range each controller reported to the active controller, asked of the
+   * leader (DescribeQuorum, read-only); empty when it cannot tell (not ready yet, an older version
+   * that does not report ranges, unreachable now), which only leaves the ranges out.
+   */
+  private Map<Integer, MetadataVersion.Range> reportedRanges(GroupInfoReply leader, long deadline) {
+    RaftConfigurationProto conf =
+        leader.getConf().orElse(RaftConfigurationProto.getDefaultInstance());
+    List<RaftPeer> all = new ArrayList<>(peers(conf.getPeersList(), RaftPeerRole.FOLLOWER));
+    all.addAll(peers(conf.getListenersList(), RaftPeerRole.LISTENER));
+    ControllerRequest req =
+        ControllerRequest.newBuilder()
+            .setDescribeQuorum(DescribeQuorumRequest.getDefaultInstance())
+            .build();
+    Map<Integer, MetadataVersion.Range> out = new HashMap<>();
+    try (RaftClient c = probeClient(RaftGroup.valueOf(groupId, all), deadline)) {
+      RaftClientReply r =
+          c.io()
+              .sendReadOnly(
+                  Message.valueOf(UnsafeByteOperations.unsafeWrap(req.toByteArray())),
+                  RaftPeerId.valueOf(leader.getRoleInfoProto().getSelf().getId()));
+      for (QuorumInfo.ControllerRange cr :
+          Replies.controllerReply(r).getDescribeQuorum().getControllerRangesList()) {
+        out.put(
+            cr.getNodeId(),
+            new MetadataVersion.Range(cr.getMinMetadataVersion(), cr.getMaxMetadataVersion()));
+      }
+    } catch (IOException | RuntimeException e) {
+      log.debug("no controller ranges from the leader: {}", rootMessage(e));
+      return Map.of();
+    }
+    return out;
   }
 
   private static Description describe(GroupInfoReply r) {
