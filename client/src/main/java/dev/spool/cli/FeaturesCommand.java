@@ -43,7 +43,9 @@ final class FeaturesCommand implements Callable<Integer> {
   @Command(
       name = "describe",
       mixinStandardHelpOptions = true,
-      description = "The finalized metadata.version and the range each registered node supports.")
+      description =
+          "The finalized metadata.version, the range each registered node supports and the range"
+              + " each controller reported.")
   static final class Describe implements Callable<Integer> {
     private final CliContext ctx;
     @Spec CommandSpec spec;
@@ -53,8 +55,9 @@ final class FeaturesCommand implements Callable<Integer> {
         names = "--json",
         description =
             "Print {finalized: {metadata.version: N}, nodes: [{id, fenced, supported:"
-                + " {metadata.version: {min, max}}}]}; no metadata.version key before one is"
-                + " finalized.")
+                + " {metadata.version: {min, max}}}], controllers: [{id, voter, supported: {...}}]};"
+                + " no metadata.version key before one is finalized; supported is empty for a"
+                + " controller that has not reported its range yet.")
     boolean json;
 
     Describe(CliContext ctx) {
@@ -93,6 +96,22 @@ final class FeaturesCommand implements Callable<Integer> {
                 g.writeEndObject();
               }
               g.writeEndArray();
+              g.writeArrayFieldStart("controllers");
+              for (DescribeFeaturesResponse.ControllerFeatures c : d.getControllersList()) {
+                g.writeStartObject();
+                g.writeNumberField("id", c.getNodeId());
+                g.writeBooleanField("voter", c.getVoter());
+                g.writeObjectFieldStart("supported");
+                for (DescribeFeaturesResponse.SupportedFeature s : c.getSupportedList()) {
+                  g.writeObjectFieldStart(s.getName());
+                  g.writeNumberField("min", s.getMinLevel());
+                  g.writeNumberField("max", s.getMaxLevel());
+                  g.writeEndObject();
+                }
+                g.writeEndObject();
+                g.writeEndObject();
+              }
+              g.writeEndArray();
               g.writeEndObject();
             });
         return ExitCodes.OK;
@@ -116,6 +135,19 @@ final class FeaturesCommand implements Callable<Integer> {
                     + "  supports "
                     + String.join(", ", parts));
       }
+      for (DescribeFeaturesResponse.ControllerFeatures c : d.getControllersList()) {
+        List<String> parts = new ArrayList<>();
+        for (DescribeFeaturesResponse.SupportedFeature s : c.getSupportedList()) {
+          parts.add(s.getName() + " " + s.getMinLevel() + ".." + s.getMaxLevel());
+        }
+        ctx.out()
+            .println(
+                "  controller "
+                    + c.getNodeId()
+                    + (c.getVoter() ? " (voter)" : " (listener)")
+                    + "  supports "
+                    + (parts.isEmpty() ? "(not reported yet)" : String.join(", ", parts)));
+      }
       return ExitCodes.OK;
     }
   }
@@ -124,9 +156,10 @@ final class FeaturesCommand implements Callable<Integer> {
       name = "upgrade",
       mixinStandardHelpOptions = true,
       description =
-          "Raises metadata.version. Refused (nothing changes) when a registered node or the active"
-              + " controller does not support the level, or when it is below the finalized one"
-              + " (no downgrade).")
+          "Raises metadata.version. Refused (nothing changes) when a registered node, the active"
+              + " controller or a voter of the quorum does not support the level, while a voter has"
+              + " not reported its range yet, or when the level is below the finalized one (no"
+              + " downgrade).")
   static final class Upgrade implements Callable<Integer> {
     private final CliContext ctx;
     @Spec CommandSpec spec;

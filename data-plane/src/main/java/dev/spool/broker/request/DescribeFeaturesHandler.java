@@ -2,15 +2,23 @@ package dev.spool.broker.request;
 
 import dev.spool.protocol.message.DescribeFeaturesRequest;
 import dev.spool.protocol.message.DescribeFeaturesResponse;
+import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.MetadataVersion;
 import java.util.Comparator;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * DescribeFeatures from this broker's image: the finalized metadata.version and the range each
- * registered broker supports (docs/architecture.md#versioned-metadata). Netty thread.
+ * registered broker supports (docs/architecture.md#versioned-metadata); and, from the active
+ * controller, the range each controller reported (controller-only nodes never register). Netty
+ * thread; the quorum's answer completes on the quorum client's thread.
  */
 public final class DescribeFeaturesHandler
     extends MessageHandler<DescribeFeaturesRequest, DescribeFeaturesResponse> {
@@ -21,9 +29,44 @@ public final class DescribeFeaturesHandler
     this.ctx = ctx;
   }
 
+  /**
+   * The image's part at once; the controllers' part from the active controller (DescribeQuorum),
+   * left out when it does not answer within the admin timeout.
+   */
   @Override
   public CompletableFuture<DescribeFeaturesResponse> call(DescribeFeaturesRequest req) {
-    return CompletableFuture.completedFuture(describe(ctx.image()));
+    DescribeFeaturesResponse fromImage = describe(ctx.image());
+    CompletableFuture<QuorumInfo> quorum;
+    try {
+      quorum = ctx.quorum().describeQuorum();
+    } catch (RuntimeException e) {
+      return CompletableFuture.completedFuture(fromImage);
+    }
+    return quorum
+        .orTimeout(ctx.adminTimeoutMs(), TimeUnit.MILLISECONDS)
+        .handle((q, err) -> err == null ? withControllers(fromImage, q) : fromImage);
+  }
+
+  /** {@code d} with each controller of {@code q} and the range it reported. */
+  static DescribeFeaturesResponse withControllers(DescribeFeaturesResponse d, QuorumInfo q) {
+    Set<Integer> voters = new HashSet<>();
+    Map<Integer, DescribeFeaturesResponse.ControllerFeatures.Builder> out = new TreeMap<>();
+    for (QuorumInfo.Voter v : q.getVotersList()) {
+      voters.add(v.getNodeId());
+      out.put(v.getNodeId(), DescribeFeaturesResponse.ControllerFeatures.newBuilder());
+    }
+    for (QuorumInfo.ControllerRange r : q.getControllerRangesList()) {
+      out.computeIfAbsent(
+              r.getNodeId(), id -> DescribeFeaturesResponse.ControllerFeatures.newBuilder())
+          .addSupported(
+              DescribeFeaturesResponse.SupportedFeature.newBuilder()
+                  .setName(MetadataVersion.FEATURE)
+                  .setMinLevel(r.getMinMetadataVersion())
+                  .setMaxLevel(r.getMaxMetadataVersion()));
+    }
+    DescribeFeaturesResponse.Builder b = d.toBuilder();
+    out.forEach((id, c) -> b.addControllers(c.setNodeId(id).setVoter(voters.contains(id))));
+    return b.build();
   }
 
   static DescribeFeaturesResponse describe(MetadataImage image) {
