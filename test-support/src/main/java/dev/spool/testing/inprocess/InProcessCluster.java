@@ -6,6 +6,7 @@ import dev.spool.broker.SecurityConfig;
 import dev.spool.network.tls.SslConfig;
 import dev.spool.node.NodeConfig;
 import dev.spool.node.NodeStorage;
+import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.testing.AbstractSpoolCluster;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -94,8 +96,27 @@ public final class InProcessCluster extends AbstractSpoolCluster {
 
   /** Configures and starts a cluster. Used by one thread. */
   public static final class Builder extends ClusterBuilder<Builder> {
+    private final Map<Integer, Map<String, String>> nodeConfig = new TreeMap<>();
+    private OptionalInt releaseVersion = OptionalInt.empty();
+
     private Builder() {
       super(1, "spool-test", Duration.ofSeconds(60));
+    }
+
+    /** A node config key for node {@code id} only, over {@link #config}. */
+    public Builder nodeConfig(int id, String key, String value) {
+      nodeConfig.computeIfAbsent(id, k -> new LinkedHashMap<>()).put(key, value);
+      return this;
+    }
+
+    /**
+     * The metadata.version the cluster bootstraps at, as {@code spool storage format
+     * --release-version} records it; default: the highest level the first active controller
+     * supports.
+     */
+    public Builder releaseVersion(int level) {
+      this.releaseVersion = OptionalInt.of(level);
+      return this;
     }
 
     @Override
@@ -131,7 +152,9 @@ public final class InProcessCluster extends AbstractSpoolCluster {
         members
             .values()
             .forEach(
-                m -> NodeStorage.format(m.config(), m.config().get(BrokerConfig.CLUSTER_ID), true));
+                m ->
+                    NodeStorage.format(
+                        m.config(), m.config().get(BrokerConfig.CLUSTER_ID), true, releaseVersion));
         members.values().forEach(InProcessNode::startController);
         members.values().forEach(InProcessNode::startBroker);
         c.awaitReady(startTimeout());
@@ -156,6 +179,7 @@ public final class InProcessCluster extends AbstractSpoolCluster {
       p.put("controller.quorum.bind.host", HOST);
       p.putAll(TEST_DEFAULTS);
       p.putAll(config());
+      p.putAll(nodeConfig.getOrDefault(id, Map.of()));
       return p;
     }
   }
@@ -228,6 +252,14 @@ public final class InProcessCluster extends AbstractSpoolCluster {
   /** The number of nodes. */
   public int size() {
     return nodes.size();
+  }
+
+  /**
+   * The controllers as {@code controller.quorum.voters} lists them (ID@HOST:PORT,...), e.g. for
+   * {@code spool quorum describe --bootstrap-controller}.
+   */
+  public String quorumVoters() {
+    return nodes.values().iterator().next().config().get(QuorumConfig.VOTERS);
   }
 
   private InProcessNode member(int id) {
