@@ -7,10 +7,13 @@ import dev.spool.cli.CliRunner;
 import dev.spool.cli.CliRunner.Result;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
+import dev.spool.quorum.QuorumAdmin;
+import dev.spool.quorum.image.MetadataVersion;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -86,5 +89,35 @@ class QuorumCommandTest {
             new IllegalStateException(new java.io.IOException("UNAVAILABLE: io exception")));
     assertEquals(ErrorCode.QUORUM_UNAVAILABLE, e.errorCode());
     assertTrue(e.getMessage().contains("UNAVAILABLE: io exception"), e.getMessage());
+  }
+
+  /**
+   * The JSON keeps every field it had and adds each member's reported metadata.version range, null
+   * while unknown.
+   */
+  @Test
+  void shouldAddEachMembersReportedRangeToTheJsonAndKeepTheOtherFields() {
+    QuorumAdmin.Description d =
+        new QuorumAdmin.Description(
+            1,
+            3,
+            40,
+            List.of(
+                new QuorumAdmin.Member(1, "127.0.0.1:9001", 40, 0, 0)
+                    .withMetadataVersions(new MetadataVersion.Range(1, 4)),
+                new QuorumAdmin.Member(2, "127.0.0.1:9002", 39, 1, 12)),
+            List.of(
+                new QuorumAdmin.Member(4, "127.0.0.1:9004", 30, 10, 5)
+                    .withMetadataVersions(new MetadataVersion.Range(1, 3))),
+            false);
+    assertEquals(
+        "{\"leaderId\":1,\"term\":3,\"commitIndex\":40,\"changing\":false,\"voters\":["
+            + "{\"nodeId\":1,\"address\":\"127.0.0.1:9001\",\"commitIndex\":40,\"lag\":0,"
+            + "\"lastContactMsAgo\":0,\"metadataVersion\":{\"min\":1,\"max\":4}},"
+            + "{\"nodeId\":2,\"address\":\"127.0.0.1:9002\",\"commitIndex\":39,\"lag\":1,"
+            + "\"lastContactMsAgo\":12,\"metadataVersion\":null}],\"listeners\":["
+            + "{\"nodeId\":4,\"address\":\"127.0.0.1:9004\",\"commitIndex\":30,\"lag\":10,"
+            + "\"lastContactMsAgo\":5,\"metadataVersion\":{\"min\":1,\"max\":3}}]}",
+        QuorumCommand.toJson(d));
   }
 }
