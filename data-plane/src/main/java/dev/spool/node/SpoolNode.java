@@ -11,6 +11,7 @@ import dev.spool.node.ops.OpsServer;
 import dev.spool.node.ops.OpsServer.Readiness;
 import dev.spool.node.ops.StatusPage;
 import dev.spool.protocol.message.QuorumInfo;
+import dev.spool.quorum.NotAQuorumMemberException;
 import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.QuorumClientSettings;
 import dev.spool.quorum.QuorumConfig;
@@ -110,7 +111,11 @@ public final class SpoolNode implements AutoCloseable {
     if (BrokerConfig.isController(config)) {
       QuorumServer q = QuorumServer.create(QuorumSettings.of(nodeId, clusterId, config), clock);
       quorumServer = q;
-      q.start();
+      try {
+        q.start();
+      } catch (NotAQuorumMemberException e) {
+        throw new StorageException(e.getMessage(), e); // exit 3, "refusing to start: ..."
+      }
       NodeStorage.recordVoterStarted(config);
       if (metrics != null) {
         metrics.addController(q);

@@ -20,7 +20,12 @@ public interface QuorumServer extends AutoCloseable {
     return new RatisQuorumServer(settings, clock);
   }
 
-  /** Opens (or recovers) the storage, loads the latest snapshot, replays the log and joins. */
+  /**
+   * Opens (or recovers) the storage, loads the latest snapshot, replays the log and joins.
+   *
+   * @throws NotAQuorumMemberException on the first start of an original voter that a running member
+   *     says was removed from the quorum
+   */
   void start() throws IOException;
 
   int nodeId();

@@ -23,12 +23,18 @@ import dev.spool.quorum.lifecycle.BrokerState;
 import dev.spool.quorum.message.BrokerHeartbeatRequest;
 import dev.spool.quorum.message.BrokerHeartbeatResponse;
 import dev.spool.quorum.message.BrokerRegistrationRequest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -494,6 +500,58 @@ class QuorumClusterTest {
       assertTrue(first.transferLeadership(5000));
       assertEquals(
           others.get(1), c.awaitActiveController().nodeId(), "the voter whose broker runs leads");
+    }
+  }
+
+  /**
+   * An original voter that was removed and comes back with no Raft storage (wiped, formatted again)
+   * is refused at start, naming the running quorum's members: as an original voter with an empty
+   * log it could help elect a leader without committed metadata. A member that lost its storage is
+   * not refused by this check (the node's voter.started marker refuses that one).
+   */
+  @Test
+  void shouldRefuseARemovedVoterThatStartsAgainWithNoRaftStorage() throws Exception {
+    try (QuorumTestCluster c = QuorumTestCluster.builder().voters(3).start()) {
+      QuorumServer leader = c.awaitActiveController();
+      int removed =
+          c.servers().keySet().stream()
+              .filter(id -> id != leader.nodeId())
+              .findFirst()
+              .orElseThrow();
+      int member =
+          c.servers().keySet().stream()
+              .filter(id -> id != leader.nodeId() && id != removed)
+              .findFirst()
+              .orElseThrow();
+      try (QuorumAdmin admin = QuorumAdmin.connect(c.settings(leader.nodeId()).voters(), 10_000)) {
+        admin.removeVoters(Set.of(removed));
+      }
+      c.stop(removed);
+      deleteRecursively(c.settings(removed).storageDir());
+
+      NotAQuorumMemberException refused =
+          assertThrows(NotAQuorumMemberException.class, () -> c.restart(removed));
+      assertTrue(
+          refused
+              .getMessage()
+              .contains("node " + removed + " is not a member of the running quorum"),
+          refused.getMessage());
+      assertTrue(refused.getMessage().contains("quorum add-voter"), refused.getMessage());
+
+      c.stop(member);
+      deleteRecursively(c.settings(member).storageDir());
+      c.restart(member); // still a member: the others' configuration holds it
+      await()
+          .atMost(WAIT)
+          .until(() -> c.server(member).membership() == QuorumServer.Membership.VOTER);
+    }
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    try (Stream<Path> all = Files.walk(dir)) {
+      for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
     }
   }
 }

@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  * notes and removes the clean-shutdown marker (so a crash from now on is detected), removes
  * leftovers of deleted partitions ({@code *-delete} directories), and opens every partition
  * directory in parallel on a bounded recovery pool; a partition that fails is logged and listed in
- * {@link #failedPartitions()} while the others open. {@link #close} is the clean shutdown: flush,
- * producer snapshots, checkpoints, then the marker.
+ * {@link #failedPartitions()} while the others open, and the directory then goes offline ({@link
+ * #markOffline}). {@link #close} is the clean shutdown: flush, producer snapshots, checkpoints,
+ * then the marker.
  *
  * <p>Files of the data directory: {@code recovery-point-offset-checkpoint}, {@code
  * replication-offset-checkpoint}, {@code log-start-offset-checkpoint} (layout in {@link
@@ -158,6 +159,7 @@ public final class LogManager implements Closeable {
     }
     LogManager m = new LogManager(dataDir, config, clock);
     m.loadLogs(topicConfigs);
+    m.offlineIfAReplicaFailedToOpen();
     m.startBackgroundTasks();
     return m;
   }
@@ -274,6 +276,41 @@ public final class LogManager implements Closeable {
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  private void offlineIfAReplicaFailedToOpen() {
+    if (!failed.isEmpty()) {
+      // A replica this broker cannot open is a storage error like any other
+      // (docs/architecture.md#storage-errors): serving the rest while the controller still counts
+      // this replica in its ISR would let it be elected leader of a partition it cannot serve. The
+      // directory goes offline, the heartbeat reports it and the controller moves the leaderships.
+      markOffline(
+          failed.size()
+              + " partition(s) could not be opened at startup ("
+              + failedSummary()
+              + "); repair or remove their directories and restart: a removed replica is"
+              + " fetched again from the leader");
+    }
+  }
+
+  private String failedSummary() {
+    StringBuilder b = new StringBuilder();
+    failed.entrySet().stream()
+        .sorted(Map.Entry.comparingByKey(java.util.Comparator.comparing(TopicPartition::toString)))
+        .limit(3)
+        .forEach(
+            e -> {
+              if (b.length() > 0) {
+                b.append("; ");
+              }
+              Throwable why =
+                  e.getValue().getCause() == null ? e.getValue() : e.getValue().getCause();
+              b.append(e.getKey()).append(": ").append(why.getMessage());
+            });
+    if (failed.size() > 3) {
+      b.append("; and ").append(failed.size() - 3).append(" more");
+    }
+    return b.toString();
   }
 
   private void startBackgroundTasks() {

@@ -172,6 +172,13 @@ public final class BrokerGauges {
                 + " against the replication throttle, since start.")
         .callback(cb -> cb.call(s.fetchers().throttledBytesTotal()))
         .register(r);
+    CounterWithCallback.builder()
+        .name("spool_leader_replication_throttled_bytes_total")
+        .help(
+            "Record bytes this leader sent to other brokers' adding replicas of reassignments,"
+                + " counted against the replication throttle, since start.")
+        .callback(cb -> cb.call(s.replicas().leaderThrottle().throttledBytesTotal()))
+        .register(r);
   }
 
   private interface LogVisitor {

@@ -22,6 +22,21 @@ public record PartitionFetchResult(
     return new PartitionFetchResult(code, message, -1L, -1L, -1L, null, null, hint);
   }
 
+  /** This answer without its records (a throttled partition's, while the throttle is in debt). */
+  public PartitionFetchResult withoutRecords() {
+    return slice == null
+        ? this
+        : new PartitionFetchResult(
+            error,
+            message,
+            highWatermark,
+            logStartOffset,
+            logEndOffset,
+            divergingEpoch,
+            null,
+            hint);
+  }
+
   public int sizeInBytes() {
     return slice == null ? 0 : slice.sizeInBytes();
   }

@@ -11,7 +11,6 @@ import dev.spool.protocol.message.FetchRequest;
 import dev.spool.protocol.message.FetchResponse;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;
-import dev.spool.quorum.image.PartitionState;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -163,15 +162,6 @@ final class ReplicaFetcher {
         Math.max(1, delayMs));
   }
 
-  /**
-   * Whether {@code tp}'s fetching counts against the replication throttle: this broker is an adding
-   * replica of a reassignment in progress and not in the ISR yet (catch-up traffic only).
-   */
-  private boolean isThrottled(MetadataImage image, TopicPartition tp) {
-    PartitionState s = image.partition(tp);
-    return s != null && s.addingReplicas().contains(brokerId) && !s.isrContains(brokerId);
-  }
-
   private void maybeFetch() {
     if (closed || inFlight) {
       return;
@@ -195,7 +185,8 @@ final class ReplicaFetcher {
       if (state.isEmpty()) {
         continue;
       }
-      if (throttleImage != null && isThrottled(throttleImage, e.getKey())) {
+      if (throttleImage != null
+          && ReplicationQuota.throttles(throttleImage, e.getKey(), brokerId)) {
         if (quotaDelayMs > 0) {
           // Over quota: left out until the bucket has refilled (Kafka's shouldFollowerThrottle).
           throttledLeftOut = true;

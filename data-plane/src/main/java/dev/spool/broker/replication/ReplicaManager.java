@@ -59,6 +59,7 @@ public final class ReplicaManager implements AutoCloseable {
   private final QuorumClient quorum;
   private final LongSupplier brokerEpoch;
   private final FetchWaiters fetchWaiters;
+  private final LeaderReplicationThrottle leaderThrottle;
   private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
   private final Listener listener = new Listener();
   private final String logPrefix;
@@ -89,6 +90,9 @@ public final class ReplicaManager implements AutoCloseable {
     this.quorum = quorum;
     this.brokerEpoch = brokerEpoch;
     this.fetchWaiters = fetchWaiters;
+    // Read on every use: a ReplicationThrottleRecord changes it at runtime (0 = none).
+    this.leaderThrottle =
+        new LeaderReplicationThrottle(clock, () -> image.replicationThrottleBytesPerSec());
     this.logPrefix = "[node=" + brokerId + "]";
     this.leaseGuard = LeaseGuard.alwaysHeld(brokerId);
     logManager.onOffline(this::takeDirectoryOffline);
@@ -180,6 +184,11 @@ public final class ReplicaManager implements AutoCloseable {
 
   public FetchWaiters fetchWaiters() {
     return fetchWaiters;
+  }
+
+  /** The leader side of the replication throttle, for the fetch handler. Any thread. */
+  public LeaderReplicationThrottle leaderThrottle() {
+    return leaderThrottle;
   }
 
   public LogManager logManager() {

@@ -1,27 +1,37 @@
 package dev.spool.broker.replication;
 
 import dev.spool.common.Clock;
+import dev.spool.common.TopicPartition;
+import dev.spool.quorum.image.MetadataImage;
+import dev.spool.quorum.image.PartitionState;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
- * The broker's replication throttle on the follower side (Kafka's follower replication quota): a
+ * One side of the broker's replication throttle (Kafka's follower and leader replication quotas): a
  * token bucket of bytes, filled at the cluster's {@code replicationThrottleBytesPerSec} (read from
  * {@code rate} on every call, since the metadata image changes it at runtime; 0 = no throttle) and
- * holding at most {@link #BURST_MS} worth of it. The fetchers {@link #record} the record bytes they
- * receive for throttled partitions (the catch-up fetching of this broker's adding replicas); while
- * the bucket is in debt ({@link #delayMs} &gt; 0) they leave those partitions out of their
- * requests, and come back when it has refilled. Since a fetch may bring more than the bucket holds,
- * the bucket goes negative rather than refusing bytes already received: the debt is paid back by
- * waiting, so over any long run the bytes counted stay within rate × time + {@link #BURST_MS} worth
- * + one answer's overshoot per fetcher ({@link #partitionMaxBytes} bounds it).
+ * holding at most {@link #BURST_MS} worth of it. A broker has two: the follower side's, in which
+ * its fetchers {@link #record} the record bytes they receive for throttled partitions (the catch-up
+ * fetching of this broker's adding replicas), and the leader side's ({@link
+ * LeaderReplicationThrottle}), in which the fetch handler records the bytes it sends to other
+ * brokers' adding replicas. While a bucket is in debt ({@link #delayMs} &gt; 0) its side moves no
+ * throttled bytes: the fetchers leave those partitions out of their requests, the leader answers
+ * them without records. Since one answer may carry more than the bucket holds, the bucket goes
+ * negative rather than refusing bytes already read: the debt is paid back by waiting, so over any
+ * long run the bytes counted stay within rate × time + {@link #BURST_MS} worth + one answer's
+ * overshoot per fetch in flight ({@link #partitionMaxBytes} bounds it for Spool's fetchers).
+ *
+ * <p>Which partitions are throttled is one rule for both sides, {@link #throttles}: a replica
+ * fetching a partition it is an adding replica of, and not in the ISR yet.
  *
  * <p>A bucket starts full when a throttle is set (after none), keeps its level when the rate
  * changes (capped at the new burst), and is forgotten when the throttle is removed.
  *
- * <p>Threads: one per broker, created by {@link ReplicaFetcherManager} and shared by all its
- * fetchers; they all run on the replica fetchers' I/O thread today, and the methods are
- * synchronized so any thread may call them. {@link #throttledBytesTotal} is for any thread.
+ * <p>Threads: the follower side's is created by {@link ReplicaFetcherManager} and shared by all its
+ * fetchers, which all run on the replica fetchers' I/O thread; the leader side's is used by every
+ * Netty event loop and partition worker that serves a follower fetch. The methods are synchronized,
+ * so any thread may call them. {@link #throttledBytesTotal} is for any thread.
  */
 final class ReplicationQuota {
   /** The burst the bucket holds: one second of the rate. */
@@ -46,12 +56,22 @@ final class ReplicationQuota {
     this.rate = rate;
   }
 
+  /**
+   * Whether the fetching of {@code tp} by broker {@code replicaId} counts against the replication
+   * throttle: the broker is an adding replica of a reassignment in progress and not in the ISR yet
+   * (catch-up traffic only; ISR members and partitions not being moved are never throttled).
+   */
+  static boolean throttles(MetadataImage image, TopicPartition tp, int replicaId) {
+    PartitionState s = image.partition(tp);
+    return s != null && s.addingReplicas().contains(replicaId) && !s.isrContains(replicaId);
+  }
+
   /** The current throttle in bytes per second, 0 = none. Any thread; no lock. */
   public long bytesPerSec() {
     return Math.max(0, rate.getAsLong());
   }
 
-  /** Counts {@code bytes} received for throttled partitions against the bucket. */
+  /** Counts {@code bytes} of throttled partitions (received or sent) against the bucket. */
   public synchronized void record(long bytes) {
     if (bytes <= 0) {
       return;

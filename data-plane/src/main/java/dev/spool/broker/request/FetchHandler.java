@@ -7,6 +7,7 @@ import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.replication.FetchParams;
 import dev.spool.broker.replication.FetchWaiters;
+import dev.spool.broker.replication.LeaderReplicationThrottle;
 import dev.spool.broker.replication.Partition;
 import dev.spool.broker.replication.PartitionFetchResult;
 import dev.spool.common.ErrorCode;
@@ -42,6 +43,14 @@ import java.util.concurrent.TimeUnit;
  * <p>A newer request on the same connection ends the wait early ({@link NewerRequestSignal}):
  * answers go out in request order, so waiting would hold the newer one back. A consumer uses this
  * to fetch a partition with data while its fetch of caught-up partitions long-polls.
+ *
+ * <p>Leader-side replication throttle ({@link LeaderReplicationThrottle}, Kafka's {@code
+ * shouldLeaderThrottle}): in a follower fetch, a partition the follower is an adding replica of and
+ * not in the ISR is answered without records while the broker's leader quota is in debt, and its
+ * bytes do not count towards min_bytes; such a fetch long-polls as usual, and is also woken when
+ * the quota has refilled (if that comes before its deadline), so it neither spins nor sleeps past
+ * the moment it may send. The bytes sent for throttled partitions are recorded in the quota when
+ * the answer is built.
  *
  * <p>Limits: partition_max_bytes per partition and max_bytes per response, with at least one whole
  * batch from the first partition that has data (so a batch bigger than the limits still makes
@@ -92,6 +101,13 @@ public final class FetchHandler implements RequestHandler {
     return new FetchOperation(req, newer).start();
   }
 
+  /**
+   * One read of a fetch's partitions: results in request order; {@code throttled} marks the
+   * partitions under the leader-side throttle (null when none is), {@code withheld} says whether
+   * one of them was answered without its records because the quota is in debt.
+   */
+  private record Reads(List<PartitionFetchResult> results, boolean[] throttled, boolean withheld) {}
+
   /** One entry of the request, in request order. */
   private record Item(
       String topic, int partition, TopicPartition tp, FetchRequest.FetchPartition req) {}
@@ -131,7 +147,7 @@ public final class FetchHandler implements RequestHandler {
     private void attempt() {
       readAll()
           .whenComplete(
-              (results, err) -> {
+              (reads, err) -> {
                 if (err != null) {
                   result.completeExceptionally(err);
                   return;
@@ -139,14 +155,14 @@ public final class FetchHandler implements RequestHandler {
                 long remainingNs = deadlineNs - ctx.clock().nanoTime();
                 if (remainingNs <= 0
                     || newerRequest.fired()
-                    || satisfied(results)
-                    || !waitFor(remainingNs, results)) {
-                  result.complete(respond(results));
+                    || satisfied(reads.results())
+                    || !waitFor(remainingNs, reads)) {
+                  result.complete(respond(reads));
                 }
               });
     }
 
-    private CompletableFuture<List<PartitionFetchResult>> readAll() {
+    private CompletableFuture<Reads> readAll() {
       MetadataImage image = ctx.image();
       PartitionFetchResult[] results = new PartitionFetchResult[items.size()];
       List<TopicPartition> toRead = new ArrayList<>(items.size());
@@ -195,8 +211,43 @@ public final class FetchHandler implements RequestHandler {
                 for (int j = 0; j < read.length; j++) {
                   results[index[j]] = read[j];
                 }
-                return Arrays.asList(results);
+                return throttle(image, results);
               });
+    }
+
+    /**
+     * Applies the leader-side throttle to one read (Kafka's shouldLeaderThrottle): the throttled
+     * partitions of a follower fetch lose their records while the quota is in debt. Nothing is
+     * allocated or asked of the quota for a consumer fetch or without a throttle.
+     */
+    private Reads throttle(MetadataImage image, PartitionFetchResult[] results) {
+      LeaderReplicationThrottle quota = ctx.replicas().leaderThrottle();
+      if (!follower || !quota.isActive()) {
+        return new Reads(Arrays.asList(results), null, false);
+      }
+      boolean[] throttled = null;
+      boolean withheld = false;
+      long delayMs = -1; // asked once per read, when a throttled partition has records
+      for (int i = 0; i < results.length; i++) {
+        Item it = items.get(i);
+        if (it.tp() == null || !quota.throttles(image, it.tp(), req.getReplicaId())) {
+          continue;
+        }
+        if (throttled == null) {
+          throttled = new boolean[results.length];
+        }
+        throttled[i] = true;
+        if (results[i].slice() != null) {
+          if (delayMs < 0) {
+            delayMs = quota.delayMs();
+          }
+          if (delayMs > 0) {
+            results[i] = results[i].withoutRecords();
+            withheld = true;
+          }
+        }
+      }
+      return new Reads(Arrays.asList(results), throttled, withheld);
     }
 
     private boolean satisfied(List<PartitionFetchResult> results) {
@@ -211,7 +262,7 @@ public final class FetchHandler implements RequestHandler {
     }
 
     /** Registers a wait; false when the wait could not be registered (answer now). */
-    private boolean waitFor(long remainingNs, List<PartitionFetchResult> seen) {
+    private boolean waitFor(long remainingNs, Reads seen) {
       FetchWaiters.Waiter[] holder = new FetchWaiters.Waiter[1];
       holder[0] = new FetchWaiters.Waiter(follower, this::attempt);
       FetchWaiters waiters = ctx.replicas().fetchWaiters();
@@ -230,8 +281,17 @@ public final class FetchHandler implements RequestHandler {
       // A newer request on the connection waits behind this answer: stop waiting (see
       // NewerRequestSignal); the attempt it triggers sees the signal and answers.
       newerRequest.onNewerRequest(() -> holder[0].fire());
+      if (seen.withheld()) {
+        // Records were held back by the leader-side throttle: read again once it has refilled,
+        // rather than only at the deadline (the deadline still bounds the wait).
+        long refillNs = TimeUnit.MILLISECONDS.toNanos(ctx.replicas().leaderThrottle().delayMs());
+        if (refillNs < remainingNs) {
+          ctx.timer()
+              .newTimeout(t -> holder[0].fire(), Math.max(1, refillNs), TimeUnit.NANOSECONDS);
+        }
+      }
       // Something may have changed between the read and the registration: look once more.
-      if (changedSince(seen)) {
+      if (changedSince(seen.results())) {
         holder[0].fire();
       }
       return true;
@@ -257,7 +317,10 @@ public final class FetchHandler implements RequestHandler {
       return false;
     }
 
-    private BrokerResponse respond(List<PartitionFetchResult> results) {
+    private BrokerResponse respond(Reads reads) {
+      List<PartitionFetchResult> results = reads.results();
+      boolean[] throttled = reads.throttled();
+      long throttledBytes = 0;
       FetchResponse.Builder b = FetchResponse.newBuilder();
       List<Object> parts = new ArrayList<>();
       long remaining = req.getMaxBytes() > 0 ? req.getMaxBytes() : Long.MAX_VALUE;
@@ -300,6 +363,9 @@ public final class FetchHandler implements RequestHandler {
           if (!follower) {
             ctx.metrics().consumed(it.topic(), s.sizeInBytes(), s.offsets());
           }
+          if (throttled != null && throttled[i]) {
+            throttledBytes += s.sizeInBytes();
+          }
           anyData = true;
           remaining -= s.sizeInBytes();
           total += s.sizeInBytes();
@@ -312,6 +378,9 @@ public final class FetchHandler implements RequestHandler {
       }
       if (current != null) {
         b.addTopics(current);
+      }
+      if (throttledBytes > 0) {
+        ctx.replicas().leaderThrottle().record(throttledBytes);
       }
       return BrokerResponse.withRecords(b.build(), parts, total);
     }

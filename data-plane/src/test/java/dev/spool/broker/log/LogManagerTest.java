@@ -162,7 +162,7 @@ class LogManagerTest {
   }
 
   @Test
-  void aPartitionThatCannotOpenIsReportedWhileTheOthersOpen() throws Exception {
+  void aPartitionThatCannotOpenIsReportedAndTakesTheDirectoryOffline() throws Exception {
     try (LogManager m = LogManager.open(dataDir, config, clock)) {
       m.getOrCreate(tp("good", 0), "g", smallConfig())
           .appendAsLeader(batch(1, clock.nowMs(), "g"), 0);
@@ -178,6 +178,11 @@ class LogManagerTest {
           failed.get(tp("bad", 0)).getMessage().contains("unexpected file name"),
           failed.get(tp("bad", 0)).getMessage());
       assertEquals(1, m.get(tp("good", 0)).orElseThrow().logEndOffset());
+      assertTrue(m.isOffline(), "an unopenable replica is a storage error of its directory");
+      assertEquals(List.of(dataDir.toString()), m.offlineDirs(), "what the heartbeat reports");
+      assertTrue(
+          m.offlineReason().contains("bad-0: [partition=bad-0] unexpected file name"),
+          m.offlineReason());
     }
     assertFalse(
         Files.exists(dataDir.resolve(LogManager.CLEAN_SHUTDOWN_FILE)),

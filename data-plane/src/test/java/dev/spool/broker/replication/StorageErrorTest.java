@@ -88,4 +88,50 @@ class StorageErrorTest {
         Files.exists(dir.resolve(LogManager.CLEAN_SHUTDOWN_FILE)),
         "a failed directory is not marked clean: the next start recovers every log");
   }
+
+  @Test
+  void aReplicaThatCannotOpenAtStartupTakesTheDirectoryOfflineSoTheHeartbeatReportsIt()
+      throws Exception {
+    try (HandlerTestBroker first = new HandlerTestBroker(dir, clock)) {
+      assertEquals(ErrorCode.NONE, produce(first.replicas(), 5).error());
+    }
+    Files.write(dir.resolve("orders-1").resolve("not-a-number-000000.log"), new byte[10]);
+
+    try (HandlerTestBroker broker = new HandlerTestBroker(dir, clock, false)) {
+      ReplicaManager replicas = broker.replicas();
+      LogManager logs = replicas.logManager();
+      assertTrue(logs.isOffline());
+      assertEquals(List.of(dir.toString()), logs.offlineDirs(), "what the heartbeat reports");
+      assertTrue(logs.offlineReason().contains("orders-1"), logs.offlineReason());
+      ProduceResult refused = produce(replicas, 1);
+      assertEquals(ErrorCode.STORAGE_ERROR, refused.error(), refused.message());
+      PartitionFetchResult[] fetched =
+          replicas
+              .fetchPartitions(List.of(LED), List.of(new FetchParams(-1, 0, -1, -1, 1024, true)))
+              .get(10, TimeUnit.SECONDS);
+      assertEquals(ErrorCode.STORAGE_ERROR, fetched[0].error(), fetched[0].message());
+    }
+  }
+
+  @Test
+  void aNewReplicaWhoseLeftoverDirectoryCannotOpenTakesTheDirectoryOffline() throws Exception {
+    try (HandlerTestBroker broker = new HandlerTestBroker(dir, clock)) {
+      ReplicaManager replicas = broker.replicas();
+      Path leftover = Files.createDirectories(dir.resolve("fresh-0"));
+      Files.write(leftover.resolve("not-a-number-000000.log"), new byte[10]);
+      String freshId = "0b7e1c2d-3f4a-4b5c-8d6e-7f8091a2b3c4";
+      broker.apply(
+          Records.topic("fresh", freshId),
+          Records.partition(freshId, 0, List.of(1, 2), List.of(1, 2), 1, 0, 0));
+      broker.publish();
+
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(replicas.logManager()::isOffline);
+      assertTrue(
+          replicas.logManager().offlineReason().contains("cannot open the log of fresh-0"),
+          replicas.logManager().offlineReason());
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> replicas.partition(LED).orElseThrow().role() == ReplicaRole.OFFLINE);
+    }
+  }
 }

@@ -3,6 +3,7 @@ package dev.spool.quorum.ratis;
 import dev.spool.common.Clock;
 import dev.spool.common.HostPort;
 import dev.spool.protocol.message.QuorumInfo;
+import dev.spool.quorum.NotAQuorumMemberException;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.QuorumSettings;
@@ -18,6 +19,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -48,6 +50,9 @@ import org.slf4j.LoggerFactory;
 public final class RatisQuorumServer implements QuorumServer {
   private static final Logger log = LoggerFactory.getLogger(RatisQuorumServer.class);
 
+  /** How long the first start of an original voter waits for each other voter's configuration. */
+  private static final long PROBE_TIMEOUT_MS = 1000;
+
   private final QuorumSettings settings;
   private final Clock clock;
   private final RaftGroup group;
@@ -68,7 +73,20 @@ public final class RatisQuorumServer implements QuorumServer {
     if (server != null) {
       throw new IllegalStateException("already started");
     }
+    boolean firstStart =
+        !Files.isDirectory(
+            settings
+                .storageDir()
+                .resolve(group.getGroupId().getUuid().toString())
+                .resolve("current"));
     Files.createDirectories(settings.storageDir());
+    if (firstStart && !settings.joining()) {
+      Optional<String> refusal =
+          MembershipProbe.refusal(group, RaftSetup.peerId(settings.nodeId()), PROBE_TIMEOUT_MS);
+      if (refusal.isPresent()) {
+        throw new NotAQuorumMemberException(refusal.get());
+      }
+    }
     ControllerSettings controllerSettings = settings.controllerSettings();
     stateMachine =
         new MetadataStateMachine(
