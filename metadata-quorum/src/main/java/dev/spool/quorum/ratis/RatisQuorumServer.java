@@ -246,6 +246,12 @@ public final class RatisQuorumServer implements QuorumServer {
   }
 
   @Override
+  public String metadataLogFailure() {
+    String failure = stateMachine == null ? null : stateMachine.logFailure();
+    return failure == null ? "" : failure;
+  }
+
+  @Override
   public Membership membership() {
     RaftServer.Division d;
     try {
@@ -419,6 +425,7 @@ public final class RatisQuorumServer implements QuorumServer {
   @Override
   public synchronized void close() throws IOException {
     if (server != null) {
+      stateMachine.expectClose();
       server.close();
       log.info("[node={}] controller closed", settings.nodeId());
     }
