@@ -169,6 +169,13 @@ public final class SpoolNode implements AutoCloseable {
       if (q == null) {
         return Readiness.notReady("the quorum member is starting (metadata log recovery)");
       }
+      String logFailure = q.metadataLogFailure();
+      if (!logFailure.isEmpty()) {
+        return Readiness.notReady(
+            "controller stopped: "
+                + logFailure
+                + "; replace or repair the quorum directory's disk and restart the node");
+      }
       try {
         // A controller that is not a voter (a new one not added yet, a listener catching up, one
         // removed from the quorum) serves nothing that needs a leader: only voters wait for one.

@@ -46,6 +46,12 @@ public interface QuorumServer extends AutoCloseable {
    */
   Membership membership();
 
+  /**
+   * Why this controller stopped after its metadata log failed (an I/O error in the quorum
+   * directory; docs/architecture.md#storage-errors), or empty while it works.
+   */
+  String metadataLogFailure();
+
   /** True while this node is the ready Raft leader (and so runs the controller duties). */
   boolean isActiveController();
 

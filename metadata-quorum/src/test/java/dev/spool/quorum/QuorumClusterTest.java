@@ -554,4 +554,50 @@ class QuorumClusterTest {
       }
     }
   }
+
+  /**
+   * The active controller's metadata log fails (its Raft storage's {@code current} directory is
+   * replaced by a file, so the next segment roll fails in the file system): that controller stops
+   * and says why, the other voters elect a new active controller, and metadata writes go on.
+   */
+  @Test
+  void shouldStopAControllerWhoseMetadataLogFailsWhileTheOthersGoOn() throws Exception {
+    try (QuorumTestCluster c =
+        QuorumTestCluster.builder()
+            .voters(3)
+            .config(QuorumConfig.LOG_SEGMENT_BYTES.name(), 64 * 1024)
+            .start()) {
+      QuorumServer failing = c.awaitActiveController();
+      BrokerLifecycle b1 = c.newBroker(1);
+      BrokerLifecycle b2 = c.newBroker(2);
+      BrokerLifecycle b3 = c.newBroker(3);
+      awaitRunning(b1, b2, b3);
+      QuorumClient client = c.newClient();
+      create(client, "before", 1, 3);
+      assertEquals("", failing.metadataLogFailure());
+
+      Path current;
+      try (Stream<Path> all = Files.walk(c.settings(failing.nodeId()).storageDir())) {
+        current =
+            all.filter(p -> p.getFileName().toString().equals("current")).findFirst().orElseThrow();
+      }
+      Files.move(current, current.resolveSibling("current.aside"));
+      Files.writeString(current, "not a directory");
+      for (int i = 0; i < 40 && failing.metadataLogFailure().isEmpty(); i++) {
+        try {
+          client.createTopics(topic("fill-" + i, 200, 1)).get(5, TimeUnit.SECONDS);
+        } catch (Exception e) {
+          // The failing controller may refuse or never answer: the loop checks what it reports.
+        }
+      }
+
+      assertFalse(failing.metadataLogFailure().isEmpty(), "the roll into a file failed");
+      await().atMost(WAIT).until(() -> !failing.isActiveController());
+      QuorumServer next = c.awaitActiveController();
+      assertNotEquals(failing.nodeId(), next.nodeId());
+      create(client, "after", 1, 2);
+      assertNotNull(next.image().topic("after"));
+      assertFalse(failing.metadataLogFailure().isEmpty(), "it stays failed: " + failing);
+    }
+  }
 }

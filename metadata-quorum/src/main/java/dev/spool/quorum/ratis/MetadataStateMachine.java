@@ -36,6 +36,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -104,6 +105,8 @@ final class MetadataStateMachine extends BaseStateMachine {
   private volatile int leaderId = -1;
   // Ratis calls the leader notifications on its own threads; metrics read the count from any.
   private final AtomicLong leaderChanges = new AtomicLong();
+  private final AtomicReference<String> logFailure = new AtomicReference<>();
+  private volatile boolean closeExpected;
 
   /** The clock's monotonic ms at the last leader change, or at start before the first. */
   private volatile long leaderChangedAtMs = -1;
@@ -564,9 +567,88 @@ final class MetadataStateMachine extends BaseStateMachine {
     }
   }
 
+  // ---------------------------------------------------------------- metadata log failure
+
+  /**
+   * Ratis' log worker could not write the metadata log (an I/O error in the quorum directory,
+   * docs/architecture.md#storage-errors): the log is failed for good, every later write fails, and
+   * a leader could neither commit nor step down by itself. This controller stops: the active
+   * controller's duties end here, and the division is closed on a thread of its own (not the log
+   * worker's), so the other voters elect a leader without it. The node stays up and not ready,
+   * naming the error ({@link #logFailure}), as for a failed data directory. The first failure wins
+   * and logs once. Ratis' log worker thread.
+   */
+  @Override
+  public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
+    String reason =
+        "the metadata log failed"
+            + (failedEntry == null ? "" : " at index " + failedEntry.getIndex())
+            + ": "
+            + cause;
+    if (!logFailure.compareAndSet(null, reason)) {
+      return;
+    }
+    log.error(
+        "[node={}] {}; this controller stops (its Raft member is closed) and the node stays up, not"
+            + " ready: replace or repair the quorum directory's disk and restart the node",
+        nodeId,
+        reason);
+    stopActive("metadata log failed");
+    Thread closer =
+        new Thread(
+            () -> {
+              try {
+                getServer().get().getDivision(getGroupId()).close();
+              } catch (Exception e) {
+                log.warn("[node={}] closing the failed Raft member: {}", nodeId, e.toString());
+              }
+            },
+            "metadata-log-failed-" + nodeId);
+    closer.setDaemon(true);
+    closer.start();
+  }
+
+  /** Why the metadata log failed ({@link #notifyLogFailed}), or null while it works. Any thread. */
+  String logFailure() {
+    return logFailure.get();
+  }
+
+  /** The node is stopping this controller: the close that follows is not a failure. */
+  void expectClose() {
+    closeExpected = true;
+  }
+
+  /**
+   * Also the end of a member Ratis closed by itself: its log worker closes the division on an error
+   * that is not an {@link IOException} of a log task (a segment file gone from the quorum
+   * directory, say). Unless the node is stopping or the member was removed from the configuration,
+   * that is a metadata log failure too.
+   */
   @Override
   public void close() throws IOException {
     stopActive("closing");
+    if (!closeExpected && stillAMember()) {
+      String reason =
+          "Ratis closed this controller's Raft member while the node runs (an error in the metadata"
+              + " log's worker; see the ERROR line before this one)";
+      if (logFailure.compareAndSet(null, reason)) {
+        log.error(
+            "[node={}] {}; the node stays up, not ready: check the quorum directory's disk and"
+                + " restart the node",
+            nodeId,
+            reason);
+      }
+    }
     super.close();
+  }
+
+  private boolean stillAMember() {
+    try {
+      RaftServer.Division d = getServer().get().getDivision(getGroupId());
+      RaftPeerId self = RaftSetup.peerId(nodeId);
+      return d.getRaftConf().getPeer(self, RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) != null;
+    } catch (Exception e) {
+      return false;
+    }
   }
 }

@@ -268,6 +268,12 @@ public final class RatisQuorumServer implements QuorumServer {
   }
 
   @Override
+  public String metadataLogFailure() {
+    String failure = stateMachine == null ? null : stateMachine.logFailure();
+    return failure == null ? "" : failure;
+  }
+
+  @Override
   public Membership membership() {
     RaftServer.Division d;
     try {
@@ -444,6 +450,7 @@ public final class RatisQuorumServer implements QuorumServer {
       reporter.close();
     }
     if (server != null) {
+      stateMachine.expectClose();
       server.close();
       log.info("[node={}] controller closed", settings.nodeId());
     }
