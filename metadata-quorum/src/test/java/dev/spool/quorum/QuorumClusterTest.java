@@ -526,6 +526,10 @@ class QuorumClusterTest {
       try (QuorumAdmin admin = QuorumAdmin.connect(c.settings(leader.nodeId()).voters(), 10_000)) {
         admin.removeVoters(Set.of(removed));
       }
+      await()
+          .atMost(WAIT)
+          .until(() -> c.server(removed).membership() == QuorumServer.Membership.NONE);
+      assertEquals("", c.server(removed).metadataLogFailure(), "a removal is not a log failure");
       c.stop(removed);
       deleteRecursively(c.settings(removed).storageDir());
 

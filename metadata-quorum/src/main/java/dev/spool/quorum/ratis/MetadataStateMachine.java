@@ -646,7 +646,12 @@ final class MetadataStateMachine extends BaseStateMachine {
     try {
       RaftServer.Division d = getServer().get().getDivision(getGroupId());
       RaftPeerId self = RaftSetup.peerId(nodeId);
-      return d.getRaftConf().getPeer(self, RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) != null;
+      // The current set only: Ratis closes a removed member while the change is still joint
+      // (the old set, which holds it, is the configuration it last saw).
+      return d.getRaftConf().getCurrentPeers(RaftPeerRole.FOLLOWER).stream()
+              .anyMatch(p -> p.getId().equals(self))
+          || d.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER).stream()
+              .anyMatch(p -> p.getId().equals(self));
     } catch (Exception e) {
       return false;
     }
