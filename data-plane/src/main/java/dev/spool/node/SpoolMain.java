@@ -40,6 +40,10 @@ public final class SpoolMain {
   }
 
   public static void main(String[] args) {
+    // Ratis' shaded gRPC logs through java.util.logging, whose console handler would print its INFO
+    // lines (e.g. "Epoll available during static init of TcpMetrics") into a command's output; the
+    // CLI's own logging goes through SLF4J (spool-cli-logback.xml). Warnings still show.
+    java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.WARNING);
     System.exit(commandLine().execute(args));
   }
 }
