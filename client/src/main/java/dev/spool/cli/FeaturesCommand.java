@@ -1,8 +1,10 @@
 package dev.spool.cli;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import dev.spool.client.Admin;
 import dev.spool.protocol.message.DescribeFeaturesResponse;
 import dev.spool.protocol.message.UpdateFeaturesResponse;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -64,6 +66,20 @@ final class FeaturesCommand implements Callable<Integer> {
       this.ctx = ctx;
     }
 
+    /** {@code "supported": {"<feature>": {"min": .., "max": ..}, ...}} of a node or controller. */
+    private static void writeSupported(
+        JsonGenerator g, List<DescribeFeaturesResponse.SupportedFeature> supported)
+        throws IOException {
+      g.writeObjectFieldStart("supported");
+      for (DescribeFeaturesResponse.SupportedFeature s : supported) {
+        g.writeObjectFieldStart(s.getName());
+        g.writeNumberField("min", s.getMinLevel());
+        g.writeNumberField("max", s.getMaxLevel());
+        g.writeEndObject();
+      }
+      g.writeEndObject();
+    }
+
     @Override
     public Integer call() {
       DescribeFeaturesResponse d;
@@ -85,14 +101,7 @@ final class FeaturesCommand implements Callable<Integer> {
                 g.writeStartObject();
                 g.writeNumberField("id", n.getNodeId());
                 g.writeBooleanField("fenced", n.getFenced());
-                g.writeObjectFieldStart("supported");
-                for (DescribeFeaturesResponse.SupportedFeature s : n.getSupportedList()) {
-                  g.writeObjectFieldStart(s.getName());
-                  g.writeNumberField("min", s.getMinLevel());
-                  g.writeNumberField("max", s.getMaxLevel());
-                  g.writeEndObject();
-                }
-                g.writeEndObject();
+                writeSupported(g, n.getSupportedList());
                 g.writeEndObject();
               }
               g.writeEndArray();
@@ -101,14 +110,7 @@ final class FeaturesCommand implements Callable<Integer> {
                 g.writeStartObject();
                 g.writeNumberField("id", c.getNodeId());
                 g.writeBooleanField("voter", c.getVoter());
-                g.writeObjectFieldStart("supported");
-                for (DescribeFeaturesResponse.SupportedFeature s : c.getSupportedList()) {
-                  g.writeObjectFieldStart(s.getName());
-                  g.writeNumberField("min", s.getMinLevel());
-                  g.writeNumberField("max", s.getMaxLevel());
-                  g.writeEndObject();
-                }
-                g.writeEndObject();
+                writeSupported(g, c.getSupportedList());
                 g.writeEndObject();
               }
               g.writeEndArray();

@@ -384,11 +384,7 @@ final class MetadataStateMachine extends BaseStateMachine {
       }
       req = parseRequest(content);
     } catch (RequestRejectedException e) {
-      return reply(
-          ControllerReply.newBuilder()
-              .setErrorCode(e.errorCode())
-              .setErrorMessage(e.getMessage())
-              .build());
+      return refusal(e);
     }
     switch (req.getKindCase()) {
       case HEARTBEAT -> {
@@ -421,11 +417,7 @@ final class MetadataStateMachine extends BaseStateMachine {
                   .setControllerHeartbeat(a.controllerHeartbeat(req.getControllerHeartbeat()))
                   .build());
         } catch (RequestRejectedException e) {
-          return reply(
-              ControllerReply.newBuilder()
-                  .setErrorCode(e.errorCode())
-                  .setErrorMessage(e.getMessage())
-                  .build());
+          return refusal(e);
         }
       }
       case DESCRIBE_QUORUM -> {
@@ -482,6 +474,14 @@ final class MetadataStateMachine extends BaseStateMachine {
               }
             });
     return b.build();
+  }
+
+  private static CompletableFuture<Message> refusal(RequestRejectedException e) {
+    return reply(
+        ControllerReply.newBuilder()
+            .setErrorCode(e.errorCode())
+            .setErrorMessage(e.getMessage())
+            .build());
   }
 
   private static CompletableFuture<Message> reply(ControllerReply r) {
