@@ -103,10 +103,10 @@ public final class FetchHandler implements RequestHandler {
 
   /**
    * One read of a fetch's partitions: results in request order; {@code throttled} marks the
-   * partitions under the leader-side throttle (null when none is), {@code withheld} says whether
-   * one of them was answered without its records because the quota is in debt.
+   * partitions under the leader-side throttle (null when none is), {@code withheldMs} is how long
+   * the quota stays in debt when one of them was answered without its records (0: none was).
    */
-  private record Reads(List<PartitionFetchResult> results, boolean[] throttled, boolean withheld) {}
+  private record Reads(List<PartitionFetchResult> results, boolean[] throttled, long withheldMs) {}
 
   /** One entry of the request, in request order. */
   private record Item(
@@ -223,10 +223,10 @@ public final class FetchHandler implements RequestHandler {
     private Reads throttle(MetadataImage image, PartitionFetchResult[] results) {
       LeaderReplicationThrottle quota = ctx.replicas().leaderThrottle();
       if (!follower || !quota.isActive()) {
-        return new Reads(Arrays.asList(results), null, false);
+        return new Reads(Arrays.asList(results), null, 0);
       }
       boolean[] throttled = null;
-      boolean withheld = false;
+      long withheldMs = 0;
       long delayMs = -1; // asked once per read, when a throttled partition has records
       for (int i = 0; i < results.length; i++) {
         Item it = items.get(i);
@@ -243,11 +243,11 @@ public final class FetchHandler implements RequestHandler {
           }
           if (delayMs > 0) {
             results[i] = results[i].withoutRecords();
-            withheld = true;
+            withheldMs = delayMs;
           }
         }
       }
-      return new Reads(Arrays.asList(results), throttled, withheld);
+      return new Reads(Arrays.asList(results), throttled, withheldMs);
     }
 
     private boolean satisfied(List<PartitionFetchResult> results) {
@@ -281,10 +281,10 @@ public final class FetchHandler implements RequestHandler {
       // A newer request on the connection waits behind this answer: stop waiting (see
       // NewerRequestSignal); the attempt it triggers sees the signal and answers.
       newerRequest.onNewerRequest(() -> holder[0].fire());
-      if (seen.withheld()) {
+      if (seen.withheldMs() > 0) {
         // Records were held back by the leader-side throttle: read again once it has refilled,
         // rather than only at the deadline (the deadline still bounds the wait).
-        long refillNs = TimeUnit.MILLISECONDS.toNanos(ctx.replicas().leaderThrottle().delayMs());
+        long refillNs = TimeUnit.MILLISECONDS.toNanos(seen.withheldMs());
         if (refillNs < remainingNs) {
           ctx.timer()
               .newTimeout(t -> holder[0].fire(), Math.max(1, refillNs), TimeUnit.NANOSECONDS);
