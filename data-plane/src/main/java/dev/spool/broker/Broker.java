@@ -30,6 +30,7 @@ import dev.spool.common.ErrorCode;
 import dev.spool.common.HostPort;
 import dev.spool.common.SpoolException;
 import dev.spool.config.Config;
+import dev.spool.config.ConfigException;
 import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.network.NetworkClient;
 import dev.spool.network.NetworkConfig;
@@ -42,7 +43,11 @@ import dev.spool.quorum.lifecycle.BrokerLifecycle;
 import dev.spool.quorum.lifecycle.BrokerState;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -387,7 +392,30 @@ public final class Broker implements AutoCloseable {
         config.get(BrokerConfig.SOCKET_REQUEST_RECEIVE_TIMEOUT_MS),
         config.get(BrokerConfig.MAX_CONNECTIONS),
         config.get(BrokerConfig.MAX_CONNECTIONS_PER_IP),
+        perIpOverrides(config.get(BrokerConfig.MAX_CONNECTIONS_PER_IP_OVERRIDES)),
+        config.get(BrokerConfig.MAX_CONNECTION_CREATION_RATE),
         logPrefix);
+  }
+
+  /**
+   * Resolves {@code max.connections.per.ip.overrides}' hosts once, at start (as Kafka): a name that
+   * does not resolve fails the node with the key named.
+   */
+  static Map<InetAddress, Integer> perIpOverrides(List<String> entries) {
+    Map<InetAddress, Integer> out = new HashMap<>();
+    for (String e : entries) {
+      Map.Entry<String, Integer> o = BrokerConfig.perIpOverride(e);
+      try {
+        for (InetAddress a : InetAddress.getAllByName(o.getKey())) {
+          out.put(a, o.getValue());
+        }
+      } catch (UnknownHostException ex) {
+        throw new ConfigException(
+            BrokerConfig.MAX_CONNECTIONS_PER_IP_OVERRIDES.name(),
+            "host '" + o.getKey() + "' does not resolve");
+      }
+    }
+    return out;
   }
 
   /**

@@ -147,6 +147,21 @@ public final class BrokerConfig {
           ConfigKey.atLeast(1),
           "Connections one client address may keep open over all listeners; one more is closed as soon"
               + " as it is accepted (the default, Kafka's, sets no limit).");
+  public static final ConfigKey<List<String>> MAX_CONNECTIONS_PER_IP_OVERRIDES =
+      DEF.listKey(
+          "max.connections.per.ip.overrides",
+          List.of(),
+          BrokerConfig::validPerIpOverrides,
+          "host:count pairs (a name or an address; count 0 refuses every connection from it) that"
+              + " replace max.connections.per.ip for those addresses, e.g. 'loadgen.internal:500,10.0.0.9:0'.");
+  public static final ConfigKey<Integer> MAX_CONNECTION_CREATION_RATE =
+      DEF.intKey(
+          "max.connection.creation.rate",
+          Integer.MAX_VALUE,
+          ConfigKey.atLeast(1),
+          "New connections accepted per second over all listeners; past it the listeners stop accepting"
+              + " until the rate is back under it (connections wait, none is refused; Kafka's default"
+              + " sets no limit).");
 
   // ---- log
   public static final ConfigKey<String> LOG_FLUSH_POLICY =
@@ -481,6 +496,32 @@ public final class BrokerConfig {
                 c.get(GROUP_MAX_SESSION_TIMEOUT_MS),
                 // Room for the batch and record framing and the key within one batch.
                 TopicConfig.MAX_MESSAGE_BYTES.defaultValue() - 1024)));
+  }
+
+  /**
+   * Splits a {@code max.connections.per.ip.overrides} entry at its last ':' into host and count;
+   * null when it is not {@code host:count} with a count of at least 0.
+   */
+  public static Map.Entry<String, Integer> perIpOverride(String entry) {
+    int colon = entry.lastIndexOf(':');
+    if (colon <= 0 || colon == entry.length() - 1) {
+      return null;
+    }
+    try {
+      int count = Integer.parseInt(entry.substring(colon + 1));
+      return count < 0 ? null : Map.entry(entry.substring(0, colon), count);
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  private static String validPerIpOverrides(List<String> entries) {
+    for (String e : entries) {
+      if (perIpOverride(e) == null) {
+        return "has '" + e + "': each entry must be host:count with a count of at least 0";
+      }
+    }
+    return null;
   }
 
   private static String validAssignors(List<String> names) {

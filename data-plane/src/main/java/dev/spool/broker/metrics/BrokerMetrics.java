@@ -4,6 +4,7 @@ import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.datapoints.GaugeDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -312,6 +313,20 @@ public final class BrokerMetrics {
           .name(name)
           .help(help)
           .callback(cb -> cb.call(value.getAsLong()))
+          .register(registry);
+    }
+  }
+
+  /**
+   * Registers a counter without labels ({@code name} ends in {@code _total}) that reads {@code
+   * total} at scrape time; off: nothing.
+   */
+  public void counter(String name, String help, LongSupplier total) {
+    if (registry != null) {
+      CounterWithCallback.builder()
+          .name(name)
+          .help(help)
+          .callback(cb -> cb.call(total.getAsLong()))
           .register(registry);
     }
   }

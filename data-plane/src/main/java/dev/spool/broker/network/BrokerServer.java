@@ -25,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +55,39 @@ public final class BrokerServer implements AutoCloseable {
       long requestReceiveTimeoutMs,
       int maxConnections,
       int maxConnectionsPerIp,
-      String logPrefix) {}
+      Map<InetAddress, Integer> maxConnectionsPerIpOverrides,
+      int maxConnectionCreationRate,
+      String logPrefix) {
+
+    /** Settings without per-address overrides or a connection creation rate. */
+    public Settings(
+        String bindHost,
+        int bindPort,
+        int networkThreads,
+        int maxFrameBytes,
+        int maxInFlightPerConnection,
+        long maxQueuedRequestBytes,
+        long connectionMaxIdleMs,
+        long requestReceiveTimeoutMs,
+        int maxConnections,
+        int maxConnectionsPerIp,
+        String logPrefix) {
+      this(
+          bindHost,
+          bindPort,
+          networkThreads,
+          maxFrameBytes,
+          maxInFlightPerConnection,
+          maxQueuedRequestBytes,
+          connectionMaxIdleMs,
+          requestReceiveTimeoutMs,
+          maxConnections,
+          maxConnectionsPerIp,
+          Map.of(),
+          Integer.MAX_VALUE,
+          logPrefix);
+    }
+  }
 
   /** How long {@link #close} waits for the open connections to close. */
   private static final long CLOSE_WAIT_MS = 2_000;
@@ -71,6 +104,7 @@ public final class BrokerServer implements AutoCloseable {
   private final Settings settings;
   private final RequestMemoryPool memory;
   private final ConnectionLimits limits;
+  private final AtomicLong acceptThrottledNanos = new AtomicLong();
   private final RateLimitedLog refusalLog =
       new RateLimitedLog(log, 1, CONNECTION_LOG_INTERVAL_MS, System::nanoTime);
   private final BrokerMetrics metrics;
@@ -97,7 +131,17 @@ public final class BrokerServer implements AutoCloseable {
     this.settings = settings;
     this.metrics = metrics;
     this.memory = new RequestMemoryPool(settings.maxQueuedRequestBytes());
-    this.limits = new ConnectionLimits(settings.maxConnections(), settings.maxConnectionsPerIp());
+    this.limits =
+        new ConnectionLimits(
+            settings.maxConnections(),
+            settings.maxConnectionsPerIp(),
+            settings.maxConnectionsPerIpOverrides(),
+            settings.maxConnectionCreationRate(),
+            System::nanoTime);
+    metrics.counter(
+        "spool_connection_accept_throttle_ms_total",
+        "Milliseconds the listeners stopped accepting to hold max.connection.creation.rate.",
+        () -> TimeUnit.NANOSECONDS.toMillis(acceptThrottledNanos.get()));
     metrics.gauge(
         "spool_request_memory_used_bytes",
         "Bytes held by requests read and not yet answered (queued.max.request.bytes bounds it).",
@@ -190,8 +234,11 @@ public final class BrokerServer implements AutoCloseable {
         l.name().equals(SPOOL_LISTENER)
             ? settings.logPrefix()
             : settings.logPrefix() + "[" + l.name() + "]";
-    return new ServerBootstrap()
-        .group(boss, workers)
+    ServerBootstrap b = new ServerBootstrap();
+    if (limits.limitsCreationRate()) {
+      b.handler(new AcceptThrottle(limits, acceptThrottledNanos));
+    }
+    return b.group(boss, workers)
         .channel(Transport.serverChannel())
         .option(ChannelOption.SO_BACKLOG, 1024)
         .option(ChannelOption.SO_REUSEADDR, true)

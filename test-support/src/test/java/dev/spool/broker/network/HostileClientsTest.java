@@ -11,12 +11,14 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -40,6 +42,11 @@ class HostileClientsTest {
   private final List<Socket> sockets = new ArrayList<>();
 
   private BrokerServer start(int maxConnections, int maxPerIp) {
+    return start(maxConnections, maxPerIp, Map.of(), Integer.MAX_VALUE);
+  }
+
+  private BrokerServer start(
+      int maxConnections, int maxPerIp, Map<InetAddress, Integer> overrides, int creationRate) {
     server =
         new BrokerServer(
             new BrokerServer.Settings(
@@ -53,6 +60,8 @@ class HostileClientsTest {
                 RECEIVE_TIMEOUT_MS,
                 maxConnections,
                 maxPerIp,
+                overrides,
+                creationRate,
                 "[test]"),
             BrokerServerTest.answeringApiVersions());
     // A second listener, as the Kafka listener is: every listener's connections go through the
@@ -170,6 +179,39 @@ class HostileClientsTest {
     assertEquals(3, server.connectionCount());
     sockets.get(0).close();
     Awaitility.await().until(() -> server.connectionCount() == 2);
+    assertServed();
+  }
+
+  @Test
+  void shouldApplyAPerAddressOverrideInsteadOfThePerIpLimit() throws Exception {
+    start(Integer.MAX_VALUE, 100, Map.of(InetAddress.getByName("127.0.0.1"), 2), Integer.MAX_VALUE);
+    open();
+    open(SECOND);
+    Awaitility.await().until(() -> server.connectionCount() == 2);
+    Socket third = open();
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> closedByPeer(third));
+    assertEquals(2, server.connectionCount());
+  }
+
+  @Test
+  void shouldAcceptConnectionsBeyondTheCreationRateLaterWithoutRefusingAny() throws Exception {
+    int rate = 5;
+    int connections = 15;
+    start(Integer.MAX_VALUE, Integer.MAX_VALUE, Map.of(), rate);
+    long startNs = System.nanoTime();
+    for (int i = 0; i < connections; i++) {
+      open(i % 2 == 0 ? BrokerServer.SPOOL_LISTENER : SECOND); // one rate over both listeners
+    }
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> server.connectionCount() == connections);
+    long tookMs = (System.nanoTime() - startNs) / 1_000_000;
+    // A burst of `rate` at once, then one every 1/rate s: (15 - 5) / 5 = 2 s at the least. (A lower
+    // bound only: a slow machine can take longer, never shorter.)
+    assertTrue(tookMs >= 1_600, "15 connections at 5/s were all accepted after " + tookMs + " ms");
+    for (Socket s : sockets) {
+      assertTrue(!closedByPeer(s), "a throttled connection was closed");
+    }
     assertServed();
   }
 }
