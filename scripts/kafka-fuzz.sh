@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
-# The long fuzz campaign against a Kafka listener (the test command runs a short one).
+# The long fuzz campaign against a listener (the test command runs a short one on each).
 #
-#   scripts/kafka-fuzz.sh [--requests N] [--seed S] [--dir DIR] [--base-port P]
+#   scripts/kafka-fuzz.sh [--listener kafka|spool] [--requests N] [--seed S] [--dir DIR] [--base-port P]
 #
 # Starts a 3-node cluster with scripts/cluster.sh in DIR (default ./.spool-fuzz, removed first),
 # creates the topic `fuzz` (RF 3), sends N (default 1000000) seeded, structure-aware mutations of
-# valid Kafka requests to node 1's Kafka listener (dev.spool.chaos.fuzz.KafkaRequestFuzzer: a
-# canary connection must be answered throughout), then checks that every node still runs, that no
-# node log reports a leaked Netty buffer, and that each node's resident memory did not grow by more
-# than 256 MiB over the run. Stops the cluster it started. Hold the machine lock:
+# valid requests to node 1's Kafka listener (default; dev.spool.chaos.fuzz.KafkaRequestFuzzer) or
+# Spool listener (--listener spool; SpoolRequestFuzzer), a canary connection answered throughout,
+# then checks that every node still runs, that no node log reports a leaked Netty buffer, and that
+# each node's resident memory did not grow by more than 256 MiB over the run. Stops the cluster it started. Hold the machine lock:
 #   flock /tmp/spool-heavy.lock scripts/kafka-fuzz.sh
 # Exit status: 0 all checks passed, 1 a check failed, 3 build or start failure.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TARGET="$ROOT/chaos-tests/target"
-REQUESTS=1000000; SEED=1; DIR="./.spool-fuzz"; BASE_PORT=19192
+REQUESTS=1000000; SEED=1; DIR="./.spool-fuzz"; BASE_PORT=19192; LISTENER=kafka
 while [ $# -gt 0 ]; do
   case "$1" in
+    --listener) LISTENER="$2"; shift 2 ;;
     --requests) REQUESTS="$2"; shift 2 ;;
     --seed) SEED="$2"; shift 2 ;;
     --dir) DIR="$2"; shift 2 ;;
@@ -25,6 +26,12 @@ while [ $# -gt 0 ]; do
     *) echo "kafka-fuzz.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
+
+case "$LISTENER" in
+  kafka) FUZZER=dev.spool.chaos.fuzz.KafkaRequestFuzzer; ADDR_FILE=kafka-bootstrap ;;
+  spool) FUZZER=dev.spool.chaos.fuzz.SpoolRequestFuzzer; ADDR_FILE=bootstrap ;;
+  *) echo "kafka-fuzz.sh: --listener must be kafka or spool, not '$LISTENER'" >&2; exit 2 ;;
+esac
 
 find_jar() { ls "$TARGET"/spool-chaos-tests-*.jar 2>/dev/null | grep -v -- '-tests.jar' | head -n 1 || true; }
 JAR="$(find_jar)"
@@ -47,10 +54,10 @@ rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$(cat "$DIR/node-$1/node.pid")/statu
 declare -A RSS0
 for i in 1 2 3; do RSS0[$i]="$(rss_kib "$i")"; done
 
-TARGET_ADDR="$(cut -d, -f1 "$DIR/kafka-bootstrap")"
+TARGET_ADDR="$(cut -d, -f1 "$DIR/$ADDR_FILE")"
 FAILED=0
 java -Xmx512m -cp "$JAR:$TARGET/lib/*" -Dlogback.configurationFile=/dev/null \
-  dev.spool.chaos.fuzz.KafkaRequestFuzzer "$TARGET_ADDR" "$SEED" "$REQUESTS" fuzz || { echo "FAIL: fuzzer (canary unanswered or broker gone)"; FAILED=1; }
+  "$FUZZER" "$TARGET_ADDR" "$SEED" "$REQUESTS" fuzz || { echo "FAIL: fuzzer (canary unanswered or broker gone)"; FAILED=1; }
 
 for i in 1 2 3; do
   pid="$(cat "$DIR/node-$i/node.pid")"
