@@ -3,7 +3,7 @@ package dev.spool.chaos.fuzz;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
-import com.google.protobuf.MessageLite;
+import com.google.protobuf.Message;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.ApiVersionsRequest;
 import dev.spool.protocol.message.ConsumerGroupHeartbeatRequest;
@@ -53,11 +53,13 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
  * protobuf header, a protobuf body and record data, each after its length; see {@code
  * dev.spool.protocol.Frame}); a mutant starts from a valid request of an API that reads, appends,
  * deletes records of or works on groups of the fuzzer's own topic and group, and changes one to
- * three things: the header's API key (to any number, known or not) or version, the header's or the
- * body's bytes (varints made huge, bits flipped, slices repeated, truncation, garbage, unknown
- * protobuf fields of any wire type), the record batches (bits, lengths and counts), or the section
- * lengths themselves. The frame's outer length always matches, so a mutant never stalls the
- * connection waiting for bytes that will not come (slow clients are the limits' tests).
+ * three things: one field's value anywhere in the body, so that the request still parses and
+ * reaches its handler ({@link FieldMutations}), the header's API key (to any number, known or not)
+ * or version, the header's or the body's bytes (varints made huge, bits flipped, slices repeated,
+ * truncation, garbage, unknown protobuf fields of any wire type), the record batches (bits, lengths
+ * and counts), or the section lengths themselves. The frame's outer length always matches, so a
+ * mutant never stalls the connection waiting for bytes that will not come (slow clients are the
+ * limits' tests).
  *
  * <p>A mutant whose header, read as the broker reads it, names a known API outside {@link #SAFE}
  * (creating, deleting or reconfiguring topics, partitions, features, credentials, brokers or
@@ -101,7 +103,7 @@ public final class SpoolRequestFuzzer implements FuzzCampaign.Dialect {
           ApiKey.LIST_PARTITION_REASSIGNMENTS);
 
   /** A valid request: its header, body and record data. */
-  private record Seed(RequestHeader header, byte[] body, byte[] records) {}
+  private record Seed(RequestHeader header, Message body, byte[] records) {}
 
   private static final String CLIENT_ID = "fuzz";
 
@@ -131,7 +133,7 @@ public final class SpoolRequestFuzzer implements FuzzCampaign.Dialect {
         return m;
       }
     }
-    return frame(s.header().toByteArray(), s.body(), s.records());
+    return frame(s.header().toByteArray(), s.body().toByteArray(), s.records());
   }
 
   @Override
@@ -164,12 +166,13 @@ public final class SpoolRequestFuzzer implements FuzzCampaign.Dialect {
 
   private byte[] mutate(Seed s) {
     byte[] header = s.header().toByteArray();
-    byte[] body = s.body().clone();
+    Message message = s.body();
+    byte[] body = null; // the body's bytes once a byte-level mutation changed them
     byte[] records = s.records().clone();
     boolean lengths = false;
     int n = 1 + random.nextInt(3);
     for (int i = 0; i < n; i++) {
-      switch (random.nextInt(8)) {
+      switch (random.nextInt(12)) {
         case 0 -> // any API number, known or not
             header =
                 s.header().toBuilder().setApiKeyValue(random.nextInt(48) - 2).build().toByteArray();
@@ -177,17 +180,27 @@ public final class SpoolRequestFuzzer implements FuzzCampaign.Dialect {
             header =
                 s.header().toBuilder().setApiVersion(random.nextInt(6) - 1).build().toByteArray();
         case 2 -> header = bytes(header);
-        case 3, 4 -> body = bytes(body);
-        case 5 -> body = unknownField(body);
-        case 6 -> {
+        case 3 -> body = bytes(body == null ? message.toByteArray() : body);
+        case 4 -> body = unknownField(body == null ? message.toByteArray() : body);
+        case 5 -> {
           if (records.length == 0) {
-            body = bytes(body);
+            body = bytes(body == null ? message.toByteArray() : body);
           } else {
             records = bytes(records);
           }
         }
-        default -> lengths = true;
+        case 6 -> lengths = true;
+        default -> { // a field's value: the request still parses and reaches its handler
+          if (body == null) {
+            message = FieldMutations.apply(random, message);
+          } else {
+            body = bytes(body);
+          }
+        }
       }
+    }
+    if (body == null) {
+      body = message.toByteArray();
     }
     byte[] frame = frame(header, body, records);
     if (lengths) {
@@ -283,8 +296,8 @@ public final class SpoolRequestFuzzer implements FuzzCampaign.Dialect {
 
   // ------------------------------------------------------------------ seeds
 
-  private static Seed seed(ApiKey key, MessageLite body) {
-    return new Seed(header(key, 1), body.toByteArray(), new byte[0]);
+  private static Seed seed(ApiKey key, Message body) {
+    return new Seed(header(key, 1), body, new byte[0]);
   }
 
   private static List<Seed> seeds(String topic, Random random) {
@@ -324,7 +337,7 @@ public final class SpoolRequestFuzzer implements FuzzCampaign.Dialect {
                               .setRecordsSize(records.length)
                               .setLeaderEpoch(-1)))
               .build();
-      out.add(new Seed(header(ApiKey.PRODUCE, 1), p.toByteArray(), records));
+      out.add(new Seed(header(ApiKey.PRODUCE, 1), p, records));
     }
     out.add(
         seed(
