@@ -15,6 +15,8 @@ import dev.spool.chaos.checker.LeaderEpochMonotonic;
 import dev.spool.chaos.checker.ReplicaDivergence;
 import dev.spool.chaos.checker.Validity;
 import dev.spool.chaos.checker.Verdict;
+import dev.spool.chaos.fuzz.FuzzCampaign;
+import dev.spool.chaos.fuzz.SpoolRequestFuzzer;
 import dev.spool.chaos.history.History;
 import dev.spool.chaos.history.HistoryEntry;
 import dev.spool.chaos.history.HistoryRecorder;
@@ -405,6 +407,29 @@ class DataPathE2ETest {
       assertEquals(endBefore + 1, c.endOffsets(tps).get(tp));
       long last = p.send(record("garbage", "last")).get(30, TimeUnit.SECONDS).offset();
       assertEquals(first + garbage.size() + 2, last, "every good record got the next offset");
+    }
+  }
+
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void shouldSurviveMutatedSpoolRequestsAndKeepServingOtherClients() throws Exception {
+    List<TopicPartition> tps = E2e.createTopic(cluster, "fuzz", 1, Map.of());
+    int leader = cluster.partitionLeader(tps.get(0)).orElseThrow();
+    FuzzCampaign.Result r =
+        new SpoolRequestFuzzer(cluster.addresses(leader).broker(), 13L, "fuzz", 5_000).run(20_000);
+    assertTrue(r.sent() >= 20_000, r.toString());
+    assertTrue(r.closes() > 0 && r.answered() > 0, "both outcomes were exercised: " + r);
+    for (int n : cluster.nodes()) {
+      assertTrue(cluster.isRunning(n), "node " + n + " survived " + r);
+      try (Stream<String> lines = Files.lines(cluster.logFile(n))) {
+        assertEquals(
+            List.of(),
+            lines.filter(l -> l.contains("LEAK:") || l.contains("cannot encode")).toList(),
+            "node " + n + ": no leaked buffer, no answer the listener failed to write");
+      }
+    }
+    try (Producer p = new Producer(clientProps())) {
+      p.send(record("fuzz", "after fuzz")).get(30, TimeUnit.SECONDS);
     }
   }
 

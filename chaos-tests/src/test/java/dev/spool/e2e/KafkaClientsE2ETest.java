@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.spool.chaos.fuzz.FuzzCampaign;
 import dev.spool.chaos.fuzz.KafkaRequestFuzzer;
 import dev.spool.client.ReplicaLog;
 import dev.spool.common.TopicPartition;
@@ -536,7 +537,7 @@ class KafkaClientsE2ETest {
     createTopic("fuzz", 1, Map.of());
     String first = bootstrap().split(",")[0];
     int colon = first.lastIndexOf(':');
-    KafkaRequestFuzzer.Result r =
+    FuzzCampaign.Result r =
         new KafkaRequestFuzzer(
                 new InetSocketAddress(
                     first.substring(0, colon), Integer.parseInt(first.substring(colon + 1))),

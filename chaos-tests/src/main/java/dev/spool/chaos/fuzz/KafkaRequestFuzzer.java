@@ -1,16 +1,10 @@
 package dev.spool.chaos.fuzz;
 
-import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
@@ -57,22 +51,15 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
  * key and version changed, bytes flipped, the body truncated or extended. A mutant whose API key
  * became one of {@link #CHANGES_CLUSTER} gets its original key back: a DeleteRecords request with
  * one bit flipped is a valid DeleteTopics request naming the fuzzer's topic often enough (about 36
- * in a million mutants) to delete it under a short run. Requests go pipelined in rounds of {@link
- * #ROUND} followed by a valid ApiVersions sentinel; a round ends at the sentinel's answer or when
- * the broker closes the connection (the answer to a malformed request). A canary connection sends a
- * valid Metadata request between rounds and must be answered every time: one connection's garbage
- * must never cost another client.
+ * in a million mutants) to delete it under a short run. {@link FuzzCampaign} sends them, with a
+ * valid ApiVersions request as the sentinel and Metadata as the canary.
  *
  * <p>The same seed gives the same requests. {@code main} runs the long campaign ({@code
  * scripts/kafka-fuzz.sh}); tests run a short one.
  *
  * <p>Threads: one caller; not thread-safe.
  */
-public final class KafkaRequestFuzzer {
-  /** Mutated requests per round before the sentinel. */
-  static final int ROUND = 4;
-
-  private static final int SENTINEL_CORRELATION = Integer.MAX_VALUE;
+public final class KafkaRequestFuzzer implements FuzzCampaign.Dialect {
 
   /**
    * APIs that create, delete or reconfigure topics, partitions, ACLs, quotas, credentials or
@@ -95,11 +82,6 @@ public final class KafkaRequestFuzzer {
           ApiKeys.UPDATE_FEATURES,
           ApiKeys.UNREGISTER_BROKER);
 
-  private static final int[] EXTREMES = {-1, 0, 1, 0x7fff, 0x8000, 0x7fffffff, 0x80000000, 0xffff};
-
-  /** Outcome of a campaign. */
-  public record Result(long sent, long answered, long closes, long canaryChecks) {}
-
   private final InetSocketAddress target;
   private final Random random;
   private final List<byte[]> seeds;
@@ -113,56 +95,39 @@ public final class KafkaRequestFuzzer {
   }
 
   /** Sends at least {@code requests} mutated requests; throws when the canary goes unanswered. */
-  public Result run(long requests) throws IOException {
-    long sent = 0;
-    long answered = 0;
-    long closes = 0;
-    long canary = 0;
-    long rounds = 0;
-    try (Conn health = new Conn(target, readTimeoutMs)) {
-      Conn c = null;
-      try {
-        while (sent < requests) {
-          if (c == null) {
-            c = new Conn(target, readTimeoutMs);
-          }
-          for (int i = 0; i < ROUND; i++) {
-            if (!c.trySend(frame(nextMutant()))) {
-              break;
-            }
-            sent++;
-          }
-          c.trySend(frame(sentinel()));
-          int got = c.readUntilSentinel();
-          if (got < 0) {
-            closes++;
-            c.close();
-            c = null;
-          } else {
-            answered += got;
-          }
-          if (++rounds % 16 == 0) {
-            health.checkCanary(canary++);
-          }
-        }
-        health.checkCanary(canary++);
-      } finally {
-        if (c != null) {
-          c.close();
-        }
-      }
-    }
-    return new Result(sent, answered, closes, canary);
+  public FuzzCampaign.Result run(long requests) throws IOException {
+    return FuzzCampaign.run(target, this, requests, readTimeoutMs);
   }
 
   private static byte[] frame(byte[] request) {
     return ByteBuffer.allocate(4 + request.length).putInt(request.length).put(request).array();
   }
 
+  @Override
+  public byte[] nextMutant() {
+    return frame(nextRequest());
+  }
+
+  @Override
+  public byte[] sentinel() {
+    return frame(
+        request(new ApiVersionsRequestData(), (short) 0, FuzzCampaign.SENTINEL_CORRELATION));
+  }
+
+  @Override
+  public byte[] canary(int n) {
+    return frame(request(new MetadataRequestData().setTopics(null), (short) 12, n));
+  }
+
+  @Override
+  public int correlationId(byte[] answer) {
+    return ByteBuffer.wrap(answer).getInt(0);
+  }
+
   // ------------------------------------------------------------------ mutations
 
   /** The next mutated request, without its size field. */
-  byte[] nextMutant() {
+  byte[] nextRequest() {
     return mutate(seeds.get(random.nextInt(seeds.size())));
   }
 
@@ -189,46 +154,22 @@ public final class KafkaRequestFuzzer {
     if (b.length < 8 && kind < 7) {
       kind = 7;
     }
-    switch (kind) {
-      case 0 -> { // a length, count or int field at a random place set to an extreme
-        int at = random.nextInt(Math.max(1, b.length - 3));
-        int v = EXTREMES[random.nextInt(EXTREMES.length)];
-        if (random.nextBoolean() && at + 4 <= b.length) {
-          ByteBuffer.wrap(b).putInt(at, v);
-        } else if (at + 2 <= b.length) {
-          ByteBuffer.wrap(b).putShort(at, (short) v);
-        }
+    return switch (kind) {
+      case 0 -> Mutations.extreme(random, b, 0);
+      case 1 -> Mutations.hugeVarint(random, b, headerEnd);
+      case 2 -> {
+        ByteBuffer.wrap(b).putShort(2, (short) (random.nextInt(22) - 1)); // version
+        yield b;
       }
-      case 1 -> { // a compact length or count (unsigned varint) made huge
-        int at = headerEnd + random.nextInt(Math.max(1, b.length - headerEnd));
-        byte[] varint = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f};
-        System.arraycopy(varint, 0, b, at, Math.min(varint.length, b.length - at));
+      case 3 -> {
+        ByteBuffer.wrap(b).putShort(0, (short) (random.nextInt(80) - 1)); // API key
+        yield b;
       }
-      case 2 -> ByteBuffer.wrap(b).putShort(2, (short) (random.nextInt(22) - 1)); // version
-      case 3 -> ByteBuffer.wrap(b).putShort(0, (short) (random.nextInt(80) - 1)); // API key
-      case 4, 5 -> { // bits flipped
-        int flips = 1 + random.nextInt(4);
-        for (int i = 0; i < flips; i++) {
-          b[random.nextInt(b.length)] ^= (byte) (1 << random.nextInt(8));
-        }
-      }
-      case 6 -> { // a slice repeated (arrays with an element too many)
-        int from = random.nextInt(b.length);
-        int len = 1 + random.nextInt(Math.min(32, b.length - from));
-        byte[] out = Arrays.copyOf(b, b.length + len);
-        System.arraycopy(b, from, out, from + len, b.length - from);
-        b = out;
-      }
-      case 7 -> b = Arrays.copyOf(b, random.nextInt(b.length + 1)); // truncated
-      default -> { // garbage appended
-        byte[] tail = new byte[1 + random.nextInt(64)];
-        random.nextBytes(tail);
-        byte[] out = Arrays.copyOf(b, b.length + tail.length);
-        System.arraycopy(tail, 0, out, b.length, tail.length);
-        b = out;
-      }
-    }
-    return b;
+      case 4, 5 -> Mutations.flipBits(random, b, 0);
+      case 6 -> Mutations.repeatSlice(random, b);
+      case 7 -> Mutations.truncate(random, b);
+      default -> Mutations.appendGarbage(random, b);
+    };
   }
 
   // ------------------------------------------------------------------ seeds
@@ -483,108 +424,20 @@ public final class KafkaRequestFuzzer {
     return b.array();
   }
 
-  private static byte[] sentinel() {
-    return request(new ApiVersionsRequestData(), (short) 0, SENTINEL_CORRELATION);
-  }
-
-  // ------------------------------------------------------------------ connections
-
-  /** One blocking connection. */
-  private static final class Conn implements AutoCloseable {
-    private final Socket socket;
-    private final DataInputStream in;
-    private final OutputStream out;
-
-    Conn(InetSocketAddress target, int readTimeoutMs) throws IOException {
-      socket = new Socket();
-      socket.connect(target, readTimeoutMs);
-      socket.setSoTimeout(readTimeoutMs);
-      socket.setTcpNoDelay(true);
-      in = new DataInputStream(socket.getInputStream());
-      out = socket.getOutputStream();
-    }
-
-    /** False when the broker has closed the connection already. */
-    boolean trySend(byte[] frame) {
-      try {
-        out.write(frame);
-        return true;
-      } catch (IOException e) {
-        return false;
-      }
-    }
-
-    /**
-     * Reads answers until the sentinel's; their number, or -1 when the connection closed (or the
-     * sentinel never came: a request held it back, e.g. a frame whose size field promised more).
-     */
-    int readUntilSentinel() {
-      int answers = 0;
-      try {
-        out.flush();
-        while (true) {
-          int size = in.readInt();
-          if (size < 4) {
-            throw new IllegalStateException("answer of size " + size);
-          }
-          int correlationId = in.readInt();
-          in.skipNBytes(size - 4);
-          if (correlationId == SENTINEL_CORRELATION) {
-            return answers;
-          }
-          answers++;
-        }
-      } catch (EOFException | SocketTimeoutException e) {
-        return -1;
-      } catch (IOException e) {
-        return -1; // reset by the broker
-      }
-    }
-
-    void checkCanary(long n) throws IOException {
-      byte[] m = request(new MetadataRequestData().setTopics(null), (short) 12, (int) n);
-      out.write(frame(m));
-      out.flush();
-      int size;
-      try {
-        size = in.readInt();
-      } catch (IOException e) {
-        throw new IOException("canary request " + n + " went unanswered: " + e, e);
-      }
-      int correlationId = in.readInt();
-      in.skipNBytes(size - 4);
-      if (correlationId != (int) n) {
-        throw new IOException("canary answer " + correlationId + " for request " + n);
-      }
-    }
-
-    @Override
-    public void close() {
-      try {
-        socket.close();
-      } catch (IOException e) {
-        // closing a broken socket: nothing to keep
-      }
-    }
-  }
-
   /** {@code host:port seed requests [topic]}: a campaign against a running Kafka listener. */
   public static void main(String[] args) throws IOException {
     if (args.length < 3) {
       System.err.println("usage: KafkaRequestFuzzer host:port seed requests [topic]");
       System.exit(2);
     }
-    String[] hp = args[0].split(":");
-    InetSocketAddress target = new InetSocketAddress(hp[0], Integer.parseInt(hp[1]));
+    InetSocketAddress target = FuzzCampaign.address(args[0]);
     long seed = Long.parseLong(args[1]);
-    long requests = Long.parseLong(args[2]);
     String topic = args.length > 3 ? args[3] : "fuzz";
-    long start = System.nanoTime();
-    Result r = new KafkaRequestFuzzer(target, seed, topic, 5_000).run(requests);
-    double secs = (System.nanoTime() - start) / 1e9;
-    System.out.printf(
-        "fuzz seed %d: %d mutated requests in %.1f s (%.0f/s), %d answered, %d connections"
-            + " closed by the broker, %d canary requests answered%n",
-        seed, r.sent(), secs, r.sent() / secs, r.answered(), r.closes(), r.canaryChecks());
+    FuzzCampaign.main(
+        "kafka",
+        target,
+        new KafkaRequestFuzzer(target, seed, topic, 5_000),
+        seed,
+        Long.parseLong(args[2]));
   }
 }

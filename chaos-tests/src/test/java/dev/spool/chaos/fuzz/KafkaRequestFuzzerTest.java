@@ -23,7 +23,7 @@ class KafkaRequestFuzzerTest {
     for (long seed = 0; seed < 10; seed++) {
       KafkaRequestFuzzer f = new KafkaRequestFuzzer(NOWHERE, seed, "fuzz", 1000);
       for (int i = 0; i < 20_000; i++) {
-        byte[] m = f.nextMutant();
+        byte[] m = f.nextRequest();
         if (m.length >= 2) {
           short key = ByteBuffer.wrap(m).getShort(0);
           keys.add(key);
@@ -53,8 +53,8 @@ class KafkaRequestFuzzerTest {
   void theSameSeedGivesTheSameRequests() {
     KafkaRequestFuzzer a = new KafkaRequestFuzzer(NOWHERE, 13, "fuzz", 1000);
     KafkaRequestFuzzer b = new KafkaRequestFuzzer(NOWHERE, 13, "fuzz", 1000);
-    List<byte[]> first = IntStream.range(0, 1000).mapToObj(i -> a.nextMutant()).toList();
-    List<byte[]> second = IntStream.range(0, 1000).mapToObj(i -> b.nextMutant()).toList();
+    List<byte[]> first = IntStream.range(0, 1000).mapToObj(i -> a.nextRequest()).toList();
+    List<byte[]> second = IntStream.range(0, 1000).mapToObj(i -> b.nextRequest()).toList();
     assertEquals(first.size(), second.size());
     for (int i = 0; i < first.size(); i++) {
       assertArrayEquals(first.get(i), second.get(i), "mutant " + i);

@@ -2,6 +2,7 @@ package dev.spool.broker.request;
 
 import dev.spool.broker.network.RequestContext;
 import dev.spool.common.TopicPartition;
+import dev.spool.protocol.InvalidFrameException;
 import dev.spool.protocol.message.TopicPartitions;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -18,11 +19,23 @@ import java.util.TreeMap;
 final class GroupProtos {
   private GroupProtos() {}
 
+  /**
+   * The partition a request names; a negative number is a malformed request (answered
+   * INVALID_REQUEST, the connection closed, one log line), as a TopicPartition cannot hold it.
+   */
+  static TopicPartition partition(String topic, int partition) {
+    if (partition < 0) {
+      throw new InvalidFrameException(
+          "partition " + partition + " of topic '" + topic + "': partitions are numbered from 0");
+    }
+    return new TopicPartition(topic, partition);
+  }
+
   static Set<TopicPartition> toSet(List<TopicPartitions> list) {
     Set<TopicPartition> out = new HashSet<>();
     for (TopicPartitions t : list) {
       for (int p : t.getPartitionsList()) {
-        out.add(new TopicPartition(t.getTopic(), p));
+        out.add(partition(t.getTopic(), p));
       }
     }
     return out;
@@ -32,7 +45,7 @@ final class GroupProtos {
     List<TopicPartition> out = new ArrayList<>();
     for (TopicPartitions t : list) {
       for (int p : t.getPartitionsList()) {
-        out.add(new TopicPartition(t.getTopic(), p));
+        out.add(partition(t.getTopic(), p));
       }
     }
     return out;

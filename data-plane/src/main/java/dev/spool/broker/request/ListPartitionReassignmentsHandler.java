@@ -46,7 +46,8 @@ public final class ListPartitionReassignmentsHandler
     } else {
       for (TopicPartitions tps : req.getPartitionsList()) {
         for (int partition : tps.getPartitionsList()) {
-          PartitionState p = img.partition(new TopicPartition(tps.getTopic(), partition));
+          TopicPartition tp = BrokerContext.tpOrNull(tps.getTopic(), partition);
+          PartitionState p = tp == null ? null : img.partition(tp); // no such partition: not moving
           if (p != null && p.isReassigning()) {
             moving.add(p);
           }

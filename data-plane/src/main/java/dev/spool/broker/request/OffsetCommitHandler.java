@@ -32,7 +32,7 @@ public final class OffsetCommitHandler implements RequestHandler {
     for (var t : req.getTopicsList()) {
       for (var p : t.getPartitionsList()) {
         offsets.put(
-            new TopicPartition(t.getName(), p.getPartition()),
+            GroupProtos.partition(t.getName(), p.getPartition()),
             new OffsetAndMetadata(
                 p.getCommittedOffset(), p.getCommittedLeaderEpoch(), p.getCommittedMetadata(), -1));
       }
