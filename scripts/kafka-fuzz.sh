@@ -2,6 +2,7 @@
 # The long fuzz campaign against a listener (the test command runs a short one on each).
 #
 #   scripts/kafka-fuzz.sh [--listener kafka|spool] [--requests N] [--seed S] [--dir DIR] [--base-port P]
+#   scripts/kafka-fuzz.sh --slow-loris N [--dir DIR] [--base-port P]
 #
 # Starts a 3-node cluster with scripts/cluster.sh in DIR (default ./.spool-fuzz, removed first),
 # creates the topic `fuzz` (RF 3), sends N (default 1000000) seeded, structure-aware mutations of
@@ -10,21 +11,25 @@
 # then checks that every node still runs, that no node log reports a leaked Netty buffer, and that
 # each node's heap after a full GC and its network pool's direct memory are back within 64 MiB of
 # where they were before the run (resident memory is printed too, for the record). Stops the
-# cluster it started. Hold the machine lock:
+# cluster it started. --slow-loris N instead opens N connections to node 1, half on each listener,
+# that announce 60 MiB frames and stall (dev.spool.chaos.fuzz.SlowLoris): the request pool must hold
+# about 1 KiB each, a well-behaved client be answered on both listeners, and every one be closed
+# within socket.request.receive.timeout.ms (30 s) with its memory returned. Hold the machine lock:
 #   flock /tmp/spool-heavy.lock scripts/kafka-fuzz.sh
 # Exit status: 0 all checks passed, 1 a check failed, 3 build or start failure.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TARGET="$ROOT/chaos-tests/target"
-REQUESTS=1000000; SEED=1; DIR="./.spool-fuzz"; BASE_PORT=19192; LISTENER=kafka
+REQUESTS=1000000; SEED=1; DIR="./.spool-fuzz"; BASE_PORT=19192; LISTENER=kafka; LORIS=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --listener) LISTENER="$2"; shift 2 ;;
+    --slow-loris) LORIS="$2"; shift 2 ;;
     --requests) REQUESTS="$2"; shift 2 ;;
     --seed) SEED="$2"; shift 2 ;;
     --dir) DIR="$2"; shift 2 ;;
     --base-port) BASE_PORT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "kafka-fuzz.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -75,6 +80,16 @@ done
 
 TARGET_ADDR="$(cut -d, -f1 "$DIR/$ADDR_FILE")"
 FAILED=0
+if [ "$LORIS" -gt 0 ]; then
+  java -Xmx512m -cp "$JAR:$TARGET/lib/*" -Dlogback.configurationFile=/dev/null \
+    dev.spool.chaos.fuzz.SlowLoris "$(cut -d, -f1 "$DIR/bootstrap")" "$(cut -d, -f1 "$DIR/kafka-bootstrap")" \
+    "http://127.0.0.1:$((BASE_PORT + 3))/metrics" "$LORIS" $((60 << 20)) 90 || FAILED=1
+  for i in 1 2 3; do
+    pid="$(cat "$DIR/node-$i/node.pid")"
+    if [ -d "/proc/$pid" ]; then echo "pass: node $i still running"; else echo "FAIL: node $i died"; FAILED=1; fi
+  done
+  exit "$FAILED"
+fi
 java -Xmx512m -cp "$JAR:$TARGET/lib/*" -Dlogback.configurationFile=/dev/null \
   "$FUZZER" "$TARGET_ADDR" "$SEED" "$REQUESTS" fuzz || { echo "FAIL: fuzzer (canary unanswered or broker gone)"; FAILED=1; }
 
