@@ -8,7 +8,8 @@
 # creates the topic `fuzz` (RF 3), sends N (default 1000000) seeded, structure-aware mutations of
 # valid requests to node 1's Kafka listener (default; dev.spool.chaos.fuzz.KafkaRequestFuzzer) or
 # Spool listener (--listener spool; SpoolRequestFuzzer), a canary connection answered throughout,
-# then checks that every node still runs, that no node log reports a leaked Netty buffer, and that
+# then checks that every node still runs, that no node log reports a leaked Netty buffer or a
+# request that failed with an unexpected server error (bad input must be refused as such), and that
 # each node's heap after a full GC and its network pool's direct memory are back within 64 MiB of
 # where they were before the run (resident memory is printed too, for the record). Stops the
 # cluster it started. --slow-loris N instead opens N connections to node 1, half on each listener,
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
     --seed) SEED="$2"; shift 2 ;;
     --dir) DIR="$2"; shift 2 ;;
     --base-port) BASE_PORT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "kafka-fuzz.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -97,6 +98,9 @@ for i in 1 2 3; do
   pid="$(cat "$DIR/node-$i/node.pid")"
   if [ -d "/proc/$pid" ]; then echo "pass: node $i still running"; else echo "FAIL: node $i died"; FAILED=1; fi
   if grep -q 'LEAK:' "$DIR/node-$i/node.log"; then echo "FAIL: node $i log reports a leaked buffer"; FAILED=1; else echo "pass: node $i log reports no leak"; fi
+  failed="$(grep -a -c -E ' ERROR .* request .* failed$' "$DIR/node-$i/node.log" || true)"
+  if [ "$failed" -gt 0 ]; then echo "FAIL: node $i: $failed requests failed with an unexpected server error (see its log)"; FAILED=1
+  else echo "pass: node $i: no request failed with an unexpected server error"; fi
   read -r heap direct < <(settled_mib "$i")
   if [ "$((heap - ${HEAP0[$i]}))" -gt 64 ]; then echo "FAIL: node $i heap after GC grew from ${HEAP0[$i]} to $heap MiB"; FAILED=1
   else echo "pass: node $i heap after GC ${HEAP0[$i]} -> $heap MiB"; fi

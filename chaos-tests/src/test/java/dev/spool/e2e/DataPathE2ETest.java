@@ -16,6 +16,7 @@ import dev.spool.chaos.checker.ReplicaDivergence;
 import dev.spool.chaos.checker.Validity;
 import dev.spool.chaos.checker.Verdict;
 import dev.spool.chaos.fuzz.FuzzCampaign;
+import dev.spool.chaos.fuzz.FuzzLogs;
 import dev.spool.chaos.fuzz.SpoolRequestFuzzer;
 import dev.spool.chaos.history.History;
 import dev.spool.chaos.history.HistoryEntry;
@@ -424,8 +425,11 @@ class DataPathE2ETest {
       try (Stream<String> lines = Files.lines(cluster.logFile(n))) {
         assertEquals(
             List.of(),
-            lines.filter(l -> l.contains("LEAK:") || l.contains("cannot encode")).toList(),
-            "node " + n + ": no leaked buffer, no answer the listener failed to write");
+            lines.filter(FuzzLogs::alarming).toList(),
+            "node "
+                + n
+                + ": no leaked buffer, no answer the listener failed to write, no request"
+                + " that failed with an unexpected server error");
       }
     }
     try (Producer p = new Producer(clientProps())) {

@@ -2,7 +2,7 @@ package dev.spool.broker.request;
 
 import dev.spool.broker.network.RequestContext;
 import dev.spool.common.TopicPartition;
-import dev.spool.protocol.InvalidFrameException;
+import dev.spool.protocol.RequestChecks;
 import dev.spool.protocol.message.TopicPartitions;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -19,16 +19,9 @@ import java.util.TreeMap;
 final class GroupProtos {
   private GroupProtos() {}
 
-  /**
-   * The partition a request names; a negative number is a malformed request (answered
-   * INVALID_REQUEST, the connection closed, one log line), as a TopicPartition cannot hold it.
-   */
+  /** The partition a request names; a negative number is a malformed request. */
   static TopicPartition partition(String topic, int partition) {
-    if (partition < 0) {
-      throw new InvalidFrameException(
-          "partition " + partition + " of topic '" + topic + "': partitions are numbered from 0");
-    }
-    return new TopicPartition(topic, partition);
+    return RequestChecks.partition(topic, partition);
   }
 
   static Set<TopicPartition> toSet(List<TopicPartitions> list) {

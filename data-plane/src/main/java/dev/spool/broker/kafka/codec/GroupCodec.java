@@ -10,6 +10,7 @@ import dev.spool.coordinator.group.api.GroupResult;
 import dev.spool.coordinator.group.api.HeartbeatRequest;
 import dev.spool.coordinator.group.api.HeartbeatResult;
 import dev.spool.coordinator.group.api.MemberDescription;
+import dev.spool.protocol.RequestChecks;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.TopicImage;
 import java.net.InetSocketAddress;
@@ -155,7 +156,7 @@ public final class GroupCodec {
         TopicImage topic = TopicIds.topic(image, t.topicId());
         if (topic != null) {
           for (int p : t.partitions()) {
-            owned.add(new TopicPartition(topic.name(), p));
+            owned.add(RequestChecks.partition(topic.name(), p));
           }
         }
       }

@@ -8,6 +8,7 @@ import dev.spool.coordinator.group.api.OffsetDeleteResult;
 import dev.spool.coordinator.group.api.OffsetFetchRequest;
 import dev.spool.coordinator.group.api.OffsetFetchResult;
 import dev.spool.coordinator.group.api.PartitionResult;
+import dev.spool.protocol.RequestChecks;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.TopicImage;
 import java.util.ArrayList;
@@ -56,7 +57,7 @@ public final class GroupOffsetsCodec {
       TopicImage topic = byId ? TopicIds.topic(image, t.topicId()) : null;
       String name = byId ? (topic == null ? t.topicId().toString() : topic.name()) : t.name();
       for (OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
-        TopicPartition tp = new TopicPartition(name, p.partitionIndex());
+        TopicPartition tp = RequestChecks.partition(name, p.partitionIndex());
         ids.put(tp, t.topicId());
         if (byId && topic == null) {
           refused.put(
@@ -130,7 +131,7 @@ public final class GroupOffsetsCodec {
         asked = new ArrayList<>();
         for (OffsetFetchRequestData.OffsetFetchRequestTopic t : req.topics()) {
           for (int p : t.partitionIndexes()) {
-            asked.add(new TopicPartition(t.name(), p));
+            asked.add(RequestChecks.partition(t.name(), p));
           }
         }
       }
@@ -150,9 +151,9 @@ public final class GroupOffsetsCodec {
           TopicImage topic = byId ? TopicIds.topic(image, t.topicId()) : null;
           for (int p : t.partitionIndexes()) {
             if (byId && topic == null) {
-              unknown.add(new TopicPartition(t.topicId().toString(), p));
+              unknown.add(RequestChecks.partition(t.topicId().toString(), p));
             } else {
-              asked.add(new TopicPartition(byId ? topic.name() : t.name(), p));
+              asked.add(RequestChecks.partition(byId ? topic.name() : t.name(), p));
             }
           }
           if (topic != null) {
@@ -283,7 +284,7 @@ public final class GroupOffsetsCodec {
     List<TopicPartition> parts = new ArrayList<>();
     for (OffsetDeleteRequestData.OffsetDeleteRequestTopic t : req.topics()) {
       for (OffsetDeleteRequestData.OffsetDeleteRequestPartition p : t.partitions()) {
-        parts.add(new TopicPartition(t.name(), p.partitionIndex()));
+        parts.add(RequestChecks.partition(t.name(), p.partitionIndex()));
       }
     }
     return new DeleteCall(req.groupId(), parts);

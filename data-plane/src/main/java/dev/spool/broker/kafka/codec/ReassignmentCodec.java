@@ -2,6 +2,7 @@ package dev.spool.broker.kafka.codec;
 
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
+import dev.spool.protocol.RequestChecks;
 import dev.spool.protocol.message.AlterPartitionReassignmentsRequest;
 import dev.spool.protocol.message.AlterPartitionReassignmentsResponse;
 import dev.spool.protocol.message.ListPartitionReassignmentsRequest;
@@ -96,7 +97,7 @@ public final class ReassignmentCodec {
     Set<TopicPartition> seen = new HashSet<>();
     for (AlterPartitionReassignmentsRequestData.ReassignableTopic t : req.topics()) {
       for (AlterPartitionReassignmentsRequestData.ReassignablePartition p : t.partitions()) {
-        TopicPartition tp = new TopicPartition(t.name(), p.partitionIndex());
+        TopicPartition tp = RequestChecks.partition(t.name(), p.partitionIndex());
         if (!seen.add(tp)) {
           // Spool refuses the same; checked here too since a refused partition never gets there.
           return new AlterCall(
