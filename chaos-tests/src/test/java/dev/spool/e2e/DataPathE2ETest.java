@@ -16,7 +16,6 @@ import dev.spool.chaos.checker.ReplicaDivergence;
 import dev.spool.chaos.checker.Validity;
 import dev.spool.chaos.checker.Verdict;
 import dev.spool.chaos.fuzz.FuzzCampaign;
-import dev.spool.chaos.fuzz.FuzzLogs;
 import dev.spool.chaos.fuzz.SpoolRequestFuzzer;
 import dev.spool.chaos.history.History;
 import dev.spool.chaos.history.HistoryEntry;
@@ -418,20 +417,7 @@ class DataPathE2ETest {
     int leader = cluster.partitionLeader(tps.get(0)).orElseThrow();
     FuzzCampaign.Result r =
         new SpoolRequestFuzzer(cluster.addresses(leader).broker(), 13L, "fuzz", 5_000).run(20_000);
-    assertTrue(r.sent() >= 20_000, r.toString());
-    assertTrue(r.closes() > 0 && r.answered() > 0, "both outcomes were exercised: " + r);
-    for (int n : cluster.nodes()) {
-      assertTrue(cluster.isRunning(n), "node " + n + " survived " + r);
-      try (Stream<String> lines = Files.lines(cluster.logFile(n))) {
-        assertEquals(
-            List.of(),
-            lines.filter(FuzzLogs::alarming).toList(),
-            "node "
-                + n
-                + ": no leaked buffer, no answer the listener failed to write, no request"
-                + " that failed with an unexpected server error");
-      }
-    }
+    E2e.assertSurvived(cluster, r, 20_000);
     try (Producer p = new Producer(clientProps())) {
       p.send(record("fuzz", "after fuzz")).get(30, TimeUnit.SECONDS);
     }

@@ -1,6 +1,11 @@
 package dev.spool.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.spool.broker.log.LogManager;
+import dev.spool.chaos.fuzz.FuzzCampaign;
+import dev.spool.chaos.fuzz.FuzzLogs;
 import dev.spool.cli.CliRunner;
 import dev.spool.client.Admin;
 import dev.spool.client.NewTopic;
@@ -16,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestWatcher;
 
@@ -27,6 +33,28 @@ final class E2e {
   static final Duration READY = Duration.ofSeconds(60);
 
   private E2e() {}
+
+  /**
+   * Asserts a short fuzz campaign exercised both outcomes (answers and closed connections) and that
+   * every node survived it with nothing alarming in its log ({@link FuzzLogs#alarming}).
+   */
+  static void assertSurvived(ProcessCluster cluster, FuzzCampaign.Result r, long requests)
+      throws IOException {
+    assertTrue(r.sent() >= requests, r.toString());
+    assertTrue(r.closes() > 0 && r.answered() > 0, "both outcomes were exercised: " + r);
+    for (int n : cluster.nodes()) {
+      assertTrue(cluster.isRunning(n), "node " + n + " survived " + r);
+      try (Stream<String> lines = Files.lines(cluster.logFile(n))) {
+        assertEquals(
+            List.of(),
+            lines.filter(FuzzLogs::alarming).toList(),
+            "node "
+                + n
+                + ": no leaked buffer, no answer the listener failed to write, no request"
+                + " that failed with an unexpected server error");
+      }
+    }
+  }
 
   /** Creates an RF-3 topic and waits until every partition has its full ISR. */
   static List<TopicPartition> createTopic(

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.chaos.fuzz.FuzzCampaign;
-import dev.spool.chaos.fuzz.FuzzLogs;
 import dev.spool.chaos.fuzz.KafkaRequestFuzzer;
 import dev.spool.client.ReplicaLog;
 import dev.spool.common.TopicPartition;
@@ -16,7 +15,6 @@ import dev.spool.testing.process.ProcessCluster;
 import dev.spool.testing.process.Signal;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,7 +29,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -546,20 +543,7 @@ class KafkaClientsE2ETest {
                 "fuzz",
                 5_000)
             .run(20_000);
-    assertTrue(r.sent() >= 20_000, r.toString());
-    assertTrue(r.closes() > 0 && r.answered() > 0, "both outcomes were exercised: " + r);
-    for (int n : cluster.nodes()) {
-      assertTrue(cluster.isRunning(n), "node " + n + " survived " + r);
-      try (Stream<String> lines = Files.lines(cluster.logFile(n))) {
-        assertEquals(
-            List.of(),
-            lines.filter(FuzzLogs::alarming).toList(),
-            "node "
-                + n
-                + ": no leaked buffer, no answer the listener failed to write, no request"
-                + " that failed with an unexpected server error");
-      }
-    }
+    E2e.assertSurvived(cluster, r, 20_000);
     try (KafkaProducer<byte[], byte[]> p = producer()) {
       p.send(new ProducerRecord<>("fuzz", "after fuzz".getBytes(StandardCharsets.UTF_8)))
           .get(30, TimeUnit.SECONDS);

@@ -89,14 +89,29 @@ public final class FuzzCampaign {
     return new Result(sent, answered, closes, canary);
   }
 
-  /** Runs a campaign from a command line and prints its outcome and rate. */
-  static void main(String name, InetSocketAddress target, Dialect d, long seed, long requests)
-      throws IOException {
+  /** Makes a protocol's fuzzer: target, seed, topic, read timeout. */
+  interface Fuzzer {
+    Dialect create(InetSocketAddress target, long seed, String topic, int readTimeoutMs);
+  }
+
+  /**
+   * {@code host:port seed requests [topic]}: runs a campaign of {@code name}'s fuzzer from a
+   * command line and prints its outcome and rate.
+   */
+  static void main(String name, Fuzzer fuzzer, String[] args) throws IOException {
+    if (args.length < 3) {
+      System.err.println("usage: " + name + " host:port seed requests [topic]");
+      System.exit(2);
+    }
+    InetSocketAddress target = address(args[0]);
+    long seed = Long.parseLong(args[1]);
+    long requests = Long.parseLong(args[2]);
+    String topic = args.length > 3 ? args[3] : "fuzz";
     long start = System.nanoTime();
-    Result r = run(target, d, requests, 5_000);
+    Result r = run(target, fuzzer.create(target, seed, topic, 5_000), requests, 5_000);
     double secs = (System.nanoTime() - start) / 1e9;
     System.out.printf(
-        "%s fuzz seed %d: %d mutated requests in %.1f s (%.0f/s), %d answered, %d connections"
+        "%s seed %d: %d mutated requests in %.1f s (%.0f/s), %d answered, %d connections"
             + " closed by the broker, %d canary requests answered%n",
         name, seed, r.sent(), secs, r.sent() / secs, r.answered(), r.closes(), r.canaryChecks());
   }

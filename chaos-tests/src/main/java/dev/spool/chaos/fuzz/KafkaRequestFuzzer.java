@@ -426,18 +426,6 @@ public final class KafkaRequestFuzzer implements FuzzCampaign.Dialect {
 
   /** {@code host:port seed requests [topic]}: a campaign against a running Kafka listener. */
   public static void main(String[] args) throws IOException {
-    if (args.length < 3) {
-      System.err.println("usage: KafkaRequestFuzzer host:port seed requests [topic]");
-      System.exit(2);
-    }
-    InetSocketAddress target = FuzzCampaign.address(args[0]);
-    long seed = Long.parseLong(args[1]);
-    String topic = args.length > 3 ? args[3] : "fuzz";
-    FuzzCampaign.main(
-        "kafka",
-        target,
-        new KafkaRequestFuzzer(target, seed, topic, 5_000),
-        seed,
-        Long.parseLong(args[2]));
+    FuzzCampaign.main("KafkaRequestFuzzer", KafkaRequestFuzzer::new, args);
   }
 }

@@ -485,18 +485,6 @@ public final class SpoolRequestFuzzer implements FuzzCampaign.Dialect {
 
   /** {@code host:port seed requests [topic]}: a campaign against a running Spool listener. */
   public static void main(String[] args) throws IOException {
-    if (args.length < 3) {
-      System.err.println("usage: SpoolRequestFuzzer host:port seed requests [topic]");
-      System.exit(2);
-    }
-    InetSocketAddress target = FuzzCampaign.address(args[0]);
-    long seed = Long.parseLong(args[1]);
-    String topic = args.length > 3 ? args[3] : "fuzz";
-    FuzzCampaign.main(
-        "spool",
-        target,
-        new SpoolRequestFuzzer(target, seed, topic, 5_000),
-        seed,
-        Long.parseLong(args[2]));
+    FuzzCampaign.main("SpoolRequestFuzzer", SpoolRequestFuzzer::new, args);
   }
 }
