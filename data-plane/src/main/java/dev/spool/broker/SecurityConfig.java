@@ -7,9 +7,12 @@ import dev.spool.config.ConfigKey;
 import dev.spool.network.tls.SslConfig;
 import dev.spool.network.tls.SslContexts;
 import dev.spool.network.tls.SslSettings;
+import dev.spool.quorum.QuorumTls;
 import io.netty.handler.ssl.SslContext;
 import java.util.List;
 import java.util.Locale;
+import javax.net.ssl.X509KeyManager;
+import javax.net.ssl.X509TrustManager;
 
 /**
  * The node's TLS keys, Kafka's names: {@code listener.security.protocol.map} says which listener
@@ -30,6 +33,12 @@ public final class SecurityConfig {
   /** The Kafka listener's name in {@code listener.security.protocol.map}. */
   public static final String KAFKA = "KAFKA";
 
+  /**
+   * The metadata quorum's gRPC transport in {@code listener.security.protocol.map} (Kafka's name
+   * for the controller listener): PLAINTEXT or SSL, always mutual.
+   */
+  public static final String CONTROLLER = "CONTROLLER";
+
   public static final ConfigKey<List<String>> LISTENER_SECURITY_PROTOCOL_MAP =
       DEF.listKey(
           "listener.security.protocol.map",
@@ -38,7 +47,9 @@ public final class SecurityConfig {
           "Security protocol of each listener, NAME:PROTOCOL: SPOOL (listener, also used for"
               + " replication) PLAINTEXT or SSL, KAFKA (kafka.listener) PLAINTEXT, SSL,"
               + " SASL_PLAINTEXT or SASL_SSL (SSL with the ssl.* keys, SASL with"
-              + " sasl.enabled.mechanisms); a listener not named is PLAINTEXT.");
+              + " sasl.enabled.mechanisms), CONTROLLER (the metadata quorum's port and every"
+              + " node's and tool's connection to it) PLAINTEXT or SSL, always mutual TLS; a"
+              + " listener not named is PLAINTEXT.");
 
   /** SASL over a plaintext connection (Kafka's name). */
   public static final String SASL_PLAINTEXT = "SASL_PLAINTEXT";
@@ -143,6 +154,51 @@ public final class SecurityConfig {
         s.clientAuth());
   }
 
+  /**
+   * The metadata quorum's mutual TLS material when {@code listener.security.protocol.map} has
+   * {@code CONTROLLER:SSL}, else null (plaintext). Every node of the cluster (controllers, brokers)
+   * and the {@code spool quorum} tool use it on every connection to the quorum. Both stores must be
+   * set: the quorum trusts only the CAs of {@code ssl.truststore.location}, never the JDK's default
+   * ones (a certificate from any public CA would otherwise be a member). Throws a {@link
+   * ConfigException} naming the key when the material cannot be used.
+   */
+  public static QuorumTls quorumTls(Config c) {
+    if (!protocol(c, CONTROLLER).equals(SslConfig.SSL)) {
+      return null;
+    }
+    SslSettings s = SSL.read(c);
+    if (s.keystoreLocation().isEmpty()) {
+      throw new ConfigException(
+          "ssl.keystore.location",
+          "must be set: the metadata quorum uses SSL (listener.security.protocol.map has"
+              + " CONTROLLER:SSL), always mutual, and every node presents the certificate in this"
+              + " keystore");
+    }
+    if (s.truststoreLocation().isEmpty()) {
+      throw new ConfigException(
+          "ssl.truststore.location",
+          "must be set: the metadata quorum uses SSL (listener.security.protocol.map has"
+              + " CONTROLLER:SSL) and accepts only certificates signed by the CAs in this"
+              + " truststore, not by the JDK's default ones");
+    }
+    SslContexts.checkProtocols(s.enabledProtocols());
+    return new QuorumTls(
+        x509(SslContexts.keyManagerFactory(s).getKeyManagers(), X509KeyManager.class, s),
+        x509(SslContexts.trustManagerFactory(s).getTrustManagers(), X509TrustManager.class, s),
+        s.enabledProtocols());
+  }
+
+  private static <T> T x509(Object[] managers, Class<T> type, SslSettings s) {
+    for (Object m : managers) {
+      if (type.isInstance(m)) {
+        return type.cast(m);
+      }
+    }
+    throw new ConfigException(
+        type == X509KeyManager.class ? "ssl.keystore.type" : "ssl.truststore.type",
+        "holds no X.509 material usable for TLS");
+  }
+
   private static String validMap(List<String> entries) {
     for (String e : entries) {
       int colon = e.indexOf(':');
@@ -151,15 +207,18 @@ public final class SecurityConfig {
       }
       String name = e.substring(0, colon).trim().toUpperCase(Locale.ROOT);
       String protocol = e.substring(colon + 1).trim().toUpperCase(Locale.ROOT);
-      if (!name.equals(SPOOL) && !name.equals(KAFKA)) {
-        return "names listener '" + name + "' (listeners: SPOOL, KAFKA)";
+      if (!name.equals(SPOOL) && !name.equals(KAFKA) && !name.equals(CONTROLLER)) {
+        return "names listener '" + name + "' (listeners: SPOOL, KAFKA, CONTROLLER)";
       }
       boolean sasl = protocol.equals(SASL_PLAINTEXT) || protocol.equals(SASL_SSL);
-      if (sasl && name.equals(SPOOL)) {
+      if (sasl && !name.equals(KAFKA)) {
         return "asks for "
             + protocol
-            + " on SPOOL: SASL is offered on the KAFKA listener only so far (SPOOL: PLAINTEXT,"
-            + " SSL)";
+            + " on "
+            + name
+            + ": SASL is offered on the KAFKA listener only so far ("
+            + name
+            + ": PLAINTEXT, SSL)";
       }
       if (!sasl && !protocol.equals(SslConfig.PLAINTEXT) && !protocol.equals(SslConfig.SSL)) {
         return "has protocol '"

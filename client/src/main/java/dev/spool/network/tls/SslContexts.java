@@ -84,7 +84,11 @@ public final class SslContexts {
     }
   }
 
-  private static void checkProtocols(List<String> protocols) {
+  /**
+   * Throws a {@link ConfigException} naming {@code ssl.enabled.protocols} when it names a protocol
+   * this JDK lacks.
+   */
+  public static void checkProtocols(List<String> protocols) {
     List<String> supported;
     try {
       supported = Arrays.asList(SSLContext.getDefault().getSupportedSSLParameters().getProtocols());
@@ -98,6 +102,22 @@ public final class SslContexts {
             "'" + p + "' is not a protocol this JDK supports " + supported);
       }
     }
+  }
+
+  /**
+   * The key managers of the keystore ({@code ssl.keystore.*}), for transports that take JDK key
+   * material rather than a Netty context (the metadata quorum's gRPC); the keystore must be set.
+   */
+  public static KeyManagerFactory keyManagerFactory(SslSettings s) {
+    return keyManagers(s);
+  }
+
+  /**
+   * The trust managers of the truststore ({@code ssl.truststore.*}), or null when it is unset (the
+   * JDK's default trust).
+   */
+  public static TrustManagerFactory trustManagerFactory(SslSettings s) {
+    return trustManagers(s);
   }
 
   private static KeyManagerFactory keyManagers(SslSettings s) {
