@@ -33,6 +33,7 @@ import dev.spool.config.Config;
 import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.network.NetworkClient;
 import dev.spool.network.NetworkConfig;
+import dev.spool.network.tls.KeyMaterial;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.CreateTopicsRequest;
@@ -91,6 +92,7 @@ public final class Broker implements AutoCloseable {
   private ReplicaFetcherManager fetchers;
   private HashedWheelTimer timer;
   private SaslVerifiers saslVerifiers;
+  private KeyMaterial tlsMaterial;
   private BrokerServer server;
   private GroupCoordinator coordinator;
   private volatile BrokerLifecycle lifecycle;
@@ -277,6 +279,8 @@ public final class Broker implements AutoCloseable {
       Handlers handlers,
       BrokerContext ctx,
       BrokerMetrics metrics) {
+    // New key material in the files reaches new connections of both listeners and replication.
+    tlsMaterial = tls.watch(config, "tls-" + brokerId);
     server =
         new BrokerServer(serverSettings(config), dispatcher(handlers, ctx, coordinator), metrics);
     if (tls.spool() != null) {
@@ -518,6 +522,7 @@ public final class Broker implements AutoCloseable {
       timer.stop();
     }
     closeQuietly(logManager, "log manager");
+    closeQuietly(tlsMaterial, "TLS key material watcher");
     log.info("{} broker stopped", logPrefix);
   }
 

@@ -4,6 +4,7 @@ import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
 import dev.spool.config.ConfigKey;
+import dev.spool.network.tls.KeyMaterial;
 import dev.spool.network.tls.SslConfig;
 import dev.spool.network.tls.SslContexts;
 import dev.spool.network.tls.SslSettings;
@@ -11,8 +12,6 @@ import dev.spool.quorum.QuorumTls;
 import io.netty.handler.ssl.SslContext;
 import java.util.List;
 import java.util.Locale;
-import javax.net.ssl.X509KeyManager;
-import javax.net.ssl.X509TrustManager;
 
 /**
  * The node's TLS keys, Kafka's names: {@code listener.security.protocol.map} says which listener
@@ -91,12 +90,41 @@ public final class SecurityConfig {
 
   public static final SslConfig SSL = SslConfig.define(DEF, true);
 
+  public static final ConfigKey<Long> SSL_RELOAD_INTERVAL_MS =
+      DEF.longKey(
+          "ssl.reload.interval.ms",
+          10_000L,
+          v -> v < 0 || (v > 0 && v < 100) ? "must be 0 (off) or at least 100" : null,
+          "How often a node checks its ssl.keystore.location and ssl.truststore.location files"
+              + " for new content; a changed file that loads is used by new TLS connections of"
+              + " the listeners and of replication (established ones keep theirs), one that does"
+              + " not is refused with one ERROR and the old material stays. 0: never.");
+
   /**
    * The TLS contexts of a node: one per TLS listener (null when it is plaintext) and the replica
-   * fetcher's client context (null when the Spool listener is plaintext).
+   * fetcher's client context (null when the Spool listener is plaintext), all on one {@code
+   * material} (null when nothing speaks TLS), which the broker watches for new key material ({@link
+   * #SSL_RELOAD_INTERVAL_MS}) and closes.
    */
   public record Contexts(
-      SslContext spool, SslContext kafka, SslContext replication, String clientAuth) {}
+      SslContext spool,
+      SslContext kafka,
+      SslContext replication,
+      String clientAuth,
+      KeyMaterial material) {
+
+    /**
+     * Starts checking the key material's files every {@code ssl.reload.interval.ms} of {@code c}
+     * (0: never) on a thread named {@code threadName}; returns the material to close, or null when
+     * nothing speaks TLS.
+     */
+    public KeyMaterial watch(Config c, String threadName) {
+      if (material != null) {
+        material.watch(c.get(SSL_RELOAD_INTERVAL_MS), threadName);
+      }
+      return material;
+    }
+  }
 
   /** True when {@code listener} (SPOOL or KAFKA) speaks SSL (SSL or SASL_SSL). */
   public static boolean isTls(Config c, String listener) {
@@ -146,12 +174,14 @@ public final class SecurityConfig {
     SslSettings s = SSL.read(c);
     boolean spool = isTls(c, SPOOL);
     boolean kafka = isTls(c, KAFKA) && !c.get(BrokerConfig.KAFKA_LISTENER).isEmpty();
-    SslContext server = spool || kafka ? SslContexts.server(s) : null;
+    KeyMaterial material = spool || kafka ? KeyMaterial.load(s) : null;
+    SslContext server = material != null ? SslContexts.server(s, material) : null;
     return new Contexts(
         spool ? server : null,
         kafka ? server : null,
-        spool ? SslContexts.client(s) : null,
-        s.clientAuth());
+        spool ? SslContexts.client(s, material) : null,
+        s.clientAuth(),
+        material);
   }
 
   /**
@@ -182,21 +212,8 @@ public final class SecurityConfig {
               + " truststore, not by the JDK's default ones");
     }
     SslContexts.checkProtocols(s.enabledProtocols());
-    return new QuorumTls(
-        x509(SslContexts.keyManagerFactory(s).getKeyManagers(), X509KeyManager.class, s),
-        x509(SslContexts.trustManagerFactory(s).getTrustManagers(), X509TrustManager.class, s),
-        s.enabledProtocols());
-  }
-
-  private static <T> T x509(Object[] managers, Class<T> type, SslSettings s) {
-    for (Object m : managers) {
-      if (type.isInstance(m)) {
-        return type.cast(m);
-      }
-    }
-    throw new ConfigException(
-        type == X509KeyManager.class ? "ssl.keystore.type" : "ssl.truststore.type",
-        "holds no X.509 material usable for TLS");
+    KeyMaterial m = KeyMaterial.load(s);
+    return new QuorumTls(m.keyManager(), m.trustManager(), s.enabledProtocols());
   }
 
   private static String validMap(List<String> entries) {
