@@ -197,14 +197,14 @@ public final class SecurityConfig {
       return null;
     }
     SslSettings s = SSL.read(c);
-    if (s.keystoreLocation().isEmpty()) {
+    if (!s.hasKeystore()) {
       throw new ConfigException(
           "ssl.keystore.location",
           "must be set: the metadata quorum uses SSL (listener.security.protocol.map has"
               + " CONTROLLER:SSL), always mutual, and every node presents the certificate in this"
               + " keystore");
     }
-    if (s.truststoreLocation().isEmpty()) {
+    if (!s.hasTruststore()) {
       throw new ConfigException(
           "ssl.truststore.location",
           "must be set: the metadata quorum uses SSL (listener.security.protocol.map has"

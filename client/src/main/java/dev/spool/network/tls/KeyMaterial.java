@@ -56,19 +56,34 @@ public final class KeyMaterial implements AutoCloseable {
    * is missing or unreadable, not a keystore, or a password is wrong.
    */
   public static KeyMaterial load(SslSettings s) {
+    if (!s.keystoreLocation().isEmpty() && !s.keystoreKey().isEmpty()) {
+      throw new ConfigException(
+          "ssl.keystore.key", "is set as well as ssl.keystore.location: give one of them");
+    }
+    if (!s.truststoreLocation().isEmpty() && !s.truststoreCertificates().isEmpty()) {
+      throw new ConfigException(
+          "ssl.truststore.certificates",
+          "is set as well as ssl.truststore.location: give one of them");
+    }
     SwappableKeyManager km = null;
     String kSeen = null;
-    if (!s.keystoreLocation().isEmpty()) {
-      byte[] bytes = KeyStores.read("ssl.keystore.location", s.keystoreLocation());
+    if (s.hasKeystore()) {
+      byte[] bytes =
+          s.keystoreLocation().isEmpty()
+              ? null // inline PEM: nothing to watch
+              : KeyStores.read("ssl.keystore.location", s.keystoreLocation());
       km = new SwappableKeyManager(KeyStores.keyManager(s, bytes).manager());
-      kSeen = digest(bytes);
+      kSeen = bytes == null ? null : digest(bytes);
     }
     SwappableTrustManager tm = null;
     String tSeen = null;
-    if (!s.truststoreLocation().isEmpty()) {
-      byte[] bytes = KeyStores.read("ssl.truststore.location", s.truststoreLocation());
+    if (s.hasTruststore()) {
+      byte[] bytes =
+          s.truststoreLocation().isEmpty()
+              ? null
+              : KeyStores.read("ssl.truststore.location", s.truststoreLocation());
       tm = new SwappableTrustManager(KeyStores.trustManager(s, bytes));
-      tSeen = digest(bytes);
+      tSeen = bytes == null ? null : digest(bytes);
     }
     return new KeyMaterial(s, km, kSeen, tm, tSeen);
   }
@@ -90,7 +105,7 @@ public final class KeyMaterial implements AutoCloseable {
    */
   public synchronized boolean reloadIfChanged() {
     boolean reloaded = false;
-    if (keyManager != null) {
+    if (keystoreSeen != null) {
       Snapshot now = Snapshot.of(settings.keystoreLocation());
       if (!now.digest().equals(keystoreSeen)) {
         keystoreSeen = now.digest();
@@ -99,7 +114,7 @@ public final class KeyMaterial implements AutoCloseable {
                 && swapKey(now.bytes());
       }
     }
-    if (trustManager != null) {
+    if (truststoreSeen != null) {
       Snapshot now = Snapshot.of(settings.truststoreLocation());
       if (!now.digest().equals(truststoreSeen)) {
         truststoreSeen = now.digest();
@@ -178,7 +193,7 @@ public final class KeyMaterial implements AutoCloseable {
    * {@link #close}; 0 does nothing (the material stays as loaded).
    */
   public synchronized void watch(long intervalMs, String threadName) {
-    if (intervalMs <= 0 || watcher != null || (keyManager == null && trustManager == null)) {
+    if (intervalMs <= 0 || watcher != null || (keystoreSeen == null && truststoreSeen == null)) {
       return;
     }
     watcher =

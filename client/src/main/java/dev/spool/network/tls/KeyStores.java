@@ -40,10 +40,41 @@ final class KeyStores {
     }
   }
 
-  /** The key manager of the keystore whose file holds {@code bytes}. */
+  /** True for {@code ssl.*.type=PEM}. */
+  static boolean isPem(String type) {
+    return type.equalsIgnoreCase("PEM");
+  }
+
+  /**
+   * The key manager of the keystore whose file holds {@code bytes}, or of the inline PEM key and
+   * chain ({@code ssl.keystore.key}, {@code ssl.keystore.certificate.chain}) when {@code bytes} is
+   * null.
+   */
   static LoadedKey keyManager(SslSettings s, byte[] bytes) {
-    KeyStore ks =
-        load("ssl.keystore", s.keystoreLocation(), bytes, s.keystorePassword(), s.keystoreType());
+    KeyStore ks;
+    char[] password;
+    if (bytes == null) {
+      if (!isPem(s.keystoreType())) {
+        throw new ConfigException(
+            "ssl.keystore.type", "must be PEM when ssl.keystore.key is set (Kafka's rule)");
+      }
+      ks =
+          Pem.keyStore(
+              s.keystoreKey(),
+              s.keystoreCertificateChain(),
+              s.keyPassword(),
+              "ssl.keystore.key",
+              "ssl.keystore.key / ssl.keystore.certificate.chain");
+      password = Pem.IN_MEMORY_PASSWORD;
+    } else if (isPem(s.keystoreType())) {
+      String text = Pem.text(bytes);
+      ks = Pem.keyStore(text, text, s.keyPassword(), "ssl.keystore.location", s.keystoreLocation());
+      password = Pem.IN_MEMORY_PASSWORD;
+    } else {
+      ks =
+          load("ssl.keystore", s.keystoreLocation(), bytes, s.keystorePassword(), s.keystoreType());
+      password = (s.keyPassword().isEmpty() ? s.keystorePassword() : s.keyPassword()).toCharArray();
+    }
     try {
       String alias = firstKeyAlias(ks);
       if (alias == null) {
@@ -52,8 +83,7 @@ final class KeyStores {
       }
       KeyManagerFactory kmf =
           KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-      String keyPassword = s.keyPassword().isEmpty() ? s.keystorePassword() : s.keyPassword();
-      kmf.init(ks, keyPassword.toCharArray());
+      kmf.init(ks, password);
       return new LoadedKey(extended(kmf.getKeyManagers()), describe(ks.getCertificate(alias)));
     } catch (UnrecoverableKeyException e) {
       throw new ConfigException(
@@ -68,15 +98,34 @@ final class KeyStores {
     }
   }
 
-  /** The trust manager of the truststore whose file holds {@code bytes}. */
+  /**
+   * The trust manager of the truststore whose file holds {@code bytes}, or of the inline PEM
+   * certificates ({@code ssl.truststore.certificates}) when {@code bytes} is null.
+   */
   static X509ExtendedTrustManager trustManager(SslSettings s, byte[] bytes) {
-    KeyStore ts =
-        load(
-            "ssl.truststore",
-            s.truststoreLocation(),
-            bytes,
-            s.truststorePassword(),
-            s.truststoreType());
+    KeyStore ts;
+    if (bytes == null) {
+      if (!isPem(s.truststoreType())) {
+        throw new ConfigException(
+            "ssl.truststore.type",
+            "must be PEM when ssl.truststore.certificates is set (Kafka's rule)");
+      }
+      ts =
+          Pem.trustStore(
+              s.truststoreCertificates(),
+              "ssl.truststore.certificates",
+              "ssl.truststore.certificates");
+    } else if (isPem(s.truststoreType())) {
+      ts = Pem.trustStore(Pem.text(bytes), "ssl.truststore.location", s.truststoreLocation());
+    } else {
+      ts =
+          load(
+              "ssl.truststore",
+              s.truststoreLocation(),
+              bytes,
+              s.truststorePassword(),
+              s.truststoreType());
+    }
     try {
       TrustManagerFactory tmf =
           TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());

@@ -36,7 +36,7 @@ public final class SslContexts {
    * KeyMaterial#reloadIfChanged}) reaches the handshakes of this context.
    */
   public static SslContext server(SslSettings s, KeyMaterial material) {
-    if (s.keystoreLocation().isEmpty()) {
+    if (!s.hasKeystore()) {
       throw new ConfigException(
           "ssl.keystore.location",
           "must be set: a listener uses SSL (listener.security.protocol.map) and presents the"
