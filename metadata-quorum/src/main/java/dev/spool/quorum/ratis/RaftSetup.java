@@ -95,6 +95,20 @@ final class RaftSetup {
     return p;
   }
 
+  /**
+   * The parameters of node {@code nodeId}'s Raft server: {@link #parameters}, and with TLS one
+   * rate-limited log line for connections refused at the handshake ({@link QuorumHandshakeLog}).
+   */
+  static Parameters serverParameters(QuorumTls tls, int nodeId) {
+    Parameters p = parameters(tls);
+    if (tls != null) {
+      QuorumHandshakeLog refusals = new QuorumHandshakeLog(nodeId, System::nanoTime);
+      GrpcConfigKeys.Server.setServicesCustomizer(
+          p, (builder, types) -> builder.addTransportFilter(refusals));
+    }
+    return p;
+  }
+
   /** A client builder on the node's transport: its TLS parameters set, nothing else. */
   static RaftClient.Builder clientBuilder(QuorumTls tls) {
     return RaftClient.newBuilder().setParameters(parameters(tls));

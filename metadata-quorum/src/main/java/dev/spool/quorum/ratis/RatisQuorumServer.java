@@ -112,7 +112,7 @@ public final class RatisQuorumServer implements QuorumServer {
                     ? RaftGroup.valueOf(group.getGroupId(), java.util.List.of())
                     : group)
             .setProperties(RaftSetup.serverProperties(settings))
-            .setParameters(RaftSetup.parameters(settings.tls()))
+            .setParameters(RaftSetup.serverParameters(settings.tls(), settings.nodeId()))
             .setStateMachine(stateMachine)
             // RECOVER reuses an existing directory and formats a missing one
             // (docs/ratis.md#p5-startup-option-recover).

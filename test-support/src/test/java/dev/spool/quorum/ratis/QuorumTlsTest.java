@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.spool.broker.SecurityConfig;
 import dev.spool.cli.CliContext;
 import dev.spool.client.NewTopic;
@@ -51,6 +54,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * A three-node cluster (each node controller and broker) with {@code CONTROLLER:SSL}: the quorum
@@ -68,9 +72,12 @@ class QuorumTlsTest {
   private static TestCertificates certs;
   private static Path intruderKeystore;
   private static InProcessCluster cluster;
+  private static final ListAppender<ILoggingEvent> refusalLines = new ListAppender<>();
 
   @BeforeAll
   static void start() throws IOException {
+    refusalLines.start();
+    ((Logger) LoggerFactory.getLogger(QuorumHandshakeLog.class)).addAppender(refusalLines);
     certs = TestCertificates.create(Files.createDirectories(dir.resolve("keys")));
     intruderKeystore = certs.keystore("intruder", "localhost", false);
     InProcessCluster.Builder b =
@@ -81,6 +88,7 @@ class QuorumTlsTest {
 
   @AfterAll
   static void stop() {
+    ((Logger) LoggerFactory.getLogger(QuorumHandshakeLog.class)).detachAppender(refusalLines);
     if (cluster != null) {
       cluster.close();
     }
@@ -233,6 +241,13 @@ class QuorumTlsTest {
     assertEquals(leader, cluster.activeController().orElseThrow());
     assertEquals(term, cluster.quorumServer(leader).term());
     assertEquals(voters, voterIds());
+    // the server's side: a rate-limited line (the first refusal of the class is always logged)
+    Awaitility.await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                refusalLines.list.stream()
+                    .anyMatch(e -> e.getFormattedMessage().contains("did not complete a mutual")));
   }
 
   private static RaftClient rawClient(Parameters params, int leader) {
