@@ -23,7 +23,8 @@ public record SslConfig(
     ConfigKey<String> clientAuth,
     ConfigKey<String> keystoreKey,
     ConfigKey<String> keystoreCertificateChain,
-    ConfigKey<String> truststoreCertificates) {
+    ConfigKey<String> truststoreCertificates,
+    ConfigKey<List<String>> cipherSuites) {
 
   /** Plaintext, as Kafka's {@code security.protocol}. */
   public static final String PLAINTEXT = "PLAINTEXT";
@@ -108,7 +109,13 @@ public record SslConfig(
             "",
             null,
             "Inline PEM CA certificates (ssl.truststore.type=PEM), instead of"
-                + " ssl.truststore.location."));
+                + " ssl.truststore.location."),
+        def.listKey(
+            "ssl.cipher.suites",
+            List.of(),
+            null,
+            "Cipher suites offered on TLS connections, by their JDK (IANA) names; empty: the"
+                + " engine's defaults."));
   }
 
   /** The settings {@code config} holds for these keys. */
@@ -126,6 +133,7 @@ public record SslConfig(
         clientAuth == null ? "none" : config.get(clientAuth),
         config.get(keystoreKey),
         config.get(keystoreCertificateChain),
-        config.get(truststoreCertificates));
+        config.get(truststoreCertificates),
+        config.get(cipherSuites));
   }
 }

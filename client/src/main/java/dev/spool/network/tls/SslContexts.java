@@ -79,10 +79,34 @@ public final class SslContexts {
     if (material.trustManager() != null) {
       b.trustManager(material.trustManager());
     }
+    if (!s.cipherSuites().isEmpty()) {
+      checkCipherSuites(s.cipherSuites());
+      b.ciphers(s.cipherSuites());
+    }
     try {
       return b.sslProvider(SslProvider.JDK).protocols(s.enabledProtocols()).build();
     } catch (SSLException e) {
       throw new ConfigException("ssl.keystore.location", "cannot set up TLS: " + e.getMessage());
+    }
+  }
+
+  private static void checkCipherSuites(List<String> suites) {
+    List<String> supported;
+    try {
+      supported =
+          Arrays.asList(SSLContext.getDefault().getSupportedSSLParameters().getCipherSuites());
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("this JDK has no TLS implementation", e);
+    }
+    for (String c : suites) {
+      if (!supported.contains(c)) {
+        throw new ConfigException(
+            "ssl.cipher.suites",
+            "'"
+                + c
+                + "' is not a cipher suite this JDK supports (JDK names, e.g."
+                + " TLS_AES_128_GCM_SHA256, TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384)");
+      }
     }
   }
 

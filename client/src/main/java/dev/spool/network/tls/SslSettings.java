@@ -22,6 +22,8 @@ import java.util.List;
  * @param keystoreCertificateChain the inline PEM certificate chain of {@code keystoreKey}, or ""
  * @param truststoreCertificates inline PEM CA certificates ({@code ssl.truststore.certificates}),
  *     or ""
+ * @param cipherSuites the cipher suites offered ({@code ssl.cipher.suites}); empty: the engine's
+ *     defaults
  */
 public record SslSettings(
     String keystoreLocation,
@@ -36,10 +38,12 @@ public record SslSettings(
     String clientAuth,
     String keystoreKey,
     String keystoreCertificateChain,
-    String truststoreCertificates) {
+    String truststoreCertificates,
+    List<String> cipherSuites) {
 
   public SslSettings {
     enabledProtocols = List.copyOf(enabledProtocols);
+    cipherSuites = List.copyOf(cipherSuites);
   }
 
   /** Settings with key and trust material in files only (no inline PEM). */
@@ -67,7 +71,8 @@ public record SslSettings(
         clientAuth,
         "",
         "",
-        "");
+        "",
+        List.of());
   }
 
   /** True when a private key is configured: a keystore file or an inline PEM key. */

@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ssl.keystore.certificate.chain} and {@code ssl.truststore.certificates}): a listener presents a
  * PEM key and chain (plain or encrypted PKCS#8 with {@code ssl.key.password}), a client trusts PEM
  * CAs; bad PEM fails with the key named. The PEM files are written in the test from the keytool
- * material, with the JDK only.
+ * material, with the JDK only. Also {@code ssl.cipher.suites}: a listener offers only those.
  */
 @Tag("integration")
 @Timeout(60)
@@ -172,6 +172,45 @@ class PemKeyMaterialTest {
     ConfigException twice =
         assertThrows(ConfigException.class, () -> KeyMaterial.load(server(both)));
     assertEquals("ssl.keystore.key", twice.key(), twice.getMessage());
+  }
+
+  @Test
+  void shouldOfferOnlyTheConfiguredCipherSuites() throws IOException {
+    Path keystore = Files.writeString(dir.resolve("suites.pem"), keyPem + chainPem);
+    String suite = "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256";
+    start(
+        server(
+            Map.of(
+                "ssl.keystore.location",
+                keystore.toString(),
+                "ssl.enabled.protocols",
+                "TLSv1.2",
+                "ssl.cipher.suites",
+                suite)));
+    Map<String, String> client = new LinkedHashMap<>();
+    client.put("security.protocol", "SSL");
+    client.put("ssl.truststore.type", "PEM");
+    client.put(
+        "ssl.truststore.location", certs.truststore().getParent().resolve("ca.pem").toString());
+    try (SSLSocket s =
+        (SSLSocket)
+            ClientSecurity.socketFactory(client).createSocket("127.0.0.1", server.boundPort())) {
+      s.startHandshake();
+      assertEquals(suite, s.getSession().getCipherSuite());
+    }
+
+    SslSettings unknown =
+        server(
+            Map.of(
+                "ssl.keystore.location",
+                keystore.toString(),
+                "ssl.cipher.suites",
+                "TLS_NO_SUCH_SUITE"));
+    ConfigException bad =
+        assertThrows(
+            ConfigException.class, () -> SslContexts.server(unknown, KeyMaterial.load(unknown)));
+    assertEquals("ssl.cipher.suites", bad.key(), bad.getMessage());
+    assertTrue(bad.getMessage().contains("TLS_NO_SUCH_SUITE"), bad.getMessage());
   }
 
   /** Server settings: PEM stores (the CA file as truststore) with {@code overrides}. */
