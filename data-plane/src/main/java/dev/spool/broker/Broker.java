@@ -34,6 +34,7 @@ import dev.spool.config.ConfigException;
 import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.network.NetworkClient;
 import dev.spool.network.NetworkConfig;
+import dev.spool.network.tls.KeyMaterial;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.CreateTopicsRequest;
@@ -96,6 +97,7 @@ public final class Broker implements AutoCloseable {
   private ReplicaFetcherManager fetchers;
   private HashedWheelTimer timer;
   private SaslVerifiers saslVerifiers;
+  private KeyMaterial tlsMaterial;
   private BrokerServer server;
   private GroupCoordinator coordinator;
   private volatile BrokerLifecycle lifecycle;
@@ -282,6 +284,8 @@ public final class Broker implements AutoCloseable {
       Handlers handlers,
       BrokerContext ctx,
       BrokerMetrics metrics) {
+    // New key material in the files reaches new connections of both listeners and replication.
+    tlsMaterial = tls.watch(config, "tls-" + brokerId);
     server =
         new BrokerServer(serverSettings(config), dispatcher(handlers, ctx, coordinator), metrics);
     if (tls.spool() != null) {
@@ -546,6 +550,7 @@ public final class Broker implements AutoCloseable {
       timer.stop();
     }
     closeQuietly(logManager, "log manager");
+    closeQuietly(tlsMaterial, "TLS key material watcher");
     log.info("{} broker stopped", logPrefix);
   }
 

@@ -4,9 +4,11 @@ import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
 import dev.spool.config.ConfigKey;
+import dev.spool.network.tls.KeyMaterial;
 import dev.spool.network.tls.SslConfig;
 import dev.spool.network.tls.SslContexts;
 import dev.spool.network.tls.SslSettings;
+import dev.spool.quorum.QuorumTls;
 import io.netty.handler.ssl.SslContext;
 import java.util.List;
 import java.util.Locale;
@@ -30,6 +32,12 @@ public final class SecurityConfig {
   /** The Kafka listener's name in {@code listener.security.protocol.map}. */
   public static final String KAFKA = "KAFKA";
 
+  /**
+   * The metadata quorum's gRPC transport in {@code listener.security.protocol.map} (Kafka's name
+   * for the controller listener): PLAINTEXT or SSL, always mutual.
+   */
+  public static final String CONTROLLER = "CONTROLLER";
+
   public static final ConfigKey<List<String>> LISTENER_SECURITY_PROTOCOL_MAP =
       DEF.listKey(
           "listener.security.protocol.map",
@@ -38,7 +46,9 @@ public final class SecurityConfig {
           "Security protocol of each listener, NAME:PROTOCOL: SPOOL (listener, also used for"
               + " replication) PLAINTEXT or SSL, KAFKA (kafka.listener) PLAINTEXT, SSL,"
               + " SASL_PLAINTEXT or SASL_SSL (SSL with the ssl.* keys, SASL with"
-              + " sasl.enabled.mechanisms); a listener not named is PLAINTEXT.");
+              + " sasl.enabled.mechanisms), CONTROLLER (the metadata quorum's port and every"
+              + " node's and tool's connection to it) PLAINTEXT or SSL, always mutual TLS; a"
+              + " listener not named is PLAINTEXT.");
 
   /** SASL over a plaintext connection (Kafka's name). */
   public static final String SASL_PLAINTEXT = "SASL_PLAINTEXT";
@@ -80,12 +90,41 @@ public final class SecurityConfig {
 
   public static final SslConfig SSL = SslConfig.define(DEF, true);
 
+  public static final ConfigKey<Long> SSL_RELOAD_INTERVAL_MS =
+      DEF.longKey(
+          "ssl.reload.interval.ms",
+          10_000L,
+          v -> v < 0 || (v > 0 && v < 100) ? "must be 0 (off) or at least 100" : null,
+          "How often a node checks its ssl.keystore.location and ssl.truststore.location files"
+              + " for new content; a changed file that loads is used by new TLS connections of"
+              + " the listeners and of replication (established ones keep theirs), one that does"
+              + " not is refused with one ERROR and the old material stays. 0: never.");
+
   /**
    * The TLS contexts of a node: one per TLS listener (null when it is plaintext) and the replica
-   * fetcher's client context (null when the Spool listener is plaintext).
+   * fetcher's client context (null when the Spool listener is plaintext), all on one {@code
+   * material} (null when nothing speaks TLS), which the broker watches for new key material ({@link
+   * #SSL_RELOAD_INTERVAL_MS}) and closes.
    */
   public record Contexts(
-      SslContext spool, SslContext kafka, SslContext replication, String clientAuth) {}
+      SslContext spool,
+      SslContext kafka,
+      SslContext replication,
+      String clientAuth,
+      KeyMaterial material) {
+
+    /**
+     * Starts checking the key material's files every {@code ssl.reload.interval.ms} of {@code c}
+     * (0: never) on a thread named {@code threadName}; returns the material to close, or null when
+     * nothing speaks TLS.
+     */
+    public KeyMaterial watch(Config c, String threadName) {
+      if (material != null) {
+        material.watch(c.get(SSL_RELOAD_INTERVAL_MS), threadName);
+      }
+      return material;
+    }
+  }
 
   /** True when {@code listener} (SPOOL or KAFKA) speaks SSL (SSL or SASL_SSL). */
   public static boolean isTls(Config c, String listener) {
@@ -135,12 +174,46 @@ public final class SecurityConfig {
     SslSettings s = SSL.read(c);
     boolean spool = isTls(c, SPOOL);
     boolean kafka = isTls(c, KAFKA) && !c.get(BrokerConfig.KAFKA_LISTENER).isEmpty();
-    SslContext server = spool || kafka ? SslContexts.server(s) : null;
+    KeyMaterial material = spool || kafka ? KeyMaterial.load(s) : null;
+    SslContext server = material != null ? SslContexts.server(s, material) : null;
     return new Contexts(
         spool ? server : null,
         kafka ? server : null,
-        spool ? SslContexts.client(s) : null,
-        s.clientAuth());
+        spool ? SslContexts.client(s, material) : null,
+        s.clientAuth(),
+        material);
+  }
+
+  /**
+   * The metadata quorum's mutual TLS material when {@code listener.security.protocol.map} has
+   * {@code CONTROLLER:SSL}, else null (plaintext). Every node of the cluster (controllers, brokers)
+   * and the {@code spool quorum} tool use it on every connection to the quorum. Both stores must be
+   * set: the quorum trusts only the CAs of {@code ssl.truststore.location}, never the JDK's default
+   * ones (a certificate from any public CA would otherwise be a member). Throws a {@link
+   * ConfigException} naming the key when the material cannot be used.
+   */
+  public static QuorumTls quorumTls(Config c) {
+    if (!protocol(c, CONTROLLER).equals(SslConfig.SSL)) {
+      return null;
+    }
+    SslSettings s = SSL.read(c);
+    if (!s.hasKeystore()) {
+      throw new ConfigException(
+          "ssl.keystore.location",
+          "must be set: the metadata quorum uses SSL (listener.security.protocol.map has"
+              + " CONTROLLER:SSL), always mutual, and every node presents the certificate in this"
+              + " keystore");
+    }
+    if (!s.hasTruststore()) {
+      throw new ConfigException(
+          "ssl.truststore.location",
+          "must be set: the metadata quorum uses SSL (listener.security.protocol.map has"
+              + " CONTROLLER:SSL) and accepts only certificates signed by the CAs in this"
+              + " truststore, not by the JDK's default ones");
+    }
+    SslContexts.checkProtocols(s.enabledProtocols());
+    KeyMaterial m = KeyMaterial.load(s);
+    return new QuorumTls(m.keyManager(), m.trustManager(), s.enabledProtocols());
   }
 
   private static String validMap(List<String> entries) {
@@ -151,15 +224,18 @@ public final class SecurityConfig {
       }
       String name = e.substring(0, colon).trim().toUpperCase(Locale.ROOT);
       String protocol = e.substring(colon + 1).trim().toUpperCase(Locale.ROOT);
-      if (!name.equals(SPOOL) && !name.equals(KAFKA)) {
-        return "names listener '" + name + "' (listeners: SPOOL, KAFKA)";
+      if (!name.equals(SPOOL) && !name.equals(KAFKA) && !name.equals(CONTROLLER)) {
+        return "names listener '" + name + "' (listeners: SPOOL, KAFKA, CONTROLLER)";
       }
       boolean sasl = protocol.equals(SASL_PLAINTEXT) || protocol.equals(SASL_SSL);
-      if (sasl && name.equals(SPOOL)) {
+      if (sasl && !name.equals(KAFKA)) {
         return "asks for "
             + protocol
-            + " on SPOOL: SASL is offered on the KAFKA listener only so far (SPOOL: PLAINTEXT,"
-            + " SSL)";
+            + " on "
+            + name
+            + ": SASL is offered on the KAFKA listener only so far ("
+            + name
+            + ": PLAINTEXT, SSL)";
       }
       if (!sasl && !protocol.equals(SslConfig.PLAINTEXT) && !protocol.equals(SslConfig.SSL)) {
         return "has protocol '"

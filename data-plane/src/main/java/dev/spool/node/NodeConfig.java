@@ -101,6 +101,7 @@ public final class NodeConfig {
    * starting anything so the error names the key instead of surfacing as a stack trace.
    */
   public static void checkEnvironment(Config config) {
+    SecurityConfig.quorumTls(config); // the quorum's key material (CONTROLLER:SSL): every role
     checkWritableDir(BrokerConfig.DATA_DIR.name(), Path.of(config.get(BrokerConfig.DATA_DIR)));
     if (BrokerConfig.isController(config)) {
       checkWritableDir(
@@ -137,13 +138,15 @@ public final class NodeConfig {
    * The listener keys of this node's roles that bind an address other than loopback, as {@code
    * key=host}, unless the listener speaks TLS and requires client certificates
    * (ssl.client.auth=required, mutual TLS: only holders of a trusted certificate get in) or, for
-   * the Kafka listener, speaks SASL_SSL (every client authenticates over TLS). Each of the others
-   * accepts, from anyone who reaches it, everything its protocol can do (the quorum port:
-   * controller writes). The node warns about each at start; binding them is the operator's choice.
+   * the Kafka listener, speaks SASL_SSL (every client authenticates over TLS), or, for the quorum
+   * port, is CONTROLLER:SSL (always mutual TLS). Each of the others accepts, from anyone who
+   * reaches it, everything its protocol can do (the quorum port: controller writes). The node warns
+   * about each at start; binding them is the operator's choice.
    */
   public static List<String> exposedListeners(Config config) {
     List<String> exposed = new ArrayList<>();
-    if (BrokerConfig.isController(config)) {
+    if (BrokerConfig.isController(config)
+        && !SecurityConfig.isTls(config, SecurityConfig.CONTROLLER)) {
       addIfExposed(exposed, QuorumConfig.BIND_HOST.name(), config.get(QuorumConfig.BIND_HOST));
     }
     boolean mutualTls = config.get(SecurityConfig.SSL.clientAuth()).equals("required");

@@ -2,6 +2,7 @@ package dev.spool.node;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.spool.broker.SecurityConfig;
 import dev.spool.cli.CliContext;
 import dev.spool.cli.ExitCodes;
 import dev.spool.common.ErrorCode;
@@ -12,12 +13,14 @@ import dev.spool.quorum.QuorumAdmin;
 import dev.spool.quorum.QuorumAdmin.Description;
 import dev.spool.quorum.QuorumAdmin.Member;
 import dev.spool.quorum.QuorumConfig;
+import dev.spool.quorum.QuorumTls;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -59,7 +62,11 @@ public final class QuorumCommand {
     @Option(
         names = {"-c", "--config"},
         paramLabel = "FILE",
-        description = "A node's properties file: its controller.quorum.voters is the bootstrap.")
+        description =
+            "A node's properties file: its controller.quorum.voters is the bootstrap, and with"
+                + " listener.security.protocol.map CONTROLLER:SSL its ssl.* keys are the command's"
+                + " certificate and trust (the quorum is mutual TLS). Default: the local cluster's"
+                + " .spool-cluster/node-1/node.properties when it exists.")
     Path configFile;
 
     @Option(
@@ -73,13 +80,36 @@ public final class QuorumCommand {
     @Option(names = "--json", description = "Print the quorum as one JSON object.")
     boolean json;
 
+    private Path file(CliContext ctx) {
+      return configFile != null
+          ? ctx.workingDirectory().resolve(configFile)
+          : ctx.workingDirectory().resolve(".spool-cluster/node-1/node.properties");
+    }
+
+    /**
+     * The quorum's TLS material from the properties file (null: plaintext, or no file): its
+     * listener.security.protocol.map and ssl.* keys, read as the node reads them.
+     */
+    QuorumTls tls(CliContext ctx) {
+      Path file = file(ctx);
+      if (configFile == null && !Files.exists(file)) {
+        return null;
+      }
+      Map<String, String> security = new LinkedHashMap<>();
+      NodeConfig.load(file, Map.of())
+          .forEach(
+              (k, v) -> {
+                if (SecurityConfig.DEF.contains(k)) {
+                  security.put(k, v);
+                }
+              });
+      return SecurityConfig.quorumTls(SecurityConfig.DEF.parse(security));
+    }
+
     Map<Integer, HostPort> controllers(CliContext ctx) {
       String voters = bootstrap;
       if (voters == null) {
-        Path file =
-            configFile != null
-                ? ctx.workingDirectory().resolve(configFile)
-                : ctx.workingDirectory().resolve(".spool-cluster/node-1/node.properties");
+        Path file = file(ctx);
         if (configFile == null && !Files.exists(file)) {
           throw new IllegalArgumentException(
               "where is the quorum? give --bootstrap-controller ID@HOST:PORT,... or --config FILE");
@@ -111,15 +141,17 @@ public final class QuorumCommand {
   private static int run(
       CliContext ctx, Connection conn, Function<QuorumAdmin, Description> op, String done) {
     Map<Integer, HostPort> controllers;
+    QuorumTls tls;
     try {
       controllers = conn.controllers(ctx);
+      tls = conn.tls(ctx);
     } catch (IllegalArgumentException | ConfigException e) {
       ctx.err().println("error: " + e.getMessage());
       ctx.err().flush();
       return ExitCodes.USAGE;
     }
     Description d;
-    try (QuorumAdmin admin = QuorumAdmin.connect(controllers, conn.timeoutMs)) {
+    try (QuorumAdmin admin = QuorumAdmin.connect(controllers, conn.timeoutMs, tls)) {
       d = op.apply(admin);
     } catch (SpoolException e) {
       ctx.err().println("error: " + e.getMessage()); // "CODE: message"

@@ -2,6 +2,7 @@ package dev.spool.node;
 
 import dev.spool.broker.Broker;
 import dev.spool.broker.BrokerConfig;
+import dev.spool.broker.SecurityConfig;
 import dev.spool.broker.metrics.BrokerMetrics;
 import dev.spool.common.Clock;
 import dev.spool.config.Config;
@@ -17,6 +18,7 @@ import dev.spool.quorum.QuorumClientSettings;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.QuorumSettings;
+import dev.spool.quorum.QuorumTls;
 import dev.spool.quorum.lifecycle.BrokerState;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -86,11 +88,16 @@ public final class SpoolNode implements AutoCloseable {
     for (String listener : NodeConfig.exposedListeners(config)) {
       log.warn(
           "{} SECURITY: {} binds beyond loopback without mutual TLS (listener.security.protocol.map"
-              + " SSL with ssl.client.auth=required; Spool has no SASL or ACLs yet): anyone who"
+              + " SSL with ssl.client.auth=required, CONTROLLER:SSL for the quorum port; Spool has"
+              + " no SASL or ACLs yet): anyone who"
               + " reaches it can read, write and administer the cluster. Bind 127.0.0.1 or keep the"
               + " port behind a firewall on a private network.",
           logPrefix,
           listener);
+    }
+    QuorumTls quorumTls = SecurityConfig.quorumTls(config);
+    if (quorumTls != null) {
+      log.info("{} metadata quorum over mutual TLS (CONTROLLER:SSL)", logPrefix);
     }
     NodeMetrics metrics = null;
     String opsListener = config.get(OpsConfig.METRICS_LISTENER);
@@ -109,7 +116,8 @@ public final class SpoolNode implements AutoCloseable {
       metricsRegistry = metrics.registry();
     }
     if (BrokerConfig.isController(config)) {
-      QuorumServer q = QuorumServer.create(QuorumSettings.of(nodeId, clusterId, config), clock);
+      QuorumServer q =
+          QuorumServer.create(QuorumSettings.of(nodeId, clusterId, config, quorumTls), clock);
       quorumServer = q;
       try {
         q.start();
@@ -122,7 +130,7 @@ public final class SpoolNode implements AutoCloseable {
       }
     }
     if (BrokerConfig.isBroker(config)) {
-      quorumClient = QuorumClient.create(QuorumClientSettings.of(clusterId, config));
+      quorumClient = QuorumClient.create(QuorumClientSettings.of(clusterId, config, quorumTls));
       broker =
           Broker.start(
               config,

@@ -29,6 +29,14 @@ public interface QuorumAdmin extends AutoCloseable {
   }
 
   /**
+   * As {@link #connect(Map, long)}, over the quorum's mutual TLS with {@code tls}'s certificate
+   * (null: plaintext).
+   */
+  static QuorumAdmin connect(Map<Integer, HostPort> bootstrap, long timeoutMs, QuorumTls tls) {
+    return new RatisQuorumAdmin(bootstrap, timeoutMs, tls);
+  }
+
+  /**
    * The quorum as its leader sees it, with the metadata.version range each member reported to the
    * active controller (docs/architecture.md#versioned-metadata) where it knows one.
    */

@@ -21,6 +21,8 @@ import java.util.Map;
  * @param bindHost the address the Raft server listens on
  * @param storageDir the Raft log and snapshot directory
  * @param config the parsed, validated quorum config
+ * @param tls the quorum's mutual TLS material, or null for plaintext ({@link QuorumTls}): the Raft
+ *     server, its connections to peers and every Ratis client of the node use it
  */
 public record QuorumSettings(
     int nodeId,
@@ -29,7 +31,8 @@ public record QuorumSettings(
     HostPort listener,
     String bindHost,
     Path storageDir,
-    Config config) {
+    Config config,
+    QuorumTls tls) {
 
   public QuorumSettings {
     voters = Map.copyOf(voters);
@@ -49,8 +52,18 @@ public record QuorumSettings(
     }
   }
 
-  /** Builds the settings of controller {@code nodeId} from a parsed {@link QuorumConfig}. */
+  /**
+   * Builds the settings of controller {@code nodeId} from a parsed {@link QuorumConfig}, plaintext.
+   */
   public static QuorumSettings of(int nodeId, String clusterId, Config config) {
+    return of(nodeId, clusterId, config, null);
+  }
+
+  /**
+   * Builds the settings of controller {@code nodeId} from a parsed {@link QuorumConfig}, with the
+   * quorum's TLS material (null: plaintext).
+   */
+  public static QuorumSettings of(int nodeId, String clusterId, Config config, QuorumTls tls) {
     QuorumConfig.validate(config);
     String dir = config.get(QuorumConfig.METADATA_LOG_DIR);
     if (dir.isEmpty()) {
@@ -66,7 +79,8 @@ public record QuorumSettings(
             : HostPort.parse(config.get(QuorumConfig.LISTENER)),
         config.get(QuorumConfig.BIND_HOST),
         Path.of(dir),
-        config);
+        config,
+        tls);
   }
 
   /** This controller's advertised Raft address: its listener if set, else its voters entry. */
@@ -94,6 +108,6 @@ public record QuorumSettings(
   }
 
   public QuorumClientSettings clientSettings() {
-    return QuorumClientSettings.of(clusterId, config);
+    return QuorumClientSettings.of(clusterId, config, tls);
   }
 }

@@ -77,6 +77,55 @@ public final class TestCertificates {
     return c;
   }
 
+  /**
+   * Makes one more keystore, {@code name}.p12, holding a key pair with subject {@code CN=cn} (valid
+   * for 127.0.0.1 and localhost, server and client use, as the node keystore) signed by the test CA
+   * when {@code trustedCa}, else by the other CA (which no truststore of this set trusts). Runs
+   * keytool once more (a second or so).
+   *
+   * @return the keystore's path
+   */
+  public Path keystore(String name, String cn, boolean trustedCa) throws IOException {
+    String ca = trustedCa ? "ca" : "other-ca";
+    String store = name + ".p12";
+    keytool(
+        "-genkeypair",
+        "-alias",
+        "node",
+        "-keyalg",
+        "EC",
+        "-groupname",
+        "secp256r1",
+        "-dname",
+        "CN=" + cn,
+        "-validity",
+        "2",
+        "-keystore",
+        store);
+    keytool("-certreq", "-alias", "node", "-keystore", store, "-file", name + ".csr");
+    keytool(
+        "-gencert",
+        "-alias",
+        "ca",
+        "-keystore",
+        ca + ".p12",
+        "-infile",
+        name + ".csr",
+        "-outfile",
+        name + ".pem",
+        "-rfc",
+        "-validity",
+        "2",
+        "-ext",
+        "SAN=IP:127.0.0.1,DNS:localhost",
+        "-ext",
+        "EKU=serverAuth,clientAuth");
+    trust(ca + ".pem", store);
+    keytool("-importcert", "-alias", "node", "-file", name + ".pem", "-keystore", store);
+    runKeytool();
+    return dir.resolve(store);
+  }
+
   /** Adds the CA certificate in {@code pem} to {@code store} as a trusted entry. */
   private void trust(String pem, String store) {
     keytool("-importcert", "-noprompt", "-alias", "ca", "-file", pem, "-keystore", store);

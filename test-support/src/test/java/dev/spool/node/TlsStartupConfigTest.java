@@ -124,4 +124,30 @@ class TlsStartupConfigTest {
     ConfigException tls10 = refused(Map.of("ssl.enabled.protocols", "TLSv9"));
     assertEquals("ssl.enabled.protocols", tls10.key(), tls10.getMessage());
   }
+
+  @Test
+  void shouldRefuseAMutualTlsQuorumWithoutItsStoresOrWithSasl() {
+    ConfigException noTrust =
+        refused(
+            Map.of(
+                "listener.security.protocol.map", "CONTROLLER:SSL",
+                "ssl.truststore.location", ""));
+    assertEquals("ssl.truststore.location", noTrust.key(), noTrust.getMessage());
+    assertTrue(noTrust.getMessage().contains("CONTROLLER:SSL"), noTrust.getMessage());
+    ConfigException noKey =
+        refused(
+            Map.of(
+                "listener.security.protocol.map", "CONTROLLER:SSL",
+                "ssl.keystore.location", ""));
+    assertEquals("ssl.keystore.location", noKey.key(), noKey.getMessage());
+    ConfigException password =
+        refused(
+            Map.of(
+                "listener.security.protocol.map", "CONTROLLER:SSL",
+                "ssl.keystore.password", "wrong"));
+    assertEquals("ssl.keystore.password", password.key(), password.getMessage());
+    ConfigException sasl = refused(Map.of("listener.security.protocol.map", "CONTROLLER:SASL_SSL"));
+    assertEquals("listener.security.protocol.map", sasl.key(), sasl.getMessage());
+    assertTrue(sasl.getMessage().contains("CONTROLLER"), sasl.getMessage());
+  }
 }

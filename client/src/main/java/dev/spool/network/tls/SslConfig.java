@@ -20,7 +20,11 @@ public record SslConfig(
     ConfigKey<String> truststoreType,
     ConfigKey<List<String>> enabledProtocols,
     ConfigKey<String> endpointIdentificationAlgorithm,
-    ConfigKey<String> clientAuth) {
+    ConfigKey<String> clientAuth,
+    ConfigKey<String> keystoreKey,
+    ConfigKey<String> keystoreCertificateChain,
+    ConfigKey<String> truststoreCertificates,
+    ConfigKey<List<String>> cipherSuites) {
 
   /** Plaintext, as Kafka's {@code security.protocol}. */
   public static final String PLAINTEXT = "PLAINTEXT";
@@ -51,7 +55,8 @@ public record SslConfig(
             "ssl.keystore.type",
             "JKS",
             ConfigKey.nonEmpty(),
-            "KeyStore type of ssl.keystore.location (JKS, PKCS12)."),
+            "KeyStore type of ssl.keystore.location (JKS, PKCS12, or PEM: a PKCS#8 private key,"
+                + " encrypted with ssl.key.password or not, and its certificate chain)."),
         def.stringKey(
             "ssl.truststore.location",
             "",
@@ -64,7 +69,7 @@ public record SslConfig(
             "ssl.truststore.type",
             "JKS",
             ConfigKey.nonEmpty(),
-            "KeyStore type of ssl.truststore.location (JKS, PKCS12)."),
+            "KeyStore type of ssl.truststore.location (JKS, PKCS12, or PEM: CA certificates)."),
         def.listKey(
             "ssl.enabled.protocols",
             DEFAULT_PROTOCOLS,
@@ -89,7 +94,28 @@ public record SslConfig(
                 ConfigKey.oneOf("none", "requested", "required"),
                 "Whether TLS listeners ask clients for a certificate: none, requested (checked when"
                     + " given) or required (mutual TLS: a client without one is refused).")
-            : null);
+            : null,
+        def.passwordKey(
+            "ssl.keystore.key",
+            "Inline PEM PKCS#8 private key (ssl.keystore.type=PEM), instead of"
+                + " ssl.keystore.location; encrypted with ssl.key.password or not."),
+        def.stringKey(
+            "ssl.keystore.certificate.chain",
+            "",
+            null,
+            "Inline PEM certificate chain of ssl.keystore.key."),
+        def.stringKey(
+            "ssl.truststore.certificates",
+            "",
+            null,
+            "Inline PEM CA certificates (ssl.truststore.type=PEM), instead of"
+                + " ssl.truststore.location."),
+        def.listKey(
+            "ssl.cipher.suites",
+            List.of(),
+            null,
+            "Cipher suites offered on TLS connections, by their JDK (IANA) names; empty: the"
+                + " engine's defaults."));
   }
 
   /** The settings {@code config} holds for these keys. */
@@ -104,6 +130,10 @@ public record SslConfig(
         config.get(truststoreType),
         config.get(enabledProtocols),
         config.get(endpointIdentificationAlgorithm),
-        clientAuth == null ? "none" : config.get(clientAuth));
+        clientAuth == null ? "none" : config.get(clientAuth),
+        config.get(keystoreKey),
+        config.get(keystoreCertificateChain),
+        config.get(truststoreCertificates),
+        config.get(cipherSuites));
   }
 }

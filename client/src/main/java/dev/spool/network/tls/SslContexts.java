@@ -5,28 +5,18 @@ import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.KeyStoreException;
 import java.security.NoSuchAlgorithmException;
-import java.security.UnrecoverableKeyException;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
- * Builds Netty {@link SslContext}s (the JDK's TLS engine) from {@link SslSettings}. Everything is
- * read and checked here, once, when a listener or client starts: a missing or unreadable file, a
- * wrong password, an unknown store type or protocol throws a {@link ConfigException} that names the
- * key, so a node with bad key material fails at start rather than at its first handshake.
+ * Builds Netty {@link SslContext}s (the JDK's TLS engine) from {@link SslSettings} and their {@link
+ * KeyMaterial}. Everything is read and checked when a listener or client starts (and again by a
+ * reload of the material): a missing or unreadable file, a wrong password, an unknown store type or
+ * protocol throws a {@link ConfigException} that names the key, so a node with bad key material
+ * fails at start rather than at its first handshake.
  *
  * <p>Stateless; the contexts it builds are thread-safe and shared by every connection.
  */
@@ -38,21 +28,29 @@ public final class SslContexts {
    * certificates as {@code ssl.client.auth} says and checks them against the truststore.
    */
   public static SslContext server(SslSettings s) {
-    if (s.keystoreLocation().isEmpty()) {
+    return server(s, KeyMaterial.load(s));
+  }
+
+  /**
+   * As {@link #server(SslSettings)}, on {@code material}: a reload of it ({@link
+   * KeyMaterial#reloadIfChanged}) reaches the handshakes of this context.
+   */
+  public static SslContext server(SslSettings s, KeyMaterial material) {
+    if (!s.hasKeystore()) {
       throw new ConfigException(
           "ssl.keystore.location",
           "must be set: a listener uses SSL (listener.security.protocol.map) and presents the"
               + " certificate in this keystore");
     }
     SslContextBuilder b =
-        SslContextBuilder.forServer(keyManagers(s))
+        SslContextBuilder.forServer(material.keyManager())
             .clientAuth(
                 switch (s.clientAuth()) {
                   case "required" -> ClientAuth.REQUIRE;
                   case "requested" -> ClientAuth.OPTIONAL;
                   default -> ClientAuth.NONE;
                 });
-    return build(b, s);
+    return build(b, s, material);
   }
 
   /**
@@ -61,21 +59,29 @@ public final class SslContexts {
    * the server's host name when {@code ssl.endpoint.identification.algorithm} is https.
    */
   public static SslContext client(SslSettings s) {
+    return client(s, KeyMaterial.load(s));
+  }
+
+  /** As {@link #client(SslSettings)}, on {@code material} (reloadable). */
+  public static SslContext client(SslSettings s, KeyMaterial material) {
     SslContextBuilder b =
         SslContextBuilder.forClient()
             .endpointIdentificationAlgorithm(
                 s.endpointIdentificationAlgorithm().isEmpty() ? null : "HTTPS");
-    if (!s.keystoreLocation().isEmpty()) {
-      b.keyManager(keyManagers(s));
+    if (material.keyManager() != null) {
+      b.keyManager(material.keyManager());
     }
-    return build(b, s);
+    return build(b, s, material);
   }
 
-  private static SslContext build(SslContextBuilder b, SslSettings s) {
+  private static SslContext build(SslContextBuilder b, SslSettings s, KeyMaterial material) {
     checkProtocols(s.enabledProtocols());
-    TrustManagerFactory tmf = trustManagers(s);
-    if (tmf != null) {
-      b.trustManager(tmf);
+    if (material.trustManager() != null) {
+      b.trustManager(material.trustManager());
+    }
+    if (!s.cipherSuites().isEmpty()) {
+      checkCipherSuites(s.cipherSuites());
+      b.ciphers(s.cipherSuites());
     }
     try {
       return b.sslProvider(SslProvider.JDK).protocols(s.enabledProtocols()).build();
@@ -84,7 +90,31 @@ public final class SslContexts {
     }
   }
 
-  private static void checkProtocols(List<String> protocols) {
+  private static void checkCipherSuites(List<String> suites) {
+    List<String> supported;
+    try {
+      supported =
+          Arrays.asList(SSLContext.getDefault().getSupportedSSLParameters().getCipherSuites());
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("this JDK has no TLS implementation", e);
+    }
+    for (String c : suites) {
+      if (!supported.contains(c)) {
+        throw new ConfigException(
+            "ssl.cipher.suites",
+            "'"
+                + c
+                + "' is not a cipher suite this JDK supports (JDK names, e.g."
+                + " TLS_AES_128_GCM_SHA256, TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384)");
+      }
+    }
+  }
+
+  /**
+   * Throws a {@link ConfigException} naming {@code ssl.enabled.protocols} when it names a protocol
+   * this JDK lacks.
+   */
+  public static void checkProtocols(List<String> protocols) {
     List<String> supported;
     try {
       supported = Arrays.asList(SSLContext.getDefault().getSupportedSSLParameters().getProtocols());
@@ -97,89 +127,6 @@ public final class SslContexts {
             "ssl.enabled.protocols",
             "'" + p + "' is not a protocol this JDK supports " + supported);
       }
-    }
-  }
-
-  private static KeyManagerFactory keyManagers(SslSettings s) {
-    KeyStore ks =
-        load("ssl.keystore", s.keystoreLocation(), s.keystorePassword(), s.keystoreType());
-    try {
-      if (!hasPrivateKey(ks)) {
-        throw new ConfigException(
-            "ssl.keystore.location", s.keystoreLocation() + " holds no private key entry");
-      }
-      KeyManagerFactory kmf =
-          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-      String keyPassword = s.keyPassword().isEmpty() ? s.keystorePassword() : s.keyPassword();
-      kmf.init(ks, keyPassword.toCharArray());
-      return kmf;
-    } catch (UnrecoverableKeyException e) {
-      throw new ConfigException(
-          s.keyPassword().isEmpty() ? "ssl.keystore.password" : "ssl.key.password",
-          "does not unlock the private key in "
-              + s.keystoreLocation()
-              + " (set ssl.key.password when the key has its own password): "
-              + e.getMessage());
-    } catch (GeneralSecurityException e) {
-      throw new ConfigException(
-          "ssl.keystore.location", "cannot use " + s.keystoreLocation() + ": " + e.getMessage());
-    }
-  }
-
-  private static boolean hasPrivateKey(KeyStore ks) throws KeyStoreException {
-    for (String alias : Collections.list(ks.aliases())) {
-      if (ks.isKeyEntry(alias)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** The truststore's trust managers, or null for the JDK's default trust. */
-  private static TrustManagerFactory trustManagers(SslSettings s) {
-    if (s.truststoreLocation().isEmpty()) {
-      return null;
-    }
-    KeyStore ts =
-        load("ssl.truststore", s.truststoreLocation(), s.truststorePassword(), s.truststoreType());
-    try {
-      TrustManagerFactory tmf =
-          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-      tmf.init(ts);
-      return tmf;
-    } catch (GeneralSecurityException e) {
-      throw new ConfigException(
-          "ssl.truststore.location",
-          "cannot use " + s.truststoreLocation() + ": " + e.getMessage());
-    }
-  }
-
-  /**
-   * Loads a keystore file; {@code prefix} is {@code ssl.keystore} or {@code ssl.truststore}, whose
-   * {@code .location}, {@code .password} and {@code .type} keys the errors name.
-   */
-  private static KeyStore load(String prefix, String location, String password, String type) {
-    KeyStore ks;
-    try {
-      ks = KeyStore.getInstance(type);
-    } catch (KeyStoreException e) {
-      throw new ConfigException(prefix + ".type", "'" + type + "' is not a KeyStore type");
-    }
-    Path path = Path.of(location);
-    try (InputStream in = Files.newInputStream(path)) {
-      ks.load(in, password.isEmpty() ? null : password.toCharArray());
-      return ks;
-    } catch (IOException e) {
-      if (e.getCause() instanceof UnrecoverableKeyException) {
-        throw new ConfigException(
-            prefix + ".password",
-            "does not open " + prefix + ".location (" + location + "): " + e.getMessage());
-      }
-      throw new ConfigException(
-          prefix + ".location", "cannot read " + location + " as a " + type + " keystore: " + e);
-    } catch (GeneralSecurityException e) {
-      throw new ConfigException(
-          prefix + ".location", "cannot read " + location + ": " + e.getMessage());
     }
   }
 }

@@ -18,6 +18,12 @@ import java.util.List;
  * @param endpointIdentificationAlgorithm "https" to verify that the server's certificate names the
  *     host connected to (clients), "" to skip it
  * @param clientAuth none, requested or required (servers: whether clients present a certificate)
+ * @param keystoreKey an inline PEM PKCS#8 private key ({@code ssl.keystore.key}, type PEM), or ""
+ * @param keystoreCertificateChain the inline PEM certificate chain of {@code keystoreKey}, or ""
+ * @param truststoreCertificates inline PEM CA certificates ({@code ssl.truststore.certificates}),
+ *     or ""
+ * @param cipherSuites the cipher suites offered ({@code ssl.cipher.suites}); empty: the engine's
+ *     defaults
  */
 public record SslSettings(
     String keystoreLocation,
@@ -29,9 +35,53 @@ public record SslSettings(
     String truststoreType,
     List<String> enabledProtocols,
     String endpointIdentificationAlgorithm,
-    String clientAuth) {
+    String clientAuth,
+    String keystoreKey,
+    String keystoreCertificateChain,
+    String truststoreCertificates,
+    List<String> cipherSuites) {
 
   public SslSettings {
     enabledProtocols = List.copyOf(enabledProtocols);
+    cipherSuites = List.copyOf(cipherSuites);
+  }
+
+  /** Settings with key and trust material in files only (no inline PEM). */
+  public SslSettings(
+      String keystoreLocation,
+      String keystorePassword,
+      String keyPassword,
+      String keystoreType,
+      String truststoreLocation,
+      String truststorePassword,
+      String truststoreType,
+      List<String> enabledProtocols,
+      String endpointIdentificationAlgorithm,
+      String clientAuth) {
+    this(
+        keystoreLocation,
+        keystorePassword,
+        keyPassword,
+        keystoreType,
+        truststoreLocation,
+        truststorePassword,
+        truststoreType,
+        enabledProtocols,
+        endpointIdentificationAlgorithm,
+        clientAuth,
+        "",
+        "",
+        "",
+        List.of());
+  }
+
+  /** True when a private key is configured: a keystore file or an inline PEM key. */
+  public boolean hasKeystore() {
+    return !keystoreLocation.isEmpty() || !keystoreKey.isEmpty();
+  }
+
+  /** True when trusted CAs are configured: a truststore file or inline PEM certificates. */
+  public boolean hasTruststore() {
+    return !truststoreLocation.isEmpty() || !truststoreCertificates.isEmpty();
   }
 }

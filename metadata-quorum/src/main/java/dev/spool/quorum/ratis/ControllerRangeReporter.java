@@ -1,5 +1,6 @@
 package dev.spool.quorum.ratis;
 
+import dev.spool.quorum.QuorumTls;
 import dev.spool.quorum.image.MetadataVersion;
 import dev.spool.quorum.message.ControllerHeartbeatRequest;
 import dev.spool.quorum.message.ControllerRequest;
@@ -52,6 +53,7 @@ final class ControllerRangeReporter implements AutoCloseable {
   private final RaftGroupId groupId;
   private final Supplier<RaftServer.Division> division;
   private final long timeoutMs;
+  private final QuorumTls tls;
   private final ScheduledExecutorService thread;
   private RaftClient client;
   private List<RaftPeer> clientPeers = List.of();
@@ -60,18 +62,21 @@ final class ControllerRangeReporter implements AutoCloseable {
   /**
    * @param division this member's division, or null while it has none (not started, closed)
    * @param timeoutMs how long one report may take
+   * @param tls the quorum's TLS material, or null for plaintext
    */
   ControllerRangeReporter(
       int nodeId,
       MetadataVersion.Range range,
       RaftGroupId groupId,
       Supplier<RaftServer.Division> division,
-      long timeoutMs) {
+      long timeoutMs,
+      QuorumTls tls) {
     this.nodeId = nodeId;
     this.range = range;
     this.groupId = groupId;
     this.division = division;
     this.timeoutMs = timeoutMs;
+    this.tls = tls;
     this.thread =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -153,7 +158,7 @@ final class ControllerRangeReporter implements AutoCloseable {
     if (client == null || !peers.equals(clientPeers)) {
       closeClient();
       client =
-          RaftClient.newBuilder()
+          RaftSetup.clientBuilder(tls)
               .setProperties(RaftSetup.clientProperties(timeoutMs))
               .setRaftGroup(RaftGroup.valueOf(groupId, peers))
               .setRetryPolicy(RetryPolicies.noRetry())

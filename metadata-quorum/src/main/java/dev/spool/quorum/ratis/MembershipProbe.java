@@ -1,5 +1,6 @@
 package dev.spool.quorum.ratis;
 
+import dev.spool.quorum.QuorumTls;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -29,8 +30,11 @@ import org.apache.ratis.retry.RetryPolicies;
 final class MembershipProbe {
   private MembershipProbe() {}
 
-  /** Why {@code self} must not start as an original voter of {@code group}, if a member says so. */
-  static Optional<String> refusal(RaftGroup group, RaftPeerId self, long timeoutMs) {
+  /**
+   * Why {@code self} must not start as an original voter of {@code group}, if a member says so;
+   * asks over the quorum's TLS when {@code tls} is set.
+   */
+  static Optional<String> refusal(RaftGroup group, RaftPeerId self, long timeoutMs, QuorumTls tls) {
     List<RaftPeer> others = group.getPeers().stream().filter(p -> !p.getId().equals(self)).toList();
     if (others.isEmpty()) {
       return Optional.empty();
@@ -46,7 +50,7 @@ final class MembershipProbe {
     try {
       List<CompletableFuture<Optional<String>>> answers = new ArrayList<>();
       for (RaftPeer p : others) {
-        answers.add(CompletableFuture.supplyAsync(() -> ask(group, p, self, timeoutMs), pool));
+        answers.add(CompletableFuture.supplyAsync(() -> ask(group, p, self, timeoutMs, tls), pool));
       }
       for (CompletableFuture<Optional<String>> a : answers) {
         Optional<String> why =
@@ -62,10 +66,10 @@ final class MembershipProbe {
   }
 
   private static Optional<String> ask(
-      RaftGroup group, RaftPeer p, RaftPeerId self, long timeoutMs) {
+      RaftGroup group, RaftPeer p, RaftPeerId self, long timeoutMs, QuorumTls tls) {
     GroupInfoReply info;
     try (RaftClient c =
-        RaftClient.newBuilder()
+        RaftSetup.clientBuilder(tls)
             .setProperties(RaftSetup.clientProperties(timeoutMs))
             .setRaftGroup(RaftGroup.valueOf(group.getGroupId(), List.of(p)))
             .setRetryPolicy(RetryPolicies.noRetry())

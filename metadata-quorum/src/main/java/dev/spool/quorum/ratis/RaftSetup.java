@@ -5,6 +5,7 @@ import dev.spool.config.Config;
 import dev.spool.quorum.QuorumClientSettings;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumSettings;
+import dev.spool.quorum.QuorumTls;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -13,8 +14,10 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -68,6 +71,47 @@ final class RaftSetup {
         .setAddress(address)
         .setStartupRole(role)
         .build();
+  }
+
+  /**
+   * The Ratis parameters of every server and client of a node: with {@code tls}, one {@link
+   * GrpcTlsConfig} as the default of all of Ratis' gRPC channels (the server port, the leader's
+   * connections to peers, clients and admin calls), mutual TLS on: the server requires a client
+   * certificate that chains to the trust manager's CAs and the client presents the key manager's
+   * (docs/security.md#tls-on-the-quorum). Null: plaintext.
+   */
+  static Parameters parameters(QuorumTls tls) {
+    Parameters p = new Parameters();
+    if (tls != null) {
+      GrpcConfigKeys.TLS.setConf(
+          p,
+          GrpcTlsConfig.newBuilder()
+              .setKeyManager(tls.keyManager())
+              .setTrustManager(tls.trustManager())
+              .setMutualTls(true)
+              .setProtocols(tls.protocols())
+              .build());
+    }
+    return p;
+  }
+
+  /**
+   * The parameters of node {@code nodeId}'s Raft server: {@link #parameters}, and with TLS one
+   * rate-limited log line for connections refused at the handshake ({@link QuorumHandshakeLog}).
+   */
+  static Parameters serverParameters(QuorumTls tls, int nodeId) {
+    Parameters p = parameters(tls);
+    if (tls != null) {
+      QuorumHandshakeLog refusals = new QuorumHandshakeLog(nodeId, System::nanoTime);
+      GrpcConfigKeys.Server.setServicesCustomizer(
+          p, (builder, types) -> builder.addTransportFilter(refusals));
+    }
+    return p;
+  }
+
+  /** A client builder on the node's transport: its TLS parameters set, nothing else. */
+  static RaftClient.Builder clientBuilder(QuorumTls tls) {
+    return RaftClient.newBuilder().setParameters(parameters(tls));
   }
 
   static RaftProperties serverProperties(QuorumSettings s) {
@@ -135,7 +179,7 @@ final class RaftSetup {
    */
   static RaftClient newClient(QuorumClientSettings s, RaftGroup group) {
     int attempts = Math.max(3, s.totalTimeoutMs() / Math.max(1, s.retryBackoffMs()));
-    return RaftClient.newBuilder()
+    return clientBuilder(s.tls())
         .setProperties(clientProperties(s))
         .setRaftGroup(group)
         .setRetryPolicy(

@@ -5,6 +5,7 @@ import dev.spool.common.HostPort;
 import dev.spool.common.SpoolException;
 import dev.spool.protocol.message.QuorumInfo;
 import dev.spool.quorum.QuorumAdmin;
+import dev.spool.quorum.QuorumTls;
 import dev.spool.quorum.image.MetadataVersion;
 import dev.spool.quorum.message.ControllerRequest;
 import dev.spool.quorum.message.DescribeQuorumRequest;
@@ -78,15 +79,23 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
 
   private final Map<Integer, HostPort> bootstrap;
   private final long timeoutMs;
+  private final QuorumTls tls;
   private RaftGroupId groupId;
   private Runnable afterListenerAdded = () -> {};
 
+  /** An admin over plaintext. */
   public RatisQuorumAdmin(Map<Integer, HostPort> bootstrap, long timeoutMs) {
+    this(bootstrap, timeoutMs, null);
+  }
+
+  /** An admin that reaches the quorum over its mutual TLS ({@code tls}; null: plaintext). */
+  public RatisQuorumAdmin(Map<Integer, HostPort> bootstrap, long timeoutMs, QuorumTls tls) {
     if (bootstrap.isEmpty()) {
       throw new IllegalArgumentException("no controller to connect to");
     }
     this.bootstrap = Map.copyOf(bootstrap);
     this.timeoutMs = timeoutMs;
+    this.tls = tls;
   }
 
   /**
@@ -656,7 +665,7 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
     // Not capped by the time left, unlike a probe: a change once sent is given the time to be
     // answered, rather than reported failed while it may still complete.
     RaftProperties p = RaftSetup.clientProperties(Math.max(PROBE_TIMEOUT_MS, leftMs(deadline)));
-    return RaftClient.newBuilder()
+    return RaftSetup.clientBuilder(tls)
         .setProperties(p)
         .setRaftGroup(RaftGroup.valueOf(groupId, all))
         .setLeaderId(RaftPeerId.valueOf(leader.getRoleInfoProto().getSelf().getId()))
@@ -666,8 +675,8 @@ public final class RatisQuorumAdmin implements QuorumAdmin {
         .build();
   }
 
-  private static RaftClient probeClient(RaftGroup group, long deadline) {
-    return RaftClient.newBuilder()
+  private RaftClient probeClient(RaftGroup group, long deadline) {
+    return RaftSetup.clientBuilder(tls)
         .setProperties(RaftSetup.clientProperties(probeMs(leftMs(deadline))))
         .setRaftGroup(group)
         .setRetryPolicy(RetryPolicies.noRetry())

@@ -82,7 +82,8 @@ public final class RatisQuorumServer implements QuorumServer {
     Files.createDirectories(settings.storageDir());
     if (firstStart && !settings.joining()) {
       Optional<String> refusal =
-          MembershipProbe.refusal(group, RaftSetup.peerId(settings.nodeId()), PROBE_TIMEOUT_MS);
+          MembershipProbe.refusal(
+              group, RaftSetup.peerId(settings.nodeId()), PROBE_TIMEOUT_MS, settings.tls());
       if (refusal.isPresent()) {
         throw new NotAQuorumMemberException(refusal.get());
       }
@@ -111,6 +112,7 @@ public final class RatisQuorumServer implements QuorumServer {
                     ? RaftGroup.valueOf(group.getGroupId(), java.util.List.of())
                     : group)
             .setProperties(RaftSetup.serverProperties(settings))
+            .setParameters(RaftSetup.serverParameters(settings.tls(), settings.nodeId()))
             .setStateMachine(stateMachine)
             // RECOVER reuses an existing directory and formats a missing one
             // (docs/ratis.md#p5-startup-option-recover).
@@ -123,7 +125,8 @@ public final class RatisQuorumServer implements QuorumServer {
             controllerSettings.metadataVersions(),
             group.getGroupId(),
             this::divisionOrNull,
-            settings.config().get(QuorumConfig.CLIENT_REQUEST_TIMEOUT_MS));
+            settings.config().get(QuorumConfig.CLIENT_REQUEST_TIMEOUT_MS),
+            settings.tls());
     stateMachine.onLeaderChange(reporter::leaderChanged);
     reporter.start();
     log.info(
@@ -354,7 +357,7 @@ public final class RatisQuorumServer implements QuorumServer {
   @Override
   public long takeSnapshot() throws IOException {
     try (org.apache.ratis.client.RaftClient admin =
-        org.apache.ratis.client.RaftClient.newBuilder()
+        RaftSetup.clientBuilder(settings.tls())
             .setProperties(RaftSetup.clientProperties(settings.clientSettings()))
             .setRaftGroup(division().getGroup())
             .build()) {
@@ -404,7 +407,7 @@ public final class RatisQuorumServer implements QuorumServer {
       return false;
     }
     try (org.apache.ratis.client.RaftClient c =
-        org.apache.ratis.client.RaftClient.newBuilder()
+        RaftSetup.clientBuilder(settings.tls())
             .setProperties(RaftSetup.clientProperties(settings.clientSettings()))
             .setRaftGroup(d.getGroup())
             .setLeaderId(RaftSetup.peerId(settings.nodeId()))

@@ -2,6 +2,7 @@ package dev.spool.testing.inprocess;
 
 import dev.spool.broker.Broker;
 import dev.spool.broker.BrokerConfig;
+import dev.spool.broker.SecurityConfig;
 import dev.spool.common.Clock;
 import dev.spool.config.Config;
 import dev.spool.node.NodeStorage;
@@ -80,7 +81,9 @@ final class InProcessNode {
     NodeStorage.verify(config);
     QuorumServer s =
         QuorumServer.create(
-            QuorumSettings.of(id, config.get(BrokerConfig.CLUSTER_ID), config), Clock.SYSTEM);
+            QuorumSettings.of(
+                id, config.get(BrokerConfig.CLUSTER_ID), config, SecurityConfig.quorumTls(config)),
+            Clock.SYSTEM);
     try {
       s.start();
     } catch (IOException e) {
@@ -100,7 +103,8 @@ final class InProcessNode {
     CuttableQuorumClient c =
         new CuttableQuorumClient(
             QuorumClient.create(
-                QuorumClientSettings.of(config.get(BrokerConfig.CLUSTER_ID), config)),
+                QuorumClientSettings.of(
+                    config.get(BrokerConfig.CLUSTER_ID), config, SecurityConfig.quorumTls(config))),
             id);
     c.setCut(quorumLinkCut);
     try {
