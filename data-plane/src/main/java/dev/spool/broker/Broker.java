@@ -24,6 +24,7 @@ import dev.spool.broker.request.OffsetCommitHandler;
 import dev.spool.broker.request.OffsetDeleteHandler;
 import dev.spool.broker.request.OffsetFetchHandler;
 import dev.spool.broker.request.ProducerIdManager;
+import dev.spool.broker.security.AuthorizerConfig;
 import dev.spool.broker.security.SaslVerifiers;
 import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
@@ -203,7 +204,8 @@ public final class Broker implements AutoCloseable {
               BrokerLifecycle l = lifecycle;
               return l == null ? -1 : l.activeControllerId();
             },
-            metrics);
+            metrics,
+            AuthorizerConfig.authorizer(config, rm::image));
     coordinator =
         new GroupCoordinator(
             brokerId,
