@@ -12,6 +12,7 @@ import dev.spool.broker.replication.PartitionWorkers;
 import dev.spool.broker.replication.ReplicaFetcherManager;
 import dev.spool.broker.replication.ReplicaManager;
 import dev.spool.broker.replication.ReplicationSettings;
+import dev.spool.broker.request.AuthorizedGroups;
 import dev.spool.broker.request.BrokerContext;
 import dev.spool.broker.request.ConsumerGroupHeartbeatHandler;
 import dev.spool.broker.request.DeleteGroupsHandler;
@@ -341,6 +342,7 @@ public final class Broker implements AutoCloseable {
    * answered by the same coordinator as the Kafka listener's.
    */
   static RequestDispatcher dispatcher(Handlers h, BrokerContext ctx, GroupCoordinator coordinator) {
+    AuthorizedGroups groups = new AuthorizedGroups(coordinator, ctx.authorizer());
     return new RequestDispatcher(ApiVersionTable.CURRENT)
         .register(ApiKey.API_VERSIONS, h.apiVersions())
         .register(ApiKey.METADATA, h.metadata())
@@ -356,14 +358,14 @@ public final class Broker implements AutoCloseable {
         .register(ApiKey.ALTER_CONFIGS, h.alterConfigs())
         .register(ApiKey.DESCRIBE_CLUSTER, h.describeCluster())
         .register(ApiKey.DESCRIBE_CONFIGS, h.describeConfigs())
-        .register(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(coordinator))
-        .register(ApiKey.CONSUMER_GROUP_HEARTBEAT, new ConsumerGroupHeartbeatHandler(coordinator))
-        .register(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(coordinator))
-        .register(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(coordinator))
-        .register(ApiKey.LIST_GROUPS, new ListGroupsHandler(coordinator))
-        .register(ApiKey.DESCRIBE_GROUPS, new DescribeGroupsHandler(coordinator))
-        .register(ApiKey.DELETE_GROUPS, new DeleteGroupsHandler(coordinator))
-        .register(ApiKey.OFFSET_DELETE, new OffsetDeleteHandler(coordinator))
+        .register(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(groups))
+        .register(ApiKey.CONSUMER_GROUP_HEARTBEAT, new ConsumerGroupHeartbeatHandler(groups))
+        .register(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(groups))
+        .register(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(groups))
+        .register(ApiKey.LIST_GROUPS, new ListGroupsHandler(groups))
+        .register(ApiKey.DESCRIBE_GROUPS, new DescribeGroupsHandler(groups))
+        .register(ApiKey.DELETE_GROUPS, new DeleteGroupsHandler(groups))
+        .register(ApiKey.OFFSET_DELETE, new OffsetDeleteHandler(groups))
         .register(ApiKey.DESCRIBE_LOGS, h.describeLogs())
         .register(ApiKey.DELETE_RECORDS, h.deleteRecords())
         .register(ApiKey.DESCRIBE_PRODUCERS, h.describeProducers())
