@@ -375,7 +375,10 @@ public final class Broker implements AutoCloseable {
         .register(ApiKey.UPDATE_FEATURES, h.updateFeatures())
         .register(ApiKey.UNREGISTER_BROKER, h.unregisterBroker())
         .register(ApiKey.ALTER_PARTITION_REASSIGNMENTS, h.alterPartitionReassignments())
-        .register(ApiKey.LIST_PARTITION_REASSIGNMENTS, h.listPartitionReassignments());
+        .register(ApiKey.LIST_PARTITION_REASSIGNMENTS, h.listPartitionReassignments())
+        .register(ApiKey.CREATE_ACLS, h.createAcls())
+        .register(ApiKey.DESCRIBE_ACLS, h.describeAcls())
+        .register(ApiKey.DELETE_ACLS, h.deleteAcls());
   }
 
   private BrokerServer.Settings serverSettings(Config config) {

@@ -1,5 +1,6 @@
 package dev.spool.broker.kafka;
 
+import dev.spool.broker.kafka.codec.AclCodec;
 import dev.spool.broker.kafka.codec.ApiVersionsCodec;
 import dev.spool.broker.kafka.codec.ConfigCodec;
 import dev.spool.broker.kafka.codec.FetchCodec;
@@ -86,7 +87,10 @@ final class KafkaApis {
               KafkaApi.ALTER_USER_SCRAM_CREDENTIALS,
               KafkaApi.UNREGISTER_BROKER,
               KafkaApi.ALTER_PARTITION_REASSIGNMENTS,
-              KafkaApi.LIST_PARTITION_REASSIGNMENTS));
+              KafkaApi.LIST_PARTITION_REASSIGNMENTS,
+              KafkaApi.CREATE_ACLS,
+              KafkaApi.DESCRIBE_ACLS,
+              KafkaApi.DELETE_ACLS));
 
   private final Handlers h;
   private final BrokerContext ctx;
@@ -223,6 +227,18 @@ final class KafkaApis {
               .thenApply(resp -> UnregisterBrokerCodec.toKafka(r, resp));
       case ALTER_PARTITION_REASSIGNMENTS -> alterPartitionReassignments(r, c);
       case LIST_PARTITION_REASSIGNMENTS -> listPartitionReassignments(r, c);
+      case CREATE_ACLS ->
+          h.createAcls()
+              .call(AclCodec.createToSpool(r, (int) ctx.adminTimeout(0)), c)
+              .thenApply(resp -> AclCodec.createToKafka(r, resp));
+      case DESCRIBE_ACLS ->
+          h.describeAcls()
+              .call(AclCodec.describeToSpool(r), c)
+              .thenApply(resp -> AclCodec.describeToKafka(r, resp));
+      case DELETE_ACLS ->
+          h.deleteAcls()
+              .call(AclCodec.deleteToSpool(r, (int) ctx.adminTimeout(0)), c)
+              .thenApply(resp -> AclCodec.deleteToKafka(r, resp));
       default -> throw new IllegalStateException(api + " is not served"); // decoder answered it
     };
   }
