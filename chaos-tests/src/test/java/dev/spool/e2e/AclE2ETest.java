@@ -238,4 +238,89 @@ class AclE2ETest {
           });
     }
   }
+
+  @Test
+  void theCliAddsListsAndRemovesAclsAndRefusesBadOnes() {
+    CliRunner.Result added =
+        cli(
+            "acl",
+            "add",
+            "--allow-principal",
+            "User:bob",
+            "--operation",
+            "Read",
+            "--operation",
+            "Write",
+            "--topic",
+            "cli-",
+            "--resource-pattern-type",
+            "prefixed",
+            "--json");
+    assertEquals(0, added.exitCode(), added.toString());
+    assertEquals(2, added.outLines().size(), added.toString());
+    assertTrue(added.out().contains("\"event\":\"added\""), added.out());
+    assertTrue(added.out().contains("\"pattern_type\":\"PREFIXED\""), added.out());
+
+    CliRunner.Result listed = cli("acl", "list", "--principal", "User:bob", "--json");
+    assertEquals(0, listed.exitCode(), listed.toString());
+    assertEquals(2, listed.outLines().size(), listed.toString());
+    assertTrue(listed.out().contains("\"operation\":\"WRITE\""), listed.out());
+    CliRunner.Result matching =
+        cli("acl", "list", "--topic", "cli-orders", "--resource-pattern-type", "match", "--json");
+    assertEquals(2, matching.outLines().size(), matching.toString());
+
+    String[][] bad = {
+      {"--allow-principal", "bob", "--operation", "Read", "--topic", "t"},
+      {"--allow-principal", "User:bob", "--operation", "Write", "--group", "g"},
+      {"--allow-principal", "User:bob", "--operation", "Fly", "--topic", "t"},
+      {"--allow-principal", "User:bob", "--operation", "Read", "--topic", ""},
+      {"--allow-principal", "User:bob", "--operation", "Read", "--topic", "t", "--host", "x.y"},
+    };
+    String[] reasons = {
+      "principal 'bob' is not Type:name",
+      "operation WRITE is not valid for resource type GROUP",
+      "unknown operation 'Fly'",
+      "resource name is empty",
+      "host 'x.y' is not '*' or an IP address"
+    };
+    for (int i = 0; i < bad.length; i++) {
+      List<String> args = new ArrayList<>(List.of("acl", "add"));
+      args.addAll(List.of(bad[i]));
+      CliRunner.Result r = cli(args.toArray(new String[0]));
+      assertEquals(2, r.exitCode(), r.toString());
+      assertTrue(r.err().contains("INVALID_ACL: " + reasons[i]), r.toString());
+    }
+    assertEquals(2, cli("acl", "list", "--principal", "User:bob", "--json").outLines().size());
+
+    CliRunner.Result removed =
+        cli(
+            "acl",
+            "remove",
+            "--allow-principal",
+            "User:bob",
+            "--operation",
+            "Read",
+            "--topic",
+            "cli-",
+            "--resource-pattern-type",
+            "prefixed",
+            "--json");
+    assertEquals(0, removed.exitCode(), removed.toString());
+    assertTrue(removed.out().contains("\"event\":\"removed\""), removed.out());
+    CliRunner.Result again =
+        cli(
+            "acl",
+            "remove",
+            "--allow-principal",
+            "User:bob",
+            "--operation",
+            "Read",
+            "--topic",
+            "cli-",
+            "--resource-pattern-type",
+            "prefixed");
+    assertEquals(1, again.exitCode(), again.toString());
+    assertTrue(again.err().contains("no such ACL"), again.toString());
+    assertEquals(1, cli("acl", "list", "--principal", "User:bob", "--json").outLines().size());
+  }
 }
