@@ -124,6 +124,12 @@ public final class Broker implements AutoCloseable {
     return b;
   }
 
+  /** The active controller as the lifecycle last heard it; -1 before the lifecycle runs. */
+  private int activeControllerId() {
+    BrokerLifecycle l = lifecycle;
+    return l == null ? -1 : l.activeControllerId();
+  }
+
   private void startAll(Config config, QuorumClient quorum, Clock clock, BrokerMetrics metrics) {
     long startNs = clock.nanoTime();
     // Key material first: a bad keystore or password fails the start before anything runs.
@@ -201,10 +207,7 @@ public final class Broker implements AutoCloseable {
             requestTimeoutMs,
             requestTimeoutMs,
             config.get(BrokerConfig.FETCH_MAX_WAIT_LIMIT_MS),
-            () -> {
-              BrokerLifecycle l = lifecycle;
-              return l == null ? -1 : l.activeControllerId();
-            },
+            this::activeControllerId,
             metrics,
             AuthorizerConfig.authorizer(config, rm::image));
     coordinator =
