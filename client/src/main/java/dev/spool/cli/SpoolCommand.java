@@ -39,6 +39,7 @@ import picocli.CommandLine.Spec;
       GroupCommand.class,
       ClusterCommand.class,
       UserCommand.class,
+      AclCommand.class,
       FeaturesCommand.class,
       ReassignCommand.class,
       PerfCommand.class,

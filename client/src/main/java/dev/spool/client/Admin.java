@@ -1,6 +1,7 @@
 package dev.spool.client;
 
 import dev.spool.client.internal.ClientContext;
+import dev.spool.client.internal.admin.AclCalls;
 import dev.spool.client.internal.admin.AdminCalls;
 import dev.spool.client.internal.admin.AdminCalls.Done;
 import dev.spool.client.internal.admin.AdminCalls.Retry;
@@ -85,6 +86,7 @@ public final class Admin implements AutoCloseable {
   private final OffsetLookup offsets;
   private final RecordDeletions deletions;
   private final ReassignmentCalls reassignments;
+  private final AclCalls acls;
   private final long defaultApiTimeoutMs;
 
   public Admin(Map<String, String> props) {
@@ -115,6 +117,7 @@ public final class Admin implements AutoCloseable {
     this.deletions = new RecordDeletions(leaderCalls, clock, defaultApiTimeoutMs);
     this.offsets = new OffsetLookup(leaderCalls);
     this.reassignments = new ReassignmentCalls(calls, brokerTimeoutMs);
+    this.acls = new AclCalls(calls, brokerTimeoutMs);
   }
 
   // ------------------------------------------------------------------ consumer groups
@@ -602,6 +605,26 @@ public final class Admin implements AutoCloseable {
           }
           return new Done<>(out);
         });
+  }
+
+  // ---------------------------------------------------------------- ACLs (docs/security.md#acls)
+
+  /** Adds ACLs; a result per ACL, in order: its id, or its error (INVALID_ACL and why). */
+  public CompletableFuture<dev.spool.protocol.message.CreateAclsResponse> createAcls(
+      List<dev.spool.protocol.message.Acl> acls) {
+    return this.acls.create(acls);
+  }
+
+  /** The ACLs matching {@code filter}, by id; fails with the request's error. */
+  public CompletableFuture<dev.spool.protocol.message.DescribeAclsResponse> describeAcls(
+      dev.spool.protocol.message.AclFilter filter) {
+    return acls.describe(filter);
+  }
+
+  /** Removes the ACLs matching each filter; a result per filter with what it removed. */
+  public CompletableFuture<dev.spool.protocol.message.DeleteAclsResponse> deleteAcls(
+      List<dev.spool.protocol.message.AclFilter> filters) {
+    return acls.delete(filters);
   }
 
   // ---------------------------------------------------------------- features

@@ -121,6 +121,21 @@ public final class ApiMessages {
             dev.spool.protocol.message.ListPartitionReassignmentsRequest.parser(),
             dev.spool.protocol.message.ListPartitionReassignmentsResponse.parser()));
     PARSERS.put(
+        ApiKey.CREATE_ACLS,
+        new Pair(
+            dev.spool.protocol.message.CreateAclsRequest.parser(),
+            dev.spool.protocol.message.CreateAclsResponse.parser()));
+    PARSERS.put(
+        ApiKey.DESCRIBE_ACLS,
+        new Pair(
+            dev.spool.protocol.message.DescribeAclsRequest.parser(),
+            dev.spool.protocol.message.DescribeAclsResponse.parser()));
+    PARSERS.put(
+        ApiKey.DELETE_ACLS,
+        new Pair(
+            dev.spool.protocol.message.DeleteAclsRequest.parser(),
+            dev.spool.protocol.message.DeleteAclsResponse.parser()));
+    PARSERS.put(
         ApiKey.DELETE_TOPICS,
         new Pair(DeleteTopicsRequest.parser(), DeleteTopicsResponse.parser()));
     PARSERS.put(

@@ -12,6 +12,7 @@ import dev.spool.broker.replication.PartitionWorkers;
 import dev.spool.broker.replication.ReplicaFetcherManager;
 import dev.spool.broker.replication.ReplicaManager;
 import dev.spool.broker.replication.ReplicationSettings;
+import dev.spool.broker.request.AuthorizedGroups;
 import dev.spool.broker.request.BrokerContext;
 import dev.spool.broker.request.ConsumerGroupHeartbeatHandler;
 import dev.spool.broker.request.DeleteGroupsHandler;
@@ -24,6 +25,7 @@ import dev.spool.broker.request.OffsetCommitHandler;
 import dev.spool.broker.request.OffsetDeleteHandler;
 import dev.spool.broker.request.OffsetFetchHandler;
 import dev.spool.broker.request.ProducerIdManager;
+import dev.spool.broker.security.AuthorizerConfig;
 import dev.spool.broker.security.SaslVerifiers;
 import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
@@ -129,6 +131,12 @@ public final class Broker implements AutoCloseable {
     return b;
   }
 
+  /** The active controller as the lifecycle last heard it; -1 before the lifecycle runs. */
+  private int activeControllerId() {
+    BrokerLifecycle l = lifecycle;
+    return l == null ? -1 : l.activeControllerId();
+  }
+
   private void startAll(Config config, QuorumClient quorum, Clock clock, BrokerMetrics metrics) {
     long startNs = clock.nanoTime();
     // Key material first: a bad keystore or password fails the start before anything runs.
@@ -206,11 +214,9 @@ public final class Broker implements AutoCloseable {
             requestTimeoutMs,
             requestTimeoutMs,
             config.get(BrokerConfig.FETCH_MAX_WAIT_LIMIT_MS),
-            () -> {
-              BrokerLifecycle l = lifecycle;
-              return l == null ? -1 : l.activeControllerId();
-            },
-            metrics);
+            this::activeControllerId,
+            metrics,
+            AuthorizerConfig.authorizer(config, rm::image));
     coordinator =
         new GroupCoordinator(
             brokerId,
@@ -348,6 +354,7 @@ public final class Broker implements AutoCloseable {
    * answered by the same coordinator as the Kafka listener's.
    */
   static RequestDispatcher dispatcher(Handlers h, BrokerContext ctx, GroupCoordinator coordinator) {
+    AuthorizedGroups groups = new AuthorizedGroups(coordinator, ctx.authorizer());
     return new RequestDispatcher(ApiVersionTable.CURRENT)
         .register(ApiKey.API_VERSIONS, h.apiVersions())
         .register(ApiKey.METADATA, h.metadata())
@@ -363,14 +370,14 @@ public final class Broker implements AutoCloseable {
         .register(ApiKey.ALTER_CONFIGS, h.alterConfigs())
         .register(ApiKey.DESCRIBE_CLUSTER, h.describeCluster())
         .register(ApiKey.DESCRIBE_CONFIGS, h.describeConfigs())
-        .register(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(coordinator))
-        .register(ApiKey.CONSUMER_GROUP_HEARTBEAT, new ConsumerGroupHeartbeatHandler(coordinator))
-        .register(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(coordinator))
-        .register(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(coordinator))
-        .register(ApiKey.LIST_GROUPS, new ListGroupsHandler(coordinator))
-        .register(ApiKey.DESCRIBE_GROUPS, new DescribeGroupsHandler(coordinator))
-        .register(ApiKey.DELETE_GROUPS, new DeleteGroupsHandler(coordinator))
-        .register(ApiKey.OFFSET_DELETE, new OffsetDeleteHandler(coordinator))
+        .register(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(groups))
+        .register(ApiKey.CONSUMER_GROUP_HEARTBEAT, new ConsumerGroupHeartbeatHandler(groups))
+        .register(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(groups))
+        .register(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(groups))
+        .register(ApiKey.LIST_GROUPS, new ListGroupsHandler(groups))
+        .register(ApiKey.DESCRIBE_GROUPS, new DescribeGroupsHandler(groups))
+        .register(ApiKey.DELETE_GROUPS, new DeleteGroupsHandler(groups))
+        .register(ApiKey.OFFSET_DELETE, new OffsetDeleteHandler(groups))
         .register(ApiKey.DESCRIBE_LOGS, h.describeLogs())
         .register(ApiKey.DELETE_RECORDS, h.deleteRecords())
         .register(ApiKey.DESCRIBE_PRODUCERS, h.describeProducers())
@@ -380,7 +387,10 @@ public final class Broker implements AutoCloseable {
         .register(ApiKey.UPDATE_FEATURES, h.updateFeatures())
         .register(ApiKey.UNREGISTER_BROKER, h.unregisterBroker())
         .register(ApiKey.ALTER_PARTITION_REASSIGNMENTS, h.alterPartitionReassignments())
-        .register(ApiKey.LIST_PARTITION_REASSIGNMENTS, h.listPartitionReassignments());
+        .register(ApiKey.LIST_PARTITION_REASSIGNMENTS, h.listPartitionReassignments())
+        .register(ApiKey.CREATE_ACLS, h.createAcls())
+        .register(ApiKey.DESCRIBE_ACLS, h.describeAcls())
+        .register(ApiKey.DELETE_ACLS, h.deleteAcls());
   }
 
   private BrokerServer.Settings serverSettings(Config config) {

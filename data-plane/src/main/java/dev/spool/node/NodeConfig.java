@@ -36,6 +36,7 @@ public final class NodeConfig {
           .include(BrokerConfig.DEF)
           .include(OpsConfig.DEF)
           .include(SecurityConfig.DEF)
+          .include(dev.spool.broker.security.AuthorizerConfig.DEF)
           .include(QuorumConfig.DEF);
 
   /** Reads a properties file; {@code overrides} (from --override k=v) win. */

@@ -65,6 +65,14 @@ public interface QuorumClient extends AutoCloseable {
       alterUserScramCredentials(
           dev.spool.protocol.message.AlterUserScramCredentialsRequest request);
 
+  /** Adds ACLs (docs/security.md#acls); per-ACL errors in the answer. */
+  CompletableFuture<dev.spool.protocol.message.CreateAclsResponse> createAcls(
+      dev.spool.protocol.message.CreateAclsRequest request);
+
+  /** Removes the ACLs matching each filter; per-filter errors in the answer. */
+  CompletableFuture<dev.spool.protocol.message.DeleteAclsResponse> deleteAcls(
+      dev.spool.protocol.message.DeleteAclsRequest request);
+
   /** Raises finalized feature levels (metadata.version); per-feature errors in the answer. */
   CompletableFuture<dev.spool.protocol.message.UpdateFeaturesResponse> updateFeatures(
       dev.spool.protocol.message.UpdateFeaturesRequest request);

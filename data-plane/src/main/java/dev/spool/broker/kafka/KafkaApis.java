@@ -1,5 +1,6 @@
 package dev.spool.broker.kafka;
 
+import dev.spool.broker.kafka.codec.AclCodec;
 import dev.spool.broker.kafka.codec.ApiVersionsCodec;
 import dev.spool.broker.kafka.codec.ConfigCodec;
 import dev.spool.broker.kafka.codec.FetchCodec;
@@ -15,8 +16,10 @@ import dev.spool.broker.kafka.codec.ScramCodec;
 import dev.spool.broker.kafka.codec.TopicAdminCodec;
 import dev.spool.broker.kafka.codec.UnregisterBrokerCodec;
 import dev.spool.broker.network.WireProtocol.Connection;
+import dev.spool.broker.request.AuthorizedGroups;
 import dev.spool.broker.request.BrokerContext;
 import dev.spool.broker.request.Handlers;
+import dev.spool.broker.security.Caller;
 import dev.spool.common.ErrorCode;
 import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.protocol.message.AlterConfigsResponse;
@@ -84,7 +87,10 @@ final class KafkaApis {
               KafkaApi.ALTER_USER_SCRAM_CREDENTIALS,
               KafkaApi.UNREGISTER_BROKER,
               KafkaApi.ALTER_PARTITION_REASSIGNMENTS,
-              KafkaApi.LIST_PARTITION_REASSIGNMENTS));
+              KafkaApi.LIST_PARTITION_REASSIGNMENTS,
+              KafkaApi.CREATE_ACLS,
+              KafkaApi.DESCRIBE_ACLS,
+              KafkaApi.DELETE_ACLS));
 
   private final Handlers h;
   private final BrokerContext ctx;
@@ -98,7 +104,8 @@ final class KafkaApis {
   KafkaApis(Handlers handlers, GroupCoordinator coordinator, boolean sasl) {
     this.h = handlers;
     this.ctx = handlers.context();
-    this.groups = new KafkaGroupApis(coordinator, ctx::image);
+    this.groups =
+        new KafkaGroupApis(new AuthorizedGroups(coordinator, ctx.authorizer()), ctx::image);
     EnumSet<KafkaApi> s = EnumSet.copyOf(SERVED);
     if (sasl) {
       s.add(KafkaApi.SASL_HANDSHAKE);
@@ -112,56 +119,58 @@ final class KafkaApis {
     return served;
   }
 
-  /** Who sent a request, for audit lines: the SASL principal and the connection. */
-  private static String who(Connection connection) {
+  /**
+   * Who sent a request, for the authorizer and audit lines (docs/security.md#acls): the SASL
+   * principal once authenticated, else the client certificate's subject, else anonymous.
+   */
+  static Caller caller(Connection connection) {
     String principal =
         connection.session() instanceof SaslAuthenticator.Session s ? s.principal() : null;
-    return (principal != null ? principal + " on " : "")
-        + "connection "
-        + connection.connectionId()
-        + " (Kafka listener)";
+    return Caller.of(
+        principal != null ? principal : connection.tlsPrincipal(), connection.remoteAddress());
   }
 
   CompletableFuture<KafkaResponse> serve(KafkaRequest r, Connection connection) {
     KafkaApi api = r.api().orElseThrow();
+    Caller c = caller(connection);
     return switch (api) {
       case API_VERSIONS ->
           done(ApiVersionsCodec.answer(r, served, ctx.clusterId(), ctx.brokerId()));
-      case METADATA -> metadata(r);
-      case PRODUCE -> produce(r);
-      case FETCH -> fetch(r, connection);
+      case METADATA -> metadata(r, c);
+      case PRODUCE -> produce(r, c);
+      case FETCH -> fetch(r, connection, c);
       case LIST_OFFSETS ->
           h.listOffsets()
-              .call(OffsetsCodec.listOffsetsToSpool(r))
+              .call(OffsetsCodec.listOffsetsToSpool(r), c)
               .thenApply(resp -> OffsetsCodec.listOffsetsToKafka(r, resp));
       case OFFSET_FOR_LEADER_EPOCH ->
           h.offsetForLeaderEpoch()
-              .call(OffsetsCodec.offsetForLeaderEpochToSpool(r))
+              .call(OffsetsCodec.offsetForLeaderEpochToSpool(r), c)
               .thenApply(resp -> OffsetsCodec.offsetForLeaderEpochToKafka(r, resp));
-      case INIT_PRODUCER_ID -> initProducerId(r);
-      case CREATE_TOPICS -> createTopics(r);
+      case INIT_PRODUCER_ID -> initProducerId(r, c);
+      case CREATE_TOPICS -> createTopics(r, c);
       case CREATE_PARTITIONS ->
           h.createPartitions()
-              .call(TopicAdminCodec.createPartitionsToSpool(r))
+              .call(TopicAdminCodec.createPartitionsToSpool(r), c)
               .thenApply(resp -> TopicAdminCodec.createPartitionsToKafka(r, resp));
       case DELETE_TOPICS -> {
         var call = TopicAdminCodec.deleteTopicsToSpool(r, ctx.image());
         yield h.deleteTopics()
-            .call(call.request())
+            .call(call.request(), c)
             .thenApply(resp -> TopicAdminCodec.deleteTopicsToKafka(r, call, resp));
       }
       case ELECT_LEADERS ->
           h.electLeaders()
-              .call(TopicAdminCodec.electLeadersToSpool(r))
+              .call(TopicAdminCodec.electLeadersToSpool(r), c)
               .thenApply(resp -> TopicAdminCodec.electLeadersToKafka(r, resp));
-      case DESCRIBE_CLUSTER -> describeCluster(r);
+      case DESCRIBE_CLUSTER -> describeCluster(r, c);
       case DESCRIBE_CONFIGS ->
           h.describeConfigs()
-              .call(ConfigCodec.describeToSpool(r))
+              .call(ConfigCodec.describeToSpool(r), c)
               .thenApply(resp -> ConfigCodec.describeToKafka(r, resp));
       case ALTER_CONFIGS -> {
         var call = ConfigCodec.alterToSpool(r, ctx.image());
-        yield alterConfigs(call).thenApply(resp -> ConfigCodec.alterToKafka(r, call, resp));
+        yield alterConfigs(call, c).thenApply(resp -> ConfigCodec.alterToKafka(r, call, resp));
       }
       case INCREMENTAL_ALTER_CONFIGS -> {
         var call = ConfigCodec.incrementalAlterToSpool(r, ctx.image());
@@ -172,51 +181,64 @@ final class KafkaApis {
                     .call(
                         AlterPartitionReassignmentsRequest.newBuilder()
                             .setThrottleBytesPerSec(call.throttle().getAsLong())
-                            .build());
+                            .build(),
+                        c);
         yield throttled.thenCompose(
             t ->
-                alterConfigs(call)
+                alterConfigs(call, c)
                     .thenApply(resp -> ConfigCodec.incrementalAlterToKafka(r, call, resp, t)));
       }
-      case FIND_COORDINATOR -> groups.findCoordinator(r);
-      case JOIN_GROUP -> groups.joinGroup(r, connection);
-      case SYNC_GROUP -> groups.syncGroup(r);
-      case HEARTBEAT -> groups.classicHeartbeat(r);
-      case LEAVE_GROUP -> groups.leaveGroup(r);
-      case OFFSET_COMMIT -> groups.offsetCommit(r);
-      case OFFSET_FETCH -> groups.offsetFetch(r);
-      case OFFSET_DELETE -> groups.offsetDelete(r);
-      case CONSUMER_GROUP_HEARTBEAT -> groups.heartbeat(r, connection);
-      case CONSUMER_GROUP_DESCRIBE -> groups.consumerGroupDescribe(r);
-      case LIST_GROUPS -> groups.listGroups(r);
-      case DESCRIBE_GROUPS -> groups.describeGroups(r);
-      case DELETE_GROUPS -> groups.deleteGroups(r);
+      case FIND_COORDINATOR -> groups.findCoordinator(r, c);
+      case JOIN_GROUP -> groups.joinGroup(r, connection, c);
+      case SYNC_GROUP -> groups.syncGroup(r, c);
+      case HEARTBEAT -> groups.classicHeartbeat(r, c);
+      case LEAVE_GROUP -> groups.leaveGroup(r, c);
+      case OFFSET_COMMIT -> groups.offsetCommit(r, c);
+      case OFFSET_FETCH -> groups.offsetFetch(r, c);
+      case OFFSET_DELETE -> groups.offsetDelete(r, c);
+      case CONSUMER_GROUP_HEARTBEAT -> groups.heartbeat(r, connection, c);
+      case CONSUMER_GROUP_DESCRIBE -> groups.consumerGroupDescribe(r, c);
+      case LIST_GROUPS -> groups.listGroups(r, c);
+      case DESCRIBE_GROUPS -> groups.describeGroups(r, c);
+      case DELETE_GROUPS -> groups.deleteGroups(r, c);
       case DELETE_RECORDS ->
           h.deleteRecords()
-              .call(RecordsCodec.deleteRecordsToSpool(r))
+              .call(RecordsCodec.deleteRecordsToSpool(r), c)
               .thenApply(resp -> RecordsCodec.deleteRecordsToKafka(r, resp));
       case DESCRIBE_LOG_DIRS ->
           h.describeLogs()
-              .call(RecordsCodec.describeLogDirsToSpool(r))
+              .call(RecordsCodec.describeLogDirsToSpool(r), c)
               .thenApply(resp -> RecordsCodec.describeLogDirsToKafka(r, resp));
       case DESCRIBE_PRODUCERS ->
           h.describeProducers()
-              .call(RecordsCodec.describeProducersToSpool(r))
+              .call(RecordsCodec.describeProducersToSpool(r), c)
               .thenApply(resp -> RecordsCodec.describeProducersToKafka(r, resp));
       case ALTER_USER_SCRAM_CREDENTIALS ->
           h.alterUserScramCredentials()
-              .call(ScramCodec.alterToSpool(r, (int) ctx.adminTimeout(0)), who(connection))
+              .call(ScramCodec.alterToSpool(r, (int) ctx.adminTimeout(0)), c)
               .thenApply(resp -> ScramCodec.alterToKafka(r, resp));
       case DESCRIBE_USER_SCRAM_CREDENTIALS ->
           h.describeUserScramCredentials()
-              .call(ScramCodec.describeToSpool(r))
+              .call(ScramCodec.describeToSpool(r), c)
               .thenApply(resp -> ScramCodec.describeToKafka(r, resp));
       case UNREGISTER_BROKER ->
           h.unregisterBroker()
-              .call(UnregisterBrokerCodec.toSpool(r, (int) ctx.adminTimeout(0)))
+              .call(UnregisterBrokerCodec.toSpool(r, (int) ctx.adminTimeout(0)), c)
               .thenApply(resp -> UnregisterBrokerCodec.toKafka(r, resp));
-      case ALTER_PARTITION_REASSIGNMENTS -> alterPartitionReassignments(r);
-      case LIST_PARTITION_REASSIGNMENTS -> listPartitionReassignments(r);
+      case ALTER_PARTITION_REASSIGNMENTS -> alterPartitionReassignments(r, c);
+      case LIST_PARTITION_REASSIGNMENTS -> listPartitionReassignments(r, c);
+      case CREATE_ACLS ->
+          h.createAcls()
+              .call(AclCodec.createToSpool(r, (int) ctx.adminTimeout(0)), c)
+              .thenApply(resp -> AclCodec.createToKafka(r, resp));
+      case DESCRIBE_ACLS ->
+          h.describeAcls()
+              .call(AclCodec.describeToSpool(r), c)
+              .thenApply(resp -> AclCodec.describeToKafka(r, resp));
+      case DELETE_ACLS ->
+          h.deleteAcls()
+              .call(AclCodec.deleteToSpool(r, (int) ctx.adminTimeout(0)), c)
+              .thenApply(resp -> AclCodec.deleteToKafka(r, resp));
       default -> throw new IllegalStateException(api + " is not served"); // decoder answered it
     };
   }
@@ -225,17 +247,17 @@ final class KafkaApis {
     return CompletableFuture.completedFuture(r);
   }
 
-  private CompletableFuture<KafkaResponse> metadata(KafkaRequest r) {
+  private CompletableFuture<KafkaResponse> metadata(KafkaRequest r, Caller c) {
     MetadataCodec.Call call = MetadataCodec.toSpool(r, ctx.image());
     return h.metadata()
-        .call(call.request(), call.allowAutoCreate())
+        .call(call.request(), call.allowAutoCreate(), c)
         .thenApply(resp -> MetadataCodec.toKafka(r, call, resp, ctx.image(), ctx.brokerId()));
   }
 
-  private CompletableFuture<KafkaResponse> produce(KafkaRequest r) {
+  private CompletableFuture<KafkaResponse> produce(KafkaRequest r, Caller c) {
     ProduceCodec.Call call = ProduceCodec.toSpool(r, ctx.image());
     return h.produce()
-        .produce(call.acks(), call.timeoutMs(), call.append())
+        .produce(call.acks(), call.timeoutMs(), call.append(), c)
         .thenApply(
             resp -> {
               if (call.acks() != 0) {
@@ -247,23 +269,23 @@ final class KafkaApis {
             });
   }
 
-  private CompletableFuture<KafkaResponse> fetch(KafkaRequest r, Connection connection) {
+  private CompletableFuture<KafkaResponse> fetch(KafkaRequest r, Connection connection, Caller c) {
     FetchCodec.Call call = FetchCodec.toSpool(r, ctx.image());
     if (call.immediate() != null) {
       return done(call.immediate());
     }
     return h.fetch()
-        .fetch(call.request(), connection.newerRequest())
+        .fetch(call.request(), connection.newerRequest(), c)
         .thenApply(resp -> FetchCodec.toKafka(r, call, resp, ctx.image()));
   }
 
-  private CompletableFuture<KafkaResponse> initProducerId(KafkaRequest r) {
+  private CompletableFuture<KafkaResponse> initProducerId(KafkaRequest r, Caller c) {
     KafkaResponse refused = TopicAdminCodec.initProducerIdRefusal(r);
     if (refused != null) {
       return done(refused);
     }
     return h.initProducerId()
-        .call(InitProducerIdRequest.getDefaultInstance())
+        .call(InitProducerIdRequest.getDefaultInstance(), c)
         .thenApply(resp -> TopicAdminCodec.initProducerIdToKafka(r, resp));
   }
 
@@ -271,10 +293,10 @@ final class KafkaApis {
    * CreateTopics; from version 5 Kafka's answer carries each created topic's configuration, which
    * the DescribeConfigs handler supplies once the topics exist.
    */
-  private CompletableFuture<KafkaResponse> createTopics(KafkaRequest r) {
+  private CompletableFuture<KafkaResponse> createTopics(KafkaRequest r, Caller c) {
     CreateTopicsRequest spool = TopicAdminCodec.createTopicsToSpool(r);
     return h.createTopics()
-        .call(spool)
+        .call(spool, c)
         .thenCompose(
             resp -> {
               if (r.version() < 5) {
@@ -287,18 +309,18 @@ final class KafkaApis {
                 }
               }
               return h.describeConfigs()
-                  .call(names.build())
+                  .call(names.build(), c)
                   .thenApply(cfg -> TopicAdminCodec.createTopicsToKafka(r, resp, cfg));
             });
   }
 
-  private CompletableFuture<KafkaResponse> describeCluster(KafkaRequest r) {
+  private CompletableFuture<KafkaResponse> describeCluster(KafkaRequest r, Caller c) {
     KafkaResponse refused = TopicAdminCodec.describeClusterRefusal(r);
     if (refused != null) {
       return done(refused);
     }
     return h.describeCluster()
-        .call(DescribeClusterRequest.getDefaultInstance())
+        .call(DescribeClusterRequest.getDefaultInstance(), c)
         .thenApply(
             resp -> TopicAdminCodec.describeClusterToKafka(r, resp, ctx.image(), ctx.brokerId()));
   }
@@ -307,21 +329,21 @@ final class KafkaApis {
    * AlterPartitionReassignments; partitions refused here (a replication factor change the client
    * disallowed) do not reach the quorum, and a request left with none does not ask it at all.
    */
-  private CompletableFuture<KafkaResponse> alterPartitionReassignments(KafkaRequest r) {
+  private CompletableFuture<KafkaResponse> alterPartitionReassignments(KafkaRequest r, Caller c) {
     ReassignmentCodec.AlterCall call = ReassignmentCodec.alterToSpool(r, ctx.image());
     if (call.immediate() != null) {
       return done(call.immediate());
     }
     CompletableFuture<AlterPartitionReassignmentsResponse> answer =
         call.forwards()
-            ? h.alterPartitionReassignments().call(call.request())
+            ? h.alterPartitionReassignments().call(call.request(), c)
             : CompletableFuture.completedFuture(
                 AlterPartitionReassignmentsResponse.getDefaultInstance());
     return answer.thenApply(resp -> ReassignmentCodec.alterToKafka(r, call, resp));
   }
 
   /** ListPartitionReassignments; a request naming no partition is answered empty here. */
-  private CompletableFuture<KafkaResponse> listPartitionReassignments(KafkaRequest r) {
+  private CompletableFuture<KafkaResponse> listPartitionReassignments(KafkaRequest r, Caller c) {
     ListPartitionReassignmentsRequest spool = ReassignmentCodec.listToSpool(r);
     if (spool == null) {
       return done(
@@ -329,15 +351,16 @@ final class KafkaApis {
               r, ListPartitionReassignmentsResponse.getDefaultInstance()));
     }
     return h.listPartitionReassignments()
-        .call(spool)
+        .call(spool, c)
         .thenApply(resp -> ReassignmentCodec.listToKafka(r, resp));
   }
 
   /** An alter with no topic for Spool (every resource refused) does not reach the quorum. */
-  private CompletableFuture<AlterConfigsResponse> alterConfigs(ConfigCodec.AlterCall call) {
+  private CompletableFuture<AlterConfigsResponse> alterConfigs(
+      ConfigCodec.AlterCall call, Caller c) {
     if (call.request().getTopicsCount() == 0) {
       return CompletableFuture.completedFuture(AlterConfigsResponse.getDefaultInstance());
     }
-    return h.alterConfigs().call(call.request());
+    return h.alterConfigs().call(call.request(), c);
   }
 }

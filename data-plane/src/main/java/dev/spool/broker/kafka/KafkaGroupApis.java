@@ -6,7 +6,8 @@ import dev.spool.broker.kafka.codec.GroupOffsetsCodec;
 import dev.spool.broker.kafka.codec.KafkaRequest;
 import dev.spool.broker.kafka.codec.KafkaResponse;
 import dev.spool.broker.network.WireProtocol.Connection;
-import dev.spool.coordinator.group.runtime.GroupCoordinator;
+import dev.spool.broker.request.AuthorizedGroups;
+import dev.spool.broker.security.Caller;
 import dev.spool.quorum.image.MetadataImage;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,15 +26,15 @@ import java.util.function.Supplier;
  * workers.
  */
 final class KafkaGroupApis {
-  private final GroupCoordinator coordinator;
+  private final AuthorizedGroups coordinator;
   private final Supplier<MetadataImage> image;
 
-  KafkaGroupApis(GroupCoordinator coordinator, Supplier<MetadataImage> image) {
+  KafkaGroupApis(AuthorizedGroups coordinator, Supplier<MetadataImage> image) {
     this.coordinator = coordinator;
     this.image = image;
   }
 
-  CompletableFuture<KafkaResponse> findCoordinator(KafkaRequest r) {
+  CompletableFuture<KafkaResponse> findCoordinator(KafkaRequest r, Caller c) {
     KafkaResponse refused = GroupCodec.findCoordinatorRefusal(r);
     if (refused != null) {
       return CompletableFuture.completedFuture(refused);
@@ -41,78 +42,78 @@ final class KafkaGroupApis {
     MetadataImage img = image.get();
     return CompletableFuture.completedFuture(
         GroupCodec.findCoordinatorToKafka(
-            r, coordinator.findCoordinators(GroupCodec.findCoordinatorKeys(r)), img));
+            r, coordinator.findCoordinators(GroupCodec.findCoordinatorKeys(r), c), img));
   }
 
-  CompletableFuture<KafkaResponse> heartbeat(KafkaRequest r, Connection connection) {
+  CompletableFuture<KafkaResponse> heartbeat(KafkaRequest r, Connection connection, Caller c) {
     return coordinator
-        .heartbeat(GroupCodec.heartbeatToSpool(r, image.get(), connection.remoteAddress()))
+        .heartbeat(GroupCodec.heartbeatToSpool(r, image.get(), connection.remoteAddress()), c)
         .thenApply(res -> GroupCodec.heartbeatToKafka(r, res, image.get()));
   }
 
-  CompletableFuture<KafkaResponse> joinGroup(KafkaRequest r, Connection connection) {
+  CompletableFuture<KafkaResponse> joinGroup(KafkaRequest r, Connection connection, Caller c) {
     return coordinator
-        .joinGroup(ClassicGroupCodec.joinToSpool(r, connection.remoteAddress()))
+        .joinGroup(ClassicGroupCodec.joinToSpool(r, connection.remoteAddress()), c)
         .thenApply(res -> ClassicGroupCodec.joinToKafka(r, res));
   }
 
-  CompletableFuture<KafkaResponse> syncGroup(KafkaRequest r) {
+  CompletableFuture<KafkaResponse> syncGroup(KafkaRequest r, Caller c) {
     return coordinator
-        .syncGroup(ClassicGroupCodec.syncToSpool(r))
+        .syncGroup(ClassicGroupCodec.syncToSpool(r), c)
         .thenApply(res -> ClassicGroupCodec.syncToKafka(r, res));
   }
 
-  CompletableFuture<KafkaResponse> classicHeartbeat(KafkaRequest r) {
+  CompletableFuture<KafkaResponse> classicHeartbeat(KafkaRequest r, Caller c) {
     return coordinator
-        .classicHeartbeat(ClassicGroupCodec.heartbeatToSpool(r))
+        .classicHeartbeat(ClassicGroupCodec.heartbeatToSpool(r), c)
         .thenApply(res -> ClassicGroupCodec.heartbeatToKafka(r, res));
   }
 
-  CompletableFuture<KafkaResponse> leaveGroup(KafkaRequest r) {
+  CompletableFuture<KafkaResponse> leaveGroup(KafkaRequest r, Caller c) {
     return coordinator
-        .leaveGroup(ClassicGroupCodec.leaveGroupId(r), ClassicGroupCodec.leaveToSpool(r))
+        .leaveGroup(ClassicGroupCodec.leaveGroupId(r), ClassicGroupCodec.leaveToSpool(r), c)
         .thenApply(res -> ClassicGroupCodec.leaveToKafka(r, res));
   }
 
-  CompletableFuture<KafkaResponse> offsetCommit(KafkaRequest r) {
+  CompletableFuture<KafkaResponse> offsetCommit(KafkaRequest r, Caller c) {
     GroupOffsetsCodec.CommitCall call = GroupOffsetsCodec.offsetCommitToSpool(r, image.get());
     return coordinator
-        .commitOffsets(call.request())
+        .commitOffsets(call.request(), c)
         .thenApply(res -> GroupOffsetsCodec.offsetCommitToKafka(r, call, res));
   }
 
-  CompletableFuture<KafkaResponse> offsetFetch(KafkaRequest r) {
+  CompletableFuture<KafkaResponse> offsetFetch(KafkaRequest r, Caller c) {
     List<GroupOffsetsCodec.FetchGroup> groups =
         GroupOffsetsCodec.offsetFetchToSpool(r, image.get());
-    return all(groups, g -> coordinator.fetchOffsets(g.request()))
+    return all(groups, g -> coordinator.fetchOffsets(g.request(), c))
         .thenApply(res -> GroupOffsetsCodec.offsetFetchToKafka(r, groups, res, image.get()));
   }
 
-  CompletableFuture<KafkaResponse> offsetDelete(KafkaRequest r) {
+  CompletableFuture<KafkaResponse> offsetDelete(KafkaRequest r, Caller c) {
     GroupOffsetsCodec.DeleteCall call = GroupOffsetsCodec.offsetDeleteToSpool(r);
     return coordinator
-        .deleteOffsets(call.groupId(), call.partitions())
+        .deleteOffsets(call.groupId(), call.partitions(), c)
         .thenApply(res -> GroupOffsetsCodec.offsetDeleteToKafka(r, res));
   }
 
-  CompletableFuture<KafkaResponse> consumerGroupDescribe(KafkaRequest r) {
-    return all(GroupCodec.consumerGroupDescribeIds(r), coordinator::describeGroup)
+  CompletableFuture<KafkaResponse> consumerGroupDescribe(KafkaRequest r, Caller c) {
+    return all(GroupCodec.consumerGroupDescribeIds(r), id -> coordinator.describeGroup(id, c))
         .thenApply(res -> GroupCodec.consumerGroupDescribeToKafka(r, res, image.get()));
   }
 
-  CompletableFuture<KafkaResponse> describeGroups(KafkaRequest r) {
-    return all(GroupCodec.describeGroupsIds(r), coordinator::describeGroup)
+  CompletableFuture<KafkaResponse> describeGroups(KafkaRequest r, Caller c) {
+    return all(GroupCodec.describeGroupsIds(r), id -> coordinator.describeGroup(id, c))
         .thenApply(res -> GroupCodec.describeGroupsToKafka(r, res));
   }
 
-  CompletableFuture<KafkaResponse> deleteGroups(KafkaRequest r) {
-    return all(GroupCodec.deleteGroupsIds(r), coordinator::deleteGroup)
+  CompletableFuture<KafkaResponse> deleteGroups(KafkaRequest r, Caller c) {
+    return all(GroupCodec.deleteGroupsIds(r), id -> coordinator.deleteGroup(id, c))
         .thenApply(res -> GroupCodec.deleteGroupsToKafka(r, res));
   }
 
-  CompletableFuture<KafkaResponse> listGroups(KafkaRequest r) {
+  CompletableFuture<KafkaResponse> listGroups(KafkaRequest r, Caller c) {
     return coordinator
-        .listGroups(GroupCodec.listGroupsStates(r))
+        .listGroups(GroupCodec.listGroupsStates(r), c)
         .thenApply(l -> GroupCodec.listGroupsToKafka(r, l.error(), l.groups()));
   }
 

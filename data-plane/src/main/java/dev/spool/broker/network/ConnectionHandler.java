@@ -9,12 +9,14 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,6 +76,8 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   private ChannelHandlerContext ctx;
   private String connectionId;
   private Object session;
+  // The verified client certificate's subject (mutual TLS), once the handshake gave one.
+  private String tlsPrincipal;
   private boolean closing;
   private boolean waitingForMemory;
 
@@ -151,7 +155,12 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
           protocol.serve(
               request,
               new WireProtocol.Connection(
-                  connectionId, ctx.channel().remoteAddress(), readNs, p.newerRequest, session));
+                  connectionId,
+                  ctx.channel().remoteAddress(),
+                  readNs,
+                  p.newerRequest,
+                  session,
+                  tlsPrincipal()));
     } catch (RuntimeException e) {
       future = CompletableFuture.failedFuture(e);
     }
@@ -166,6 +175,25 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
             ctx.executor().execute(() -> complete(p, r, err));
           }
         });
+  }
+
+  /**
+   * {@code User:<subject DN>} of the client's verified certificate (Kafka's default principal for
+   * mutual TLS, docs/security.md#acls), or null: no TLS, or no client certificate. A request is
+   * read only after the handshake completed, so the first answer holds for the connection.
+   */
+  private String tlsPrincipal() {
+    if (tlsPrincipal == null) {
+      SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+      if (ssl != null) {
+        try {
+          tlsPrincipal = "User:" + ssl.engine().getSession().getPeerPrincipal().getName();
+        } catch (SSLPeerUnverifiedException e) {
+          return null; // no client certificate: the connection is anonymous
+        }
+      }
+    }
+    return tlsPrincipal;
   }
 
   /** Hands the protocol's frame limit for the connection as it is now to the frame decoder. */

@@ -48,6 +48,15 @@ public final class RateLimitedLog {
 
   /** Logs {@code format} at WARN unless this kind of warning has used its burst. */
   public void warn(String format, Object... args) {
+    emit(false, format, args);
+  }
+
+  /** Logs {@code format} at INFO unless this kind of line has used its burst (audit lines). */
+  public void info(String format, Object... args) {
+    emit(true, format, args);
+  }
+
+  private void emit(boolean info, String format, Object... args) {
     long now = nanoClock.getAsLong();
     long start = windowStartNs.get();
     if (now - start >= intervalNs && windowStartNs.compareAndSet(start, now)) {
@@ -63,7 +72,11 @@ public final class RateLimitedLog {
       }
     }
     if (inWindow.incrementAndGet() <= burst) {
-      log.warn(format, args);
+      if (info) {
+        log.info(format, args);
+      } else {
+        log.warn(format, args);
+      }
     } else {
       suppressed.incrementAndGet();
     }

@@ -2,6 +2,7 @@ package dev.spool.broker.network;
 
 import com.google.protobuf.Empty;
 import dev.spool.broker.metrics.BrokerMetrics;
+import dev.spool.broker.security.Caller;
 import dev.spool.common.ErrorCode;
 import dev.spool.protocol.Frame;
 import dev.spool.protocol.InvalidFrameException;
@@ -104,7 +105,8 @@ public final class SpoolProtocol implements WireProtocol<SpoolProtocol.Request, 
                 connection.connectionId(),
                 connection.remoteAddress(),
                 connection.receivedNanos(),
-                connection.newerRequest()));
+                connection.newerRequest(),
+                Caller.of(connection.tlsPrincipal(), connection.remoteAddress())));
   }
 
   @Override

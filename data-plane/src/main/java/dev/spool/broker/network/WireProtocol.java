@@ -128,20 +128,22 @@ public interface WireProtocol<Q, A extends WireProtocol.Answer> {
    *
    * @param receivedNanos when the frame was read, for request latency
    * @param session what {@link #newSession} made for this connection, or null
+   * @param tlsPrincipal {@code User:<subject>} of the client's verified certificate, or null
    */
   record Connection(
       String connectionId,
       java.net.SocketAddress remoteAddress,
       long receivedNanos,
       NewerRequestSignal newerRequest,
-      Object session) {
+      Object session,
+      String tlsPrincipal) {
 
     public Connection(
         String connectionId,
         java.net.SocketAddress remoteAddress,
         long receivedNanos,
         NewerRequestSignal newerRequest) {
-      this(connectionId, remoteAddress, receivedNanos, newerRequest, null);
+      this(connectionId, remoteAddress, receivedNanos, newerRequest, null, null);
     }
   }
 }

@@ -1,5 +1,7 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.AlterConfigsRequest;
 import dev.spool.protocol.message.AlterConfigsResponse;
@@ -18,6 +20,35 @@ public final class AlterConfigsHandler
   public AlterConfigsHandler(BrokerContext ctx) {
     super(AlterConfigsRequest.parser());
     this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<AlterConfigsResponse> call(AlterConfigsRequest req, Caller caller) {
+    var split =
+        Authz.split(
+            req.getTopicsList(),
+            AlterConfigsRequest.Topic::getName,
+            t -> Authz.topic(ctx, caller, AclOperation.ALTER_CONFIGS, t));
+    if (split.refused().isEmpty()) {
+      return call(req);
+    }
+    CompletableFuture<AlterConfigsResponse> allowed =
+        split.allowed().isEmpty()
+            ? CompletableFuture.completedFuture(AlterConfigsResponse.getDefaultInstance())
+            : call(req.toBuilder().clearTopics().addAllTopics(split.allowed()).build());
+    return allowed.thenApply(
+        r -> {
+          AlterConfigsResponse.Builder b = r.toBuilder();
+          for (AlterConfigsRequest.Topic t : split.refused()) {
+            b.addTopics(
+                AlterConfigsResponse.Result.newBuilder()
+                    .setName(t.getName())
+                    .setErrorCode(Authz.TOPIC)
+                    .setErrorMessage(
+                        Authz.topicRefusal(caller, AclOperation.ALTER_CONFIGS, t.getName())));
+          }
+          return b.build();
+        });
   }
 
   @Override

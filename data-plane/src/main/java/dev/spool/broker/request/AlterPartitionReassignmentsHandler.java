@@ -1,5 +1,7 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.AlterPartitionReassignmentsRequest;
@@ -22,6 +24,19 @@ public final class AlterPartitionReassignmentsHandler
   public AlterPartitionReassignmentsHandler(BrokerContext ctx) {
     super(AlterPartitionReassignmentsRequest.parser());
     this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<AlterPartitionReassignmentsResponse> call(
+      AlterPartitionReassignmentsRequest req, Caller caller) {
+    if (!Authz.cluster(ctx, caller, AclOperation.ALTER)) {
+      return CompletableFuture.completedFuture(
+          AlterPartitionReassignmentsResponse.newBuilder()
+              .setErrorCode(Authz.CLUSTER)
+              .setErrorMessage(Authz.clusterRefusal(caller, AclOperation.ALTER))
+              .build());
+    }
+    return call(req);
   }
 
   @Override

@@ -1,7 +1,8 @@
 package dev.spool.broker.request;
 
-import dev.spool.broker.network.RequestContext;
+import dev.spool.broker.security.Caller;
 import dev.spool.broker.security.LogSafe;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.ScramMechanism;
 import dev.spool.protocol.message.AlterUserScramCredentialsRequest;
@@ -40,10 +41,25 @@ public final class AlterUserScramCredentialsHandler
     return call(req, "an unknown caller");
   }
 
+  /** ALTER on the cluster; a refused request is audited like any other change. */
   @Override
-  protected CompletableFuture<AlterUserScramCredentialsResponse> call(
-      AlterUserScramCredentialsRequest req, RequestContext context) {
-    return call(req, "connection " + context.connectionId() + " (Spool listener)");
+  public CompletableFuture<AlterUserScramCredentialsResponse> call(
+      AlterUserScramCredentialsRequest req, Caller caller) {
+    String who = caller.principal() + " on connection " + caller.connection();
+    if (!Authz.cluster(ctx, caller, AclOperation.ALTER)) {
+      AlterUserScramCredentialsResponse.Builder b = AlterUserScramCredentialsResponse.newBuilder();
+      users(req)
+          .forEach(
+              u ->
+                  b.addResults(
+                      AlterUserScramCredentialsResponse.Result.newBuilder()
+                          .setUser(u)
+                          .setErrorCode(Authz.CLUSTER)
+                          .setErrorMessage(Authz.clusterRefusal(caller, AclOperation.ALTER))));
+      audit(req, b.build(), null, who);
+      return CompletableFuture.completedFuture(b.build());
+    }
+    return call(req, who);
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.spool.broker.request;
 
 import dev.spool.broker.replication.LeaderHintInfo;
 import dev.spool.broker.replication.ReplicaManager;
+import dev.spool.broker.security.Authorizer;
 import dev.spool.common.Clock;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.Endpoint;
@@ -21,6 +22,8 @@ import io.netty.util.Timer;
  * @param produceTimeoutMs default acks=all wait for a produce that gives no timeout of its own
  * @param fetchMaxWaitMs cap on a fetch's max_wait_ms (a long poll cannot hold a slot longer)
  * @param activeControllerId the active controller as this broker last heard it, -1 unknown
+ * @param authorizer checks each request against the ACLs (docs/security.md#acls); {@link
+ *     Authorizer#NONE} allows everything
  */
 public record BrokerContext(
     int brokerId,
@@ -36,7 +39,28 @@ public record BrokerContext(
     long produceTimeoutMs,
     int fetchMaxWaitMs,
     java.util.function.IntSupplier activeControllerId,
-    dev.spool.broker.metrics.BrokerMetrics metrics) {
+    dev.spool.broker.metrics.BrokerMetrics metrics,
+    Authorizer authorizer) {
+
+  /** The same context with another authorizer (tests). */
+  public BrokerContext withAuthorizer(Authorizer a) {
+    return new BrokerContext(
+        brokerId,
+        clusterId,
+        replicas,
+        quorum,
+        metadataWaiters,
+        producerIds,
+        timer,
+        clock,
+        autoCreateTopics,
+        adminTimeoutMs,
+        produceTimeoutMs,
+        fetchMaxWaitMs,
+        activeControllerId,
+        metrics,
+        a);
+  }
 
   public MetadataImage image() {
     return replicas.image();

@@ -16,9 +16,9 @@ import java.util.concurrent.CompletableFuture;
  * Unset optional fields stay null (unchanged). Netty thread.
  */
 public final class ConsumerGroupHeartbeatHandler implements RequestHandler {
-  private final GroupCoordinator coordinator;
+  private final AuthorizedGroups coordinator;
 
-  public ConsumerGroupHeartbeatHandler(GroupCoordinator coordinator) {
+  public ConsumerGroupHeartbeatHandler(AuthorizedGroups coordinator) {
     this.coordinator = coordinator;
   }
 
@@ -41,7 +41,7 @@ public final class ConsumerGroupHeartbeatHandler implements RequestHandler {
             request.header().getClientId(),
             GroupProtos.clientHost(request));
     return coordinator
-        .heartbeat(hr)
+        .heartbeat(hr, request.caller())
         .thenApply(
             r -> {
               ConsumerGroupHeartbeatResponse.Builder b =

@@ -1,5 +1,7 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.CreatePartitionsRequest;
 import dev.spool.protocol.message.CreatePartitionsResponse;
@@ -19,6 +21,35 @@ public final class CreatePartitionsHandler
   public CreatePartitionsHandler(BrokerContext ctx) {
     super(CreatePartitionsRequest.parser());
     this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<CreatePartitionsResponse> call(
+      CreatePartitionsRequest req, Caller caller) {
+    var split =
+        Authz.split(
+            req.getTopicsList(),
+            CreatePartitionsRequest.Topic::getName,
+            t -> Authz.topic(ctx, caller, AclOperation.ALTER, t));
+    if (split.refused().isEmpty()) {
+      return call(req);
+    }
+    CompletableFuture<CreatePartitionsResponse> allowed =
+        split.allowed().isEmpty()
+            ? CompletableFuture.completedFuture(CreatePartitionsResponse.getDefaultInstance())
+            : call(req.toBuilder().clearTopics().addAllTopics(split.allowed()).build());
+    return allowed.thenApply(
+        r -> {
+          CreatePartitionsResponse.Builder b = r.toBuilder();
+          for (CreatePartitionsRequest.Topic t : split.refused()) {
+            b.addTopics(
+                CreatePartitionsResponse.Result.newBuilder()
+                    .setName(t.getName())
+                    .setErrorCode(Authz.TOPIC)
+                    .setErrorMessage(Authz.topicRefusal(caller, AclOperation.ALTER, t.getName())));
+          }
+          return b.build();
+        });
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.CreateTopicsRequest;
 import dev.spool.protocol.message.CreateTopicsResponse;
@@ -19,6 +21,34 @@ public final class CreateTopicsHandler
   public CreateTopicsHandler(BrokerContext ctx) {
     super(CreateTopicsRequest.parser());
     this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<CreateTopicsResponse> call(CreateTopicsRequest req, Caller caller) {
+    var split =
+        Authz.split(
+            req.getTopicsList(),
+            CreateTopicsRequest.Topic::getName,
+            t -> Authz.create(ctx, caller, t));
+    if (split.refused().isEmpty()) {
+      return call(req);
+    }
+    CompletableFuture<CreateTopicsResponse> allowed =
+        split.allowed().isEmpty()
+            ? CompletableFuture.completedFuture(CreateTopicsResponse.getDefaultInstance())
+            : call(req.toBuilder().clearTopics().addAllTopics(split.allowed()).build());
+    return allowed.thenApply(
+        r -> {
+          CreateTopicsResponse.Builder b = r.toBuilder();
+          for (CreateTopicsRequest.Topic t : split.refused()) {
+            b.addTopics(
+                CreateTopicsResponse.Result.newBuilder()
+                    .setName(t.getName())
+                    .setErrorCode(Authz.TOPIC)
+                    .setErrorMessage(Authz.topicRefusal(caller, AclOperation.CREATE, t.getName())));
+          }
+          return b.build();
+        });
   }
 
   @Override

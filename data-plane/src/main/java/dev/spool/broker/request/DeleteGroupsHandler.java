@@ -4,7 +4,6 @@ import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
 import dev.spool.coordinator.group.api.GroupResult;
-import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.protocol.message.DeleteGroupsRequest;
 import dev.spool.protocol.message.DeleteGroupsResponse;
 import java.util.ArrayList;
@@ -15,9 +14,9 @@ import java.util.concurrent.CompletableFuture;
  * DeleteGroups: empty groups only (NON_EMPTY_GROUP otherwise), with their offsets. Netty thread.
  */
 public final class DeleteGroupsHandler implements RequestHandler {
-  private final GroupCoordinator coordinator;
+  private final AuthorizedGroups coordinator;
 
-  public DeleteGroupsHandler(GroupCoordinator coordinator) {
+  public DeleteGroupsHandler(AuthorizedGroups coordinator) {
     this.coordinator = coordinator;
   }
 
@@ -25,7 +24,7 @@ public final class DeleteGroupsHandler implements RequestHandler {
   public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     DeleteGroupsRequest req = request.frame().parseBody(DeleteGroupsRequest.parser());
     List<CompletableFuture<GroupResult>> all = new ArrayList<>();
-    req.getGroupIdsList().forEach(id -> all.add(coordinator.deleteGroup(id)));
+    req.getGroupIdsList().forEach(id -> all.add(coordinator.deleteGroup(id, request.caller())));
     return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]))
         .thenApply(
             v -> {

@@ -2,6 +2,8 @@ package dev.spool.broker.request;
 
 import dev.spool.broker.replication.ExceptionCodes;
 import dev.spool.broker.replication.RecordDeletion;
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.DeleteRecordsRequest;
@@ -26,6 +28,43 @@ public final class DeleteRecordsHandler
   public DeleteRecordsHandler(BrokerContext ctx) {
     super(DeleteRecordsRequest.parser());
     this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<DeleteRecordsResponse> call(DeleteRecordsRequest req, Caller caller) {
+    var split =
+        Authz.split(
+            req.getTopicsList(),
+            DeleteRecordsRequest.Topic::getName,
+            t -> Authz.topic(ctx, caller, AclOperation.DELETE, t));
+    if (split.refused().isEmpty()) {
+      return call(req);
+    }
+    CompletableFuture<DeleteRecordsResponse> allowed =
+        split.allowed().isEmpty()
+            ? CompletableFuture.completedFuture(DeleteRecordsResponse.getDefaultInstance())
+            : call(req.toBuilder().clearTopics().addAllTopics(split.allowed()).build());
+    return allowed.thenApply(
+        r -> {
+          DeleteRecordsResponse.Builder b = r.toBuilder();
+          for (DeleteRecordsRequest.Topic t : split.refused()) {
+            DeleteRecordsResponse.Topic.Builder tb =
+                DeleteRecordsResponse.Topic.newBuilder().setName(t.getName());
+            for (var p :
+                t.getPartitionsList().stream()
+                    .map(DeleteRecordsRequest.Partition::getPartition)
+                    .toList()) {
+              tb.addPartitions(
+                  DeleteRecordsResponse.Partition.newBuilder()
+                      .setPartition(p)
+                      .setErrorCode(Authz.TOPIC)
+                      .setErrorMessage(
+                          Authz.topicRefusal(caller, AclOperation.DELETE, t.getName())));
+            }
+            b.addTopics(tb);
+          }
+          return b.build();
+        });
   }
 
   @Override

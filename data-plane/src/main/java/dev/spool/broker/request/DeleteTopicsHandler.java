@@ -1,5 +1,7 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.DeleteTopicsRequest;
 import dev.spool.protocol.message.DeleteTopicsResponse;
@@ -16,6 +18,32 @@ public final class DeleteTopicsHandler
   public DeleteTopicsHandler(BrokerContext ctx) {
     super(DeleteTopicsRequest.parser());
     this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<DeleteTopicsResponse> call(DeleteTopicsRequest req, Caller caller) {
+    var split =
+        Authz.split(
+            req.getNamesList(), n -> n, t -> Authz.topic(ctx, caller, AclOperation.DELETE, t));
+    if (split.refused().isEmpty()) {
+      return call(req);
+    }
+    CompletableFuture<DeleteTopicsResponse> allowed =
+        split.allowed().isEmpty()
+            ? CompletableFuture.completedFuture(DeleteTopicsResponse.getDefaultInstance())
+            : call(req.toBuilder().clearNames().addAllNames(split.allowed()).build());
+    return allowed.thenApply(
+        r -> {
+          DeleteTopicsResponse.Builder b = r.toBuilder();
+          for (String t : split.refused()) {
+            b.addTopics(
+                DeleteTopicsResponse.Result.newBuilder()
+                    .setName(t)
+                    .setErrorCode(Authz.TOPIC)
+                    .setErrorMessage(Authz.topicRefusal(caller, AclOperation.DELETE, t)));
+          }
+          return b.build();
+        });
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.config.TopicConfig;
 import dev.spool.protocol.message.DescribeClusterRequest;
 import dev.spool.protocol.message.DescribeClusterResponse;
@@ -56,6 +58,19 @@ public final class DescribeClusterHandler
     public static boolean isUnderReplicated(PartitionState p) {
       return p.isr().size() < p.replicationFactor();
     }
+  }
+
+  @Override
+  public CompletableFuture<DescribeClusterResponse> call(
+      DescribeClusterRequest req, Caller caller) {
+    if (!Authz.cluster(ctx, caller, AclOperation.DESCRIBE)) {
+      return CompletableFuture.completedFuture(
+          DescribeClusterResponse.newBuilder()
+              .setErrorCode(Authz.CLUSTER)
+              .setErrorMessage(Authz.clusterRefusal(caller, AclOperation.DESCRIBE))
+              .build());
+    }
+    return call(req);
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigKey;
@@ -23,6 +25,35 @@ public final class DescribeConfigsHandler
   public DescribeConfigsHandler(BrokerContext ctx) {
     super(DescribeConfigsRequest.parser());
     this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<DescribeConfigsResponse> call(
+      DescribeConfigsRequest req, Caller caller) {
+    var split =
+        Authz.split(
+            req.getTopicsList(),
+            n -> n,
+            t -> Authz.topic(ctx, caller, AclOperation.DESCRIBE_CONFIGS, t));
+    if (split.refused().isEmpty()) {
+      return call(req);
+    }
+    CompletableFuture<DescribeConfigsResponse> allowed =
+        split.allowed().isEmpty()
+            ? CompletableFuture.completedFuture(DescribeConfigsResponse.getDefaultInstance())
+            : call(req.toBuilder().clearTopics().addAllTopics(split.allowed()).build());
+    return allowed.thenApply(
+        r -> {
+          DescribeConfigsResponse.Builder b = r.toBuilder();
+          for (String t : split.refused()) {
+            b.addTopics(
+                DescribeConfigsResponse.Result.newBuilder()
+                    .setName(t)
+                    .setErrorCode(Authz.TOPIC)
+                    .setErrorMessage(Authz.topicRefusal(caller, AclOperation.DESCRIBE_CONFIGS, t)));
+          }
+          return b.build();
+        });
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.security.Caller;
 import dev.spool.protocol.message.DescribeFeaturesRequest;
 import dev.spool.protocol.message.DescribeFeaturesResponse;
 import dev.spool.protocol.message.QuorumInfo;
@@ -33,6 +34,13 @@ public final class DescribeFeaturesHandler
    * The image's part at once; the controllers' part from the active controller (DescribeQuorum),
    * left out when it does not answer within the admin timeout.
    */
+  /** Not authorized, as Kafka's DescribeFeatures: the levels are what ApiVersions tells anyone. */
+  @Override
+  public CompletableFuture<DescribeFeaturesResponse> call(
+      DescribeFeaturesRequest req, Caller caller) {
+    return call(req);
+  }
+
   @Override
   public CompletableFuture<DescribeFeaturesResponse> call(DescribeFeaturesRequest req) {
     DescribeFeaturesResponse fromImage = describe(ctx.image());

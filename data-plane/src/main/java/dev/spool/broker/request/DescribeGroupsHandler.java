@@ -5,7 +5,6 @@ import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
 import dev.spool.coordinator.group.api.GroupDescription;
 import dev.spool.coordinator.group.api.MemberDescription;
-import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.protocol.message.DescribeGroupsRequest;
 import dev.spool.protocol.message.DescribeGroupsResponse;
 import java.util.ArrayList;
@@ -17,9 +16,9 @@ import java.util.concurrent.CompletableFuture;
  * thread.
  */
 public final class DescribeGroupsHandler implements RequestHandler {
-  private final GroupCoordinator coordinator;
+  private final AuthorizedGroups coordinator;
 
-  public DescribeGroupsHandler(GroupCoordinator coordinator) {
+  public DescribeGroupsHandler(AuthorizedGroups coordinator) {
     this.coordinator = coordinator;
   }
 
@@ -27,7 +26,7 @@ public final class DescribeGroupsHandler implements RequestHandler {
   public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     DescribeGroupsRequest req = request.frame().parseBody(DescribeGroupsRequest.parser());
     List<CompletableFuture<GroupDescription>> all = new ArrayList<>();
-    req.getGroupIdsList().forEach(id -> all.add(coordinator.describeGroup(id)));
+    req.getGroupIdsList().forEach(id -> all.add(coordinator.describeGroup(id, request.caller())));
     return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]))
         .thenApply(
             v -> {

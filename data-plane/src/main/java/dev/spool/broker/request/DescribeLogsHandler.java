@@ -4,6 +4,8 @@ import dev.spool.broker.log.CleanerStatus;
 import dev.spool.broker.log.LogCleaner;
 import dev.spool.broker.log.LogManager;
 import dev.spool.broker.log.PartitionLog;
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.DescribeLogsRequest;
 import dev.spool.protocol.message.DescribeLogsResponse;
@@ -40,6 +42,18 @@ public final class DescribeLogsHandler
   public DescribeLogsHandler(BrokerContext ctx) {
     super(DescribeLogsRequest.parser());
     this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<DescribeLogsResponse> call(DescribeLogsRequest req, Caller caller) {
+    if (!Authz.cluster(ctx, caller, AclOperation.DESCRIBE)) {
+      return CompletableFuture.completedFuture(
+          DescribeLogsResponse.newBuilder()
+              .setErrorCode(Authz.CLUSTER)
+              .setErrorMessage(Authz.clusterRefusal(caller, AclOperation.DESCRIBE))
+              .build());
+    }
+    return call(req);
   }
 
   @Override

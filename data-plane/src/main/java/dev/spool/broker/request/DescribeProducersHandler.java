@@ -4,6 +4,8 @@ import dev.spool.broker.log.ProducerStateEntry;
 import dev.spool.broker.replication.ExceptionCodes;
 import dev.spool.broker.replication.Partition;
 import dev.spool.broker.replication.ReplicaRole;
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.DescribeProducersRequest;
@@ -28,6 +30,40 @@ public final class DescribeProducersHandler
   public DescribeProducersHandler(BrokerContext ctx) {
     super(DescribeProducersRequest.parser());
     this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<DescribeProducersResponse> call(
+      DescribeProducersRequest req, Caller caller) {
+    var split =
+        Authz.split(
+            req.getTopicsList(),
+            DescribeProducersRequest.Topic::getName,
+            t -> Authz.topic(ctx, caller, AclOperation.READ, t));
+    if (split.refused().isEmpty()) {
+      return call(req);
+    }
+    CompletableFuture<DescribeProducersResponse> allowed =
+        split.allowed().isEmpty()
+            ? CompletableFuture.completedFuture(DescribeProducersResponse.getDefaultInstance())
+            : call(req.toBuilder().clearTopics().addAllTopics(split.allowed()).build());
+    return allowed.thenApply(
+        r -> {
+          DescribeProducersResponse.Builder b = r.toBuilder();
+          for (DescribeProducersRequest.Topic t : split.refused()) {
+            DescribeProducersResponse.Topic.Builder tb =
+                DescribeProducersResponse.Topic.newBuilder().setName(t.getName());
+            for (var p : t.getPartitionsList()) {
+              tb.addPartitions(
+                  DescribeProducersResponse.Partition.newBuilder()
+                      .setPartition(p)
+                      .setErrorCode(Authz.TOPIC)
+                      .setErrorMessage(Authz.topicRefusal(caller, AclOperation.READ, t.getName())));
+            }
+            b.addTopics(tb);
+          }
+          return b.build();
+        });
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.ScramMechanism;
 import dev.spool.protocol.message.DescribeUserScramCredentialsRequest;
@@ -23,6 +25,19 @@ public final class DescribeUserScramCredentialsHandler
   public DescribeUserScramCredentialsHandler(BrokerContext ctx) {
     super(DescribeUserScramCredentialsRequest.parser());
     this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<DescribeUserScramCredentialsResponse> call(
+      DescribeUserScramCredentialsRequest req, Caller caller) {
+    if (!Authz.cluster(ctx, caller, AclOperation.DESCRIBE)) {
+      return CompletableFuture.completedFuture(
+          DescribeUserScramCredentialsResponse.newBuilder()
+              .setErrorCode(Authz.CLUSTER)
+              .setErrorMessage(Authz.clusterRefusal(caller, AclOperation.DESCRIBE))
+              .build());
+    }
+    return call(req);
   }
 
   @Override

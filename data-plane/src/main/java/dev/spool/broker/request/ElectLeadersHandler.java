@@ -1,5 +1,7 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ElectLeadersRequest;
@@ -20,6 +22,18 @@ public final class ElectLeadersHandler
   public ElectLeadersHandler(BrokerContext ctx) {
     super(ElectLeadersRequest.parser());
     this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<ElectLeadersResponse> call(ElectLeadersRequest req, Caller caller) {
+    if (!Authz.cluster(ctx, caller, AclOperation.ALTER)) {
+      return CompletableFuture.completedFuture(
+          ElectLeadersResponse.newBuilder()
+              .setErrorCode(Authz.CLUSTER)
+              .setErrorMessage(Authz.clusterRefusal(caller, AclOperation.ALTER))
+              .build());
+    }
+    return call(req);
   }
 
   @Override

@@ -10,6 +10,8 @@ import dev.spool.broker.replication.FetchWaiters;
 import dev.spool.broker.replication.LeaderReplicationThrottle;
 import dev.spool.broker.replication.Partition;
 import dev.spool.broker.replication.PartitionFetchResult;
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.EpochEndOffset;
@@ -73,14 +75,26 @@ public final class FetchHandler implements RequestHandler {
 
   @Override
   public CompletableFuture<BrokerResponse> handle(RequestContext request) {
-    return fetch(request.frame().parseBody(FetchRequest.parser()), request.newerRequest());
+    return fetch(
+        request.frame().parseBody(FetchRequest.parser()), request.newerRequest(), request.caller());
   }
 
   /**
    * Serves one fetch: the answer's body and, per partition with data (records_size &gt; 0, in body
    * order), a file region over the segment file. Both listeners fetch through here.
    */
-  public CompletableFuture<BrokerResponse> fetch(FetchRequest req, NewerRequestSignal newer) {
+  public CompletableFuture<BrokerResponse> fetch(
+      FetchRequest req, NewerRequestSignal newer, Caller caller) {
+    if (req.getReplicaId() >= 0 && !Authz.cluster(ctx, caller, AclOperation.CLUSTER_ACTION)) {
+      // A follower fetch moves the high watermark and the ISR: only a broker principal may send
+      // one, so a client cannot pose as a replica (docs/security.md#acls).
+      return CompletableFuture.completedFuture(
+          BrokerResponse.of(
+              FetchResponse.newBuilder()
+                  .setErrorCode(Authz.CLUSTER)
+                  .setErrorMessage(Authz.clusterRefusal(caller, AclOperation.CLUSTER_ACTION))
+                  .build()));
+    }
     if (req.getReplicaId() >= 0) {
       BrokerRegistration b = ctx.image().broker(req.getReplicaId());
       if (b == null || b.epoch() != req.getBrokerEpoch()) {
@@ -98,7 +112,7 @@ public final class FetchHandler implements RequestHandler {
                     .build()));
       }
     }
-    return new FetchOperation(req, newer).start();
+    return new FetchOperation(req, newer, caller).start();
   }
 
   /**
@@ -121,9 +135,13 @@ public final class FetchHandler implements RequestHandler {
     private final CompletableFuture<BrokerResponse> result = new CompletableFuture<>();
     private final long deadlineNs;
     private final NewerRequestSignal newerRequest;
+    // Topics the caller may not READ (a consumer fetch); their partitions are refused.
+    private final Set<String> unreadable = new HashSet<>();
+    private final Caller caller;
 
-    FetchOperation(FetchRequest req, NewerRequestSignal newerRequest) {
+    FetchOperation(FetchRequest req, NewerRequestSignal newerRequest, Caller caller) {
       this.req = req;
+      this.caller = caller;
       this.newerRequest = newerRequest;
       this.follower = req.getReplicaId() >= 0;
       int waitMs = Math.max(0, Math.min(req.getMaxWaitMs(), ctx.fetchMaxWaitMs()));
@@ -132,6 +150,11 @@ public final class FetchHandler implements RequestHandler {
         for (FetchRequest.FetchPartition p : t.getPartitionsList()) {
           TopicPartition tp = BrokerContext.tpOrNull(t.getName(), p.getPartition());
           items.add(new Item(t.getName(), p.getPartition(), tp, p));
+          if (!follower
+              && !unreadable.contains(t.getName())
+              && !Authz.topic(ctx, caller, AclOperation.READ, t.getName())) {
+            unreadable.add(t.getName());
+          }
           if (tp != null) {
             tps.add(tp);
           }
@@ -179,6 +202,12 @@ public final class FetchHandler implements RequestHandler {
                   ErrorCode.INVALID_REQUEST,
                   it.tp() + " appears more than once in the fetch; answered once",
                   null);
+          continue;
+        }
+        if (unreadable.contains(it.topic())) {
+          results[i] =
+              PartitionFetchResult.error(
+                  Authz.TOPIC, Authz.topicRefusal(caller, AclOperation.READ, it.topic()), null);
           continue;
         }
         if (it.tp() == null || image.partition(it.tp()) == null) {

@@ -4,7 +4,6 @@ import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
 import dev.spool.coordinator.group.api.CoordinatorLocation;
-import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.protocol.message.FindCoordinatorRequest;
 import dev.spool.protocol.message.FindCoordinatorResponse;
 import java.util.concurrent.CompletableFuture;
@@ -15,9 +14,9 @@ import java.util.concurrent.CompletableFuture;
  * Netty thread; reads only the image.
  */
 public final class FindCoordinatorHandler implements RequestHandler {
-  private final GroupCoordinator coordinator;
+  private final AuthorizedGroups coordinator;
 
-  public FindCoordinatorHandler(GroupCoordinator coordinator) {
+  public FindCoordinatorHandler(AuthorizedGroups coordinator) {
     this.coordinator = coordinator;
   }
 
@@ -25,7 +24,8 @@ public final class FindCoordinatorHandler implements RequestHandler {
   public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     FindCoordinatorRequest req = request.frame().parseBody(FindCoordinatorRequest.parser());
     FindCoordinatorResponse.Builder b = FindCoordinatorResponse.newBuilder();
-    for (CoordinatorLocation l : coordinator.findCoordinators(req.getKeysList())) {
+    for (CoordinatorLocation l :
+        coordinator.findCoordinators(req.getKeysList(), request.caller())) {
       b.addCoordinators(
           FindCoordinatorResponse.Coordinator.newBuilder()
               .setKey(l.key())

@@ -32,7 +32,10 @@ public record Handlers(
     UpdateFeaturesHandler updateFeatures,
     UnregisterBrokerHandler unregisterBroker,
     AlterPartitionReassignmentsHandler alterPartitionReassignments,
-    ListPartitionReassignmentsHandler listPartitionReassignments) {
+    ListPartitionReassignmentsHandler listPartitionReassignments,
+    CreateAclsHandler createAcls,
+    DescribeAclsHandler describeAcls,
+    DeleteAclsHandler deleteAcls) {
 
   public static Handlers create(BrokerContext ctx) {
     return new Handlers(
@@ -60,6 +63,9 @@ public record Handlers(
         new UpdateFeaturesHandler(ctx),
         new UnregisterBrokerHandler(ctx),
         new AlterPartitionReassignmentsHandler(ctx),
-        new ListPartitionReassignmentsHandler(ctx));
+        new ListPartitionReassignmentsHandler(ctx),
+        new CreateAclsHandler(ctx),
+        new DescribeAclsHandler(ctx),
+        new DeleteAclsHandler(ctx));
   }
 }

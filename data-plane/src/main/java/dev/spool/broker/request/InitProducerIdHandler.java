@@ -1,6 +1,8 @@
 package dev.spool.broker.request;
 
 import dev.spool.broker.replication.ExceptionCodes;
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.Errors;
 import dev.spool.protocol.message.InitProducerIdRequest;
@@ -19,6 +21,25 @@ public final class InitProducerIdHandler
   public InitProducerIdHandler(BrokerContext ctx) {
     super(InitProducerIdRequest.parser());
     this.ctx = ctx;
+  }
+
+  /**
+   * IDEMPOTENT_WRITE on the cluster, or WRITE on some topic (Kafka's rule since KIP-679, so a
+   * producer with only its topics' ACLs can be idempotent); refused CLUSTER_AUTHORIZATION_FAILED.
+   */
+  @Override
+  public CompletableFuture<InitProducerIdResponse> call(InitProducerIdRequest req, Caller caller) {
+    if (!ctx.authorizer().mayWriteSomeTopic(caller)
+        && !Authz.cluster(ctx, caller, AclOperation.IDEMPOTENT_WRITE)) {
+      return CompletableFuture.completedFuture(
+          InitProducerIdResponse.newBuilder()
+              .setErrorCode(Authz.CLUSTER)
+              .setErrorMessage(Authz.clusterRefusal(caller, AclOperation.IDEMPOTENT_WRITE))
+              .setProducerId(-1)
+              .setProducerEpoch(-1)
+              .build());
+    }
+    return call(req);
   }
 
   @Override

@@ -3,7 +3,6 @@ package dev.spool.broker.request;
 import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
-import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.protocol.message.ListGroupsRequest;
 import dev.spool.protocol.message.ListGroupsResponse;
 import java.util.concurrent.CompletableFuture;
@@ -13,9 +12,9 @@ import java.util.concurrent.CompletableFuture;
  * Kafka's). Netty thread; each offsets partition is listed on its owner worker.
  */
 public final class ListGroupsHandler implements RequestHandler {
-  private final GroupCoordinator coordinator;
+  private final AuthorizedGroups coordinator;
 
-  public ListGroupsHandler(GroupCoordinator coordinator) {
+  public ListGroupsHandler(AuthorizedGroups coordinator) {
     this.coordinator = coordinator;
   }
 
@@ -23,7 +22,7 @@ public final class ListGroupsHandler implements RequestHandler {
   public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     ListGroupsRequest req = request.frame().parseBody(ListGroupsRequest.parser());
     return coordinator
-        .listGroups(req.getStatesFilterList())
+        .listGroups(req.getStatesFilterList(), request.caller())
         .thenApply(
             l -> {
               ListGroupsResponse.Builder b =

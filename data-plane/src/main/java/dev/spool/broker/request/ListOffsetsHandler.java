@@ -2,6 +2,8 @@ package dev.spool.broker.request;
 
 import dev.spool.broker.replication.ExceptionCodes;
 import dev.spool.broker.replication.ListOffsetResult;
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ListOffsetsRequest;
@@ -23,6 +25,43 @@ public final class ListOffsetsHandler
   public ListOffsetsHandler(BrokerContext ctx) {
     super(ListOffsetsRequest.parser());
     this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<ListOffsetsResponse> call(ListOffsetsRequest req, Caller caller) {
+    var split =
+        Authz.split(
+            req.getTopicsList(),
+            ListOffsetsRequest.Topic::getName,
+            t -> Authz.topic(ctx, caller, AclOperation.DESCRIBE, t));
+    if (split.refused().isEmpty()) {
+      return call(req);
+    }
+    CompletableFuture<ListOffsetsResponse> allowed =
+        split.allowed().isEmpty()
+            ? CompletableFuture.completedFuture(ListOffsetsResponse.getDefaultInstance())
+            : call(req.toBuilder().clearTopics().addAllTopics(split.allowed()).build());
+    return allowed.thenApply(
+        r -> {
+          ListOffsetsResponse.Builder b = r.toBuilder();
+          for (ListOffsetsRequest.Topic t : split.refused()) {
+            ListOffsetsResponse.Topic.Builder tb =
+                ListOffsetsResponse.Topic.newBuilder().setName(t.getName());
+            for (var p :
+                t.getPartitionsList().stream()
+                    .map(ListOffsetsRequest.Partition::getPartition)
+                    .toList()) {
+              tb.addPartitions(
+                  ListOffsetsResponse.Partition.newBuilder()
+                      .setPartition(p)
+                      .setErrorCode(Authz.TOPIC)
+                      .setErrorMessage(
+                          Authz.topicRefusal(caller, AclOperation.DESCRIBE, t.getName())));
+            }
+            b.addTopics(tb);
+          }
+          return b.build();
+        });
   }
 
   @Override

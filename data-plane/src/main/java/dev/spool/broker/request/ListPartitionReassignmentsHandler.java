@@ -1,5 +1,7 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ListPartitionReassignmentsRequest;
 import dev.spool.protocol.message.ListPartitionReassignmentsResponse;
@@ -26,6 +28,19 @@ public final class ListPartitionReassignmentsHandler
   public ListPartitionReassignmentsHandler(BrokerContext ctx) {
     super(ListPartitionReassignmentsRequest.parser());
     this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<ListPartitionReassignmentsResponse> call(
+      ListPartitionReassignmentsRequest req, Caller caller) {
+    if (!Authz.cluster(ctx, caller, AclOperation.DESCRIBE)) {
+      return CompletableFuture.completedFuture(
+          ListPartitionReassignmentsResponse.newBuilder()
+              .setErrorCode(Authz.CLUSTER)
+              .setErrorMessage(Authz.clusterRefusal(caller, AclOperation.DESCRIBE))
+              .build());
+    }
+    return call(req);
   }
 
   @Override

@@ -5,6 +5,7 @@ import com.google.protobuf.Parser;
 import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
+import dev.spool.broker.security.Caller;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -29,10 +30,18 @@ public abstract class MessageHandler<Q extends MessageLite, R extends MessageLit
   /** Serves {@code request}; the future may complete on any thread. */
   public abstract CompletableFuture<R> call(Q request);
 
-  /** Serves {@code request} from Spool's listener; a handler that logs who asked overrides it. */
+  /** Serves {@code request} from Spool's listener, for the connection's caller. */
   protected CompletableFuture<R> call(Q request, RequestContext context) {
-    return call(request);
+    return call(request, context.caller());
   }
+
+  /**
+   * Serves {@code request} for {@code caller} after the authorization checks
+   * (docs/security.md#acls): what both listeners call. {@link #call(MessageLite)} alone is the
+   * broker's own, unchecked path. A refused item is answered with Kafka's authorization error code
+   * and goes no further.
+   */
+  public abstract CompletableFuture<R> call(Q request, Caller caller);
 
   @Override
   public final CompletableFuture<BrokerResponse> handle(RequestContext request) {

@@ -1,5 +1,7 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.BrokerInfo;
 import dev.spool.protocol.message.CreateTopicsRequest;
@@ -16,6 +18,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 
 /**
  * Metadata: live brokers with their advertised endpoints and, per requested topic, each partition's
@@ -43,11 +46,51 @@ public final class MetadataHandler extends MessageHandler<MetadataRequest, Metad
    * auto.create.topics.enable}.
    */
   public CompletableFuture<MetadataResponse> call(MetadataRequest req, boolean allowAutoCreate) {
+    return serve(req, allowAutoCreate, t -> true);
+  }
+
+  @Override
+  public CompletableFuture<MetadataResponse> call(MetadataRequest req, Caller caller) {
+    return call(req, true, caller);
+  }
+
+  /**
+   * Metadata for {@code caller} (docs/security.md#acls): a topic it may not DESCRIBE is left out of
+   * an every-topic answer and answered TOPIC_AUTHORIZATION_FAILED, without its id or partitions,
+   * when named; an unknown topic is auto-created only with CREATE on the cluster or the topic.
+   */
+  public CompletableFuture<MetadataResponse> call(
+      MetadataRequest req, boolean allowAutoCreate, Caller caller) {
+    if (!ctx.authorizer().enabled()) {
+      return call(req, allowAutoCreate);
+    }
+    return serve(req, allowAutoCreate, t -> Authz.create(ctx, caller, t))
+        .thenApply(
+            resp -> {
+              MetadataResponse.Builder b = resp.toBuilder().clearTopics();
+              for (TopicMetadata t : resp.getTopicsList()) {
+                if (Authz.topic(ctx, caller, AclOperation.DESCRIBE, t.getName())) {
+                  b.addTopics(t);
+                } else if (!req.getAllTopics()) {
+                  b.addTopics(
+                      TopicMetadata.newBuilder()
+                          .setName(t.getName())
+                          .setErrorCode(Authz.TOPIC)
+                          .setErrorMessage(
+                              Authz.topicRefusal(caller, AclOperation.DESCRIBE, t.getName())));
+                }
+              }
+              return b.build();
+            });
+  }
+
+  private CompletableFuture<MetadataResponse> serve(
+      MetadataRequest req, boolean allowAutoCreate, Predicate<String> mayCreate) {
     MetadataImage image = ctx.image();
     Set<String> missing = new LinkedHashSet<>();
     if (!req.getAllTopics()) {
       for (String t : req.getTopicsList()) {
-        if (image.topic(t) == null) {
+        if (image.topic(t) == null && mayCreate.test(t)) {
           missing.add(t);
         }
       }

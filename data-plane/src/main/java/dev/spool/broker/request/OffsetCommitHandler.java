@@ -7,7 +7,6 @@ import dev.spool.common.TopicPartition;
 import dev.spool.coordinator.group.api.OffsetAndMetadata;
 import dev.spool.coordinator.group.api.OffsetCommitRequest;
 import dev.spool.coordinator.group.api.PartitionResult;
-import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.protocol.message.OffsetCommitResponse;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -18,9 +17,9 @@ import java.util.concurrent.CompletableFuture;
  * coordinator write, answered once replicated. Netty thread.
  */
 public final class OffsetCommitHandler implements RequestHandler {
-  private final GroupCoordinator coordinator;
+  private final AuthorizedGroups coordinator;
 
-  public OffsetCommitHandler(GroupCoordinator coordinator) {
+  public OffsetCommitHandler(AuthorizedGroups coordinator) {
     this.coordinator = coordinator;
   }
 
@@ -40,7 +39,8 @@ public final class OffsetCommitHandler implements RequestHandler {
     return coordinator
         .commitOffsets(
             new OffsetCommitRequest(
-                req.getGroupId(), req.getMemberId(), req.getMemberEpoch(), offsets))
+                req.getGroupId(), req.getMemberId(), req.getMemberEpoch(), offsets),
+            request.caller())
         .thenApply(results -> BrokerResponse.of(toResponse(results)));
   }
 

@@ -3,7 +3,6 @@ package dev.spool.broker.request;
 import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
-import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.protocol.message.OffsetDeleteRequest;
 import dev.spool.protocol.message.OffsetDeleteResponse;
 import java.util.LinkedHashMap;
@@ -15,9 +14,9 @@ import java.util.concurrent.CompletableFuture;
  * (GROUP_SUBSCRIBED_TO_TOPIC for the others). Netty thread.
  */
 public final class OffsetDeleteHandler implements RequestHandler {
-  private final GroupCoordinator coordinator;
+  private final AuthorizedGroups coordinator;
 
-  public OffsetDeleteHandler(GroupCoordinator coordinator) {
+  public OffsetDeleteHandler(AuthorizedGroups coordinator) {
     this.coordinator = coordinator;
   }
 
@@ -25,7 +24,7 @@ public final class OffsetDeleteHandler implements RequestHandler {
   public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     OffsetDeleteRequest req = request.frame().parseBody(OffsetDeleteRequest.parser());
     return coordinator
-        .deleteOffsets(req.getGroupId(), GroupProtos.toList(req.getTopicsList()))
+        .deleteOffsets(req.getGroupId(), GroupProtos.toList(req.getTopicsList()), request.caller())
         .thenApply(
             r -> {
               OffsetDeleteResponse.Builder b =

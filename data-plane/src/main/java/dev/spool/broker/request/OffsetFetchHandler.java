@@ -7,7 +7,6 @@ import dev.spool.common.TopicPartition;
 import dev.spool.coordinator.group.api.OffsetAndMetadata;
 import dev.spool.coordinator.group.api.OffsetFetchRequest;
 import dev.spool.coordinator.group.api.OffsetFetchResult;
-import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.protocol.message.OffsetFetchResponse;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,9 +20,9 @@ import java.util.concurrent.CompletableFuture;
  * answered with offset -1. Netty thread.
  */
 public final class OffsetFetchHandler implements RequestHandler {
-  private final GroupCoordinator coordinator;
+  private final AuthorizedGroups coordinator;
 
-  public OffsetFetchHandler(GroupCoordinator coordinator) {
+  public OffsetFetchHandler(AuthorizedGroups coordinator) {
     this.coordinator = coordinator;
   }
 
@@ -39,7 +38,8 @@ public final class OffsetFetchHandler implements RequestHandler {
           coordinator
               .fetchOffsets(
                   new OffsetFetchRequest(
-                      g.getGroupId(), g.getMemberId(), g.getMemberEpoch(), asked))
+                      g.getGroupId(), g.getMemberId(), g.getMemberEpoch(), asked),
+                  request.caller())
               .thenApply(r -> toGroup(g.getGroupId(), asked, r)));
     }
     return CompletableFuture.allOf(groups.toArray(new CompletableFuture[0]))

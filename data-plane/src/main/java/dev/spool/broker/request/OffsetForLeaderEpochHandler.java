@@ -2,6 +2,8 @@ package dev.spool.broker.request;
 
 import dev.spool.broker.replication.ExceptionCodes;
 import dev.spool.broker.replication.ListOffsetResult;
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.OffsetForLeaderEpochRequest;
@@ -22,6 +24,44 @@ public final class OffsetForLeaderEpochHandler
   public OffsetForLeaderEpochHandler(BrokerContext ctx) {
     super(OffsetForLeaderEpochRequest.parser());
     this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<OffsetForLeaderEpochResponse> call(
+      OffsetForLeaderEpochRequest req, Caller caller) {
+    var split =
+        Authz.split(
+            req.getTopicsList(),
+            OffsetForLeaderEpochRequest.Topic::getName,
+            t -> Authz.topic(ctx, caller, AclOperation.DESCRIBE, t));
+    if (split.refused().isEmpty()) {
+      return call(req);
+    }
+    CompletableFuture<OffsetForLeaderEpochResponse> allowed =
+        split.allowed().isEmpty()
+            ? CompletableFuture.completedFuture(OffsetForLeaderEpochResponse.getDefaultInstance())
+            : call(req.toBuilder().clearTopics().addAllTopics(split.allowed()).build());
+    return allowed.thenApply(
+        r -> {
+          OffsetForLeaderEpochResponse.Builder b = r.toBuilder();
+          for (OffsetForLeaderEpochRequest.Topic t : split.refused()) {
+            OffsetForLeaderEpochResponse.Topic.Builder tb =
+                OffsetForLeaderEpochResponse.Topic.newBuilder().setName(t.getName());
+            for (var p :
+                t.getPartitionsList().stream()
+                    .map(OffsetForLeaderEpochRequest.Partition::getPartition)
+                    .toList()) {
+              tb.addPartitions(
+                  OffsetForLeaderEpochResponse.Partition.newBuilder()
+                      .setPartition(p)
+                      .setErrorCode(Authz.TOPIC)
+                      .setErrorMessage(
+                          Authz.topicRefusal(caller, AclOperation.DESCRIBE, t.getName())));
+            }
+            b.addTopics(tb);
+          }
+          return b.build();
+        });
   }
 
   @Override

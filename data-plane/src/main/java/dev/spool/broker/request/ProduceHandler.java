@@ -6,6 +6,8 @@ import dev.spool.broker.network.RateLimitedLog;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
 import dev.spool.broker.replication.ProduceResult;
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.TopicPartition;
 import dev.spool.coordinator.group.runtime.OffsetsTopic;
@@ -16,7 +18,9 @@ import dev.spool.quorum.image.TopicImage;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -99,9 +103,10 @@ public final class ProduceHandler implements RequestHandler {
     int acks = req.getAcks();
     if (acks == 0) {
       // Nothing is sent back, so no answer is built: acks=0 is the cheapest produce there is.
-      return appendAll(acks, req.getTimeoutMs(), parts).thenApply(done -> BrokerResponse.none());
+      return appendAll(acks, req.getTimeoutMs(), parts, request.caller())
+          .thenApply(done -> BrokerResponse.none());
     }
-    return produce(acks, req.getTimeoutMs(), parts).thenApply(BrokerResponse::of);
+    return produce(acks, req.getTimeoutMs(), parts, request.caller()).thenApply(BrokerResponse::of);
   }
 
   /**
@@ -111,18 +116,28 @@ public final class ProduceHandler implements RequestHandler {
    * listeners produce through here.
    */
   public CompletableFuture<ProduceResponse> produce(
-      int acks, int timeoutMs, List<PartitionRecords> partitions) {
-    return appendAll(acks, timeoutMs, partitions).thenApply(this::response);
+      int acks, int timeoutMs, List<PartitionRecords> partitions, Caller caller) {
+    return appendAll(acks, timeoutMs, partitions, caller).thenApply(this::response);
   }
 
   /** Appends every partition's batches; completes when every partition has its result. */
   private CompletableFuture<List<Part>> appendAll(
-      int acks, int timeoutMs, List<PartitionRecords> partitions) {
+      int acks, int timeoutMs, List<PartitionRecords> partitions, Caller caller) {
     long waitMs = timeoutMs > 0 ? timeoutMs : ctx.produceTimeoutMs();
     MetadataImage image = ctx.image();
     List<Part> parts = new ArrayList<>(partitions.size());
+    // WRITE on each topic, asked once per topic of the request (docs/security.md#acls).
+    Map<String, Boolean> mayWrite = new HashMap<>();
     for (PartitionRecords p : partitions) {
-      parts.add(new Part(p.topic(), p.partition(), append(image, p, acks, waitMs)));
+      boolean allowed =
+          mayWrite.computeIfAbsent(p.topic(), t -> Authz.topic(ctx, caller, AclOperation.WRITE, t));
+      parts.add(
+          new Part(
+              p.topic(),
+              p.partition(),
+              allowed
+                  ? append(image, p, acks, waitMs)
+                  : done(Authz.TOPIC, Authz.topicRefusal(caller, AclOperation.WRITE, p.topic()))));
     }
     CompletableFuture<?>[] all = parts.stream().map(Part::result).toArray(CompletableFuture[]::new);
     return CompletableFuture.allOf(all).thenApply(v -> count(parts));

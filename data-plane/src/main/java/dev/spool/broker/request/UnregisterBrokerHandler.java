@@ -1,5 +1,7 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.UnregisterBrokerRequest;
 import dev.spool.protocol.message.UnregisterBrokerResponse;
@@ -18,6 +20,19 @@ public final class UnregisterBrokerHandler
   public UnregisterBrokerHandler(BrokerContext ctx) {
     super(UnregisterBrokerRequest.parser());
     this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<UnregisterBrokerResponse> call(
+      UnregisterBrokerRequest req, Caller caller) {
+    if (!Authz.cluster(ctx, caller, AclOperation.ALTER)) {
+      return CompletableFuture.completedFuture(
+          UnregisterBrokerResponse.newBuilder()
+              .setErrorCode(Authz.CLUSTER)
+              .setErrorMessage(Authz.clusterRefusal(caller, AclOperation.ALTER))
+              .build());
+    }
+    return call(req);
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
 import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.UpdateFeaturesRequest;
 import dev.spool.protocol.message.UpdateFeaturesResponse;
@@ -19,6 +21,18 @@ public final class UpdateFeaturesHandler
   public UpdateFeaturesHandler(BrokerContext ctx) {
     super(UpdateFeaturesRequest.parser());
     this.ctx = ctx;
+  }
+
+  @Override
+  public CompletableFuture<UpdateFeaturesResponse> call(UpdateFeaturesRequest req, Caller caller) {
+    if (!Authz.cluster(ctx, caller, AclOperation.ALTER)) {
+      return CompletableFuture.completedFuture(
+          UpdateFeaturesResponse.newBuilder()
+              .setErrorCode(Authz.CLUSTER)
+              .setErrorMessage(Authz.clusterRefusal(caller, AclOperation.ALTER))
+              .build());
+    }
+    return call(req);
   }
 
   @Override

@@ -92,7 +92,8 @@ public final class HandlerTestBroker implements AutoCloseable {
             1000,
             1000,
             () -> 2,
-            dev.spool.broker.metrics.BrokerMetrics.DISABLED);
+            dev.spool.broker.metrics.BrokerMetrics.DISABLED,
+            dev.spool.broker.security.Authorizer.NONE);
     for (int id = 1; id <= 3; id++) {
       apply(
           Records.registerBroker(

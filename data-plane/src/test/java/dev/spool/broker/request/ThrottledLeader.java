@@ -168,7 +168,9 @@ final class ThrottledLeader implements AutoCloseable {
       int replicaId, int maxWaitMs, int partitionMaxBytes, Map<TopicPartition, Long> offsets) {
     long epoch = replicaId < 0 ? -1 : broker.image().broker(replicaId).epoch();
     return handler.fetch(
-        request(replicaId, epoch, maxWaitMs, partitionMaxBytes, offsets), new NewerRequestSignal());
+        request(replicaId, epoch, maxWaitMs, partitionMaxBytes, offsets),
+        new NewerRequestSignal(),
+        dev.spool.broker.security.Caller.of(null, null));
   }
 
   /**

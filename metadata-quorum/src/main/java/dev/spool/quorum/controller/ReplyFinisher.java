@@ -126,6 +126,7 @@ public final class ReplyFinisher {
                         .setErrorCode(r.getErrorCode())
                         .setErrorMessage(r.getErrorMessage())));
       }
+      case CREATE_ACLS, DELETE_ACLS -> finishAcls(reply, errors);
       case UPDATE_FEATURES -> finishUpdateFeatures(reply.getUpdateFeaturesBuilder(), errors);
       case UNREGISTER_BROKER -> finishUnregister(reply.getUnregisterBrokerBuilder(), errors);
       case ALTER_PARTITION_REASSIGNMENTS ->
@@ -250,5 +251,34 @@ public final class ReplyFinisher {
       }
     }
     return out;
+  }
+
+  /** A refused ACL record fails the creation or the deletion filter it belongs to. */
+  private static void finishAcls(ControllerReply.Builder reply, Map<Integer, RecordResult> errors) {
+    if (reply.hasCreateAcls()) {
+      var b = reply.getCreateAclsBuilder();
+      failItems(
+          b.getResultsCount(),
+          errors,
+          i -> b.getResults(i).getErrorCode(),
+          (r, i) ->
+              b.setResults(
+                  i,
+                  b.getResults(i).toBuilder()
+                      .setErrorCode(r.getErrorCode())
+                      .setErrorMessage(r.getErrorMessage())));
+    } else {
+      var b = reply.getDeleteAclsBuilder();
+      failItems(
+          b.getResultsCount(),
+          errors,
+          i -> b.getResults(i).getErrorCode(),
+          (r, i) ->
+              b.setResults(
+                  i,
+                  b.getResults(i).toBuilder()
+                      .setErrorCode(r.getErrorCode())
+                      .setErrorMessage(r.getErrorMessage())));
+    }
   }
 }

@@ -76,6 +76,8 @@ public final class RequestDecider {
           UnregisterDecisions.unregister(req.getUnregisterBroker(), image, heartbeatAgeMs, s);
       case ALTER_PARTITION_REASSIGNMENTS ->
           ReassignmentDecisions.alter(req.getAlterPartitionReassignments(), image);
+      case CREATE_ACLS -> AclDecisions.create(req.getCreateAcls(), image, random);
+      case DELETE_ACLS -> AclDecisions.delete(req.getDeleteAcls(), image);
       case ALLOCATE_PRODUCER_IDS ->
           BrokerDecisions.allocateProducerIds(req.getAllocateProducerIds(), image, s);
       case CONTROLLER_WRITE -> controllerWrite(req.getControllerWrite(), term);

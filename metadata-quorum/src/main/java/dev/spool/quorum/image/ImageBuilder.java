@@ -1,5 +1,6 @@
 package dev.spool.quorum.image;
 
+import dev.spool.common.AclBinding;
 import dev.spool.common.ScramMechanism;
 import dev.spool.common.TopicPartition;
 import dev.spool.quorum.message.ScramCredentialRecord;
@@ -29,6 +30,9 @@ public final class ImageBuilder {
   private boolean scramOwned;
   private int metadataVersion;
   private long replicationThrottleBytesPerSec;
+  private Map<String, AclBinding> acls;
+  private boolean aclsOwned;
+  private boolean aclsTouched;
   private boolean brokersOwned;
   private boolean topicsOwned;
   private final Set<Integer> touchedBrokers = new HashSet<>();
@@ -44,6 +48,7 @@ public final class ImageBuilder {
     this.scram = base.scramCredentials();
     this.metadataVersion = base.metadataVersion();
     this.replicationThrottleBytesPerSec = base.replicationThrottleBytesPerSec();
+    this.acls = base.acls();
   }
 
   // ---------------------------------------------------------------- reads
@@ -78,7 +83,28 @@ public final class ImageBuilder {
     return m == null ? null : m.get(mechanism);
   }
 
+  Map<String, AclBinding> acls() {
+    return acls;
+  }
+
   // ---------------------------------------------------------------- writes
+
+  void putAcl(String id, AclBinding a) {
+    ownAcls().put(id, a);
+  }
+
+  void removeAcl(String id) {
+    ownAcls().remove(id);
+  }
+
+  private Map<String, AclBinding> ownAcls() {
+    aclsTouched = true;
+    if (!aclsOwned) {
+      acls = new HashMap<>(acls);
+      aclsOwned = true;
+    }
+    return acls;
+  }
 
   void putBroker(BrokerRegistration b) {
     if (!brokersOwned) {
@@ -176,6 +202,9 @@ public final class ImageBuilder {
     touchedScramUsers.addAll(other.scramCredentials().keySet());
     scram = other.scramCredentials();
     scramOwned = false;
+    aclsTouched = true;
+    acls = other.acls();
+    aclsOwned = false;
     brokersOwned = false;
     topicsOwned = false;
   }
@@ -187,6 +216,7 @@ public final class ImageBuilder {
     brokersOwned = false;
     topicsOwned = false;
     scramOwned = false;
+    aclsOwned = false;
     return new MetadataImage(
         offset,
         brokers,
@@ -195,7 +225,8 @@ public final class ImageBuilder {
         nextProducerId,
         scram,
         metadataVersion,
-        replicationThrottleBytesPerSec);
+        replicationThrottleBytesPerSec,
+        acls);
   }
 
   /**
@@ -249,6 +280,7 @@ public final class ImageBuilder {
         removedPartitions,
         changedBrokers,
         fullImage,
-        changedScramUsers);
+        changedScramUsers,
+        aclsTouched && !base.acls().equals(acls));
   }
 }

@@ -1,7 +1,9 @@
 package dev.spool.quorum.image;
 
+import dev.spool.common.AclBinding;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.ScramMechanism;
+import dev.spool.quorum.message.AccessControlEntryRecord;
 import dev.spool.quorum.message.AddPartitionsRecord;
 import dev.spool.quorum.message.BrokerDirsOfflineRecord;
 import dev.spool.quorum.message.ConfigRecord;
@@ -107,6 +109,8 @@ public final class MetadataApplier {
       case BROKER_DIRS_OFFLINE -> brokerDirsOffline(b, r.getBrokerDirsOffline(), offset);
       case UNREGISTER_BROKER -> unregisterBroker(b, r.getUnregisterBroker(), offset);
       case REPLICATION_THROTTLE -> replicationThrottle(b, r.getReplicationThrottle(), offset);
+      case ACL -> acl(b, r.getAcl(), offset);
+      case REMOVE_ACL -> removeAcl(b, r.getRemoveAcl().getId(), offset);
       case RECORD_NOT_SET -> unknownRecord(r, offset);
     };
   }
@@ -570,6 +574,39 @@ public final class MetadataApplier {
               + " would be a downgrade, which this version does not do");
     }
     b.setMetadataVersion(r.getFeatureLevel());
+    return OK;
+  }
+
+  /**
+   * RecordChecks has checked the binding already; the id must be new and the binding not held by
+   * another id, so a binding is stored once however often it was asked for.
+   */
+  private static RecordResult acl(ImageBuilder b, AccessControlEntryRecord r, long offset) {
+    RecordResult below = belowLevel(b, "AccessControlEntryRecord", MetadataVersion.ACLS, offset);
+    if (below != null) {
+      return below;
+    }
+    AclBinding a = Records.aclBinding(r);
+    if (b.acls().containsKey(r.getId())) {
+      return reject(ErrorCode.DUPLICATE_RESOURCE, "ACL id " + r.getId() + " exists already");
+    }
+    if (b.acls().containsValue(a)) {
+      return reject(ErrorCode.DUPLICATE_RESOURCE, "the ACL exists already: " + a);
+    }
+    b.putAcl(r.getId(), a);
+    return OK;
+  }
+
+  private static RecordResult removeAcl(ImageBuilder b, String id, long offset) {
+    RecordResult below =
+        belowLevel(b, "RemoveAccessControlEntryRecord", MetadataVersion.ACLS, offset);
+    if (below != null) {
+      return below;
+    }
+    if (!b.acls().containsKey(id)) {
+      return reject(ErrorCode.RESOURCE_NOT_FOUND, "no ACL with id " + id);
+    }
+    b.removeAcl(id);
     return OK;
   }
 

@@ -18,6 +18,7 @@ import java.util.Set;
  * @param changedBrokers ids of brokers registered, re-registered, fenced, unfenced or shutting down
  * @param fullImage true when the broker replaced its image with a full image from the quorum
  * @param changedScramUsers users whose SCRAM credentials were added, replaced or removed
+ * @param aclsChanged whether any ACL was added or removed
  */
 public record MetadataDelta(
     long fromOffset,
@@ -28,7 +29,8 @@ public record MetadataDelta(
     Map<TopicPartition, PartitionState> removedPartitions,
     Set<Integer> changedBrokers,
     boolean fullImage,
-    Set<String> changedScramUsers) {
+    Set<String> changedScramUsers,
+    boolean aclsChanged) {
 
   public MetadataDelta {
     changedTopics = Map.copyOf(changedTopics);
@@ -45,7 +47,8 @@ public record MetadataDelta(
         && changedPartitions.isEmpty()
         && removedPartitions.isEmpty()
         && changedBrokers.isEmpty()
-        && changedScramUsers.isEmpty();
+        && changedScramUsers.isEmpty()
+        && !aclsChanged;
   }
 
   /**

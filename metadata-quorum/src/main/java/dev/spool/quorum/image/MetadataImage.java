@@ -1,5 +1,6 @@
 package dev.spool.quorum.image;
 
+import dev.spool.common.AclBinding;
 import dev.spool.common.ScramMechanism;
 import dev.spool.common.TopicPartition;
 import dev.spool.quorum.message.ScramCredentialRecord;
@@ -23,7 +24,8 @@ import java.util.Objects;
  */
 public final class MetadataImage {
   public static final MetadataImage EMPTY =
-      new MetadataImage(-1, Map.of(), Map.of(), Map.of(), 0, Map.of(), MetadataVersion.UNSET, 0);
+      new MetadataImage(
+          -1, Map.of(), Map.of(), Map.of(), 0, Map.of(), MetadataVersion.UNSET, 0, Map.of());
 
   private final long offset;
   private final Map<Integer, BrokerRegistration> brokers;
@@ -34,6 +36,8 @@ public final class MetadataImage {
   private final Map<String, Map<ScramMechanism, ScramCredentialRecord>> scram;
   private final int metadataVersion;
   private final long replicationThrottleBytesPerSec;
+  // ACL id -> binding (docs/security.md#acls)
+  private final Map<String, AclBinding> acls;
 
   MetadataImage(
       long offset,
@@ -43,7 +47,8 @@ public final class MetadataImage {
       long nextProducerId,
       Map<String, Map<ScramMechanism, ScramCredentialRecord>> scram,
       int metadataVersion,
-      long replicationThrottleBytesPerSec) {
+      long replicationThrottleBytesPerSec,
+      Map<String, AclBinding> acls) {
     this.offset = offset;
     this.brokers = Collections.unmodifiableMap(brokers);
     this.topicsById = Collections.unmodifiableMap(topicsById);
@@ -52,6 +57,7 @@ public final class MetadataImage {
     this.scram = Collections.unmodifiableMap(scram);
     this.metadataVersion = metadataVersion;
     this.replicationThrottleBytesPerSec = replicationThrottleBytesPerSec;
+    this.acls = Collections.unmodifiableMap(acls);
   }
 
   /** The Raft index of the last entry applied; -1 for the empty image. */
@@ -72,7 +78,8 @@ public final class MetadataImage {
         nextProducerId,
         scram,
         metadataVersion,
-        replicationThrottleBytesPerSec);
+        replicationThrottleBytesPerSec,
+        acls);
   }
 
   // ---------------------------------------------------------------- features
@@ -209,6 +216,13 @@ public final class MetadataImage {
     return scram;
   }
 
+  // ---------------------------------------------------------------- ACLs
+
+  /** Every ACL by id. */
+  public Map<String, AclBinding> acls() {
+    return acls;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof MetadataImage m
@@ -217,6 +231,7 @@ public final class MetadataImage {
         && metadataVersion == m.metadataVersion
         && replicationThrottleBytesPerSec == m.replicationThrottleBytesPerSec
         && scram.equals(m.scram)
+        && acls.equals(m.acls)
         && brokers.equals(m.brokers)
         && topicsById.equals(m.topicsById)
         && topicIdsByName.equals(m.topicIdsByName);

@@ -46,8 +46,17 @@ public final class MetadataVersion {
   /** The level that introduced reassignment's fields and ReplicationThrottleRecord. */
   public static final int REASSIGNMENT = V4;
 
+  /**
+   * Level 5: level 4 and ACLs (AccessControlEntryRecord and RemoveAccessControlEntryRecord,
+   * docs/security.md#acls). Below it the controller refuses CreateAcls and DeleteAcls.
+   */
+  public static final int V5 = 5;
+
+  /** The level that introduced the ACL records. */
+  public static final int ACLS = V5;
+
   /** The highest level this build supports: a fresh cluster starts here. */
-  public static final int LATEST = V4;
+  public static final int LATEST = V5;
 
   /** What this build reads and writes. */
   public static final Range SUPPORTED = new Range(V1, LATEST);

@@ -1,7 +1,9 @@
 package dev.spool.quorum.image;
 
+import dev.spool.common.AclBinding;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.ScramMechanism;
+import dev.spool.quorum.message.AccessControlEntryRecord;
 import dev.spool.quorum.message.AddPartitionsRecord;
 import dev.spool.quorum.message.ConfigRecord;
 import dev.spool.quorum.message.FeatureLevelRecord;
@@ -134,6 +136,8 @@ public final class RecordChecks {
               r.getRemoveScramCredential().getUser(), r.getRemoveScramCredential().getMechanism());
       case FEATURE_LEVEL -> featureLevel(r.getFeatureLevel());
       case BROKER_DIRS_OFFLINE -> offlineDirs(r.getBrokerDirsOffline().getDirectoriesList());
+      case ACL -> acl(r.getAcl());
+      case REMOVE_ACL -> aclId(r.getRemoveAcl().getId());
       default -> null;
     };
   }
@@ -191,6 +195,38 @@ public final class RecordChecks {
       return MetadataApplier.reject(ErrorCode.INVALID_TOPIC, problem);
     }
     return topicId(t.getTopicId());
+  }
+
+  /** An ACL's own checks (AclBinding#check), its enums by name and its id as a topic id's. */
+  private static RecordResult acl(AccessControlEntryRecord r) {
+    RecordResult idProblem = aclId(r.getId());
+    if (idProblem != null) {
+      return idProblem;
+    }
+    AclBinding a = Records.aclBinding(r);
+    String problem =
+        a == null
+            ? "unknown resource type, pattern type, operation or permission in ACL: "
+                + truncate(
+                    r.getResourceType()
+                        + " "
+                        + r.getPatternType()
+                        + " "
+                        + r.getOperation()
+                        + " "
+                        + r.getPermission())
+            : a.check();
+    return problem == null
+        ? null
+        : MetadataApplier.reject(ErrorCode.INVALID_ACL, "ACL " + r.getId() + ": " + problem);
+  }
+
+  private static RecordResult aclId(String id) {
+    RecordResult r = topicId(id);
+    return r == null
+        ? null
+        : MetadataApplier.reject(
+            ErrorCode.INVALID_ACL, "ACL id '" + truncate(id) + "' is not legal");
   }
 
   /** Topic ids are only compared and written into files, but they are names all the same. */

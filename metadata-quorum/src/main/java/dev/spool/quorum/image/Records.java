@@ -1,8 +1,12 @@
 package dev.spool.quorum.image;
 
 import com.google.protobuf.ByteString;
+import dev.spool.common.AclBinding;
+import dev.spool.common.AclOperation;
+import dev.spool.common.AclResourceType;
 import dev.spool.common.HostPort;
 import dev.spool.common.ScramMechanism;
+import dev.spool.quorum.message.AccessControlEntryRecord;
 import dev.spool.quorum.message.AddPartitionsRecord;
 import dev.spool.quorum.message.BrokerDirsOfflineRecord;
 import dev.spool.quorum.message.BrokerShutdownRecord;
@@ -14,6 +18,7 @@ import dev.spool.quorum.message.PartitionChangeRecord;
 import dev.spool.quorum.message.PartitionRecord;
 import dev.spool.quorum.message.ProducerIdsRecord;
 import dev.spool.quorum.message.RegisterBrokerRecord;
+import dev.spool.quorum.message.RemoveAccessControlEntryRecord;
 import dev.spool.quorum.message.RemoveScramCredentialRecord;
 import dev.spool.quorum.message.RemoveTopicRecord;
 import dev.spool.quorum.message.ReplicationThrottleRecord;
@@ -284,5 +289,49 @@ public final class Records {
         r.getIterations(),
         r.getStoredKey().toByteArray(),
         r.getServerKey().toByteArray());
+  }
+
+  /** An ACL with its id (docs/security.md#acls). */
+  public static MetadataRecord acl(String id, AclBinding a) {
+    return MetadataRecord.newBuilder()
+        .setAcl(
+            AccessControlEntryRecord.newBuilder()
+                .setId(id)
+                .setResourceType(a.resourceType().name())
+                .setResourceName(a.resourceName())
+                .setPatternType(a.patternType().name())
+                .setPrincipal(a.principal())
+                .setHost(a.host())
+                .setOperation(a.operation().name())
+                .setPermission(a.permission().name()))
+        .build();
+  }
+
+  public static MetadataRecord removeAcl(String id) {
+    return MetadataRecord.newBuilder()
+        .setRemoveAcl(RemoveAccessControlEntryRecord.newBuilder().setId(id))
+        .build();
+  }
+
+  /**
+   * The binding a record holds, or null when one of its enums is not a known name (RecordChecks
+   * refuses such a record before it is applied).
+   */
+  public static AclBinding aclBinding(AccessControlEntryRecord r) {
+    var type = AclResourceType.forName(r.getResourceType());
+    var pattern = AclBinding.PatternType.forName(r.getPatternType());
+    var op = AclOperation.forName(r.getOperation());
+    var permission = AclBinding.Permission.forName(r.getPermission());
+    if (type.isEmpty() || pattern.isEmpty() || op.isEmpty() || permission.isEmpty()) {
+      return null;
+    }
+    return new AclBinding(
+        type.get(),
+        r.getResourceName(),
+        pattern.get(),
+        r.getPrincipal(),
+        r.getHost(),
+        op.get(),
+        permission.get());
   }
 }

@@ -197,6 +197,20 @@ public final class RatisQuorumClient implements QuorumClient {
   }
 
   @Override
+  public CompletableFuture<dev.spool.protocol.message.CreateAclsResponse> createAcls(
+      dev.spool.protocol.message.CreateAclsRequest r) {
+    return write(
+        ControllerRequest.newBuilder().setCreateAcls(r).build(), ControllerReply::getCreateAcls);
+  }
+
+  @Override
+  public CompletableFuture<dev.spool.protocol.message.DeleteAclsResponse> deleteAcls(
+      dev.spool.protocol.message.DeleteAclsRequest r) {
+    return write(
+        ControllerRequest.newBuilder().setDeleteAcls(r).build(), ControllerReply::getDeleteAcls);
+  }
+
+  @Override
   public CompletableFuture<DeleteTopicsResponse> deleteTopics(DeleteTopicsRequest r) {
     return write(
         ControllerRequest.newBuilder().setDeleteTopics(r).build(),

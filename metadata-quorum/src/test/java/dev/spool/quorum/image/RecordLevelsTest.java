@@ -44,6 +44,7 @@ class RecordLevelsTest {
       case BROKER_DIRS_OFFLINE -> MetadataVersion.BROKER_DIRS_OFFLINE;
       case UNREGISTER_BROKER -> MetadataVersion.UNREGISTER_BROKER;
       case REPLICATION_THROTTLE -> MetadataVersion.REASSIGNMENT;
+      case ACL, REMOVE_ACL -> MetadataVersion.ACLS;
       case RECORD_NOT_SET -> MetadataVersion.UNSET;
     };
   }

@@ -108,6 +108,18 @@ class BrokerLifecycleTest {
     }
 
     @Override
+    public CompletableFuture<dev.spool.protocol.message.CreateAclsResponse> createAcls(
+        dev.spool.protocol.message.CreateAclsRequest r) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public CompletableFuture<dev.spool.protocol.message.DeleteAclsResponse> deleteAcls(
+        dev.spool.protocol.message.DeleteAclsRequest r) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public CompletableFuture<dev.spool.protocol.message.UpdateFeaturesResponse> updateFeatures(
         dev.spool.protocol.message.UpdateFeaturesRequest r) {
       throw new UnsupportedOperationException();

@@ -94,6 +94,18 @@ final class CuttableQuorumClient implements QuorumClient {
   }
 
   @Override
+  public CompletableFuture<dev.spool.protocol.message.CreateAclsResponse> createAcls(
+      dev.spool.protocol.message.CreateAclsRequest r) {
+    return call(() -> delegate.createAcls(r));
+  }
+
+  @Override
+  public CompletableFuture<dev.spool.protocol.message.DeleteAclsResponse> deleteAcls(
+      dev.spool.protocol.message.DeleteAclsRequest r) {
+    return call(() -> delegate.deleteAcls(r));
+  }
+
+  @Override
   public CompletableFuture<dev.spool.protocol.message.UpdateFeaturesResponse> updateFeatures(
       dev.spool.protocol.message.UpdateFeaturesRequest r) {
     return call(() -> delegate.updateFeatures(r));

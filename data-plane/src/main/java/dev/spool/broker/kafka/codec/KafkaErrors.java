@@ -33,7 +33,8 @@ public final class KafkaErrors {
    * which both of Kafka's consumers turn into CommitFailedException ("the group moved on"): the
    * commit did not happen and the member's next heartbeat brings the assignment it now has.
    * BROKER_ALIVE and BROKER_HAS_REPLICAS (UnregisterBroker refusals Kafka does not make):
-   * INVALID_REQUEST, with Spool's message.
+   * INVALID_REQUEST, with Spool's message. INVALID_ACL: INVALID_REQUEST, as Kafka answers a bad ACL
+   * binding or filter.
    */
   static final Map<ErrorCode, Errors> NO_KAFKA_NAME =
       Map.of(
@@ -41,7 +42,8 @@ public final class KafkaErrors {
           ErrorCode.BROKER_SHUTTING_DOWN, Errors.BROKER_NOT_AVAILABLE,
           ErrorCode.PARTITION_NOT_ASSIGNED, Errors.ILLEGAL_GENERATION,
           ErrorCode.BROKER_ALIVE, Errors.INVALID_REQUEST,
-          ErrorCode.BROKER_HAS_REPLICAS, Errors.INVALID_REQUEST);
+          ErrorCode.BROKER_HAS_REPLICAS, Errors.INVALID_REQUEST,
+          ErrorCode.INVALID_ACL, Errors.INVALID_REQUEST);
 
   private static final Map<ErrorCode, Errors> TABLE = new EnumMap<>(ErrorCode.class);
 

@@ -173,8 +173,8 @@ public final class ReassignmentCodec {
         new AlterPartitionReassignmentsResponseData()
             .setThrottleTimeMs(0)
             .setAllowReplicationFactorChange(req.allowReplicationFactorChange())
-            .setErrorCode(Errors.NONE.code())
-            .setErrorMessage(null);
+            .setErrorCode(KafkaErrors.code(resp.getErrorCode()))
+            .setErrorMessage(KafkaErrors.message(resp.getErrorMessage()));
     for (AlterPartitionReassignmentsRequestData.ReassignableTopic t : req.topics()) {
       AlterPartitionReassignmentsResponseData.ReassignableTopicResponse kt =
           new AlterPartitionReassignmentsResponseData.ReassignableTopicResponse().setName(t.name());
@@ -187,6 +187,9 @@ public final class ReassignmentCodec {
         AlterPartitionReassignmentsResponse.Result res = results.get(tp);
         if (no != null) {
           kp.setErrorCode(no.error().code()).setErrorMessage(no.message());
+        } else if (resp.getErrorCode() != ErrorCode.NONE) {
+          kp.setErrorCode(KafkaErrors.code(resp.getErrorCode()))
+              .setErrorMessage(KafkaErrors.message(resp.getErrorMessage()));
         } else if (res != null) {
           kp.setErrorCode(KafkaErrors.code(res.getErrorCode()))
               .setErrorMessage(KafkaErrors.message(res.getErrorMessage()));
@@ -242,8 +245,8 @@ public final class ReassignmentCodec {
     return r.respond(
         new ListPartitionReassignmentsResponseData()
             .setThrottleTimeMs(0)
-            .setErrorCode(Errors.NONE.code())
-            .setErrorMessage(null)
+            .setErrorCode(KafkaErrors.code(resp.getErrorCode()))
+            .setErrorMessage(KafkaErrors.message(resp.getErrorMessage()))
             .setTopics(List.copyOf(byTopic.values())));
   }
 }

@@ -1,5 +1,6 @@
 package dev.spool.broker.kafka.codec;
 
+import dev.spool.common.ErrorCode;
 import dev.spool.protocol.message.DeleteRecordsRequest;
 import dev.spool.protocol.message.DeleteRecordsResponse;
 import dev.spool.protocol.message.DescribeLogsRequest;
@@ -143,10 +144,13 @@ public final class RecordsCodec {
     if (r.version() >= 4) {
       dir.setTotalBytes(resp.getTotalBytes()).setUsableBytes(resp.getUsableBytes());
     }
+    if (resp.getErrorCode() != ErrorCode.NONE) {
+      dir.setErrorCode(KafkaErrors.code(resp.getErrorCode())).setTopics(new ArrayList<>());
+    }
     return r.respond(
         new DescribeLogDirsResponseData()
             .setThrottleTimeMs(0)
-            .setErrorCode(Errors.NONE.code())
+            .setErrorCode(KafkaErrors.code(resp.getErrorCode()))
             .setResults(List.of(dir)));
   }
 

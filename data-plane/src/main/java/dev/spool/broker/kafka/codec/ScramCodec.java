@@ -11,7 +11,6 @@ import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData;
 import org.apache.kafka.common.message.AlterUserScramCredentialsResponseData;
 import org.apache.kafka.common.message.DescribeUserScramCredentialsRequestData;
 import org.apache.kafka.common.message.DescribeUserScramCredentialsResponseData;
-import org.apache.kafka.common.protocol.Errors;
 
 /**
  * Kafka's AlterUserScramCredentials and DescribeUserScramCredentials as Spool's messages of the
@@ -111,7 +110,8 @@ public final class ScramCodec {
     return request.respond(
         new DescribeUserScramCredentialsResponseData()
             .setThrottleTimeMs(0)
-            .setErrorCode(Errors.NONE.code())
+            .setErrorCode(KafkaErrors.code(resp.getErrorCode()))
+            .setErrorMessage(KafkaErrors.message(resp.getErrorMessage()))
             .setResults(results));
   }
 }

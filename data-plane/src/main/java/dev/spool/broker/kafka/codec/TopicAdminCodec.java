@@ -77,7 +77,11 @@ public final class TopicAdminCodec {
             .setThrottleTimeMs(0)
             .setProducerId(resp.getProducerId())
             .setProducerEpoch((short) resp.getProducerEpoch());
-    if (resp.getErrorCode() != ErrorCode.NONE) {
+    if (resp.getErrorCode() == ErrorCode.CLUSTER_AUTHORIZATION_FAILED) {
+      d.setErrorCode(KafkaErrors.code(resp.getErrorCode()))
+          .setProducerId(-1)
+          .setProducerEpoch((short) -1);
+    } else if (resp.getErrorCode() != ErrorCode.NONE) {
       d.setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS.code())
           .setProducerId(-1)
           .setProducerEpoch((short) -1);
@@ -339,6 +343,9 @@ public final class TopicAdminCodec {
       KafkaRequest r, DescribeClusterResponse resp, MetadataImage image, int thisBroker) {
     DescribeClusterRequestData req = r.body();
     boolean includeFenced = r.version() >= 2 && req.includeFencedBrokers();
+    // Only a refusal is Kafka's error here: a quorum that did not answer leaves the brokers list,
+    // which Kafka's clients use, as good as it is.
+    boolean refused = resp.getErrorCode() == ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
     DescribeClusterResponseData.DescribeClusterBrokerCollection brokers =
         new DescribeClusterResponseData.DescribeClusterBrokerCollection();
     for (BrokerInfo b : resp.getBrokersList()) {
@@ -361,6 +368,8 @@ public final class TopicAdminCodec {
             .setEndpointType(BROKERS)
             .setClusterId(resp.getClusterId())
             .setControllerId(thisBroker)
+            .setErrorCode(refused ? KafkaErrors.code(resp.getErrorCode()) : Errors.NONE.code())
+            .setErrorMessage(refused ? resp.getErrorMessage() : null)
             .setBrokers(brokers));
   }
 }

@@ -32,7 +32,8 @@ class KafkaErrorsTest {
           ErrorCode.BROKER_SHUTTING_DOWN, Errors.BROKER_NOT_AVAILABLE,
           ErrorCode.PARTITION_NOT_ASSIGNED, Errors.ILLEGAL_GENERATION,
           ErrorCode.BROKER_ALIVE, Errors.INVALID_REQUEST,
-          ErrorCode.BROKER_HAS_REPLICAS, Errors.INVALID_REQUEST);
+          ErrorCode.BROKER_HAS_REPLICAS, Errors.INVALID_REQUEST,
+          ErrorCode.INVALID_ACL, Errors.INVALID_REQUEST);
 
   @Test
   void shouldMapEveryCodeToKafkasCodeOfTheSameNameUnlessListed() {

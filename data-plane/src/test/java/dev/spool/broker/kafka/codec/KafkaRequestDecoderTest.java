@@ -22,7 +22,6 @@ import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.DescribeAclsResponse;
 import org.apache.kafka.common.requests.EndTxnResponse;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
 import org.apache.kafka.common.requests.ProduceResponse;
@@ -102,16 +101,13 @@ class KafkaRequestDecoderTest {
 
   @Test
   void shouldAnswerUnsupportedVersionForApisAndVersionsItDoesNotServe() {
-    ApiMessage acls =
-        new DescribeAclsRequestData()
-            .setResourceTypeFilter((byte) 1)
-            .setPatternTypeFilter((byte) 1)
-            .setOperation((byte) 1)
-            .setPermissionType((byte) 1);
-    KafkaRequest r = decode(KafkaWire.request(acls, (short) 3, 8));
-    DescribeAclsResponse a =
-        KafkaWire.parse(r.immediateAnswer(), KafkaWire.header(acls, (short) 3, 8));
-    assertEquals(Errors.UNSUPPORTED_VERSION, a.error().error());
+    ApiMessage quotas =
+        new org.apache.kafka.common.message.DescribeClientQuotasRequestData()
+            .setComponents(new java.util.ArrayList<>());
+    KafkaRequest r = decode(KafkaWire.request(quotas, (short) 1, 8));
+    org.apache.kafka.common.requests.DescribeClientQuotasResponse a =
+        KafkaWire.parse(r.immediateAnswer(), KafkaWire.header(quotas, (short) 1, 8));
+    assertEquals(Errors.UNSUPPORTED_VERSION.code(), a.data().errorCode());
     // The error metrics count it (the answer names its request-level error).
     assertEquals("UNSUPPORTED_VERSION", r.immediateAnswer().error());
 
@@ -156,6 +152,13 @@ class KafkaRequestDecoderTest {
         ApiMessage body = ApiMessageType.fromApiKey(api.id()).newRequest();
         if (body instanceof ApiVersionsRequestData a) {
           a.setClientSoftwareName("test").setClientSoftwareVersion("1");
+        }
+        if (body instanceof DescribeAclsRequestData d) {
+          // Kafka's own parser refuses UNKNOWN (0) filter fields; ANY (1) is the every-ACL filter.
+          d.setResourceTypeFilter((byte) 1)
+              .setPatternTypeFilter((byte) 1)
+              .setOperation((byte) 1)
+              .setPermissionType((byte) 1);
         }
         KafkaRequest r = decode(KafkaWire.request(body, v, 42));
         assertEquals(api, r.api().orElseThrow(), api + " v" + v);

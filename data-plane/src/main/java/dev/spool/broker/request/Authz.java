@@ -1,0 +1,56 @@
+package dev.spool.broker.request;
+
+import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
+import dev.spool.common.AclResourceType;
+import dev.spool.common.ErrorCode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * The authorization checks the handlers share (docs/security.md#acls): each asks the broker's
+ * authorizer and words the refusal with Kafka's error codes. Threads: stateless.
+ */
+final class Authz {
+  private Authz() {}
+
+  static boolean topic(BrokerContext ctx, Caller c, AclOperation op, String topic) {
+    return ctx.authorizer().authorize(c, op, AclResourceType.TOPIC, topic);
+  }
+
+  static boolean cluster(BrokerContext ctx, Caller c, AclOperation op) {
+    return ctx.authorizer().authorizeCluster(c, op);
+  }
+
+  /** CREATE on the cluster, or on the topic (Kafka's rule for CreateTopics). */
+  static boolean create(BrokerContext ctx, Caller c, String topic) {
+    return ctx.authorizer().enabled()
+        ? cluster(ctx, c, AclOperation.CREATE) || topic(ctx, c, AclOperation.CREATE, topic)
+        : true;
+  }
+
+  /** A request's items split into those the caller may use and those it may not. */
+  record Split<T>(List<T> allowed, List<T> refused) {}
+
+  static <T> Split<T> split(List<T> items, Function<T, String> name, Predicate<String> allowed) {
+    List<T> yes = new ArrayList<>();
+    List<T> no = new ArrayList<>();
+    for (T item : items) {
+      (allowed.test(name.apply(item)) ? yes : no).add(item);
+    }
+    return new Split<>(yes, no);
+  }
+
+  static final ErrorCode TOPIC = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+  static final ErrorCode CLUSTER = ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
+
+  static String topicRefusal(Caller c, AclOperation op, String topic) {
+    return c.principal() + " is not authorized to " + op + " topic '" + topic + "'";
+  }
+
+  static String clusterRefusal(Caller c, AclOperation op) {
+    return c.principal() + " is not authorized to " + op + " the cluster";
+  }
+}
