@@ -1,5 +1,6 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.security.Authorizer;
 import dev.spool.broker.security.Caller;
 import dev.spool.common.AclOperation;
 import dev.spool.common.AclResourceType;
@@ -29,6 +30,28 @@ final class Authz {
     return ctx.authorizer().enabled()
         ? cluster(ctx, c, AclOperation.CREATE) || topic(ctx, c, AclOperation.CREATE, topic)
         : true;
+  }
+
+  /**
+   * DESCRIBE on the topic, or CLUSTER_ACTION on the cluster: OffsetForLeaderEpoch is how a follower
+   * finds where to truncate, and Spool's request names no replica id, so a broker principal holding
+   * only CLUSTER_ACTION (what docs/security.md#acls tells operators to grant brokers) must pass
+   * too. The cluster check is not audited: for a consumer its denial is the normal case and the
+   * topic check that follows audits the outcome.
+   */
+  static boolean describeOrReplica(BrokerContext ctx, Caller c, String topic) {
+    Authorizer a = ctx.authorizer();
+    if (!a.enabled()) {
+      return true;
+    }
+    return a.decide(
+                c.principal(),
+                c.host(),
+                AclOperation.CLUSTER_ACTION,
+                AclResourceType.CLUSTER,
+                AclResourceType.CLUSTER_NAME)
+            .allowed()
+        || topic(ctx, c, AclOperation.DESCRIBE, topic);
   }
 
   /** A request's items split into those the caller may use and those it may not. */

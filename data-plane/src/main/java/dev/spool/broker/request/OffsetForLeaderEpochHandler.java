@@ -33,7 +33,7 @@ public final class OffsetForLeaderEpochHandler
         Authz.split(
             req.getTopicsList(),
             OffsetForLeaderEpochRequest.Topic::getName,
-            t -> Authz.topic(ctx, caller, AclOperation.DESCRIBE, t));
+            t -> Authz.describeOrReplica(ctx, caller, t));
     if (split.refused().isEmpty()) {
       return call(req);
     }

@@ -28,6 +28,7 @@ import dev.spool.protocol.message.InitProducerIdRequest;
 import dev.spool.protocol.message.ListOffsetsRequest;
 import dev.spool.protocol.message.MetadataRequest;
 import dev.spool.protocol.message.MetadataResponse;
+import dev.spool.protocol.message.OffsetForLeaderEpochRequest;
 import dev.spool.protocol.message.ProduceResponse;
 import dev.spool.protocol.message.UnregisterBrokerRequest;
 import dev.spool.protocol.message.UpdateFeaturesRequest;
@@ -359,6 +360,36 @@ class AuthorizationTest {
         ErrorCode.TOPIC_AUTHORIZATION_FAILED,
         commit.values().iterator().next().error(),
         "READ on the group but not on the topic");
+  }
+
+  private ErrorCode offsetForLeaderEpoch(Caller c) throws Exception {
+    OffsetForLeaderEpochRequest req =
+        OffsetForLeaderEpochRequest.newBuilder()
+            .addTopics(
+                OffsetForLeaderEpochRequest.Topic.newBuilder()
+                    .setName("orders")
+                    .addPartitions(
+                        OffsetForLeaderEpochRequest.Partition.newBuilder()
+                            .setPartition(0)
+                            .setCurrentLeaderEpoch(-1)
+                            .setLeaderEpoch(0)))
+            .build();
+    return get(h.offsetForLeaderEpoch().call(req, c)).getTopics(0).getPartitions(0).getErrorCode();
+  }
+
+  @Test
+  void offsetForLeaderEpochServesDescribeOnTheTopicOrAReplicaWithClusterAction() throws Exception {
+    assertEquals(ErrorCode.TOPIC_AUTHORIZATION_FAILED, offsetForLeaderEpoch(ALICE));
+    assertEquals(ErrorCode.TOPIC_AUTHORIZATION_FAILED, offsetForLeaderEpoch(BROKER));
+    allow(AclResourceType.TOPIC, "orders", "User:alice", AclOperation.DESCRIBE);
+    assertEquals(ErrorCode.NONE, offsetForLeaderEpoch(ALICE));
+    // A follower truncating: its broker principal holds CLUSTER_ACTION and no topic ACL.
+    allow(
+        AclResourceType.CLUSTER,
+        AclResourceType.CLUSTER_NAME,
+        "User:CN=broker2",
+        AclOperation.CLUSTER_ACTION);
+    assertEquals(ErrorCode.NONE, offsetForLeaderEpoch(BROKER));
   }
 
   private Authorizer authorizer() {
