@@ -33,11 +33,11 @@ final class Authz {
   }
 
   /**
-   * DESCRIBE on the topic, or CLUSTER_ACTION on the cluster: OffsetForLeaderEpoch is how a follower
-   * finds where to truncate, and Spool's request names no replica id, so a broker principal holding
-   * only CLUSTER_ACTION (what docs/security.md#acls tells operators to grant brokers) must pass
-   * too. The cluster check is not audited: for a consumer its denial is the normal case and the
-   * topic check that follows audits the outcome.
+   * DESCRIBE on the topic, or CLUSTER_ACTION on the cluster: Kafka serves a replica's
+   * OffsetForLeaderEpoch on CLUSTER_ACTION, and Spool's request names no replica id, so a broker
+   * principal holding only CLUSTER_ACTION (what docs/security.md#acls tells operators to grant
+   * brokers) passes too. The cluster check is not audited: for a consumer its denial is the normal
+   * case, and the topic check that follows audits the outcome.
    */
   static boolean describeOrReplica(BrokerContext ctx, Caller c, String topic) {
     Authorizer a = ctx.authorizer();
