@@ -13,6 +13,7 @@ import io.prometheus.metrics.model.snapshots.Unit;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -321,12 +322,12 @@ public final class BrokerMetrics {
    * Registers a counter without labels ({@code name} ends in {@code _total}) that reads {@code
    * total} at scrape time; off: nothing.
    */
-  public void counter(String name, String help, LongSupplier total) {
+  public void counter(String name, String help, DoubleSupplier total) {
     if (registry != null) {
       CounterWithCallback.builder()
           .name(name)
           .help(help)
-          .callback(cb -> cb.call(total.getAsLong()))
+          .callback(cb -> cb.call(total.getAsDouble()))
           .register(registry);
     }
   }

@@ -139,9 +139,9 @@ public final class BrokerServer implements AutoCloseable {
             settings.maxConnectionCreationRate(),
             System::nanoTime);
     metrics.counter(
-        "spool_connection_accept_throttle_ms_total",
-        "Milliseconds the listeners stopped accepting to hold max.connection.creation.rate.",
-        () -> TimeUnit.NANOSECONDS.toMillis(acceptThrottledNanos.get()));
+        "spool_connection_accept_throttle_seconds_total",
+        "Seconds the listeners stopped accepting to hold max.connection.creation.rate.",
+        () -> acceptThrottledNanos.get() / 1e9);
     metrics.gauge(
         "spool_request_memory_used_bytes",
         "Bytes held by requests read and not yet answered (queued.max.request.bytes bounds it).",
