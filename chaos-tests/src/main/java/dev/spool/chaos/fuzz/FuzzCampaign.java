@@ -1,5 +1,6 @@
 package dev.spool.chaos.fuzz;
 
+import dev.spool.common.HostPort;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -116,11 +117,10 @@ public final class FuzzCampaign {
         name, seed, r.sent(), secs, r.sent() / secs, r.answered(), r.closes(), r.canaryChecks());
   }
 
-  /** {@code host:port} as an address. */
+  /** {@code host:port} (the one parser, {@link HostPort}) as an address. */
   static InetSocketAddress address(String hostPort) {
-    int colon = hostPort.lastIndexOf(':');
-    return new InetSocketAddress(
-        hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+    HostPort hp = HostPort.parse(hostPort);
+    return new InetSocketAddress(hp.host(), hp.port());
   }
 
   /** One blocking connection. */

@@ -76,8 +76,10 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   private ChannelHandlerContext ctx;
   private String connectionId;
   private Object session;
-  // The verified client certificate's subject (mutual TLS), once the handshake gave one.
+  // The verified client certificate's subject (mutual TLS), or null; looked up once, at the first
+  // request (requests are read only after the handshake), not on every request.
   private String tlsPrincipal;
+  private boolean tlsPrincipalKnown;
   private boolean closing;
   private boolean waitingForMemory;
 
@@ -183,13 +185,14 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
    * read only after the handshake completed, so the first answer holds for the connection.
    */
   private String tlsPrincipal() {
-    if (tlsPrincipal == null) {
+    if (!tlsPrincipalKnown) {
+      tlsPrincipalKnown = true;
       SslHandler ssl = ctx.pipeline().get(SslHandler.class);
       if (ssl != null) {
         try {
           tlsPrincipal = "User:" + ssl.engine().getSession().getPeerPrincipal().getName();
         } catch (SSLPeerUnverifiedException e) {
-          return null; // no client certificate: the connection is anonymous
+          tlsPrincipal = null; // no client certificate: the connection is anonymous
         }
       }
     }

@@ -42,10 +42,6 @@ final class ConnectionLimits {
 
   private long refilledAt;
 
-  ConnectionLimits(int maxConnections, int maxPerIp) {
-    this(maxConnections, maxPerIp, Map.of(), Integer.MAX_VALUE, System::nanoTime);
-  }
-
   /**
    * Limits with per-address overrides of {@code maxPerIp} (0 refuses every connection from that
    * address) and a creation rate per second ({@link Integer#MAX_VALUE}: unlimited).
