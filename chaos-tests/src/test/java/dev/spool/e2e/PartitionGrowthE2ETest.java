@@ -122,7 +122,17 @@ class PartitionGrowthE2ETest {
       JsonNode json = JSON.readTree(grown.out());
       assertEquals("growing", json.get("topic").asText());
       assertEquals(5, json.get("partitions").asInt());
-      TopicDescription d = cluster.admin().describeTopic("growing").get(30, TimeUnit.SECONDS);
+      // The CLI's answer waits for its broker's image; the admin may ask another broker, whose
+      // image shows the growth a moment later.
+      AtomicReference<TopicDescription> described = new AtomicReference<>();
+      Awaitility.await("every broker's image shows the five partitions")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                described.set(cluster.admin().describeTopic("growing").get(30, TimeUnit.SECONDS));
+                return described.get().partitions().size() == 5;
+              });
+      TopicDescription d = described.get();
       assertEquals(5, d.partitions().size());
       for (TopicDescription.PartitionDescription p : d.partitions()) {
         assertEquals(3, p.replicas().size(), p.toString());
