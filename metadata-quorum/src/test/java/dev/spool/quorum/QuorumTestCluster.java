@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * An in-JVM metadata quorum for integration tests: N controllers on ephemeral loopback ports, each
@@ -175,19 +176,26 @@ public final class QuorumTestCluster implements AutoCloseable {
 
   public QuorumServer awaitActiveController(Duration atMost) {
     QuorumServer[] found = new QuorumServer[1];
-    await()
-        .atMost(atMost)
-        .pollInterval(Duration.ofMillis(20))
-        .until(
-            () -> {
-              for (QuorumServer s : servers.values()) {
-                if (s.isActiveController()) {
-                  found[0] = s;
-                  return true;
+    try {
+      await()
+          .atMost(atMost)
+          .pollInterval(Duration.ofMillis(20))
+          .until(
+              () -> {
+                for (QuorumServer s : servers.values()) {
+                  if (s.isActiveController()) {
+                    found[0] = s;
+                    return true;
+                  }
                 }
-              }
-              return false;
-            });
+                return false;
+              });
+    } catch (ConditionTimeoutException e) {
+      // Say where every controller stands: a timeout alone does not tell an election that never
+      // happened from a leader that never became the active controller.
+      throw new AssertionError(
+          "no active controller within " + atMost + ": " + servers.values(), e);
+    }
     return found[0];
   }
 

@@ -447,6 +447,38 @@ public final class RatisQuorumServer implements QuorumServer {
     return settings.advertised();
   }
 
+  /**
+   * Where this controller stands, for logs and test failures: its Raft member's life-cycle state,
+   * role, term and known leader, whether it is the active controller, and why its metadata log
+   * failed if it did. Any thread; never throws.
+   */
+  @Override
+  public String toString() {
+    StringBuilder out = new StringBuilder("controller ").append(settings.nodeId());
+    RaftServer.Division d = divisionOrNull();
+    if (d == null) {
+      out.append(" (no Raft member)");
+    } else {
+      var info = d.getInfo();
+      var leader = info.getLeaderId();
+      out.append(" (")
+          .append(info.getLifeCycleState())
+          .append(' ')
+          .append(info.getCurrentRole())
+          .append(" term ")
+          .append(info.getCurrentTerm())
+          .append(" leader ")
+          .append(leader == null ? "none" : leader.toString())
+          .append(')');
+    }
+    out.append(isActiveController() ? " active" : " not active");
+    String failure = metadataLogFailure();
+    if (!failure.isEmpty()) {
+      out.append(", ").append(failure);
+    }
+    return out.toString();
+  }
+
   @Override
   public synchronized void close() throws IOException {
     if (reporter != null) {
