@@ -295,7 +295,7 @@ public final class Broker implements AutoCloseable {
     server =
         new BrokerServer(serverSettings(config), dispatcher(handlers, ctx, coordinator), metrics);
     if (tls.spool() != null) {
-      server.tls(BrokerServer.SPOOL_LISTENER, tls.spool(), tls.clientAuth());
+      server.tls(BrokerServer.SPOOL_LISTENER, tls.spool(), tls.clientAuth(), tls.principalMapper());
     }
     String kafkaListener = config.get(BrokerConfig.KAFKA_LISTENER);
     if (!kafkaListener.isEmpty()) {
@@ -320,7 +320,7 @@ public final class Broker implements AutoCloseable {
                   : null);
       server.addListener(KafkaProtocol.LISTENER, kl.host(), kl.port(), kafka);
       if (tls.kafka() != null) {
-        server.tls(KafkaProtocol.LISTENER, tls.kafka(), tls.clientAuth());
+        server.tls(KafkaProtocol.LISTENER, tls.kafka(), tls.clientAuth(), tls.principalMapper());
       }
     }
     server.start();
