@@ -1,9 +1,11 @@
 package dev.spool.testing;
 
+import dev.spool.broker.SecurityConfig;
 import dev.spool.config.ConfigDef;
 import dev.spool.network.tls.SslConfig;
 import dev.spool.network.tls.SslContexts;
 import dev.spool.network.tls.SslSettings;
+import dev.spool.node.NodeConfig;
 import io.netty.handler.ssl.JdkSslContext;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,6 +19,30 @@ import javax.net.ssl.SSLSocketFactory;
  */
 public final class ClientSecurity {
   private ClientSecurity() {}
+
+  /**
+   * The client keys that reach nodes running with {@code nodeProps}: security.protocol=SSL and the
+   * nodes' own ssl.* keys (their certificate serves as the harness's client certificate where one
+   * is required) when the Spool listener speaks TLS; empty otherwise.
+   */
+  public static Map<String, String> forNodes(Map<String, String> nodeProps) {
+    Map<String, String> parseable = new LinkedHashMap<>();
+    parseable.put("node.id", "1");
+    parseable.put("controller.quorum.voters", "1@127.0.0.1:1");
+    parseable.putAll(nodeProps);
+    Map<String, String> client = new LinkedHashMap<>();
+    if (!SecurityConfig.isTls(NodeConfig.parse(parseable), SecurityConfig.SPOOL)) {
+      return client;
+    }
+    client.put("security.protocol", SslConfig.SSL);
+    nodeProps.forEach(
+        (k, v) -> {
+          if (k.startsWith("ssl.") && !k.equals("ssl.client.auth")) {
+            client.put(k, v);
+          }
+        });
+    return client;
+  }
 
   /** A socket factory for raw connections with the TLS settings of {@code clientProps}, or null. */
   public static SSLSocketFactory socketFactory(Map<String, String> clientProps) {
