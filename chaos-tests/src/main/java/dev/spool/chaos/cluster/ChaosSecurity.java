@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  *       it exactly READ, WRITE and DESCRIBE on its topics through CreateAcls, so every produce,
  *       fetch, metadata and list-offsets request it makes under faults goes through the ACLs.
  *   <li><b>The intruder</b> ({@link #INTRUDER_PRINCIPAL}) holds a certificate the brokers trust but
- *       no ACL: everything it asks must be refused, whatever the faults.
+ *       no ACL: everything it asks must be refused, whatever the faults; so must a client without a
+ *       certificate ({@link #noCertificateClient}), at the handshake.
  * </ul>
  *
  * <p>The harness's own clients (admin, probes) present the node certificate and so are super users.
@@ -95,6 +96,11 @@ public final class ChaosSecurity {
   /** The intruder's client keys: TLS, presenting a trusted certificate that no ACL names. */
   public Map<String, String> intruderClient() {
     return certs.clientConfig(certs.truststore(), certs.keystorePath(INTRUDER_STORE));
+  }
+
+  /** Client keys that trust the brokers but present no certificate: refused at the handshake. */
+  public Map<String, String> noCertificateClient() {
+    return certs.clientConfig(certs.truststore(), (Path) null);
   }
 
   /**

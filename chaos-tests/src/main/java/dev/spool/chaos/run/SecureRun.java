@@ -8,7 +8,10 @@ import dev.spool.chaos.workload.Intruder;
 import dev.spool.common.TopicPartition;
 import dev.spool.testing.process.NodeNetwork;
 import dev.spool.testing.process.ProcessCluster;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
-import java.util.stream.Stream;
 
 /**
  * What a {@link ChaosRun} with {@link ChaosOptions#secure} adds ({@link ChaosSecurity}): the key
@@ -29,10 +31,13 @@ import java.util.stream.Stream;
  *   <li>{@code workloadAuthorizationFailures}: ops of the workload's history that ended with an
  *       authorization error (its requests are legitimate: must be 0);
  *   <li>{@code workloadDenialsLogged}: the brokers' audit lines denying the workload's principal
- *       (must be 0: a denial the client retried away still shows there);
+ *       once its ACLs were in place (must be 0: a denial the client retried away still shows
+ *       there);
  *   <li>{@code intruderAttempts}, {@code intruderRefused}, {@code intruderRefusedDuringFaults},
  *       {@code faultWindowsWithIntruderRefused} (fault windows in which it was refused at least
- *       once), {@code intruderAccepted} (must be 0), {@code intruderUnanswered}.
+ *       once), {@code noCertificateRefused} (attempts without a certificate refused at the
+ *       handshake), {@code intruderAccepted} (must be 0: over all attempts, with or without a
+ *       certificate), {@code intruderUnanswered}.
  * </ul>
  *
  * A plain run gets an instance that does nothing. Used by the run's thread.
@@ -42,6 +47,7 @@ final class SecureRun {
   static final Duration INTRUDER_INTERVAL = Duration.ofSeconds(1);
 
   private final ChaosSecurity security;
+  private final Map<Path, Long> logStarts = new LinkedHashMap<>();
   private Intruder intruder;
 
   private SecureRun(ChaosSecurity security) {
@@ -68,16 +74,30 @@ final class SecureRun {
     return on() ? security.workloadClient() : Map.of();
   }
 
-  /** Grants the workload its ACLs on {@code topics}, once they exist. */
+  /**
+   * Grants the workload its ACLs on {@code topics}, once they exist, and notes where each node's
+   * log ends then: the grant's own wait asks as the workload and is denied until a broker has the
+   * ACLs, so only denials logged after it count.
+   */
   void grant(ProcessCluster cluster, List<String> topics, Duration timeout) throws IOException {
     if (on()) {
       security.grant(cluster, topics, timeout);
+      for (Path log : cluster.logFiles()) {
+        logStarts.put(log, Files.exists(log) ? Files.size(log) : 0L);
+      }
     }
   }
 
   void startIntruder(String bootstrap, List<TopicPartition> tps, LongSupplier clock) {
     if (on()) {
-      intruder = new Intruder(bootstrap, security.intruderClient(), tps, INTRUDER_INTERVAL, clock);
+      intruder =
+          new Intruder(
+              bootstrap,
+              security.intruderClient(),
+              security.noCertificateClient(),
+              tps,
+              INTRUDER_INTERVAL,
+              clock);
       intruder.start();
     }
   }
@@ -98,7 +118,7 @@ final class SecureRun {
     c.put(
         "workloadAuthorizationFailures",
         history.ops().stream().filter(SecureRun::authorizationFailure).count());
-    c.put("workloadDenialsLogged", denials(nodeLogs, ChaosSecurity.WORKLOAD_PRINCIPAL));
+    c.put("workloadDenialsLogged", denials(nodeLogs, ChaosSecurity.WORKLOAD_PRINCIPAL, logStarts));
     List<Intruder.Attempt> attempts = intruder == null ? List.of() : intruder.attempts();
     c.put("intruderAttempts", (long) attempts.size());
     c.put("intruderRefused", count(attempts, Intruder.Outcome.REFUSED));
@@ -116,6 +136,12 @@ final class SecureRun {
                     attempts.stream()
                         .anyMatch(
                             a -> a.outcome() == Intruder.Outcome.REFUSED && inside(a.atNs(), w)))
+            .count());
+    c.put(
+        "noCertificateRefused",
+        attempts.stream()
+            .filter(a -> a.what().equals("produce-without-certificate"))
+            .filter(a -> a.outcome() == Intruder.Outcome.REFUSED)
             .count());
     c.put("intruderAccepted", count(attempts, Intruder.Outcome.ACCEPTED));
     c.put("intruderUnanswered", count(attempts, Intruder.Outcome.OTHER));
@@ -164,18 +190,22 @@ final class SecureRun {
   }
 
   /**
-   * Audit lines of the authorizer denying {@code principal} in the node logs (a denial line may
-   * stand for more denials held back by its rate limit: any line is a refusal).
+   * Audit lines of the authorizer denying {@code principal} in the node logs past {@code from} (a
+   * denial line may stand for more denials held back by its rate limit: any line is a refusal).
    */
-  private static long denials(List<Path> logs, String principal) throws IOException {
+  private static long denials(List<Path> logs, String principal, Map<Path, Long> from)
+      throws IOException {
     String needle = "DENIED " + principal + " ";
     long n = 0;
     for (Path log : logs) {
       if (!Files.exists(log)) {
         continue;
       }
-      try (Stream<String> lines = Files.lines(log, StandardCharsets.ISO_8859_1)) {
-        n += lines.filter(l -> l.contains(needle)).count();
+      try (InputStream in = Files.newInputStream(log)) {
+        in.skipNBytes(Math.min(from.getOrDefault(log, 0L), Files.size(log)));
+        BufferedReader r =
+            new BufferedReader(new InputStreamReader(in, StandardCharsets.ISO_8859_1));
+        n += r.lines().filter(l -> l.contains(needle)).count();
       }
     }
     return n;

@@ -20,12 +20,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A client the brokers must refuse for the whole run: it holds a certificate of the cluster's CA
- * (it gets past mutual TLS) but no ACL, and every {@code interval} it tries, in turn, to produce to
- * and to read from the workload's partitions with a fresh client. Each attempt is {@link
- * Outcome#REFUSED} (the broker answered an authorization error), {@link Outcome#ACCEPTED} (a write
- * was acknowledged or a record read: a hole in the ACLs) or {@link Outcome#OTHER} (no answer to
- * judge: a node down, a timeout). Kept out of the history: its writes are not the workload's.
+ * Clients the brokers must refuse for the whole run. Every {@code interval} a fresh client tries,
+ * in turn: to produce to and to read from the workload's partitions with a certificate of the
+ * cluster's CA (it gets past mutual TLS) that no ACL names ({@code produce}, {@code fetch}), and to
+ * produce with no certificate at all ({@code produce-without-certificate}). Each attempt is {@link
+ * Outcome#REFUSED} (the broker answered an authorization error, or refused the TLS handshake of the
+ * client without a certificate), {@link Outcome#ACCEPTED} (a write was acknowledged or a record
+ * read: a hole) or {@link Outcome#OTHER} (no answer to judge: a node down, a timeout). Kept out of
+ * the history: its writes are not the workload's.
  *
  * <p>A thread of its own starts the attempts, up to {@link #CONCURRENT} run at once; {@link
  * #attempts} may be read from any thread.
@@ -35,7 +37,7 @@ public final class Intruder implements AutoCloseable {
   private static final long TIMEOUT_MS = 3_000;
 
   /** Attempts that may run at once. */
-  private static final int CONCURRENT = 4;
+  private static final int CONCURRENT = 6;
 
   /** How an attempt ended. */
   public enum Outcome {
@@ -48,13 +50,14 @@ public final class Intruder implements AutoCloseable {
    * One attempt.
    *
    * @param atNs when it ended, on the run's clock
-   * @param what "produce" or "fetch"
+   * @param what "produce", "fetch" or "produce-without-certificate"
    * @param detail the error code name or exception, or what was accepted
    */
   public record Attempt(long atNs, String what, Outcome outcome, String detail) {}
 
   private final String bootstrapServers;
   private final Map<String, String> clientSecurity;
+  private final Map<String, String> noCertificate;
   private final List<TopicPartition> partitions;
   private final Duration interval;
   private final LongSupplier clock;
@@ -63,17 +66,20 @@ public final class Intruder implements AutoCloseable {
   private volatile boolean stop;
 
   /**
-   * @param clientSecurity the intruder's TLS client keys
+   * @param clientSecurity the intruder's TLS client keys, with a trusted certificate
+   * @param noCertificate TLS client keys that trust the brokers but present no certificate
    * @param clock the run's clock (nanoseconds since its start), to place attempts among the faults
    */
   public Intruder(
       String bootstrapServers,
       Map<String, String> clientSecurity,
+      Map<String, String> noCertificate,
       List<TopicPartition> partitions,
       Duration interval,
       LongSupplier clock) {
     this.bootstrapServers = bootstrapServers;
     this.clientSecurity = Map.copyOf(clientSecurity);
+    this.noCertificate = Map.copyOf(noCertificate);
     this.partitions = List.copyOf(partitions);
     this.interval = interval;
     this.clock = clock;
@@ -136,7 +142,12 @@ public final class Intruder implements AutoCloseable {
   private void attempt(int n) {
     TopicPartition tp = partitions.get(n % partitions.size());
     String bootstrap = rotated(n);
-    Attempt a = n % 2 == 0 ? produce(bootstrap, tp, n) : fetch(bootstrap, tp);
+    Attempt a =
+        switch (n % 3) {
+          case 0 -> produce("produce", props(bootstrap, clientSecurity), tp, n);
+          case 1 -> fetch(bootstrap, tp);
+          default -> produce("produce-without-certificate", props(bootstrap, noCertificate), tp, n);
+        };
     if (a.outcome() != Outcome.REFUSED) {
       LOG.warn("intruder {} on {}: {} ({})", a.what(), tp, a.outcome(), a.detail());
     }
@@ -158,15 +169,14 @@ public final class Intruder implements AutoCloseable {
     return String.join(",", out);
   }
 
-  private Map<String, String> props(String bootstrap) {
-    Map<String, String> p = new HashMap<>(clientSecurity);
+  private Map<String, String> props(String bootstrap, Map<String, String> security) {
+    Map<String, String> p = new HashMap<>(security);
     p.put("bootstrap.servers", bootstrap);
     p.put("request.timeout.ms", Long.toString(TIMEOUT_MS));
     return p;
   }
 
-  private Attempt produce(String bootstrap, TopicPartition tp, int n) {
-    Map<String, String> p = props(bootstrap);
+  private Attempt produce(String what, Map<String, String> p, TopicPartition tp, int n) {
     p.put("acks", "all");
     p.put("max.block.ms", Long.toString(TIMEOUT_MS));
     p.put("delivery.timeout.ms", Long.toString(TIMEOUT_MS * 2));
@@ -177,14 +187,14 @@ public final class Intruder implements AutoCloseable {
               .send(new ProducerRecord(tp.topic(), tp.partition(), null, value, List.of(), null))
               .get(TIMEOUT_MS * 3, TimeUnit.MILLISECONDS)
               .offset();
-      return attempt("produce", Outcome.ACCEPTED, "acknowledged at offset " + offset);
+      return attempt(what, Outcome.ACCEPTED, "acknowledged at offset " + offset);
     } catch (Exception e) {
-      return judged("produce", e);
+      return judged(what, e);
     }
   }
 
   private Attempt fetch(String bootstrap, TopicPartition tp) {
-    Map<String, String> p = props(bootstrap);
+    Map<String, String> p = props(bootstrap, clientSecurity);
     p.put("default.api.timeout.ms", Long.toString(TIMEOUT_MS));
     try (Consumer consumer = new Consumer(p)) {
       consumer.assign(List.of(tp));
@@ -204,8 +214,16 @@ public final class Intruder implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     String detail = SendErrors.describe(e);
-    return attempt(
-        what, detail.contains("AUTHORIZATION_FAILED") ? Outcome.REFUSED : Outcome.OTHER, detail);
+    boolean handshakeRefused = false;
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t.getMessage() != null && t.getMessage().contains("TLS handshake")) {
+        handshakeRefused = true;
+        detail = detail + ": " + t.getMessage();
+        break;
+      }
+    }
+    boolean refused = detail.contains("AUTHORIZATION_FAILED") || handshakeRefused;
+    return attempt(what, refused ? Outcome.REFUSED : Outcome.OTHER, detail);
   }
 
   private Attempt attempt(String what, Outcome outcome, String detail) {

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Timeout;
  * lost, everything read), every fault was applied and healed with writes acknowledged before,
  * during and after them; the workload, holding only its own ACLs, was never refused; and an
  * intruder with a trusted certificate but no ACL was refused in every fault window and never let
- * in.
+ * in, and neither was a client without a certificate (refused at the handshake).
  */
 @Tag("chaos")
 class SecureChaosTest {
@@ -34,6 +34,7 @@ class SecureChaosTest {
     assertEquals(0L, c.get("workloadDenialsLogged"), why);
     assertEquals(0L, c.get("intruderAccepted"), why);
     assertTrue(c.get("intruderRefused") > 0, why);
+    assertTrue(c.get("noCertificateRefused") > 0, why);
     assertEquals((long) r.timeline().size(), c.get("faultWindowsWithIntruderRefused"), why);
     assertTrue(r.notes().stream().noneMatch(n -> n.startsWith("SECURITY")), r.notes().toString());
   }
