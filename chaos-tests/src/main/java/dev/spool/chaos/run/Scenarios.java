@@ -59,16 +59,7 @@ public final class Scenarios {
                 + "active controller and a random node",
             EnumSet.of(NemesisFamily.KILL, NemesisFamily.PAUSE),
             Duration.ofSeconds(50),
-            tps ->
-                List.of(
-                    Spec.of(FaultKind.KILL, new Target.PartitionLeader(tps.get(0)), 5_000, 6_000),
-                    Spec.of(FaultKind.PAUSE, new Target.ActiveController(), 16_000, 6_000),
-                    Spec.of(FaultKind.KILL, new Target.ActiveController(), 27_000, 5_000),
-                    Spec.of(
-                        FaultKind.PAUSE,
-                        new Target.PartitionLeader(tps.get(tps.size() - 1)),
-                        37_000,
-                        6_000)),
+            Scenarios::processFaults,
             false,
             false));
     add(
@@ -78,17 +69,8 @@ public final class Scenarios {
                 + "the quorum, the authorizer on, the workload holding only its ACLs and an intruder "
                 + "without any that must be refused throughout",
             EnumSet.of(NemesisFamily.KILL, NemesisFamily.PAUSE),
-            Duration.ofSeconds(40),
-            tps ->
-                List.of(
-                    Spec.of(FaultKind.KILL, new Target.PartitionLeader(tps.get(0)), 4_000, 6_000),
-                    Spec.of(FaultKind.PAUSE, new Target.ActiveController(), 14_000, 5_000),
-                    Spec.of(FaultKind.KILL, new Target.ActiveController(), 23_000, 5_000),
-                    Spec.of(
-                        FaultKind.PAUSE,
-                        new Target.PartitionLeader(tps.get(tps.size() - 1)),
-                        32_000,
-                        5_000)),
+            Duration.ofSeconds(50),
+            Scenarios::processFaults,
             false,
             true));
     add(
@@ -194,6 +176,19 @@ public final class Scenarios {
                         7_000)),
             true,
             false));
+  }
+
+  /**
+   * The {@code process} scenario's faults (also the {@code secure} one's): SIGKILL of a partition
+   * leader, SIGSTOP and SIGKILL of the active controller, SIGSTOP of another partition's leader.
+   */
+  private static List<Spec> processFaults(List<TopicPartition> tps) {
+    return List.of(
+        Spec.of(FaultKind.KILL, new Target.PartitionLeader(tps.get(0)), 5_000, 6_000),
+        Spec.of(FaultKind.PAUSE, new Target.ActiveController(), 16_000, 6_000),
+        Spec.of(FaultKind.KILL, new Target.ActiveController(), 27_000, 5_000),
+        Spec.of(
+            FaultKind.PAUSE, new Target.PartitionLeader(tps.get(tps.size() - 1)), 37_000, 6_000));
   }
 
   private static void add(Scenario s) {

@@ -38,24 +38,4 @@ public record WorkloadConfig(
           "need partitions, at least one producer and a positive rate");
     }
   }
-
-  /** A workload on plaintext connections. */
-  public WorkloadConfig(
-      String bootstrapServers,
-      List<TopicPartition> partitions,
-      int producers,
-      int consumers,
-      double sendsPerSecondPerProducer,
-      Map<String, String> producerOverrides,
-      long seed) {
-    this(
-        bootstrapServers,
-        partitions,
-        producers,
-        consumers,
-        sendsPerSecondPerProducer,
-        producerOverrides,
-        seed,
-        Map.of());
-  }
 }
