@@ -256,16 +256,19 @@ final class KafkaApis {
 
   private CompletableFuture<KafkaResponse> produce(KafkaRequest r, Caller c) {
     ProduceCodec.Call call = ProduceCodec.toSpool(r, ctx.image());
+    // Kafka counts the request's size; its record batches are nearly all of it.
+    long bytes = call.append().stream().mapToLong(p -> p.records().remaining()).sum();
     return h.produce()
         .produce(call.acks(), call.timeoutMs(), call.append(), c)
         .thenApply(
             resp -> {
+              long throttleMs = h.produce().quota(c, r.clientId(), bytes);
               if (call.acks() != 0) {
-                return ProduceCodec.toKafka(r, call, resp, ctx.image());
+                return ProduceCodec.toKafka(r, call, resp, ctx.image()).throttled(throttleMs);
               }
               return ProduceCodec.anyError(call, resp)
                   ? KafkaResponse.closeWithoutAnswer()
-                  : KafkaResponse.none();
+                  : KafkaResponse.none().throttled(throttleMs);
             });
   }
 
@@ -276,7 +279,17 @@ final class KafkaApis {
     }
     return h.fetch()
         .fetch(call.request(), connection.newerRequest(), c)
-        .thenApply(resp -> FetchCodec.toKafka(r, call, resp, ctx.image()));
+        .thenApply(
+            resp -> {
+              KafkaResponse answer = FetchCodec.toKafka(r, call, resp, ctx.image());
+              if (call.request().getReplicaId() >= 0) {
+                return answer; // replication is not a client: no client quota
+              }
+              // Kafka counts the response's size; its records are nearly all of it.
+              long bytes =
+                  resp.recordBytes() + (resp.body() == null ? 0 : resp.body().getSerializedSize());
+              return answer.throttled(h.fetch().quota(c, r.clientId(), bytes));
+            });
   }
 
   private CompletableFuture<KafkaResponse> initProducerId(KafkaRequest r, Caller c) {

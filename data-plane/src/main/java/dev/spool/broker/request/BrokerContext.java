@@ -24,6 +24,7 @@ import io.netty.util.Timer;
  * @param activeControllerId the active controller as this broker last heard it, -1 unknown
  * @param authorizer checks each request against the ACLs (docs/security.md#acls); {@link
  *     Authorizer#NONE} allows everything
+ * @param quotas the client quotas produce and fetch are counted against (docs/security.md#quotas)
  */
 public record BrokerContext(
     int brokerId,
@@ -40,7 +41,8 @@ public record BrokerContext(
     int fetchMaxWaitMs,
     java.util.function.IntSupplier activeControllerId,
     dev.spool.broker.metrics.BrokerMetrics metrics,
-    Authorizer authorizer) {
+    Authorizer authorizer,
+    dev.spool.broker.quota.ClientQuotaManager quotas) {
 
   /** The same context with another authorizer (tests). */
   public BrokerContext withAuthorizer(Authorizer a) {
@@ -59,7 +61,8 @@ public record BrokerContext(
         fetchMaxWaitMs,
         activeControllerId,
         metrics,
-        a);
+        a,
+        quotas);
   }
 
   public MetadataImage image() {

@@ -75,8 +75,34 @@ public final class FetchHandler implements RequestHandler {
 
   @Override
   public CompletableFuture<BrokerResponse> handle(RequestContext request) {
-    return fetch(
-        request.frame().parseBody(FetchRequest.parser()), request.newerRequest(), request.caller());
+    FetchRequest req = request.frame().parseBody(FetchRequest.parser());
+    CompletableFuture<BrokerResponse> answer = fetch(req, request.newerRequest(), request.caller());
+    if (req.getReplicaId() >= 0) {
+      return answer; // replication is not a client: no client quota
+    }
+    String clientId = request.header().getClientId();
+    return answer.thenApply(
+        r ->
+            r.throttled(
+                quota(
+                    request.caller(),
+                    clientId,
+                    r.recordBytes() + (r.body() == null ? 0 : r.body().getSerializedSize()))));
+  }
+
+  /**
+   * The throttle time of a consumer fetch answer of {@code responseBytes} to {@code caller} with
+   * {@code clientId} under its consumer_byte_rate (docs/security.md#quotas); both listeners count
+   * through here.
+   */
+  public long quota(Caller caller, String clientId, long responseBytes) {
+    return ctx.quotas()
+        .recordAndGetThrottleMs(
+            dev.spool.broker.quota.ClientQuotaManager.Kind.FETCH,
+            caller.principal(),
+            clientId,
+            responseBytes,
+            ctx.clock().monotonicMs());
   }
 
   /**

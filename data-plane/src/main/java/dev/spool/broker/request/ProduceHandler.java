@@ -101,12 +101,33 @@ public final class ProduceHandler implements RequestHandler {
       }
     }
     int acks = req.getAcks();
+    long requestBytes = request.frameBuffer().readableBytes();
+    String clientId = request.header().getClientId();
     if (acks == 0) {
       // Nothing is sent back, so no answer is built: acks=0 is the cheapest produce there is.
       return appendAll(acks, req.getTimeoutMs(), parts, request.caller())
-          .thenApply(done -> BrokerResponse.none());
+          .thenApply(
+              done ->
+                  BrokerResponse.none().throttled(quota(request.caller(), clientId, requestBytes)));
     }
-    return produce(acks, req.getTimeoutMs(), parts, request.caller()).thenApply(BrokerResponse::of);
+    return produce(acks, req.getTimeoutMs(), parts, request.caller())
+        .thenApply(
+            resp ->
+                BrokerResponse.of(resp).throttled(quota(request.caller(), clientId, requestBytes)));
+  }
+
+  /**
+   * The throttle time of a produce of {@code requestBytes} by {@code caller} with {@code clientId}
+   * under its producer_byte_rate (docs/security.md#quotas); both listeners count through here.
+   */
+  public long quota(Caller caller, String clientId, long requestBytes) {
+    return ctx.quotas()
+        .recordAndGetThrottleMs(
+            dev.spool.broker.quota.ClientQuotaManager.Kind.PRODUCE,
+            caller.principal(),
+            clientId,
+            requestBytes,
+            ctx.clock().monotonicMs());
   }
 
   /**
