@@ -407,7 +407,9 @@ public final class Broker implements AutoCloseable {
         .register(ApiKey.LIST_PARTITION_REASSIGNMENTS, h.listPartitionReassignments())
         .register(ApiKey.CREATE_ACLS, h.createAcls())
         .register(ApiKey.DESCRIBE_ACLS, h.describeAcls())
-        .register(ApiKey.DELETE_ACLS, h.deleteAcls());
+        .register(ApiKey.DELETE_ACLS, h.deleteAcls())
+        .register(ApiKey.ALTER_CLIENT_QUOTAS, h.alterClientQuotas())
+        .register(ApiKey.DESCRIBE_CLIENT_QUOTAS, h.describeClientQuotas());
   }
 
   private BrokerServer.Settings serverSettings(Config config) {

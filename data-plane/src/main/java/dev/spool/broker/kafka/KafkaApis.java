@@ -2,6 +2,7 @@ package dev.spool.broker.kafka;
 
 import dev.spool.broker.kafka.codec.AclCodec;
 import dev.spool.broker.kafka.codec.ApiVersionsCodec;
+import dev.spool.broker.kafka.codec.ClientQuotaCodec;
 import dev.spool.broker.kafka.codec.ConfigCodec;
 import dev.spool.broker.kafka.codec.FetchCodec;
 import dev.spool.broker.kafka.codec.KafkaApi;
@@ -90,7 +91,9 @@ final class KafkaApis {
               KafkaApi.LIST_PARTITION_REASSIGNMENTS,
               KafkaApi.CREATE_ACLS,
               KafkaApi.DESCRIBE_ACLS,
-              KafkaApi.DELETE_ACLS));
+              KafkaApi.DELETE_ACLS,
+              KafkaApi.DESCRIBE_CLIENT_QUOTAS,
+              KafkaApi.ALTER_CLIENT_QUOTAS));
 
   private final Handlers h;
   private final BrokerContext ctx;
@@ -239,6 +242,7 @@ final class KafkaApis {
           h.deleteAcls()
               .call(AclCodec.deleteToSpool(r, (int) ctx.adminTimeout(0)), c)
               .thenApply(resp -> AclCodec.deleteToKafka(r, resp));
+      case DESCRIBE_CLIENT_QUOTAS, ALTER_CLIENT_QUOTAS -> clientQuotas(r, c);
       default -> throw new IllegalStateException(api + " is not served"); // decoder answered it
     };
   }
@@ -290,6 +294,22 @@ final class KafkaApis {
                   resp.recordBytes() + (resp.body() == null ? 0 : resp.body().getSerializedSize());
               return answer.throttled(h.fetch().quota(c, r.clientId(), bytes));
             });
+  }
+
+  /** DescribeClientQuotas and AlterClientQuotas (docs/security.md#quotas). */
+  private CompletableFuture<KafkaResponse> clientQuotas(KafkaRequest r, Caller c) {
+    if (r.api().orElseThrow() == KafkaApi.DESCRIBE_CLIENT_QUOTAS) {
+      var call = ClientQuotaCodec.describeToSpool(r);
+      return call.refusal() != null
+          ? done(call.refusal())
+          : h.describeClientQuotas()
+              .call(call.request(), c)
+              .thenApply(resp -> ClientQuotaCodec.describeToKafka(r, resp));
+    }
+    var call = ClientQuotaCodec.alterToSpool(r, (int) ctx.adminTimeout(0));
+    return h.alterClientQuotas()
+        .call(call.request(), c)
+        .thenApply(resp -> ClientQuotaCodec.alterToKafka(r, call, resp));
   }
 
   private CompletableFuture<KafkaResponse> initProducerId(KafkaRequest r, Caller c) {
