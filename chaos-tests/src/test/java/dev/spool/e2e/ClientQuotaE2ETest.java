@@ -210,6 +210,92 @@ class ClientQuotaE2ETest {
     }
   }
 
+  private static dev.spool.cli.CliRunner.Result cli(String... args) {
+    List<String> all = new java.util.ArrayList<>(List.of(args));
+    all.add("-b");
+    all.add(cluster.bootstrapServers());
+    return new dev.spool.cli.CliRunner(Map.of(), dir).run("", all.toArray(new String[0]));
+  }
+
+  @Test
+  void theCliAltersAndDescribesQuotasAndRefusesBadOnes() throws Exception {
+    var r =
+        cli(
+            "quota",
+            "alter",
+            "--user",
+            "carol",
+            "--client-id",
+            "<default>",
+            "--add",
+            "producer_byte_rate=1048576,consumer_byte_rate=2048");
+    assertEquals(0, r.exitCode(), r.toString());
+    r =
+        cli(
+            "quota",
+            "alter",
+            "--user",
+            "carol",
+            "--client-id",
+            "<default>",
+            "--delete",
+            "consumer_byte_rate");
+    assertEquals(0, r.exitCode(), r.toString());
+    r = cli("quota", "describe", "--user", "carol", "--json");
+    assertEquals(0, r.exitCode(), r.toString());
+    assertEquals(
+        List.of(
+            "{\"user\":\"carol\",\"client_id\":\"<default>\",\"values\":{\"producer_byte_rate\":1048576.0}}"),
+        r.outLines());
+    r = cli("quota", "describe", "--user", "carol", "--client-id", "<default>");
+    assertEquals(
+        List.of("user=carol,client-id=<default> producer_byte_rate=1048576"), r.outLines());
+    // Kafka's Admin sees the same quota, its default client id as Kafka names it.
+    var kafka =
+        admin
+            .describeClientQuotas(
+                ClientQuotaFilter.containsOnly(
+                    List.of(
+                        ClientQuotaFilterComponent.ofEntity(ClientQuotaEntity.USER, "carol"),
+                        ClientQuotaFilterComponent.ofDefaultEntity(ClientQuotaEntity.CLIENT_ID))))
+            .entities()
+            .get(30, TimeUnit.SECONDS);
+    var carolDefault = new java.util.HashMap<String, String>();
+    carolDefault.put(ClientQuotaEntity.USER, "carol");
+    carolDefault.put(ClientQuotaEntity.CLIENT_ID, null);
+    assertEquals(
+        Map.of(new ClientQuotaEntity(carolDefault), Map.of("producer_byte_rate", 1048576.0)),
+        kafka);
+
+    for (String[] bad :
+        List.of(
+            new String[] {"--user", "carol", "--add", "bytes_per_fortnight=5"},
+            new String[] {"--user", "carol", "--add", "producer_byte_rate=-1"},
+            new String[] {"--user", "", "--add", "producer_byte_rate=1"},
+            new String[] {"--add", "producer_byte_rate=1"})) {
+      List<String> args = new java.util.ArrayList<>(List.of("quota", "alter"));
+      args.addAll(List.of(bad));
+      r = cli(args.toArray(new String[0]));
+      assertEquals(2, r.exitCode(), r.toString());
+      assertTrue(r.err().contains("INVALID_REQUEST"), r.toString());
+    }
+    // Kafka's Admin is refused by the controller with the same reason.
+    var refused =
+        admin.alterClientQuotas(
+            List.of(
+                new ClientQuotaAlteration(
+                    clientId("x"),
+                    List.of(new ClientQuotaAlteration.Op("producer_byte_rate", -5.0)))));
+    var e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            java.util.concurrent.ExecutionException.class,
+            () -> refused.all().get(30, TimeUnit.SECONDS));
+    assertTrue(
+        e.getCause() instanceof org.apache.kafka.common.errors.InvalidRequestException
+            && e.getCause().getMessage().contains("above 0"),
+        String.valueOf(e.getCause()));
+  }
+
   /** Consumes flat out for two spans; the rate over a span and the largest throttle seen. */
   private static double[] consumeFlatOut() {
     Properties p = new Properties();

@@ -17,6 +17,7 @@ import dev.spool.broker.kafka.codec.ScramCodec;
 import dev.spool.broker.kafka.codec.TopicAdminCodec;
 import dev.spool.broker.kafka.codec.UnregisterBrokerCodec;
 import dev.spool.broker.network.WireProtocol.Connection;
+import dev.spool.broker.quota.ClientQuotaManager;
 import dev.spool.broker.request.AuthorizedGroups;
 import dev.spool.broker.request.BrokerContext;
 import dev.spool.broker.request.Handlers;
@@ -266,7 +267,8 @@ final class KafkaApis {
         .produce(call.acks(), call.timeoutMs(), call.append(), c)
         .thenApply(
             resp -> {
-              long throttleMs = h.produce().quota(c, r.clientId(), bytes);
+              long throttleMs =
+                  ctx.quotaThrottleMs(ClientQuotaManager.Kind.PRODUCE, c, r.clientId(), bytes);
               if (call.acks() != 0) {
                 return ProduceCodec.toKafka(r, call, resp, ctx.image()).throttled(throttleMs);
               }
@@ -292,7 +294,8 @@ final class KafkaApis {
               // Kafka counts the response's size; its records are nearly all of it.
               long bytes =
                   resp.recordBytes() + (resp.body() == null ? 0 : resp.body().getSerializedSize());
-              return answer.throttled(h.fetch().quota(c, r.clientId(), bytes));
+              return answer.throttled(
+                  ctx.quotaThrottleMs(ClientQuotaManager.Kind.FETCH, c, r.clientId(), bytes));
             });
   }
 

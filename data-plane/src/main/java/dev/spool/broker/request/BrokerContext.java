@@ -92,6 +92,20 @@ public record BrokerContext(
     return partition < 0 || topic.isEmpty() ? null : new TopicPartition(topic, partition);
   }
 
+  /**
+   * Counts {@code bytes} of a {@code kind} request by {@code caller} with {@code clientId} against
+   * its client quota and answers its throttle time (docs/security.md#quotas); both listeners count
+   * through here.
+   */
+  public long quotaThrottleMs(
+      dev.spool.broker.quota.ClientQuotaManager.Kind kind,
+      dev.spool.broker.security.Caller caller,
+      String clientId,
+      long bytes) {
+    return quotas.recordAndGetThrottleMs(
+        kind, caller.principal(), clientId, bytes, clock.monotonicMs());
+  }
+
   public long adminTimeout(int requested) {
     return requested > 0 ? requested : adminTimeoutMs;
   }

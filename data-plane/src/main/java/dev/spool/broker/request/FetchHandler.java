@@ -84,25 +84,11 @@ public final class FetchHandler implements RequestHandler {
     return answer.thenApply(
         r ->
             r.throttled(
-                quota(
+                ctx.quotaThrottleMs(
+                    dev.spool.broker.quota.ClientQuotaManager.Kind.FETCH,
                     request.caller(),
                     clientId,
                     r.recordBytes() + (r.body() == null ? 0 : r.body().getSerializedSize()))));
-  }
-
-  /**
-   * The throttle time of a consumer fetch answer of {@code responseBytes} to {@code caller} with
-   * {@code clientId} under its consumer_byte_rate (docs/security.md#quotas); both listeners count
-   * through here.
-   */
-  public long quota(Caller caller, String clientId, long responseBytes) {
-    return ctx.quotas()
-        .recordAndGetThrottleMs(
-            dev.spool.broker.quota.ClientQuotaManager.Kind.FETCH,
-            caller.principal(),
-            clientId,
-            responseBytes,
-            ctx.clock().monotonicMs());
   }
 
   /**

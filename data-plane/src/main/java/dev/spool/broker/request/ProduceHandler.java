@@ -1,5 +1,7 @@
 package dev.spool.broker.request;
 
+import static dev.spool.broker.quota.ClientQuotaManager.Kind.PRODUCE;
+
 import dev.spool.broker.metrics.BrokerMetrics;
 import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RateLimitedLog;
@@ -108,26 +110,16 @@ public final class ProduceHandler implements RequestHandler {
       return appendAll(acks, req.getTimeoutMs(), parts, request.caller())
           .thenApply(
               done ->
-                  BrokerResponse.none().throttled(quota(request.caller(), clientId, requestBytes)));
+                  BrokerResponse.none()
+                      .throttled(
+                          ctx.quotaThrottleMs(PRODUCE, request.caller(), clientId, requestBytes)));
     }
     return produce(acks, req.getTimeoutMs(), parts, request.caller())
         .thenApply(
             resp ->
-                BrokerResponse.of(resp).throttled(quota(request.caller(), clientId, requestBytes)));
-  }
-
-  /**
-   * The throttle time of a produce of {@code requestBytes} by {@code caller} with {@code clientId}
-   * under its producer_byte_rate (docs/security.md#quotas); both listeners count through here.
-   */
-  public long quota(Caller caller, String clientId, long requestBytes) {
-    return ctx.quotas()
-        .recordAndGetThrottleMs(
-            dev.spool.broker.quota.ClientQuotaManager.Kind.PRODUCE,
-            caller.principal(),
-            clientId,
-            requestBytes,
-            ctx.clock().monotonicMs());
+                BrokerResponse.of(resp)
+                    .throttled(
+                        ctx.quotaThrottleMs(PRODUCE, request.caller(), clientId, requestBytes)));
   }
 
   /**

@@ -19,6 +19,17 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("unit")
 class QuotaRateTest {
+  /** An image at the latest level with one quota. */
+  private static MetadataImage image(ClientQuotaEntity entity, String key, double value) {
+    return MetadataApplier.replay(
+        MetadataImage.EMPTY,
+        MetadataBatch.newBuilder()
+            .addRecords(Records.featureLevel(MetadataVersion.FEATURE, MetadataVersion.LATEST))
+            .addRecords(Records.clientQuota(entity, key, value))
+            .build(),
+        1);
+  }
+
   @Test
   void theRateDividesByAtLeastTenWindowsThenByTheTimeSinceTheOldest() {
     QuotaRate r = new QuotaRate(11, 1000, 0);
@@ -48,17 +59,7 @@ class QuotaRateTest {
   @Test
   void aClientThatWaitsOutEachThrottleIsHeldToTheQuota() {
     MetadataImage image =
-        MetadataApplier.replay(
-            MetadataImage.EMPTY,
-            MetadataBatch.newBuilder()
-                .addRecords(Records.featureLevel(MetadataVersion.FEATURE, MetadataVersion.LATEST))
-                .addRecords(
-                    Records.clientQuota(
-                        new ClientQuotaEntity("alice", null),
-                        ClientQuotaEntity.PRODUCER_BYTE_RATE,
-                        100_000.0))
-                .build(),
-            1);
+        image(new ClientQuotaEntity("alice", null), ClientQuotaEntity.PRODUCER_BYTE_RATE, 100_000);
     ClientQuotaManager m = new ClientQuotaManager(() -> image, 11, 1000);
     long now = 0;
     long sent = 0;
@@ -82,5 +83,21 @@ class QuotaRateTest {
         0,
         m.recordAndGetThrottleMs(ClientQuotaManager.Kind.PRODUCE, "User:bob", "app", 1 << 30, now),
         "bob has no quota");
+  }
+
+  @Test
+  void ratesNobodyUsedForTheWholeSpanAreDropped() {
+    MetadataImage image =
+        image(
+            new ClientQuotaEntity(null, ClientQuotaEntity.DEFAULT),
+            ClientQuotaEntity.CONSUMER_BYTE_RATE,
+            1000);
+    ClientQuotaManager m = new ClientQuotaManager(() -> image, 11, 1000);
+    for (int i = 0; i < 100; i++) {
+      m.recordAndGetThrottleMs(ClientQuotaManager.Kind.FETCH, "User:a", "client-" + i, 10, 0);
+    }
+    assertEquals(100, m.rateCount(), "each client id its own rate under the default quota");
+    m.recordAndGetThrottleMs(ClientQuotaManager.Kind.FETCH, "User:a", "late", 10, 30_000);
+    assertEquals(1, m.rateCount(), "the idle ones are gone");
   }
 }

@@ -36,6 +36,7 @@ public final class ImageBuilder {
   private boolean aclsTouched;
   private Map<ClientQuotaEntity, Map<String, Double>> clientQuotas;
   private boolean clientQuotasOwned;
+  private boolean clientQuotasTouched;
   private boolean brokersOwned;
   private boolean topicsOwned;
   private final Set<Integer> touchedBrokers = new HashSet<>();
@@ -95,6 +96,7 @@ public final class ImageBuilder {
 
   /** Sets {@code key} of {@code entity}, or removes it when {@code value} is null. */
   void setClientQuota(ClientQuotaEntity entity, String key, Double value) {
+    clientQuotasTouched = true;
     if (!clientQuotasOwned) {
       clientQuotas = new HashMap<>(clientQuotas);
       clientQuotasOwned = true;
@@ -230,6 +232,7 @@ public final class ImageBuilder {
     aclsOwned = false;
     clientQuotas = other.clientQuotas();
     clientQuotasOwned = false;
+    clientQuotasTouched = true;
     brokersOwned = false;
     topicsOwned = false;
   }
@@ -308,6 +311,7 @@ public final class ImageBuilder {
         changedBrokers,
         fullImage,
         changedScramUsers,
-        aclsTouched && !base.acls().equals(acls));
+        aclsTouched && !base.acls().equals(acls),
+        clientQuotasTouched && !base.clientQuotas().equals(clientQuotas));
   }
 }

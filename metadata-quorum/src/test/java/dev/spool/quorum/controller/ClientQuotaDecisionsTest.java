@@ -82,6 +82,17 @@ class ClientQuotaDecisionsTest {
         Map.of("producer_byte_rate", 1024.0, "consumer_byte_rate", 2048.0),
         img[0].clientQuotas().get(new ClientQuotaEntity("alice", null)));
     assertEquals(3, img[0].clientQuotas().size());
+    var builder = new dev.spool.quorum.image.ImageBuilder(atLevel(MetadataVersion.CLIENT_QUOTAS));
+    MetadataApplier.apply(
+        builder,
+        MetadataBatch.newBuilder()
+            .addRecords(
+                Records.clientQuota(new ClientQuotaEntity("bob", null), "producer_byte_rate", 5.0))
+            .build(),
+        2);
+    assertTrue(
+        builder.delta(2, false).clientQuotasChanged() && !builder.delta(2, false).isEmpty(),
+        "a broker publishes an image whose only change is a quota");
     assertEquals(img[0], ImageSnapshots.fromSnapshot(ImageSnapshots.toSnapshot(img[0])));
 
     alter(img, entry("alice", null, remove("producer_byte_rate"), remove("request_percentage")));
