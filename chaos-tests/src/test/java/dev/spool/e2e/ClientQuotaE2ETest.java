@@ -64,7 +64,10 @@ class ClientQuotaE2ETest {
     admin = Admin.create(Map.of("bootstrap.servers", bootstrap()));
     admin
         .createTopics(
-            List.of(new NewTopic("q-produce", 1, (short) 1), new NewTopic("q-fetch", 1, (short) 1)))
+            List.of(
+                new NewTopic("q-produce", 1, (short) 1),
+                new NewTopic("q-fetch", 1, (short) 1),
+                new NewTopic("q-spool", 1, (short) 1)))
         .all()
         .get(30, TimeUnit.SECONDS);
   }
@@ -135,24 +138,55 @@ class ClientQuotaE2ETest {
         .orElse(0);
   }
 
+  /** Sends one value (blocking while the producer's buffer is full), then acks it. */
+  private interface Sender {
+    void send(byte[] value, Runnable acked);
+  }
+
   /** Produces flat out for two spans, marking the acknowledged bytes as they come. */
-  private static double produceFlatOut(KafkaProducer<byte[], byte[]> p, String topic)
-      throws Exception {
+  private static double produceFlatOut(Sender sender, Runnable flush) {
     List<Mark> marks = new java.util.concurrent.CopyOnWriteArrayList<>();
     AtomicLong acked = new AtomicLong();
     byte[] value = new byte[VALUE_BYTES];
     long start = System.nanoTime();
     while (System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(2 * SPAN_MS + 500)) {
-      p.send(
-          new ProducerRecord<>(topic, value),
-          (md, err) -> {
-            if (err == null) {
-              marks.add(new Mark(System.nanoTime(), acked.addAndGet(VALUE_BYTES)));
-            }
-          });
+      sender.send(
+          value, () -> marks.add(new Mark(System.nanoTime(), acked.addAndGet(VALUE_BYTES))));
     }
-    p.flush();
+    flush.run();
     return rate(marks, start);
+  }
+
+  /** Kafka's producer flat out on the Kafka listener. */
+  private static double kafkaProduceFlatOut(KafkaProducer<byte[], byte[]> p) {
+    return produceFlatOut(
+        (v, acked) ->
+            p.send(
+                new ProducerRecord<>("q-produce", v),
+                (md, err) -> {
+                  if (err == null) {
+                    acked.run();
+                  }
+                }),
+        p::flush);
+  }
+
+  /**
+   * Spool's producer flat out on Spool's listener, which only mutes (its client ignores the
+   * throttle).
+   */
+  private static double spoolProduceFlatOut() {
+    try (dev.spool.client.Producer p =
+        new dev.spool.client.Producer(
+            Map.of(
+                "bootstrap.servers", cluster.bootstrapServers(),
+                "client.id", "spool-producer",
+                "buffer.memory", "65536",
+                "batch.size", "16384"))) {
+      return produceFlatOut(
+          (v, acked) -> p.send(new dev.spool.client.ProducerRecord("q-spool", v)).thenRun(acked),
+          p::flush);
+    }
   }
 
   @Test
@@ -168,6 +202,18 @@ class ClientQuotaE2ETest {
     }
     setQuota("slow-producer", "producer_byte_rate", QUOTA);
     setQuota("slow-consumer", "consumer_byte_rate", QUOTA);
+    // Spool's listener, its anonymous user and a client id: the pair's quota applies.
+    admin
+        .alterClientQuotas(
+            List.of(
+                new ClientQuotaAlteration(
+                    new ClientQuotaEntity(
+                        Map.of(
+                            ClientQuotaEntity.USER, "ANONYMOUS",
+                            ClientQuotaEntity.CLIENT_ID, "spool-producer")),
+                    List.of(new ClientQuotaAlteration.Op("producer_byte_rate", QUOTA)))))
+        .all()
+        .get(30, TimeUnit.SECONDS);
     var described =
         admin
             .describeClientQuotas(
@@ -180,17 +226,28 @@ class ClientQuotaE2ETest {
 
     CompletableFuture<double[]> fetched =
         CompletableFuture.supplyAsync(ClientQuotaE2ETest::consumeFlatOut);
+    CompletableFuture<Double> spool =
+        CompletableFuture.supplyAsync(ClientQuotaE2ETest::spoolProduceFlatOut);
     double produced;
     double produceThrottle;
     try (KafkaProducer<byte[], byte[]> p = producer("slow-producer")) {
-      produced = produceFlatOut(p, "q-produce");
+      produced = kafkaProduceFlatOut(p);
       produceThrottle = metric(p.metrics(), "produce-throttle-time-max");
     }
     double[] fetch = fetched.get(120, TimeUnit.SECONDS);
+    double spoolProduced = spool.get(120, TimeUnit.SECONDS);
     System.out.printf(
-        "client quota %.0f B/s: produce %.0f B/s (%.3f), fetch %.0f B/s (%.3f)%n",
-        QUOTA, produced, produced / QUOTA, fetch[0], fetch[0] / QUOTA);
+        "client quota %.0f B/s: Kafka produce %.0f B/s (%.3f), Kafka fetch %.0f B/s (%.3f),"
+            + " Spool produce %.0f B/s (%.3f)%n",
+        QUOTA,
+        produced,
+        produced / QUOTA,
+        fetch[0],
+        fetch[0] / QUOTA,
+        spoolProduced,
+        spoolProduced / QUOTA);
     assertEquals(QUOTA, produced, QUOTA * 0.10, "produce rate");
+    assertEquals(QUOTA, spoolProduced, QUOTA * 0.10, "Spool's producer's rate");
     assertEquals(QUOTA, fetch[0], QUOTA * 0.10, "fetch rate");
     assertTrue(produceThrottle > 0, "the producer saw throttle_time_ms");
     assertTrue(fetch[1] > 0, "the consumer saw throttle_time_ms");
