@@ -94,7 +94,7 @@ public final class HandlerTestBroker implements AutoCloseable {
             () -> 2,
             dev.spool.broker.metrics.BrokerMetrics.DISABLED,
             dev.spool.broker.security.Authorizer.NONE,
-            dev.spool.broker.quota.ClientQuotaManager.NONE);
+            new dev.spool.broker.quota.ClientQuotaManager(replicas::image, 11, 1000));
     for (int id = 1; id <= 3; id++) {
       apply(
           Records.registerBroker(
