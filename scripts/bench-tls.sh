@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# What TLS costs Spool: the same produce and consume runs against a local 3-node cluster twice,
-# once with plaintext listeners and once with TLS on the Spool listener (clients and replication;
-# fetch answers are copied through the TLS engine there instead of sent with sendfile). Keys are made
-# with the JDK's keytool into scratch space for the run and never kept.
+# What TLS costs Spool: the same produce and consume runs against a local 3-node cluster with
+# plaintext listeners, with TLS on the Spool listener (clients and replication; fetch answers are
+# copied through the TLS engine there instead of sent with sendfile) on the default engine
+# (ssl.engine=openssl), and with TLS on the JDK's engine (ssl.engine=jdk). Keys are made with the
+# JDK's keytool into scratch space for the run and never kept.
 #
 #   scripts/bench-tls.sh            # RECORDS=1000000 RECORD_SIZE=1024 by default
+#   MODES="plaintext tls" scripts/bench-tls.sh   # a subset of: plaintext tls tls-jdk
 #
 # Holds the machine lock itself (flock /tmp/spool-heavy.lock) and stops the clusters it started.
 set -euo pipefail
 source "$(dirname "$0")/bench-common.sh"
 RECORDS="${RECORDS:-1000000}"
 RECORD_SIZE="${RECORD_SIZE:-1024}"
+MODES="${MODES:-plaintext tls tls-jdk}"
 PASS=spool-bench-pass
 
 if [ -z "${SPOOL_BENCH_LOCKED:-}" ]; then
@@ -40,17 +43,23 @@ ssl.truststore.location=$K/truststore.p12
 ssl.truststore.password=$PASS
 ssl.truststore.type=PKCS12"
 
-run() { # MODE: plaintext | tls
-  local mode="$1" dir="$WORK/cluster-$1" props=() node_props=""
-  if [ "$mode" = tls ]; then
+run() { # MODE: plaintext | tls (the default engine, OpenSSL) | tls-jdk (ssl.engine=jdk)
+  local mode="$1" dir="$WORK/cluster-$1" props=() node_props="" keys="$SSL_KEYS" client_props=""
+  case "$mode" in
+    plaintext) ;;
+    tls) ;;
+    tls-jdk) keys="$SSL_KEYS
+ssl.engine=jdk" ;;
+    *) echo "unknown mode '$mode' in MODES (plaintext, tls, tls-jdk)" >&2; exit 2 ;;
+  esac
+  if [ "$mode" != plaintext ]; then
     node_props="listener.security.protocol.map=SPOOL:SSL
-$SSL_KEYS"
+$keys"
     props=(--producer-prop security.protocol=SSL)
-    while IFS= read -r kv; do props+=(--producer-prop "$kv"); done <<<"$SSL_KEYS"
+    while IFS= read -r kv; do props+=(--producer-prop "$kv"); done <<<"$keys"
+    client_props="security.protocol=SSL
+$keys"
   fi
-  local client_props=""
-  if [ "$mode" = tls ]; then client_props="security.protocol=SSL
-$SSL_KEYS"; fi
   SPOOL_METRICS=0 SPOOL_NODE_PROPS="$node_props" SPOOL_CLIENT_PROPS="$client_props" "$ROOT/scripts/cluster.sh" start --nodes 3 --dir "$dir" --base-port 29092 >&2
   trap '"$ROOT/scripts/cluster.sh" stop --dir "'"$dir"'" >&2 || true' EXIT
   local b=127.0.0.1:29092 admin=("${props[@]//--producer-prop/--admin-prop}") consumer=("${props[@]//--producer-prop/--consumer-prop}")
@@ -63,5 +72,4 @@ $SSL_KEYS"; fi
   "$ROOT/scripts/cluster.sh" stop --dir "$dir" >&2
   trap - EXIT
 }
-run plaintext
-run tls
+for m in $MODES; do run "$m"; done

@@ -640,9 +640,18 @@ public final class NetworkClient implements AutoCloseable {
           + node
           + " failed (check ssl.truststore.*, ssl.keystore.* and"
           + " ssl.endpoint.identification.algorithm): "
-          + describe(tls);
+          + rootCause(tls);
     }
     return what + " failed: " + describe(t);
+  }
+
+  /** The innermost cause, named: OpenSSL wraps what the trust manager said in a vague problem. */
+  private static String rootCause(Throwable t) {
+    Throwable root = t;
+    for (int depth = 0; root.getCause() != null && root.getCause() != root && depth < 10; depth++) {
+      root = root.getCause();
+    }
+    return root == t ? describe(t) : root.getClass().getSimpleName() + ": " + describe(root);
   }
 
   private static String describe(Throwable t) {

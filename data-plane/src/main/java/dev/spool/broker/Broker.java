@@ -37,6 +37,7 @@ import dev.spool.coordinator.group.runtime.GroupCoordinator;
 import dev.spool.network.NetworkClient;
 import dev.spool.network.NetworkConfig;
 import dev.spool.network.tls.KeyMaterial;
+import dev.spool.network.tls.SslContexts;
 import dev.spool.protocol.ApiVersionTable;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.CreateTopicsRequest;
@@ -309,10 +310,16 @@ public final class Broker implements AutoCloseable {
       BrokerMetrics metrics) {
     // New key material in the files reaches new connections of both listeners and replication.
     tlsMaterial = tls.watch(config, "tls-" + brokerId);
+    if (tlsMaterial != null) {
+      log.info(
+          "{} TLS engine: {}",
+          logPrefix,
+          SslContexts.engineName(SecurityConfig.SSL.read(config).engine()));
+    }
     server =
         new BrokerServer(serverSettings(config), dispatcher(handlers, ctx, coordinator), metrics);
     if (tls.spool() != null) {
-      server.tls(BrokerServer.SPOOL_LISTENER, tls.spool(), tls.clientAuth());
+      server.tls(BrokerServer.SPOOL_LISTENER, tls.spool(), tls.clientAuth(), tls.principalMapper());
     }
     String kafkaListener = config.get(BrokerConfig.KAFKA_LISTENER);
     if (!kafkaListener.isEmpty()) {
@@ -337,7 +344,7 @@ public final class Broker implements AutoCloseable {
                   : null);
       server.addListener(KafkaProtocol.LISTENER, kl.host(), kl.port(), kafka);
       if (tls.kafka() != null) {
-        server.tls(KafkaProtocol.LISTENER, tls.kafka(), tls.clientAuth());
+        server.tls(KafkaProtocol.LISTENER, tls.kafka(), tls.clientAuth(), tls.principalMapper());
       }
     }
     server.start();

@@ -1,5 +1,6 @@
 package dev.spool.broker;
 
+import dev.spool.broker.network.SslPrincipalMapper;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
@@ -100,6 +101,16 @@ public final class SecurityConfig {
               + " the listeners and of replication (established ones keep theirs), one that does"
               + " not is refused with one ERROR and the old material stays. 0: never.");
 
+  public static final ConfigKey<String> SSL_PRINCIPAL_MAPPING_RULES =
+      DEF.stringKey(
+          "ssl.principal.mapping.rules",
+          SslPrincipalMapper.DEFAULT_RULES,
+          SecurityConfig::validMappingRules,
+          "How a mutual-TLS client's principal is named from its certificate's subject (RFC 2253),"
+              + " Kafka's rules, comma-separated, the first that applies wins: DEFAULT (the"
+              + " subject as it is) or RULE:pattern/replacement/ with an optional L or U"
+              + " (e.g. RULE:^CN=(.*?),OU=.*$/$1/L); a client no rule applies to is refused.");
+
   /**
    * The TLS contexts of a node: one per TLS listener (null when it is plaintext) and the replica
    * fetcher's client context (null when the Spool listener is plaintext), all on one {@code
@@ -111,6 +122,7 @@ public final class SecurityConfig {
       SslContext kafka,
       SslContext replication,
       String clientAuth,
+      SslPrincipalMapper principalMapper,
       KeyMaterial material) {
 
     /**
@@ -149,6 +161,15 @@ public final class SecurityConfig {
     return SslConfig.PLAINTEXT;
   }
 
+  private static String validMappingRules(String rules) {
+    try {
+      SslPrincipalMapper.parse(rules);
+      return null;
+    } catch (IllegalArgumentException e) {
+      return e.getMessage();
+    }
+  }
+
   private static String validMechanisms(List<String> mechanisms) {
     if (mechanisms.isEmpty()) {
       return "is empty (mechanisms: " + String.join(", ", SASL_MECHANISMS) + ")";
@@ -181,6 +202,7 @@ public final class SecurityConfig {
         kafka ? server : null,
         spool ? SslContexts.client(s, material) : null,
         s.clientAuth(),
+        SslPrincipalMapper.parse(c.get(SSL_PRINCIPAL_MAPPING_RULES)),
         material);
   }
 

@@ -3,6 +3,7 @@ package dev.spool.testing;
 import dev.spool.config.ConfigDef;
 import dev.spool.network.tls.SslConfig;
 import dev.spool.network.tls.SslContexts;
+import dev.spool.network.tls.SslSettings;
 import io.netty.handler.ssl.JdkSslContext;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -26,6 +27,7 @@ public final class ClientSecurity {
     SslConfig keys = SslConfig.define(def, false);
     Map<String, String> ssl = new LinkedHashMap<>(clientProps);
     ssl.remove("security.protocol");
+    ssl.put("ssl.engine", SslSettings.JDK); // a javax.net.ssl socket factory is the JDK's engine
     JdkSslContext ctx = (JdkSslContext) SslContexts.client(keys.read(def.parse(ssl)));
     return ctx.context().getSocketFactory();
   }

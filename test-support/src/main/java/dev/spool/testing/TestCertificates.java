@@ -86,6 +86,17 @@ public final class TestCertificates {
    * @return the keystore's path
    */
   public Path keystore(String name, String cn, boolean trustedCa) throws IOException {
+    return keystore(name, cn, trustedCa, "IP:127.0.0.1,DNS:localhost", null);
+  }
+
+  /**
+   * As {@link #keystore(String, String, boolean)}, with the certificate's subject alternative names
+   * {@code san} (keytool's form, e.g. {@code DNS:elsewhere.example}) and, unless {@code startDate}
+   * is null, a validity starting then (keytool's form, e.g. {@code -30d}: a certificate that began
+   * 30 days ago and, valid for 2 days, has expired).
+   */
+  public Path keystore(String name, String cn, boolean trustedCa, String san, String startDate)
+      throws IOException {
     String ca = trustedCa ? "ca" : "other-ca";
     String store = name + ".p12";
     keytool(
@@ -103,23 +114,29 @@ public final class TestCertificates {
         "-keystore",
         store);
     keytool("-certreq", "-alias", "node", "-keystore", store, "-file", name + ".csr");
-    keytool(
-        "-gencert",
-        "-alias",
-        "ca",
-        "-keystore",
-        ca + ".p12",
-        "-infile",
-        name + ".csr",
-        "-outfile",
-        name + ".pem",
-        "-rfc",
-        "-validity",
-        "2",
-        "-ext",
-        "SAN=IP:127.0.0.1,DNS:localhost",
-        "-ext",
-        "EKU=serverAuth,clientAuth");
+    List<String> sign =
+        new ArrayList<>(
+            List.of(
+                "-gencert",
+                "-alias",
+                "ca",
+                "-keystore",
+                ca + ".p12",
+                "-infile",
+                name + ".csr",
+                "-outfile",
+                name + ".pem",
+                "-rfc",
+                "-validity",
+                "2",
+                "-ext",
+                "SAN=" + san,
+                "-ext",
+                "EKU=serverAuth,clientAuth"));
+    if (startDate != null) {
+      sign.addAll(List.of("-startdate", startDate));
+    }
+    keytool(sign.toArray(new String[0]));
     trust(ca + ".pem", store);
     keytool("-importcert", "-alias", "node", "-file", name + ".pem", "-keystore", store);
     runKeytool();

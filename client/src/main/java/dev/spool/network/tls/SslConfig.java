@@ -24,7 +24,8 @@ public record SslConfig(
     ConfigKey<String> keystoreKey,
     ConfigKey<String> keystoreCertificateChain,
     ConfigKey<String> truststoreCertificates,
-    ConfigKey<List<String>> cipherSuites) {
+    ConfigKey<List<String>> cipherSuites,
+    ConfigKey<String> engine) {
 
   /** Plaintext, as Kafka's {@code security.protocol}. */
   public static final String PLAINTEXT = "PLAINTEXT";
@@ -115,7 +116,13 @@ public record SslConfig(
             List.of(),
             null,
             "Cipher suites offered on TLS connections, by their JDK (IANA) names; empty: the"
-                + " engine's defaults."));
+                + " engine's defaults."),
+        def.stringKey(
+            "ssl.engine",
+            SslSettings.OPENSSL,
+            ConfigKey.oneOf(SslSettings.OPENSSL, SslSettings.JDK),
+            "The TLS engine: openssl (Netty's BoringSSL engine; where it does not load, the JDK's,"
+                + " with one WARN line) or jdk (the JDK's SSLEngine)."));
   }
 
   /** The settings {@code config} holds for these keys. */
@@ -134,6 +141,7 @@ public record SslConfig(
         config.get(keystoreKey),
         config.get(keystoreCertificateChain),
         config.get(truststoreCertificates),
-        config.get(cipherSuites));
+        config.get(cipherSuites),
+        config.get(engine));
   }
 }

@@ -2,6 +2,7 @@ package dev.spool.network.tls;
 
 import dev.spool.config.ConfigException;
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
@@ -10,13 +11,17 @@ import java.util.Arrays;
 import java.util.List;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
+import org.slf4j.LoggerFactory;
 
 /**
- * Builds Netty {@link SslContext}s (the JDK's TLS engine) from {@link SslSettings} and their {@link
- * KeyMaterial}. Everything is read and checked when a listener or client starts (and again by a
- * reload of the material): a missing or unreadable file, a wrong password, an unknown store type or
- * protocol throws a {@link ConfigException} that names the key, so a node with bad key material
- * fails at start rather than at its first handshake.
+ * Builds Netty {@link SslContext}s from {@link SslSettings} and their {@link KeyMaterial}, on the
+ * engine of {@code ssl.engine}: Netty's OpenSSL (BoringSSL, netty-tcnative) engine by default, the
+ * JDK's where OpenSSL does not load (one WARN line per process) or where {@code ssl.engine=jdk}.
+ * Both engines take the key and trust managers of the material at every handshake (OpenSSL without
+ * caching them), so a reload reaches new connections on either. Everything is read and checked when
+ * a listener or client starts (and again by a reload of the material): a missing or unreadable
+ * file, a wrong password, an unknown store type or protocol throws a {@link ConfigException} that
+ * names the key, so a node with bad key material fails at start rather than at its first handshake.
  *
  * <p>Stateless; the contexts it builds are thread-safe and shared by every connection.
  */
@@ -76,21 +81,71 @@ public final class SslContexts {
 
   private static SslContext build(SslContextBuilder b, SslSettings s, KeyMaterial material) {
     checkProtocols(s.enabledProtocols());
+    SslProvider provider = provider(s.engine());
     if (material.trustManager() != null) {
       b.trustManager(material.trustManager());
     }
     if (!s.cipherSuites().isEmpty()) {
-      checkCipherSuites(s.cipherSuites());
+      checkCipherSuites(s.cipherSuites(), provider);
       b.ciphers(s.cipherSuites());
     }
     try {
-      return b.sslProvider(SslProvider.JDK).protocols(s.enabledProtocols()).build();
+      return b.sslProvider(provider).protocols(s.enabledProtocols()).build();
     } catch (SSLException e) {
       throw new ConfigException("ssl.keystore.location", "cannot set up TLS: " + e.getMessage());
     }
   }
 
-  private static void checkCipherSuites(List<String> suites) {
+  /**
+   * The engine {@code ssl.engine} asks for: OpenSSL when it asks for it and it loads here, else the
+   * JDK's.
+   */
+  static SslProvider provider(String engine) {
+    if (!engine.equals(SslSettings.OPENSSL)) {
+      return SslProvider.JDK;
+    }
+    return OpenSslEngine.AVAILABLE ? SslProvider.OPENSSL : SslProvider.JDK;
+  }
+
+  /** Which engine {@code ssl.engine} gives on this machine, for log lines and the docs' tables. */
+  public static String engineName(String engine) {
+    return provider(engine) == SslProvider.OPENSSL
+        ? "OpenSSL (" + OpenSsl.versionString() + ")"
+        : "the JDK's (" + System.getProperty("java.vendor") + " " + Runtime.version() + ")";
+  }
+
+  /** Whether OpenSSL loads, found once per process, with one WARN line when it does not. */
+  private static final class OpenSslEngine {
+    static final boolean AVAILABLE = check();
+
+    private static boolean check() {
+      if (OpenSsl.isAvailable()) {
+        return true;
+      }
+      LoggerFactory.getLogger(SslContexts.class)
+          .warn(
+              "ssl.engine=openssl: the OpenSSL engine does not load on this machine ({}); TLS"
+                  + " uses the JDK's engine",
+              String.valueOf(OpenSsl.unavailabilityCause()));
+      return false;
+    }
+  }
+
+  private static void checkCipherSuites(List<String> suites, SslProvider provider) {
+    if (provider == SslProvider.OPENSSL) {
+      for (String c : suites) {
+        if (!OpenSsl.isCipherSuiteAvailable(c)) {
+          throw new ConfigException(
+              "ssl.cipher.suites",
+              "'"
+                  + c
+                  + "' is not a cipher suite the OpenSSL engine supports (JDK names, e.g."
+                  + " TLS_AES_128_GCM_SHA256, TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384; ssl.engine=jdk"
+                  + " for the JDK's)");
+        }
+      }
+      return;
+    }
     List<String> supported;
     try {
       supported =

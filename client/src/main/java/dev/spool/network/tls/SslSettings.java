@@ -24,6 +24,8 @@ import java.util.List;
  *     or ""
  * @param cipherSuites the cipher suites offered ({@code ssl.cipher.suites}); empty: the engine's
  *     defaults
+ * @param engine the TLS engine ({@code ssl.engine}): {@value #OPENSSL} (when it loads, else the
+ *     JDK's) or {@value #JDK}
  */
 public record SslSettings(
     String keystoreLocation,
@@ -39,14 +41,24 @@ public record SslSettings(
     String keystoreKey,
     String keystoreCertificateChain,
     String truststoreCertificates,
-    List<String> cipherSuites) {
+    List<String> cipherSuites,
+    String engine) {
+
+  /** {@code ssl.engine}: Netty's OpenSSL (BoringSSL) engine, the JDK's where it does not load. */
+  public static final String OPENSSL = "openssl";
+
+  /** {@code ssl.engine}: the JDK's {@code SSLEngine}. */
+  public static final String JDK = "jdk";
 
   public SslSettings {
     enabledProtocols = List.copyOf(enabledProtocols);
     cipherSuites = List.copyOf(cipherSuites);
   }
 
-  /** Settings with key and trust material in files only (no inline PEM). */
+  /**
+   * Settings with key and trust material in files only (no inline PEM), the engines' default cipher
+   * suites and the default engine.
+   */
   public SslSettings(
       String keystoreLocation,
       String keystorePassword,
@@ -72,7 +84,8 @@ public record SslSettings(
         "",
         "",
         "",
-        List.of());
+        List.of(),
+        OPENSSL);
   }
 
   /** True when a private key is configured: a keystore file or an inline PEM key. */

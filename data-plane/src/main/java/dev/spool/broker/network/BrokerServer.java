@@ -98,8 +98,11 @@ public final class BrokerServer implements AutoCloseable {
   /** One listener: where it binds and the protocol it speaks. */
   private record Listener(String name, String host, int port, WireProtocol<?, ?> protocol) {}
 
-  /** A TLS listener's context and its ssl.client.auth, for log lines. */
-  private record Tls(SslContext context, String clientAuth) {}
+  /**
+   * A TLS listener's context, its ssl.client.auth (for log lines) and how its clients' certificate
+   * subjects become principals.
+   */
+  private record Tls(SslContext context, String clientAuth, SslPrincipalMapper principals) {}
 
   private final Settings settings;
   private final RequestMemoryPool memory;
@@ -186,13 +189,22 @@ public final class BrokerServer implements AutoCloseable {
    * TlsFileRegionCopier}).
    */
   public BrokerServer tls(String listener, SslContext context, String clientAuth) {
+    return tls(listener, context, clientAuth, SslPrincipalMapper.DEFAULT);
+  }
+
+  /**
+   * As {@link #tls(String, SslContext, String)}, with the client certificates' subjects named by
+   * {@code principals} ({@code ssl.principal.mapping.rules}).
+   */
+  public BrokerServer tls(
+      String listener, SslContext context, String clientAuth, SslPrincipalMapper principals) {
     if (boss != null) {
       throw new IllegalStateException("TLS is set before start");
     }
     if (listeners.stream().noneMatch(l -> l.name().equals(listener))) {
       throw new IllegalArgumentException("no listener " + listener);
     }
-    tls.put(listener, new Tls(context, clientAuth));
+    tls.put(listener, new Tls(context, clientAuth, principals));
     return this;
   }
 
@@ -277,7 +289,8 @@ public final class BrokerServer implements AutoCloseable {
                             memory,
                             metrics,
                             settings.maxInFlightPerConnection(),
-                            prefix));
+                            prefix,
+                            t == null ? null : t.principals()));
               }
             });
   }

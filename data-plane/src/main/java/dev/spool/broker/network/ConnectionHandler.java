@@ -76,7 +76,10 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   private ChannelHandlerContext ctx;
   private String connectionId;
   private Object session;
-  // The verified client certificate's subject (mutual TLS), or null; looked up once, at the first
+  // How a TLS listener names clients from their certificates (ssl.principal.mapping.rules); null on
+  // a plaintext listener.
+  private final SslPrincipalMapper principals;
+  // The verified client certificate's principal (mutual TLS), or null; looked up once, at the first
   // request (requests are read only after the handshake), not on every request.
   private String tlsPrincipal;
   private boolean tlsPrincipalKnown;
@@ -93,7 +96,9 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       RequestMemoryPool memory,
       BrokerMetrics metrics,
       int maxInFlight,
-      String logPrefix) {
+      String logPrefix,
+      SslPrincipalMapper principals) {
+    this.principals = principals;
     this.protocol = protocol;
     this.memory = memory;
     this.metrics = metrics;
@@ -125,6 +130,9 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
     }
     long readNs = System.nanoTime();
     String refused = protocol.refuseUndecoded(frameBuffer, session);
+    if (refused == null) {
+      refused = resolveTlsPrincipal();
+    }
     if (refused != null) {
       frameBuffer.release();
       memory.release(frameBytes);
@@ -164,7 +172,7 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
                   readNs,
                   p.newerRequest,
                   session,
-                  tlsPrincipal()));
+                  tlsPrincipal));
     } catch (RuntimeException e) {
       future = CompletableFuture.failedFuture(e);
     }
@@ -182,23 +190,38 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   }
 
   /**
-   * {@code User:<subject DN>} of the client's verified certificate (Kafka's default principal for
-   * mutual TLS, docs/security.md#acls), or null: no TLS, or no client certificate. A request is
-   * read only after the handshake completed, so the first answer holds for the connection.
+   * Names the client of a mutual-TLS connection once, at its first request: {@code User:<name>},
+   * the name that {@code ssl.principal.mapping.rules} make of its verified certificate's subject
+   * (the subject as it is by default, Kafka's principal for mutual TLS, docs/security.md#acls).
+   * Returns why the connection is refused (no rule names the client), else null; the principal is
+   * null without TLS or without a client certificate. A request is read only after the handshake
+   * completed, so the first answer holds for the connection.
    */
-  private String tlsPrincipal() {
-    if (!tlsPrincipalKnown) {
-      tlsPrincipalKnown = true;
-      SslHandler ssl = ctx.pipeline().get(SslHandler.class);
-      if (ssl != null) {
-        try {
-          tlsPrincipal = "User:" + ssl.engine().getSession().getPeerPrincipal().getName();
-        } catch (SSLPeerUnverifiedException e) {
-          tlsPrincipal = null; // no client certificate: the connection is anonymous
-        }
-      }
+  private String resolveTlsPrincipal() {
+    if (tlsPrincipalKnown) {
+      return null;
     }
-    return tlsPrincipal;
+    tlsPrincipalKnown = true;
+    SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+    if (ssl == null || principals == null) {
+      return null;
+    }
+    String subject;
+    try {
+      subject = ssl.engine().getSession().getPeerPrincipal().getName();
+    } catch (SSLPeerUnverifiedException e) {
+      return null; // no client certificate: the connection is anonymous
+    }
+    String name = principals.name(subject);
+    if (name == null) {
+      return "no ssl.principal.mapping.rules rule names the client certificate's subject '"
+          + subject
+          + "' (rules: "
+          + principals
+          + ")";
+    }
+    tlsPrincipal = "User:" + name;
+    return null;
   }
 
   /** Hands the protocol's frame limit for the connection as it is now to the frame decoder. */
