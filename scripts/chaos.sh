@@ -3,6 +3,8 @@
 #
 #   scripts/chaos.sh --nodes 5 --duration 30m --nemesis kill,pause,partition,disk[,restart,latency] --seed S [--dir DIR]
 #   scripts/chaos.sh --scenario NAME --seed S [--dir DIR]      (a fixed scenario of the chaos tier)
+#   scripts/chaos.sh ... --secure      (either, with mutual TLS everywhere, ACLs and an intruder:
+#                                       chaos-tests/README.md, "Security on")
 #   scripts/chaos.sh --help
 #
 # Builds what is missing, then runs dev.spool.chaos.run.ChaosMain from chaos-tests/target. Prints

@@ -465,7 +465,7 @@ class DataPathE2ETest {
     List<HistoryEntry> entries = Collections.synchronizedList(new ArrayList<>());
     Workload workload =
         new Workload(
-            new WorkloadConfig(cluster.bootstrapServers(), tps, 3, 1, 40, Map.of(), 16),
+            new WorkloadConfig(cluster.bootstrapServers(), tps, 3, 1, 40, Map.of(), 16, Map.of()),
             new HistoryRecorder(Clock.SYSTEM, entries::add));
     Workload.Counters sends = workload.counters();
     workload.start();

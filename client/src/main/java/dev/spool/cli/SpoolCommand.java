@@ -40,6 +40,7 @@ import picocli.CommandLine.Spec;
       ClusterCommand.class,
       UserCommand.class,
       AclCommand.class,
+      QuotaCommand.class,
       FeaturesCommand.class,
       ReassignCommand.class,
       PerfCommand.class,

@@ -87,6 +87,7 @@ public final class Admin implements AutoCloseable {
   private final RecordDeletions deletions;
   private final ReassignmentCalls reassignments;
   private final AclCalls acls;
+  private final dev.spool.client.internal.admin.ClientQuotaCalls quotas;
   private final long defaultApiTimeoutMs;
 
   public Admin(Map<String, String> props) {
@@ -118,6 +119,7 @@ public final class Admin implements AutoCloseable {
     this.offsets = new OffsetLookup(leaderCalls);
     this.reassignments = new ReassignmentCalls(calls, brokerTimeoutMs);
     this.acls = new AclCalls(calls, brokerTimeoutMs);
+    this.quotas = new dev.spool.client.internal.admin.ClientQuotaCalls(calls, brokerTimeoutMs);
   }
 
   // ------------------------------------------------------------------ consumer groups
@@ -605,6 +607,18 @@ public final class Admin implements AutoCloseable {
           }
           return new Done<>(out);
         });
+  }
+
+  /** Sets or removes client quotas (docs/security.md#quotas); a result per entry, in order. */
+  public CompletableFuture<dev.spool.protocol.message.AlterClientQuotasResponse> alterClientQuotas(
+      dev.spool.protocol.message.AlterClientQuotasRequest req) {
+    return quotas.alter(req);
+  }
+
+  /** The client quotas matching the request's filter; fails with the request's error. */
+  public CompletableFuture<dev.spool.protocol.message.DescribeClientQuotasResponse>
+      describeClientQuotas(dev.spool.protocol.message.DescribeClientQuotasRequest req) {
+    return quotas.describe(req);
   }
 
   // ---------------------------------------------------------------- ACLs (docs/security.md#acls)

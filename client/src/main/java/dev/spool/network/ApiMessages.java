@@ -136,6 +136,16 @@ public final class ApiMessages {
             dev.spool.protocol.message.DeleteAclsRequest.parser(),
             dev.spool.protocol.message.DeleteAclsResponse.parser()));
     PARSERS.put(
+        ApiKey.ALTER_CLIENT_QUOTAS,
+        new Pair(
+            dev.spool.protocol.message.AlterClientQuotasRequest.parser(),
+            dev.spool.protocol.message.AlterClientQuotasResponse.parser()));
+    PARSERS.put(
+        ApiKey.DESCRIBE_CLIENT_QUOTAS,
+        new Pair(
+            dev.spool.protocol.message.DescribeClientQuotasRequest.parser(),
+            dev.spool.protocol.message.DescribeClientQuotasResponse.parser()));
+    PARSERS.put(
         ApiKey.DELETE_TOPICS,
         new Pair(DeleteTopicsRequest.parser(), DeleteTopicsResponse.parser()));
     PARSERS.put(

@@ -217,7 +217,8 @@ public final class Broker implements AutoCloseable {
             config.get(BrokerConfig.FETCH_MAX_WAIT_LIMIT_MS),
             this::activeControllerId,
             metrics,
-            AuthorizerConfig.authorizer(config, rm::image));
+            AuthorizerConfig.authorizer(config, rm::image),
+            quotas(config, rm, metrics));
     coordinator =
         new GroupCoordinator(
             brokerId,
@@ -260,6 +261,22 @@ public final class Broker implements AutoCloseable {
         port,
         lifecycleSettings.kafkaEndpoint() == null ? "off" : lifecycleSettings.kafkaEndpoint(),
         workers.size());
+  }
+
+  /** The client quotas over this broker's image, and their throttle counter. */
+  private static dev.spool.broker.quota.ClientQuotaManager quotas(
+      Config config, ReplicaManager rm, BrokerMetrics metrics) {
+    var quotas =
+        new dev.spool.broker.quota.ClientQuotaManager(
+            rm::image,
+            config.get(BrokerConfig.QUOTA_WINDOW_NUM),
+            config.get(BrokerConfig.QUOTA_WINDOW_SIZE_SECONDS) * 1000L);
+    metrics.counter(
+        "spool_client_quota_throttle_seconds_total",
+        "Throttle time answered to produce and fetch requests over their client quota"
+            + " (the connection is muted as long).",
+        quotas::throttledSeconds);
+    return quotas;
   }
 
   /**
@@ -405,7 +422,9 @@ public final class Broker implements AutoCloseable {
         .register(ApiKey.LIST_PARTITION_REASSIGNMENTS, h.listPartitionReassignments())
         .register(ApiKey.CREATE_ACLS, h.createAcls())
         .register(ApiKey.DESCRIBE_ACLS, h.describeAcls())
-        .register(ApiKey.DELETE_ACLS, h.deleteAcls());
+        .register(ApiKey.DELETE_ACLS, h.deleteAcls())
+        .register(ApiKey.ALTER_CLIENT_QUOTAS, h.alterClientQuotas())
+        .register(ApiKey.DESCRIBE_CLIENT_QUOTAS, h.describeClientQuotas());
   }
 
   private BrokerServer.Settings serverSettings(Config config) {

@@ -273,6 +273,18 @@ public final class BrokerConfig {
           100L,
           ConfigKey.atLeast(0L),
           "Pause before a follower retries a failed fetch.");
+  public static final ConfigKey<Integer> QUOTA_WINDOW_NUM =
+      DEF.intKey(
+          "quota.window.num",
+          11,
+          ConfigKey.between(2, 1000),
+          "How many windows a client quota's rate is measured over (docs/security.md#quotas).");
+  public static final ConfigKey<Integer> QUOTA_WINDOW_SIZE_SECONDS =
+      DEF.intKey(
+          "quota.window.size.seconds",
+          1,
+          ConfigKey.between(1, 3600),
+          "How long each window of a client quota's rate is.");
   public static final ConfigKey<Boolean> AUTO_CREATE_TOPICS =
       DEF.boolKey(
           "auto.create.topics.enable",

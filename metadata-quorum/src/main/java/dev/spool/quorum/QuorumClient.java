@@ -73,6 +73,10 @@ public interface QuorumClient extends AutoCloseable {
   CompletableFuture<dev.spool.protocol.message.DeleteAclsResponse> deleteAcls(
       dev.spool.protocol.message.DeleteAclsRequest request);
 
+  /** Sets or removes client quotas (docs/security.md#quotas); per-entry errors in the answer. */
+  CompletableFuture<dev.spool.protocol.message.AlterClientQuotasResponse> alterClientQuotas(
+      dev.spool.protocol.message.AlterClientQuotasRequest request);
+
   /** Raises finalized feature levels (metadata.version); per-feature errors in the answer. */
   CompletableFuture<dev.spool.protocol.message.UpdateFeaturesResponse> updateFeatures(
       dev.spool.protocol.message.UpdateFeaturesRequest request);

@@ -5,6 +5,7 @@ import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +26,9 @@ public final class TestCertificates {
   /** Eleven keytool commands, a few seconds of CPU between them; far less than a JVM each. */
   private static final Duration KEYTOOL_TIMEOUT = Duration.ofSeconds(60);
 
+  /** The subject alternative names of every certificate made here: loopback. */
+  private static final String SAN = "IP:127.0.0.1,DNS:localhost";
+
   private final Path dir;
   private final List<String> pending = new ArrayList<>();
 
@@ -32,8 +36,28 @@ public final class TestCertificates {
     this.dir = dir;
   }
 
+  /**
+   * The stores {@link #create} makes in {@code dir}, before it has made them: their paths and the
+   * configs naming them, for configs written before the certificates exist.
+   */
+  public static TestCertificates in(Path dir) {
+    return new TestCertificates(dir);
+  }
+
   /** Creates the CA, the node keystore and both truststores under {@code dir}. */
   public static TestCertificates create(Path dir) throws IOException {
+    return create(dir, List.of());
+  }
+
+  /**
+   * As {@link #create(Path)}, the node certificate also naming {@code ipAddresses} (nodes that
+   * listen elsewhere than on loopback, e.g. in network namespaces: the quorum always checks that a
+   * peer's certificate names the host it dialled).
+   */
+  public static TestCertificates create(Path dir, Collection<String> ipAddresses)
+      throws IOException {
+    StringBuilder san = new StringBuilder("SAN=" + SAN);
+    ipAddresses.forEach(ip -> san.append(",IP:").append(ip));
     TestCertificates c = new TestCertificates(dir);
     c.makeCa("ca", "spool-test-ca");
     c.makeCa("other-ca", "some-other-ca");
@@ -68,7 +92,7 @@ public final class TestCertificates {
         "-validity",
         "2",
         "-ext",
-        "SAN=IP:127.0.0.1,DNS:localhost",
+        san.toString(),
         "-ext",
         "EKU=serverAuth,clientAuth");
     c.trust("ca.pem", "node.p12");
@@ -86,7 +110,7 @@ public final class TestCertificates {
    * @return the keystore's path
    */
   public Path keystore(String name, String cn, boolean trustedCa) throws IOException {
-    return keystore(name, cn, trustedCa, "IP:127.0.0.1,DNS:localhost", null);
+    return keystore(name, cn, trustedCa, SAN, null);
   }
 
   /**
@@ -98,7 +122,7 @@ public final class TestCertificates {
   public Path keystore(String name, String cn, boolean trustedCa, String san, String startDate)
       throws IOException {
     String ca = trustedCa ? "ca" : "other-ca";
-    String store = name + ".p12";
+    String store = keystorePath(name).getFileName().toString();
     keytool(
         "-genkeypair",
         "-alias",
@@ -140,7 +164,12 @@ public final class TestCertificates {
     trust(ca + ".pem", store);
     keytool("-importcert", "-alias", "node", "-file", name + ".pem", "-keystore", store);
     runKeytool();
-    return dir.resolve(store);
+    return keystorePath(name);
+  }
+
+  /** Where {@link #keystore} puts the keystore {@code name}. */
+  public Path keystorePath(String name) {
+    return dir.resolve(name + ".p12");
   }
 
   /** Adds the CA certificate in {@code pem} to {@code store} as a trusted entry. */
@@ -210,13 +239,21 @@ public final class TestCertificates {
    * presents the node certificate (for brokers that require one).
    */
   public Map<String, String> clientConfig(Path truststore, boolean certificate) {
+    return clientConfig(truststore, certificate ? nodeKeystore() : null);
+  }
+
+  /**
+   * Client keys for TLS that trust {@code truststore} and present the certificate of {@code
+   * keystore} (one of {@link #keystore}'s, say), or none when it is null.
+   */
+  public Map<String, String> clientConfig(Path truststore, Path keystore) {
     Map<String, String> p = new LinkedHashMap<>();
     p.put("security.protocol", "SSL");
     p.put("ssl.truststore.location", truststore.toString());
     p.put("ssl.truststore.password", PASSWORD);
     p.put("ssl.truststore.type", "PKCS12");
-    if (certificate) {
-      p.put("ssl.keystore.location", nodeKeystore().toString());
+    if (keystore != null) {
+      p.put("ssl.keystore.location", keystore.toString());
       p.put("ssl.keystore.password", PASSWORD);
       p.put("ssl.keystore.type", "PKCS12");
     }

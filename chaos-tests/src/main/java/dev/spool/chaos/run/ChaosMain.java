@@ -28,6 +28,7 @@ import java.util.regex.Pattern;
  * <pre>
  * chaos.sh --nodes 5 --duration 30m --nemesis kill,pause,partition,disk,restart,latency --seed 7 [--dir DIR]
  * chaos.sh --scenario process --seed 11 [--dir DIR]
+ * chaos.sh --secure ...                 (any run with mutual TLS everywhere and ACLs)
  * </pre>
  *
  * Prints progress as it goes (acks per second, counts, the faults active), then the verdict, the
@@ -46,8 +47,8 @@ public final class ChaosMain {
   static final String USAGE_TEXT =
       """
       usage: chaos.sh --nodes N --duration D --nemesis LIST [--seed S] [--dir DIR]
-                      [--producers P] [--rate SENDS_PER_S_PER_PRODUCER]
-             chaos.sh --scenario NAME [--seed S] [--dir DIR]
+                      [--producers P] [--rate SENDS_PER_S_PER_PRODUCER] [--secure]
+             chaos.sh --scenario NAME [--seed S] [--dir DIR] [--secure]
         --nodes      combined broker+controller nodes, 3..9 (default 5)
         --duration   fault phase: 90s, 5m, 30m, 1h (heal, drain and checks come after)
         --nemesis    comma list of kill, pause, partition, disk, restart, latency (client links
@@ -55,6 +56,9 @@ public final class ChaosMain {
         --seed       seed of the schedule, the disk damage and the workload (default: random, printed)
         --dir        where run folders go (default ./chaos-runs)
         --scenario   one of the JUnit chaos tier's fixed scenarios: %s
+        --secure     security on: mutual TLS on the Spool listeners, replication and the quorum,
+                     the authorizer, the workload with only its ACLs, an intruder without any;
+                     a refused workload request or an intruder let in counts as an anomaly
       exit status: 0 no anomaly, 1 anomalies found, 2 usage error, 3 harness failure
       """;
 
@@ -83,6 +87,7 @@ public final class ChaosMain {
             : ChaosOptions.defaults(
                     "random", a.nodes, a.duration, a.families, a.seed, a.dir, a.rerunCommand())
                 .withLoad(a.producers, 2, a.rate);
+    options = options.withSecure(options.secure() || a.secure);
     out.println("chaos: seed " + a.seed + "; re-run exactly with: " + a.rerunCommand());
     ChaosRun.Result r;
     try {
@@ -103,7 +108,7 @@ public final class ChaosMain {
     summary(r, out);
     out.println("re-run: " + a.rerunCommand());
     out.println("report: " + r.index());
-    if (r.verdict().valid() == Validity.FALSE) {
+    if (r.verdict().valid() == Validity.FALSE || !SecureRun.problems(r.counts()).isEmpty()) {
       return ANOMALIES;
     }
     if (r.verdict().valid() == Validity.UNKNOWN) {
@@ -173,6 +178,7 @@ public final class ChaosMain {
     int producers = 4;
     double rate = 25;
     boolean help;
+    boolean secure;
     final Map<String, String> given = new LinkedHashMap<>();
 
     static Args parse(String[] argv) {
@@ -181,6 +187,10 @@ public final class ChaosMain {
         String k = argv[i];
         if (k.equals("-h") || k.equals("--help")) {
           a.help = true;
+          continue;
+        }
+        if (k.equals("--secure")) {
+          a.secure = true;
           continue;
         }
         if (!k.startsWith("--") || i + 1 >= argv.length) {
@@ -245,6 +255,9 @@ public final class ChaosMain {
         }
       }
       parts.addAll(List.of("--seed", Long.toString(seed)));
+      if (secure) {
+        parts.add("--secure");
+      }
       if (given.containsKey("--dir")) {
         parts.addAll(List.of("--dir", given.get("--dir")));
       }

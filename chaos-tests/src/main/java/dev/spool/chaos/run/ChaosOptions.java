@@ -27,6 +27,9 @@ import java.util.function.Function;
  *     configuration that loses acknowledged writes, for proving the checkers can fail
  * @param nodeConfig extra node config keys
  * @param rerunCommand the exact command that repeats this run, printed and stored in run.json
+ * @param secure mutual TLS on every listener, replication and the quorum, the authorizer on, the
+ *     workload a principal with only its ACLs, and an intruder without any ({@code
+ *     dev.spool.chaos.cluster.ChaosSecurity})
  */
 public record ChaosOptions(
     String scenario,
@@ -44,7 +47,8 @@ public record ChaosOptions(
     boolean unsafe,
     Map<String, String> nodeConfig,
     String rerunCommand,
-    int progressIntervalSeconds) {
+    int progressIntervalSeconds,
+    boolean secure) {
   public ChaosOptions {
     Objects.requireNonNull(scenario, "scenario");
     families = families.isEmpty() ? EnumSet.noneOf(NemesisFamily.class) : EnumSet.copyOf(families);
@@ -82,7 +86,8 @@ public record ChaosOptions(
         false,
         Map.of(),
         rerunCommand,
-        5);
+        5,
+        false);
   }
 
   public ChaosOptions withSchedule(Function<List<TopicPartition>, Schedule> s) {
@@ -102,7 +107,8 @@ public record ChaosOptions(
         unsafe,
         nodeConfig,
         rerunCommand,
-        progressIntervalSeconds);
+        progressIntervalSeconds,
+        secure);
   }
 
   public ChaosOptions withUnsafe(boolean u) {
@@ -122,7 +128,8 @@ public record ChaosOptions(
         u,
         nodeConfig,
         rerunCommand,
-        progressIntervalSeconds);
+        progressIntervalSeconds,
+        secure);
   }
 
   public ChaosOptions withTopics(int t, int partitions) {
@@ -142,7 +149,8 @@ public record ChaosOptions(
         unsafe,
         nodeConfig,
         rerunCommand,
-        progressIntervalSeconds);
+        progressIntervalSeconds,
+        secure);
   }
 
   public ChaosOptions withLoad(int p, int c, double rate) {
@@ -162,6 +170,28 @@ public record ChaosOptions(
         unsafe,
         nodeConfig,
         rerunCommand,
-        progressIntervalSeconds);
+        progressIntervalSeconds,
+        secure);
+  }
+
+  public ChaosOptions withSecure(boolean s) {
+    return new ChaosOptions(
+        scenario,
+        nodes,
+        duration,
+        families,
+        seed,
+        baseDir,
+        topics,
+        partitionsPerTopic,
+        producers,
+        consumers,
+        sendsPerSecondPerProducer,
+        schedule,
+        unsafe,
+        nodeConfig,
+        rerunCommand,
+        progressIntervalSeconds,
+        s);
   }
 }

@@ -169,20 +169,24 @@ public final class ChaosRun {
 
     FaultNetwork network =
         new FaultNetwork(partitions || options.unsafe() && namespacesAllowed, proxies);
+    SecureRun secure = SecureRun.of(options, runDir);
     ProcessCluster.Builder b =
         ProcessCluster.builder()
             .nodes(options.nodes())
             .dir(runDir.resolve("cluster"))
-            .network(network)
+            .network(secure.network(network))
             .clusterId("chaos-" + options.seed());
+    secure.nodeConfig().forEach(b::config);
     options.nodeConfig().forEach(b::config);
     try (ProcessCluster cluster = b.start()) {
       notes.addAll(cluster.notes());
       List<TopicPartition> tps = createTopics(cluster);
+      secure.grant(
+          cluster, tps.stream().map(TopicPartition::topic).distinct().toList(), RECOVERY_TIMEOUT);
       Schedule schedule = schedule(tps, available);
       say(schedule.describe());
       Files.writeString(runDir.resolve("schedule.txt"), schedule.describe() + "\n");
-      return runWith(cluster, network, tps, schedule, runId, runDir, startedAtMs, notes);
+      return runWith(cluster, network, secure, tps, schedule, runId, runDir, startedAtMs, notes);
     }
   }
 
@@ -239,6 +243,7 @@ public final class ChaosRun {
   private Result runWith(
       ProcessCluster cluster,
       FaultNetwork network,
+      SecureRun secure,
       List<TopicPartition> tps,
       Schedule schedule,
       String runId,
@@ -268,16 +273,19 @@ public final class ChaosRun {
                   options.consumers(),
                   options.sendsPerSecondPerProducer(),
                   producerOverrides(),
-                  options.seed()),
+                  options.seed(),
+                  secure.workloadClient()),
               recorder);
       List<String> topics = tps.stream().map(TopicPartition::topic).distinct().toList();
       EpochObserver observer = new EpochObserver(cluster, recorder, topics, 500);
       observer.start();
       workload.start();
+      secure.startIntruder(cluster.bootstrapServers(), tps, recorder::elapsedNs);
       try {
         mainLoop(recorder, runner, workload);
         runner.healAll(recorder.elapsedNs());
         recover(cluster, network, topics, notes);
+        secure.stopIntruder();
         say("final phase: stopping producers, draining every partition with fresh consumers");
         workload.stopProducers(Duration.ofSeconds(60));
         try {
@@ -291,6 +299,7 @@ public final class ChaosRun {
           say("!!! " + e.getMessage());
         }
       } finally {
+        secure.stopIntruder();
         workload.close();
         observer.close();
         observer.observeOnce();
@@ -311,6 +320,11 @@ public final class ChaosRun {
               notes.add(n);
               say("!!! " + n);
             });
+    Map<String, Long> securityCounts = secure.counts(history, timeline, cluster.logFiles());
+    for (String problem : SecureRun.problems(securityCounts)) {
+      notes.add(problem);
+      say("!!! " + problem);
+    }
     RunInfo info =
         new RunInfo(
             runId,
@@ -327,12 +341,22 @@ public final class ChaosRun {
                     ? ", UNSAFE: acks=1, min.insync.replicas=1, unclean election"
                     : ", acks=all idempotent, min.insync.replicas=2")
                 + (network.namespaces().isPresent() ? ", network namespaces" : "")
-                + (network.clientLinks().isPresent() ? ", fault proxies" : ""),
+                + (network.clientLinks().isPresent() ? ", fault proxies" : "")
+                + (secure.on() ? ", mutual TLS everywhere and ACLs (authorizer on)" : ""),
             options.families().stream()
                 .map(f -> f.name().toLowerCase())
                 .collect(Collectors.joining(",")),
             notes);
     Path index = RunReport.write(runDir, info, history, verdict, timeline, cluster.logFiles());
+    Map<String, Long> counts = counts(verdict);
+    counts.putAll(securityCounts);
+    say("verdict: " + verdict.valid() + ", " + verdict.anomalyCount() + " anomalies; " + counts);
+    say("report: " + index);
+    return new Result(
+        runId, runDir, index, verdict, schedule, timeline, List.copyOf(notes), counts);
+  }
+
+  private static Map<String, Long> counts(Verdict verdict) {
     Map<String, Long> counts = new LinkedHashMap<>();
     counts.put("ops", (long) verdict.counts().ops());
     counts.put("sends", (long) verdict.counts().sends());
@@ -341,10 +365,7 @@ public final class ChaosRun {
     counts.put("indeterminate", (long) verdict.counts().sendInfo());
     counts.put("polls", (long) verdict.counts().polls());
     counts.put("anomalies", (long) verdict.anomalyCount());
-    say("verdict: " + verdict.valid() + ", " + verdict.anomalyCount() + " anomalies; " + counts);
-    say("report: " + index);
-    return new Result(
-        runId, runDir, index, verdict, schedule, timeline, List.copyOf(notes), counts);
+    return counts;
   }
 
   /**

@@ -30,7 +30,7 @@ public final class Scenarios {
 
   /**
    * One scenario: its families, fault-phase length and faults (built once the partitions are
-   * known).
+   * known); {@code secure} runs it with security on ({@link ChaosOptions#secure}).
    */
   public record Scenario(
       String name,
@@ -38,7 +38,8 @@ public final class Scenarios {
       Set<NemesisFamily> families,
       Duration duration,
       Function<List<TopicPartition>, List<Spec>> faults,
-      boolean unsafe) {}
+      boolean unsafe,
+      boolean secure) {}
 
   /** A fault of a scenario before ids are assigned: start and length in ms. */
   public record Spec(
@@ -58,17 +59,20 @@ public final class Scenarios {
                 + "active controller and a random node",
             EnumSet.of(NemesisFamily.KILL, NemesisFamily.PAUSE),
             Duration.ofSeconds(50),
-            tps ->
-                List.of(
-                    Spec.of(FaultKind.KILL, new Target.PartitionLeader(tps.get(0)), 5_000, 6_000),
-                    Spec.of(FaultKind.PAUSE, new Target.ActiveController(), 16_000, 6_000),
-                    Spec.of(FaultKind.KILL, new Target.ActiveController(), 27_000, 5_000),
-                    Spec.of(
-                        FaultKind.PAUSE,
-                        new Target.PartitionLeader(tps.get(tps.size() - 1)),
-                        37_000,
-                        6_000)),
+            Scenarios::processFaults,
+            false,
             false));
+    add(
+        new Scenario(
+            "secure",
+            "the process faults with security on: mutual TLS on the listeners, replication and "
+                + "the quorum, the authorizer on, the workload holding only its ACLs and an intruder "
+                + "without any that must be refused throughout",
+            EnumSet.of(NemesisFamily.KILL, NemesisFamily.PAUSE),
+            Duration.ofSeconds(50),
+            Scenarios::processFaults,
+            false,
+            true));
     add(
         new Scenario(
             "partition",
@@ -100,6 +104,7 @@ public final class Scenarios {
                         new Target.ActiveController(),
                         59_000,
                         6_000)),
+            false,
             false));
     add(
         new Scenario(
@@ -115,6 +120,7 @@ public final class Scenarios {
                         FaultKind.BITFLIP_SEGMENT_TAIL, new Target.RandomNode(1), 14_000, 4_000),
                     Spec.of(FaultKind.TORN_CHECKPOINT, new Target.RandomNode(2), 23_000, 4_000),
                     Spec.of(FaultKind.BITFLIP_CHECKPOINT, new Target.RandomNode(0), 32_000, 4_000)),
+            false,
             false));
     add(
         new Scenario(
@@ -126,6 +132,7 @@ public final class Scenarios {
                 List.of(
                     Spec.of(FaultKind.FULL_RESTART, new Target.AllNodes(), 5_000, 4_000),
                     Spec.of(FaultKind.KILL, new Target.PartitionLeader(tps.get(1)), 19_000, 5_000)),
+            false,
             false));
     add(
         new Scenario(
@@ -150,6 +157,7 @@ public final class Scenarios {
                         25_000,
                         5_000,
                         Map.of("bytesPerSecond", 128L * 1024))),
+            false,
             false));
     add(
         new Scenario(
@@ -166,7 +174,21 @@ public final class Scenarios {
                         new Target.PartitionLeader(tps.get(0)),
                         5_000,
                         7_000)),
-            true));
+            true,
+            false));
+  }
+
+  /**
+   * The {@code process} scenario's faults (also the {@code secure} one's): SIGKILL of a partition
+   * leader, SIGSTOP and SIGKILL of the active controller, SIGSTOP of another partition's leader.
+   */
+  private static List<Spec> processFaults(List<TopicPartition> tps) {
+    return List.of(
+        Spec.of(FaultKind.KILL, new Target.PartitionLeader(tps.get(0)), 5_000, 6_000),
+        Spec.of(FaultKind.PAUSE, new Target.ActiveController(), 16_000, 6_000),
+        Spec.of(FaultKind.KILL, new Target.ActiveController(), 27_000, 5_000),
+        Spec.of(
+            FaultKind.PAUSE, new Target.PartitionLeader(tps.get(tps.size() - 1)), 37_000, 6_000));
   }
 
   private static void add(Scenario s) {
@@ -241,6 +263,7 @@ public final class Scenarios {
                 rerunCommand)
             .withSchedule(schedule)
             .withUnsafe(scenario.unsafe())
+            .withSecure(scenario.secure())
             .withLoad(3, 2, 30);
     // One partition, so every write goes to the leader that is cut off: many acknowledged writes
     // only it has, whether its followers are partitioned away or paused (no root).

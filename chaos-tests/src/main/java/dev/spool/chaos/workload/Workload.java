@@ -127,7 +127,7 @@ public final class Workload implements AutoCloseable {
   // ---------------------------------------------------------------- producers
 
   Map<String, String> producerProps() {
-    Map<String, String> p = new HashMap<>();
+    Map<String, String> p = new HashMap<>(config.clientSecurity());
     p.put("bootstrap.servers", config.bootstrapServers());
     p.put("acks", "all");
     p.put("linger.ms", "0");
@@ -215,7 +215,7 @@ public final class Workload implements AutoCloseable {
   // ---------------------------------------------------------------- consumers
 
   Map<String, String> consumerProps() {
-    Map<String, String> p = new HashMap<>();
+    Map<String, String> p = new HashMap<>(config.clientSecurity());
     p.put("bootstrap.servers", config.bootstrapServers());
     p.put("auto.offset.reset", "earliest");
     p.put("fetch.max.wait.ms", "500");

@@ -16,6 +16,8 @@ import java.util.Objects;
  * @param sendsPerSecondPerProducer pacing of each producer worker (it also waits for each ack)
  * @param producerOverrides producer config on top of the workload's defaults (e.g. acks=1)
  * @param seed seeds each worker's partition choice
+ * @param clientSecurity TLS client keys of every producer and consumer (security.protocol, ssl.*;
+ *     docs/security.md), empty for plaintext
  */
 public record WorkloadConfig(
     String bootstrapServers,
@@ -24,11 +26,13 @@ public record WorkloadConfig(
     int consumers,
     double sendsPerSecondPerProducer,
     Map<String, String> producerOverrides,
-    long seed) {
+    long seed,
+    Map<String, String> clientSecurity) {
   public WorkloadConfig {
     Objects.requireNonNull(bootstrapServers, "bootstrapServers");
     partitions = List.copyOf(partitions);
     producerOverrides = Map.copyOf(producerOverrides);
+    clientSecurity = Map.copyOf(clientSecurity);
     if (partitions.isEmpty() || producers < 1 || consumers < 0 || sendsPerSecondPerProducer <= 0) {
       throw new IllegalArgumentException(
           "need partitions, at least one producer and a positive rate");

@@ -1,6 +1,7 @@
 package dev.spool.chaos.run;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,6 +44,17 @@ class ChaosMainTest {
         "scripts/chaos.sh --nodes 5 --duration 1800s --nemesis kill,pause,partition,disk,restart,latency"
             + " --seed 42 --dir /tmp/x",
         a.rerunCommand());
+  }
+
+  @Test
+  void shouldTakeSecureAsAFlagAndRepeatIt() {
+    ChaosMain.Args a =
+        ChaosMain.Args.parse(
+            new String[] {"--secure", "--scenario", "process", "--seed", "7", "--dir", "/tmp/x"});
+    assertTrue(a.secure);
+    assertEquals(
+        "scripts/chaos.sh --scenario process --seed 7 --secure --dir /tmp/x", a.rerunCommand());
+    assertFalse(ChaosMain.Args.parse(new String[] {"--scenario", "process"}).secure);
   }
 
   @Test

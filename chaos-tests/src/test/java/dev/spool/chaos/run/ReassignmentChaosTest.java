@@ -154,7 +154,8 @@ class ReassignmentChaosTest {
         NemesisRunner runner = null;
         Workload workload =
             new Workload(
-                new WorkloadConfig(cluster.bootstrapServers(), tps, 3, 2, 20, Map.of(), SEED),
+                new WorkloadConfig(
+                    cluster.bootstrapServers(), tps, 3, 2, 20, Map.of(), SEED, Map.of()),
                 recorder);
         EpochObserver observer = new EpochObserver(cluster, recorder, List.of(TOPIC), 500);
         ClusterOperator operator = new ClusterOperator(cluster, LOG::info);

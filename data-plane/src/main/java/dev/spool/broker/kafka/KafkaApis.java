@@ -2,6 +2,7 @@ package dev.spool.broker.kafka;
 
 import dev.spool.broker.kafka.codec.AclCodec;
 import dev.spool.broker.kafka.codec.ApiVersionsCodec;
+import dev.spool.broker.kafka.codec.ClientQuotaCodec;
 import dev.spool.broker.kafka.codec.ConfigCodec;
 import dev.spool.broker.kafka.codec.FetchCodec;
 import dev.spool.broker.kafka.codec.KafkaApi;
@@ -16,6 +17,7 @@ import dev.spool.broker.kafka.codec.ScramCodec;
 import dev.spool.broker.kafka.codec.TopicAdminCodec;
 import dev.spool.broker.kafka.codec.UnregisterBrokerCodec;
 import dev.spool.broker.network.WireProtocol.Connection;
+import dev.spool.broker.quota.ClientQuotaManager;
 import dev.spool.broker.request.AuthorizedGroups;
 import dev.spool.broker.request.BrokerContext;
 import dev.spool.broker.request.Handlers;
@@ -90,7 +92,9 @@ final class KafkaApis {
               KafkaApi.LIST_PARTITION_REASSIGNMENTS,
               KafkaApi.CREATE_ACLS,
               KafkaApi.DESCRIBE_ACLS,
-              KafkaApi.DELETE_ACLS));
+              KafkaApi.DELETE_ACLS,
+              KafkaApi.DESCRIBE_CLIENT_QUOTAS,
+              KafkaApi.ALTER_CLIENT_QUOTAS));
 
   private final Handlers h;
   private final BrokerContext ctx;
@@ -239,6 +243,7 @@ final class KafkaApis {
           h.deleteAcls()
               .call(AclCodec.deleteToSpool(r, (int) ctx.adminTimeout(0)), c)
               .thenApply(resp -> AclCodec.deleteToKafka(r, resp));
+      case DESCRIBE_CLIENT_QUOTAS, ALTER_CLIENT_QUOTAS -> clientQuotas(r, c);
       default -> throw new IllegalStateException(api + " is not served"); // decoder answered it
     };
   }
@@ -256,16 +261,20 @@ final class KafkaApis {
 
   private CompletableFuture<KafkaResponse> produce(KafkaRequest r, Caller c) {
     ProduceCodec.Call call = ProduceCodec.toSpool(r, ctx.image());
+    // Kafka counts the request's size; its record batches are nearly all of it.
+    long bytes = call.append().stream().mapToLong(p -> p.records().remaining()).sum();
     return h.produce()
         .produce(call.acks(), call.timeoutMs(), call.append(), c)
         .thenApply(
             resp -> {
+              long throttleMs =
+                  ctx.quotaThrottleMs(ClientQuotaManager.Kind.PRODUCE, c, r.clientId(), bytes);
               if (call.acks() != 0) {
-                return ProduceCodec.toKafka(r, call, resp, ctx.image());
+                return ProduceCodec.toKafka(r, call, resp, ctx.image()).throttled(throttleMs);
               }
               return ProduceCodec.anyError(call, resp)
                   ? KafkaResponse.closeWithoutAnswer()
-                  : KafkaResponse.none();
+                  : KafkaResponse.none().throttled(throttleMs);
             });
   }
 
@@ -276,7 +285,34 @@ final class KafkaApis {
     }
     return h.fetch()
         .fetch(call.request(), connection.newerRequest(), c)
-        .thenApply(resp -> FetchCodec.toKafka(r, call, resp, ctx.image()));
+        .thenApply(
+            resp -> {
+              KafkaResponse answer = FetchCodec.toKafka(r, call, resp, ctx.image());
+              if (call.request().getReplicaId() >= 0) {
+                return answer; // replication is not a client: no client quota
+              }
+              // Kafka counts the response's size; its records are nearly all of it.
+              long bytes =
+                  resp.recordBytes() + (resp.body() == null ? 0 : resp.body().getSerializedSize());
+              return answer.throttled(
+                  ctx.quotaThrottleMs(ClientQuotaManager.Kind.FETCH, c, r.clientId(), bytes));
+            });
+  }
+
+  /** DescribeClientQuotas and AlterClientQuotas (docs/security.md#quotas). */
+  private CompletableFuture<KafkaResponse> clientQuotas(KafkaRequest r, Caller c) {
+    if (r.api().orElseThrow() == KafkaApi.DESCRIBE_CLIENT_QUOTAS) {
+      var call = ClientQuotaCodec.describeToSpool(r);
+      return call.refusal() != null
+          ? done(call.refusal())
+          : h.describeClientQuotas()
+              .call(call.request(), c)
+              .thenApply(resp -> ClientQuotaCodec.describeToKafka(r, resp));
+    }
+    var call = ClientQuotaCodec.alterToSpool(r, (int) ctx.adminTimeout(0));
+    return h.alterClientQuotas()
+        .call(call.request(), c)
+        .thenApply(resp -> ClientQuotaCodec.alterToKafka(r, call, resp));
   }
 
   private CompletableFuture<KafkaResponse> initProducerId(KafkaRequest r, Caller c) {

@@ -13,7 +13,7 @@ import java.util.List;
  */
 public final class BrokerResponse implements WireProtocol.Answer {
   private static final BrokerResponse NONE =
-      new BrokerResponse(null, List.of(), 0, ErrorCode.NONE, "", false);
+      new BrokerResponse(null, List.of(), 0, ErrorCode.NONE, "", false, 0);
 
   private final MessageLite body;
   private final List<Object> recordParts;
@@ -21,6 +21,7 @@ public final class BrokerResponse implements WireProtocol.Answer {
   private final ErrorCode requestError;
   private final String requestErrorMessage;
   private final boolean closeAfterSend;
+  private final long throttleMs;
 
   private BrokerResponse(
       MessageLite body,
@@ -28,7 +29,9 @@ public final class BrokerResponse implements WireProtocol.Answer {
       long recordBytes,
       ErrorCode requestError,
       String requestErrorMessage,
-      boolean closeAfterSend) {
+      boolean closeAfterSend,
+      long throttleMs) {
+    this.throttleMs = throttleMs;
     this.body = body;
     this.recordParts = recordParts;
     this.recordBytes = recordBytes;
@@ -38,28 +41,54 @@ public final class BrokerResponse implements WireProtocol.Answer {
   }
 
   public static BrokerResponse of(MessageLite body) {
-    return new BrokerResponse(body, List.of(), 0, ErrorCode.NONE, "", false);
+    return new BrokerResponse(body, List.of(), 0, ErrorCode.NONE, "", false, 0);
   }
 
   /** A body followed by record data parts totalling {@code recordBytes}. */
   public static BrokerResponse withRecords(
       MessageLite body, List<Object> recordParts, long recordBytes) {
     return new BrokerResponse(
-        body, List.copyOf(recordParts), recordBytes, ErrorCode.NONE, "", false);
+        body, List.copyOf(recordParts), recordBytes, ErrorCode.NONE, "", false, 0);
   }
 
   /** A request-level error (empty body); {@code close} closes the connection after sending it. */
   public static BrokerResponse requestError(ErrorCode code, String message, boolean close) {
-    return new BrokerResponse(null, List.of(), 0, code, message, close);
+    return new BrokerResponse(null, List.of(), 0, code, message, close, 0);
   }
 
   public static BrokerResponse none() {
     return NONE;
   }
 
+  /**
+   * This answer throttled for {@code ms} (docs/security.md#quotas): a produce or fetch body says so
+   * in its throttle_time_ms, and the connection stops reading as long. An answer that is not sent
+   * (acks=0) still mutes the connection.
+   */
+  public BrokerResponse throttled(long ms) {
+    if (ms <= 0) {
+      return this;
+    }
+    int field = (int) Math.min(Integer.MAX_VALUE, ms);
+    MessageLite b = body;
+    if (b instanceof dev.spool.protocol.message.ProduceResponse p) {
+      b = p.toBuilder().setThrottleTimeMs(field).build();
+    } else if (b instanceof dev.spool.protocol.message.FetchResponse f) {
+      b = f.toBuilder().setThrottleTimeMs(field).build();
+    }
+    return new BrokerResponse(
+        b, recordParts, recordBytes, requestError, requestErrorMessage, closeAfterSend, ms);
+  }
+
+  @Override
+  public long throttleMs() {
+    return throttleMs;
+  }
+
+  /** No body and no error: {@link #none()}, or it throttled. */
   @Override
   public boolean isNone() {
-    return this == NONE;
+    return body == null && requestError == ErrorCode.NONE;
   }
 
   public MessageLite body() {

@@ -89,6 +89,8 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   private boolean tlsPrincipalKnown;
   private boolean closing;
   private boolean waitingForMemory;
+  // Muted for a client quota until this System.nanoTime (docs/security.md#quotas); 0: not muted.
+  private long mutedUntilNs;
 
   /** Whether the frame decoder has a lower limit from {@link WireProtocol#frameLimit}. */
   private boolean frameLimited;
@@ -316,6 +318,9 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
         r.release();
         continue;
       }
+      if (r.throttleMs() > 0) {
+        mute(r.throttleMs());
+      }
       if (r.closeAfterSend() && r.closeDelayMs() > 0) {
         closing = true;
         ctx.channel().config().setAutoRead(false);
@@ -337,6 +342,28 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       ctx.flush();
     }
     updateReading();
+  }
+
+  /**
+   * Stops reading for {@code throttleMs} (Kafka's muted channel: a client over its quota sends
+   * nothing more until its throttle time passed); a timer on this event loop reads again.
+   */
+  private void mute(long throttleMs) {
+    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(throttleMs);
+    if (until - mutedUntilNs <= 0 && mutedUntilNs != 0) {
+      return; // muted longer already
+    }
+    mutedUntilNs = until;
+    ctx.executor()
+        .schedule(
+            () -> {
+              if (mutedUntilNs == until) {
+                mutedUntilNs = 0;
+                updateReading();
+              }
+            },
+            throttleMs,
+            TimeUnit.MILLISECONDS);
   }
 
   /** The delayed answer of {@link WireProtocol.Answer#closeDelayMs}, then the close. */
@@ -362,7 +389,8 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       return;
     }
     boolean memoryOk = !memory.exhausted();
-    boolean read = pending.size() < maxInFlight && memoryOk && ctx.channel().isWritable();
+    boolean read =
+        pending.size() < maxInFlight && memoryOk && ctx.channel().isWritable() && mutedUntilNs == 0;
     if (ctx.channel().config().isAutoRead() != read) {
       ctx.channel().config().setAutoRead(read);
       if (read) {

@@ -39,6 +39,14 @@ public interface WireProtocol<Q, A extends WireProtocol.Answer> {
       return 0;
     }
 
+    /**
+     * How long the connection stops reading after this answer (a client over its quota,
+     * docs/security.md#quotas): Kafka's muted channel, a timer on the connection's event loop.
+     */
+    default long throttleMs() {
+      return 0;
+    }
+
     /** Frees what the answer holds (record parts) when it will not be written. */
     void release();
   }

@@ -24,6 +24,7 @@ import io.netty.util.Timer;
  * @param activeControllerId the active controller as this broker last heard it, -1 unknown
  * @param authorizer checks each request against the ACLs (docs/security.md#acls); {@link
  *     Authorizer#NONE} allows everything
+ * @param quotas the client quotas produce and fetch are counted against (docs/security.md#quotas)
  */
 public record BrokerContext(
     int brokerId,
@@ -40,7 +41,8 @@ public record BrokerContext(
     int fetchMaxWaitMs,
     java.util.function.IntSupplier activeControllerId,
     dev.spool.broker.metrics.BrokerMetrics metrics,
-    Authorizer authorizer) {
+    Authorizer authorizer,
+    dev.spool.broker.quota.ClientQuotaManager quotas) {
 
   /** The same context with another authorizer (tests). */
   public BrokerContext withAuthorizer(Authorizer a) {
@@ -59,7 +61,8 @@ public record BrokerContext(
         fetchMaxWaitMs,
         activeControllerId,
         metrics,
-        a);
+        a,
+        quotas);
   }
 
   public MetadataImage image() {
@@ -87,6 +90,20 @@ public record BrokerContext(
   /** Valid partition numbers only: a negative one cannot name a TopicPartition. */
   public static TopicPartition tpOrNull(String topic, int partition) {
     return partition < 0 || topic.isEmpty() ? null : new TopicPartition(topic, partition);
+  }
+
+  /**
+   * Counts {@code bytes} of a {@code kind} request by {@code caller} with {@code clientId} against
+   * its client quota and answers its throttle time (docs/security.md#quotas); both listeners count
+   * through here.
+   */
+  public long quotaThrottleMs(
+      dev.spool.broker.quota.ClientQuotaManager.Kind kind,
+      dev.spool.broker.security.Caller caller,
+      String clientId,
+      long bytes) {
+    return quotas.recordAndGetThrottleMs(
+        kind, caller.principal(), clientId, bytes, clock.monotonicMs());
   }
 
   public long adminTimeout(int requested) {

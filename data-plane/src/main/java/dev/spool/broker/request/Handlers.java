@@ -35,7 +35,9 @@ public record Handlers(
     ListPartitionReassignmentsHandler listPartitionReassignments,
     CreateAclsHandler createAcls,
     DescribeAclsHandler describeAcls,
-    DeleteAclsHandler deleteAcls) {
+    DeleteAclsHandler deleteAcls,
+    AlterClientQuotasHandler alterClientQuotas,
+    DescribeClientQuotasHandler describeClientQuotas) {
 
   public static Handlers create(BrokerContext ctx) {
     return new Handlers(
@@ -66,6 +68,8 @@ public record Handlers(
         new ListPartitionReassignmentsHandler(ctx),
         new CreateAclsHandler(ctx),
         new DescribeAclsHandler(ctx),
-        new DeleteAclsHandler(ctx));
+        new DeleteAclsHandler(ctx),
+        new AlterClientQuotasHandler(ctx),
+        new DescribeClientQuotasHandler(ctx));
   }
 }

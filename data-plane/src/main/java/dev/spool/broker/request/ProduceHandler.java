@@ -1,5 +1,7 @@
 package dev.spool.broker.request;
 
+import static dev.spool.broker.quota.ClientQuotaManager.Kind.PRODUCE;
+
 import dev.spool.broker.metrics.BrokerMetrics;
 import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.RateLimitedLog;
@@ -101,12 +103,23 @@ public final class ProduceHandler implements RequestHandler {
       }
     }
     int acks = req.getAcks();
+    long requestBytes = request.frameBuffer().readableBytes();
+    String clientId = request.header().getClientId();
     if (acks == 0) {
       // Nothing is sent back, so no answer is built: acks=0 is the cheapest produce there is.
       return appendAll(acks, req.getTimeoutMs(), parts, request.caller())
-          .thenApply(done -> BrokerResponse.none());
+          .thenApply(
+              done ->
+                  BrokerResponse.none()
+                      .throttled(
+                          ctx.quotaThrottleMs(PRODUCE, request.caller(), clientId, requestBytes)));
     }
-    return produce(acks, req.getTimeoutMs(), parts, request.caller()).thenApply(BrokerResponse::of);
+    return produce(acks, req.getTimeoutMs(), parts, request.caller())
+        .thenApply(
+            resp ->
+                BrokerResponse.of(resp)
+                    .throttled(
+                        ctx.quotaThrottleMs(PRODUCE, request.caller(), clientId, requestBytes)));
   }
 
   /**

@@ -93,7 +93,8 @@ public final class HandlerTestBroker implements AutoCloseable {
             1000,
             () -> 2,
             dev.spool.broker.metrics.BrokerMetrics.DISABLED,
-            dev.spool.broker.security.Authorizer.NONE);
+            dev.spool.broker.security.Authorizer.NONE,
+            new dev.spool.broker.quota.ClientQuotaManager(replicas::image, 11, 1000));
     for (int id = 1; id <= 3; id++) {
       apply(
           Records.registerBroker(

@@ -56,7 +56,8 @@ class InitProducerIdHandlerTest {
             1000,
             () -> 1,
             dev.spool.broker.metrics.BrokerMetrics.DISABLED,
-            dev.spool.broker.security.Authorizer.NONE);
+            dev.spool.broker.security.Authorizer.NONE,
+            dev.spool.broker.quota.ClientQuotaManager.NONE);
     RequestHeader h =
         RequestHeader.newBuilder().setApiKey(ApiKey.INIT_PRODUCER_ID).setCorrelationId(1).build();
     ByteBuf frame =

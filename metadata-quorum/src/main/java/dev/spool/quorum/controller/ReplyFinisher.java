@@ -127,6 +127,7 @@ public final class ReplyFinisher {
                         .setErrorMessage(r.getErrorMessage())));
       }
       case CREATE_ACLS, DELETE_ACLS -> finishAcls(reply, errors);
+      case ALTER_CLIENT_QUOTAS -> finishClientQuotas(reply.getAlterClientQuotasBuilder(), errors);
       case UPDATE_FEATURES -> finishUpdateFeatures(reply.getUpdateFeaturesBuilder(), errors);
       case UNREGISTER_BROKER -> finishUnregister(reply.getUnregisterBrokerBuilder(), errors);
       case ALTER_PARTITION_REASSIGNMENTS ->
@@ -251,6 +252,22 @@ public final class ReplyFinisher {
       }
     }
     return out;
+  }
+
+  /** A refused quota record fails the entry it belongs to. */
+  private static void finishClientQuotas(
+      dev.spool.protocol.message.AlterClientQuotasResponse.Builder b,
+      Map<Integer, RecordResult> errors) {
+    failItems(
+        b.getResultsCount(),
+        errors,
+        i -> b.getResults(i).getErrorCode(),
+        (r, i) ->
+            b.setResults(
+                i,
+                b.getResults(i).toBuilder()
+                    .setErrorCode(r.getErrorCode())
+                    .setErrorMessage(r.getErrorMessage())));
   }
 
   /** A refused ACL record fails the creation or the deletion filter it belongs to. */

@@ -78,6 +78,7 @@ public final class RequestDecider {
           ReassignmentDecisions.alter(req.getAlterPartitionReassignments(), image);
       case CREATE_ACLS -> AclDecisions.create(req.getCreateAcls(), image, random);
       case DELETE_ACLS -> AclDecisions.delete(req.getDeleteAcls(), image);
+      case ALTER_CLIENT_QUOTAS -> ClientQuotaDecisions.alter(req.getAlterClientQuotas(), image);
       case ALLOCATE_PRODUCER_IDS ->
           BrokerDecisions.allocateProducerIds(req.getAllocateProducerIds(), image, s);
       case CONTROLLER_WRITE -> controllerWrite(req.getControllerWrite(), term);

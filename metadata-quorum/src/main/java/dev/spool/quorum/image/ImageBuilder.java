@@ -1,6 +1,7 @@
 package dev.spool.quorum.image;
 
 import dev.spool.common.AclBinding;
+import dev.spool.common.ClientQuotaEntity;
 import dev.spool.common.ScramMechanism;
 import dev.spool.common.TopicPartition;
 import dev.spool.quorum.message.ScramCredentialRecord;
@@ -33,6 +34,9 @@ public final class ImageBuilder {
   private Map<String, AclBinding> acls;
   private boolean aclsOwned;
   private boolean aclsTouched;
+  private Map<ClientQuotaEntity, Map<String, Double>> clientQuotas;
+  private boolean clientQuotasOwned;
+  private boolean clientQuotasTouched;
   private boolean brokersOwned;
   private boolean topicsOwned;
   private final Set<Integer> touchedBrokers = new HashSet<>();
@@ -49,6 +53,7 @@ public final class ImageBuilder {
     this.metadataVersion = base.metadataVersion();
     this.replicationThrottleBytesPerSec = base.replicationThrottleBytesPerSec();
     this.acls = base.acls();
+    this.clientQuotas = base.clientQuotas();
   }
 
   // ---------------------------------------------------------------- reads
@@ -88,6 +93,26 @@ public final class ImageBuilder {
   }
 
   // ---------------------------------------------------------------- writes
+
+  /** Sets {@code key} of {@code entity}, or removes it when {@code value} is null. */
+  void setClientQuota(ClientQuotaEntity entity, String key, Double value) {
+    clientQuotasTouched = true;
+    if (!clientQuotasOwned) {
+      clientQuotas = new HashMap<>(clientQuotas);
+      clientQuotasOwned = true;
+    }
+    Map<String, Double> values = new HashMap<>(clientQuotas.getOrDefault(entity, Map.of()));
+    if (value == null) {
+      values.remove(key);
+    } else {
+      values.put(key, value);
+    }
+    if (values.isEmpty()) {
+      clientQuotas.remove(entity);
+    } else {
+      clientQuotas.put(entity, Map.copyOf(values));
+    }
+  }
 
   void putAcl(String id, AclBinding a) {
     ownAcls().put(id, a);
@@ -205,6 +230,9 @@ public final class ImageBuilder {
     aclsTouched = true;
     acls = other.acls();
     aclsOwned = false;
+    clientQuotas = other.clientQuotas();
+    clientQuotasOwned = false;
+    clientQuotasTouched = true;
     brokersOwned = false;
     topicsOwned = false;
   }
@@ -217,6 +245,7 @@ public final class ImageBuilder {
     topicsOwned = false;
     scramOwned = false;
     aclsOwned = false;
+    clientQuotasOwned = false;
     return new MetadataImage(
         offset,
         brokers,
@@ -226,7 +255,8 @@ public final class ImageBuilder {
         scram,
         metadataVersion,
         replicationThrottleBytesPerSec,
-        acls);
+        acls,
+        clientQuotas);
   }
 
   /**
@@ -281,6 +311,7 @@ public final class ImageBuilder {
         changedBrokers,
         fullImage,
         changedScramUsers,
-        aclsTouched && !base.acls().equals(acls));
+        aclsTouched && !base.acls().equals(acls),
+        clientQuotasTouched && !base.clientQuotas().equals(clientQuotas));
   }
 }

@@ -19,8 +19,8 @@ import java.util.Map;
  * knows the level before any other record); per broker RegisterBroker (explicit epoch), then
  * Unfence if unfenced, BrokerShutdown if shutting down and BrokerDirsOffline if a directory failed;
  * per topic Topic, its Config records, its Partition records (explicit epochs); then each SCRAM
- * credential, by user and mechanism; each ACL, by id; finally ProducerIds(broker -1, expected 0,
- * block = next producer id) when the counter is above 0.
+ * credential, by user and mechanism; each ACL, by id; each client quota key, by entity and key;
+ * finally ProducerIds(broker -1, expected 0, block = next producer id) when the counter is above 0.
  */
 public final class ImageSnapshots {
   public static final int FORMAT_VERSION = 1;
@@ -82,6 +82,12 @@ public final class ImageSnapshots {
     image.acls().entrySet().stream()
         .sorted(Map.Entry.comparingByKey())
         .forEach(e -> batch.addRecords(Records.acl(e.getKey(), e.getValue())));
+    image.clientQuotas().entrySet().stream()
+        .sorted(Map.Entry.comparingByKey(dev.spool.common.ClientQuotaEntity.ORDER))
+        .forEach(
+            e ->
+                new java.util.TreeMap<>(e.getValue())
+                    .forEach((k, v) -> batch.addRecords(Records.clientQuota(e.getKey(), k, v))));
     if (image.nextProducerId() > 0) {
       batch.addRecords(Records.producerIds(-1, 0, 0, image.nextProducerId()));
     }

@@ -111,6 +111,7 @@ public final class MetadataApplier {
       case REPLICATION_THROTTLE -> replicationThrottle(b, r.getReplicationThrottle(), offset);
       case ACL -> acl(b, r.getAcl(), offset);
       case REMOVE_ACL -> removeAcl(b, r.getRemoveAcl().getId(), offset);
+      case CLIENT_QUOTA -> clientQuota(b, r.getClientQuota(), offset);
       case RECORD_NOT_SET -> unknownRecord(r, offset);
     };
   }
@@ -594,6 +595,17 @@ public final class MetadataApplier {
       return reject(ErrorCode.DUPLICATE_RESOURCE, "the ACL exists already: " + a);
     }
     b.putAcl(r.getId(), a);
+    return OK;
+  }
+
+  /** RecordChecks has checked the entity, key and value already. */
+  private static RecordResult clientQuota(
+      ImageBuilder b, dev.spool.quorum.message.ClientQuotaRecord r, long offset) {
+    RecordResult below = belowLevel(b, "ClientQuotaRecord", MetadataVersion.CLIENT_QUOTAS, offset);
+    if (below != null) {
+      return below;
+    }
+    b.setClientQuota(Records.clientQuotaEntity(r), r.getKey(), r.getRemove() ? null : r.getValue());
     return OK;
   }
 

@@ -19,6 +19,7 @@ import java.util.Set;
  * @param fullImage true when the broker replaced its image with a full image from the quorum
  * @param changedScramUsers users whose SCRAM credentials were added, replaced or removed
  * @param aclsChanged whether any ACL was added or removed
+ * @param clientQuotasChanged whether any client quota was set or removed
  */
 public record MetadataDelta(
     long fromOffset,
@@ -30,7 +31,8 @@ public record MetadataDelta(
     Set<Integer> changedBrokers,
     boolean fullImage,
     Set<String> changedScramUsers,
-    boolean aclsChanged) {
+    boolean aclsChanged,
+    boolean clientQuotasChanged) {
 
   public MetadataDelta {
     changedTopics = Map.copyOf(changedTopics);
@@ -48,7 +50,8 @@ public record MetadataDelta(
         && removedPartitions.isEmpty()
         && changedBrokers.isEmpty()
         && changedScramUsers.isEmpty()
-        && !aclsChanged;
+        && !aclsChanged
+        && !clientQuotasChanged;
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.spool.quorum.image;
 
 import dev.spool.common.AclBinding;
+import dev.spool.common.ClientQuotaEntity;
 import dev.spool.common.ScramMechanism;
 import dev.spool.common.TopicPartition;
 import dev.spool.quorum.message.ScramCredentialRecord;
@@ -25,7 +26,16 @@ import java.util.Objects;
 public final class MetadataImage {
   public static final MetadataImage EMPTY =
       new MetadataImage(
-          -1, Map.of(), Map.of(), Map.of(), 0, Map.of(), MetadataVersion.UNSET, 0, Map.of());
+          -1,
+          Map.of(),
+          Map.of(),
+          Map.of(),
+          0,
+          Map.of(),
+          MetadataVersion.UNSET,
+          0,
+          Map.of(),
+          Map.of());
 
   private final long offset;
   private final Map<Integer, BrokerRegistration> brokers;
@@ -38,6 +48,8 @@ public final class MetadataImage {
   private final long replicationThrottleBytesPerSec;
   // ACL id -> binding (docs/security.md#acls)
   private final Map<String, AclBinding> acls;
+  // entity -> key -> value; the inner maps are immutable (docs/security.md#quotas)
+  private final Map<ClientQuotaEntity, Map<String, Double>> clientQuotas;
 
   MetadataImage(
       long offset,
@@ -48,7 +60,8 @@ public final class MetadataImage {
       Map<String, Map<ScramMechanism, ScramCredentialRecord>> scram,
       int metadataVersion,
       long replicationThrottleBytesPerSec,
-      Map<String, AclBinding> acls) {
+      Map<String, AclBinding> acls,
+      Map<ClientQuotaEntity, Map<String, Double>> clientQuotas) {
     this.offset = offset;
     this.brokers = Collections.unmodifiableMap(brokers);
     this.topicsById = Collections.unmodifiableMap(topicsById);
@@ -58,6 +71,7 @@ public final class MetadataImage {
     this.metadataVersion = metadataVersion;
     this.replicationThrottleBytesPerSec = replicationThrottleBytesPerSec;
     this.acls = Collections.unmodifiableMap(acls);
+    this.clientQuotas = Collections.unmodifiableMap(clientQuotas);
   }
 
   /** The Raft index of the last entry applied; -1 for the empty image. */
@@ -79,7 +93,8 @@ public final class MetadataImage {
         scram,
         metadataVersion,
         replicationThrottleBytesPerSec,
-        acls);
+        acls,
+        clientQuotas);
   }
 
   // ---------------------------------------------------------------- features
@@ -223,6 +238,13 @@ public final class MetadataImage {
     return acls;
   }
 
+  // ---------------------------------------------------------------- client quotas
+
+  /** Every client quota: entity, then key to value; no entity has an empty map. */
+  public Map<ClientQuotaEntity, Map<String, Double>> clientQuotas() {
+    return clientQuotas;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof MetadataImage m
@@ -232,6 +254,7 @@ public final class MetadataImage {
         && replicationThrottleBytesPerSec == m.replicationThrottleBytesPerSec
         && scram.equals(m.scram)
         && acls.equals(m.acls)
+        && clientQuotas.equals(m.clientQuotas)
         && brokers.equals(m.brokers)
         && topicsById.equals(m.topicsById)
         && topicIdsByName.equals(m.topicIdsByName);

@@ -55,8 +55,17 @@ public final class MetadataVersion {
   /** The level that introduced the ACL records. */
   public static final int ACLS = V5;
 
+  /**
+   * Level 6: level 5 and client quotas (ClientQuotaRecord, docs/security.md#quotas). Below it the
+   * controller refuses AlterClientQuotas.
+   */
+  public static final int V6 = 6;
+
+  /** The level that introduced ClientQuotaRecord. */
+  public static final int CLIENT_QUOTAS = V6;
+
   /** The highest level this build supports: a fresh cluster starts here. */
-  public static final int LATEST = V5;
+  public static final int LATEST = V6;
 
   /** What this build reads and writes. */
   public static final Range SUPPORTED = new Range(V1, LATEST);

@@ -138,6 +138,7 @@ public final class RecordChecks {
       case BROKER_DIRS_OFFLINE -> offlineDirs(r.getBrokerDirsOffline().getDirectoriesList());
       case ACL -> acl(r.getAcl());
       case REMOVE_ACL -> aclId(r.getRemoveAcl().getId());
+      case CLIENT_QUOTA -> clientQuota(r.getClientQuota());
       default -> null;
     };
   }
@@ -219,6 +220,21 @@ public final class RecordChecks {
     return problem == null
         ? null
         : MetadataApplier.reject(ErrorCode.INVALID_ACL, "ACL " + r.getId() + ": " + problem);
+  }
+
+  /** The entity's names and the key, and a value above 0 unless the key is removed. */
+  private static RecordResult clientQuota(dev.spool.quorum.message.ClientQuotaRecord r) {
+    var entity = Records.clientQuotaEntity(r);
+    String problem = entity.check();
+    if (problem == null) {
+      problem =
+          r.getRemove()
+              ? dev.spool.common.ClientQuotaEntity.checkKey(r.getKey())
+              : dev.spool.common.ClientQuotaEntity.checkValue(r.getKey(), r.getValue());
+    }
+    return problem == null
+        ? null
+        : MetadataApplier.reject(ErrorCode.INVALID_REQUEST, "client quota: " + problem);
   }
 
   private static RecordResult aclId(String id) {

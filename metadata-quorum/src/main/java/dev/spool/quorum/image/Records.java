@@ -291,6 +291,35 @@ public final class Records {
         r.getServerKey().toByteArray());
   }
 
+  /**
+   * One client quota key of {@code entity} set to {@code value}, or removed when {@code value} is
+   * null (docs/security.md#quotas).
+   */
+  public static MetadataRecord clientQuota(
+      dev.spool.common.ClientQuotaEntity entity, String key, Double value) {
+    dev.spool.quorum.message.ClientQuotaRecord.Builder b =
+        dev.spool.quorum.message.ClientQuotaRecord.newBuilder().setKey(key);
+    if (entity.user() != null) {
+      b.setUser(entity.user());
+    }
+    if (entity.clientId() != null) {
+      b.setClientId(entity.clientId());
+    }
+    if (value == null) {
+      b.setRemove(true);
+    } else {
+      b.setValue(value);
+    }
+    return MetadataRecord.newBuilder().setClientQuota(b).build();
+  }
+
+  /** The entity a ClientQuotaRecord names. */
+  public static dev.spool.common.ClientQuotaEntity clientQuotaEntity(
+      dev.spool.quorum.message.ClientQuotaRecord r) {
+    return new dev.spool.common.ClientQuotaEntity(
+        r.hasUser() ? r.getUser() : null, r.hasClientId() ? r.getClientId() : null);
+  }
+
   /** An ACL with its id (docs/security.md#acls). */
   public static MetadataRecord acl(String id, AclBinding a) {
     return MetadataRecord.newBuilder()

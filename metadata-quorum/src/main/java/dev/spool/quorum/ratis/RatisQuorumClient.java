@@ -211,6 +211,14 @@ public final class RatisQuorumClient implements QuorumClient {
   }
 
   @Override
+  public CompletableFuture<dev.spool.protocol.message.AlterClientQuotasResponse> alterClientQuotas(
+      dev.spool.protocol.message.AlterClientQuotasRequest r) {
+    return write(
+        ControllerRequest.newBuilder().setAlterClientQuotas(r).build(),
+        ControllerReply::getAlterClientQuotas);
+  }
+
+  @Override
   public CompletableFuture<DeleteTopicsResponse> deleteTopics(DeleteTopicsRequest r) {
     return write(
         ControllerRequest.newBuilder().setDeleteTopics(r).build(),

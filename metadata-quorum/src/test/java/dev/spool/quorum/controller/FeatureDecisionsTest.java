@@ -83,7 +83,7 @@ class FeatureDecisionsTest {
             .getFeatureLevel()
             .getFeatureLevel(),
         "this build's controller bootstraps at its latest level");
-    assertEquals(new MetadataVersion.Range(1, 5), MetadataVersion.SUPPORTED, "this build: 1..5");
+    assertEquals(new MetadataVersion.Range(1, 6), MetadataVersion.SUPPORTED, "this build: 1..6");
   }
 
   @Test

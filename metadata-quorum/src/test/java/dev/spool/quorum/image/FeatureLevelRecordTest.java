@@ -103,7 +103,7 @@ class FeatureLevelRecordTest {
     RecordResult r = apply(b, fromTheFuture);
     assertEquals(ErrorCode.INVALID_RECORD, r.getErrorCode());
     assertEquals(
-        "unknown metadata record type (field [999]); this node supports metadata.version 1..5",
+        "unknown metadata record type (field [999]); this node supports metadata.version 1..6",
         r.getErrorMessage());
   }
 

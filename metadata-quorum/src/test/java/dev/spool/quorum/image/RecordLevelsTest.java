@@ -45,6 +45,7 @@ class RecordLevelsTest {
       case UNREGISTER_BROKER -> MetadataVersion.UNREGISTER_BROKER;
       case REPLICATION_THROTTLE -> MetadataVersion.REASSIGNMENT;
       case ACL, REMOVE_ACL -> MetadataVersion.ACLS;
+      case CLIENT_QUOTA -> MetadataVersion.CLIENT_QUOTAS;
       case RECORD_NOT_SET -> MetadataVersion.UNSET;
     };
   }

@@ -120,6 +120,12 @@ class BrokerLifecycleTest {
     }
 
     @Override
+    public CompletableFuture<dev.spool.protocol.message.AlterClientQuotasResponse>
+        alterClientQuotas(dev.spool.protocol.message.AlterClientQuotasRequest r) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public CompletableFuture<dev.spool.protocol.message.UpdateFeaturesResponse> updateFeatures(
         dev.spool.protocol.message.UpdateFeaturesRequest r) {
       throw new UnsupportedOperationException();

@@ -106,6 +106,12 @@ final class CuttableQuorumClient implements QuorumClient {
   }
 
   @Override
+  public CompletableFuture<dev.spool.protocol.message.AlterClientQuotasResponse> alterClientQuotas(
+      dev.spool.protocol.message.AlterClientQuotasRequest r) {
+    return call(() -> delegate.alterClientQuotas(r));
+  }
+
+  @Override
   public CompletableFuture<dev.spool.protocol.message.UpdateFeaturesResponse> updateFeatures(
       dev.spool.protocol.message.UpdateFeaturesRequest r) {
     return call(() -> delegate.updateFeatures(r));

@@ -2,14 +2,13 @@ package dev.spool.testing.inprocess;
 
 import dev.spool.broker.Broker;
 import dev.spool.broker.BrokerConfig;
-import dev.spool.broker.SecurityConfig;
-import dev.spool.network.tls.SslConfig;
 import dev.spool.node.NodeConfig;
 import dev.spool.node.NodeStorage;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.testing.AbstractSpoolCluster;
+import dev.spool.testing.ClientSecurity;
 import dev.spool.testing.ClusterBuilder;
 import dev.spool.testing.Ports;
 import dev.spool.testing.probe.ClusterProbe;
@@ -145,7 +144,8 @@ public final class InProcessCluster extends AbstractSpoolCluster {
         Map<String, String> props = props(id, roles.get(id), dir, brokers.get(id), voters);
         members.put(id, new InProcessNode(id, NodeConfig.parse(props)));
       }
-      InProcessCluster c = new InProcessCluster(dir, members, brokers, clientSecurity(config()));
+      InProcessCluster c =
+          new InProcessCluster(dir, members, brokers, ClientSecurity.forNodes(config()));
       try {
         // As an operator would before the first start (spool storage format); a directory left
         // formatted by an earlier cluster of this id and node keeps its identity.
@@ -182,30 +182,6 @@ public final class InProcessCluster extends AbstractSpoolCluster {
       p.putAll(nodeConfig.getOrDefault(id, Map.of()));
       return p;
     }
-  }
-
-  /**
-   * The client keys that reach nodes running with {@code nodeProps}: security.protocol=SSL and the
-   * nodes' own ssl.* keys (their certificate serves as the harness's client certificate where one
-   * is required) when the Spool listener speaks TLS; empty otherwise.
-   */
-  private static Map<String, String> clientSecurity(Map<String, String> nodeProps) {
-    Map<String, String> parseable = new LinkedHashMap<>();
-    parseable.put("node.id", "1");
-    parseable.put("controller.quorum.voters", "1@127.0.0.1:1");
-    parseable.putAll(nodeProps);
-    Map<String, String> client = new LinkedHashMap<>();
-    if (!SecurityConfig.isTls(NodeConfig.parse(parseable), SecurityConfig.SPOOL)) {
-      return client;
-    }
-    client.put("security.protocol", SslConfig.SSL);
-    nodeProps.forEach(
-        (k, v) -> {
-          if (k.startsWith("ssl.") && !k.equals("ssl.client.auth")) {
-            client.put(k, v);
-          }
-        });
-    return client;
   }
 
   private static Path dataDir(Path dir, int id) {

@@ -4,6 +4,7 @@ import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.PartitionMetadata;
 import dev.spool.testing.AbstractSpoolCluster;
+import dev.spool.testing.ClientSecurity;
 import dev.spool.testing.ClusterBuilder;
 import dev.spool.testing.Ports;
 import dev.spool.testing.probe.ClusterProbe;
@@ -90,6 +91,7 @@ public final class ProcessCluster extends AbstractSpoolCluster {
   private final List<String> notes;
   private final long stopTimeoutMs;
   private final Map<Integer, String> kafkaListeners;
+  private final Map<String, String> clientSecurity;
   private final Thread shutdownHook;
   private volatile boolean closed;
 
@@ -99,9 +101,11 @@ public final class ProcessCluster extends AbstractSpoolCluster {
       Map<Integer, NodeAddresses> addresses,
       NodeNetwork network,
       long stopTimeoutMs,
-      Map<Integer, String> kafkaListeners) {
+      Map<Integer, String> kafkaListeners,
+      Map<String, String> clientSecurity) {
     super(dir);
     this.kafkaListeners = Map.copyOf(kafkaListeners);
+    this.clientSecurity = Map.copyOf(clientSecurity);
     this.nodes = nodes;
     this.addresses = addresses;
     this.network = network;
@@ -215,7 +219,15 @@ public final class ProcessCluster extends AbstractSpoolCluster {
             new ClusterLayout.Spec(
                 dir, clusterId(), roleOf, config(), jvmOptions, kafka, Set.copyOf(joiners));
         Map<Integer, NodeProcess> procs = ClusterLayout.write(spec, addrs, net);
-        c = new ProcessCluster(dir, procs, addrs, net, stopTimeout.toMillis(), kafka);
+        c =
+            new ProcessCluster(
+                dir,
+                procs,
+                addrs,
+                net,
+                stopTimeout.toMillis(),
+                kafka,
+                ClientSecurity.forNodes(config()));
       } catch (IOException | RuntimeException e) {
         net.close();
         throw e;
@@ -250,6 +262,16 @@ public final class ProcessCluster extends AbstractSpoolCluster {
   }
 
   // ---------------------------------------------------------------- addresses and paths
+
+  /**
+   * The client keys that reach these nodes' Spool listeners (security.protocol=SSL and the nodes'
+   * ssl.* keys when they speak TLS; empty for plaintext): the shared admin client and the probes
+   * use them, and so can a harness's own clients.
+   */
+  @Override
+  public Map<String, String> clientSecurity() {
+    return clientSecurity;
+  }
 
   /** What clients use: the brokers' advertised addresses (their proxies in proxy mode). */
   @Override

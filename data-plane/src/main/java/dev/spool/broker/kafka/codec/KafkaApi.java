@@ -64,7 +64,9 @@ public enum KafkaApi {
   /** Version 0 has no pattern type (LITERAL only); Kafka 4's clients start at 2. */
   DESCRIBE_ACLS(ApiKeys.DESCRIBE_ACLS, 1, 1, 3),
   CREATE_ACLS(ApiKeys.CREATE_ACLS, 1, 1, 3),
-  DELETE_ACLS(ApiKeys.DELETE_ACLS, 1, 1, 3);
+  DELETE_ACLS(ApiKeys.DELETE_ACLS, 1, 1, 3),
+  DESCRIBE_CLIENT_QUOTAS(ApiKeys.DESCRIBE_CLIENT_QUOTAS, 0, 0, 1),
+  ALTER_CLIENT_QUOTAS(ApiKeys.ALTER_CLIENT_QUOTAS, 0, 0, 1);
 
   final ApiKeys key;
   private final short advertisedMin;

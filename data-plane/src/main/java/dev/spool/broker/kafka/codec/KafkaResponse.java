@@ -32,6 +32,8 @@ public final class KafkaResponse implements WireProtocol.Answer {
   private static final KafkaResponse NONE =
       new KafkaResponse(0, null, (short) 0, (short) 0, List.of(), false);
 
+  private long throttleMs;
+
   private final int correlationId;
   private final ApiMessage body;
   private final short version;
@@ -101,6 +103,40 @@ public final class KafkaResponse implements WireProtocol.Answer {
   KafkaResponse withError(String error) {
     return new KafkaResponse(
         correlationId, body, version, headerVersion, regions, closeAfterSend, error, closeDelayMs);
+  }
+
+  /**
+   * This answer throttled for {@code ms} (docs/security.md#quotas): a Produce or Fetch body carries
+   * it as throttleTimeMs, and the connection stops reading as long. An answer not sent (acks=0)
+   * still mutes the connection.
+   */
+  public KafkaResponse throttled(long ms) {
+    if (ms <= 0) {
+      return this;
+    }
+    int field = (int) Math.min(Integer.MAX_VALUE, ms);
+    if (body instanceof org.apache.kafka.common.message.ProduceResponseData p) {
+      p.setThrottleTimeMs(field);
+    } else if (body instanceof org.apache.kafka.common.message.FetchResponseData f) {
+      f.setThrottleTimeMs(field);
+    }
+    KafkaResponse r =
+        new KafkaResponse(
+            correlationId,
+            body,
+            version,
+            headerVersion,
+            regions,
+            closeAfterSend,
+            error,
+            closeDelayMs);
+    r.throttleMs = ms;
+    return r;
+  }
+
+  @Override
+  public long throttleMs() {
+    return throttleMs;
   }
 
   /** The request-level error this answer carries, or null. */

@@ -101,11 +101,9 @@ class KafkaRequestDecoderTest {
 
   @Test
   void shouldAnswerUnsupportedVersionForApisAndVersionsItDoesNotServe() {
-    ApiMessage quotas =
-        new org.apache.kafka.common.message.DescribeClientQuotasRequestData()
-            .setComponents(new java.util.ArrayList<>());
+    ApiMessage quotas = new org.apache.kafka.common.message.ListTransactionsRequestData();
     KafkaRequest r = decode(KafkaWire.request(quotas, (short) 1, 8));
-    org.apache.kafka.common.requests.DescribeClientQuotasResponse a =
+    org.apache.kafka.common.requests.ListTransactionsResponse a =
         KafkaWire.parse(r.immediateAnswer(), KafkaWire.header(quotas, (short) 1, 8));
     assertEquals(Errors.UNSUPPORTED_VERSION.code(), a.data().errorCode());
     // The error metrics count it (the answer names its request-level error).
