@@ -229,7 +229,7 @@ public final class Broker implements AutoCloseable {
             (name, partitions, rf, configs) ->
                 createInternalTopic(quorum, name, partitions, rf, configs));
     replicas.setObserver(coordinator);
-    startServer(config, tls, Handlers.create(ctx), ctx, metrics);
+    startServer(config, tls, Handlers.create(ctx), ctx, metrics, publisher[0].servable());
     String kafkaListener = config.get(BrokerConfig.KAFKA_LISTENER);
 
     HostPort advertised =
@@ -248,7 +248,7 @@ public final class Broker implements AutoCloseable {
                   server.boundPort(KafkaProtocol.LISTENER)));
     }
     lifecycle = new BrokerLifecycle(lifecycleSettings, quorum, publisher[0], clock);
-    connectLifecycle();
+    connectLifecycle(publisher[0]);
     registerGauges(metrics, recoveryNs);
     lifecycle.start();
     log.info(
@@ -263,10 +263,6 @@ public final class Broker implements AutoCloseable {
         workers.size());
   }
 
-  /**
-   * What the lifecycle reads of the broker: the leadership lease it grants the replicas, and the
-   * offline directories its heartbeats report (docs/architecture.md#storage-errors).
-   */
   /** The client quotas over this broker's image, and their throttle counter. */
   private static dev.spool.broker.quota.ClientQuotaManager quotas(
       Config config, ReplicaManager rm, BrokerMetrics metrics) {
@@ -283,9 +279,15 @@ public final class Broker implements AutoCloseable {
     return quotas;
   }
 
-  private void connectLifecycle() {
+  /**
+   * What the lifecycle reads of the broker: the leadership lease it grants the replicas, and the
+   * offline directories its heartbeats report (docs/architecture.md#storage-errors); and what it
+   * tells: when the broker has caught up with the metadata log, so that it may serve requests.
+   */
+  private void connectLifecycle(MetadataPublisher publisher) {
     replicas.setLeadershipLease(lifecycle::holdsLeadershipLease);
     lifecycle.setOfflineDirs(logManager::offlineDirs);
+    lifecycle.initialCatchUp().thenAccept(publisher::serveFrom);
   }
 
   /** The scrape-time gauges; after the lifecycle exists, whose state one of them reads. */
@@ -307,7 +309,8 @@ public final class Broker implements AutoCloseable {
       SecurityConfig.Contexts tls,
       Handlers handlers,
       BrokerContext ctx,
-      BrokerMetrics metrics) {
+      BrokerMetrics metrics,
+      CompletableFuture<Void> servable) {
     // New key material in the files reaches new connections of both listeners and replication.
     tlsMaterial = tls.watch(config, "tls-" + brokerId);
     if (tlsMaterial != null) {
@@ -317,7 +320,12 @@ public final class Broker implements AutoCloseable {
           SslContexts.engineName(SecurityConfig.SSL.read(config).engine()));
     }
     server =
-        new BrokerServer(serverSettings(config), dispatcher(handlers, ctx, coordinator), metrics);
+        new BrokerServer(serverSettings(config), dispatcher(handlers, ctx, coordinator), metrics)
+            .holdRequestsUntil(servable);
+    // A broker starting (or restarting) serves only once it has the cluster's metadata: an empty
+    // image would deny principals the ACLs allow and call existing topics unknown.
+    servable.thenRun(
+        () -> log.info("{} serving requests: caught up with the metadata log", logPrefix));
     if (tls.spool() != null) {
       server.tls(BrokerServer.SPOOL_LISTENER, tls.spool(), tls.clientAuth(), tls.principalMapper());
     }

@@ -6,6 +6,7 @@ import dev.spool.quorum.image.MetadataDelta;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.lifecycle.BrokerState;
 import dev.spool.quorum.lifecycle.MetadataListener;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +26,8 @@ final class MetadataPublisher implements MetadataListener {
   private final MetadataWaiters waiters;
   private boolean orphansChecked;
   private volatile MetadataImage applied = MetadataImage.EMPTY;
+  private final CompletableFuture<Void> servable = new CompletableFuture<>();
+  private volatile long servableAt = Long.MAX_VALUE;
 
   MetadataPublisher(ReplicaManager replicas, MetadataWaiters waiters) {
     this.replicas = replicas;
@@ -50,7 +53,30 @@ final class MetadataPublisher implements MetadataListener {
                 }
               }
               waiters.onUpdate(applied);
+              checkServable();
             });
+  }
+
+  /**
+   * Completes once the broker may serve client requests: its partition tasks have run for the
+   * metadata it had when it first caught up with the log ({@link #serveFrom}). Until then its image
+   * may lack the cluster's topics and ACLs, and an answer from it would deny a principal the
+   * cluster allows or say a topic does not exist.
+   */
+  CompletableFuture<Void> servable() {
+    return servable;
+  }
+
+  /** The broker caught up with the metadata log at {@code offset} (its lifecycle's thread). */
+  void serveFrom(long offset) {
+    servableAt = offset;
+    checkServable();
+  }
+
+  private void checkServable() {
+    if (!servable.isDone() && applied.offset() >= servableAt) {
+      servable.complete(null);
+    }
   }
 
   /**

@@ -24,6 +24,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -105,6 +106,7 @@ public final class BrokerServer implements AutoCloseable {
   private record Tls(SslContext context, String clientAuth, SslPrincipalMapper principals) {}
 
   private final Settings settings;
+  private CompletableFuture<Void> servable = CompletableFuture.completedFuture(null);
   private final RequestMemoryPool memory;
   private final ConnectionLimits limits;
   private final AtomicLong acceptThrottledNanos = new AtomicLong();
@@ -208,6 +210,19 @@ public final class BrokerServer implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Requests read before {@code servable} completes wait for it (connections are accepted, TLS
+   * handshakes complete, frames are read within the in-flight and memory limits), then are served
+   * in order; before {@link #start}. Without it every request is served at once.
+   */
+  public BrokerServer holdRequestsUntil(CompletableFuture<Void> servable) {
+    if (boss != null) {
+      throw new IllegalStateException("the request gate is set before start");
+    }
+    this.servable = servable;
+    return this;
+  }
+
   /** Binds every listener; throws with the address named when a port is taken. */
   public void start() {
     boss = Transport.group(1, "spool-accept");
@@ -290,7 +305,8 @@ public final class BrokerServer implements AutoCloseable {
                             metrics,
                             settings.maxInFlightPerConnection(),
                             prefix,
-                            t == null ? null : t.principals()));
+                            t == null ? null : t.principals(),
+                            servable));
               }
             });
   }

@@ -12,6 +12,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -79,6 +80,9 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
   // How a TLS listener names clients from their certificates (ssl.principal.mapping.rules); null on
   // a plaintext listener.
   private final SslPrincipalMapper principals;
+  // Requests wait for it before they are served (BrokerServer#holdRequestsUntil): the gate at
+  // first, then the serving of the last request held; done once nothing is held. Event loop only.
+  private CompletableFuture<Void> servedBefore;
   // The verified client certificate's principal (mutual TLS), or null; looked up once, at the first
   // request (requests are read only after the handshake), not on every request.
   private String tlsPrincipal;
@@ -97,8 +101,10 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
       BrokerMetrics metrics,
       int maxInFlight,
       String logPrefix,
-      SslPrincipalMapper principals) {
+      SslPrincipalMapper principals,
+      CompletableFuture<Void> servable) {
     this.principals = principals;
+    this.servedBefore = servable;
     this.protocol = protocol;
     this.memory = memory;
     this.metrics = metrics;
@@ -161,23 +167,37 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
     pending.add(p);
     updateReading();
 
+    WireProtocol.Connection connection =
+        new WireProtocol.Connection(
+            connectionId,
+            ctx.channel().remoteAddress(),
+            readNs,
+            p.newerRequest,
+            session,
+            tlsPrincipal);
     CompletableFuture<A> future;
-    try {
+    if (servedBefore.isDone()) {
+      future = serve(request, connection);
+    } else {
+      // Held until the broker may serve (and until the requests read before it were served, so
+      // they are served in the order they came).
+      CompletableFuture<Void> served = new CompletableFuture<>();
       future =
-          protocol.serve(
-              request,
-              new WireProtocol.Connection(
-                  connectionId,
-                  ctx.channel().remoteAddress(),
-                  readNs,
-                  p.newerRequest,
-                  session,
-                  tlsPrincipal));
-    } catch (RuntimeException e) {
-      future = CompletableFuture.failedFuture(e);
+          servedBefore.thenComposeAsync(
+              v -> {
+                try {
+                  return closing
+                      ? CompletableFuture.completedFuture(
+                          protocol.failed(request, new ClosedChannelException()))
+                      : serve(request, connection);
+                } finally {
+                  served.complete(null);
+                }
+              },
+              ctx.executor());
+      servedBefore = served;
     }
     p.servedNs = System.nanoTime();
-    updateFrameLimit(); // serving may have authenticated the connection
     future.whenComplete(
         (r, err) -> {
           p.completedNs = System.nanoTime();
@@ -187,6 +207,16 @@ final class ConnectionHandler<Q, A extends WireProtocol.Answer>
             ctx.executor().execute(() -> complete(p, r, err));
           }
         });
+  }
+
+  private CompletableFuture<A> serve(Q request, WireProtocol.Connection connection) {
+    try {
+      return protocol.serve(request, connection);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    } finally {
+      updateFrameLimit(); // serving may have authenticated the connection
+    }
   }
 
   /**

@@ -121,6 +121,7 @@ public final class BrokerLifecycle implements AutoCloseable {
   private final String incarnationId = UUID.randomUUID().toString();
   private final ScheduledExecutorService thread;
   private final CompletableFuture<Boolean> shutdownHandedOver = new CompletableFuture<>();
+  private final CompletableFuture<Long> initialCatchUp = new CompletableFuture<>();
 
   private volatile BrokerState state = BrokerState.STARTING;
   private volatile MetadataImage image = MetadataImage.EMPTY;
@@ -167,6 +168,17 @@ public final class BrokerLifecycle implements AutoCloseable {
 
   public MetadataImage image() {
     return image;
+  }
+
+  /**
+   * Completes, on the lifecycle thread, with the metadata offset this broker has replayed when the
+   * first heartbeat after its registration answers with no more metadata waiting: the broker has
+   * caught up with what the controller had (Kafka's initial catch-up; fenced or not). Until then
+   * its image may lack topics and ACLs the cluster has, so the broker holds client requests
+   * (docs/security.md#a-restarted-broker-serves-once-caught-up).
+   */
+  public CompletableFuture<Long> initialCatchUp() {
+    return initialCatchUp;
   }
 
   public BrokerState state() {
@@ -474,6 +486,13 @@ public final class BrokerLifecycle implements AutoCloseable {
     }
     lastAnswerMs = Math.max(lastAnswerMs, clock.monotonicMs());
     replay(resp);
+    if (!resp.getMore() && !initialCatchUp.isDone()) {
+      log.info(
+          "[broker={}] caught up with the metadata log at offset {}",
+          settings.brokerId(),
+          image.offset());
+      initialCatchUp.complete(image.offset());
+    }
     fenced = resp.getIsFenced();
     if (fenced) {
       lease.revoke();

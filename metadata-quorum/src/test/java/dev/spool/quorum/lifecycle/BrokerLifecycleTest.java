@@ -232,6 +232,54 @@ class BrokerLifecycleTest {
   }
 
   /**
+   * The broker has caught up once a heartbeat after its registration leaves no metadata waiting:
+   * not while the controller still has batches for it ({@code more}), and with the offset it then
+   * holds (what the broker waits for before it serves requests).
+   */
+  @Test
+  void shouldReportTheInitialCatchUpOnceNoMoreMetadataWaits() throws Exception {
+    ScriptedClient c = new ScriptedClient();
+    c.register = r -> epoch(5);
+    c.heartbeat =
+        r ->
+            r.getMetadataOffset() < 5
+                ? BrokerHeartbeatResponse.newBuilder()
+                    .setMetadataOffset(5)
+                    .addBatches(
+                        OffsetBatch.newBuilder()
+                            .setOffset(5)
+                            .setBatch(
+                                MetadataBatch.newBuilder()
+                                    .addRecords(Records.registerBroker(1, "x", "h", 9092, "", 0))))
+                    .setIsCaughtUp(false)
+                    .setIsFenced(true)
+                    .setMore(true)
+                    .build()
+                : controller(r);
+    List<Boolean> caughtUpAtEachUpdate = new CopyOnWriteArrayList<>();
+    BrokerLifecycle[] b = new BrokerLifecycle[1];
+    b[0] =
+        new BrokerLifecycle(
+            SETTINGS,
+            c,
+            new MetadataListener() {
+              @Override
+              public void onMetadataUpdate(
+                  dev.spool.quorum.image.MetadataImage image, MetadataDelta d) {
+                caughtUpAtEachUpdate.add(b[0].initialCatchUp().isDone());
+              }
+
+              @Override
+              public void onStateChange(BrokerState from, BrokerState to) {}
+            });
+    assertFalse(b[0].initialCatchUp().isDone(), "not before the broker registered");
+    b[0].start();
+    assertEquals(6L, b[0].initialCatchUp().get(10, TimeUnit.SECONDS));
+    assertEquals(List.of(false, false), caughtUpAtEachUpdate, "offset 5 (more waited), then 6");
+    b[0].halt();
+  }
+
+  /**
    * A metadata.version level and a replication throttle change no topic, partition or broker, so
    * the delta is empty; the listener hears of them all the same (admin requests wait on it, and the
    * replica fetchers read the throttle from the image it passes).
