@@ -33,12 +33,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link QuorumClient} on Ratis clients (GRPC). Two Ratis clients: one for writes (ordered async,
@@ -50,9 +54,14 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 public final class RatisQuorumClient implements QuorumClient {
   private static final int PRODUCER_ID_CONFLICT_RETRIES = 10;
 
+  private static final Logger log = LoggerFactory.getLogger(RatisQuorumClient.class);
+
   private final QuorumClientSettings settings;
-  private final RaftClient writes;
-  private final RaftClient reads;
+  private final RaftGroup group;
+  // Replaced when Ratis closed them for good (renewIfClosed); closed by close().
+  private final AtomicReference<RaftClient> writes = new AtomicReference<>();
+  private final AtomicReference<RaftClient> reads = new AtomicReference<>();
+  private volatile boolean closed;
 
   /** One per broker registration this client speaks for (a handful per process). */
   private final Map<List<Long>, AlterPartitionBatcher> alterPartitionBatchers =
@@ -60,9 +69,77 @@ public final class RatisQuorumClient implements QuorumClient {
 
   public RatisQuorumClient(QuorumClientSettings settings) {
     this.settings = settings;
-    RaftGroup group = RaftSetup.group(settings.clusterId(), settings.voters());
-    this.writes = RaftSetup.newClient(settings, group);
-    this.reads = RaftSetup.newClient(settings, group);
+    this.group = RaftSetup.group(settings.clusterId(), settings.voters());
+    this.writes.set(RaftSetup.newClient(settings, group));
+    this.reads.set(RaftSetup.newClient(settings, group));
+  }
+
+  /**
+   * Sends on the client {@code ref} holds. Ratis' client closes its ordered sliding window to the
+   * cluster for good after a failure it did not retry ("SlidingWindow$Client:client-...->RAFT is
+   * closed"); every later request on that client fails the same way, so a broker could never again
+   * change an ISR or get producer ids (a chaos run saw one fail for four minutes). Such a client is
+   * replaced by a new one, once; the request that met the failure still fails (it may or may not
+   * have been applied: its caller retries), the next goes through the new client.
+   */
+  private CompletableFuture<RaftClientReply> sendOn(
+      AtomicReference<RaftClient> ref, boolean readOnly, Message m) {
+    RaftClient c = ref.get();
+    CompletableFuture<RaftClientReply> f;
+    try {
+      f = readOnly ? c.async().sendReadOnlyUnordered(m) : c.async().send(m);
+    } catch (RuntimeException e) {
+      renewIfClosed(ref, c, e);
+      throw e;
+    }
+    return f.whenComplete(
+        (r, err) -> {
+          if (err != null) {
+            renewIfClosed(ref, c, err);
+          }
+        });
+  }
+
+  private void renewIfClosed(AtomicReference<RaftClient> ref, RaftClient failed, Throwable err) {
+    if (closed || !closedByRatis(err) || ref.get() != failed) {
+      return;
+    }
+    RaftClient fresh = RaftSetup.newClient(settings, group);
+    if (!ref.compareAndSet(failed, fresh)) {
+      closeQuietly(fresh); // another failure replaced it first
+      return;
+    }
+    log.warn(
+        "the quorum client {} was closed by Ratis after a failure ({}); it is replaced by {}",
+        failed.getId(),
+        err.toString(),
+        fresh.getId());
+    closeQuietly(failed);
+    if (closed) {
+      closeQuietly(ref.get()); // close() ran meanwhile and may have missed the new client
+    }
+  }
+
+  private static boolean closedByRatis(Throwable t) {
+    for (Throwable e = t; e != null; e = e.getCause() == e ? null : e.getCause()) {
+      if (e instanceof AlreadyClosedException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void closeQuietly(RaftClient c) {
+    try {
+      c.close();
+    } catch (IOException ignored) {
+      // a client that cannot close cleanly has nothing left to release here
+    }
+  }
+
+  /** For tests: closes the current write client as Ratis does after an unretried failure. */
+  void closeWritesForTest() throws IOException {
+    writes.get().close();
   }
 
   /**
@@ -86,7 +163,7 @@ public final class RatisQuorumClient implements QuorumClient {
     Message m = Message.valueOf(UnsafeByteOperations.unsafeWrap(req.toByteArray()));
     CompletableFuture<RaftClientReply> f;
     try {
-      f = readOnly ? reads.async().sendReadOnlyUnordered(m) : writes.async().send(m);
+      f = readOnly ? sendOn(reads, true, m) : sendOn(writes, false, m);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(Replies.toSpoolException(e));
     }
@@ -269,15 +346,8 @@ public final class RatisQuorumClient implements QuorumClient {
 
   @Override
   public void close() {
-    try {
-      writes.close();
-    } catch (IOException ignored) {
-      // closing: nothing to do about it
-    }
-    try {
-      reads.close();
-    } catch (IOException ignored) {
-      // closing: nothing to do about it
-    }
+    closed = true;
+    closeQuietly(writes.get());
+    closeQuietly(reads.get());
   }
 }
