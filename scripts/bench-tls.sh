@@ -22,19 +22,7 @@ fi
 ensure_package
 WORK="$RESULTS/tls"
 rm -rf "$WORK" && mkdir -p "$WORK/keys"
-kt() { keytool -storetype PKCS12 -storepass "$PASS" "$@" >/dev/null 2>&1; }
-(
-  cd "$WORK/keys"
-  kt -genkeypair -alias ca -keyalg EC -groupname secp256r1 -dname CN=bench-ca -ext BC:c=ca:true -validity 2 -keystore ca.p12
-  kt -exportcert -alias ca -rfc -file ca.pem -keystore ca.p12
-  kt -importcert -noprompt -alias ca -file ca.pem -keystore truststore.p12
-  kt -genkeypair -alias node -keyalg EC -groupname secp256r1 -dname CN=localhost -validity 2 -keystore node.p12
-  kt -certreq -alias node -keystore node.p12 -file node.csr
-  kt -gencert -alias ca -keystore ca.p12 -infile node.csr -outfile node.pem -rfc -validity 2 \
-     -ext SAN=IP:127.0.0.1,DNS:localhost -ext EKU=serverAuth,clientAuth
-  kt -importcert -noprompt -alias ca -file ca.pem -keystore node.p12
-  kt -importcert -alias node -file node.pem -keystore node.p12
-)
+make_tls_keys "$WORK/keys" "$PASS"
 K="$WORK/keys"
 SSL_KEYS="ssl.keystore.location=$K/node.p12
 ssl.keystore.password=$PASS
