@@ -150,3 +150,10 @@ make_tls_keys() {
     kt -importcert -alias node -file node.pem -keystore node.p12
   ) || { echo "bench: keytool could not make the TLS keys in $dir" >&2; return 1; }
 }
+
+# tls_key_props DIR PASS: the ssl.keystore.* and ssl.truststore.* lines (key=value, one a line) for
+# the keys make_tls_keys made in DIR.
+tls_key_props() {
+  printf 'ssl.keystore.location=%s/node.p12\nssl.keystore.password=%s\nssl.keystore.type=PKCS12\n' "$1" "$2"
+  printf 'ssl.truststore.location=%s/truststore.p12\nssl.truststore.password=%s\nssl.truststore.type=PKCS12\n' "$1" "$2"
+}

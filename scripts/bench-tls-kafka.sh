@@ -59,12 +59,7 @@ ensure_jars
 SPOOL_DIR="$SCRATCH/spool"
 make_tls_keys "$SCRATCH/keys" "$PASS"
 K="$SCRATCH/keys"
-TLS_KEYS="ssl.keystore.location=$K/node.p12
-ssl.keystore.password=$PASS
-ssl.keystore.type=PKCS12
-ssl.truststore.location=$K/truststore.p12
-ssl.truststore.password=$PASS
-ssl.truststore.type=PKCS12
+TLS_KEYS="$(tls_key_props "$K" "$PASS")
 ssl.enabled.protocols=$TLS_VERSION
 ssl.cipher.suites=$TLS_CIPHER"
 printf '' > "$SCRATCH/client-plain.properties"
@@ -178,7 +173,7 @@ $TLS_KEYS"
     "$ROOT/scripts/cluster.sh" start --nodes 3 --dir "$SPOOL_DIR" --base-port 29092 >> "$OUT/spool-start.log" 2>&1 \
     || step_failed "Spool start" "see $OUT/spool-start.log and $SPOOL_DIR/node-*/node.log"
   for i in 1 2 3; do echo "$(date +%T) spool node-$i pid $(cat "$SPOOL_DIR/node-$i/node.pid")" >> "$OUT/pids.txt"; done
-  grep -h -m1 "TLS" "$SPOOL_DIR"/node-1/node.log >> "$OUT/spool-engine.txt" 2>/dev/null || true
+  grep -h -m1 "TLS engine" "$SPOOL_DIR"/node-1/node.log >> "$OUT/spool-engine.txt" 2>/dev/null || true
 }
 spool_stop() { [ -f "$SPOOL_DIR/cluster.env" ] && "$ROOT/scripts/cluster.sh" stop --dir "$SPOOL_DIR" >> "$OUT/spool-start.log" 2>&1 || true; }
 UP=""
@@ -252,7 +247,7 @@ configs = [c for c in ("kafka-plain", "kafka-tls", "spool-plain", "spool-tls") i
 for kind in ("produce", "consume"):
     for c in configs:
         mbs, cpu = med(c, kind, "MB_per_s"), med(c, kind, "broker_cpu_s")
-        runs = ", ".join(r["MB_per_s"] for r in rows if r["config"] == c and r["kind"] == kind)
+        runs = ", ".join("%.1f" % float(r["MB_per_s"]) for r in rows if r["config"] == c and r["kind"] == kind)
         lat = "-" if kind == "consume" else f'{f(med(c, kind, "p50_ms"), 0)}/{f(med(c, kind, "p99_ms"), 0)}'
         print(f"| {c} | {kind} | {f(mbs)} | {f(med(c, kind, 'rec_per_s'), 0)} | {lat} | {f(cpu)} s | {f(med(c, kind, 'other_cores'), 2)} | {runs} |")
 print("\n| kind | TLS/plain Kafka | TLS/plain Spool | Spool/Kafka plain | Spool/Kafka TLS |\n| --- | --- | --- | --- | --- |")

@@ -23,13 +23,7 @@ ensure_package
 WORK="$RESULTS/tls"
 rm -rf "$WORK" && mkdir -p "$WORK/keys"
 make_tls_keys "$WORK/keys" "$PASS"
-K="$WORK/keys"
-SSL_KEYS="ssl.keystore.location=$K/node.p12
-ssl.keystore.password=$PASS
-ssl.keystore.type=PKCS12
-ssl.truststore.location=$K/truststore.p12
-ssl.truststore.password=$PASS
-ssl.truststore.type=PKCS12"
+SSL_KEYS="$(tls_key_props "$WORK/keys" "$PASS")"
 
 run() { # MODE: plaintext | tls (the default engine, OpenSSL) | tls-jdk (ssl.engine=jdk)
   local mode="$1" dir="$WORK/cluster-$1" props=() node_props="" keys="$SSL_KEYS" client_props=""
