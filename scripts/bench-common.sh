@@ -129,3 +129,31 @@ percentiles() {
       printf "%d %d %s %s %s\n", total, f, (r50 <= n ? a[r50] : "failed"), (r99 <= n ? a[r99] : "failed"), (f ? "failed" : a[n])
     }'
 }
+
+# make_tls_keys DIR PASS: a throwaway CA and one node key (EC P-256, keytool) for TLS benchmarks, in
+# DIR (scratch space, never kept): DIR/node.p12 (the key, its certificate for 127.0.0.1 and localhost
+# signed by the CA, server and client use) and DIR/truststore.p12 (the CA), PKCS12, password PASS.
+make_tls_keys() {
+  local dir="$1" pass="$2"
+  mkdir -p "$dir"
+  kt() { keytool -storetype PKCS12 -storepass "$pass" "$@" >/dev/null 2>&1; }
+  (
+    cd "$dir"
+    kt -genkeypair -alias ca -keyalg EC -groupname secp256r1 -dname CN=bench-ca -ext BC:c=ca:true -validity 2 -keystore ca.p12
+    kt -exportcert -alias ca -rfc -file ca.pem -keystore ca.p12
+    kt -importcert -noprompt -alias ca -file ca.pem -keystore truststore.p12
+    kt -genkeypair -alias node -keyalg EC -groupname secp256r1 -dname CN=localhost -validity 2 -keystore node.p12
+    kt -certreq -alias node -keystore node.p12 -file node.csr
+    kt -gencert -alias ca -keystore ca.p12 -infile node.csr -outfile node.pem -rfc -validity 2 \
+       -ext SAN=IP:127.0.0.1,DNS:localhost -ext EKU=serverAuth,clientAuth
+    kt -importcert -noprompt -alias ca -file ca.pem -keystore node.p12
+    kt -importcert -alias node -file node.pem -keystore node.p12
+  ) || { echo "bench: keytool could not make the TLS keys in $dir" >&2; return 1; }
+}
+
+# tls_key_props DIR PASS: the ssl.keystore.* and ssl.truststore.* lines (key=value, one a line) for
+# the keys make_tls_keys made in DIR.
+tls_key_props() {
+  printf 'ssl.keystore.location=%s/node.p12\nssl.keystore.password=%s\nssl.keystore.type=PKCS12\n' "$1" "$2"
+  printf 'ssl.truststore.location=%s/truststore.p12\nssl.truststore.password=%s\nssl.truststore.type=PKCS12\n' "$1" "$2"
+}

@@ -22,26 +22,8 @@ fi
 ensure_package
 WORK="$RESULTS/tls"
 rm -rf "$WORK" && mkdir -p "$WORK/keys"
-kt() { keytool -storetype PKCS12 -storepass "$PASS" "$@" >/dev/null 2>&1; }
-(
-  cd "$WORK/keys"
-  kt -genkeypair -alias ca -keyalg EC -groupname secp256r1 -dname CN=bench-ca -ext BC:c=ca:true -validity 2 -keystore ca.p12
-  kt -exportcert -alias ca -rfc -file ca.pem -keystore ca.p12
-  kt -importcert -noprompt -alias ca -file ca.pem -keystore truststore.p12
-  kt -genkeypair -alias node -keyalg EC -groupname secp256r1 -dname CN=localhost -validity 2 -keystore node.p12
-  kt -certreq -alias node -keystore node.p12 -file node.csr
-  kt -gencert -alias ca -keystore ca.p12 -infile node.csr -outfile node.pem -rfc -validity 2 \
-     -ext SAN=IP:127.0.0.1,DNS:localhost -ext EKU=serverAuth,clientAuth
-  kt -importcert -noprompt -alias ca -file ca.pem -keystore node.p12
-  kt -importcert -alias node -file node.pem -keystore node.p12
-)
-K="$WORK/keys"
-SSL_KEYS="ssl.keystore.location=$K/node.p12
-ssl.keystore.password=$PASS
-ssl.keystore.type=PKCS12
-ssl.truststore.location=$K/truststore.p12
-ssl.truststore.password=$PASS
-ssl.truststore.type=PKCS12"
+make_tls_keys "$WORK/keys" "$PASS"
+SSL_KEYS="$(tls_key_props "$WORK/keys" "$PASS")"
 
 run() { # MODE: plaintext | tls (the default engine, OpenSSL) | tls-jdk (ssl.engine=jdk)
   local mode="$1" dir="$WORK/cluster-$1" props=() node_props="" keys="$SSL_KEYS" client_props=""
