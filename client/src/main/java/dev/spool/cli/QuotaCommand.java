@@ -3,6 +3,7 @@ package dev.spool.cli;
 import dev.spool.client.Admin;
 import dev.spool.common.ClientQuotaEntity;
 import dev.spool.common.SpoolException;
+import dev.spool.protocol.ClientQuotaMessages;
 import dev.spool.protocol.message.AlterClientQuotasRequest;
 import dev.spool.protocol.message.AlterClientQuotasResponse;
 import dev.spool.protocol.message.DescribeClientQuotasRequest;
@@ -45,17 +46,6 @@ final class QuotaCommand implements Callable<Integer> {
     return ExitCodes.USAGE;
   }
 
-  static dev.spool.protocol.message.ClientQuotaEntity entity(String user, String clientId) {
-    var e = dev.spool.protocol.message.ClientQuotaEntity.newBuilder();
-    if (user != null) {
-      e.setUser(user);
-    }
-    if (clientId != null) {
-      e.setClientId(clientId);
-    }
-    return e.build();
-  }
-
   static void print(
       CliContext ctx,
       dev.spool.protocol.message.ClientQuotaEntity e,
@@ -81,11 +71,7 @@ final class QuotaCommand implements Callable<Integer> {
             g.writeEndObject();
           });
     } else {
-      StringBuilder s =
-          new StringBuilder(
-              new ClientQuotaEntity(
-                      e.hasUser() ? e.getUser() : null, e.hasClientId() ? e.getClientId() : null)
-                  .toString());
+      StringBuilder s = new StringBuilder(ClientQuotaMessages.entity(e).toString());
       sorted.forEach((k, v) -> s.append(' ').append(k).append('=').append(number(v)));
       ctx.out().println(s);
     }
@@ -139,7 +125,8 @@ final class QuotaCommand implements Callable<Integer> {
         throw invalid("give --add key=value or --delete key");
       }
       AlterClientQuotasRequest.Entry.Builder e =
-          AlterClientQuotasRequest.Entry.newBuilder().setEntity(entity(user, clientId));
+          AlterClientQuotasRequest.Entry.newBuilder()
+              .setEntity(ClientQuotaMessages.toMessage(new ClientQuotaEntity(user, clientId)));
       for (String kv : add) {
         int eq = kv.indexOf('=');
         if (eq < 0) {

@@ -3,8 +3,8 @@ package dev.spool.broker.request;
 import dev.spool.broker.security.Caller;
 import dev.spool.broker.security.LogSafe;
 import dev.spool.common.AclOperation;
-import dev.spool.common.ClientQuotaEntity;
 import dev.spool.common.ErrorCode;
+import dev.spool.protocol.ClientQuotaMessages;
 import dev.spool.protocol.message.AlterClientQuotasRequest;
 import dev.spool.protocol.message.AlterClientQuotasResponse;
 import dev.spool.quorum.image.MetadataImage;
@@ -80,7 +80,8 @@ public final class AlterClientQuotasHandler
 
   /** An entry for a log line: the entity and each change, client-chosen parts made safe. */
   static String describe(AlterClientQuotasRequest.Entry e) {
-    StringBuilder s = new StringBuilder(LogSafe.quote(entity(e.getEntity()).toString()));
+    StringBuilder s =
+        new StringBuilder(LogSafe.quote(ClientQuotaMessages.entity(e.getEntity()).toString()));
     for (AlterClientQuotasRequest.Op op : e.getOpsList()) {
       s.append(' ')
           .append(LogSafe.quote(op.getKey()))
@@ -103,15 +104,10 @@ public final class AlterClientQuotasHandler
     return b.build();
   }
 
-  /** The entity a message names. */
-  static ClientQuotaEntity entity(dev.spool.protocol.message.ClientQuotaEntity e) {
-    return new ClientQuotaEntity(
-        e.hasUser() ? e.getUser() : null, e.hasClientId() ? e.getClientId() : null);
-  }
-
   /** Whether {@code img} shows the entry's changes. */
   private static boolean applied(MetadataImage img, AlterClientQuotasRequest.Entry e) {
-    Map<String, Double> values = img.clientQuotas().getOrDefault(entity(e.getEntity()), Map.of());
+    Map<String, Double> values =
+        img.clientQuotas().getOrDefault(ClientQuotaMessages.entity(e.getEntity()), Map.of());
     for (AlterClientQuotasRequest.Op op : e.getOpsList()) {
       Double v = values.get(op.getKey());
       if (op.getRemove() ? v != null : v == null || v != op.getValue()) {

@@ -4,6 +4,7 @@ import dev.spool.broker.security.Caller;
 import dev.spool.common.AclOperation;
 import dev.spool.common.ClientQuotaEntity;
 import dev.spool.common.ErrorCode;
+import dev.spool.protocol.ClientQuotaMessages;
 import dev.spool.protocol.message.DescribeClientQuotasRequest;
 import dev.spool.protocol.message.DescribeClientQuotasResponse;
 import java.util.ArrayList;
@@ -56,16 +57,9 @@ public final class DescribeClientQuotasHandler
     all.sort(Map.Entry.comparingByKey(ClientQuotaEntity.ORDER));
     for (Map.Entry<ClientQuotaEntity, Map<String, Double>> e : all) {
       if (matches(req, e.getKey())) {
-        var entity = dev.spool.protocol.message.ClientQuotaEntity.newBuilder();
-        if (e.getKey().user() != null) {
-          entity.setUser(e.getKey().user());
-        }
-        if (e.getKey().clientId() != null) {
-          entity.setClientId(e.getKey().clientId());
-        }
         b.addEntries(
             DescribeClientQuotasResponse.Entry.newBuilder()
-                .setEntity(entity)
+                .setEntity(ClientQuotaMessages.toMessage(e.getKey()))
                 .putAllValues(e.getValue()));
       }
     }

@@ -2,6 +2,7 @@ package dev.spool.quorum.controller;
 
 import dev.spool.common.ClientQuotaEntity;
 import dev.spool.common.ErrorCode;
+import dev.spool.protocol.ClientQuotaMessages;
 import dev.spool.protocol.message.AlterClientQuotasRequest;
 import dev.spool.protocol.message.AlterClientQuotasResponse;
 import dev.spool.quorum.image.MetadataImage;
@@ -34,10 +35,7 @@ public final class ClientQuotaDecisions {
       int item = resp.getResultsCount();
       AlterClientQuotasResponse.Result.Builder r =
           AlterClientQuotasResponse.Result.newBuilder().setEntity(e.getEntity());
-      ClientQuotaEntity entity =
-          new ClientQuotaEntity(
-              e.getEntity().hasUser() ? e.getEntity().getUser() : null,
-              e.getEntity().hasClientId() ? e.getEntity().getClientId() : null);
+      ClientQuotaEntity entity = ClientQuotaMessages.entity(e.getEntity());
       List<MetadataRecord> recs = new ArrayList<>();
       String problem = below != null ? below : entryProblem(entity, e, recs);
       if (problem != null) {
