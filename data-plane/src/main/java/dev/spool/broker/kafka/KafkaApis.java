@@ -286,17 +286,10 @@ final class KafkaApis {
     return h.fetch()
         .fetch(call.request(), connection.newerRequest(), c)
         .thenApply(
-            resp -> {
-              KafkaResponse answer = FetchCodec.toKafka(r, call, resp, ctx.image());
-              if (call.request().getReplicaId() >= 0) {
-                return answer; // replication is not a client: no client quota
-              }
-              // Kafka counts the response's size; its records are nearly all of it.
-              long bytes =
-                  resp.recordBytes() + (resp.body() == null ? 0 : resp.body().getSerializedSize());
-              return answer.throttled(
-                  ctx.quotaThrottleMs(ClientQuotaManager.Kind.FETCH, c, r.clientId(), bytes));
-            });
+            resp ->
+                FetchCodec.toKafka(r, call, resp, ctx.image())
+                    .throttled(
+                        ctx.fetchThrottleMs(call.request().getReplicaId(), c, r.clientId(), resp)));
   }
 
   /** DescribeClientQuotas and AlterClientQuotas (docs/security.md#quotas). */

@@ -2,6 +2,8 @@ package dev.spool.broker.network;
 
 import com.google.protobuf.MessageLite;
 import dev.spool.common.ErrorCode;
+import dev.spool.protocol.message.FetchResponse;
+import dev.spool.protocol.message.ProduceResponse;
 import io.netty.util.ReferenceCountUtil;
 import java.util.List;
 
@@ -71,9 +73,9 @@ public final class BrokerResponse implements WireProtocol.Answer {
     }
     int field = (int) Math.min(Integer.MAX_VALUE, ms);
     MessageLite b = body;
-    if (b instanceof dev.spool.protocol.message.ProduceResponse p) {
+    if (b instanceof ProduceResponse p) {
       b = p.toBuilder().setThrottleTimeMs(field).build();
-    } else if (b instanceof dev.spool.protocol.message.FetchResponse f) {
+    } else if (b instanceof FetchResponse f) {
       b = f.toBuilder().setThrottleTimeMs(field).build();
     }
     return new BrokerResponse(

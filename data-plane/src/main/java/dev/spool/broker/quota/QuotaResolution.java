@@ -1,6 +1,7 @@
 package dev.spool.broker.quota;
 
 import dev.spool.common.ClientQuotaEntity;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -27,6 +28,9 @@ final class QuotaResolution {
 
   private static final String D = ClientQuotaEntity.DEFAULT;
 
+  /** An entity that may hold the quota, and whose usage it meters if it does. */
+  private record Candidate(ClientQuotaEntity entity, ClientQuotaEntity metered) {}
+
   /** The quota of {@code key} for {@code user} and {@code clientId}, or null when none applies. */
   static Resolved resolve(
       Map<ClientQuotaEntity, Map<String, Double>> quotas,
@@ -39,21 +43,21 @@ final class QuotaResolution {
     ClientQuotaEntity both = new ClientQuotaEntity(user, clientId);
     ClientQuotaEntity userOnly = new ClientQuotaEntity(user, "");
     ClientQuotaEntity clientOnly = new ClientQuotaEntity("", clientId);
-    Object[][] order = {
-      {new ClientQuotaEntity(user, clientId), both},
-      {new ClientQuotaEntity(user, D), both},
-      {new ClientQuotaEntity(user, null), userOnly},
-      {new ClientQuotaEntity(D, clientId), both},
-      {new ClientQuotaEntity(D, D), both},
-      {new ClientQuotaEntity(D, null), userOnly},
-      {new ClientQuotaEntity(null, clientId), clientOnly},
-      {new ClientQuotaEntity(null, D), clientOnly},
-    };
-    for (Object[] o : order) {
-      Map<String, Double> values = quotas.get((ClientQuotaEntity) o[0]);
+    List<Candidate> order =
+        List.of(
+            new Candidate(both, both),
+            new Candidate(new ClientQuotaEntity(user, D), both),
+            new Candidate(new ClientQuotaEntity(user, null), userOnly),
+            new Candidate(new ClientQuotaEntity(D, clientId), both),
+            new Candidate(new ClientQuotaEntity(D, D), both),
+            new Candidate(new ClientQuotaEntity(D, null), userOnly),
+            new Candidate(new ClientQuotaEntity(null, clientId), clientOnly),
+            new Candidate(new ClientQuotaEntity(null, D), clientOnly));
+    for (Candidate c : order) {
+      Map<String, Double> values = quotas.get(c.entity());
       Double v = values == null ? null : values.get(key);
       if (v != null) {
-        return new Resolved(v, (ClientQuotaEntity) o[1]);
+        return new Resolved(v, c.metered());
       }
     }
     return null;

@@ -1,8 +1,11 @@
 package dev.spool.broker.request;
 
+import dev.spool.broker.network.BrokerResponse;
+import dev.spool.broker.quota.ClientQuotaManager;
 import dev.spool.broker.replication.LeaderHintInfo;
 import dev.spool.broker.replication.ReplicaManager;
 import dev.spool.broker.security.Authorizer;
+import dev.spool.broker.security.Caller;
 import dev.spool.common.Clock;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.Endpoint;
@@ -42,7 +45,7 @@ public record BrokerContext(
     java.util.function.IntSupplier activeControllerId,
     dev.spool.broker.metrics.BrokerMetrics metrics,
     Authorizer authorizer,
-    dev.spool.broker.quota.ClientQuotaManager quotas) {
+    ClientQuotaManager quotas) {
 
   /** The same context with another authorizer (tests). */
   public BrokerContext withAuthorizer(Authorizer a) {
@@ -98,12 +101,24 @@ public record BrokerContext(
    * through here.
    */
   public long quotaThrottleMs(
-      dev.spool.broker.quota.ClientQuotaManager.Kind kind,
-      dev.spool.broker.security.Caller caller,
-      String clientId,
-      long bytes) {
+      ClientQuotaManager.Kind kind, Caller caller, String clientId, long bytes) {
     return quotas.recordAndGetThrottleMs(
         kind, caller.principal(), clientId, bytes, clock.monotonicMs());
+  }
+
+  /**
+   * The throttle time of a fetch {@code answer} ({@link #quotaThrottleMs}): a consumer's fetch
+   * counts the answer's size, as Kafka does (its records are nearly all of it); a replica's fetch
+   * ({@code replicaId} >= 0) is not a client's and counts nothing. Both listeners count here.
+   */
+  public long fetchThrottleMs(
+      int replicaId, Caller caller, String clientId, BrokerResponse answer) {
+    if (replicaId >= 0) {
+      return 0;
+    }
+    long bytes =
+        answer.recordBytes() + (answer.body() == null ? 0 : answer.body().getSerializedSize());
+    return quotaThrottleMs(ClientQuotaManager.Kind.FETCH, caller, clientId, bytes);
   }
 
   public long adminTimeout(int requested) {

@@ -76,19 +76,12 @@ public final class FetchHandler implements RequestHandler {
   @Override
   public CompletableFuture<BrokerResponse> handle(RequestContext request) {
     FetchRequest req = request.frame().parseBody(FetchRequest.parser());
-    CompletableFuture<BrokerResponse> answer = fetch(req, request.newerRequest(), request.caller());
-    if (req.getReplicaId() >= 0) {
-      return answer; // replication is not a client: no client quota
-    }
     String clientId = request.header().getClientId();
-    return answer.thenApply(
-        r ->
-            r.throttled(
-                ctx.quotaThrottleMs(
-                    dev.spool.broker.quota.ClientQuotaManager.Kind.FETCH,
-                    request.caller(),
-                    clientId,
-                    r.recordBytes() + (r.body() == null ? 0 : r.body().getSerializedSize()))));
+    return fetch(req, request.newerRequest(), request.caller())
+        .thenApply(
+            r ->
+                r.throttled(
+                    ctx.fetchThrottleMs(req.getReplicaId(), request.caller(), clientId, r)));
   }
 
   /**
