@@ -1,5 +1,9 @@
 package dev.spool.chaos.cluster;
 
+import dev.spool.common.AclBinding;
+import dev.spool.common.AclOperation;
+import dev.spool.common.AclResourceType;
+import dev.spool.protocol.AclMessages;
 import dev.spool.protocol.message.Acl;
 import dev.spool.protocol.message.CreateAclsResponse;
 import dev.spool.protocol.message.MetadataResponse;
@@ -61,7 +65,8 @@ public final class ChaosSecurity {
   public static final String INTRUDER_PRINCIPAL = "User:CN=chaos-intruder";
 
   /** The operations the workload needs on each of its topics, and nothing more. */
-  static final List<String> WORKLOAD_OPERATIONS = List.of("READ", "WRITE", "DESCRIBE");
+  static final List<AclOperation> WORKLOAD_OPERATIONS =
+      List.of(AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
 
   private static final String WORKLOAD_STORE = "chaos-workload";
   private static final String INTRUDER_STORE = "chaos-intruder";
@@ -156,17 +161,18 @@ public final class ChaosSecurity {
   public static List<Acl> workloadAcls(List<String> topics) {
     List<Acl> acls = new ArrayList<>();
     for (String topic : topics) {
-      for (String op : WORKLOAD_OPERATIONS) {
+      for (AclOperation op : WORKLOAD_OPERATIONS) {
         acls.add(
-            Acl.newBuilder()
-                .setResourceType("TOPIC")
-                .setResourceName(topic)
-                .setPatternType("LITERAL")
-                .setPrincipal(WORKLOAD_PRINCIPAL)
-                .setHost("*")
-                .setOperation(op)
-                .setPermission("ALLOW")
-                .build());
+            AclMessages.toMessage(
+                "",
+                new AclBinding(
+                    AclResourceType.TOPIC,
+                    topic,
+                    AclBinding.PatternType.LITERAL,
+                    WORKLOAD_PRINCIPAL,
+                    AclBinding.WILDCARD,
+                    op,
+                    AclBinding.Permission.ALLOW)));
       }
     }
     return acls;
