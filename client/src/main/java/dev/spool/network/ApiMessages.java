@@ -146,6 +146,16 @@ public final class ApiMessages {
             dev.spool.protocol.message.DescribeClientQuotasRequest.parser(),
             dev.spool.protocol.message.DescribeClientQuotasResponse.parser()));
     PARSERS.put(
+        ApiKey.SASL_HANDSHAKE,
+        new Pair(
+            dev.spool.protocol.message.SaslHandshakeRequest.parser(),
+            dev.spool.protocol.message.SaslHandshakeResponse.parser()));
+    PARSERS.put(
+        ApiKey.SASL_AUTHENTICATE,
+        new Pair(
+            dev.spool.protocol.message.SaslAuthenticateRequest.parser(),
+            dev.spool.protocol.message.SaslAuthenticateResponse.parser()));
+    PARSERS.put(
         ApiKey.DELETE_TOPICS,
         new Pair(DeleteTopicsRequest.parser(), DeleteTopicsResponse.parser()));
     PARSERS.put(

@@ -7,6 +7,7 @@ import dev.spool.broker.metrics.BrokerMetrics;
 import dev.spool.broker.metrics.GroupLagGauges;
 import dev.spool.broker.network.BrokerServer;
 import dev.spool.broker.network.RequestDispatcher;
+import dev.spool.broker.network.SaslAuthentication;
 import dev.spool.broker.replication.FetchWaiters;
 import dev.spool.broker.replication.PartitionWorkers;
 import dev.spool.broker.replication.ReplicaFetcherManager;
@@ -30,6 +31,7 @@ import dev.spool.broker.security.SaslVerifiers;
 import dev.spool.common.Clock;
 import dev.spool.common.ErrorCode;
 import dev.spool.common.HostPort;
+import dev.spool.common.ScramMechanism;
 import dev.spool.common.SpoolException;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigException;
@@ -319,8 +321,20 @@ public final class Broker implements AutoCloseable {
           logPrefix,
           SslContexts.engineName(SecurityConfig.SSL.read(config).engine()));
     }
+    boolean spoolSasl = SecurityConfig.isSasl(config, SecurityConfig.SPOOL);
+    boolean kafkaSasl =
+        SecurityConfig.isSasl(config, SecurityConfig.KAFKA)
+            && !config.get(BrokerConfig.KAFKA_LISTENER).isEmpty();
+    if (spoolSasl || kafkaSasl) {
+      saslVerifiers = SaslVerifiers.forBroker(brokerId); // both listeners' PLAIN logins
+    }
     server =
-        new BrokerServer(serverSettings(config), dispatcher(handlers, ctx, coordinator), metrics)
+        new BrokerServer(
+                serverSettings(config),
+                dispatcher(handlers, ctx, coordinator),
+                metrics,
+                spoolSasl ? saslExchange(config, handlers, logPrefix + "[spool]") : null,
+                config.get(SecurityConfig.SASL_SERVER_MAX_RECEIVE_SIZE))
             .holdRequestsUntil(servable);
     // A broker starting (or restarting) serves only once it has the cluster's metadata: an empty
     // image would deny principals the ACLs allow and call existing topics unknown.
@@ -332,16 +346,12 @@ public final class Broker implements AutoCloseable {
     String kafkaListener = config.get(BrokerConfig.KAFKA_LISTENER);
     if (!kafkaListener.isEmpty()) {
       HostPort kl = HostPort.parse(kafkaListener);
-      boolean sasl = SecurityConfig.isSasl(config, SecurityConfig.KAFKA);
-      if (sasl) {
-        saslVerifiers = SaslVerifiers.forBroker(brokerId);
-      }
       var kafka =
           new KafkaProtocol(
               handlers,
               coordinator,
               logPrefix,
-              sasl
+              kafkaSasl
                   ? new KafkaProtocol.Sasl(
                       config.get(SecurityConfig.SASL_ENABLED_MECHANISMS).stream()
                           .map(String::trim)
@@ -356,6 +366,17 @@ public final class Broker implements AutoCloseable {
       }
     }
     server.start();
+  }
+
+  /** The SASL exchange of Spool's listener (docs/security.md#sasl). */
+  private SaslAuthentication saslExchange(Config config, Handlers handlers, String prefix) {
+    return new SaslAuthentication(
+        config.get(SecurityConfig.SASL_ENABLED_MECHANISMS).stream().map(String::trim).toList(),
+        handlers.context()::image,
+        prefix,
+        config.get(SecurityConfig.CONNECTION_FAILED_AUTHENTICATION_DELAY_MS),
+        saslVerifiers,
+        ScramMechanism.Credential::matches);
   }
 
   /** CreateTopics through the quorum for an internal topic (the offsets topic on first use). */

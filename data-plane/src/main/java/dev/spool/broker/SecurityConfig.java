@@ -45,7 +45,7 @@ public final class SecurityConfig {
           List.of(SPOOL + ":" + SslConfig.PLAINTEXT, KAFKA + ":" + SslConfig.PLAINTEXT),
           SecurityConfig::validMap,
           "Security protocol of each listener, NAME:PROTOCOL: SPOOL (listener, also used for"
-              + " replication) PLAINTEXT or SSL, KAFKA (kafka.listener) PLAINTEXT, SSL,"
+              + " replication) and KAFKA (kafka.listener) PLAINTEXT, SSL,"
               + " SASL_PLAINTEXT or SASL_SSL (SSL with the ssl.* keys, SASL with"
               + " sasl.enabled.mechanisms), CONTROLLER (the metadata quorum's port and every"
               + " node's and tool's connection to it) PLAINTEXT or SSL, always mutual TLS; a"
@@ -250,14 +250,13 @@ public final class SecurityConfig {
         return "names listener '" + name + "' (listeners: SPOOL, KAFKA, CONTROLLER)";
       }
       boolean sasl = protocol.equals(SASL_PLAINTEXT) || protocol.equals(SASL_SSL);
-      if (sasl && !name.equals(KAFKA)) {
+      if (sasl && name.equals(CONTROLLER)) {
         return "asks for "
             + protocol
             + " on "
             + name
-            + ": SASL is offered on the KAFKA listener only so far ("
-            + name
-            + ": PLAINTEXT, SSL)";
+            + ": the metadata quorum authenticates with mutual TLS only (CONTROLLER: PLAINTEXT,"
+            + " SSL)";
       }
       if (!sasl && !protocol.equals(SslConfig.PLAINTEXT) && !protocol.equals(SslConfig.SSL)) {
         return "has protocol '"

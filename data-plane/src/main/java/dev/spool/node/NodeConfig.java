@@ -151,14 +151,17 @@ public final class NodeConfig {
       addIfExposed(exposed, QuorumConfig.BIND_HOST.name(), config.get(QuorumConfig.BIND_HOST));
     }
     boolean mutualTls = config.get(SecurityConfig.SSL.clientAuth()).equals("required");
+    // SASL_SSL: every client authenticates, over TLS (SASL_PLAINTEXT still warns: no TLS).
+    boolean spoolSaslSsl =
+        SecurityConfig.protocol(config, SecurityConfig.SPOOL).equals(SecurityConfig.SASL_SSL);
     if (BrokerConfig.isBroker(config)
+        && !spoolSaslSsl
         && !(mutualTls && SecurityConfig.isTls(config, SecurityConfig.SPOOL))) {
       addIfExposed(
           exposed,
           BrokerConfig.LISTENER.name(),
           HostPort.parse(config.get(BrokerConfig.LISTENER)).host());
     }
-    // SASL_SSL: every client authenticates, over TLS (SASL_PLAINTEXT still warns: no TLS).
     boolean kafkaSaslSsl =
         SecurityConfig.protocol(config, SecurityConfig.KAFKA).equals(SecurityConfig.SASL_SSL);
     if (BrokerConfig.isBroker(config)

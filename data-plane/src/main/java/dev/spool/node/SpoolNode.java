@@ -87,11 +87,11 @@ public final class SpoolNode implements AutoCloseable {
         clusterId);
     for (String listener : NodeConfig.exposedListeners(config)) {
       log.warn(
-          "{} SECURITY: {} binds beyond loopback without mutual TLS (listener.security.protocol.map"
-              + " SSL with ssl.client.auth=required, CONTROLLER:SSL for the quorum port; Spool has"
-              + " no SASL or ACLs yet): anyone who"
-              + " reaches it can read, write and administer the cluster. Bind 127.0.0.1 or keep the"
-              + " port behind a firewall on a private network.",
+          "{} SECURITY: {} binds beyond loopback without mutual TLS or SASL over TLS"
+              + " (listener.security.protocol.map SSL with ssl.client.auth=required, or SASL_SSL;"
+              + " CONTROLLER:SSL for the quorum port): anyone who"
+              + " reaches it can reach the cluster unauthenticated, or read passwords on the wire."
+              + " Bind 127.0.0.1 or keep the port behind a firewall on a private network.",
           logPrefix,
           listener);
     }

@@ -15,7 +15,9 @@ import java.util.List;
  */
 public final class BrokerResponse implements WireProtocol.Answer {
   private static final BrokerResponse NONE =
-      new BrokerResponse(null, List.of(), 0, ErrorCode.NONE, "", false, 0);
+      new BrokerResponse(null, List.of(), 0, ErrorCode.NONE, "", false, 0, 0);
+  private static final BrokerResponse CLOSE =
+      new BrokerResponse(null, List.of(), 0, ErrorCode.NONE, "", true, 0, 0);
 
   private final MessageLite body;
   private final List<Object> recordParts;
@@ -25,6 +27,9 @@ public final class BrokerResponse implements WireProtocol.Answer {
   private final boolean closeAfterSend;
   private final long throttleMs;
 
+  /** With {@link #closeAfterSend}: how long the answer and the close wait (a failed login). */
+  private final long closeDelayMs;
+
   private BrokerResponse(
       MessageLite body,
       List<Object> recordParts,
@@ -32,8 +37,10 @@ public final class BrokerResponse implements WireProtocol.Answer {
       ErrorCode requestError,
       String requestErrorMessage,
       boolean closeAfterSend,
-      long throttleMs) {
+      long throttleMs,
+      long closeDelayMs) {
     this.throttleMs = throttleMs;
+    this.closeDelayMs = closeDelayMs;
     this.body = body;
     this.recordParts = recordParts;
     this.recordBytes = recordBytes;
@@ -43,23 +50,42 @@ public final class BrokerResponse implements WireProtocol.Answer {
   }
 
   public static BrokerResponse of(MessageLite body) {
-    return new BrokerResponse(body, List.of(), 0, ErrorCode.NONE, "", false, 0);
+    return new BrokerResponse(body, List.of(), 0, ErrorCode.NONE, "", false, 0, 0);
   }
 
   /** A body followed by record data parts totalling {@code recordBytes}. */
   public static BrokerResponse withRecords(
       MessageLite body, List<Object> recordParts, long recordBytes) {
     return new BrokerResponse(
-        body, List.copyOf(recordParts), recordBytes, ErrorCode.NONE, "", false, 0);
+        body, List.copyOf(recordParts), recordBytes, ErrorCode.NONE, "", false, 0, 0);
   }
 
   /** A request-level error (empty body); {@code close} closes the connection after sending it. */
   public static BrokerResponse requestError(ErrorCode code, String message, boolean close) {
-    return new BrokerResponse(null, List.of(), 0, code, message, close, 0);
+    return new BrokerResponse(null, List.of(), 0, code, message, close, 0, 0);
   }
 
   public static BrokerResponse none() {
     return NONE;
+  }
+
+  /** Nothing is answered and the connection closes (a request before SASL authentication). */
+  public static BrokerResponse closeWithoutAnswer() {
+    return CLOSE;
+  }
+
+  /**
+   * {@code body}, after which the connection closes; answer and close wait {@code delayMs} (a
+   * failed SASL login: {@code connection.failed.authentication.delay.ms}), 0: at once.
+   */
+  public static BrokerResponse closing(MessageLite body, long delayMs) {
+    return new BrokerResponse(
+        body, List.of(), 0, ErrorCode.NONE, "", true, 0, Math.max(0, delayMs));
+  }
+
+  @Override
+  public long closeDelayMs() {
+    return closeDelayMs;
   }
 
   /**
@@ -79,7 +105,14 @@ public final class BrokerResponse implements WireProtocol.Answer {
       b = f.toBuilder().setThrottleTimeMs(field).build();
     }
     return new BrokerResponse(
-        b, recordParts, recordBytes, requestError, requestErrorMessage, closeAfterSend, ms);
+        b,
+        recordParts,
+        recordBytes,
+        requestError,
+        requestErrorMessage,
+        closeAfterSend,
+        ms,
+        closeDelayMs);
   }
 
   @Override

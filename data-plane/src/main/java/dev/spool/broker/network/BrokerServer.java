@@ -133,6 +133,22 @@ public final class BrokerServer implements AutoCloseable {
 
   /** A server whose connections count requests, latencies and connections in {@code metrics}. */
   public BrokerServer(Settings settings, RequestDispatcher dispatcher, BrokerMetrics metrics) {
+    this(settings, dispatcher, metrics, null, 0);
+  }
+
+  /**
+   * As {@link #BrokerServer(Settings, RequestDispatcher, BrokerMetrics)}, with SASL on Spool's
+   * listener ({@code SPOOL:SASL_PLAINTEXT} or {@code SASL_SSL}).
+   *
+   * @param sasl the listener's SASL exchange; null: no SASL
+   * @param saslMaxReceiveBytes {@code sasl.server.max.receive.size}
+   */
+  public BrokerServer(
+      Settings settings,
+      RequestDispatcher dispatcher,
+      BrokerMetrics metrics,
+      SaslAuthentication sasl,
+      int saslMaxReceiveBytes) {
     this.settings = settings;
     this.metrics = metrics;
     this.memory = new RequestMemoryPool(settings.maxQueuedRequestBytes());
@@ -173,7 +189,7 @@ public final class BrokerServer implements AutoCloseable {
             SPOOL_LISTENER,
             settings.bindHost(),
             settings.bindPort(),
-            new SpoolProtocol(dispatcher, settings.logPrefix())));
+            new SpoolProtocol(dispatcher, settings.logPrefix(), sasl, saslMaxReceiveBytes)));
   }
 
   /** Adds a listener speaking {@code protocol} on host:port; before {@link #start}. */

@@ -25,6 +25,12 @@ import org.slf4j.LoggerFactory;
  * UNSUPPORTED_VERSION; a body that does not parse is answered INVALID_REQUEST and the connection
  * closed; any other failure is UNKNOWN_SERVER_ERROR for that request only.
  *
+ * <p>With SASL (SASL_PLAINTEXT, SASL_SSL; docs/security.md#sasl) a connection authenticates with
+ * SaslHandshake and SaslAuthenticate after ApiVersions ({@link SaslAuthentication}, the exchange
+ * the Kafka listener runs too, answered in Spool's bodies by {@link SpoolSaslCodec}); until it has,
+ * any other request closes the connection unanswered, decided from the header (the body is never
+ * parsed), and frames are limited to {@code sasl.server.max.receive.size}.
+ *
  * <p>Threads: stateless; the connections' event loops.
  */
 public final class SpoolProtocol implements WireProtocol<SpoolProtocol.Request, BrokerResponse> {
@@ -46,10 +52,51 @@ public final class SpoolProtocol implements WireProtocol<SpoolProtocol.Request, 
 
   private final RequestDispatcher dispatcher;
   private final String logPrefix;
+  private final SaslAuthentication sasl;
+  private final FrameLimit saslMaxReceive;
 
   public SpoolProtocol(RequestDispatcher dispatcher, String logPrefix) {
+    this(dispatcher, logPrefix, null, 0);
+  }
+
+  /**
+   * @param sasl the listener's SASL exchange; null: no SASL (PLAINTEXT, SSL)
+   * @param saslMaxReceiveBytes {@code sasl.server.max.receive.size}: the largest frame before
+   *     authentication (with SASL only)
+   */
+  public SpoolProtocol(
+      RequestDispatcher dispatcher,
+      String logPrefix,
+      SaslAuthentication sasl,
+      int saslMaxReceiveBytes) {
     this.dispatcher = dispatcher;
     this.logPrefix = logPrefix;
+    this.sasl = sasl;
+    this.saslMaxReceive =
+        sasl == null
+            ? null
+            : new FrameLimit(
+                saslMaxReceiveBytes, "sasl.server.max.receive.size, before SASL authentication");
+  }
+
+  @Override
+  public Object newSession(
+      java.net.SocketAddress remoteAddress, java.util.concurrent.Executor loop) {
+    return sasl == null ? null : sasl.newSession(remoteAddress, loop);
+  }
+
+  @Override
+  public void closeSession(Object session) {
+    if (session instanceof SaslAuthentication.Session s) {
+      s.close();
+    }
+  }
+
+  @Override
+  public FrameLimit frameLimit(Object session) {
+    return sasl == null || ((SaslAuthentication.Session) session).authenticated()
+        ? null
+        : saslMaxReceive;
   }
 
   @Override
@@ -77,6 +124,21 @@ public final class SpoolProtocol implements WireProtocol<SpoolProtocol.Request, 
   public CompletableFuture<BrokerResponse> serve(Request r, Connection connection) {
     RequestHeader header = r.header();
     ApiKey key = header.getApiKey();
+    String principal = connection.tlsPrincipal();
+    if (sasl != null) {
+      SaslAuthentication.Session s = (SaslAuthentication.Session) connection.session();
+      if (SpoolSaslCodec.isSasl(key)) {
+        return SpoolSaslCodec.serve(r, sasl, s);
+      }
+      if (key != ApiKey.API_VERSIONS
+          && sasl.refuseBeforeAuthentication(
+              s, "a request of API key " + header.getApiKeyValue() + " (not parsed)")) {
+        return CompletableFuture.completedFuture(BrokerResponse.closeWithoutAnswer());
+      }
+      principal = s.principal() != null ? s.principal() : principal; // SASL wins over TLS
+    } else if (SpoolSaslCodec.isSasl(key)) {
+      return CompletableFuture.completedFuture(SpoolSaslCodec.notSasl(key));
+    }
     var handler = dispatcher.handler(key);
     if (handler.isEmpty() || key == ApiKey.UNRECOGNIZED) {
       unknownApi.warn(
@@ -95,18 +157,22 @@ public final class SpoolProtocol implements WireProtocol<SpoolProtocol.Request, 
               key + " version " + header.getApiVersion() + " is not supported; see ApiVersions",
               false));
     }
-    return handler
-        .get()
-        .handle(
-            new RequestContext(
-                header,
-                r.frame(),
-                r.frameBuffer(),
-                connection.connectionId(),
-                connection.remoteAddress(),
-                connection.receivedNanos(),
-                connection.newerRequest(),
-                Caller.of(connection.tlsPrincipal(), connection.remoteAddress())));
+    CompletableFuture<BrokerResponse> answer =
+        handler
+            .get()
+            .handle(
+                new RequestContext(
+                    header,
+                    r.frame(),
+                    r.frameBuffer(),
+                    connection.connectionId(),
+                    connection.remoteAddress(),
+                    connection.receivedNanos(),
+                    connection.newerRequest(),
+                    Caller.of(principal, connection.remoteAddress())));
+    return sasl != null && key == ApiKey.API_VERSIONS
+        ? answer.thenApply(SpoolSaslCodec::withSaslApis)
+        : answer;
   }
 
   @Override
