@@ -6,7 +6,8 @@ package dev.spool.network;
  * <pre>
  *   BACKOFF      -> CONNECTING   the node's reconnect wait has passed
  *   CONNECTING   -> HANDSHAKING  TCP connected; ApiVersions is sent before anything else
- *   HANDSHAKING  -> READY        ApiVersions answered; requests are written from now on
+ *   HANDSHAKING  -> READY        ApiVersions answered (and, with SASL, the login completed:
+ *                                SaslHandshake, SaslAuthenticate); requests are written from now on
  *   any          -> CLOSED       connect failure, handshake failure, peer close, request timeout,
  *                                invalid frame, client close; every queued and in-flight request fails
  * </pre>

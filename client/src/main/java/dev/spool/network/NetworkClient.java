@@ -13,6 +13,8 @@ import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.ApiVersionsResponse;
 import dev.spool.protocol.message.RequestHeader;
 import dev.spool.protocol.message.ResponseHeader;
+import dev.spool.protocol.message.SaslAuthenticateResponse;
+import dev.spool.protocol.message.SaslHandshakeResponse;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -45,7 +47,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -336,7 +337,10 @@ public final class NetworkClient implements AutoCloseable {
                 c,
                 new SpoolException(
                     ErrorCode.BROKER_NOT_AVAILABLE,
-                    "cannot connect to " + c.node + ": " + describe(done.cause())),
+                    "cannot connect to "
+                        + c.node
+                        + ": "
+                        + ConnectionFailures.describe(done.cause())),
                 null);
           }
         });
@@ -344,16 +348,15 @@ public final class NetworkClient implements AutoCloseable {
 
   private void startHandshake(Connection c) {
     transition(c, ConnectionState.HANDSHAKING, "connected, sending ApiVersions");
-    Request hs =
-        new Request(
-            c.node,
-            ApiKey.API_VERSIONS,
-            ApiVersionsHandshake.request(),
-            null,
-            config.connectTimeoutMs(),
-            true,
-            true);
-    hs.deadlineNs = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.connectTimeoutMs());
+    c.handshakeDeadlineNs =
+        clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.connectTimeoutMs());
+    sendHandshakeStep(c, ApiKey.API_VERSIONS, ApiVersionsHandshake.request());
+  }
+
+  /** ApiVersions, or a step of the SASL login: before READY, by the connect deadline. */
+  private void sendHandshakeStep(Connection c, ApiKey api, MessageLite body) {
+    Request hs = new Request(c.node, api, body, null, config.connectTimeoutMs(), true, true);
+    hs.deadlineNs = c.handshakeDeadlineNs;
     write(c, hs, 0);
   }
 
@@ -413,7 +416,7 @@ public final class NetworkClient implements AutoCloseable {
             SpoolException e =
                 new SpoolException(
                     ErrorCode.BROKER_NOT_AVAILABLE,
-                    failure("write to " + c.node, c.node, done.cause()));
+                    ConnectionFailures.failure("write to " + c.node, c.node, done.cause()));
             if (!r.expectResponse) {
               fail(r, e);
             }
@@ -451,13 +454,15 @@ public final class NetworkClient implements AutoCloseable {
               c,
               new SpoolException(
                   h.getErrorCode(),
-                  "ApiVersions handshake with " + c.node + " failed: " + h.getErrorMessage()),
+                  r.api + " handshake with " + c.node + " failed: " + h.getErrorMessage()),
               null);
         } else {
           fail(r, e);
         }
-      } else if (r.handshake) {
+      } else if (r.api == ApiKey.API_VERSIONS && r.handshake) {
         onHandshake(c, f.parseBody(ApiVersionsResponse.parser()));
+      } else if (r.handshake) {
+        onSaslStep(c, f.parseBody(ApiMessages.responseParser(r.api)));
       } else {
         MessageLite body = f.parseBody(ApiMessages.responseParser(r.api));
         ByteBuf data =
@@ -484,11 +489,50 @@ public final class NetworkClient implements AutoCloseable {
       closeConnection(c, e, null);
       return;
     }
+    String done = "ApiVersions done (broker " + response.getServerSoftwareVersion() + ")";
+    if (config.sasl() != null) {
+      c.sasl = new SaslLogin(config.sasl(), c.node);
+      try {
+        sendHandshakeStep(c, ApiKey.SASL_HANDSHAKE, c.sasl.handshake(c.versions));
+      } catch (SpoolException e) {
+        closeConnection(c, e, null);
+      }
+      return;
+    }
+    ready(c, done);
+  }
+
+  /**
+   * A SaslHandshake or SaslAuthenticate answer: the next step, or READY once the login completed. A
+   * failed login closes the connection and fails its requests with the login's error, which is not
+   * retriable (docs/security.md#sasl).
+   */
+  private void onSaslStep(Connection c, MessageLite response) {
+    MessageLite next;
+    try {
+      next =
+          response instanceof SaslHandshakeResponse h
+              ? c.sasl.onHandshake(h)
+              : c.sasl.onAuthenticate((SaslAuthenticateResponse) response);
+    } catch (SpoolException e) {
+      log.warn(
+          "[client={} node={}] SASL login failed: {}",
+          config.clientId(),
+          c.node.id(),
+          e.getMessage());
+      closeConnection(c, e, null);
+      return;
+    }
+    if (next != null) {
+      sendHandshakeStep(c, ApiKey.SASL_AUTHENTICATE, next);
+    } else {
+      ready(c, "authenticated with SASL " + c.sasl.describe());
+    }
+  }
+
+  private void ready(Connection c, String reason) {
     reconnects.ready(c.node.id());
-    transition(
-        c,
-        ConnectionState.READY,
-        "ApiVersions done (broker " + response.getServerSoftwareVersion() + ")");
+    transition(c, ConnectionState.READY, reason);
     for (ConnectionListener l : listeners) {
       l.onReady(c.node);
     }
@@ -629,39 +673,6 @@ public final class NetworkClient implements AutoCloseable {
     return new IllegalStateException("client closed");
   }
 
-  /**
-   * "{@code what} failed: cause", or, when TLS refused the connection, which keys to check: a
-   * failed handshake is a configuration problem, not a broker that is away.
-   */
-  private static String failure(String what, Node node, Throwable t) {
-    Throwable tls = t != null && t.getCause() instanceof SSLException ? t.getCause() : t;
-    if (tls instanceof SSLException) {
-      return "TLS handshake with "
-          + node
-          + " failed (check ssl.truststore.*, ssl.keystore.* and"
-          + " ssl.endpoint.identification.algorithm): "
-          + rootCause(tls);
-    }
-    return what + " failed: " + describe(t);
-  }
-
-  /** The innermost cause, named: OpenSSL wraps what the trust manager said in a vague problem. */
-  private static String rootCause(Throwable t) {
-    Throwable root = t;
-    for (int depth = 0; root.getCause() != null && root.getCause() != root && depth < 10; depth++) {
-      root = root.getCause();
-    }
-    return root == t ? describe(t) : root.getClass().getSimpleName() + ": " + describe(root);
-  }
-
-  private static String describe(Throwable t) {
-    if (t == null) {
-      return "unknown cause";
-    }
-    String m = t.getMessage();
-    return m == null ? t.getClass().getSimpleName() : m;
-  }
-
   /** Closes every connection (failing their requests) and stops the I/O thread. */
   @Override
   public void close() {
@@ -706,6 +717,8 @@ public final class NetworkClient implements AutoCloseable {
     ConnectionState state = ConnectionState.BACKOFF;
     Channel channel;
     ApiVersionTable versions;
+    SaslLogin sasl;
+    long handshakeDeadlineNs;
     final ArrayDeque<Request> pending = new ArrayDeque<>();
     final ArrayDeque<Request> inFlight = new ArrayDeque<>();
     int nextCorrelationId = 1;
@@ -714,45 +727,6 @@ public final class NetworkClient implements AutoCloseable {
 
     Connection(Node node) {
       this.node = node;
-    }
-  }
-
-  private static final class Request {
-    final Node node;
-    final ApiKey api;
-    final MessageLite body;
-    ByteBuf recordData;
-    final long timeoutMs;
-    final boolean expectResponse;
-    final boolean handshake;
-    final CompletableFuture<ClientResponse> future = new CompletableFuture<>();
-    long deadlineNs;
-    long sentNs;
-    int correlationId;
-
-    Request(
-        Node node,
-        ApiKey api,
-        MessageLite body,
-        ByteBuf recordData,
-        long timeoutMs,
-        boolean expectResponse,
-        boolean handshake) {
-      this.node = node;
-      this.api = api;
-      this.body = body;
-      this.recordData = recordData;
-      this.timeoutMs = timeoutMs;
-      this.expectResponse = expectResponse;
-      this.handshake = handshake;
-    }
-
-    void releaseData() {
-      ByteBuf d = recordData;
-      recordData = null;
-      if (d != null && d.refCnt() > 0) {
-        d.release();
-      }
     }
   }
 
@@ -790,7 +764,7 @@ public final class NetworkClient implements AutoCloseable {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       Throwable root = cause.getCause() instanceof InvalidFrameException ? cause.getCause() : cause;
-      String what = failure("connection to " + c.node, c.node, root);
+      String what = ConnectionFailures.failure("connection to " + c.node, c.node, root);
       log.warn("[client={} node={}] closing connection: {}", config.clientId(), c.node.id(), what);
       closeConnection(c, new SpoolException(ErrorCode.BROKER_NOT_AVAILABLE, what), null);
     }

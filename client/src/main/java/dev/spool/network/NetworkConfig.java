@@ -24,6 +24,8 @@ import io.netty.handler.ssl.SslContext;
  *     keepalive probes unanswered while waiting for an answer) for this long is closed by the
  *     kernel, failing its requests at once rather than at their deadline ({@link
  *     DeadPeerDetection}); 0 leaves the operating system's defaults (minutes to hours)
+ * @param sasl the SASL login every connection makes after ApiVersions (security.protocol
+ *     SASL_PLAINTEXT or SASL_SSL, {@link SaslLogin}), or null for none
  */
 public record NetworkConfig(
     String clientId,
@@ -37,7 +39,8 @@ public record NetworkConfig(
     long timerTickMs,
     boolean heapResponseFrames,
     SslContext sslContext,
-    long deadConnectionTimeoutMs) {
+    long deadConnectionTimeoutMs,
+    SaslCredentials sasl) {
 
   // The network client's defaults. The client library's keys socket.connection.setup.timeout.ms,
   // reconnect.backoff.ms and reconnect.backoff.max.ms take theirs from here: this package sits
@@ -72,6 +75,36 @@ public record NetworkConfig(
       throw new IllegalArgumentException(
           "dead connection timeout must be 0 (off) or a positive number of milliseconds");
     }
+  }
+
+  /** Without SASL. */
+  public NetworkConfig(
+      String clientId,
+      String ioThreadName,
+      int maxInFlightRequestsPerConnection,
+      int maxQueuedRequestsPerConnection,
+      long connectTimeoutMs,
+      long reconnectBackoffMs,
+      long reconnectBackoffMaxMs,
+      int maxResponseFrameBytes,
+      long timerTickMs,
+      boolean heapResponseFrames,
+      SslContext sslContext,
+      long deadConnectionTimeoutMs) {
+    this(
+        clientId,
+        ioThreadName,
+        maxInFlightRequestsPerConnection,
+        maxQueuedRequestsPerConnection,
+        connectTimeoutMs,
+        reconnectBackoffMs,
+        reconnectBackoffMaxMs,
+        maxResponseFrameBytes,
+        timerTickMs,
+        heapResponseFrames,
+        sslContext,
+        deadConnectionTimeoutMs,
+        null);
   }
 
   /** Heap response frames (every client but the broker's replica fetcher). */
@@ -115,6 +148,24 @@ public record NetworkConfig(
     return with(heapResponseFrames, sslContext, timeoutMs);
   }
 
+  /** The same settings with a SASL login on every connection ({@code null}: none). */
+  public NetworkConfig withSasl(SaslCredentials credentials) {
+    return new NetworkConfig(
+        clientId,
+        ioThreadName,
+        maxInFlightRequestsPerConnection,
+        maxQueuedRequestsPerConnection,
+        connectTimeoutMs,
+        reconnectBackoffMs,
+        reconnectBackoffMaxMs,
+        maxResponseFrameBytes,
+        timerTickMs,
+        heapResponseFrames,
+        sslContext,
+        deadConnectionTimeoutMs,
+        credentials);
+  }
+
   private NetworkConfig with(boolean heapFrames, SslContext tls, long deadTimeoutMs) {
     return new NetworkConfig(
         clientId,
@@ -128,7 +179,8 @@ public record NetworkConfig(
         timerTickMs,
         heapFrames,
         tls,
-        deadTimeoutMs);
+        deadTimeoutMs,
+        sasl);
   }
 
   /**

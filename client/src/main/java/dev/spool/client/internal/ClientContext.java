@@ -63,7 +63,8 @@ public final class ClientContext implements AutoCloseable {
                     maxResponseFrameBytes,
                     NetworkConfig.DEFAULT_TIMER_TICK_MS)
                 .withTls(values.tls() ? SslContexts.client(values.ssl()) : null)
-                .withDeadConnectionTimeout(values.deadConnectionTimeoutMs()),
+                .withDeadConnectionTimeout(values.deadConnectionTimeoutMs())
+                .withSasl(values.sasl()),
             clock,
             random);
     this.metadata =

@@ -4,6 +4,7 @@ import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigKey;
 import dev.spool.network.NetworkConfig;
+import dev.spool.network.SaslCredentials;
 import dev.spool.network.tls.SslConfig;
 import dev.spool.network.tls.SslSettings;
 import java.util.List;
@@ -25,7 +26,15 @@ public record CommonClientConfig(
     ConfigKey<Long> deadConnectionTimeoutMs,
     ConfigKey<Long> metadataMaxAgeMs,
     ConfigKey<String> securityProtocol,
-    SslConfig ssl) {
+    SslConfig ssl,
+    ConfigKey<String> saslMechanism,
+    ConfigKey<String> saslJaasConfig) {
+
+  /** SASL over plaintext (Kafka's name). */
+  public static final String SASL_PLAINTEXT = "SASL_PLAINTEXT";
+
+  /** SASL over TLS (Kafka's name). */
+  public static final String SASL_SSL = "SASL_SSL";
 
   /** The common values of one parsed client config. */
   public record Values(
@@ -40,7 +49,8 @@ public record CommonClientConfig(
       long deadConnectionTimeoutMs,
       long metadataMaxAgeMs,
       boolean tls,
-      SslSettings ssl) {}
+      SslSettings ssl,
+      SaslCredentials sasl) {}
 
   public Values read(Config config) {
     return new Values(
@@ -54,8 +64,26 @@ public record CommonClientConfig(
         config.get(connectionSetupTimeoutMs),
         config.get(deadConnectionTimeoutMs),
         config.get(metadataMaxAgeMs),
-        config.get(securityProtocol).equals(SslConfig.SSL),
-        ssl.read(config));
+        isTls(config.get(securityProtocol)),
+        ssl.read(config),
+        sasl(config));
+  }
+
+  private static boolean isTls(String protocol) {
+    return protocol.equals(SslConfig.SSL) || protocol.equals(SASL_SSL);
+  }
+
+  /** The SASL login of SASL_PLAINTEXT and SASL_SSL; null otherwise. */
+  private SaslCredentials sasl(Config config) {
+    String protocol = config.get(securityProtocol);
+    if (!protocol.equals(SASL_PLAINTEXT) && !protocol.equals(SASL_SSL)) {
+      return null;
+    }
+    return SaslCredentials.parse(
+        saslMechanism.name(),
+        config.get(saslMechanism),
+        saslJaasConfig.name(),
+        config.get(saslJaasConfig));
   }
 
   public static CommonClientConfig define(ConfigDef def, long requestTimeoutDefaultMs) {
@@ -117,9 +145,21 @@ public record CommonClientConfig(
         def.stringKey(
             "security.protocol",
             SslConfig.PLAINTEXT,
-            ConfigKey.oneOf(SslConfig.PLAINTEXT, SslConfig.SSL),
-            "PLAINTEXT, or SSL: TLS to every broker, with the ssl.* keys (the brokers' listener must"
-                + " be SSL too)."),
-        SslConfig.define(def, false));
+            ConfigKey.oneOf(SslConfig.PLAINTEXT, SslConfig.SSL, SASL_PLAINTEXT, SASL_SSL),
+            "PLAINTEXT; SSL: TLS to every broker, with the ssl.* keys (the brokers' listener must"
+                + " be SSL too); SASL_SSL and SASL_PLAINTEXT: a SASL login (sasl.mechanism,"
+                + " sasl.jaas.config) on every connection, over TLS or not."),
+        SslConfig.define(def, false),
+        def.stringKey(
+            "sasl.mechanism",
+            SaslCredentials.DEFAULT_MECHANISM,
+            ConfigKey.oneOf(SaslCredentials.MECHANISMS.toArray(new String[0])),
+            "With SASL_*: SCRAM-SHA-512 (the default; Kafka's is GSSAPI, which Spool does not"
+                + " have), SCRAM-SHA-256 or PLAIN (the password travels in clear: SASL_SSL only)."),
+        def.passwordKey(
+            "sasl.jaas.config",
+            "With SASL_*: Kafka's JAAS line, org.apache.kafka.common.security.scram.ScramLoginModule"
+                + " (PlainLoginModule for PLAIN) required username=\"alice\""
+                + " password=\"...\";"));
   }
 }
