@@ -294,12 +294,17 @@ public final class Consumer implements AutoCloseable {
    */
   public ConsumerRecords poll(Duration timeout) {
     checkOpen();
+    throwIfLoginFailed();
     try {
       if (group == null || !group.subscribed()) {
         if (group != null) {
           group.onPoll();
         }
-        return fetcher.poll(timeout.toMillis());
+        ConsumerRecords records = fetcher.poll(timeout.toMillis());
+        if (records.isEmpty()) {
+          throwIfLoginFailed();
+        }
+        return records;
       }
       // In a group, poll in short slices so assignment changes are applied while waiting.
       long deadline = clock.monotonicMs() + Math.max(0, timeout.toMillis());
@@ -398,6 +403,17 @@ public final class Consumer implements AutoCloseable {
 
   public String clientId() {
     return context.clientId();
+  }
+
+  /**
+   * A failed SASL login (wrong password, mechanism not enabled) reaches the application from poll,
+   * as Kafka's consumer throws SaslAuthenticationException, rather than endless empty polls.
+   */
+  private void throwIfLoginFailed() {
+    SpoolException login = context.metadata().authenticationFailure();
+    if (login != null) {
+      throw new SpoolException(login.errorCode(), login.getMessage(), login);
+    }
   }
 
   private void checkOpen() {

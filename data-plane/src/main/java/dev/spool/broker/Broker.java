@@ -170,7 +170,8 @@ public final class Broker implements AutoCloseable {
         new NetworkClient(
             NetworkConfig.defaults("broker-" + brokerId + "-replica", "replica-fetcher-" + brokerId)
                 .withDirectResponseFrames()
-                .withTls(tls.replication()),
+                .withTls(tls.replication())
+                .withSasl(SecurityConfig.replicationSasl(config)),
             clock);
     int requestTimeoutMs = config.get(BrokerConfig.REQUEST_TIMEOUT_MS);
     fetchers =

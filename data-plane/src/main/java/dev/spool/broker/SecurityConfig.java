@@ -5,6 +5,7 @@ import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
 import dev.spool.config.ConfigKey;
+import dev.spool.network.SaslCredentials;
 import dev.spool.network.tls.KeyMaterial;
 import dev.spool.network.tls.SslConfig;
 import dev.spool.network.tls.SslContexts;
@@ -89,6 +90,26 @@ public final class SecurityConfig {
           "On a SASL listener, how long the answer to a failed authentication and the close of"
               + " its connection wait, so a guessed password costs time (0: no wait).");
 
+  public static final ConfigKey<String> SASL_MECHANISM_INTER_BROKER_PROTOCOL =
+      DEF.stringKey(
+          "sasl.mechanism.inter.broker.protocol",
+          "",
+          v ->
+              v.isEmpty() || SASL_MECHANISMS.contains(v)
+                  ? null
+                  : "must be one of " + SASL_MECHANISMS,
+          "With SPOOL:SASL_*, the mechanism a broker's replica fetcher logs in to its peers with;"
+              + " empty (the default): the first SCRAM mechanism of sasl.enabled.mechanisms (Kafka's"
+              + " default, GSSAPI, is not offered by Spool).");
+
+  public static final ConfigKey<String> SASL_JAAS_CONFIG =
+      DEF.passwordKey(
+          "sasl.jaas.config",
+          "With SPOOL:SASL_*, the credentials a broker's replica fetcher logs in to its peers with,"
+              + " in Kafka's JAAS syntax: org.apache.kafka.common.security.scram.ScramLoginModule"
+              + " required username=\"broker\" password=\"...\"; (the user needs CLUSTER_ACTION:"
+              + " list it in super.users).");
+
   public static final SslConfig SSL = SslConfig.define(DEF, true);
 
   public static final ConfigKey<Long> SSL_RELOAD_INTERVAL_MS =
@@ -159,6 +180,45 @@ public final class SecurityConfig {
       }
     }
     return SslConfig.PLAINTEXT;
+  }
+
+  /**
+   * The login of the replica fetcher when the Spool listener is SASL_PLAINTEXT or SASL_SSL (the
+   * peers' listeners, since every node uses the same map), else null: {@link #SASL_JAAS_CONFIG}
+   * with {@link #SASL_MECHANISM_INTER_BROKER_PROTOCOL}. Throws a {@link ConfigException} naming the
+   * key when the JAAS text is missing or malformed, or the mechanism is not enabled.
+   */
+  public static SaslCredentials replicationSasl(Config c) {
+    if (!isSasl(c, SPOOL)) {
+      return null;
+    }
+    List<String> enabled = c.get(SASL_ENABLED_MECHANISMS).stream().map(String::trim).toList();
+    String mechanism = c.get(SASL_MECHANISM_INTER_BROKER_PROTOCOL);
+    if (mechanism.isEmpty()) {
+      mechanism =
+          enabled.stream().filter(m -> m.startsWith("SCRAM-")).findFirst().orElse(enabled.get(0));
+    } else if (!enabled.contains(mechanism)) {
+      throw new ConfigException(
+          SASL_MECHANISM_INTER_BROKER_PROTOCOL.name(),
+          mechanism
+              + " is not in sasl.enabled.mechanisms "
+              + enabled
+              + ": the peers' Spool listeners would refuse the replica fetcher's login");
+    }
+    if (c.get(SASL_JAAS_CONFIG).isBlank()) {
+      throw new ConfigException(
+          SASL_JAAS_CONFIG.name(),
+          "must be set: listener.security.protocol.map has SPOOL:"
+              + protocol(c, SPOOL)
+              + ", and the replica fetcher logs in to the peers' Spool listeners with it ("
+              + SaslCredentials.SCRAM_LOGIN_MODULE
+              + " required username=\"...\" password=\"...\";)");
+    }
+    return SaslCredentials.parse(
+        SASL_MECHANISM_INTER_BROKER_PROTOCOL.name(),
+        mechanism,
+        SASL_JAAS_CONFIG.name(),
+        c.get(SASL_JAAS_CONFIG));
   }
 
   private static String validMappingRules(String rules) {

@@ -126,6 +126,7 @@ public final class NodeConfig {
     }
     if (BrokerConfig.isBroker(config)) {
       SecurityConfig.contexts(config); // reads the key material: a bad keystore fails here
+      SecurityConfig.replicationSasl(config); // a missing or malformed sasl.jaas.config too
       HostPort listener = HostPort.parse(config.get(BrokerConfig.LISTENER));
       checkPortFree(BrokerConfig.LISTENER.name(), listener.host(), listener.port());
       if (!config.get(BrokerConfig.KAFKA_LISTENER).isEmpty()) {

@@ -2,9 +2,11 @@ package dev.spool.node;
 
 import dev.spool.broker.BrokerConfig;
 import dev.spool.config.Config;
+import dev.spool.quorum.BootstrapCredentials;
 import dev.spool.quorum.BootstrapMetadata;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.image.MetadataVersion;
+import dev.spool.quorum.message.ScramCredentialRecord;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -125,6 +127,21 @@ public final class NodeStorage {
    */
   public static List<Formatted> format(
       Config config, String clusterId, boolean ignoreFormatted, OptionalInt releaseVersion) {
+    return format(config, clusterId, ignoreFormatted, releaseVersion, List.of());
+  }
+
+  /**
+   * {@link #format(Config, String, boolean, OptionalInt)}, and records in a freshly formatted
+   * quorum directory the SCRAM {@code credentials} the cluster starts with ({@code --add-scram},
+   * {@link BootstrapCredentials}): the first active controller writes them with the bootstrap
+   * metadata.version. A broker-only node records them nowhere.
+   */
+  public static List<Formatted> format(
+      Config config,
+      String clusterId,
+      boolean ignoreFormatted,
+      OptionalInt releaseVersion,
+      List<ScramCredentialRecord> credentials) {
     MetaProperties.checkClusterId(clusterId);
     if (releaseVersion.isPresent()) {
       String why = BootstrapMetadata.check(releaseVersion.getAsInt());
@@ -188,11 +205,12 @@ public final class NodeStorage {
       if (!f.alreadyFormatted()) {
         try {
           Files.createDirectories(f.dir().path());
-          if (f.bootstrapLevel() != MetadataVersion.UNSET) {
+          boolean users = !credentials.isEmpty() && f.dir().equals(quorum);
+          if (f.bootstrapLevel() != MetadataVersion.UNSET || users) {
             MetaProperties.writeDurably(
                 f.dir().path(),
                 BootstrapMetadata.FILE_NAME,
-                BootstrapMetadata.render(f.bootstrapLevel()));
+                BootstrapMetadata.render(f.bootstrapLevel(), users ? credentials : List.of()));
           } else {
             // Left by a format with --release-version that stopped before meta.properties: this
             // format did not ask for that level, so the cluster must not bootstrap at it.

@@ -6,11 +6,15 @@ import dev.spool.cli.CliContext;
 import dev.spool.cli.ExitCodes;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigException;
+import dev.spool.quorum.BootstrapCredentials;
 import dev.spool.quorum.image.MetadataVersion;
+import dev.spool.quorum.message.ScramCredentialRecord;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -84,6 +88,19 @@ public final class StorageCommand {
                 + " (docs/operations.md#upgrades).")
     Integer releaseVersion;
 
+    @Option(
+        names = {"-S", "--add-scram"},
+        paramLabel = "CREDENTIAL",
+        description =
+            "A SCRAM user the cluster starts with, in Kafka's syntax:"
+                + " 'SCRAM-SHA-256=[name=admin,password=admin-secret]' (optional iterations=N,"
+                + " 4096 to 16384, default 4096; salt=BASE64; saltedpassword=BASE64 with salt="
+                + " instead of password=). Repeatable. Recorded in a controller's quorum directory"
+                + " as salt, iterations and keys (never the password); the first active"
+                + " controller writes them when it bootstraps the cluster, so a user can log in to"
+                + " a cluster whose only listener is SASL (docs/security.md#sasl).")
+    List<String> addScram;
+
     @Option(names = "--json", description = "Print the result as one JSON object.")
     boolean json;
 
@@ -99,12 +116,18 @@ public final class StorageCommand {
       }
       List<NodeStorage.Formatted> done;
       try {
+        List<ScramCredentialRecord> users = new ArrayList<>();
+        SecureRandom random = new SecureRandom();
+        for (String spec : addScram == null ? List.<String>of() : addScram) {
+          users.add(BootstrapCredentials.parse(spec, random));
+        }
         done =
             NodeStorage.format(
                 config,
                 clusterId,
                 ignoreFormatted,
-                releaseVersion == null ? OptionalInt.empty() : OptionalInt.of(releaseVersion));
+                releaseVersion == null ? OptionalInt.empty() : OptionalInt.of(releaseVersion),
+                users);
       } catch (IllegalArgumentException e) {
         ctx.err().println("error: " + e.getMessage());
         return ExitCodes.USAGE;

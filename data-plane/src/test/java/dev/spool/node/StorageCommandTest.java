@@ -183,6 +183,32 @@ class StorageCommandTest {
   }
 
   @Test
+  void shouldRecordAddScramUsersWithoutTheirPasswordsAndRefuseBadSyntax() throws Exception {
+    Result bad = format("--add-scram", "SCRAM-SHA-256=[name=admin,pasword=admin-secret]");
+    assertEquals(2, bad.exitCode(), bad.toString());
+    assertTrue(bad.err().contains("--add-scram: unknown key 'pasword'"), bad.toString());
+    Path quorum = dir.resolve("data/__cluster_metadata");
+    assertFalse(Files.exists(quorum.resolve(MetaProperties.FILE_NAME)), "nothing written");
+
+    Result r =
+        format(
+            "--add-scram",
+            "SCRAM-SHA-512=[name=admin,password=admin-secret,iterations=8192]",
+            "-S",
+            "SCRAM-SHA-256=[name=admin,password=admin-secret]");
+    assertEquals(0, r.exitCode(), r.toString());
+    String file = Files.readString(quorum.resolve(BootstrapMetadata.FILE_NAME));
+    assertFalse(file.contains("admin-secret"), file);
+    List<dev.spool.quorum.message.ScramCredentialRecord> users =
+        BootstrapMetadata.readCredentials(quorum);
+    assertEquals(2, users.size());
+    assertEquals(8192, users.get(0).getIterations());
+    assertTrue(dev.spool.quorum.image.Records.credential(users.get(1)).matches("admin-secret"));
+    assertEquals(MetadataVersion.UNSET, BootstrapMetadata.read(quorum));
+    assertFalse(Files.exists(dir.resolve("data").resolve(BootstrapMetadata.FILE_NAME)));
+  }
+
+  @Test
   void shouldPutTheReleaseVersionInTheJson() {
     Result r =
         run("storage", "format", "-c", "node.properties", "-t", CLUSTER, "-r", "1", "--json");

@@ -98,13 +98,15 @@ public record QuorumSettings(
 
   /**
    * The controller's settings, with the bootstrap level {@code spool storage format
-   * --release-version} recorded in {@code storageDir} ({@link BootstrapMetadata}).
+   * --release-version} and the SCRAM users of {@code --add-scram} recorded in {@code storageDir}
+   * ({@link BootstrapMetadata}).
    *
    * @throws IllegalStateException that file is unreadable or names a level this build lacks
    */
   public ControllerSettings controllerSettings() {
     return QuorumConfig.controllerSettings(config)
-        .withBootstrapMetadataVersion(BootstrapMetadata.read(storageDir));
+        .withBootstrapMetadataVersion(BootstrapMetadata.read(storageDir))
+        .withBootstrapCredentials(BootstrapMetadata.readCredentials(storageDir));
   }
 
   public QuorumClientSettings clientSettings() {

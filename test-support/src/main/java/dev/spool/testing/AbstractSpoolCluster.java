@@ -48,6 +48,11 @@ public abstract class AbstractSpoolCluster implements SpoolCluster {
               public SSLSocketFactory tls() {
                 return probeTls();
               }
+
+              @Override
+              public RawFrameClient.Login login() {
+                return ClientSecurity.login(clientSecurity());
+              }
             },
             PROBE_TIMEOUT_MS);
   }

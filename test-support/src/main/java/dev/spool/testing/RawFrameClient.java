@@ -1,11 +1,19 @@
 package dev.spool.testing;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.ScramClient;
+import dev.spool.common.ScramMechanism;
 import dev.spool.protocol.Frame;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.RequestHeader;
 import dev.spool.protocol.message.ResponseHeader;
+import dev.spool.protocol.message.SaslAuthenticateRequest;
+import dev.spool.protocol.message.SaslAuthenticateResponse;
+import dev.spool.protocol.message.SaslHandshakeRequest;
+import dev.spool.protocol.message.SaslHandshakeResponse;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -16,7 +24,10 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Base64;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
 
@@ -118,6 +129,57 @@ public final class RawFrameClient implements AutoCloseable {
     } finally {
       prefix.release();
     }
+  }
+
+  /** Who to log in as on a SASL listener ({@link #authenticate}). */
+  public record Login(String mechanism, String user, String password) {
+    @Override
+    public String toString() {
+      return mechanism + " as " + user;
+    }
+  }
+
+  /**
+   * Logs in on a SASL listener: SaslHandshake, then SaslAuthenticate with PLAIN's message or
+   * SCRAM's exchange (the server's signature checked); throws naming the broker's error.
+   */
+  public void authenticate(Login login) throws IOException {
+    SaslHandshakeResponse h =
+        request(
+                ApiKey.SASL_HANDSHAKE,
+                SaslHandshakeRequest.newBuilder().setMechanism(login.mechanism()).build())
+            .body(SaslHandshakeResponse.parser());
+    if (h.getErrorCode() != ErrorCode.NONE) {
+      throw new IOException(
+          address + " refused SaslHandshake: " + h.getErrorCode() + " " + h.getErrorMessage());
+    }
+    ScramMechanism m = ScramMechanism.forName(login.mechanism()).orElse(null);
+    if (m == null) {
+      saslToken(("\0" + login.user() + "\0" + login.password()).getBytes(StandardCharsets.UTF_8));
+      return;
+    }
+    byte[] nonce = new byte[18];
+    new SecureRandom().nextBytes(nonce);
+    ScramClient scram =
+        new ScramClient(
+            m, login.user(), login.password(), Base64.getEncoder().encodeToString(nonce));
+    byte[] serverFirst = saslToken(scram.clientFirst());
+    scram.serverFinal(saslToken(scram.clientFinal(serverFirst)));
+  }
+
+  private byte[] saslToken(byte[] token) throws IOException {
+    SaslAuthenticateResponse r =
+        request(
+                ApiKey.SASL_AUTHENTICATE,
+                SaslAuthenticateRequest.newBuilder()
+                    .setAuthBytes(ByteString.copyFrom(token))
+                    .build())
+            .body(SaslAuthenticateResponse.parser());
+    if (r.getErrorCode() != ErrorCode.NONE) {
+      throw new IOException(
+          address + " refused SaslAuthenticate: " + r.getErrorCode() + " " + r.getErrorMessage());
+    }
+    return r.getAuthBytes().toByteArray();
   }
 
   /** A version-0 request header with the next correlation id of this connection. */

@@ -1,5 +1,6 @@
 package dev.spool.quorum.controller;
 
+import dev.spool.common.ScramMechanism;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.ImageBuilder;
 import dev.spool.quorum.image.MetadataApplier;
@@ -9,6 +10,7 @@ import dev.spool.quorum.image.PartitionState;
 import dev.spool.quorum.image.Records;
 import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.MetadataRecord;
+import dev.spool.quorum.message.ScramCredentialRecord;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -26,7 +28,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>Bootstrap: metadata.version, when no level is finalized yet ({@link
- *       FeatureDecisions#bootstrap}).
+ *       FeatureDecisions#bootstrap}), with the SCRAM users of {@code spool storage format
+ *       --add-scram} that have no credential of that mechanism yet.
  *   <li>Broker states: fence a broker whose session expired or that asks to be fenced; mark a
  *       broker that asks for controlled shutdown; unfence a fenced broker that heartbeats and has
  *       caught up with its own registration; record the data directories a broker's heartbeat
@@ -68,6 +71,14 @@ public final class ClusterDuties {
       brokerRecords.add(bootstrap);
       reasons.add(
           "finalize metadata.version " + bootstrap.getFeatureLevel().getFeatureLevel() + " (new)");
+      for (ScramCredentialRecord c : s.bootstrapCredentials()) {
+        ScramMechanism m = ScramMechanism.forName(c.getMechanism()).orElseThrow();
+        if (image.scramCredential(c.getUser(), m) == null) {
+          brokerRecords.add(MetadataRecord.newBuilder().setScramCredential(c).build());
+          reasons.add(
+              "bootstrap " + m.mechanismName() + " credential of user '" + c.getUser() + "'");
+        }
+      }
     }
     int level =
         bootstrap != null ? bootstrap.getFeatureLevel().getFeatureLevel() : image.metadataVersion();

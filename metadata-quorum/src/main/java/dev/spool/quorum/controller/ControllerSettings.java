@@ -1,6 +1,8 @@
 package dev.spool.quorum.controller;
 
 import dev.spool.quorum.image.MetadataVersion;
+import dev.spool.quorum.message.ScramCredentialRecord;
+import java.util.List;
 
 /**
  * The settings the pure controller decisions use, built from a parsed config by {@code
@@ -22,6 +24,9 @@ import dev.spool.quorum.image.MetadataVersion;
  * @param bootstrapMetadataVersion the level the bootstrap of a fresh cluster finalizes, as {@code
  *     spool storage format --release-version} recorded it; {@link MetadataVersion#UNSET} for the
  *     highest of {@code metadataVersions}
+ * @param bootstrapCredentials the SCRAM credentials {@code spool storage format --add-scram}
+ *     recorded: written with the bootstrap metadata.version, for users that have none of that
+ *     mechanism yet
  */
 public record ControllerSettings(
     long sessionTimeoutMs,
@@ -35,7 +40,42 @@ public record ControllerSettings(
     int maxRecordsPerWrite,
     int maxBatchesPerHeartbeat,
     MetadataVersion.Range metadataVersions,
-    int bootstrapMetadataVersion) {
+    int bootstrapMetadataVersion,
+    List<ScramCredentialRecord> bootstrapCredentials) {
+
+  public ControllerSettings {
+    bootstrapCredentials = List.copyOf(bootstrapCredentials);
+  }
+
+  /** Without bootstrap credentials. */
+  public ControllerSettings(
+      long sessionTimeoutMs,
+      long heartbeatIntervalMs,
+      int defaultReplicationFactor,
+      int defaultNumPartitions,
+      int maxPartitionsPerTopic,
+      int producerIdBlockSize,
+      boolean autoLeaderRebalance,
+      long leaderImbalanceCheckIntervalMs,
+      int maxRecordsPerWrite,
+      int maxBatchesPerHeartbeat,
+      MetadataVersion.Range metadataVersions,
+      int bootstrapMetadataVersion) {
+    this(
+        sessionTimeoutMs,
+        heartbeatIntervalMs,
+        defaultReplicationFactor,
+        defaultNumPartitions,
+        maxPartitionsPerTopic,
+        producerIdBlockSize,
+        autoLeaderRebalance,
+        leaderImbalanceCheckIntervalMs,
+        maxRecordsPerWrite,
+        maxBatchesPerHeartbeat,
+        metadataVersions,
+        bootstrapMetadataVersion,
+        List.of());
+  }
 
   public ControllerSettings withSessionTimeoutMs(long ms) {
     return new ControllerSettings(
@@ -50,7 +90,8 @@ public record ControllerSettings(
         maxRecordsPerWrite,
         maxBatchesPerHeartbeat,
         metadataVersions,
-        bootstrapMetadataVersion);
+        bootstrapMetadataVersion,
+        bootstrapCredentials);
   }
 
   public ControllerSettings withLeaderBalancing(boolean enabled, long intervalMs) {
@@ -66,7 +107,8 @@ public record ControllerSettings(
         maxRecordsPerWrite,
         maxBatchesPerHeartbeat,
         metadataVersions,
-        bootstrapMetadataVersion);
+        bootstrapMetadataVersion,
+        bootstrapCredentials);
   }
 
   /** These settings for a controller that supports {@code versions} (tests). */
@@ -95,6 +137,25 @@ public record ControllerSettings(
         maxRecordsPerWrite,
         maxBatchesPerHeartbeat,
         versions,
-        bootstrapLevel);
+        bootstrapLevel,
+        bootstrapCredentials);
+  }
+
+  /** These settings with the SCRAM credentials a formatted quorum directory recorded. */
+  public ControllerSettings withBootstrapCredentials(List<ScramCredentialRecord> credentials) {
+    return new ControllerSettings(
+        sessionTimeoutMs,
+        heartbeatIntervalMs,
+        defaultReplicationFactor,
+        defaultNumPartitions,
+        maxPartitionsPerTopic,
+        producerIdBlockSize,
+        autoLeaderRebalance,
+        leaderImbalanceCheckIntervalMs,
+        maxRecordsPerWrite,
+        maxBatchesPerHeartbeat,
+        metadataVersions,
+        bootstrapMetadataVersion,
+        credentials);
   }
 }

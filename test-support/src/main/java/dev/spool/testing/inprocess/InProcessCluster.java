@@ -4,9 +4,11 @@ import dev.spool.broker.Broker;
 import dev.spool.broker.BrokerConfig;
 import dev.spool.node.NodeConfig;
 import dev.spool.node.NodeStorage;
+import dev.spool.quorum.BootstrapCredentials;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.image.BrokerRegistration;
+import dev.spool.quorum.message.ScramCredentialRecord;
 import dev.spool.testing.AbstractSpoolCluster;
 import dev.spool.testing.ClientSecurity;
 import dev.spool.testing.ClusterBuilder;
@@ -16,6 +18,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -97,6 +100,7 @@ public final class InProcessCluster extends AbstractSpoolCluster {
   public static final class Builder extends ClusterBuilder<Builder> {
     private final Map<Integer, Map<String, String>> nodeConfig = new TreeMap<>();
     private OptionalInt releaseVersion = OptionalInt.empty();
+    private final List<String> addScram = new ArrayList<>();
 
     private Builder() {
       super(1, "spool-test", Duration.ofSeconds(60));
@@ -115,6 +119,15 @@ public final class InProcessCluster extends AbstractSpoolCluster {
      */
     public Builder releaseVersion(int level) {
       this.releaseVersion = OptionalInt.of(level);
+      return this;
+    }
+
+    /**
+     * A SCRAM user the cluster starts with, as {@code spool storage format --add-scram} takes it
+     * ({@code SCRAM-SHA-256=[name=admin,password=admin-secret]}); repeatable.
+     */
+    public Builder addScram(String spec) {
+      addScram.add(spec);
       return this;
     }
 
@@ -149,12 +162,19 @@ public final class InProcessCluster extends AbstractSpoolCluster {
       try {
         // As an operator would before the first start (spool storage format); a directory left
         // formatted by an earlier cluster of this id and node keeps its identity.
+        SecureRandom random = new SecureRandom();
+        List<ScramCredentialRecord> users =
+            addScram.stream().map(spec -> BootstrapCredentials.parse(spec, random)).toList();
         members
             .values()
             .forEach(
                 m ->
                     NodeStorage.format(
-                        m.config(), m.config().get(BrokerConfig.CLUSTER_ID), true, releaseVersion));
+                        m.config(),
+                        m.config().get(BrokerConfig.CLUSTER_ID),
+                        true,
+                        releaseVersion,
+                        users));
         members.values().forEach(InProcessNode::startController);
         members.values().forEach(InProcessNode::startBroker);
         c.awaitReady(startTimeout());

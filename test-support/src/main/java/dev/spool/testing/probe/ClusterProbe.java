@@ -7,6 +7,7 @@ import dev.spool.protocol.message.DescribeClusterResponse;
 import dev.spool.protocol.message.MetadataResponse;
 import dev.spool.protocol.message.PartitionMetadata;
 import dev.spool.protocol.message.TopicMetadata;
+import dev.spool.testing.RawFrameClient;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -52,6 +53,11 @@ public final class ClusterProbe implements AutoCloseable {
     default SSLSocketFactory tls() {
       return null;
     }
+
+    /** The login for the probes when the brokers' Spool listeners speak SASL; null for none. */
+    default RawFrameClient.Login login() {
+      return null;
+    }
   }
 
   /** A question for one node that may fail with an I/O error. */
@@ -78,7 +84,7 @@ public final class ClusterProbe implements AutoCloseable {
 
   /** A probe that talks to {@code node}'s broker directly. */
   public NodeProbe probe(int node) {
-    return new NodeProbe(members.brokerAddress(node), timeoutMs, members.tls());
+    return new NodeProbe(members.brokerAddress(node), timeoutMs, members.tls(), members.login());
   }
 
   /**

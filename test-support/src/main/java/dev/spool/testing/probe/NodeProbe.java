@@ -30,6 +30,7 @@ public final class NodeProbe {
   private final InetSocketAddress address;
   private final int timeoutMs;
   private final SSLSocketFactory tls;
+  private final RawFrameClient.Login login;
 
   public NodeProbe(InetSocketAddress address, int timeoutMs) {
     this(address, timeoutMs, null);
@@ -37,9 +38,16 @@ public final class NodeProbe {
 
   /** A probe that connects over TLS when {@code tls} is not null (a TLS Spool listener). */
   public NodeProbe(InetSocketAddress address, int timeoutMs, SSLSocketFactory tls) {
+    this(address, timeoutMs, tls, null);
+  }
+
+  /** As {@link #NodeProbe(InetSocketAddress, int, SSLSocketFactory)}, logging in on a SASL one. */
+  public NodeProbe(
+      InetSocketAddress address, int timeoutMs, SSLSocketFactory tls, RawFrameClient.Login login) {
     this.address = address;
     this.timeoutMs = timeoutMs;
     this.tls = tls;
+    this.login = login;
   }
 
   public InetSocketAddress address() {
@@ -70,6 +78,9 @@ public final class NodeProbe {
             .setClientId("cluster-harness-probe")
             .build();
     try (RawFrameClient c = RawFrameClient.connect(address, Duration.ofMillis(timeoutMs), tls)) {
+      if (login != null) {
+        c.authenticate(login);
+      }
       RawFrameClient.Reply r = c.request(h, body, new byte[0]);
       if (r.header().getErrorCode() != ErrorCode.NONE) {
         throw new IOException(

@@ -63,6 +63,10 @@ public final class Metadata {
 
   private final Map<String, Long> topicErrorAtMs = new HashMap<>();
   private long lastUpdateMs;
+
+  /** The last refresh failed its SASL login ({@link #authenticationFailure}); null otherwise. */
+  private SpoolException loginFailure;
+
   private boolean updateRequested = true;
   private int updateVersion;
   private long lastSuccessMs = -1;
@@ -204,8 +208,24 @@ public final class Metadata {
       lastAttemptMs = nowMs;
       failedAttempts++;
       lastFailure = cause;
+      loginFailure =
+          switch (cause.errorCode()) {
+            case SASL_AUTHENTICATION_FAILED, UNSUPPORTED_SASL_MECHANISM, ILLEGAL_SASL_STATE ->
+                cause;
+            default -> null;
+          };
       notifyAll();
     }
+  }
+
+  /**
+   * The last refresh's failure when it was a failed SASL login (SASL_AUTHENTICATION_FAILED,
+   * UNSUPPORTED_SASL_MECHANISM, ILLEGAL_SASL_STATE: not retriable), else {@code null}: waiters give
+   * it to the application at once rather than retry a login that cannot succeed until their
+   * deadline (as Kafka's clients throw SaslAuthenticationException).
+   */
+  public synchronized SpoolException authenticationFailure() {
+    return loginFailure;
   }
 
   /** The last refresh failure while no refresh has succeeded yet, else {@code null}. */
@@ -221,6 +241,7 @@ public final class Metadata {
   public void update(MetadataResponse response, Collection<String> requestedTopics, long nowMs) {
     synchronized (this) {
       lastUpdateMs = nowMs;
+      loginFailure = null;
       MetadataSnapshot old = snapshot;
       Map<Integer, Node> brokers = new HashMap<>(old.brokers());
       boolean newerOrEqual = response.getMetadataOffset() >= old.metadataOffset();

@@ -9,8 +9,9 @@ import java.util.Set;
 /**
  * Blocking wait for a topic's partitions, for application threads (producer send, partitionsFor):
  * asks for refreshes until the topic appears, is found not to exist (UNKNOWN_TOPIC_OR_PARTITION
- * after a few lookups, see {@link Metadata}) or the deadline passes (REQUEST_TIMED_OUT, or the
- * bootstrap connection error while the cluster was never reached).
+ * after a few lookups, see {@link Metadata}), a SASL login fails (its error, at once) or the
+ * deadline passes (REQUEST_TIMED_OUT, or the bootstrap connection error while the cluster was never
+ * reached).
  */
 public final class MetadataWaiter {
   private MetadataWaiter() {}
@@ -29,6 +30,10 @@ public final class MetadataWaiter {
     md.addTopics(Set.of(topic), clock.monotonicMs());
     boolean refreshedForPartition = false;
     while (true) {
+      SpoolException login = md.authenticationFailure();
+      if (login != null) {
+        throw new SpoolException(login.errorCode(), login.getMessage(), login);
+      }
       SpoolException topicError = md.topicError(topic);
       if (topicError != null) {
         throw topicError;
