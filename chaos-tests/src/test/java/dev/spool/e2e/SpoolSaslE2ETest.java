@@ -17,12 +17,16 @@ import dev.spool.common.ErrorCode;
 import dev.spool.common.SpoolException;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.ApiKey;
+import dev.spool.protocol.message.ApiVersionsRequest;
+import dev.spool.protocol.message.ApiVersionsResponse;
 import dev.spool.protocol.message.MetadataRequest;
 import dev.spool.testing.ClientSecurity;
 import dev.spool.testing.RawFrameClient;
 import dev.spool.testing.TestCertificates;
 import dev.spool.testing.inprocess.InProcessCluster;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,6 +37,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -121,19 +126,22 @@ class SpoolSaslE2ETest {
     return p;
   }
 
-  /** The CLI with admin's credentials, as an operator passes them. */
+  /**
+   * The CLI with admin's credentials, as an operator passes them: a {@code --command-config} file
+   * (Kafka's option), so the password is not on the command line.
+   */
   private static CliRunner.Result cli(String... args) {
+    Properties p = new Properties();
+    client("SCRAM-SHA-512", "admin", "admin-secret").forEach(p::setProperty);
+    p.remove("bootstrap.servers");
+    Path file = dir.resolve("admin.properties");
+    try (Writer w = Files.newBufferedWriter(file)) {
+      p.store(w, null);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
     List<String> all = new ArrayList<>(List.of(args));
-    all.add("-b");
-    all.add(cluster.bootstrapServers());
-    client("SCRAM-SHA-512", "admin", "admin-secret")
-        .forEach(
-            (k, v) -> {
-              if (!k.equals("bootstrap.servers")) {
-                all.add("--admin-prop");
-                all.add(k + "=" + v);
-              }
-            });
+    all.addAll(List.of("-b", cluster.bootstrapServers(), "--command-config", file.toString()));
     return new CliRunner(Map.of(), dir).run("", all.toArray(new String[0]));
   }
 
@@ -228,11 +236,7 @@ class SpoolSaslE2ETest {
 
   @Test
   void aRequestBeforeAuthenticationClosesTheConnectionUnanswered() throws Exception {
-    String first = cluster.bootstrapServers().split(",")[0];
-    int colon = first.lastIndexOf(':');
-    InetSocketAddress address =
-        new InetSocketAddress(
-            first.substring(0, colon), Integer.parseInt(first.substring(colon + 1)));
+    InetSocketAddress address = firstBroker();
     Map<String, String> tls = new LinkedHashMap<>(certs.clientConfig(certs.truststore(), false));
     try (RawFrameClient raw =
         RawFrameClient.connect(
@@ -245,6 +249,32 @@ class SpoolSaslE2ETest {
           new byte[0]);
       assertThrows(IOException.class, raw::receive, "no answer: the connection closes");
     }
+  }
+
+  @Test
+  void apiVersionsOffersSaslAndAnOversizedFrameBeforeLoginCloses() throws Exception {
+    InetSocketAddress address = firstBroker();
+    Map<String, String> tls = new LinkedHashMap<>(certs.clientConfig(certs.truststore(), false));
+    try (RawFrameClient raw =
+        RawFrameClient.connect(
+            address, Duration.ofSeconds(10), ClientSecurity.socketFactory(tls))) {
+      ApiVersionsResponse v =
+          raw.request(ApiKey.API_VERSIONS, ApiVersionsRequest.getDefaultInstance())
+              .body(ApiVersionsResponse.parser());
+      assertTrue(
+          v.getApiVersionsList().stream().anyMatch(r -> r.getApiKey() == ApiKey.SASL_HANDSHAKE),
+          v.toString());
+      // sasl.server.max.receive.size (512 KiB) before authentication: closed at the length prefix
+      raw.sendRaw(new byte[] {0, 0x10, 0, 0}); // a 1 MiB frame announced
+      assertTrue(raw.closedByPeer());
+    }
+  }
+
+  private static InetSocketAddress firstBroker() {
+    String first = cluster.bootstrapServers().split(",")[0];
+    int colon = first.lastIndexOf(':');
+    return new InetSocketAddress(
+        first.substring(0, colon), Integer.parseInt(first.substring(colon + 1)));
   }
 
   /** The SpoolException a call ended with, however it is wrapped. */

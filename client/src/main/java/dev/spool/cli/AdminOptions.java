@@ -1,12 +1,20 @@
 package dev.spool.cli;
 
 import dev.spool.client.Admin;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 
 /** Options of the admin commands (topic, cluster): where, how long, extra admin configs. */
 final class AdminOptions {
@@ -26,8 +34,32 @@ final class AdminOptions {
       description = "An admin client config (repeatable).")
   List<String> adminProps;
 
+  @Option(
+      names = "--command-config",
+      paramLabel = "FILE",
+      description =
+          "A properties file of admin client configs (Kafka's option), read before --admin-prop:"
+              + " e.g. security.protocol=SASL_SSL, sasl.jaas.config and ssl.*, so a password need"
+              + " not be on the command line.")
+  Path commandConfig;
+
   Admin open(CliContext ctx, CommandSpec spec) {
-    return open(ctx, spec, cluster, timeoutMs, adminProps);
+    List<String> props = new ArrayList<>();
+    if (commandConfig != null) {
+      Path file = ctx.workingDirectory().resolve(commandConfig);
+      Properties p = new Properties();
+      try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        p.load(r);
+      } catch (IOException | IllegalArgumentException e) {
+        throw new ParameterException(
+            spec.commandLine(), "--command-config " + file + " cannot be read: " + e.getMessage());
+      }
+      p.stringPropertyNames().forEach(k -> props.add(k + "=" + p.getProperty(k)));
+    }
+    if (adminProps != null) {
+      props.addAll(adminProps);
+    }
+    return open(ctx, spec, cluster, timeoutMs, props);
   }
 
   /** An admin client whose every call gives up after {@code timeoutMs}, retries included. */
