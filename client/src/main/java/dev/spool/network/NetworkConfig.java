@@ -150,23 +150,15 @@ public record NetworkConfig(
 
   /** The same settings with a SASL login on every connection ({@code null}: none). */
   public NetworkConfig withSasl(SaslCredentials credentials) {
-    return new NetworkConfig(
-        clientId,
-        ioThreadName,
-        maxInFlightRequestsPerConnection,
-        maxQueuedRequestsPerConnection,
-        connectTimeoutMs,
-        reconnectBackoffMs,
-        reconnectBackoffMaxMs,
-        maxResponseFrameBytes,
-        timerTickMs,
-        heapResponseFrames,
-        sslContext,
-        deadConnectionTimeoutMs,
-        credentials);
+    return with(heapResponseFrames, sslContext, deadConnectionTimeoutMs, credentials);
   }
 
   private NetworkConfig with(boolean heapFrames, SslContext tls, long deadTimeoutMs) {
+    return with(heapFrames, tls, deadTimeoutMs, sasl);
+  }
+
+  private NetworkConfig with(
+      boolean heapFrames, SslContext tls, long deadTimeoutMs, SaslCredentials credentials) {
     return new NetworkConfig(
         clientId,
         ioThreadName,
@@ -180,7 +172,7 @@ public record NetworkConfig(
         heapFrames,
         tls,
         deadTimeoutMs,
-        sasl);
+        credentials);
   }
 
   /**

@@ -8,6 +8,7 @@ import dev.spool.config.ConfigKey;
 import dev.spool.quorum.controller.ControllerSettings;
 import dev.spool.quorum.image.MetadataVersion;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -356,6 +357,7 @@ public final class QuorumConfig {
         c.get(MAX_RECORDS_PER_WRITE),
         c.get(MAX_BATCHES_PER_HEARTBEAT),
         metadataVersions(c),
-        MetadataVersion.UNSET);
+        MetadataVersion.UNSET,
+        List.of());
   }
 }

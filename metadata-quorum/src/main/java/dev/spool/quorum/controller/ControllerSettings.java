@@ -47,36 +47,6 @@ public record ControllerSettings(
     bootstrapCredentials = List.copyOf(bootstrapCredentials);
   }
 
-  /** Without bootstrap credentials. */
-  public ControllerSettings(
-      long sessionTimeoutMs,
-      long heartbeatIntervalMs,
-      int defaultReplicationFactor,
-      int defaultNumPartitions,
-      int maxPartitionsPerTopic,
-      int producerIdBlockSize,
-      boolean autoLeaderRebalance,
-      long leaderImbalanceCheckIntervalMs,
-      int maxRecordsPerWrite,
-      int maxBatchesPerHeartbeat,
-      MetadataVersion.Range metadataVersions,
-      int bootstrapMetadataVersion) {
-    this(
-        sessionTimeoutMs,
-        heartbeatIntervalMs,
-        defaultReplicationFactor,
-        defaultNumPartitions,
-        maxPartitionsPerTopic,
-        producerIdBlockSize,
-        autoLeaderRebalance,
-        leaderImbalanceCheckIntervalMs,
-        maxRecordsPerWrite,
-        maxBatchesPerHeartbeat,
-        metadataVersions,
-        bootstrapMetadataVersion,
-        List.of());
-  }
-
   public ControllerSettings withSessionTimeoutMs(long ms) {
     return new ControllerSettings(
         ms,
@@ -125,6 +95,11 @@ public record ControllerSettings(
   }
 
   private ControllerSettings withFeatures(MetadataVersion.Range versions, int bootstrapLevel) {
+    return withFeatures(versions, bootstrapLevel, bootstrapCredentials);
+  }
+
+  private ControllerSettings withFeatures(
+      MetadataVersion.Range versions, int bootstrapLevel, List<ScramCredentialRecord> credentials) {
     return new ControllerSettings(
         sessionTimeoutMs,
         heartbeatIntervalMs,
@@ -138,24 +113,11 @@ public record ControllerSettings(
         maxBatchesPerHeartbeat,
         versions,
         bootstrapLevel,
-        bootstrapCredentials);
+        credentials);
   }
 
   /** These settings with the SCRAM credentials a formatted quorum directory recorded. */
   public ControllerSettings withBootstrapCredentials(List<ScramCredentialRecord> credentials) {
-    return new ControllerSettings(
-        sessionTimeoutMs,
-        heartbeatIntervalMs,
-        defaultReplicationFactor,
-        defaultNumPartitions,
-        maxPartitionsPerTopic,
-        producerIdBlockSize,
-        autoLeaderRebalance,
-        leaderImbalanceCheckIntervalMs,
-        maxRecordsPerWrite,
-        maxBatchesPerHeartbeat,
-        metadataVersions,
-        bootstrapMetadataVersion,
-        credentials);
+    return withFeatures(metadataVersions, bootstrapMetadataVersion, credentials);
   }
 }
