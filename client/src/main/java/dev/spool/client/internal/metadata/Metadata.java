@@ -209,11 +209,13 @@ public final class Metadata {
       failedAttempts++;
       lastFailure = cause;
       loginFailure =
-          switch (cause.errorCode()) {
-            case SASL_AUTHENTICATION_FAILED, UNSUPPORTED_SASL_MECHANISM, ILLEGAL_SASL_STATE ->
-                cause;
-            default -> null;
-          };
+          cause == null
+              ? null
+              : switch (cause.errorCode()) {
+                case SASL_AUTHENTICATION_FAILED, UNSUPPORTED_SASL_MECHANISM, ILLEGAL_SASL_STATE ->
+                    cause;
+                default -> null;
+              };
       notifyAll();
     }
   }
