@@ -89,6 +89,59 @@ class TlsStartupConfigTest {
   }
 
   @Test
+  void shouldAcceptSaslOnSpoolsListenerAndCheckTheReplicaFetchersLoginAtStart() {
+    String jaas =
+        "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"broker\""
+            + " password=\"broker-secret\";";
+    Config config =
+        NodeConfig.parse(
+            node(
+                Map.of(
+                    "listener", "0.0.0.0:0",
+                    "listener.security.protocol.map", "SPOOL:SASL_SSL",
+                    "sasl.jaas.config", jaas)));
+    NodeConfig.checkEnvironment(config);
+    assertFalse(config.toLogString().contains("broker-secret"), config.toLogString());
+    assertTrue(SecurityConfig.isSasl(config, SecurityConfig.SPOOL));
+    assertTrue(SecurityConfig.isTls(config, SecurityConfig.SPOOL));
+    assertEquals("SCRAM-SHA-256", SecurityConfig.replicationSasl(config).mechanism());
+    assertEquals("broker", SecurityConfig.replicationSasl(config).username());
+    assertFalse(
+        NodeConfig.exposedListeners(config).stream().anyMatch(l -> l.startsWith("listener=")),
+        String.valueOf(NodeConfig.exposedListeners(config)));
+    Config plain =
+        NodeConfig.parse(
+            node(
+                Map.of(
+                    "listener", "0.0.0.0:0",
+                    "listener.security.protocol.map", "SPOOL:SASL_PLAINTEXT",
+                    "sasl.jaas.config", jaas)));
+    assertTrue(
+        NodeConfig.exposedListeners(plain).stream().anyMatch(l -> l.startsWith("listener=")),
+        String.valueOf(NodeConfig.exposedListeners(plain)));
+
+    ConfigException missing = refused(Map.of("listener.security.protocol.map", "SPOOL:SASL_SSL"));
+    assertEquals("sasl.jaas.config", missing.key(), missing.getMessage());
+    ConfigException malformed =
+        refused(
+            Map.of(
+                "listener.security.protocol.map",
+                "SPOOL:SASL_SSL",
+                "sasl.jaas.config",
+                jaas.replace(";", "")));
+    assertEquals("sasl.jaas.config", malformed.key(), malformed.getMessage());
+    assertFalse(malformed.getMessage().contains("broker-secret"), malformed.getMessage());
+    ConfigException notEnabled =
+        refused(
+            Map.of(
+                "listener.security.protocol.map", "SPOOL:SASL_SSL",
+                "sasl.jaas.config", jaas,
+                "sasl.enabled.mechanisms", "SCRAM-SHA-256",
+                "sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512"));
+    assertEquals("sasl.mechanism.inter.broker.protocol", notEnabled.key(), notEnabled.getMessage());
+  }
+
+  @Test
   void shouldNameTheKeystoreLocationWhenTheFileIsMissingOrNotAKeystore() throws IOException {
     ConfigException missing =
         refused(Map.of("ssl.keystore.location", dir.resolve("nope.p12").toString()));
