@@ -98,7 +98,8 @@ public final class SecurityConfig {
           v -> v < 0 || (v > 0 && v < 100) ? "must be 0 (off) or at least 100" : null,
           "How often a node checks its ssl.keystore.location and ssl.truststore.location files"
               + " for new content; a changed file that loads is used by new TLS connections of"
-              + " the listeners and of replication (established ones keep theirs), one that does"
+              + " the listeners, of replication and of the metadata quorum (established ones keep"
+              + " theirs), one that does"
               + " not is refused with one ERROR and the old material stays. 0: never.");
 
   public static final ConfigKey<String> SSL_PRINCIPAL_MAPPING_RULES =
@@ -215,6 +216,38 @@ public final class SecurityConfig {
    * ConfigException} naming the key when the material cannot be used.
    */
   public static QuorumTls quorumTls(Config c) {
+    QuorumKeys k = quorumKeys(c);
+    return k == null ? null : k.tls();
+  }
+
+  /**
+   * The quorum's TLS material of a node ({@link #quorumTls}) with the key material behind it, or
+   * null (plaintext). A node watches it ({@link QuorumKeys#watch}) as it watches its listeners'
+   * material: the Raft server, its peers' connections and the node's quorum clients ask its
+   * managers at every handshake, so a reload reaches every new quorum connection (gRPC keeps an
+   * established channel; docs/security.md#tls-on-the-quorum).
+   *
+   * @param tls what Ratis is given
+   * @param material the reloadable managers behind {@code tls}
+   */
+  public record QuorumKeys(QuorumTls tls, KeyMaterial material) implements AutoCloseable {
+    /**
+     * Starts checking the files every {@code ssl.reload.interval.ms} of {@code c} (0: never) on a
+     * thread named {@code threadName}, until {@link #close}.
+     */
+    public QuorumKeys watch(Config c, String threadName) {
+      material.watch(c.get(SSL_RELOAD_INTERVAL_MS), threadName);
+      return this;
+    }
+
+    @Override
+    public void close() {
+      material.close();
+    }
+  }
+
+  /** As {@link #quorumTls}, with its key material; null under {@code CONTROLLER:PLAINTEXT}. */
+  public static QuorumKeys quorumKeys(Config c) {
     if (!protocol(c, CONTROLLER).equals(SslConfig.SSL)) {
       return null;
     }
@@ -235,7 +268,7 @@ public final class SecurityConfig {
     }
     SslContexts.checkProtocols(s.enabledProtocols());
     KeyMaterial m = KeyMaterial.load(s);
-    return new QuorumTls(m.keyManager(), m.trustManager(), s.enabledProtocols());
+    return new QuorumKeys(new QuorumTls(m.keyManager(), m.trustManager(), s.enabledProtocols()), m);
   }
 
   private static String validMap(List<String> entries) {
