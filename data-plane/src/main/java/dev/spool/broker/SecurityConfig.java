@@ -1,6 +1,7 @@
 package dev.spool.broker;
 
 import dev.spool.broker.network.SslPrincipalMapper;
+import dev.spool.broker.security.AuthorizerConfig;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
@@ -9,10 +10,12 @@ import dev.spool.network.tls.KeyMaterial;
 import dev.spool.network.tls.SslConfig;
 import dev.spool.network.tls.SslContexts;
 import dev.spool.network.tls.SslSettings;
+import dev.spool.quorum.QuorumAdmission;
 import dev.spool.quorum.QuorumTls;
 import io.netty.handler.ssl.SslContext;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * The node's TLS keys, Kafka's names: {@code listener.security.protocol.map} says which listener
@@ -244,6 +247,31 @@ public final class SecurityConfig {
     public void close() {
       material.close();
     }
+  }
+
+  /**
+   * Who a controller of node config {@code c} serves on the quorum's port: with an authorizer
+   * ({@code authorizer.class.name}), only peers whose certificate subject names, through {@code
+   * ssl.principal.mapping.rules}, a principal of {@code super.users} (the brokers and controllers;
+   * a user's certificate signed by the same CA may not write metadata past the brokers' ACL checks,
+   * vote or reconfigure the quorum); without one, every peer that completes the mutual handshake.
+   */
+  public static QuorumAdmission quorumAdmission(Config c) {
+    if (c.get(AuthorizerConfig.AUTHORIZER_CLASS_NAME).isEmpty()) {
+      return QuorumAdmission.EVERY_MEMBER;
+    }
+    Set<String> superUsers = AuthorizerConfig.superUsers(c.get(AuthorizerConfig.SUPER_USERS));
+    SslPrincipalMapper mapper = SslPrincipalMapper.parse(c.get(SSL_PRINCIPAL_MAPPING_RULES));
+    return subject -> {
+      String name = mapper.name(subject);
+      if (name == null) {
+        return "no rule of ssl.principal.mapping.rules names the subject '" + subject + "'";
+      }
+      String principal = "User:" + name;
+      return superUsers.contains(principal)
+          ? null
+          : principal + " (subject '" + subject + "') is not in super.users";
+    };
   }
 
   /** As {@link #quorumTls}, with its key material; null under {@code CONTROLLER:PLAINTEXT}. */

@@ -99,7 +99,11 @@ public final class SpoolNode implements AutoCloseable {
     quorumKeys = SecurityConfig.quorumKeys(config);
     QuorumTls quorumTls = null;
     if (quorumKeys != null) {
-      quorumTls = quorumKeys.watch(config, "quorum-tls-" + nodeId).tls();
+      quorumTls =
+          quorumKeys
+              .watch(config, "quorum-tls-" + nodeId)
+              .tls()
+              .admitting(SecurityConfig.quorumAdmission(config));
       log.info("{} metadata quorum over mutual TLS (CONTROLLER:SSL)", logPrefix);
     }
     NodeMetrics metrics = null;

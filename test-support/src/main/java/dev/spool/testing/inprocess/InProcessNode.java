@@ -180,7 +180,9 @@ final class InProcessNode {
         quorumKeys.watch(config, "quorum-tls-" + id);
       }
     }
-    return quorumKeys == null ? null : quorumKeys.tls();
+    return quorumKeys == null
+        ? null
+        : quorumKeys.tls().admitting(SecurityConfig.quorumAdmission(config));
   }
 
   private void releaseQuorumKeysIfStopped() {
