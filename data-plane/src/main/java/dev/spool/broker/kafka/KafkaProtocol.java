@@ -4,6 +4,8 @@ import dev.spool.broker.kafka.codec.KafkaRequest;
 import dev.spool.broker.kafka.codec.KafkaRequestDecoder;
 import dev.spool.broker.kafka.codec.KafkaResponse;
 import dev.spool.broker.network.WireProtocol;
+import dev.spool.broker.quota.RequestMeter;
+import dev.spool.broker.request.BrokerContext;
 import dev.spool.broker.request.Handlers;
 import dev.spool.broker.security.SaslVerifiers;
 import dev.spool.common.ErrorCode;
@@ -15,6 +17,7 @@ import io.netty.channel.ChannelHandlerContext;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +44,7 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
   private final String logPrefix;
   private final SaslAuthenticator sasl;
   private final FrameLimit saslMaxReceive;
+  private final BrokerContext quotas;
 
   /** A listener without SASL (PLAINTEXT or SSL). */
   public KafkaProtocol(Handlers handlers, GroupCoordinator coordinator, String logPrefix) {
@@ -68,6 +72,7 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
   public KafkaProtocol(
       Handlers handlers, GroupCoordinator coordinator, String logPrefix, Sasl sasl) {
     this.apis = new KafkaApis(handlers, coordinator, sasl != null);
+    this.quotas = handlers.context();
     this.decoder = new KafkaRequestDecoder(apis.served());
     this.logPrefix = logPrefix + "[" + LISTENER + "]";
     this.sasl =
@@ -112,7 +117,10 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
 
   @Override
   public KafkaRequest decode(ByteBuf frame) {
-    return decoder.decode(frame);
+    long start = System.nanoTime();
+    KafkaRequest r = decoder.decode(frame);
+    r.decodeNanos(System.nanoTime() - start);
+    return r;
   }
 
   @Override
@@ -143,7 +151,18 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
     if (immediate != null) {
       return CompletableFuture.completedFuture(immediate);
     }
-    return apis.serve(request, connection);
+    RequestMeter meter =
+        request.apiKey() == ApiKeys.API_VERSIONS.id
+            ? null
+            : quotas.requestMeter(KafkaApis.caller(connection), request.clientId());
+    if (meter == null) {
+      return apis.serve(request, connection);
+    }
+    return meter.serve(
+        request.decodeNanos(),
+        () -> apis.serve(request, connection),
+        KafkaResponse::throttleMs,
+        KafkaResponse::throttled);
   }
 
   @Override

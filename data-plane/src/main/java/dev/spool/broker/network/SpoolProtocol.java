@@ -2,6 +2,7 @@ package dev.spool.broker.network;
 
 import com.google.protobuf.Empty;
 import dev.spool.broker.metrics.BrokerMetrics;
+import dev.spool.broker.quota.RequestMeter;
 import dev.spool.broker.security.Caller;
 import dev.spool.common.ErrorCode;
 import dev.spool.protocol.Frame;
@@ -75,6 +76,23 @@ public final class SpoolProtocol implements WireProtocol<SpoolProtocol.Request, 
 
   @Override
   public CompletableFuture<BrokerResponse> serve(Request r, Connection connection) {
+    Caller caller = Caller.of(connection.tlsPrincipal(), connection.remoteAddress());
+    RequestMeter meter =
+        r.header().getApiKey() == ApiKey.API_VERSIONS
+            ? null
+            : dispatcher.meter(caller, r.header().getClientId());
+    if (meter == null) {
+      return dispatch(r, connection, caller);
+    }
+    return meter.serve(
+        0,
+        () -> dispatch(r, connection, caller),
+        BrokerResponse::throttleMs,
+        BrokerResponse::throttled);
+  }
+
+  private CompletableFuture<BrokerResponse> dispatch(
+      Request r, Connection connection, Caller caller) {
     RequestHeader header = r.header();
     ApiKey key = header.getApiKey();
     var handler = dispatcher.handler(key);
@@ -106,7 +124,7 @@ public final class SpoolProtocol implements WireProtocol<SpoolProtocol.Request, 
                 connection.remoteAddress(),
                 connection.receivedNanos(),
                 connection.newerRequest(),
-                Caller.of(connection.tlsPrincipal(), connection.remoteAddress())));
+                caller));
   }
 
   @Override
