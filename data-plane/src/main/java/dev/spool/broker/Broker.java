@@ -103,6 +103,7 @@ public final class Broker implements AutoCloseable {
   private KeyMaterial tlsMaterial;
   private BrokerServer server;
   private GroupCoordinator coordinator;
+  private dev.spool.broker.quota.ClientQuotaManager quotas;
   private volatile BrokerLifecycle lifecycle;
   private volatile boolean closed;
 
@@ -229,6 +230,7 @@ public final class Broker implements AutoCloseable {
             (name, partitions, rf, configs) ->
                 createInternalTopic(quorum, name, partitions, rf, configs));
     replicas.setObserver(coordinator);
+    quotas = ctx.quotas();
     startServer(config, tls, Handlers.create(ctx), ctx, metrics, publisher[0].servable());
     String kafkaListener = config.get(BrokerConfig.KAFKA_LISTENER);
 
@@ -541,6 +543,11 @@ public final class Broker implements AutoCloseable {
   /** This broker's metadata image. */
   public MetadataImage image() {
     return replicas.image();
+  }
+
+  /** The client quotas this broker enforces (their metrics; tests read the thread time metered). */
+  public dev.spool.broker.quota.ClientQuotaManager quotas() {
+    return quotas;
   }
 
   public ReplicaManager replicaManager() {
