@@ -17,7 +17,6 @@ import io.netty.channel.ChannelHandlerContext;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -152,7 +151,7 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
       return CompletableFuture.completedFuture(immediate);
     }
     RequestMeter meter =
-        request.apiKey() == ApiKeys.API_VERSIONS.id
+        request.requestQuotaExempt()
             ? null
             : quotas.requestMeter(KafkaApis.caller(connection), request.clientId());
     if (meter == null) {

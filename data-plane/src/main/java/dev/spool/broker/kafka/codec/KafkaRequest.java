@@ -80,6 +80,17 @@ public final class KafkaRequest {
     return !(request instanceof ProduceRequest p && p.acks() == 0);
   }
 
+  /**
+   * Whether request quotas leave this request alone (docs/security.md#quotas): ApiVersions, which a
+   * client sends before it can learn of any throttle, and the SASL exchange, which Kafka's brokers
+   * serve before a request is ever metered.
+   */
+  public boolean requestQuotaExempt() {
+    return key == ApiKeys.API_VERSIONS
+        || key == ApiKeys.SASL_HANDSHAKE
+        || key == ApiKeys.SASL_AUTHENTICATE;
+  }
+
   /** The event loop's time decoding this request, in nanoseconds (request quotas). */
   public long decodeNanos() {
     return decodeNanos;
