@@ -145,6 +145,19 @@ class RequestQuotaE2ETest {
     throw new AssertionError("the run ended before a full span was measured: " + marks.size());
   }
 
+  /** CPU time of the broker's event loops and partition workers (this JVM runs the node). */
+  private static long requestThreadsCpuNanos() {
+    var mx = java.lang.management.ManagementFactory.getThreadMXBean();
+    long total = 0;
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      String n = t.getName();
+      if (n.startsWith("spool-network-") || n.startsWith("partition-") && !n.endsWith("ticker")) {
+        total += Math.max(0, mx.getThreadCpuTime(t.getId()));
+      }
+    }
+    return total;
+  }
+
   /** Sends small records flat out (blocking while the producer's buffer is full). */
   private static Runnable sender(Consumer<byte[]> send) {
     byte[] value = new byte[16];
@@ -185,6 +198,10 @@ class RequestQuotaE2ETest {
 
     double spoolShare;
     double spoolThrottledBefore = quotas().throttledSeconds(ClientQuotaManager.Kind.REQUEST);
+    // For the report only: the CPU time the request threads really used meanwhile (only this
+    // client is busy), against the wall time metered.
+    double meteredAtStart = quotas().requestSeconds();
+    long cpuAtStart = requestThreadsCpuNanos();
     try (dev.spool.client.Producer p =
         new dev.spool.client.Producer(
             Map.of(
@@ -198,6 +215,9 @@ class RequestQuotaE2ETest {
     }
     double spoolThrottled =
         quotas().throttledSeconds(ClientQuotaManager.Kind.REQUEST) - spoolThrottledBefore;
+    System.out.printf(
+        "Spool run: %.3f s metered, %.3f s CPU on the event loops and partition workers%n",
+        quotas().requestSeconds() - meteredAtStart, (requestThreadsCpuNanos() - cpuAtStart) / 1e9);
     System.out.printf(
         "request_percentage %.1f: Kafka producer's share %.3f %% (%.3f of the quota), throttle"
             + " max %.0f ms; Spool producer's share %.3f %% (%.3f), %.1f s throttled; unquoted"
