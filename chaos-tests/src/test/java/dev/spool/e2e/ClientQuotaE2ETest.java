@@ -198,18 +198,24 @@ class ClientQuotaE2ETest {
         p::flush);
   }
 
+  private static dev.spool.client.Producer spoolProducer(
+      String clientId, String lingerMs, String batchSize) {
+    return new dev.spool.client.Producer(
+        Map.of(
+            "bootstrap.servers", cluster.bootstrapServers(),
+            "client.id", clientId,
+            "linger.ms", lingerMs,
+            "buffer.memory", "65536",
+            "batch.size", batchSize));
+  }
+
   /**
    * Spool's producer flat out on Spool's listener, which only mutes (its client ignores the
    * throttle).
    */
   private static double spoolProduceFlatOut() {
-    try (dev.spool.client.Producer p =
-        new dev.spool.client.Producer(
-            Map.of(
-                "bootstrap.servers", cluster.bootstrapServers(),
-                "client.id", "spool-producer",
-                "buffer.memory", "65536",
-                "batch.size", "16384"))) {
+    // linger.ms 5 is Spool's producer's default.
+    try (dev.spool.client.Producer p = spoolProducer("spool-producer", "5", "16384")) {
       return produceFlatOut(
           (v, acked) -> p.send(new dev.spool.client.ProducerRecord("q-spool", v)).thenRun(acked),
           p::flush);
@@ -472,14 +478,7 @@ class ClientQuotaE2ETest {
     double meteredBefore = quotas().requestSeconds();
     long cpuBefore = requestThreadsCpuNanos();
     double spoolShare;
-    try (dev.spool.client.Producer p =
-        new dev.spool.client.Producer(
-            Map.of(
-                "bootstrap.servers", cluster.bootstrapServers(),
-                "client.id", "spool-busy",
-                "linger.ms", "0",
-                "buffer.memory", "65536",
-                "batch.size", "1024"))) {
+    try (dev.spool.client.Producer p = spoolProducer("spool-busy", "0", "1024")) {
       spoolShare =
           shareFlatOut(() -> p.send(new dev.spool.client.ProducerRecord("q-request", value)));
       p.flush();

@@ -116,41 +116,28 @@ class RequestQuotaTest {
     RequestMeter.exemptCurrent();
   }
 
+  /** The answer {@code answer} becomes when served under {@code meter}. */
+  private static Answer served(RequestMeter meter, Answer answer) {
+    return meter
+        .serve(
+            0,
+            () -> CompletableFuture.completedFuture(answer),
+            Answer::throttleMs,
+            Answer::throttled)
+        .join();
+  }
+
   @Test
   void theAnswerCarriesTheLargerOfItsThrottleAndTheRequestQuotas() {
     ClientQuotaManager m = manager(10);
     RequestMeter meter = m.requestMeter("User:alice", "app");
     meter.addNanos(1_050_000_000L); // request quota: 500 ms from now on
-    Answer byteRateLarger =
-        meter
-            .serve(
-                0,
-                () -> CompletableFuture.completedFuture(new Answer(5000)),
-                Answer::throttleMs,
-                Answer::throttled)
-            .join();
-    assertEquals(5000, byteRateLarger.throttleMs());
-    Answer requestLarger =
-        meter
-            .serve(
-                0,
-                () -> CompletableFuture.completedFuture(new Answer(100)),
-                Answer::throttleMs,
-                Answer::throttled)
-            .join();
-    assertEquals(500, requestLarger.throttleMs());
+    assertEquals(5000, served(meter, new Answer(5000)).throttleMs(), "the byte rate's is larger");
+    assertEquals(500, served(meter, new Answer(100)).throttleMs(), "the request quota's is larger");
     // Within the quota an answer keeps what it has, unthrottled.
     RequestMeter fresh = manager(10).requestMeter("User:alice", "app");
     Answer none = new Answer(0);
-    assertSame(
-        none,
-        fresh
-            .serve(
-                0,
-                () -> CompletableFuture.completedFuture(none),
-                Answer::throttleMs,
-                Answer::throttled)
-            .join());
+    assertSame(none, served(fresh, none));
   }
 
   @Test
