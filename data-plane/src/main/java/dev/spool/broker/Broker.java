@@ -280,8 +280,8 @@ public final class Broker implements AutoCloseable {
     }
     metrics.counter(
         "spool_client_quota_throttle_seconds_total",
-        "Throttle time answered to requests over their client quota, by quota (produce and fetch"
-            + " byte rates, request time); the connection is muted as long.",
+        "Throttle time asked for by each kind of client quota (produce and fetch byte rates,"
+            + " request time); the connection is muted for the largest that applies.",
         "quota_type",
         byType);
     metrics.counter(

@@ -43,7 +43,7 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
   private final String logPrefix;
   private final SaslAuthenticator sasl;
   private final FrameLimit saslMaxReceive;
-  private final BrokerContext quotas;
+  private final BrokerContext context;
 
   /** A listener without SASL (PLAINTEXT or SSL). */
   public KafkaProtocol(Handlers handlers, GroupCoordinator coordinator, String logPrefix) {
@@ -71,7 +71,7 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
   public KafkaProtocol(
       Handlers handlers, GroupCoordinator coordinator, String logPrefix, Sasl sasl) {
     this.apis = new KafkaApis(handlers, coordinator, sasl != null);
-    this.quotas = handlers.context();
+    this.context = handlers.context();
     this.decoder = new KafkaRequestDecoder(apis.served());
     this.logPrefix = logPrefix + "[" + LISTENER + "]";
     this.sasl =
@@ -153,7 +153,7 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
     RequestMeter meter =
         request.requestQuotaExempt()
             ? null
-            : quotas.requestMeter(KafkaApis.caller(connection), request.clientId());
+            : context.requestMeter(KafkaApis.caller(connection), request.clientId());
     if (meter == null) {
       return apis.serve(request, connection);
     }
