@@ -3,6 +3,7 @@ package dev.spool.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.spool.broker.quota.ClientQuotaManager;
 import dev.spool.testing.inprocess.InProcessCluster;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,6 +41,12 @@ import org.junit.jupiter.api.io.TempDir;
  * quota, measured over one full span of Kafka's default windows (11 × 1 s) after the first, as the
  * quota's rate is defined over that span; the clients see throttle_time_ms. Removing the quota
  * lifts the throttle. Nothing sleeps: the loops run by bytes moved and time observed.
+ *
+ * <p>The request_percentage quota likewise: a client id with a small share of one thread sends
+ * small produces flat out, Kafka's producer on the Kafka listener, then Spool's on Spool's. The
+ * thread time the broker meters for it ({@link ClientQuotaManager#requestSeconds}) over a span is
+ * its share, held within 10 % of the quota; Kafka's producer sees throttle_time_ms, one without a
+ * quota beside it does not, and without the quota the client id is neither metered nor throttled.
  */
 @Tag("integration")
 @Timeout(180)
@@ -48,6 +55,9 @@ class ClientQuotaE2ETest {
   private static final int VALUE_BYTES = 4096;
   // Kafka's defaults: quota.window.num 11 × quota.window.size.seconds 1.
   private static final long SPAN_MS = 11_000;
+
+  /** request_percentage: percent of one thread. */
+  private static final double SHARE = 2.0;
 
   @TempDir static Path dir;
   private static InProcessCluster cluster;
@@ -67,7 +77,8 @@ class ClientQuotaE2ETest {
             List.of(
                 new NewTopic("q-produce", 1, (short) 1),
                 new NewTopic("q-fetch", 1, (short) 1),
-                new NewTopic("q-spool", 1, (short) 1)))
+                new NewTopic("q-spool", 1, (short) 1),
+                new NewTopic("q-request", 1, (short) 1)))
         .all()
         .get(30, TimeUnit.SECONDS);
   }
@@ -87,12 +98,17 @@ class ClientQuotaE2ETest {
   }
 
   private static KafkaProducer<byte[], byte[]> producer(String clientId) {
+    return producer(clientId, "2", "16384");
+  }
+
+  private static KafkaProducer<byte[], byte[]> producer(
+      String clientId, String lingerMs, String batchSize) {
     Properties p = new Properties();
     p.put("bootstrap.servers", bootstrap());
     p.put("client.id", clientId);
     p.put("acks", "1");
-    p.put("linger.ms", "2");
-    p.put("batch.size", "16384");
+    p.put("linger.ms", lingerMs);
+    p.put("batch.size", batchSize);
     p.put("buffer.memory", "65536");
     p.put("max.block.ms", "60000");
     return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
@@ -103,17 +119,28 @@ class ClientQuotaE2ETest {
   }
 
   private static void setQuota(String clientId, String key, Double value) throws Exception {
+    setQuota(clientId(clientId), key, value);
+  }
+
+  private static void setQuota(ClientQuotaEntity entity, String key, Double value)
+      throws Exception {
     admin
         .alterClientQuotas(
             List.of(
                 new ClientQuotaAlteration(
-                    clientId(clientId), List.of(new ClientQuotaAlteration.Op(key, value)))))
+                    entity, List.of(new ClientQuotaAlteration.Op(key, value)))))
         .all()
         .get(30, TimeUnit.SECONDS);
   }
 
-  /** Bytes moved at a moment, as a measurement records them. */
-  private record Mark(long nanos, long bytes) {}
+  /** Spool's listener: its anonymous user and a client id. */
+  private static ClientQuotaEntity anonymous(String clientId) {
+    return new ClientQuotaEntity(
+        Map.of(ClientQuotaEntity.USER, "ANONYMOUS", ClientQuotaEntity.CLIENT_ID, clientId));
+  }
+
+  /** What was moved or spent so far (bytes, thread seconds), at a moment. */
+  private record Mark(long nanos, double total) {}
 
   /** The rate between the first mark at or after {@code fromMs} and the one a span later. */
   private static double rate(List<Mark> marks, long startNanos) {
@@ -123,7 +150,7 @@ class ClientQuotaE2ETest {
       if (a == null && ms >= SPAN_MS) {
         a = m;
       } else if (a != null && TimeUnit.NANOSECONDS.toMillis(m.nanos() - a.nanos()) >= SPAN_MS) {
-        return (m.bytes() - a.bytes()) / ((m.nanos() - a.nanos()) / 1e9);
+        return (m.total() - a.total()) / ((m.nanos() - a.nanos()) / 1e9);
       }
     }
     throw new AssertionError("the run ended before a full span was measured: " + marks.size());
@@ -171,18 +198,24 @@ class ClientQuotaE2ETest {
         p::flush);
   }
 
+  private static dev.spool.client.Producer spoolProducer(
+      String clientId, String lingerMs, String batchSize) {
+    return new dev.spool.client.Producer(
+        Map.of(
+            "bootstrap.servers", cluster.bootstrapServers(),
+            "client.id", clientId,
+            "linger.ms", lingerMs,
+            "buffer.memory", "65536",
+            "batch.size", batchSize));
+  }
+
   /**
    * Spool's producer flat out on Spool's listener, which only mutes (its client ignores the
    * throttle).
    */
   private static double spoolProduceFlatOut() {
-    try (dev.spool.client.Producer p =
-        new dev.spool.client.Producer(
-            Map.of(
-                "bootstrap.servers", cluster.bootstrapServers(),
-                "client.id", "spool-producer",
-                "buffer.memory", "65536",
-                "batch.size", "16384"))) {
+    // linger.ms 5 is Spool's producer's default.
+    try (dev.spool.client.Producer p = spoolProducer("spool-producer", "5", "16384")) {
       return produceFlatOut(
           (v, acked) -> p.send(new dev.spool.client.ProducerRecord("q-spool", v)).thenRun(acked),
           p::flush);
@@ -203,17 +236,7 @@ class ClientQuotaE2ETest {
     setQuota("slow-producer", "producer_byte_rate", QUOTA);
     setQuota("slow-consumer", "consumer_byte_rate", QUOTA);
     // Spool's listener, its anonymous user and a client id: the pair's quota applies.
-    admin
-        .alterClientQuotas(
-            List.of(
-                new ClientQuotaAlteration(
-                    new ClientQuotaEntity(
-                        Map.of(
-                            ClientQuotaEntity.USER, "ANONYMOUS",
-                            ClientQuotaEntity.CLIENT_ID, "spool-producer")),
-                    List.of(new ClientQuotaAlteration.Op("producer_byte_rate", QUOTA)))))
-        .all()
-        .get(30, TimeUnit.SECONDS);
+    setQuota(anonymous("spool-producer"), "producer_byte_rate", QUOTA);
     var described =
         admin
             .describeClientQuotas(
@@ -377,5 +400,118 @@ class ClientQuotaE2ETest {
       }
       return new double[] {rate(marks, start), metric(c.metrics(), "fetch-throttle-time-max")};
     }
+  }
+
+  private static ClientQuotaManager quotas() {
+    return cluster.broker(cluster.brokers().get(0)).quotas();
+  }
+
+  /**
+   * Runs {@code send} flat out for two spans, marking the metered thread time; the share (percent
+   * of one thread) over a full span after the first.
+   */
+  private static double shareFlatOut(Runnable send) {
+    List<Mark> marks = new java.util.ArrayList<>();
+    long start = System.nanoTime();
+    long lastMark = 0;
+    while (System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(2 * SPAN_MS + 500)) {
+      send.run();
+      long now = System.nanoTime();
+      if (now - lastMark > TimeUnit.MILLISECONDS.toNanos(20)) {
+        marks.add(new Mark(now, quotas().requestSeconds()));
+        lastMark = now;
+      }
+    }
+    return 100 * rate(marks, start);
+  }
+
+  /** CPU time of the broker's event loops and partition workers (this JVM runs the node). */
+  private static long requestThreadsCpuNanos() {
+    var mx = java.lang.management.ManagementFactory.getThreadMXBean();
+    long total = 0;
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      String n = t.getName();
+      if (n.startsWith("spool-network-") || n.startsWith("partition-") && !n.endsWith("ticker")) {
+        total += Math.max(0, mx.getThreadCpuTime(t.getId()));
+      }
+    }
+    return total;
+  }
+
+  /** Kafka's producer sending small records, one at a time as fast as it can. */
+  private static double sendSmall(KafkaProducer<byte[], byte[]> p, int records) {
+    byte[] value = new byte[16];
+    for (int i = 0; i < records; i++) {
+      p.send(new ProducerRecord<>("q-request", value));
+    }
+    p.flush();
+    return metric(p.metrics(), "produce-throttle-time-max");
+  }
+
+  @Test
+  void aClientIsHeldToItsShareOfThreadTimeOnBothListeners() throws Exception {
+    String key = "request_percentage";
+    setQuota("busy", key, SHARE);
+    setQuota(anonymous("spool-busy"), key, SHARE);
+    byte[] value = new byte[16];
+
+    // Beside it, a client id without a request quota: not metered, not throttled.
+    CompletableFuture<Double> free =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try (KafkaProducer<byte[], byte[]> p = producer("free", "0", "1024")) {
+                return sendSmall(p, 20_000);
+              }
+            });
+    double kafkaShare;
+    double kafkaThrottle;
+    try (KafkaProducer<byte[], byte[]> p = producer("busy", "0", "1024")) {
+      kafkaShare = shareFlatOut(() -> p.send(new ProducerRecord<>("q-request", value)));
+      kafkaThrottle = metric(p.metrics(), "produce-throttle-time-max");
+      p.flush();
+    }
+    double freeThrottle = free.get(120, TimeUnit.SECONDS);
+
+    double throttledBefore = quotas().throttledSeconds(ClientQuotaManager.Kind.REQUEST);
+    // For the report only: the CPU the request threads really used meanwhile (only this client
+    // is busy), against the time metered.
+    double meteredBefore = quotas().requestSeconds();
+    long cpuBefore = requestThreadsCpuNanos();
+    double spoolShare;
+    try (dev.spool.client.Producer p = spoolProducer("spool-busy", "0", "1024")) {
+      spoolShare =
+          shareFlatOut(() -> p.send(new dev.spool.client.ProducerRecord("q-request", value)));
+      p.flush();
+    }
+    double spoolThrottled =
+        quotas().throttledSeconds(ClientQuotaManager.Kind.REQUEST) - throttledBefore;
+    System.out.printf(
+        "request_percentage %.1f: Kafka producer's share %.3f %% (%.3f of the quota), throttle"
+            + " max %.0f ms; Spool producer's share %.3f %% (%.3f), %.1f s throttled (%.3f s"
+            + " metered, %.3f s CPU on the event loops and workers meanwhile); unquoted client's"
+            + " throttle max %.0f ms%n",
+        SHARE,
+        kafkaShare,
+        kafkaShare / SHARE,
+        kafkaThrottle,
+        spoolShare,
+        spoolShare / SHARE,
+        spoolThrottled,
+        quotas().requestSeconds() - meteredBefore,
+        (requestThreadsCpuNanos() - cpuBefore) / 1e9,
+        freeThrottle);
+    assertTrue(kafkaThrottle > 0, "Kafka's producer saw throttle_time_ms");
+    assertEquals(0.0, freeThrottle, "the client id without a quota was never throttled");
+    assertEquals(SHARE, kafkaShare, SHARE * 0.10, "Kafka producer's share of thread time");
+    assertTrue(spoolThrottled > 0, "Spool's producer was throttled");
+    assertEquals(SHARE, spoolShare, SHARE * 0.10, "Spool producer's share of thread time");
+
+    // Without the quota the same client id is not metered, so never throttled.
+    setQuota("busy", key, null);
+    double metered = quotas().requestSeconds();
+    try (KafkaProducer<byte[], byte[]> p = producer("busy", "0", "1024")) {
+      assertEquals(0.0, sendSmall(p, 20_000), "unthrottled once the quota is removed");
+    }
+    assertEquals(metered, quotas().requestSeconds(), 1e-9, "nothing metered");
   }
 }

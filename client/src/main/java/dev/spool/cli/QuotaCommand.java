@@ -87,7 +87,8 @@ final class QuotaCommand implements Callable<Integer> {
       description =
           "Sets (--add) or removes (--delete) quota keys of a user, a client id or both;"
               + " '<default>' names the default user or client id. Keys: producer_byte_rate,"
-              + " consumer_byte_rate (bytes/s), request_percentage.")
+              + " consumer_byte_rate (bytes/s), request_percentage (percent of one"
+              + " thread's time).")
   static final class Alter implements Callable<Integer> {
     private final CliContext ctx;
     @Spec CommandSpec spec;

@@ -105,6 +105,7 @@ public final class Broker implements AutoCloseable {
   private KeyMaterial tlsMaterial;
   private BrokerServer server;
   private GroupCoordinator coordinator;
+  private dev.spool.broker.quota.ClientQuotaManager quotas;
   private volatile BrokerLifecycle lifecycle;
   private volatile boolean closed;
 
@@ -221,7 +222,7 @@ public final class Broker implements AutoCloseable {
             this::activeControllerId,
             metrics,
             AuthorizerConfig.authorizer(config, rm::image),
-            quotas(config, rm, metrics));
+            quotas(config, rm, metrics, clock));
     coordinator =
         new GroupCoordinator(
             brokerId,
@@ -232,6 +233,7 @@ public final class Broker implements AutoCloseable {
             (name, partitions, rf, configs) ->
                 createInternalTopic(quorum, name, partitions, rf, configs));
     replicas.setObserver(coordinator);
+    quotas = ctx.quotas();
     startServer(config, tls, Handlers.create(ctx), ctx, metrics, publisher[0].servable());
     String kafkaListener = config.get(BrokerConfig.KAFKA_LISTENER);
 
@@ -268,17 +270,28 @@ public final class Broker implements AutoCloseable {
 
   /** The client quotas over this broker's image, and their throttle counter. */
   private static dev.spool.broker.quota.ClientQuotaManager quotas(
-      Config config, ReplicaManager rm, BrokerMetrics metrics) {
+      Config config, ReplicaManager rm, BrokerMetrics metrics, Clock clock) {
     var quotas =
         new dev.spool.broker.quota.ClientQuotaManager(
             rm::image,
             config.get(BrokerConfig.QUOTA_WINDOW_NUM),
-            config.get(BrokerConfig.QUOTA_WINDOW_SIZE_SECONDS) * 1000L);
+            config.get(BrokerConfig.QUOTA_WINDOW_SIZE_SECONDS) * 1000L,
+            clock::monotonicMs);
+    var byType = new java.util.LinkedHashMap<String, java.util.function.DoubleSupplier>();
+    for (var kind : dev.spool.broker.quota.ClientQuotaManager.Kind.values()) {
+      byType.put(kind.label, () -> quotas.throttledSeconds(kind));
+    }
     metrics.counter(
         "spool_client_quota_throttle_seconds_total",
-        "Throttle time answered to produce and fetch requests over their client quota"
-            + " (the connection is muted as long).",
-        quotas::throttledSeconds);
+        "Throttle time asked for by each kind of client quota (produce and fetch byte rates,"
+            + " request time); the connection is muted for the largest that applies.",
+        "quota_type",
+        byType);
+    metrics.counter(
+        "spool_client_request_time_seconds_total",
+        "Thread time of requests whose client has a request_percentage quota, as metered against"
+            + " it (event loop and partition workers).",
+        quotas::requestSeconds);
     return quotas;
   }
 
@@ -410,6 +423,7 @@ public final class Broker implements AutoCloseable {
   static RequestDispatcher dispatcher(Handlers h, BrokerContext ctx, GroupCoordinator coordinator) {
     AuthorizedGroups groups = new AuthorizedGroups(coordinator, ctx.authorizer());
     return new RequestDispatcher(ApiVersionTable.CURRENT)
+        .meters(ctx::requestMeter)
         .register(ApiKey.API_VERSIONS, h.apiVersions())
         .register(ApiKey.METADATA, h.metadata())
         .register(ApiKey.PRODUCE, h.produce())
@@ -551,6 +565,11 @@ public final class Broker implements AutoCloseable {
   /** This broker's metadata image. */
   public MetadataImage image() {
     return replicas.image();
+  }
+
+  /** The client quotas this broker enforces (their metrics; tests read the thread time metered). */
+  public dev.spool.broker.quota.ClientQuotaManager quotas() {
+    return quotas;
   }
 
   public ReplicaManager replicaManager() {

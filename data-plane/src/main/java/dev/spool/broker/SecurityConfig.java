@@ -1,6 +1,7 @@
 package dev.spool.broker;
 
 import dev.spool.broker.network.SslPrincipalMapper;
+import dev.spool.broker.security.AuthorizerConfig;
 import dev.spool.config.Config;
 import dev.spool.config.ConfigDef;
 import dev.spool.config.ConfigException;
@@ -10,10 +11,12 @@ import dev.spool.network.tls.KeyMaterial;
 import dev.spool.network.tls.SslConfig;
 import dev.spool.network.tls.SslContexts;
 import dev.spool.network.tls.SslSettings;
+import dev.spool.quorum.QuorumAdmission;
 import dev.spool.quorum.QuorumTls;
 import io.netty.handler.ssl.SslContext;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * The node's TLS keys, Kafka's names: {@code listener.security.protocol.map} says which listener
@@ -119,7 +122,8 @@ public final class SecurityConfig {
           v -> v < 0 || (v > 0 && v < 100) ? "must be 0 (off) or at least 100" : null,
           "How often a node checks its ssl.keystore.location and ssl.truststore.location files"
               + " for new content; a changed file that loads is used by new TLS connections of"
-              + " the listeners and of replication (established ones keep theirs), one that does"
+              + " the listeners, of replication and of the metadata quorum (established ones keep"
+              + " theirs), one that does"
               + " not is refused with one ERROR and the old material stays. 0: never.");
 
   public static final ConfigKey<String> SSL_PRINCIPAL_MAPPING_RULES =
@@ -275,6 +279,63 @@ public final class SecurityConfig {
    * ConfigException} naming the key when the material cannot be used.
    */
   public static QuorumTls quorumTls(Config c) {
+    QuorumKeys k = quorumKeys(c);
+    return k == null ? null : k.tls();
+  }
+
+  /**
+   * The quorum's TLS material of a node ({@link #quorumTls}) with the key material behind it, or
+   * null (plaintext). A node watches it ({@link QuorumKeys#watch}) as it watches its listeners'
+   * material: the Raft server, its peers' connections and the node's quorum clients ask its
+   * managers at every handshake, so a reload reaches every new quorum connection (gRPC keeps an
+   * established channel; docs/security.md#tls-on-the-quorum).
+   *
+   * @param tls what Ratis is given
+   * @param material the reloadable managers behind {@code tls}
+   */
+  public record QuorumKeys(QuorumTls tls, KeyMaterial material) implements AutoCloseable {
+    /**
+     * Starts checking the files every {@code ssl.reload.interval.ms} of {@code c} (0: never) on a
+     * thread named {@code threadName}, until {@link #close}.
+     */
+    public QuorumKeys watch(Config c, String threadName) {
+      material.watch(c.get(SSL_RELOAD_INTERVAL_MS), threadName);
+      return this;
+    }
+
+    @Override
+    public void close() {
+      material.close();
+    }
+  }
+
+  /**
+   * Who a controller of node config {@code c} serves on the quorum's port: with an authorizer
+   * ({@code authorizer.class.name}), only peers whose certificate subject names, through {@code
+   * ssl.principal.mapping.rules}, a principal of {@code super.users} (the brokers and controllers;
+   * a user's certificate signed by the same CA may not write metadata past the brokers' ACL checks,
+   * vote or reconfigure the quorum); without one, every peer that completes the mutual handshake.
+   */
+  public static QuorumAdmission quorumAdmission(Config c) {
+    if (c.get(AuthorizerConfig.AUTHORIZER_CLASS_NAME).isEmpty()) {
+      return QuorumAdmission.EVERY_MEMBER;
+    }
+    Set<String> superUsers = AuthorizerConfig.superUsers(c.get(AuthorizerConfig.SUPER_USERS));
+    SslPrincipalMapper mapper = SslPrincipalMapper.parse(c.get(SSL_PRINCIPAL_MAPPING_RULES));
+    return subject -> {
+      String name = mapper.name(subject);
+      if (name == null) {
+        return "no rule of ssl.principal.mapping.rules names the subject '" + subject + "'";
+      }
+      String principal = "User:" + name;
+      return superUsers.contains(principal)
+          ? null
+          : principal + " (subject '" + subject + "') is not in super.users";
+    };
+  }
+
+  /** As {@link #quorumTls}, with its key material; null under {@code CONTROLLER:PLAINTEXT}. */
+  public static QuorumKeys quorumKeys(Config c) {
     if (!protocol(c, CONTROLLER).equals(SslConfig.SSL)) {
       return null;
     }
@@ -295,7 +356,7 @@ public final class SecurityConfig {
     }
     SslContexts.checkProtocols(s.enabledProtocols());
     KeyMaterial m = KeyMaterial.load(s);
-    return new QuorumTls(m.keyManager(), m.trustManager(), s.enabledProtocols());
+    return new QuorumKeys(new QuorumTls(m.keyManager(), m.trustManager(), s.enabledProtocols()), m);
   }
 
   private static String validMap(List<String> entries) {

@@ -50,6 +50,7 @@ public final class SpoolNode implements AutoCloseable {
   private final String logPrefix;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile QuorumServer quorumServer;
+  private SecurityConfig.QuorumKeys quorumKeys;
   private volatile QuorumClient quorumClient;
   private volatile Broker broker;
   private OpsServer opsServer;
@@ -95,8 +96,14 @@ public final class SpoolNode implements AutoCloseable {
           logPrefix,
           listener);
     }
-    QuorumTls quorumTls = SecurityConfig.quorumTls(config);
-    if (quorumTls != null) {
+    quorumKeys = SecurityConfig.quorumKeys(config);
+    QuorumTls quorumTls = null;
+    if (quorumKeys != null) {
+      quorumTls =
+          quorumKeys
+              .watch(config, "quorum-tls-" + nodeId)
+              .tls()
+              .admitting(SecurityConfig.quorumAdmission(config));
       log.info("{} metadata quorum over mutual TLS (CONTROLLER:SSL)", logPrefix);
     }
     NodeMetrics metrics = null;
@@ -286,6 +293,7 @@ public final class SpoolNode implements AutoCloseable {
       }
     }
     closeQuietly(quorumServer, "quorum member");
+    closeQuietly(quorumKeys, "quorum TLS key material watcher");
     closeQuietly(opsServer, "metrics and health endpoint");
     log.info("{} stopped", logPrefix);
     stopped.countDown();

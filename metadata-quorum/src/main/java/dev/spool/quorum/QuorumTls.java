@@ -21,18 +21,37 @@ import javax.net.ssl.X509TrustManager;
  * @param keyManager this node's private key and certificate chain
  * @param trustManager the CAs trusted to sign the peers' certificates
  * @param protocols the TLS versions offered ({@code ssl.enabled.protocols})
+ * @param admission who of the peers that completed the handshake a Raft server of this node serves
  */
 public record QuorumTls(
-    X509KeyManager keyManager, X509TrustManager trustManager, List<String> protocols) {
+    X509KeyManager keyManager,
+    X509TrustManager trustManager,
+    List<String> protocols,
+    QuorumAdmission admission) {
 
   public QuorumTls {
     Objects.requireNonNull(keyManager, "keyManager");
     Objects.requireNonNull(trustManager, "trustManager");
+    Objects.requireNonNull(admission, "admission");
     protocols = List.copyOf(protocols);
+  }
+
+  /** Serving every peer that completes the handshake ({@link QuorumAdmission#EVERY_MEMBER}). */
+  public QuorumTls(
+      X509KeyManager keyManager, X509TrustManager trustManager, List<String> protocols) {
+    this(keyManager, trustManager, protocols, QuorumAdmission.EVERY_MEMBER);
+  }
+
+  /** The same material, its servers serving only the peers {@code a} admits. */
+  public QuorumTls admitting(QuorumAdmission a) {
+    return new QuorumTls(keyManager, trustManager, protocols, a);
   }
 
   @Override
   public String toString() {
-    return "QuorumTls[mutual, protocols=" + protocols + "]";
+    return "QuorumTls[mutual, protocols="
+        + protocols
+        + (admission == QuorumAdmission.EVERY_MEMBER ? "" : ", admission restricted")
+        + "]";
   }
 }

@@ -325,6 +325,10 @@ public final class ChaosRun {
       notes.add(problem);
       say("!!! " + problem);
     }
+    for (String uncovered : secure.uncoveredWindows(timeline)) {
+      notes.add(uncovered);
+      say(uncovered);
+    }
     RunInfo info =
         new RunInfo(
             runId,

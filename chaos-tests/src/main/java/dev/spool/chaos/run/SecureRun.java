@@ -145,7 +145,41 @@ final class SecureRun {
             .count());
     c.put("intruderAccepted", count(attempts, Intruder.Outcome.ACCEPTED));
     c.put("intruderUnanswered", count(attempts, Intruder.Outcome.OTHER));
+    c.put("intruderSkipped", intruder == null ? 0L : intruder.skipped());
     return c;
+  }
+
+  /**
+   * One note per fault window in which no intruder attempt ended refused, naming the attempts that
+   * were in flight in it, so a run that fails on the intruder's coverage says why (every attempt
+   * stuck on the faulty node, none started, ...). Empty for a plain run.
+   */
+  List<String> uncoveredWindows(List<FaultWindow> timeline) {
+    List<String> out = new ArrayList<>();
+    List<Intruder.Attempt> attempts = intruder == null ? List.of() : intruder.attempts();
+    for (FaultWindow w : timeline) {
+      if (intruder == null
+          || attempts.stream()
+              .anyMatch(a -> a.outcome() == Intruder.Outcome.REFUSED && inside(a.atNs(), w))) {
+        continue;
+      }
+      List<String> inFlight =
+          attempts.stream()
+              .filter(a -> a.atNs() >= w.startNs() && (!w.healed() || a.startNs() <= w.endNs()))
+              .map(Intruder.Attempt::describe)
+              .toList();
+      out.add(
+          String.format(
+              "intruder: no refusal in fault window %d (%s, %.1f-%s s); %d attempts skipped in the"
+                  + " run; attempts in flight in it: %s",
+              w.id(),
+              w.label(),
+              w.startNs() / 1e9,
+              w.healed() ? String.format("%.1f", w.endNs() / 1e9) : "end",
+              intruder.skipped(),
+              inFlight.isEmpty() ? "none" : String.join("; ", inFlight)));
+    }
+    return out;
   }
 
   /**

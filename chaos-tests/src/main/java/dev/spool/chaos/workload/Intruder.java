@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,14 +31,19 @@ import org.slf4j.LoggerFactory;
  * the history: its writes are not the workload's.
  *
  * <p>A thread of its own starts the attempts, up to {@link #CONCURRENT} run at once; {@link
- * #attempts} may be read from any thread.
+ * #attempts} and {@link #skipped} may be read from any thread.
  */
 public final class Intruder implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Intruder.class);
   private static final long TIMEOUT_MS = 3_000;
 
-  /** Attempts that may run at once. */
-  private static final int CONCURRENT = 6;
+  /**
+   * Attempts that may run at once. An attempt that meets a paused broker can take up to {@code 3 ×
+   * TIMEOUT_MS} to give up, so a pause of a few seconds can hold several threads; with too few, the
+   * attempts that would have met a live broker in that window are skipped and the window shows no
+   * refusal although the brokers refused everything they were asked (six were too few once).
+   */
+  private static final int CONCURRENT = 16;
 
   /** How an attempt ended. */
   public enum Outcome {
@@ -49,11 +55,18 @@ public final class Intruder implements AutoCloseable {
   /**
    * One attempt.
    *
+   * @param startNs when it started, on the run's clock
    * @param atNs when it ended, on the run's clock
    * @param what "produce", "fetch" or "produce-without-certificate"
    * @param detail the error code name or exception, or what was accepted
    */
-  public record Attempt(long atNs, String what, Outcome outcome, String detail) {}
+  public record Attempt(long startNs, long atNs, String what, Outcome outcome, String detail) {
+    /** One line for a report: when, what, how it ended. */
+    public String describe() {
+      return String.format(
+          "%s %.1f-%.1f s %s (%s)", what, startNs / 1e9, atNs / 1e9, outcome, detail);
+    }
+  }
 
   private final String bootstrapServers;
   private final Map<String, String> clientSecurity;
@@ -63,6 +76,7 @@ public final class Intruder implements AutoCloseable {
   private final LongSupplier clock;
   private final List<Attempt> attempts = new ArrayList<>();
   private final Thread thread;
+  private final AtomicLong skipped = new AtomicLong();
   private volatile boolean stop;
 
   /**
@@ -98,9 +112,15 @@ public final class Intruder implements AutoCloseable {
     }
   }
 
+  /** Attempts not started because {@link #CONCURRENT} were already running. */
+  public long skipped() {
+    return skipped.get();
+  }
+
   /**
    * Starts an attempt every interval on one of {@link #CONCURRENT} threads (an attempt stuck on a
-   * paused broker must not keep the others from running); one that finds them all busy is skipped.
+   * paused broker must not keep the others from running); one that finds them all busy is skipped
+   * and counted ({@link #skipped}).
    */
   private void run() {
     ThreadPoolExecutor pool =
@@ -115,7 +135,7 @@ public final class Intruder implements AutoCloseable {
               t.setDaemon(true);
               return t;
             },
-            new ThreadPoolExecutor.DiscardPolicy());
+            (r, p) -> skipped.incrementAndGet());
     long next = System.nanoTime();
     try {
       for (int n = 0; !stop; n++) {
@@ -142,12 +162,14 @@ public final class Intruder implements AutoCloseable {
   private void attempt(int n) {
     TopicPartition tp = partitions.get(n % partitions.size());
     String bootstrap = rotated(n);
-    Attempt a =
+    long startNs = clock.getAsLong();
+    Ended e =
         switch (n % 3) {
           case 0 -> produce("produce", props(bootstrap, clientSecurity), tp, n);
           case 1 -> fetch(bootstrap, tp);
           default -> produce("produce-without-certificate", props(bootstrap, noCertificate), tp, n);
         };
+    Attempt a = new Attempt(startNs, clock.getAsLong(), e.what(), e.outcome(), e.detail());
     if (a.outcome() != Outcome.REFUSED) {
       LOG.warn("intruder {} on {}: {} ({})", a.what(), tp, a.outcome(), a.detail());
     }
@@ -176,7 +198,7 @@ public final class Intruder implements AutoCloseable {
     return p;
   }
 
-  private Attempt produce(String what, Map<String, String> p, TopicPartition tp, int n) {
+  private Ended produce(String what, Map<String, String> p, TopicPartition tp, int n) {
     p.put("acks", "all");
     p.put("max.block.ms", Long.toString(TIMEOUT_MS));
     p.put("delivery.timeout.ms", Long.toString(TIMEOUT_MS * 2));
@@ -193,7 +215,7 @@ public final class Intruder implements AutoCloseable {
     }
   }
 
-  private Attempt fetch(String bootstrap, TopicPartition tp) {
+  private Ended fetch(String bootstrap, TopicPartition tp) {
     Map<String, String> p = props(bootstrap, clientSecurity);
     p.put("default.api.timeout.ms", Long.toString(TIMEOUT_MS));
     try (Consumer consumer = new Consumer(p)) {
@@ -209,7 +231,7 @@ public final class Intruder implements AutoCloseable {
     }
   }
 
-  private Attempt judged(String what, Exception e) {
+  private Ended judged(String what, Exception e) {
     if (e instanceof InterruptedException) {
       Thread.currentThread().interrupt();
     }
@@ -226,9 +248,12 @@ public final class Intruder implements AutoCloseable {
     return attempt(what, refused ? Outcome.REFUSED : Outcome.OTHER, detail);
   }
 
-  private Attempt attempt(String what, Outcome outcome, String detail) {
-    return new Attempt(clock.getAsLong(), what, outcome, detail);
+  private static Ended attempt(String what, Outcome outcome, String detail) {
+    return new Ended(what, outcome, detail);
   }
+
+  /** How an attempt ended, before it is placed on the run's clock. */
+  private record Ended(String what, Outcome outcome, String detail) {}
 
   @Override
   public void close() throws InterruptedException {

@@ -29,7 +29,7 @@ class SecureChaosTest {
     ChaosRun.Result r = run("secure", 23);
     assertValidAndExercised(r, Set.of());
     Map<String, Long> c = r.counts();
-    String why = "figures " + c + ", report " + r.index();
+    String why = "figures " + c + ", report " + r.index() + ", notes " + r.notes();
     assertEquals(0L, c.get("workloadAuthorizationFailures"), why);
     assertEquals(0L, c.get("workloadDenialsLogged"), why);
     assertEquals(0L, c.get("intruderAccepted"), why);

@@ -57,8 +57,17 @@ final class SwappableTrustManager extends X509ExtendedTrustManager {
     delegate.checkServerTrusted(chain, authType);
   }
 
+  /**
+   * None: a server names no CAs in its certificate request, so a client presents its certificate
+   * whichever CA signed it and the current truststore decides ({@link #checkClientTrusted}). The
+   * list cannot follow a {@link #swap}: an OpenSSL server context (the listeners' default engine,
+   * and the quorum's) reads it once, when it is built, so a CA added to the truststore later would
+   * never be named, and a client whose key manager picks its certificate by the names (the JDK's,
+   * Kafka's clients) would send none and be refused until a restart. Validation never uses this
+   * list: the delegate checks chains against its own trust anchors.
+   */
   @Override
   public X509Certificate[] getAcceptedIssuers() {
-    return delegate.getAcceptedIssuers();
+    return new X509Certificate[0];
   }
 }

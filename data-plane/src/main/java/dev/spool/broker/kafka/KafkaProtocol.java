@@ -4,6 +4,8 @@ import dev.spool.broker.kafka.codec.KafkaRequest;
 import dev.spool.broker.kafka.codec.KafkaRequestDecoder;
 import dev.spool.broker.kafka.codec.KafkaResponse;
 import dev.spool.broker.network.WireProtocol;
+import dev.spool.broker.quota.RequestMeter;
+import dev.spool.broker.request.BrokerContext;
 import dev.spool.broker.request.Handlers;
 import dev.spool.broker.security.SaslVerifiers;
 import dev.spool.common.ErrorCode;
@@ -41,6 +43,7 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
   private final String logPrefix;
   private final SaslAuthenticator sasl;
   private final FrameLimit saslMaxReceive;
+  private final BrokerContext context;
 
   /** A listener without SASL (PLAINTEXT or SSL). */
   public KafkaProtocol(Handlers handlers, GroupCoordinator coordinator, String logPrefix) {
@@ -68,6 +71,7 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
   public KafkaProtocol(
       Handlers handlers, GroupCoordinator coordinator, String logPrefix, Sasl sasl) {
     this.apis = new KafkaApis(handlers, coordinator, sasl != null);
+    this.context = handlers.context();
     this.decoder = new KafkaRequestDecoder(apis.served());
     this.logPrefix = logPrefix + "[" + LISTENER + "]";
     this.sasl =
@@ -112,7 +116,10 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
 
   @Override
   public KafkaRequest decode(ByteBuf frame) {
-    return decoder.decode(frame);
+    long start = System.nanoTime();
+    KafkaRequest r = decoder.decode(frame);
+    r.decodeNanos(System.nanoTime() - start);
+    return r;
   }
 
   @Override
@@ -143,7 +150,18 @@ public final class KafkaProtocol implements WireProtocol<KafkaRequest, KafkaResp
     if (immediate != null) {
       return CompletableFuture.completedFuture(immediate);
     }
-    return apis.serve(request, connection);
+    RequestMeter meter =
+        request.requestQuotaExempt()
+            ? null
+            : context.requestMeter(KafkaApis.caller(connection), request.clientId());
+    if (meter == null) {
+      return apis.serve(request, connection);
+    }
+    return meter.serve(
+        request.decodeNanos(),
+        () -> apis.serve(request, connection),
+        KafkaResponse::throttleMs,
+        KafkaResponse::throttled);
   }
 
   @Override

@@ -332,6 +332,27 @@ public final class BrokerMetrics {
     }
   }
 
+  /**
+   * Registers a counter with one label ({@code name} ends in {@code _total}): each entry of {@code
+   * totals} is read at scrape time under its label value; off: nothing.
+   */
+  public void counter(
+      String name, String help, String label, java.util.Map<String, DoubleSupplier> totals) {
+    if (registry != null) {
+      CounterWithCallback.builder()
+          .name(name)
+          .help(help)
+          .labelNames(label)
+          .callback(
+              cb -> {
+                for (var e : totals.entrySet()) {
+                  cb.call(e.getValue().getAsDouble(), e.getKey());
+                }
+              })
+          .register(registry);
+    }
+  }
+
   /** One error code answered for API {@code api} (partition-level errors of a handler). */
   public void error(String api, String code) {
     if (registry != null) {

@@ -2,6 +2,7 @@ package dev.spool.broker.network;
 
 import com.google.protobuf.Empty;
 import dev.spool.broker.metrics.BrokerMetrics;
+import dev.spool.broker.quota.RequestMeter;
 import dev.spool.broker.security.Caller;
 import dev.spool.common.ErrorCode;
 import dev.spool.protocol.Frame;
@@ -128,7 +129,7 @@ public final class SpoolProtocol implements WireProtocol<SpoolProtocol.Request, 
     if (sasl != null) {
       SaslAuthentication.Session s = (SaslAuthentication.Session) connection.session();
       if (SpoolSaslCodec.isSasl(key)) {
-        return SpoolSaslCodec.serve(r, sasl, s);
+        return SpoolSaslCodec.serve(r, sasl, s); // the SASL exchange is exempt from request quotas
       }
       if (key != ApiKey.API_VERSIONS
           && sasl.refuseBeforeAuthentication(
@@ -139,6 +140,23 @@ public final class SpoolProtocol implements WireProtocol<SpoolProtocol.Request, 
     } else if (SpoolSaslCodec.isSasl(key)) {
       return CompletableFuture.completedFuture(SpoolSaslCodec.notSasl(key));
     }
+    Caller caller = Caller.of(principal, connection.remoteAddress());
+    RequestMeter meter =
+        key == ApiKey.API_VERSIONS ? null : dispatcher.meter(caller, header.getClientId());
+    if (meter == null) {
+      return dispatch(r, connection, caller);
+    }
+    return meter.serve(
+        0,
+        () -> dispatch(r, connection, caller),
+        BrokerResponse::throttleMs,
+        BrokerResponse::throttled);
+  }
+
+  private CompletableFuture<BrokerResponse> dispatch(
+      Request r, Connection connection, Caller caller) {
+    RequestHeader header = r.header();
+    ApiKey key = header.getApiKey();
     var handler = dispatcher.handler(key);
     if (handler.isEmpty() || key == ApiKey.UNRECOGNIZED) {
       unknownApi.warn(
@@ -169,7 +187,7 @@ public final class SpoolProtocol implements WireProtocol<SpoolProtocol.Request, 
                     connection.remoteAddress(),
                     connection.receivedNanos(),
                     connection.newerRequest(),
-                    Caller.of(principal, connection.remoteAddress())));
+                    caller));
     return sasl != null && key == ApiKey.API_VERSIONS
         ? answer.thenApply(SpoolSaslCodec::withSaslApis)
         : answer;

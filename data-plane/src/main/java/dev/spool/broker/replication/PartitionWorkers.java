@@ -1,5 +1,6 @@
 package dev.spool.broker.replication;
 
+import dev.spool.broker.quota.RequestMeter;
 import dev.spool.common.TopicPartition;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,20 +81,38 @@ public final class PartitionWorkers implements AutoCloseable {
     if (closed) {
       return false;
     }
+    // The request this thread works for, if its client has a request quota: the task's time is
+    // its (docs/threads.md#partition-workers).
+    RequestMeter meter = RequestMeter.current();
     try {
       workers
           .get(worker)
           .execute(
               () -> {
-                try {
-                  task.run();
-                } catch (RuntimeException e) {
-                  log.error("partition task failed on {}", Thread.currentThread().getName(), e);
+                if (meter == null) {
+                  run(task);
+                } else {
+                  RequestMeter previous = RequestMeter.enter(meter);
+                  long start = System.nanoTime();
+                  try {
+                    run(task);
+                  } finally {
+                    meter.addNanos(System.nanoTime() - start);
+                    RequestMeter.exit(previous);
+                  }
                 }
               });
       return true;
     } catch (RejectedExecutionException e) {
       return false;
+    }
+  }
+
+  private static void run(Runnable task) {
+    try {
+      task.run();
+    } catch (RuntimeException e) {
+      log.error("partition task failed on {}", Thread.currentThread().getName(), e);
     }
   }
 

@@ -2,10 +2,13 @@ package dev.spool.broker.request;
 
 import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.quota.ClientQuotaManager;
+import dev.spool.broker.quota.RequestMeter;
 import dev.spool.broker.replication.LeaderHintInfo;
 import dev.spool.broker.replication.ReplicaManager;
 import dev.spool.broker.security.Authorizer;
 import dev.spool.broker.security.Caller;
+import dev.spool.common.AclOperation;
+import dev.spool.common.AclResourceType;
 import dev.spool.common.Clock;
 import dev.spool.common.TopicPartition;
 import dev.spool.protocol.message.Endpoint;
@@ -104,6 +107,30 @@ public record BrokerContext(
       ClientQuotaManager.Kind kind, Caller caller, String clientId, long bytes) {
     return quotas.recordAndGetThrottleMs(
         kind, caller.principal(), clientId, bytes, clock.monotonicMs());
+  }
+
+  /**
+   * The meter of a request by {@code caller} with {@code clientId} when a {@code
+   * request_percentage} quota applies to it (docs/security.md#quotas), else null. A principal the
+   * authorizer allows CLUSTER_ACTION on the cluster (the brokers, super users) is exempt, as Kafka
+   * exempts cluster actions; without an authorizer only replicas' fetches are exempt ({@link
+   * FetchHandler}). Both listeners ask here.
+   */
+  public RequestMeter requestMeter(Caller caller, String clientId) {
+    RequestMeter meter = quotas.requestMeter(caller.principal(), clientId);
+    if (meter == null
+        || authorizer.enabled()
+            && authorizer
+                .decide(
+                    caller.principal(),
+                    caller.host(),
+                    AclOperation.CLUSTER_ACTION,
+                    AclResourceType.CLUSTER,
+                    AclResourceType.CLUSTER_NAME)
+                .allowed()) {
+      return null;
+    }
+    return meter;
   }
 
   /**

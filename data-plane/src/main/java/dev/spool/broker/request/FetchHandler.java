@@ -5,6 +5,7 @@ import dev.spool.broker.network.BrokerResponse;
 import dev.spool.broker.network.NewerRequestSignal;
 import dev.spool.broker.network.RequestContext;
 import dev.spool.broker.network.RequestHandler;
+import dev.spool.broker.quota.RequestMeter;
 import dev.spool.broker.replication.FetchParams;
 import dev.spool.broker.replication.FetchWaiters;
 import dev.spool.broker.replication.LeaderReplicationThrottle;
@@ -101,6 +102,8 @@ public final class FetchHandler implements RequestHandler {
                   .build()));
     }
     if (req.getReplicaId() >= 0) {
+      // Replication is never a client's request time (docs/security.md#quotas).
+      RequestMeter.exemptCurrent();
       BrokerRegistration b = ctx.image().broker(req.getReplicaId());
       if (b == null || b.epoch() != req.getBrokerEpoch()) {
         return CompletableFuture.completedFuture(

@@ -1,28 +1,41 @@
 package dev.spool.broker.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.spool.broker.kafka.codec.KafkaRequest;
 import dev.spool.broker.kafka.codec.KafkaResponse;
+import dev.spool.broker.network.NewerRequestSignal;
+import dev.spool.broker.network.WireProtocol;
+import dev.spool.broker.request.BrokerContext;
 import dev.spool.broker.request.HandlerTestBroker;
+import dev.spool.broker.security.Authorizer;
+import dev.spool.broker.security.Caller;
 import dev.spool.common.ClientQuotaEntity;
 import dev.spool.common.TopicPartition;
 import dev.spool.quorum.image.MetadataVersion;
 import dev.spool.quorum.image.Records;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.AlterClientQuotasRequestData;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.DescribeClientQuotasRequestData;
 import org.apache.kafka.common.message.DescribeClientQuotasResponseData;
+import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.AlterClientQuotasResponse;
 import org.apache.kafka.common.requests.DescribeClientQuotasResponse;
+import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.ProduceResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,7 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Client quotas on the Kafka listener against a real broker core (docs/security.md#quotas):
  * DescribeClientQuotas from the image with Kafka's null default names, AlterClientQuotas refusing
  * an IP entity itself, and a produce over a quota answered with throttleTimeMs and a throttled
- * answer.
+ * answer; the request quota throttling a Metadata answer through the listener's protocol, with
+ * ApiVersions and cluster principals exempt.
  */
 @Tag("unit")
 @Timeout(30)
@@ -145,5 +159,49 @@ class KafkaClientQuotasTest {
         Errors.NONE.code(),
         parsed.data().responses().iterator().next().partitionResponses().get(0).errorCode(),
         "a throttled produce is still appended");
+  }
+
+  /** {@code body} served through the listener's protocol (where request quotas apply). */
+  private KafkaResponse viaListener(KafkaProtocol protocol, ApiMessage body, short version) {
+    KafkaRequest r =
+        protocol.decode(
+            io.netty.buffer.Unpooled.directBuffer()
+                .writeBytes(KafkaWire.request(body, version, 1)));
+    return protocol
+        .serve(
+            r,
+            new WireProtocol.Connection(
+                "test", null, System.nanoTime(), new NewerRequestSignal(), null, "User:alice"))
+        .join();
+  }
+
+  @Test
+  void aRequestQuotaThrottlesAnyApiButApiVersionsAndSparesClusterPrincipals() {
+    // A share so small that any request exceeds it: the throttle is bounded by one window (1 s).
+    broker.apply(
+        Records.clientQuota(
+            new ClientQuotaEntity(ClientQuotaEntity.DEFAULT, null),
+            ClientQuotaEntity.REQUEST_PERCENTAGE,
+            1e-9));
+    broker.publish();
+    KafkaProtocol protocol = new KafkaProtocol(fx.handlers, fx.coordinator, "test");
+    KafkaResponse metadata =
+        viaListener(protocol, new MetadataRequestData().setTopics(List.of()), (short) 12);
+    assertEquals(1000, metadata.throttleMs());
+    MetadataResponse parsed =
+        KafkaWire.parse(metadata, KafkaWire.header(new MetadataRequestData(), (short) 12, 1));
+    assertEquals(1000, parsed.data().throttleTimeMs(), "Metadata carries it");
+    assertEquals(
+        0,
+        viaListener(protocol, new ApiVersionsRequestData(), (short) 3).throttleMs(),
+        "ApiVersions is exempt");
+    assertTrue(
+        broker.ctx().quotas().requestSeconds() > 0, "the Metadata request's time was metered");
+
+    // With an authorizer, a principal allowed CLUSTER_ACTION (a broker, a super user) is exempt.
+    BrokerContext secured =
+        broker.ctx().withAuthorizer(new Authorizer(true, Set.of("User:broker"), false, Map::of));
+    assertNull(secured.requestMeter(new Caller("User:broker", "127.0.0.1", "test"), "any"));
+    assertNotNull(secured.requestMeter(new Caller("User:alice", "127.0.0.1", "test"), "any"));
   }
 }

@@ -2,6 +2,7 @@ package dev.spool.quorum.ratis;
 
 import dev.spool.common.HostPort;
 import dev.spool.config.Config;
+import dev.spool.quorum.QuorumAdmission;
 import dev.spool.quorum.QuorumClientSettings;
 import dev.spool.quorum.QuorumConfig;
 import dev.spool.quorum.QuorumSettings;
@@ -97,14 +98,24 @@ final class RaftSetup {
 
   /**
    * The parameters of node {@code nodeId}'s Raft server: {@link #parameters}, and with TLS one
-   * rate-limited log line for connections refused at the handshake ({@link QuorumHandshakeLog}).
+   * rate-limited log line for connections refused at the handshake ({@link QuorumHandshakeLog})
+   * and, unless {@code tls} admits every member, a gate in front of every service ({@link
+   * QuorumCallGate}).
    */
   static Parameters serverParameters(QuorumTls tls, int nodeId) {
     Parameters p = parameters(tls);
     if (tls != null) {
       QuorumHandshakeLog refusals = new QuorumHandshakeLog(nodeId, System::nanoTime);
+      QuorumCallGate gate =
+          tls.admission() == QuorumAdmission.EVERY_MEMBER
+              ? null
+              : new QuorumCallGate(nodeId, tls.admission(), System::nanoTime);
       GrpcConfigKeys.Server.setServicesCustomizer(
-          p, (builder, types) -> builder.addTransportFilter(refusals));
+          p,
+          (builder, types) -> {
+            builder.addTransportFilter(refusals);
+            return gate == null ? builder : builder.intercept(gate);
+          });
     }
     return p;
   }

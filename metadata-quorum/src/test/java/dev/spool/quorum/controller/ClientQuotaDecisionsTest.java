@@ -75,7 +75,7 @@ class ClientQuotaDecisionsTest {
         alter(
             img,
             entry("alice", null, set("producer_byte_rate", 1024), set("consumer_byte_rate", 2048)),
-            entry("<default>", "app", set("request_percentage", 50)),
+            entry("<default>", "app", set("request_percentage", 250)), // 2.5 threads
             entry(null, "<default>", set("producer_byte_rate", 10)));
     r.getResultsList().forEach(x -> assertEquals(ErrorCode.NONE, x.getErrorCode(), x.toString()));
     assertEquals(
@@ -119,7 +119,12 @@ class ClientQuotaDecisionsTest {
             entry("bad\nname", null, set("producer_byte_rate", 1)),
             entry(null, null, set("producer_byte_rate", 1)),
             entry("alice", null, set("producer_byte_rate", 1), remove("producer_byte_rate")),
-            entry("x".repeat(256), null, set("producer_byte_rate", 1)));
+            entry("x".repeat(256), null, set("producer_byte_rate", 1)),
+            // request_percentage is a share of threads: any finite value above 0 (over 100 is
+            // more than one thread), nothing else.
+            entry("alice", null, set("request_percentage", Double.POSITIVE_INFINITY)),
+            entry("alice", null, set("request_percentage", -0.5)),
+            entry("alice", null, set("request_percentage", Double.NaN)));
     String[] reasons = {
       "unknown client quota key 'bytes_per_fortnight'",
       "must be a finite number above 0, not -5.0",
@@ -129,7 +134,10 @@ class ClientQuotaDecisionsTest {
       "has control characters",
       "names a user, a client id or both",
       "named twice",
-      "longer than 255 characters"
+      "longer than 255 characters",
+      "not Infinity",
+      "not -0.5",
+      "request_percentage must be a finite number above 0, not NaN"
     };
     for (int i = 0; i < reasons.length; i++) {
       assertEquals(ErrorCode.INVALID_REQUEST, r.getResults(i).getErrorCode(), "entry " + i);

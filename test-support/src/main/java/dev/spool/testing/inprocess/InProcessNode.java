@@ -10,6 +10,7 @@ import dev.spool.quorum.QuorumClient;
 import dev.spool.quorum.QuorumClientSettings;
 import dev.spool.quorum.QuorumServer;
 import dev.spool.quorum.QuorumSettings;
+import dev.spool.quorum.QuorumTls;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.slf4j.Logger;
@@ -38,6 +39,7 @@ final class InProcessNode {
   private CuttableQuorumClient quorumClient;
   private Broker broker;
   private boolean quorumLinkCut;
+  private SecurityConfig.QuorumKeys quorumKeys; // null: not loaded, or CONTROLLER:PLAINTEXT
 
   InProcessNode(int id, Config config) {
     this.id = id;
@@ -81,13 +83,13 @@ final class InProcessNode {
     NodeStorage.verify(config);
     QuorumServer s =
         QuorumServer.create(
-            QuorumSettings.of(
-                id, config.get(BrokerConfig.CLUSTER_ID), config, SecurityConfig.quorumTls(config)),
+            QuorumSettings.of(id, config.get(BrokerConfig.CLUSTER_ID), config, quorumTls()),
             Clock.SYSTEM);
     try {
       s.start();
     } catch (IOException e) {
       closeQuietly(s, "quorum member");
+      releaseQuorumKeysIfStopped();
       throw new UncheckedIOException("node " + id + ": the quorum member did not start", e);
     }
     quorumServer = s;
@@ -103,14 +105,14 @@ final class InProcessNode {
     CuttableQuorumClient c =
         new CuttableQuorumClient(
             QuorumClient.create(
-                QuorumClientSettings.of(
-                    config.get(BrokerConfig.CLUSTER_ID), config, SecurityConfig.quorumTls(config))),
+                QuorumClientSettings.of(config.get(BrokerConfig.CLUSTER_ID), config, quorumTls())),
             id);
     c.setCut(quorumLinkCut);
     try {
       broker = Broker.start(config, c, Clock.SYSTEM);
     } catch (RuntimeException e) {
       c.close();
+      releaseQuorumKeysIfStopped();
       throw e;
     }
     quorumClient = c;
@@ -136,6 +138,7 @@ final class InProcessNode {
     closeQuietly(quorumClient, "quorum client");
     broker = null;
     quorumClient = null;
+    releaseQuorumKeysIfStopped();
   }
 
   /**
@@ -163,6 +166,30 @@ final class InProcessNode {
     }
     closeQuietly(quorumServer, "quorum member");
     quorumServer = null;
+    releaseQuorumKeysIfStopped();
+  }
+
+  /**
+   * The quorum's TLS material, shared by both roles and watched for new content as a node does
+   * ({@code ssl.reload.interval.ms}); null under {@code CONTROLLER:PLAINTEXT}.
+   */
+  private QuorumTls quorumTls() {
+    if (quorumKeys == null) {
+      quorumKeys = SecurityConfig.quorumKeys(config);
+      if (quorumKeys != null) {
+        quorumKeys.watch(config, "quorum-tls-" + id);
+      }
+    }
+    return quorumKeys == null
+        ? null
+        : quorumKeys.tls().admitting(SecurityConfig.quorumAdmission(config));
+  }
+
+  private void releaseQuorumKeysIfStopped() {
+    if (!isRunning() && quorumKeys != null) {
+      quorumKeys.close();
+      quorumKeys = null;
+    }
   }
 
   private void closeQuietly(AutoCloseable c, String what) {

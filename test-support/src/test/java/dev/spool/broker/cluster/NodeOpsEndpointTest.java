@@ -163,6 +163,11 @@ class NodeOpsEndpointTest {
     MetricsText m = new MetricsText(text);
     assertTrue(m.value("spool_requests_total", "api", "Produce") >= BATCHES + 1);
     assertTrue(m.value("spool_requests_total", "api", "Fetch") >= 1);
+    // The quota throttle counter, one series per quota type (nobody here has a quota).
+    for (String type : java.util.List.of("produce", "fetch", "request")) {
+      assertEquals(0.0, m.value("spool_client_quota_throttle_seconds_total", "quota_type", type));
+    }
+    assertEquals(0.0, m.value("spool_client_request_time_seconds_total"));
     assertTrue(m.value("spool_request_total_time_seconds_count", "api", "Produce") >= BATCHES);
     assertTrue(m.value("spool_request_remote_time_seconds_count", "api", "Produce") >= BATCHES);
     assertEquals(

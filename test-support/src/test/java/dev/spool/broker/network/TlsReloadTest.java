@@ -2,6 +2,7 @@ package dev.spool.broker.network;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
@@ -20,6 +21,7 @@ import dev.spool.testing.RawFrameClient;
 import dev.spool.testing.TestCertificates;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,6 +32,7 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.List;
 import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -52,6 +55,7 @@ class TlsReloadTest {
   @TempDir static Path keys;
   private static TestCertificates certs;
   private static Path rotated;
+  private static Path outsider;
 
   @TempDir Path dir;
   private Path live;
@@ -63,6 +67,7 @@ class TlsReloadTest {
   static void makeKeys() throws IOException {
     certs = TestCertificates.create(keys);
     rotated = certs.keystore("rotated", "rotated.spool.test", true);
+    outsider = certs.keystore("outsider", "outsider", false);
   }
 
   @BeforeEach
@@ -151,6 +156,64 @@ class TlsReloadTest {
     Awaitility.await()
         .atMost(Duration.ofSeconds(20))
         .until(() -> expected.equals(peerCertificate()));
+  }
+
+  /**
+   * A CA added to the truststore of a listener that requires client certificates admits the clients
+   * it signed on new connections, with the listeners' default engine (OpenSSL), which reads a
+   * context's CA names once: the listener names none, so the client presents its certificate and
+   * the reloaded truststore accepts it.
+   */
+  @Test
+  void shouldAdmitAClientOfANewlyTrustedCaWithoutARestart() throws Exception {
+    Path trust = Files.copy(certs.truststore(), dir.resolve("live-trust.p12"));
+    SslSettings s =
+        new SslSettings(
+            certs.nodeKeystore().toString(),
+            TestCertificates.PASSWORD,
+            "",
+            "PKCS12",
+            trust.toString(),
+            TestCertificates.PASSWORD,
+            "PKCS12",
+            SslConfig.DEFAULT_PROTOCOLS,
+            "https",
+            "required");
+    try (KeyMaterial m = KeyMaterial.load(s);
+        BrokerServer required =
+            new BrokerServer(
+                new BrokerServer.Settings(
+                    "127.0.0.1", 0, 1, 1 << 20, 16, 64L << 20, 60_000, 5_000, 100, 100, "[test]"),
+                BrokerServerTest.answeringApiVersions())) {
+      required.tls(BrokerServer.SPOOL_LISTENER, SslContexts.server(s, m), "required");
+      required.start();
+      SSLSocketFactory outsiderSockets =
+          ClientSecurity.socketFactory(certs.clientConfig(certs.truststore(), outsider));
+      InetSocketAddress at = new InetSocketAddress("127.0.0.1", required.boundPort());
+      assertThrows(IOException.class, () -> served(at, outsiderSockets));
+
+      KeyStore both = load(certs.truststore());
+      both.setCertificateEntry("other-ca", load(certs.untrustedTruststore()).getCertificate("ca"));
+      try (OutputStream o = Files.newOutputStream(trust)) {
+        both.store(o, TestCertificates.PASSWORD.toCharArray());
+      }
+      assertTrue(m.reloadIfChanged());
+      served(at, outsiderSockets);
+    }
+  }
+
+  private static void served(InetSocketAddress at, SSLSocketFactory sockets) throws IOException {
+    try (RawFrameClient c = RawFrameClient.connect(at, Duration.ofSeconds(5), sockets)) {
+      assertServed(c);
+    }
+  }
+
+  private static KeyStore load(Path store) throws IOException, GeneralSecurityException {
+    KeyStore ks = KeyStore.getInstance("PKCS12");
+    try (InputStream in = Files.newInputStream(store)) {
+      ks.load(in, TestCertificates.PASSWORD.toCharArray());
+    }
+    return ks;
   }
 
   private RawFrameClient connect() throws IOException {

@@ -71,6 +71,7 @@ class QuorumTlsTest {
   @TempDir static Path dir;
   private static TestCertificates certs;
   private static Path intruderKeystore;
+  private static Path userKeystore;
   private static InProcessCluster cluster;
   private static final ListAppender<ILoggingEvent> refusalLines = new ListAppender<>();
 
@@ -78,17 +79,24 @@ class QuorumTlsTest {
   static void start() throws IOException {
     refusalLines.start();
     ((Logger) LoggerFactory.getLogger(QuorumHandshakeLog.class)).addAppender(refusalLines);
+    ((Logger) LoggerFactory.getLogger(QuorumCallGate.class)).addAppender(refusalLines);
     certs = TestCertificates.create(Files.createDirectories(dir.resolve("keys")));
     intruderKeystore = certs.keystore("intruder", "localhost", false);
+    userKeystore = certs.keystore("alice", "alice", true);
     InProcessCluster.Builder b =
         InProcessCluster.builder().nodes(3).clusterId(CLUSTER_ID).dir(dir.resolve("cluster"));
     certs.nodeConfig("none", "CONTROLLER").forEach(b::config);
+    // the authorizer makes the quorum serve only super users: the nodes' certificate (CN=localhost)
+    b.config("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+    b.config("super.users", "User:CN=localhost");
+    b.config("allow.everyone.if.no.acl.found", "true"); // the test's anonymous Admin
     cluster = b.start();
   }
 
   @AfterAll
   static void stop() {
     ((Logger) LoggerFactory.getLogger(QuorumHandshakeLog.class)).detachAppender(refusalLines);
+    ((Logger) LoggerFactory.getLogger(QuorumCallGate.class)).detachAppender(refusalLines);
     if (cluster != null) {
       cluster.close();
     }
@@ -190,10 +198,48 @@ class QuorumTlsTest {
   }
 
   /**
+   * A user's certificate signed by the cluster's own CA completes the handshake, but its principal
+   * is not a super user: every call is PERMISSION_DENIED before Ratis sees it, and one line names
+   * it.
+   */
+  @Test
+  void shouldRefuseACertificateOfTheClustersCaWhosePrincipalIsNotASuperUser() {
+    Map<String, String> user = new LinkedHashMap<>(nodeProps());
+    user.put("ssl.keystore.location", userKeystore.toString());
+    QuorumTls tls = SecurityConfig.quorumTls(NodeConfig.parse(user));
+    assertRefused(RaftSetup.parameters(tls), "user-write", "PERMISSION_DENIED");
+    Awaitility.await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                refusalLines.list.stream()
+                    .anyMatch(
+                        e ->
+                            e.getFormattedMessage()
+                                .contains(
+                                    "User:CN=alice (subject 'CN=alice') is not in super.users")));
+  }
+
+  /**
    * A client on {@code params} fails to create topic {@code topic} through a raw controller write,
    * to read the group's info and to move leadership; nothing changes on any controller.
    */
   private static void assertRefused(Parameters params, String topic) {
+    assertRefused(params, topic, "UNAVAILABLE");
+    // the server's side: a rate-limited line (the first refusal of the class is always logged)
+    Awaitility.await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                refusalLines.list.stream()
+                    .anyMatch(e -> e.getFormattedMessage().contains("did not complete a mutual")));
+  }
+
+  /**
+   * As {@link #assertRefused(Parameters, String)}, each call failing with gRPC status {@code
+   * status}, without the check of the handshake's log line.
+   */
+  private static void assertRefused(Parameters params, String topic, String status) {
     int leader = cluster.activeController().orElseThrow();
     long term = cluster.quorumServer(leader).term();
     List<Integer> voters = voterIds();
@@ -223,15 +269,17 @@ class QuorumTlsTest {
               () ->
                   c.io()
                       .send(Message.valueOf(UnsafeByteOperations.unsafeWrap(write.toByteArray()))));
-      assertRefusal(sent);
+      assertRefusal(sent, status);
       assertRefusal(
           assertThrows(
               Exception.class,
-              () -> c.getGroupManagementApi(RaftSetup.peerId(leader)).info(group.getGroupId())));
+              () -> c.getGroupManagementApi(RaftSetup.peerId(leader)).info(group.getGroupId())),
+          status);
       assertRefusal(
           assertThrows(
               Exception.class,
-              () -> c.admin().transferLeadership(RaftPeerId.valueOf("" + other), 3_000)));
+              () -> c.admin().transferLeadership(RaftPeerId.valueOf("" + other), 3_000)),
+          status);
     } catch (IOException e) {
       throw new AssertionError(e);
     }
@@ -241,13 +289,6 @@ class QuorumTlsTest {
     assertEquals(leader, cluster.activeController().orElseThrow());
     assertEquals(term, cluster.quorumServer(leader).term());
     assertEquals(voters, voterIds());
-    // the server's side: a rate-limited line (the first refusal of the class is always logged)
-    Awaitility.await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                refusalLines.list.stream()
-                    .anyMatch(e -> e.getFormattedMessage().contains("did not complete a mutual")));
   }
 
   private static RaftClient rawClient(Parameters params, int leader) {
@@ -276,16 +317,16 @@ class QuorumTlsTest {
   }
 
   /**
-   * The failure is the transport's (gRPC UNAVAILABLE: the handshake failed, "ssl exception" with
-   * TLSV1_ALERT_CERTIFICATE_REQUIRED, or the TLS port closed a plaintext connection), not an answer
-   * from a Raft server or the state machine.
+   * The failure is gRPC's {@code status}, not an answer from a Raft server or the state machine:
+   * UNAVAILABLE when the handshake failed ("ssl exception", or the TLS port closed a plaintext
+   * connection), PERMISSION_DENIED when the quorum's gate refused the principal.
    */
-  private static void assertRefusal(Exception e) {
+  private static void assertRefusal(Exception e, String status) {
     StringBuilder chain = new StringBuilder();
     for (Throwable t = e; t != null && chain.length() < 4000; t = t.getCause()) {
       chain.append(t.getClass().getName()).append(": ").append(t.getMessage()).append(" | ");
     }
-    assertTrue(chain.toString().contains("UNAVAILABLE"), chain.toString());
+    assertTrue(chain.toString().contains(status), chain.toString());
   }
 
   /** The voters as the leader describes them, asked over TLS with a member's certificate. */

@@ -26,6 +26,8 @@ public final class KafkaRequest {
   private final String clientId;
   private final AbstractRequest request;
   private final KafkaResponse immediate;
+  // How long decoding took on the event loop (request quotas count it); set once, on that loop.
+  private long decodeNanos;
 
   KafkaRequest(
       ApiKeys key,
@@ -76,6 +78,27 @@ public final class KafkaRequest {
    */
   public boolean expectsResponse() {
     return !(request instanceof ProduceRequest p && p.acks() == 0);
+  }
+
+  /**
+   * Whether request quotas leave this request alone (docs/security.md#quotas): ApiVersions, which a
+   * client sends before it can learn of any throttle, and the SASL exchange, which Kafka's brokers
+   * serve before a request is ever metered.
+   */
+  public boolean requestQuotaExempt() {
+    return key == ApiKeys.API_VERSIONS
+        || key == ApiKeys.SASL_HANDSHAKE
+        || key == ApiKeys.SASL_AUTHENTICATE;
+  }
+
+  /** The event loop's time decoding this request, in nanoseconds (request quotas). */
+  public long decodeNanos() {
+    return decodeNanos;
+  }
+
+  /** Sets {@link #decodeNanos}, on the event loop that decoded the request. */
+  public void decodeNanos(long nanos) {
+    decodeNanos = nanos;
   }
 
   /** The answer decided while decoding (no handler runs), or null. */

@@ -4,6 +4,9 @@ import dev.spool.broker.network.WireProtocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.ReferenceCountUtil;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.util.List;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -106,19 +109,40 @@ public final class KafkaResponse implements WireProtocol.Answer {
   }
 
   /**
-   * This answer throttled for {@code ms} (docs/security.md#quotas): a Produce or Fetch body carries
-   * it as throttleTimeMs, and the connection stops reading as long. An answer not sent (acks=0)
-   * still mutes the connection.
+   * Each response body class's {@code setThrottleTimeMs(int)}, or null when it has none (Kafka's
+   * generated messages have no common interface for it); looked up once per class.
+   */
+  private static final ClassValue<MethodHandle> THROTTLE_SETTER =
+      new ClassValue<>() {
+        @Override
+        protected MethodHandle computeValue(Class<?> type) {
+          try {
+            return MethodHandles.publicLookup()
+                .findVirtual(type, "setThrottleTimeMs", MethodType.methodType(type, int.class));
+          } catch (NoSuchMethodException | IllegalAccessException e) {
+            return null;
+          }
+        }
+      };
+
+  /**
+   * This answer throttled for {@code ms} (docs/security.md#quotas): a body with a throttleTimeMs
+   * field carries it (Produce and Fetch for byte rates; every such answer for the request quota),
+   * and the connection stops reading as long. An answer not sent (acks=0) still mutes the
+   * connection.
    */
   public KafkaResponse throttled(long ms) {
     if (ms <= 0) {
       return this;
     }
     int field = (int) Math.min(Integer.MAX_VALUE, ms);
-    if (body instanceof org.apache.kafka.common.message.ProduceResponseData p) {
-      p.setThrottleTimeMs(field);
-    } else if (body instanceof org.apache.kafka.common.message.FetchResponseData f) {
-      f.setThrottleTimeMs(field);
+    MethodHandle setter = body == null ? null : THROTTLE_SETTER.get(body.getClass());
+    if (setter != null) {
+      try {
+        setter.invoke(body, field);
+      } catch (Throwable e) {
+        throw new IllegalStateException("cannot set the throttle time of " + this, e);
+      }
     }
     KafkaResponse r =
         new KafkaResponse(

@@ -140,4 +140,26 @@ class KafkaResponseTest {
     assertArrayEquals(
         kafkaBytes(fetch(MemoryRecords.EMPTY, MemoryRecords.EMPTY), v, 5), KafkaWire.bytes(parts));
   }
+
+  @Test
+  void aThrottleReachesEveryBodyWithAThrottleField() {
+    // The request quota throttles any API: Metadata carries it as Produce and Fetch do.
+    var metadata = new org.apache.kafka.common.message.MetadataResponseData();
+    KafkaResponse r =
+        new KafkaResponse(5, metadata, (short) 12, (short) 1, List.of(), false).throttled(700);
+    assertEquals(700, r.throttleMs());
+    assertEquals(700, metadata.throttleTimeMs());
+    // A body without one (SaslHandshake) still mutes the connection.
+    KafkaResponse sasl =
+        new KafkaResponse(
+                6,
+                new org.apache.kafka.common.message.SaslHandshakeResponseData(),
+                (short) 1,
+                (short) 0,
+                List.of(),
+                false)
+            .throttled(300);
+    assertEquals(300, sasl.throttleMs());
+    assertEquals(0, KafkaResponse.none().throttled(0).throttleMs());
+  }
 }
