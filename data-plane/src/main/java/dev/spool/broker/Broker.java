@@ -166,14 +166,7 @@ public final class Broker implements AutoCloseable {
     replicas =
         new ReplicaManager(
             rs, flushAlways, clock, logManager, workers, quorum, this::brokerEpoch, fetchWaiters);
-    // Direct response frames: the fetched batches are appended to segment files as they are.
-    fetchClient =
-        new NetworkClient(
-            NetworkConfig.defaults("broker-" + brokerId + "-replica", "replica-fetcher-" + brokerId)
-                .withDirectResponseFrames()
-                .withTls(tls.replication())
-                .withSasl(SecurityConfig.replicationSasl(config)),
-            clock);
+    fetchClient = replicaClient(config, tls, clock);
     int requestTimeoutMs = config.get(BrokerConfig.REQUEST_TIMEOUT_MS);
     fetchers =
         new ReplicaFetcherManager(
@@ -380,6 +373,19 @@ public final class Broker implements AutoCloseable {
       }
     }
     server.start();
+  }
+
+  /**
+   * The replica fetcher's wire client: TLS and the SASL login of the peers' Spool listeners, and
+   * direct response frames (the fetched batches are appended to segment files as they are).
+   */
+  private NetworkClient replicaClient(Config config, SecurityConfig.Contexts tls, Clock clock) {
+    return new NetworkClient(
+        NetworkConfig.defaults("broker-" + brokerId + "-replica", "replica-fetcher-" + brokerId)
+            .withDirectResponseFrames()
+            .withTls(tls.replication())
+            .withSasl(SecurityConfig.replicationSasl(config)),
+        clock);
   }
 
   /** The SASL exchange of Spool's listener (docs/security.md#sasl). */
