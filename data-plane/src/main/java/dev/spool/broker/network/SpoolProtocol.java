@@ -13,9 +13,11 @@ import dev.spool.protocol.message.ResponseHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import java.net.SocketAddress;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,8 +83,7 @@ public final class SpoolProtocol implements WireProtocol<SpoolProtocol.Request, 
   }
 
   @Override
-  public Object newSession(
-      java.net.SocketAddress remoteAddress, java.util.concurrent.Executor loop) {
+  public Object newSession(SocketAddress remoteAddress, Executor loop) {
     return sasl == null ? null : sasl.newSession(remoteAddress, loop);
   }
 

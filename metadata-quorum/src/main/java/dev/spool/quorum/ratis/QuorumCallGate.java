@@ -4,8 +4,6 @@ import dev.spool.quorum.QuorumAdmission;
 import java.net.SocketAddress;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
@@ -23,28 +21,22 @@ import org.slf4j.LoggerFactory;
  * its connection presented: every gRPC service of the port (Raft votes and appends, controller
  * writes and reads, Ratis admin calls) passes here before Ratis sees the call. A refused call is
  * closed PERMISSION_DENIED with the reason, unanswered otherwise, and logged as one WARN line
- * naming the principal, its address and the method, at most one per {@link #INTERVAL_MS} (the next
- * says how many were held back).
+ * naming the principal, its address and the method, at most one per {@link
+ * RateLimitedLine#INTERVAL_MS} (the next says how many were held back).
  *
  * <p>Threads: gRPC's executor threads; lock-free.
  */
 final class QuorumCallGate implements ServerInterceptor {
   private static final Logger log = LoggerFactory.getLogger(QuorumCallGate.class);
 
-  static final long INTERVAL_MS = 5_000;
-
   private final int nodeId;
   private final QuorumAdmission admission;
-  private final LongSupplier nanoClock;
-  private final AtomicLong lastLineNs;
-  private final AtomicLong heldBack = new AtomicLong();
+  private final RateLimitedLine line;
 
   QuorumCallGate(int nodeId, QuorumAdmission admission, LongSupplier nanoClock) {
     this.nodeId = nodeId;
     this.admission = admission;
-    this.nanoClock = nanoClock;
-    this.lastLineNs =
-        new AtomicLong(nanoClock.getAsLong() - TimeUnit.MILLISECONDS.toNanos(INTERVAL_MS));
+    this.line = new RateLimitedLine(nanoClock);
   }
 
   @Override
@@ -83,20 +75,15 @@ final class QuorumCallGate implements ServerInterceptor {
   }
 
   private void logRefusal(String refusal, SocketAddress from, String method) {
-    long now = nanoClock.getAsLong();
-    long last = lastLineNs.get();
-    if (now - last >= TimeUnit.MILLISECONDS.toNanos(INTERVAL_MS)
-        && lastLineNs.compareAndSet(last, now)) {
-      long held = heldBack.getAndSet(0);
+    String heldBack = line.admit();
+    if (heldBack != null) {
       log.warn(
           "[node={}] the quorum port refused {} from {}: {}{}",
           nodeId,
           method,
           from,
           refusal,
-          held > 0 ? "; " + held + " more held back in the last " + INTERVAL_MS + " ms" : "");
-    } else {
-      heldBack.incrementAndGet();
+          heldBack);
     }
   }
 }

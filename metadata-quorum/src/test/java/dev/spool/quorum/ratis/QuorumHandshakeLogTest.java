@@ -30,7 +30,7 @@ class QuorumHandshakeLogTest {
       refusals.transportTerminated(null);
       refusals.transportTerminated(null);
       refusals.transportTerminated(Attributes.EMPTY); // a member's connection ended: no line
-      nowNs.addAndGet(TimeUnit.MILLISECONDS.toNanos(QuorumHandshakeLog.INTERVAL_MS));
+      nowNs.addAndGet(TimeUnit.MILLISECONDS.toNanos(RateLimitedLine.INTERVAL_MS));
       refusals.transportTerminated(null);
       List<String> logged = lines.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
       assertEquals(2, logged.size(), String.valueOf(logged));
