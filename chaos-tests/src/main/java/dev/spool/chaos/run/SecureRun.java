@@ -130,13 +130,7 @@ final class SecureRun {
             .count());
     c.put(
         "faultWindowsWithIntruderRefused",
-        timeline.stream()
-            .filter(
-                w ->
-                    attempts.stream()
-                        .anyMatch(
-                            a -> a.outcome() == Intruder.Outcome.REFUSED && inside(a.atNs(), w)))
-            .count());
+        timeline.stream().filter(w -> refusedIn(w, attempts)).count());
     c.put(
         "noCertificateRefused",
         attempts.stream()
@@ -158,9 +152,7 @@ final class SecureRun {
     List<String> out = new ArrayList<>();
     List<Intruder.Attempt> attempts = intruder == null ? List.of() : intruder.attempts();
     for (FaultWindow w : timeline) {
-      if (intruder == null
-          || attempts.stream()
-              .anyMatch(a -> a.outcome() == Intruder.Outcome.REFUSED && inside(a.atNs(), w))) {
+      if (intruder == null || refusedIn(w, attempts)) {
         continue;
       }
       List<String> inFlight =
@@ -217,6 +209,12 @@ final class SecureRun {
 
   private static long count(List<Intruder.Attempt> attempts, Intruder.Outcome o) {
     return attempts.stream().filter(a -> a.outcome() == o).count();
+  }
+
+  /** Whether an attempt ended refused inside fault window {@code w}. */
+  private static boolean refusedIn(FaultWindow w, List<Intruder.Attempt> attempts) {
+    return attempts.stream()
+        .anyMatch(a -> a.outcome() == Intruder.Outcome.REFUSED && inside(a.atNs(), w));
   }
 
   private static boolean inside(long ns, FaultWindow w) {
