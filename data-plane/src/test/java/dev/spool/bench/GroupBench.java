@@ -14,8 +14,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
@@ -33,7 +35,9 @@ import java.util.stream.Collectors;
  *       subscribe call, or the kill) until every partition is owned by a live member and its owner
  *       has consumed a record of it since the event; for a join the joiner must also hold its share
  *       (PARTITIONS / (MEMBERS + 1) rounded down). Prints {@code JOIN_MS} and {@code KILL_MS}
- *       lines, a number or {@code failed} (no such moment before the trial's deadline).
+ *       lines, a number or {@code failed} (no such moment before the trial's deadline). With {@code
+ *       --joiner warm} the joiner JVM warms its client up in a group of its own before it
+ *       subscribes (the rebalance, not the JVM's start, is timed); {@code cold} subscribes at once.
  *   <li>{@code commits}: MEMBERS members poll and commit their positions synchronously after every
  *       poll; prints commits/s (one commitSync call each) over a window once the group is stable.
  *   <li>{@code consume}: one consumer reads a prefilled topic from the beginning, by {@code assign}
@@ -55,7 +59,7 @@ public final class GroupBench {
     SystemKind kind = SystemKind.parse(a.getOrDefault("system", "spool"));
     String bs = a.get("bootstrap");
     switch (args[0]) {
-      case "member" -> remoteMember(kind, bs, a.get("group"), a.get("client-id"), extra(kind, a));
+      case "member" -> remoteMember(kind, bs, a, extra(kind, a));
       case "rebalance" -> rebalance(kind, bs, a);
       case "commits" -> commits(kind, bs, a);
       case "consume" -> GroupBenchConsume.run(bs, a);
@@ -143,7 +147,9 @@ public final class GroupBench {
         String joinerId = "joiner-" + t; // each trial's joiner is a new member
         Process joiner = spawnMember(kind, bs, group, joinerId, a);
         Thread reader = start("joiner-out", () -> readJoiner(joiner, joinerId, state));
-        long join = state.awaitTrial(joinerId, partitions / (members + 1), 60_000);
+        // 60 s from the spawn; a warm joiner spends up to 30 s warming up before it subscribes
+        long deadlineMs = a.getOrDefault("joiner", "cold").equals("warm") ? 95_000 : 60_000;
+        long join = state.awaitTrial(joinerId, partitions / (members + 1), deadlineMs);
         long kill = GroupState.FAILED;
         if (join != GroupState.FAILED) {
           joiner.destroyForcibly(); // SIGKILL: the member's heartbeats stop, it never leaves
@@ -275,6 +281,10 @@ public final class GroupBench {
     if (a.containsKey("classic-session-ms")) {
       cmd.addAll(List.of("--classic-session-ms", a.get("classic-session-ms")));
     }
+    if (a.containsKey("joiner")) {
+      cmd.addAll(List.of("--joiner", a.get("joiner")));
+    }
+    cmd.addAll(List.of("--partitions", String.valueOf(intOpt(a, "partitions", 60))));
     return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
   }
 
@@ -287,6 +297,7 @@ public final class GroupBench {
         String[] f = line.split(" ");
         switch (f[0]) {
           case "SUBSCRIBE" -> state.startEvent(Long.parseLong(f[1]));
+          case "WARMED" -> System.out.println(id + ": " + line);
           case "ASSIGNED" -> state.assigned(id, parts(f), Long.parseLong(f[1]));
           case "REVOKED" -> state.revoked(id, parts(f));
           case "CONSUMED" -> state.consumed(id, Integer.parseInt(f[2]), Long.parseLong(f[1]));
@@ -307,10 +318,14 @@ public final class GroupBench {
   /**
    * The joiner JVM: reports its subscribe time, ownership changes and, per partition, its first
    * consumption after each assignment (then at most every 100 ms) on stdout. Stops when its stdin
-   * closes, so it never outlives the driver.
+   * closes, so it never outlives the driver. With {@code --joiner warm} it first warms up (see
+   * {@link #warmUp}) and only then subscribes, so the trial times the group's rebalance rather than
+   * the JVM's start; {@code cold} (the default) subscribes at once.
    */
   private static void remoteMember(
-      SystemKind kind, String bs, String group, String id, Map<String, String> x) throws Exception {
+      SystemKind kind, String bs, Map<String, String> a, Map<String, String> x) throws Exception {
+    String group = a.get("group");
+    String id = a.get("client-id");
     PrintStream out = System.out;
     start(
         "stdin-watch",
@@ -324,6 +339,12 @@ public final class GroupBench {
           }
           Runtime.getRuntime().halt(0);
         });
+    String joiner = a.getOrDefault("joiner", "cold");
+    if (joiner.equals("warm")) {
+      warmUp(kind, bs, group, id, x, intOpt(a, "partitions", 60), out);
+    } else if (!joiner.equals("cold")) {
+      throw new IllegalArgumentException("--joiner must be warm or cold, not " + joiner);
+    }
     Map<Integer, Long> lastReported = new HashMap<>();
     try (Member m = GroupBenchClients.member(kind, bs, group, id, x)) {
       Ownership o =
@@ -357,6 +378,50 @@ public final class GroupBench {
         out.flush();
       }
     }
+  }
+
+  /**
+   * Warms the joiner JVM up the way a process that has been running a while is warm: a member of a
+   * group of its own (so the benched group never sees it) subscribes to the benched topic, reads
+   * from the beginning until it has records of every partition (or 30 s pass), and leaves. That
+   * loads and compiles the client's connection, group and fetch code before the trial's clock
+   * starts. The trial's member is a new client with new connections, so the join it times still
+   * includes finding the coordinator and every connection it opens.
+   */
+  private static void warmUp(
+      SystemKind kind,
+      String bs,
+      String group,
+      String id,
+      Map<String, String> x,
+      int partitions,
+      PrintStream out) {
+    long begin = System.currentTimeMillis();
+    Set<Integer> seen = new HashSet<>();
+    try (Member w =
+        GroupBenchClients.member(kind, bs, group + "-warmup-" + id, id + "-warmup", x)) {
+      w.subscribe(
+          TOPIC,
+          new Ownership() {
+            @Override
+            public void assigned(List<Integer> ps) {}
+
+            @Override
+            public void revoked(List<Integer> ps) {}
+          });
+      while (seen.size() < partitions && System.currentTimeMillis() - begin < 30_000) {
+        seen.addAll(w.poll(Duration.ofMillis(100)).countByPartition().keySet());
+      }
+    }
+    out.println(
+        "WARMED in "
+            + (System.currentTimeMillis() - begin)
+            + " ms, records of "
+            + seen.size()
+            + " of "
+            + partitions
+            + " partitions read");
+    out.flush();
   }
 
   private static String join(List<Integer> ps) {
