@@ -1,7 +1,6 @@
 package dev.spool.broker.replication;
 
 import dev.spool.common.TopicPartition;
-import java.util.Map;
 
 /**
  * Every batch below a leader's high watermark is on every live member of its maximal ISR (the
@@ -11,17 +10,18 @@ import java.util.Map;
  * <p>Threads: the simulation's single thread.
  */
 final class CommittedOnEveryIsrMember implements Invariant.PerLeader {
+  private final VerifiedPrefixes verified = new VerifiedPrefixes();
+
   @Override
   public void check(ReplicationSimulation sim, TopicPartition tp, SimBroker l, Partition p) {
     long hw = p.log().highWatermark();
-    Map<Long, LogShadow.Batch> committed = l.shadows.get(tp).below(hw);
     for (int m : p.leaderState().maximalIsr()) {
       SimBroker mb = sim.broker(m);
       if (m == l.id || !mb.alive || !mb.shadows.containsKey(tp)) {
         continue;
       }
       sim.check(
-          mb.shadows.get(tp).below(hw).equals(committed),
+          verified.equalBelow(l.shadows.get(tp), mb.shadows.get(tp), hw),
           name(),
           () ->
               "leader "

@@ -10,6 +10,8 @@ import dev.spool.common.TopicPartition;
  * <p>Threads: the simulation's single thread.
  */
 final class FollowerPrefixConsistentBelowHighWatermark implements Invariant.PerLeader {
+  private final VerifiedPrefixes verified = new VerifiedPrefixes();
+
   @Override
   public void check(ReplicationSimulation sim, TopicPartition tp, SimBroker l, Partition p) {
     long hw = p.log().highWatermark();
@@ -23,7 +25,7 @@ final class FollowerPrefixConsistentBelowHighWatermark implements Invariant.PerL
       }
       long bound = Math.min(hw, fp.log().highWatermark());
       sim.check(
-          f.shadows.get(tp).below(bound).equals(l.shadows.get(tp).below(bound)),
+          verified.equalBelow(f.shadows.get(tp), l.shadows.get(tp), bound),
           name(),
           () ->
               "follower "

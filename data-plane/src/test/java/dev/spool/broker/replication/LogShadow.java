@@ -22,11 +22,19 @@ final class LogShadow {
   long start;
   boolean stale = true;
 
+  /**
+   * How many times the shadow was read afresh. While it stays the same, no batch it holds changed
+   * or went: the log only grew at its end. Incremental checks ({@link VerifiedPrefixes}) rely on
+   * it.
+   */
+  int generation;
+
   void sync(PartitionLog l) {
     if (!stale && (l.logEndOffset() < end || l.logStartOffset() != start || !lastMatches(l))) {
       stale = true;
     }
     if (stale) {
+      generation++;
       batches.clear();
       start = l.logStartOffset();
       end = start;
@@ -64,6 +72,11 @@ final class LogShadow {
     }
     RecordBatch rb = RecordBatch.at(b, 0);
     return rb.baseOffset() == last.getKey() && rb.checksum() == last.getValue().crc();
+  }
+
+  /** Batches with base offset in [{@code from}, {@code bound}). */
+  Map<Long, Batch> between(long from, long bound) {
+    return from >= bound ? Map.of() : batches.subMap(from, true, bound, false);
   }
 
   /** Batches with base offset below {@code bound}. */
