@@ -16,7 +16,7 @@ import dev.spool.chaos.nemesis.FaultKind;
  * startNs            long    ns since the run started (history time)
  * startMs            long    wall clock, ms since the epoch (node log time)
  * detection          step    the first sign of the fault: a session expired, a leader proposing to
- *                            shrink its ISR, a controller voter starting an election
+ *                            shrink its ISR, a new active controller (a quorum leader change)
  * decision           step    the active controller committed a new leader or ISR for an affected
  *                            partition
  * takeover           step    the new leader leads in the new epoch (or the leader took the new ISR)

@@ -33,12 +33,13 @@ import java.util.regex.Pattern;
  * isolated node, a split's minority) or both ends of a one-way loss ({@code n1 -> n2}); a fault
  * without node targets (client links) concerns every node. Events count from the fault's start to
  * {@link #HORIZON_MS} after its heal (at most until the next fault starts, if that is later than
- * the heal); elections count only until the heal (after it, a restarted node's own election is
- * recovery, not detection). The decision is the first committed change that moves a partition's
+ * the heal); a new active controller counts as detection only until the heal (after it, a restarted
+ * node's election is recovery). The decision is the first committed change that moves a partition's
  * leadership away from a target, drops a target from an ISR, or shrinks the ISR of a partition a
  * target led before the change; when some decided change moved a leader, only those count (a
- * failover is what the clients wait for). Takeover, client switch and first ack follow the
- * partitions so decided, each step no earlier than the one it follows.
+ * failover is what the clients wait for). A fault that hit nothing (no target) has no node steps.
+ * Takeover, client switch and first ack follow the partitions so decided, each step no earlier than
+ * the one it follows.
  */
 public final class FaultTimelines {
   /** How long after a heal the steps of a fault may still come. */
@@ -131,9 +132,11 @@ public final class FaultTimelines {
       List<Op> acks,
       Clock clock,
       Availability.WindowAvailability gap) {
-    Step detection = detection(w, events);
+    // A fault that hit nothing (its target could not be resolved) explains no event.
+    boolean hitSomething = !w.fault().targets().isEmpty();
+    Step detection = hitSomething ? detection(w, events) : null;
     long decideFrom = detection == null ? w.startMs() : w.startMs() + detection.ms();
-    Map<TopicPartition, Event> decided = decisions(w, events, decideFrom);
+    Map<TopicPartition, Event> decided = hitSomething ? decisions(w, events, decideFrom) : Map.of();
     Event first = decided.values().stream().min(Comparator.comparingLong(Event::atMs)).orElse(null);
     Step decision = first == null ? null : w.step(first.atMs(), describeCommit(first));
     Step takeover = takeover(w, events, decided);
@@ -180,13 +183,9 @@ public final class FaultTimelines {
                 e.atMs(), "n" + e.leader() + " proposes ISR " + e.isr() + " for " + e.partition());
           }
         }
-        case ELECTION, CONTROLLER_ACTIVE -> {
+        case CONTROLLER_ACTIVE -> {
           if (e.atMs() <= w.endMs()) {
-            return w.step(
-                e.atMs(),
-                e.type() == Type.ELECTION
-                    ? "n" + e.node() + " starts a controller election"
-                    : "n" + e.node() + " becomes the active controller");
+            return w.step(e.atMs(), "n" + e.node() + " becomes the active controller");
           }
         }
         default -> {}

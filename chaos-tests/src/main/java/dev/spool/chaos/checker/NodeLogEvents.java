@@ -18,8 +18,6 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li>{@link Type#SESSION_EXPIRED}: {@code controller write at offset N: ... fence B (session
  *       expired) ...} (ActiveController);
- *   <li>{@link Type#ELECTION}: {@code changes role from FOLLOWER to CANDIDATE} (Ratis'
- *       RaftServerImpl);
  *   <li>{@link Type#CONTROLLER_ACTIVE}: {@code became the active controller in term T}
  *       (MetadataStateMachine);
  *   <li>{@link Type#ISR_PROPOSED}: {@code [node=N partition=P epoch=E] proposing ISR [..] (now
@@ -38,9 +36,10 @@ public final class NodeLogEvents {
   public enum Type {
     /** The active controller found broker {@code subject}'s session expired (and fences it). */
     SESSION_EXPIRED,
-    /** A controller voter's election timer fired: it no longer hears the Raft leader. */
-    ELECTION,
-    /** This node became the active controller. */
+    /**
+     * This node became the active controller: a quorum leader change (Ratis logs its own role
+     * changes through a logger the node keeps at WARN, so the election itself is not seen).
+     */
     CONTROLLER_ACTIVE,
     /** A partition leader asked the controller to drop {@code removed} from the ISR. */
     ISR_PROPOSED,
@@ -91,8 +90,6 @@ public final class NodeLogEvents {
       Pattern.compile("controller write at offset \\d+: (.*)");
   private static final Pattern SESSION_EXPIRED =
       Pattern.compile("fence (\\d+) \\(session expired\\)");
-  private static final Pattern CANDIDATE =
-      Pattern.compile("changes role from FOLLOWER to CANDIDATE");
   private static final Pattern ACTIVE = Pattern.compile("became the active controller in term");
   private static final Pattern PROPOSED =
       Pattern.compile(
@@ -115,7 +112,6 @@ public final class NodeLogEvents {
     return line.contains("ISR")
         || line.contains("LEADER")
         || line.contains("session expired")
-        || line.contains("CANDIDATE")
         || line.contains("active controller in term")
         || line.contains("committed at offset");
   }
@@ -151,8 +147,6 @@ public final class NodeLogEvents {
         out.add(
             new Event(at, node, Type.SESSION_EXPIRED, b, null, -1, -1, -1, List.of(), List.of()));
       }
-    } else if (CANDIDATE.matcher(line).find()) {
-      out.add(Event.of(at, node, Type.ELECTION));
     } else if (ACTIVE.matcher(line).find()) {
       out.add(Event.of(at, node, Type.CONTROLLER_ACTIVE));
     } else if ((m = PROPOSED.matcher(line)).find()) {

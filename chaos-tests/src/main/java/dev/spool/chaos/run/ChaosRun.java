@@ -322,14 +322,16 @@ public final class ChaosRun {
       history = History.of(entries);
     }
     Verdict verdict = CheckerSuite.standard().check(history, timeline);
+    List<NodeLogEvents.Event> nodeEvents = nodeLogEvents(cluster);
+    if (nodeEvents.isEmpty() && !timeline.isEmpty()) {
+      notes.add(
+          "the node logs hold none of the lines the fault timelines read: their node steps show"
+              + " as '-'");
+    }
     verdict =
         verdict.withTimelines(
             FaultTimelines.compute(
-                timeline,
-                history,
-                nodeLogEvents(cluster),
-                historyStartWallMs,
-                verdict.availability()));
+                timeline, history, nodeEvents, historyStartWallMs, verdict.availability()));
     stalledWorkload(verdict)
         .ifPresent(
             n -> {

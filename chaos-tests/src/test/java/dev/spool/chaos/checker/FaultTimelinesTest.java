@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The fault timelines from hand-written node log lines and a history: three faults, each with
  * decoys (another broker's session, a partition the fault did not touch, a grown ISR, a restarted
- * node's election after the heal) that must not be taken for its steps.
+ * controller elected after the heal) that must not be taken for its steps.
  */
 @Tag("unit")
 class FaultTimelinesTest {
@@ -156,9 +156,8 @@ class FaultTimelinesTest {
                         + " epoch 4 from offset 17 with ISR [1, 3]"),
                 line(
                     31_500,
-                    "o.a.r.s.impl.RaftServerImpl",
-                    "n3@group-ABC: changes role from"
-                        + " FOLLOWER to CANDIDATE at term 3 for changeToCandidate")),
+                    "d.s.q.r.MetadataStateMachine",
+                    "[node=3] became the active controller in term 3 at offset 210")),
             ZoneOffset.UTC));
     return events;
   }
@@ -207,7 +206,7 @@ class FaultTimelinesTest {
   void shouldLeaveOutTheStepsAShortPauseNeverNeeded() {
     FaultTimeline pause = timelines().get(1);
 
-    assertNull(pause.detection(), "a restarted node's election after the heal is not detection");
+    assertNull(pause.detection(), "a new controller after the heal is not detection");
     assertNull(pause.decision(), "a grown ISR is recovery, not a decision");
     assertNull(pause.takeover());
     assertNull(pause.clientSwitch());
@@ -224,6 +223,71 @@ class FaultTimelinesTest {
     assertEquals(new Step(970, "n1 takes ISR [1] for t-1"), isolate.takeover());
     assertNull(isolate.clientSwitch(), "the leader stayed: no client had to switch");
     assertEquals(new Step(1000, "value 7 at t-1@7"), isolate.firstAck());
+  }
+
+  @Test
+  void shouldTakeANewActiveControllerAsTheSignOfAnIsolatedOne() {
+    String ac = "d.s.q.controller.ActiveController";
+    List<NodeLogEvents.Event> events =
+        NodeLogEvents.parse(
+            2,
+            List.of(
+                line(
+                    80_960,
+                    "d.s.q.r.MetadataStateMachine",
+                    "[node=2] became the active" + " controller in term 4 at offset 400"),
+                line(
+                    82_460,
+                    ac,
+                    "[node=2 term=4] controller write at offset 401: fence 1"
+                        + " (session expired), repair 1 partitions (2 records)"),
+                line(
+                    82_480,
+                    ac,
+                    "[node=2 term=4] committed at offset 402: partition t-1 leader 1"
+                        + " -> 2 epoch 2 -> 3 isr [1, 2, 3] -> [2, 3]"),
+                line(
+                    82_500,
+                    "d.s.b.replication.Partition",
+                    "[node=2 partition=t-1 epoch=3]"
+                        + " FOLLOWER -> LEADER: leading in epoch 3 from offset 9 with ISR [2, 3]")),
+            ZoneOffset.UTC);
+    client(92_100, 0, T1, 2, 3);
+    ack(92_130, T1, 9);
+    History history = History.of(entries);
+    List<FaultWindow> faults =
+        List.of(fault(5, FaultKind.ISOLATE_CONTROLLER_FROM_BROKERS, "n1 | n2 n3", 80_000, 92_000));
+
+    FaultTimeline t =
+        FaultTimelines.compute(
+                faults, history, events, ZERO_MS, Availability.compute(history, faults))
+            .get(0);
+
+    assertEquals(new Step(960, "n2 becomes the active controller"), t.detection());
+    assertEquals(new Step(2480, "n2 commits t-1 leader 1 -> 2 (epoch 3)"), t.decision());
+    assertEquals(new Step(2500, "n2 leads t-1 in epoch 3"), t.takeover());
+    assertEquals(
+        new Step(12_100, "producer 0 (process 0) sends t-1 to n2"),
+        t.clientSwitch(),
+        "the clients learned only after the heal");
+    assertEquals(new Step(12_130, "value 9 at t-1@9"), t.firstAck());
+  }
+
+  @Test
+  void shouldExplainNothingByAFaultThatHitNothing() {
+    History history = History.of(entries);
+    FaultWindow nothing =
+        new FaultWindow(4, FaultKind.KILL, List.of(), 10_000_000_000L, 14_000_000_000L, null);
+    List<FaultWindow> faults = List.of(nothing);
+
+    FaultTimeline t =
+        FaultTimelines.compute(
+                faults, history, nodeEvents(), ZERO_MS, Availability.compute(history, faults))
+            .get(0);
+
+    assertNull(t.detection(), "the session that expired in its window was another fault's");
+    assertNull(t.decision());
+    assertNull(t.takeover());
   }
 
   @Test
