@@ -82,6 +82,19 @@ public final class NodeLogEvents {
     static Event of(long atMs, int node, Type type) {
       return new Event(atMs, node, type, -1, null, -1, -1, -1, List.of(), List.of());
     }
+
+    /** A broker's event about a partition {@code leader} leads. */
+    static Event leading(
+        long atMs,
+        int node,
+        Type type,
+        String partition,
+        int leader,
+        int epoch,
+        List<Integer> isr) {
+      return new Event(
+          atMs, node, type, -1, TopicPartition.parse(partition), -1, leader, epoch, List.of(), isr);
+    }
   }
 
   private static final DateTimeFormatter TIME =
@@ -175,32 +188,11 @@ public final class NodeLogEvents {
               isr));
     } else if ((m = LEADING.matcher(line)).find()) {
       int leader = Integer.parseInt(m.group(1));
-      out.add(
-          new Event(
-              at,
-              node,
-              Type.LEADING,
-              -1,
-              tp(m.group(2)),
-              -1,
-              leader,
-              Integer.parseInt(m.group(3)),
-              List.of(),
-              List.of()));
+      int epoch = Integer.parseInt(m.group(3));
+      out.add(Event.leading(at, node, Type.LEADING, m.group(2), leader, epoch, List.of()));
     } else if ((m = ISR_TAKEN.matcher(line)).find()) {
       int leader = Integer.parseInt(m.group(1));
-      out.add(
-          new Event(
-              at,
-              node,
-              Type.ISR_TAKEN,
-              -1,
-              tp(m.group(2)),
-              -1,
-              leader,
-              -1,
-              List.of(),
-              ids(m.group(3))));
+      out.add(Event.leading(at, node, Type.ISR_TAKEN, m.group(2), leader, -1, ids(m.group(3))));
     }
   }
 
