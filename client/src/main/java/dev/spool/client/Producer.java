@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -227,6 +228,34 @@ public final class Producer implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new SpoolException(ErrorCode.REQUEST_TIMED_OUT, "interrupted", e);
     }
+  }
+
+  /**
+   * The partition as this producer's metadata cache knows it now (leader, leader epoch, replicas,
+   * ISR), without asking the cluster; empty while the partition is unknown. What the next send to
+   * it is sent by: e.g. to see when a producer learned of a new leader after a failover.
+   */
+  public Optional<TopicDescription.PartitionDescription> cachedPartition(TopicPartition tp) {
+    PartitionInfo p = context.metadata().snapshot().partition(tp);
+    return p == null
+        ? Optional.empty()
+        : Optional.of(
+            new TopicDescription.PartitionDescription(
+                tp.partition(),
+                p.leaderId(),
+                p.leaderEpoch(),
+                p.replicas(),
+                p.isr(),
+                p.offlineReplicas()));
+  }
+
+  /**
+   * Runs {@code listener} after every change of this producer's metadata cache (a refresh, or a
+   * leader named by a produce answer), on the producer's I/O thread: it must be quick and must not
+   * block or send. With {@link #cachedPartition} it tells when the producer learned of a change.
+   */
+  public void addMetadataListener(Runnable listener) {
+    context.metadata().addUpdateListener(Objects.requireNonNull(listener, "listener"));
   }
 
   /**

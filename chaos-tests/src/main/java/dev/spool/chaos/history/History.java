@@ -13,15 +13,20 @@ public final class History {
   private final List<Op> ops;
   private final List<ReplicaSnapshot> replicaSnapshots;
   private final List<EpochObservation> epochObservations;
+  private final List<ClientLeaderView> clientLeaderViews;
 
   /** For each op index: the index of its invocation if it is a completion, else -1. */
   private final int[] invocationIndex;
 
   private History(
-      List<Op> ops, List<ReplicaSnapshot> replicaSnapshots, List<EpochObservation> epochs) {
+      List<Op> ops,
+      List<ReplicaSnapshot> replicaSnapshots,
+      List<EpochObservation> epochs,
+      List<ClientLeaderView> clientViews) {
     this.ops = List.copyOf(ops);
     this.replicaSnapshots = List.copyOf(replicaSnapshots);
     this.epochObservations = List.copyOf(epochs);
+    this.clientLeaderViews = List.copyOf(clientViews);
     for (int i = 0; i < this.ops.size(); i++) {
       if (this.ops.get(i).index() != i) {
         throw new IllegalArgumentException(
@@ -40,6 +45,7 @@ public final class History {
     List<Op> ops = new ArrayList<>();
     List<ReplicaSnapshot> replicas = new ArrayList<>();
     List<EpochObservation> epochs = new ArrayList<>();
+    List<ClientLeaderView> clientViews = new ArrayList<>();
     for (HistoryEntry e : entries) {
       if (e instanceof Op op) {
         ops.add(op);
@@ -47,14 +53,16 @@ public final class History {
         replicas.add(r);
       } else if (e instanceof EpochObservation o) {
         epochs.add(o);
+      } else if (e instanceof ClientLeaderView v) {
+        clientViews.add(v);
       }
     }
-    return new History(ops, replicas, epochs);
+    return new History(ops, replicas, epochs, clientViews);
   }
 
   public static History of(
       List<Op> ops, List<ReplicaSnapshot> replicas, List<EpochObservation> epochs) {
-    return new History(ops, replicas, epochs);
+    return new History(ops, replicas, epochs, List.of());
   }
 
   /** Every entry, ops first, for writing a history back out. */
@@ -62,6 +70,7 @@ public final class History {
     List<HistoryEntry> all = new ArrayList<>(ops);
     all.addAll(replicaSnapshots);
     all.addAll(epochObservations);
+    all.addAll(clientLeaderViews);
     return all;
   }
 
@@ -75,6 +84,11 @@ public final class History {
 
   public List<EpochObservation> epochObservations() {
     return epochObservations;
+  }
+
+  /** What each producer learned of partition leaders, in recorded order. */
+  public List<ClientLeaderView> clientLeaderViews() {
+    return clientLeaderViews;
   }
 
   public Op op(int index) {

@@ -22,6 +22,7 @@ import java.util.Objects;
 public final class HistoryRecorder {
   private final Clock clock;
   private final long startNs;
+  private final long startWallMs;
   private final HistorySink sink;
   private final Map<Integer, Long> processOfWorker = new HashMap<>();
   private long nextProcess;
@@ -31,6 +32,15 @@ public final class HistoryRecorder {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.sink = Objects.requireNonNull(sink, "sink");
     this.startNs = clock.nanoTime();
+    this.startWallMs = clock.nowMs();
+  }
+
+  /**
+   * The wall clock when {@code timeNs} was 0, ms since the epoch: turns history times into the
+   * times of the node logs (all processes of a run share one machine's clock).
+   */
+  public long startWallMs() {
+    return startWallMs;
   }
 
   /** The process a worker currently runs; a new worker gets the next unused process number. */
@@ -120,6 +130,15 @@ public final class HistoryRecorder {
         new EpochObservation(elapsedNs(), observer, partition, leader, leaderEpoch);
     sink.append(o);
     return o;
+  }
+
+  /** White-box: records what a producer now believes leads a partition. */
+  public synchronized ClientLeaderView clientLeaderView(
+      int worker, long process, TopicPartition partition, int leader, int leaderEpoch) {
+    ClientLeaderView v =
+        new ClientLeaderView(elapsedNs(), worker, process, partition, leader, leaderEpoch);
+    sink.append(v);
+    return v;
   }
 
   private Op complete(

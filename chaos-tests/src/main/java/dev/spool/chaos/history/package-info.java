@@ -23,11 +23,12 @@
  *
  * <p><b>White-box records</b> share the file: {@link dev.spool.chaos.history.ReplicaSnapshot} (a
  * replica's batches below its high watermark: base/last offset, leader epoch, CRC) and {@link
- * dev.spool.chaos.history.EpochObservation} (a node's view of a partition's leader and epoch).
+ * dev.spool.chaos.history.EpochObservation} (a node's view of a partition's leader and epoch),
+ * {@link dev.spool.chaos.history.ClientLeaderView} (a producer's).
  *
  * <p>On disk: {@code history.jsonl}, one JSON object per line with a {@code kind} of {@code op},
- * {@code replica} or {@code epoch}; the layout of each is on its record. Written by {@link
- * dev.spool.chaos.history.HistoryWriter} with a flush per line, read back by {@link
- * dev.spool.chaos.history.HistoryReader}, which survives a torn last line.
+ * {@code replica}, {@code epoch} or {@code client-leader}; the layout of each is on its record.
+ * Written by {@link dev.spool.chaos.history.HistoryWriter} with a flush per line, read back by
+ * {@link dev.spool.chaos.history.HistoryReader}, which survives a torn last line.
  */
 package dev.spool.chaos.history;

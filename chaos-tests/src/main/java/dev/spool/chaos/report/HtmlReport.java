@@ -4,6 +4,7 @@ import dev.spool.chaos.checker.Anomaly;
 import dev.spool.chaos.checker.Availability;
 import dev.spool.chaos.checker.CheckResult;
 import dev.spool.chaos.checker.Counts;
+import dev.spool.chaos.checker.FaultTimeline;
 import dev.spool.chaos.checker.Validity;
 import dev.spool.chaos.checker.Verdict;
 import dev.spool.chaos.nemesis.FaultWindow;
@@ -47,6 +48,7 @@ public final class HtmlReport {
     checkers(h, verdict);
     anomalies(h, verdict);
     faultTable(h, verdict.availability());
+    timelineTable(h, verdict.timelines());
     h.append(
         "<footer>Files in this folder: <code>history.jsonl</code> (every op, JSON lines) · <code>verdict.json</code>"
             + " · <code>run.json</code> (seed, re-run command) · <code>nemesis.jsonl</code> (fault timeline) · <code>nodes/</code> (node logs). Times are seconds since the run started."
@@ -295,6 +297,62 @@ public final class HtmlReport {
     h.append("</tbody></table></section>");
   }
 
+  /**
+   * Where each fault's time went: detection, decision, takeover, client switch and first
+   * acknowledged write, in ms after the fault started, each with what happened beneath it.
+   */
+  private static void timelineTable(StringBuilder h, List<FaultTimeline> timelines) {
+    if (timelines.isEmpty()) {
+      return;
+    }
+    h.append("<section><h2>Where each second went</h2>")
+        .append(
+            "<p class=\"sub\">Milliseconds from the fault's start to each step of the recovery,"
+                + " from the node logs and the producers' metadata; – where a step did not happen"
+                + " (a fault that fenced nobody needs no decision).</p>")
+        .append(
+            "<table><thead><tr><th class=\"num\">#</th><th>fault</th><th class=\"num\">start</th>"
+                + "<th class=\"num\">detection</th><th class=\"num\">decision</th>"
+                + "<th class=\"num\">takeover</th><th class=\"num\">client switch</th>"
+                + "<th class=\"num\">first ack</th></tr></thead><tbody>");
+    for (FaultTimeline t : timelines) {
+      h.append("<tr><td class=\"num\">")
+          .append(t.faultId())
+          .append("</td><td><i class=\"dot\" style=\"background:")
+          .append(SvgChart.color(t.kind().family()))
+          .append("\"></i>")
+          .append(esc(t.label()))
+          .append("</td><td class=\"num\">")
+          .append(secs(t.startNs()))
+          .append(" s</td>");
+      stepCell(h, t.detection(), null);
+      stepCell(h, t.decision(), null);
+      stepCell(h, t.takeover(), null);
+      stepCell(
+          h,
+          t.clientSwitch(),
+          t.clientSwitch() == null
+              ? null
+              : t.clientsSwitched() + " producer(s), the last at +" + t.lastClientSwitchMs());
+      stepCell(h, t.firstAck(), null);
+      h.append("</tr>");
+    }
+    h.append("</tbody></table></section>");
+  }
+
+  private static void stepCell(StringBuilder h, FaultTimeline.Step step, String more) {
+    h.append("<td class=\"num\">");
+    if (step == null) {
+      h.append("–</td>");
+      return;
+    }
+    h.append(FaultTimeline.cell(step))
+        .append(" ms<div class=\"step\">")
+        .append(esc(step.what()))
+        .append(more == null ? "" : "; " + esc(more))
+        .append("</div></td>");
+  }
+
   private static String pill(Validity v) {
     return switch (v) {
       case TRUE -> "<span class=\"pill ok\">valid</span>";
@@ -370,6 +428,7 @@ public final class HtmlReport {
           "ol.anomalies{padding-left:22px}ol.anomalies li{margin:0 0 10px;padding:8px 12px;border-left:3px solid #cf222e;background:#fff5f5;border-radius:0 6px 6px 0}",
           ".summary{font-weight:600;margin-bottom:4px}dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:0}",
           "dt{color:var(--muted);font-size:12px}dd{margin:0;word-break:break-all}",
+          ".step{color:var(--muted);font-size:11.5px;text-align:right}",
           ".none{color:var(--muted)}.more{color:var(--muted);font-style:italic}",
           "footer{margin-top:32px;color:var(--muted);font-size:12px;border-top:1px solid var(--line);padding-top:10px}",
           "a{color:#0969da;text-decoration:none}a:hover{text-decoration:underline}");

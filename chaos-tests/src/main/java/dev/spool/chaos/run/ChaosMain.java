@@ -2,6 +2,7 @@ package dev.spool.chaos.run;
 
 import dev.spool.chaos.checker.Availability;
 import dev.spool.chaos.checker.CheckResult;
+import dev.spool.chaos.checker.FaultTimeline;
 import dev.spool.chaos.checker.Validity;
 import dev.spool.chaos.nemesis.FaultKind;
 import dev.spool.chaos.nemesis.NemesisFamily;
@@ -162,7 +163,39 @@ public final class ChaosMain {
         (k, v) ->
             out.printf(
                 Locale.ROOT, "  %-32s %3d faults, longest gap %6.1f s%n", k, v[0], v[1] / 1000.0));
+    timelines(r.verdict().timelines(), out);
     r.notes().forEach(n -> out.println("note: " + n));
+  }
+
+  /** Per fault, ms from its start to each step of the recovery (chaos-tests/README.md). */
+  static void timelines(List<FaultTimeline> timelines, PrintStream out) {
+    if (timelines.isEmpty()) {
+      return;
+    }
+    out.println("where each second went (ms after the fault started; - = did not happen):");
+    out.printf(
+        Locale.ROOT,
+        "  %3s %-34s %9s %9s %9s %9s %9s%n",
+        "#",
+        "fault",
+        "detection",
+        "decision",
+        "takeover",
+        "client",
+        "first ack");
+    for (FaultTimeline t : timelines) {
+      String label = t.label().length() > 34 ? t.label().substring(0, 33) + "…" : t.label();
+      out.printf(
+          Locale.ROOT,
+          "  %3d %-34s %9s %9s %9s %9s %9s%n",
+          t.faultId(),
+          label,
+          FaultTimeline.cell(t.detection()),
+          FaultTimeline.cell(t.decision()),
+          FaultTimeline.cell(t.takeover()),
+          FaultTimeline.cell(t.clientSwitch()),
+          FaultTimeline.cell(t.firstAck()));
+    }
   }
 
   /** Parsed command line. */

@@ -1,6 +1,8 @@
 package dev.spool.chaos.run;
 
 import dev.spool.chaos.checker.CheckerSuite;
+import dev.spool.chaos.checker.FaultTimelines;
+import dev.spool.chaos.checker.NodeLogEvents;
 import dev.spool.chaos.checker.Verdict;
 import dev.spool.chaos.cluster.ProcessClusterControl;
 import dev.spool.chaos.cluster.ReplicaLogs;
@@ -35,10 +37,13 @@ import dev.spool.common.TopicPartition;
 import dev.spool.testing.process.ProcessCluster;
 import dev.spool.testing.process.Signal;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -51,6 +56,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -255,6 +261,7 @@ public final class ChaosRun {
     // Not a CopyOnWriteArrayList: a 30-minute run records around a million entries.
     List<HistoryEntry> entries = Collections.synchronizedList(new ArrayList<>());
     List<FaultWindow> timeline;
+    long historyStartWallMs;
     try (HistoryWriter writer = HistoryWriter.create(runDir.resolve(RunReport.HISTORY))) {
       HistorySink tee =
           e -> {
@@ -262,6 +269,7 @@ public final class ChaosRun {
             entries.add(e);
           };
       HistoryRecorder recorder = new HistoryRecorder(Clock.SYSTEM, tee);
+      historyStartWallMs = recorder.startWallMs();
       NemesisRunner runner =
           new NemesisRunner(schedule, nemeses(cluster, network), w -> say("fault " + describe(w)));
       Workload workload =
@@ -314,6 +322,16 @@ public final class ChaosRun {
       history = History.of(entries);
     }
     Verdict verdict = CheckerSuite.standard().check(history, timeline);
+    List<NodeLogEvents.Event> nodeEvents = nodeLogEvents(cluster);
+    if (nodeEvents.isEmpty() && !timeline.isEmpty()) {
+      notes.add(
+          "the node logs hold none of the lines the fault timelines read: their node steps show"
+              + " as '-'");
+    }
+    verdict =
+        verdict.withTimelines(
+            FaultTimelines.compute(
+                timeline, history, nodeEvents, historyStartWallMs, verdict.availability()));
     stalledWorkload(verdict)
         .ifPresent(
             n -> {
@@ -358,6 +376,25 @@ public final class ChaosRun {
     say("report: " + index);
     return new Result(
         runId, runDir, index, verdict, schedule, timeline, List.copyOf(notes), counts);
+  }
+
+  /**
+   * The failover steps of every node's log (NodeLogEvents), for the fault timelines. The nodes run
+   * on this machine, so their log times are in this JVM's time zone. Read as ISO-8859-1 so that no
+   * byte of a torn line can fail the read.
+   */
+  private static List<NodeLogEvents.Event> nodeLogEvents(ProcessCluster cluster) {
+    List<NodeLogEvents.Event> events = new ArrayList<>();
+    ZoneId zone = ZoneId.systemDefault();
+    for (int n : cluster.nodes()) {
+      Path log = cluster.logFile(n);
+      try (Stream<String> lines = Files.lines(log, StandardCharsets.ISO_8859_1)) {
+        events.addAll(NodeLogEvents.parse(n, lines.filter(NodeLogEvents::mayMatch).toList(), zone));
+      } catch (IOException | UncheckedIOException e) {
+        LOG.warn("cannot read {} for the fault timelines: {}", log, e.toString());
+      }
+    }
+    return events;
   }
 
   private static Map<String, Long> counts(Verdict verdict) {

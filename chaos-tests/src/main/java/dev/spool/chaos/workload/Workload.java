@@ -148,6 +148,7 @@ public final class Workload implements AutoCloseable {
       while (!stopProducers.get()) {
         if (producer == null) {
           producer = new Producer(producerProps());
+          watchLeaders(worker, producer);
         }
         TopicPartition tp = config.partitions().get(rng.nextInt(config.partitions().size()));
         long value = nextValue.getAndIncrement();
@@ -175,6 +176,37 @@ public final class Workload implements AutoCloseable {
         producer.close(Duration.ofSeconds(5));
       }
     }
+  }
+
+  /**
+   * Records a {@code client-leader} entry whenever this producer's cached leader or epoch of one of
+   * the workload's partitions changes (its first metadata included), so the fault timelines can
+   * tell when the client learned of a new leader. The listener runs on the producer's I/O thread;
+   * the first look runs here, in case the first metadata arrived before the listener was added.
+   */
+  private void watchLeaders(int worker, Producer producer) {
+    long process = recorder.processOf(worker);
+    Map<TopicPartition, Long> seen = new HashMap<>();
+    Runnable look =
+        () -> {
+          synchronized (seen) {
+            for (TopicPartition tp : config.partitions()) {
+              producer
+                  .cachedPartition(tp)
+                  .ifPresent(
+                      p -> {
+                        long view = ((long) p.leaderEpoch() << 32) | (p.leader() & 0xffffffffL);
+                        Long before = seen.put(tp, view);
+                        if (before == null || before != view) {
+                          recorder.clientLeaderView(
+                              worker, process, tp, p.leader(), p.leaderEpoch());
+                        }
+                      });
+            }
+          }
+        };
+    producer.addMetadataListener(look);
+    look.run();
   }
 
   /** One send op; false unless it was acknowledged (the caller then replaces the producer). */

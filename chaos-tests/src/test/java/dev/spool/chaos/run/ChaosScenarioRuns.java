@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.chaos.checker.Availability;
 import dev.spool.chaos.checker.CheckResult;
+import dev.spool.chaos.checker.FaultTimeline;
 import dev.spool.chaos.checker.Validity;
 import dev.spool.chaos.nemesis.FaultKind;
 import dev.spool.chaos.nemesis.FaultWindow;
@@ -15,6 +16,7 @@ import dev.spool.chaos.net.Capabilities;
 import dev.spool.chaos.net.CommandRunner;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -58,6 +60,30 @@ final class ChaosScenarioRuns {
   /** Whether IP-level partitions are possible here (root, network namespaces). */
   static boolean canPartition() {
     return Capabilities.detect(new CommandRunner()).canPartition();
+  }
+
+  /**
+   * Fault {@code faultId}, a failover (a partition leader killed for longer than the session
+   * timeout), was timed step by step from the node logs and the history: detection, decision,
+   * takeover, client switch and first ack all found, in order. Fails when a log line the fault
+   * timelines read changed its wording (chaos-tests/README.md, fault timelines).
+   */
+  static void assertFailoverTimed(ChaosRun.Result r, int faultId) {
+    FaultTimeline t =
+        r.verdict().timelines().stream()
+            .filter(x -> x.faultId() == faultId)
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no timeline of fault " + faultId));
+    String all = t + " (report " + r.index() + ")";
+    for (FaultTimeline.Step step :
+        Arrays.asList(t.detection(), t.decision(), t.takeover(), t.clientSwitch(), t.firstAck())) {
+      assertNotNull(step, "every step of the failover was found: " + all);
+    }
+    assertTrue(t.detection().ms() <= t.decision().ms(), "detected, then decided: " + all);
+    assertTrue(t.decision().ms() <= t.takeover().ms(), "decided, then taken over: " + all);
+    assertTrue(t.takeover().ms() <= t.firstAck().ms(), "taken over, then acked: " + all);
+    assertTrue(t.clientSwitch().ms() <= t.firstAck().ms(), "switched, then acked: " + all);
+    assertTrue(t.clientsSwitched() > 0, all);
   }
 
   /**

@@ -208,7 +208,9 @@ public final class Partition {
     if (st.leader() == localBrokerId) {
       if (sameEpoch && role == ReplicaRole.LEADER) {
         leaderState.onReplicasChanged(st.replicas());
-        leaderState.onIsrCommitted(new TreeSet<>(st.isr()), st.partitionEpoch());
+        if (leaderState.onIsrCommitted(new TreeSet<>(st.isr()), st.partitionEpoch())) {
+          log.info("{}ISR is now {} (partition epoch {})", prefix(), st.isr(), st.partitionEpoch());
+        }
         isrChange.committed(leaderState);
         maybeIncrementHighWatermark();
         completeReadyProduces();

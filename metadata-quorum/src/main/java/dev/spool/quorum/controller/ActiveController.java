@@ -5,12 +5,16 @@ import dev.spool.common.ErrorCode;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.MetadataVersion;
+import dev.spool.quorum.image.PartitionState;
+import dev.spool.quorum.image.TopicImage;
 import dev.spool.quorum.message.BrokerHeartbeatRequest;
 import dev.spool.quorum.message.BrokerHeartbeatResponse;
 import dev.spool.quorum.message.ControllerHeartbeatRequest;
 import dev.spool.quorum.message.ControllerHeartbeatResponse;
 import dev.spool.quorum.message.ControllerWriteResponse;
 import dev.spool.quorum.message.MetadataBatch;
+import dev.spool.quorum.message.MetadataRecord;
+import dev.spool.quorum.message.PartitionChangeRecord;
 import dev.spool.quorum.message.RecordResult;
 import java.util.Map;
 import java.util.TreeMap;
@@ -392,6 +396,43 @@ public final class ActiveController implements AutoCloseable {
           rejected,
           first.getErrorCode(),
           first.getErrorMessage());
+    }
+  }
+
+  /**
+   * One INFO line per partition whose leader, leader epoch or ISR an applied batch changed, as
+   * committed: the moment a failover or an ISR change is decided for good (the chaos report's fault
+   * timelines read it, chaos-tests/README.md#fault-timelines). Only partition changes are looked
+   * at, so a batch without one costs a loop over its records. The apply thread.
+   */
+  public void noteCommitted(
+      long offset, MetadataImage before, MetadataImage after, MetadataBatch batch) {
+    for (MetadataRecord r : batch.getRecordsList()) {
+      if (r.getRecordCase() != MetadataRecord.RecordCase.PARTITION_CHANGE) {
+        continue;
+      }
+      PartitionChangeRecord c = r.getPartitionChange();
+      TopicImage topic = after.topicById(c.getTopicId());
+      PartitionState now = topic == null ? null : topic.partition(c.getPartition());
+      PartitionState was = now == null ? null : before.partition(now.topicPartition());
+      if (now == null
+          || was == null
+          || (was.leaderEpoch() == now.leaderEpoch() && was.isr().equals(now.isr()))) {
+        continue;
+      }
+      log.info(
+          "[node={} term={}] committed at offset {}: partition {} leader {} -> {} epoch {} -> {}"
+              + " isr {} -> {}",
+          nodeId,
+          term,
+          offset,
+          now.topicPartition(),
+          was.leader(),
+          now.leader(),
+          was.leaderEpoch(),
+          now.leaderEpoch(),
+          was.isr(),
+          now.isr());
     }
   }
 

@@ -353,6 +353,10 @@ final class MetadataStateMachine extends BaseStateMachine {
     ImageBuilder b = new ImageBuilder(image);
     List<RecordResult> results = MetadataApplier.apply(b, me.getBatch(), index);
     MetadataImage next = b.build(index);
+    ActiveController a = active;
+    if (a != null) {
+      a.noteCommitted(index, image, next, me.getBatch());
+    }
     reply = ReplyFinisher.finish(me, results, next, index);
     image = next;
     feed.publish(next, me.getBatch());

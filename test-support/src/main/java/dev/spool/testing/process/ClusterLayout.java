@@ -154,12 +154,16 @@ final class ClusterLayout {
     Files.writeString(file, sb.toString(), StandardCharsets.UTF_8);
   }
 
+  /**
+   * The node's own logback.xml but for the file: the full date, as there, so a line's time is
+   * unambiguous across midnight (the chaos report's fault timelines read them).
+   */
   private static final String NODE_LOGBACK =
       """
       <!-- Written by ProcessCluster: node logging to stdout, which the harness appends to node.log. -->
       <configuration>
         <appender name="OUT" class="ch.qos.logback.core.ConsoleAppender">
-          <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{30} - %msg%n</pattern></encoder>
+          <encoder><pattern>%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level [%thread] %logger{30} - %msg%n</pattern></encoder>
         </appender>
         <logger name="org.apache.ratis" level="WARN"/>
         <logger name="org.apache.ratis.server.impl.RaftServerImpl" level="INFO"/>
