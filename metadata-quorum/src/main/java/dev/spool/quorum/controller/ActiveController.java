@@ -16,6 +16,8 @@ import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.MetadataRecord;
 import dev.spool.quorum.message.PartitionChangeRecord;
 import dev.spool.quorum.message.RecordResult;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -399,14 +401,22 @@ public final class ActiveController implements AutoCloseable {
     }
   }
 
+  /** Above this many partition changes in one batch, one INFO line sums them up instead. */
+  static final int LOGGED_CHANGES_PER_BATCH = 50;
+
   /**
    * One INFO line per partition whose leader, leader epoch or ISR an applied batch changed, as
    * committed: the moment a failover or an ISR change is decided for good (the chaos report's fault
-   * timelines read it, chaos-tests/README.md#fault-timelines). Only partition changes are looked
-   * at, so a batch without one costs a loop over its records. The apply thread.
+   * timelines read it, chaos-tests/README.md#fault-timelines). A batch changing more than {@link
+   * #LOGGED_CHANGES_PER_BATCH} partitions (a broker's merged AlterPartition, a mass failover) gets
+   * one INFO line with the count and its per-partition lines at DEBUG, so ISR churn across
+   * thousands of partitions does not become thousands of lines a second. Only partition changes are
+   * looked at, so a batch without one costs a loop over its records. The apply thread.
    */
   public void noteCommitted(
       long offset, MetadataImage before, MetadataImage after, MetadataBatch batch) {
+    List<PartitionState[]> changes = new ArrayList<>();
+    int leaderMoves = 0;
     for (MetadataRecord r : batch.getRecordsList()) {
       if (r.getRecordCase() != MetadataRecord.RecordCase.PARTITION_CHANGE) {
         continue;
@@ -420,19 +430,43 @@ public final class ActiveController implements AutoCloseable {
           || (was.leaderEpoch() == now.leaderEpoch() && was.isr().equals(now.isr()))) {
         continue;
       }
+      leaderMoves += was.leader() != now.leader() ? 1 : 0;
+      changes.add(new PartitionState[] {was, now});
+    }
+    boolean summed = changes.size() > LOGGED_CHANGES_PER_BATCH;
+    if (summed) {
       log.info(
-          "[node={} term={}] committed at offset {}: partition {} leader {} -> {} epoch {} -> {}"
-              + " isr {} -> {}",
+          "[node={} term={}] committed at offset {}: {} partition changes ({} leader moves);"
+              + " each at DEBUG",
           nodeId,
           term,
           offset,
-          now.topicPartition(),
-          was.leader(),
-          now.leader(),
-          was.leaderEpoch(),
-          now.leaderEpoch(),
-          was.isr(),
-          now.isr());
+          changes.size(),
+          leaderMoves);
+      if (!log.isDebugEnabled()) {
+        return;
+      }
+    }
+    for (PartitionState[] c : changes) {
+      String line =
+          String.format(
+              "[node=%d term=%d] committed at offset %d: partition %s leader %d -> %d epoch %d ->"
+                  + " %d isr %s -> %s",
+              nodeId,
+              term,
+              offset,
+              c[1].topicPartition(),
+              c[0].leader(),
+              c[1].leader(),
+              c[0].leaderEpoch(),
+              c[1].leaderEpoch(),
+              c[0].isr(),
+              c[1].isr());
+      if (summed) {
+        log.debug(line);
+      } else {
+        log.info(line);
+      }
     }
   }
 
