@@ -95,6 +95,10 @@ final class AlterPartitionBatcher {
     }
     f.whenComplete(
         (resp, err) -> {
+          // The answer without its partitions, copied once: each caller's part is added to it
+          // (copying the whole answer per caller cost quadratic time in a merge of many callers).
+          AlterPartitionResponse head =
+              err == null ? resp.toBuilder().clearPartitions().build() : null;
           int offset = 0;
           for (Pending p : batch) {
             int n = p.request().getPartitionsCount();
@@ -102,12 +106,11 @@ final class AlterPartitionBatcher {
               p.future().completeExceptionally(err);
             } else if (resp.getPartitionsCount() < offset + n) {
               // A request-level error (e.g. STALE_BROKER_EPOCH) has no per-partition results.
-              p.future().complete(resp.toBuilder().clearPartitions().build());
+              p.future().complete(head);
             } else {
               p.future()
                   .complete(
-                      resp.toBuilder()
-                          .clearPartitions()
+                      head.toBuilder()
                           .addAllPartitions(resp.getPartitionsList().subList(offset, offset + n))
                           .build());
             }
