@@ -187,4 +187,37 @@ class AlterPartitionBatcherTest {
     assertEquals(ErrorCode.INVALID_UPDATE_VERSION, again.join().getPartitions(0).getErrorCode());
     assertTrue(sent.stream().allMatch(r -> r.getBrokerId() == 1));
   }
+
+  @Test
+  void shouldLetABurstJoinTheFirstRequestWhileItLingers() {
+    List<Runnable> lingering = new ArrayList<>();
+    AlterPartitionBatcher b =
+        new AlterPartitionBatcher(
+            1,
+            fx.image().broker(1).epoch(),
+            r -> {
+              CompletableFuture<AlterPartitionResponse> f = new CompletableFuture<>();
+              sent.add(r);
+              answers.add(f);
+              return f;
+            },
+            lingering::add);
+    List<CompletableFuture<AlterPartitionResponse>> burst = new ArrayList<>();
+    for (int p = 0; p < PARTITIONS; p += 2) {
+      burst.add(b.submit(shrink(1, p, 3)));
+    }
+    assertEquals(0, sent.size(), "nothing goes out while the first request lingers");
+    assertEquals(1, lingering.size(), "one send scheduled for the whole burst");
+    lingering.get(0).run();
+    assertEquals(1, sent.size());
+    assertEquals(PARTITIONS / 2, sent.get(0).getPartitionsCount());
+    commit(0);
+    assertEquals(List.of(PARTITIONS / 2), entryRecords, "the whole burst in one Raft entry");
+    for (int i = 0; i < burst.size(); i++) {
+      AlterPartitionResponse.PartitionResult pr = burst.get(i).join().getPartitions(0);
+      assertEquals(2 * i, pr.getPartition());
+      assertEquals(ErrorCode.NONE, pr.getErrorCode(), pr.getErrorMessage());
+    }
+    assertEquals(1, lingering.size(), "the answer found nothing waiting: no send scheduled");
+  }
 }
