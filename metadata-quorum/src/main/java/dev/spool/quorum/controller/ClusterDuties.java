@@ -187,15 +187,14 @@ public final class ClusterDuties {
    * needs for unclean election, only for the rest).
    */
   static boolean mayNeedRepair(PartitionState p, MetadataImage image) {
-    if (!p.hasLeader() || !p.isrContains(p.leader())) {
-      return true;
-    }
+    boolean leaderInIsr = false; // NO_LEADER (-1) is never a member
     for (int id : p.isr()) {
       if (!image.isEligible(id)) {
         return true;
       }
+      leaderInIsr |= id == p.leader();
     }
-    return false;
+    return !leaderInIsr;
   }
 
   /**
