@@ -6,18 +6,27 @@
 #     n and in the percentiles as slower than any that committed.
 # Usage: scripts/bench-quorum.sh [TRIALS=20]      Env: SECONDS_TP (20; 0 = failover only), CLIENTS (8),
 #                                                      IN_FLIGHT (64)
+#        scripts/bench-quorum.sh churn             Env: SECONDS_TP (20), BROKERS (5), PARTITIONS (10000),
+#                                                      TOPICS (100)
+#  churn (instead of 1 and 2): the ISR churn of a PARTITIONS-partition cluster, RF 3, on BROKERS bench
+#     brokers: each broker in turn leaves every ISR it is a follower in and rejoins them, every change
+#     sent by the partition's leader through the brokers' own AlterPartition path (coalesced per
+#     broker). Reports committed PartitionChangeRecords/s (target >= 20000), Raft entries/s and the
+#     latency of one AlterPartition; any change answered with an error fails the step.
 # The run stops (exit 4) when the bench tool fails or prints no result. The command, commit, machine,
 # every probe's output and the node logs are kept in bench-results/quorum-<timestamp>/ (git-ignored).
 set -euo pipefail
 source "$(dirname "$0")/bench-common.sh"
-COMMAND="$(command_line SECONDS_TP CLIENTS IN_FLIGHT -- "$0" "$@")"
-TRIALS="${1:-20}"
+COMMAND="$(command_line SECONDS_TP CLIENTS IN_FLIGHT BROKERS PARTITIONS TOPICS -- "$0" "$@")"
+MODE=failover; [ "${1:-}" = churn ] && MODE=churn
+TRIALS="${1:-20}"; [ "$MODE" = churn ] && TRIALS=0
 DIR="$RESULTS/quorum-cluster"; OUT="$(new_run_dir quorum "$COMMAND")"
 BASE=29092
 VOTERS="1@127.0.0.1:$((BASE+1)),2@127.0.0.1:$((BASE+11)),3@127.0.0.1:$((BASE+21))"
 ensure_package
 CP="$(test_classpath metadata-quorum)"
-BENCH() { java -Xmx512m -cp "$CP" dev.spool.quorum.bench.QuorumBench --voters "$VOTERS" --cluster-id local --measure-only "$@"; }
+# The cluster's id (a random one per new cluster, in cluster.env) names its Raft group.
+BENCH() { java -Xmx512m -cp "$CP" dev.spool.quorum.bench.QuorumBench --voters "$VOTERS" --cluster-id "$CLUSTER_ID" --measure-only "$@"; }
 
 cleanup() {
   "$ROOT/scripts/cluster.sh" stop --dir "$DIR" >/dev/null 2>&1 || true
@@ -29,6 +38,32 @@ rm -rf "$DIR"
 "$ROOT/scripts/cluster.sh" start --nodes 3 --dir "$DIR" --base-port $BASE > "$OUT/cluster.log" \
   || step_failed "cluster start" "see $OUT/cluster.log"
 grep -h -E "election.timeout|session.timeout|heartbeat.interval" "$DIR"/node-1/node.log | head -3 > "$OUT/defaults.txt" || true
+CLUSTER_ID="$(sed -n 's/^CLUSTER_ID=//p' "$DIR/cluster.env" | tail -1)"
+[ -n "$CLUSTER_ID" ] || step_failed "cluster start" "no CLUSTER_ID in $DIR/cluster.env"
+
+if [ "$MODE" = churn ]; then
+  churn_args=(--mode churn --seconds "${SECONDS_TP:-20}" --brokers "${BROKERS:-5}" --partitions "${PARTITIONS:-10000}" --topics "${TOPICS:-100}")
+  echo "== ISR churn: ${PARTITIONS:-10000} partitions in ${TOPICS:-100} topics, RF 3, ${BROKERS:-5} brokers, ${SECONDS_TP:-20} s"
+  echo "java -Xmx512m -cp <metadata-quorum test classpath> dev.spool.quorum.bench.QuorumBench --voters $VOTERS --cluster-id $CLUSTER_ID --measure-only ${churn_args[*]}" > "$OUT/commands.txt"
+  rc=0; BENCH "${churn_args[@]}" > "$OUT/churn.log" 2>&1 || rc=$?
+  grep -E "^churn: |RESULT" "$OUT/churn.log" || true
+  line="$(grep -E '^RESULT records_per_sec=' "$OUT/churn.log" | tail -1)"
+  [ "$rc" = 0 ] && [ -n "$line" ] || step_failed "churn" "QuorumBench exited $rc without a result; see $OUT/churn.log"
+  field() { sed -nE "s/.*$1=([0-9.]+).*/\1/p" <<<"$line"; }
+  rate="$(field records_per_sec)"; errors="$(field partition_errors)"
+  [ "${errors:-0}" = 0 ] || step_failed "churn" "$errors changes answered with an error; see $OUT/churn.log"
+  verdict=FAIL; [ "${rate%.*}" -ge 20000 ] && verdict=PASS
+  { echo "# Metadata quorum ISR churn — $(basename "$OUT")"
+    echo
+    run_facts "$OUT" | sed 's/^/- /'
+    echo
+    echo "churn: ${rate} PartitionChangeRecords/s (target >= 20000: $verdict), $(field entries_per_sec) Raft entries/s,"
+    echo "  AlterPartition latency p50 $(field latency_p50_ms) ms, p99 $(field latency_p99_ms) ms, 0 errors"
+    echo "  (${PARTITIONS:-10000} partitions in ${TOPICS:-100} topics, RF 3, ${BROKERS:-5} brokers, ${SECONDS_TP:-20} s; phases in $OUT/churn.log)"
+  } > "$OUT/summary.md"
+  echo; cat "$OUT/summary.md"
+  exit 0
+fi
 
 tp=skipped
 if [ "${SECONDS_TP:-20}" != 0 ]; then

@@ -135,6 +135,9 @@ public final class ClusterDuties {
       if (budget <= 0) {
         break;
       }
+      if (!mayNeedRepair(p, after)) {
+        continue;
+      }
       Optional<MetadataRecord> r =
           new PartitionChangeBuilder(p, after)
               .uncleanAllowed(PartitionDecisions.uncleanAllowed(after, p))
@@ -174,6 +177,24 @@ public final class ClusterDuties {
       }
     }
     return new Outcome(out, String.join(", ", reasons));
+  }
+
+  /**
+   * False only when {@link PartitionChangeBuilder#build} (without preferred election) is sure to
+   * find nothing to change: the partition has a leader in its ISR and every ISR member is eligible,
+   * so the computed ISR and leader are the current ones. Every tick looks at every partition; this
+   * keeps that look to a few lookups for the healthy ones (the builder, and the topic config it
+   * needs for unclean election, only for the rest).
+   */
+  static boolean mayNeedRepair(PartitionState p, MetadataImage image) {
+    boolean leaderInIsr = false; // NO_LEADER (-1) is never a member
+    for (int id : p.isr()) {
+      if (!image.isEligible(id)) {
+        return true;
+      }
+      leaderInIsr |= id == p.leader();
+    }
+    return !leaderInIsr;
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.spool.common.ClientQuotaEntity;
 import dev.spool.common.ScramMechanism;
 import dev.spool.common.TopicPartition;
 import dev.spool.quorum.message.ScramCredentialRecord;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -17,6 +18,11 @@ import java.util.Set;
  * with {@link #build}. Copy-on-write: the top-level maps are copied on the first change after each
  * build, topics and brokers are immutable objects shared with the base image. Remembers what it
  * touched, so {@link #delta} lists what changed since the base image.
+ *
+ * <p>A topic whose partitions change ({@link #putPartition}) gets one private copy of its partition
+ * list per build, changed in place by the following records of the same build: a batch of many
+ * partition changes costs one copy per topic, not one per record. The topic object holding that
+ * list is seen only through this builder until {@link #build} hands it out and forgets the list.
  *
  * <p>Not thread-safe: owned by one thread (the Ratis apply thread on a controller, the lifecycle
  * thread on a broker).
@@ -39,6 +45,9 @@ public final class ImageBuilder {
   private boolean clientQuotasTouched;
   private boolean brokersOwned;
   private boolean topicsOwned;
+  // topic id -> the partition list this builder may still change (the live topic in topicsById
+  // wraps it); emptied by build, so no published image ever sees a list change.
+  private final Map<String, List<PartitionState>> ownedPartitions = new HashMap<>();
   private final Set<Integer> touchedBrokers = new HashSet<>();
   private final Set<String> touchedTopicIds = new HashSet<>();
   private final Set<String> touchedScramUsers = new HashSet<>();
@@ -159,6 +168,7 @@ public final class ImageBuilder {
 
   void putTopic(TopicImage t) {
     ownTopics();
+    ownedPartitions.remove(t.id());
     topicsById.put(t.id(), t);
     topicIdsByName.put(t.name(), t.id());
     touchedTopicIds.add(t.id());
@@ -166,9 +176,31 @@ public final class ImageBuilder {
 
   void removeTopic(TopicImage t) {
     ownTopics();
+    ownedPartitions.remove(t.id());
     topicsById.remove(t.id());
     topicIdsByName.remove(t.name());
     touchedTopicIds.add(t.id());
+  }
+
+  /**
+   * Sets partition {@code p.partition()} of topic {@code t} (the topic as this builder holds it) to
+   * {@code p}, or appends it when it is the next partition number.
+   */
+  void putPartition(TopicImage t, PartitionState p) {
+    ownTopics();
+    List<PartitionState> ps = ownedPartitions.get(t.id());
+    if (ps == null || topicsById.get(t.id()) != t) {
+      ps = new ArrayList<>(t.partitions());
+      ownedPartitions.put(t.id(), ps);
+      topicsById.put(t.id(), TopicImage.sharing(t, ps));
+      topicIdsByName.put(t.name(), t.id());
+      touchedTopicIds.add(t.id());
+    }
+    if (p.partition() == ps.size()) {
+      ps.add(p);
+    } else {
+      ps.set(p.partition(), p);
+    }
   }
 
   void putScramCredential(ScramMechanism mechanism, ScramCredentialRecord r) {
@@ -213,6 +245,7 @@ public final class ImageBuilder {
 
   /** Makes this builder hold {@code other}'s content (a full image replaces the old one). */
   void replaceWith(MetadataImage other) {
+    ownedPartitions.clear();
     touchedBrokers.addAll(brokers.keySet());
     touchedBrokers.addAll(other.brokers().keySet());
     touchedTopicIds.addAll(topicsById.keySet());
@@ -241,6 +274,7 @@ public final class ImageBuilder {
 
   /** Freezes the current content as an image at {@code offset}; the builder stays usable. */
   public MetadataImage build(long offset) {
+    ownedPartitions.clear();
     brokersOwned = false;
     topicsOwned = false;
     scramOwned = false;
@@ -281,7 +315,7 @@ public final class ImageBuilder {
         changedTopics.put(after.name(), after);
         for (PartitionState p : after.partitions()) {
           PartitionState old = before == null ? null : before.partition(p.partition());
-          if (!p.equals(old)) {
+          if (p != old && !p.equals(old)) {
             changedPartitions.put(p.topicPartition(), p);
           }
         }

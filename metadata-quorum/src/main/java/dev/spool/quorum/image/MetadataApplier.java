@@ -311,12 +311,11 @@ public final class MetadataApplier {
     if (t == null) {
       return reject(ErrorCode.UNKNOWN_TOPIC_ID, "no topic with id " + r.getTopicId());
     }
-    List<PartitionState> ps = new ArrayList<>(t.partitions());
-    RecordResult refused = append(t, ps, r);
+    RecordResult refused = checkNext(t, t.partitionCount(), r);
     if (refused != null) {
       return refused;
     }
-    b.putTopic(t.withPartitions(ps));
+    b.putPartition(t, newPartition(t, r));
     return OK;
   }
 
@@ -353,12 +352,21 @@ public final class MetadataApplier {
 
   /** Appends {@code r} to {@code ps} (topic {@code t}'s partitions) if it is the next one. */
   private static RecordResult append(TopicImage t, List<PartitionState> ps, PartitionRecord r) {
+    RecordResult refused = checkNext(t, ps.size(), r);
+    if (refused == null) {
+      ps.add(newPartition(t, r));
+    }
+    return refused;
+  }
+
+  /** Why {@code r} cannot be the next partition of {@code t} holding {@code count}, or null. */
+  private static RecordResult checkNext(TopicImage t, int count, PartitionRecord r) {
     if (!r.getTopicId().equals(t.id())) {
       return reject(
           ErrorCode.INVALID_REQUEST,
           t.name() + "-" + r.getPartition() + " carries topic id " + r.getTopicId());
     }
-    if (r.getPartition() != ps.size()) {
+    if (r.getPartition() != count) {
       return reject(
           ErrorCode.INVALID_PARTITIONS,
           "partition "
@@ -366,7 +374,7 @@ public final class MetadataApplier {
               + " of '"
               + t.name()
               + "' is not the next one ("
-              + ps.size()
+              + count
               + ")");
     }
     String problem = checkAssignment(r.getReplicasList(), r.getIsrList(), r.getLeader());
@@ -378,19 +386,21 @@ public final class MetadataApplier {
     if (problem != null) {
       return reject(ErrorCode.INVALID_REQUEST, t.name() + "-" + r.getPartition() + ": " + problem);
     }
-    ps.add(
-        new PartitionState(
-            t.id(),
-            t.name(),
-            r.getPartition(),
-            r.getReplicasList(),
-            r.getIsrList(),
-            r.getLeader(),
-            r.getLeaderEpoch(),
-            r.getPartitionEpoch(),
-            r.getAddingReplicasList(),
-            r.getRemovingReplicasList()));
     return null;
+  }
+
+  private static PartitionState newPartition(TopicImage t, PartitionRecord r) {
+    return new PartitionState(
+        t.id(),
+        t.name(),
+        r.getPartition(),
+        r.getReplicasList(),
+        r.getIsrList(),
+        r.getLeader(),
+        r.getLeaderEpoch(),
+        r.getPartitionEpoch(),
+        r.getAddingReplicasList(),
+        r.getRemovingReplicasList());
   }
 
   private static RecordResult partitionChange(
@@ -442,9 +452,7 @@ public final class MetadataApplier {
             p.partitionEpoch() + 1,
             r.getAddingReplicasList(),
             r.getRemovingReplicasList());
-    List<PartitionState> ps = new ArrayList<>(t.partitions());
-    ps.set(p.partition(), next);
-    b.putTopic(t.withPartitions(ps));
+    b.putPartition(t, next);
     return OK;
   }
 

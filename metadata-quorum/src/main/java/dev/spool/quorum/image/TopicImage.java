@@ -26,6 +26,22 @@ public final class TopicImage {
     this.configs = Map.copyOf(configs);
   }
 
+  private TopicImage(TopicImage t, List<PartitionState> live) {
+    this.id = t.id;
+    this.name = t.name;
+    this.partitions = java.util.Collections.unmodifiableList(live);
+    this.configs = t.configs;
+    this.parsedConfig = t.parsedConfig;
+  }
+
+  /**
+   * {@code t} with {@code live} as its partitions, not copied: for {@link ImageBuilder}, which
+   * changes {@code live} only until it builds the image that publishes this topic.
+   */
+  static TopicImage sharing(TopicImage t, List<PartitionState> live) {
+    return new TopicImage(t, live);
+  }
+
   public String id() {
     return id;
   }

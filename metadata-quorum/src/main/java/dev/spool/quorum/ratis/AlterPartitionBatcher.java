@@ -9,6 +9,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /**
@@ -18,6 +19,11 @@ import java.util.function.Function;
  * answer. A partition appears at most once per merged request; a second change of the same
  * partition waits for the following one. Raft commits entries, not records, so this is what lets
  * many partitions change ISR at once without one log entry each.
+ *
+ * <p>A request that finds the broker idle is sent through {@code firstSend}: a short delay there
+ * ({@link RatisQuorumClient} lingers a few ms) lets the rest of a burst (a broker dropping a dead
+ * follower from every ISR at once) join the first request instead of waiting a whole round trip for
+ * the second.
  *
  * <p>Thread-safe (synchronized on this object; sends happen outside the lock).
  */
@@ -30,16 +36,27 @@ final class AlterPartitionBatcher {
   private final int brokerId;
   private final long brokerEpoch;
   private final Function<AlterPartitionRequest, CompletableFuture<AlterPartitionResponse>> send;
+  private final Executor firstSend;
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
   private boolean inFlight;
 
+  /** Sends a request that finds the broker idle at once. */
   AlterPartitionBatcher(
       int brokerId,
       long brokerEpoch,
       Function<AlterPartitionRequest, CompletableFuture<AlterPartitionResponse>> send) {
+    this(brokerId, brokerEpoch, send, Runnable::run);
+  }
+
+  AlterPartitionBatcher(
+      int brokerId,
+      long brokerEpoch,
+      Function<AlterPartitionRequest, CompletableFuture<AlterPartitionResponse>> send,
+      Executor firstSend) {
     this.brokerId = brokerId;
     this.brokerEpoch = brokerEpoch;
     this.send = send;
+    this.firstSend = firstSend;
   }
 
   CompletableFuture<AlterPartitionResponse> submit(AlterPartitionRequest r) {
@@ -51,7 +68,8 @@ final class AlterPartitionBatcher {
       }
       inFlight = true;
     }
-    sendNext();
+    // Until it runs, inFlight holds later requests in the queue, where sendNext finds them.
+    firstSend.execute(this::sendNext);
     return p.future();
   }
 
@@ -95,6 +113,10 @@ final class AlterPartitionBatcher {
     }
     f.whenComplete(
         (resp, err) -> {
+          // The answer without its partitions, copied once: each caller's part is added to it
+          // (copying the whole answer per caller cost quadratic time in a merge of many callers).
+          AlterPartitionResponse head =
+              err == null ? resp.toBuilder().clearPartitions().build() : null;
           int offset = 0;
           for (Pending p : batch) {
             int n = p.request().getPartitionsCount();
@@ -102,12 +124,11 @@ final class AlterPartitionBatcher {
               p.future().completeExceptionally(err);
             } else if (resp.getPartitionsCount() < offset + n) {
               // A request-level error (e.g. STALE_BROKER_EPOCH) has no per-partition results.
-              p.future().complete(resp.toBuilder().clearPartitions().build());
+              p.future().complete(head);
             } else {
               p.future()
                   .complete(
-                      resp.toBuilder()
-                          .clearPartitions()
+                      head.toBuilder()
                           .addAllPartitions(resp.getPartitionsList().subList(offset, offset + n))
                           .build());
             }

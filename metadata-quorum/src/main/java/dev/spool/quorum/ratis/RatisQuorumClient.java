@@ -54,6 +54,15 @@ import org.slf4j.LoggerFactory;
 public final class RatisQuorumClient implements QuorumClient {
   private static final int PRODUCER_ID_CONFLICT_RETRIES = 10;
 
+  /**
+   * How long an AlterPartition that finds its broker idle waits for others to join it (see {@link
+   * AlterPartitionBatcher}); small beside a commit's round trip.
+   */
+  static final long ALTER_PARTITION_LINGER_MS = 5;
+
+  private static final Executor ALTER_PARTITION_LINGER =
+      CompletableFuture.delayedExecutor(ALTER_PARTITION_LINGER_MS, TimeUnit.MILLISECONDS);
+
   private static final Logger log = LoggerFactory.getLogger(RatisQuorumClient.class);
 
   private final QuorumClientSettings settings;
@@ -209,7 +218,8 @@ public final class RatisQuorumClient implements QuorumClient {
 
   /**
    * Coalesced per broker registration (see {@link AlterPartitionBatcher}): one request in flight
-   * per broker, later ones merged into the next.
+   * per broker, later ones merged into the next; one that finds the broker idle waits {@link
+   * #ALTER_PARTITION_LINGER_MS} for others.
    */
   @Override
   public CompletableFuture<AlterPartitionResponse> alterPartition(AlterPartitionRequest r) {
@@ -223,7 +233,8 @@ public final class RatisQuorumClient implements QuorumClient {
                     merged ->
                         write(
                             ControllerRequest.newBuilder().setAlterPartition(merged).build(),
-                            ControllerReply::getAlterPartition)));
+                            ControllerReply::getAlterPartition),
+                    ALTER_PARTITION_LINGER));
     return b.submit(r);
   }
 

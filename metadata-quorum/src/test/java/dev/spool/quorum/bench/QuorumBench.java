@@ -42,6 +42,9 @@ import org.HdrHistogram.Histogram;
  *       s) and p50/p99 over all trials.
  *   <li>Probe (any voters, e.g. while a script SIGKILLs the active controller): sequential writes
  *       for N seconds; reports every commit gap above 100 ms and the largest one.
+ *   <li>ISR churn ({@code --mode churn}, instead of the above): a large cluster's brokers leave and
+ *       rejoin the ISRs of their partitions in turn, every change through the brokers' own
+ *       AlterPartition path ({@link IsrChurnBench}). Reports records/s, Raft entries/s and latency.
  * </ol>
  *
  * <pre>
@@ -55,7 +58,9 @@ import org.HdrHistogram.Histogram;
  * Options: --clients N (8) --in-flight N per client (64) --seconds N (15) --warmup N (3)
  * --failover-trials N (20) --probe-seconds N (0) --partitions-per-request N (1) --kill-time-file F
  * (with --probe-seconds: wall-clock ms of a SIGKILL of the active controller, written by a script).
- * The driver registers fake brokers 1001-1003 and creates a topic placed on them only.
+ * Churn options: --brokers N (5) --partitions N (10000) --topics N (100) --seconds N (15). The
+ * driver registers fake brokers 1001-1003 (churn: 2001-200N) and creates topics placed on them
+ * only.
  */
 public final class QuorumBench {
   private static final int[] BROKERS = {1001, 1002, 1003};
@@ -128,26 +133,22 @@ public final class QuorumBench {
         "voters %s, cluster %s, %s%n",
         config.get(QuorumConfig.VOTERS), clusterId, cluster == null ? "external" : "in-JVM");
     QuorumClient admin = newClient();
-    for (int id : BROKERS) {
-      BrokerLifecycle b =
-          new BrokerLifecycle(
-              new BrokerLifecycle.Settings(
-                  id,
-                  "bench-" + id,
-                  9092,
-                  "",
-                  config.get(QuorumConfig.HEARTBEAT_INTERVAL_MS),
-                  50,
-                  1000),
-              newClient(),
-              (img, d) -> {});
-      brokers.add(b);
-      b.start();
+    if ("churn".equals(opts.getOrDefault("mode", "throughput"))) {
+      int n = opt("brokers", 5);
+      int[] ids = new int[n];
+      for (int i = 0; i < n; i++) {
+        ids[i] = 2001 + i;
+      }
+      List<QuorumClient> brokerClients = startBrokers(ids);
+      IsrChurnBench churn =
+          new IsrChurnBench(
+              brokers, brokerClients, admin, opt("partitions", 10_000), opt("topics", 100));
+      churn.createTopics();
+      churn.run(opt("seconds", 15));
+      churn.deleteTopics();
+      return;
     }
-    waitFor(
-        () -> brokers.stream().allMatch(b -> b.state() == BrokerState.RUNNING),
-        30_000,
-        "bench brokers running");
+    startBrokers(BROKERS);
     String topic = "bench-" + UUID.randomUUID().toString().substring(0, 8);
     int clientsN = opt("clients", 8);
     int inFlight = opt("in-flight", 64);
@@ -176,6 +177,34 @@ public final class QuorumBench {
     admin
         .deleteTopics(DeleteTopicsRequest.newBuilder().addNames(topic).build())
         .get(30, TimeUnit.SECONDS);
+  }
+
+  /** Registers and starts brokers with these ids, each on its own client; waits until running. */
+  private List<QuorumClient> startBrokers(int[] ids) throws InterruptedException {
+    List<QuorumClient> own = new ArrayList<>();
+    for (int id : ids) {
+      QuorumClient c = newClient();
+      own.add(c);
+      BrokerLifecycle b =
+          new BrokerLifecycle(
+              new BrokerLifecycle.Settings(
+                  id,
+                  "bench-" + id,
+                  9092,
+                  "",
+                  config.get(QuorumConfig.HEARTBEAT_INTERVAL_MS),
+                  50,
+                  1000),
+              c,
+              (img, d) -> {});
+      brokers.add(b);
+      b.start();
+    }
+    waitFor(
+        () -> brokers.stream().allMatch(b -> b.state() == BrokerState.RUNNING),
+        30_000,
+        "bench brokers running");
+    return own;
   }
 
   private QuorumClient newClient() {
@@ -533,7 +562,7 @@ public final class QuorumBench {
     }
   }
 
-  private static void waitFor(java.util.function.BooleanSupplier c, long timeoutMs, String what)
+  static void waitFor(java.util.function.BooleanSupplier c, long timeoutMs, String what)
       throws InterruptedException {
     if (!within(c, timeoutMs)) {
       throw new IllegalStateException("timed out waiting for " + what);

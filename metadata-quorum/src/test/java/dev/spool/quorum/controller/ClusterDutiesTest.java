@@ -432,4 +432,48 @@ class ClusterDutiesTest {
     assertTrue(tracker.newOfflineDirs(fx.image().broker(1)).isEmpty());
     assertTrue(tick(false).isEmpty());
   }
+
+  /**
+   * The tick's shortcut never skips a partition the repair would change: over every ISR (with and
+   * without a leader) of replicas 1-3 and every mix of fenced, shutting-down and unregistered
+   * members, a partition it calls healthy gets no record from {@link PartitionChangeBuilder}.
+   */
+  @Test
+  void shouldSkipOnlyPartitionsTheRepairLeavesAsTheyAre() {
+    List<List<Integer>> isrs =
+        List.of(
+            List.of(1), List.of(2), List.of(1, 2), List.of(2, 1), List.of(1, 2, 3), List.of(3, 9));
+    int skipped = 0;
+    int repaired = 0;
+    for (int fenced = 0; fenced < 8; fenced++) {
+      fx = new ImageFixture();
+      fx.apply(Records.featureLevel(MetadataVersion.FEATURE, MetadataVersion.LATEST));
+      fx.brokers(1, 2, 3);
+      for (int id = 1; id <= 3; id++) {
+        if ((fenced & (1 << (id - 1))) != 0) {
+          if (id == 3) {
+            fx.apply(Records.brokerShutdown(3, fx.image().broker(3).epoch()));
+          } else {
+            fx.fence(id);
+          }
+        }
+      }
+      MetadataImage img = fx.image();
+      for (List<Integer> isr : isrs) {
+        for (int leader : List.of(isr.get(0), PartitionState.NO_LEADER)) {
+          PartitionState p =
+              new PartitionState("id", "t", 0, List.of(1, 2, 3, 9), isr, leader, 4, 7);
+          boolean may = ClusterDuties.mayNeedRepair(p, img);
+          boolean changes = new PartitionChangeBuilder(p, img).build().isPresent();
+          assertTrue(may || !changes, "skipped a partition that needs repair: " + p);
+          if (may) {
+            repaired++;
+          } else {
+            skipped++;
+          }
+        }
+      }
+    }
+    assertTrue(skipped > 0 && repaired > 0, skipped + " skipped, " + repaired + " looked at");
+  }
 }

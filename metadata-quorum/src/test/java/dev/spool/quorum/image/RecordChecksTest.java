@@ -77,4 +77,16 @@ class RecordChecksTest {
     assertTrue(fx.image().topic("before") != null && fx.image().topic("after") != null);
     assertEquals(2, fx.image().topics().size());
   }
+
+  /** The hand-written name check accepts exactly what [a-zA-Z0-9._-]+ matches. */
+  @Test
+  void shouldAcceptExactlyTheLegalCharacters() {
+    java.util.regex.Pattern legal = java.util.regex.Pattern.compile("[a-zA-Z0-9._-]+");
+    for (char c = 0; c < 0x250; c++) {
+      for (String s : List.of(String.valueOf(c), "a" + c, c + "-z9")) {
+        assertEquals(legal.matcher(s).matches(), RecordChecks.legalName(s), "'" + s + "'");
+      }
+    }
+    assertEquals(false, RecordChecks.legalName(""));
+  }
 }
