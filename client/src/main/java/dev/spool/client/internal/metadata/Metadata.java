@@ -68,6 +68,7 @@ public final class Metadata {
   private SpoolException loginFailure;
 
   private boolean updateRequested = true;
+  private int avoidedNodeId = -1;
   private int updateVersion;
   private long lastSuccessMs = -1;
   private long lastAttemptMs = -1;
@@ -161,6 +162,33 @@ public final class Metadata {
 
   public synchronized Set<String> wantedTopics() {
     return Set.copyOf(wantedTopics);
+  }
+
+  /**
+   * As {@link #requestUpdate()}, after node {@code nodeId} answered that it does not lead a
+   * partition this cache says it leads: the refresh then asks another broker if one is known. A
+   * broker cut off from the controller refuses writes at once but still answers Metadata from its
+   * stale image, naming itself; with nothing in flight it is also the least loaded, so asking it
+   * again would keep a client on it until the cut heals. Cleared by the next successful refresh
+   * from another broker.
+   */
+  public int requestUpdateAvoiding(int nodeId) {
+    synchronized (this) {
+      avoidedNodeId = nodeId;
+    }
+    return requestUpdate();
+  }
+
+  /** The broker the next refresh should not ask ({@link #requestUpdateAvoiding}), or -1. */
+  public synchronized int avoidedNode() {
+    return avoidedNodeId;
+  }
+
+  /** A refresh from {@code nodeId} succeeded: it no longer avoids another node. */
+  synchronized void refreshedFrom(int nodeId) {
+    if (avoidedNodeId != nodeId) {
+      avoidedNodeId = -1;
+    }
   }
 
   /** Asks for a refresh as soon as the backoff allows; returns the version to wait past. */

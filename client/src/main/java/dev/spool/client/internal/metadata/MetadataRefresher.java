@@ -10,6 +10,7 @@ import dev.spool.network.WakeupTimer;
 import dev.spool.protocol.message.ApiKey;
 import dev.spool.protocol.message.MetadataRequest;
 import dev.spool.protocol.message.MetadataResponse;
+import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -86,7 +87,7 @@ public final class MetadataRefresher implements NetworkClient.ConnectionListener
       timer.wakeAt(now + delay);
       return;
     }
-    Node node = leastLoadedNode();
+    Node node = leastLoadedNode(metadata.avoidedNode());
     Set<String> topics = metadata.wantedTopics();
     MetadataRequest request = MetadataRequest.newBuilder().addAllTopics(topics).build();
     inFlight = true;
@@ -104,6 +105,7 @@ public final class MetadataRefresher implements NetworkClient.ConnectionListener
                   metadata.failedUpdate(clock.monotonicMs(), cause);
                 } else {
                   metadata.update(r.body(MetadataResponse.class), topics, clock.monotonicMs());
+                  metadata.refreshedFrom(node.id());
                 }
               }
               maybeUpdate();
@@ -115,8 +117,17 @@ public final class MetadataRefresher implements NetworkClient.ConnectionListener
    * address while no broker is known or every known one is waiting to reconnect. I/O thread only.
    */
   public Node leastLoadedNode() {
+    return leastLoadedNode(-1);
+  }
+
+  /** As {@link #leastLoadedNode()}, but not broker {@code avoid} while another is known. */
+  Node leastLoadedNode(int avoid) {
     MetadataSnapshot s = metadata.snapshot();
-    Node best = s.brokers().isEmpty() ? null : network.leastLoadedNode(s.brokerNodes());
+    Collection<Node> candidates = s.brokerNodes();
+    if (avoid >= 0 && candidates.size() > 1) {
+      candidates = candidates.stream().filter(n -> n.id() != avoid).toList();
+    }
+    Node best = candidates.isEmpty() ? null : network.leastLoadedNode(candidates);
     if (best == null || network.reconnectDelayMs(best) > 0) {
       Node boot = network.leastLoadedNode(metadata.bootstrapNodes());
       if (best == null || network.reconnectDelayMs(boot) < network.reconnectDelayMs(best)) {

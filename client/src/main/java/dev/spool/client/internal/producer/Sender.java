@@ -281,11 +281,11 @@ public final class Sender implements NetworkClient.ConnectionListener {
             data,
             settings.requestTimeoutMs() + RESPONSE_GRACE_MS,
             expectResponse)
-        .whenComplete((response, error) -> onProduceResponse(ordered, response, error));
+        .whenComplete((response, error) -> onProduceResponse(node, ordered, response, error));
   }
 
   private void onProduceResponse(
-      List<ProducerBatch> batches, ClientResponse response, Throwable error) {
+      Node node, List<ProducerBatch> batches, ClientResponse response, Throwable error) {
     long now = clock.monotonicMs();
     try (ClientResponse r = response) {
       if (error != null) {
@@ -297,7 +297,7 @@ public final class Sender implements NetworkClient.ConnectionListener {
         }
       } else {
         stats.request(r.latencyNs());
-        onAnswer(batches, r.body(ProduceResponse.class), now);
+        onAnswer(node, batches, r.body(ProduceResponse.class), now);
       }
     }
     // Not runOnce(): a send that fails at once would recurse once per batch.
@@ -325,7 +325,7 @@ public final class Sender implements NetworkClient.ConnectionListener {
     }
   }
 
-  private void onAnswer(List<ProducerBatch> batches, ProduceResponse body, long now) {
+  private void onAnswer(Node node, List<ProducerBatch> batches, ProduceResponse body, long now) {
     Map<TopicPartition, ProduceResponse.PartitionResponse> answers = new HashMap<>();
     for (ProduceResponse.TopicResponse t : body.getTopicsList()) {
       for (ProduceResponse.PartitionResponse p : t.getPartitionsList()) {
@@ -333,6 +333,7 @@ public final class Sender implements NetworkClient.ConnectionListener {
       }
     }
     boolean refresh = false;
+    boolean notLeader = false;
     for (ProducerBatch b : batches) {
       ProduceResponse.PartitionResponse p = answers.get(b.topicPartition);
       if (p == null) {
@@ -349,10 +350,14 @@ public final class Sender implements NetworkClient.ConnectionListener {
         metadata.updateLeader(b.topicPartition, p.getCurrentLeader());
       }
       refresh |= Errors.refreshesMetadata(p.getErrorCode());
+      notLeader |= p.getErrorCode() == ErrorCode.NOT_LEADER_OR_FOLLOWER && !p.hasCurrentLeader();
       state.onResult(
           b, p.getErrorCode(), p.getErrorMessage(), p.getBaseOffset(), p.getLogAppendTimeMs(), now);
     }
-    if (refresh) {
+    if (notLeader) {
+      // It refused as a leader it no longer is (or cannot be): its own Metadata may be as stale.
+      metadata.requestUpdateAvoiding(node.id());
+    } else if (refresh) {
       metadata.requestUpdate();
     }
   }
