@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What Spool's metrics cost (issue 15: at most 2 % of produce and consume throughput, a scrape of a
+# What Spool's metrics cost (target: at most 2 % of produce and consume throughput, a scrape of a
 # node with 10,000 partitions under 200 ms and 20 MiB), same build, same sitting:
 #
 #  1. throughput: a local 3-node cluster (RF 3, acks=all) started REPS times with metrics on and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replica reassignment (issue 16), Spool beside Apache Kafka 4.x on the same machine, same sitting.
+# Replica reassignment, Spool beside Apache Kafka 4.x on the same machine, same sitting.
 #
 #   flock /tmp/spool-heavy.lock scripts/bench-reassign.sh [--quick] [move|drain]...
 #

@@ -24,7 +24,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What one {@code /metrics} scrape of a node with many partitions costs (issue 15's target: 10,000
+ * What one {@code /metrics} scrape of a node with many partitions costs (the target: 10,000
  * partitions in under 200 ms and 20 MiB): starts a real combined node in this JVM, creates {@code
  * TOPICS} topics of {@code PARTITIONS/TOPICS} partitions (RF 1, every partition led here), then
  * scrapes it over HTTP from a separate process ({@code curl}), as Prometheus does. Time is curl's,

@@ -13,7 +13,7 @@ public interface GroupChecker {
 
   CheckResult check(GroupHistory history);
 
-  /** The four group checkers of issue 12's chaos scenario. */
+  /** The four checkers of the consumer-group chaos scenario. */
   static List<GroupChecker> all() {
     return List.of(
         new GroupUnconsumed(), new GroupPollSkip(), new CommitRegression(), new HandoverStart());

@@ -62,22 +62,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Replica reassignment and a controller quorum change under faults (issue 16): five node processes,
- * nodes 1–3 combined (the voters), node 4 a broker and node 5 a new controller that joins the
- * quorum ({@link ProcessCluster.Builder#joining}). The standard chaos workload (acks=all idempotent
- * producers, readers of every partition) runs throughout. After some seconds of writes, an operator
- * ({@link ClusterOperator}) moves every partition of the topic off its first replica (its preferred
- * leader, so leaders move away) onto the broker that did not hold it, that broker first, with a
- * replication throttle so that the moves take seconds; with the moves, a fixed nemesis schedule
- * starts (SIGKILL of the leader partition 0's move takes away, isolation of the active controller
- * in network namespaces, SIGKILL of the active controller, isolation of broker 4; without root the
- * isolations are SIGKILLs, said loudly) and the operator adds node 5 as a voter and removes node 1,
- * each step retried until the cluster accepts it. After healing, the operator sends the plan again
- * as long as a partition is not where the plan says while nothing moves (never a cancel); once
- * nothing moves, the workload stops and drains. Then: every partition's replicas are the plan's, in
- * its order, with a full ISR; the voters are 2, 3 and 5, with no listener and no change under way;
- * and the standard checkers find no lost, duplicated or reordered acknowledged write and no
- * divergent replica. The run's report (history, faults, what moved when, node logs) is under {@code
+ * Replica reassignment and a controller quorum change under faults: five node processes, nodes 1–3
+ * combined (the voters), node 4 a broker and node 5 a new controller that joins the quorum ({@link
+ * ProcessCluster.Builder#joining}). The standard chaos workload (acks=all idempotent producers,
+ * readers of every partition) runs throughout. After some seconds of writes, an operator ({@link
+ * ClusterOperator}) moves every partition of the topic off its first replica (its preferred leader,
+ * so leaders move away) onto the broker that did not hold it, that broker first, with a replication
+ * throttle so that the moves take seconds; with the moves, a fixed nemesis schedule starts (SIGKILL
+ * of the leader partition 0's move takes away, isolation of the active controller in network
+ * namespaces, SIGKILL of the active controller, isolation of broker 4; without root the isolations
+ * are SIGKILLs, said loudly) and the operator adds node 5 as a voter and removes node 1, each step
+ * retried until the cluster accepts it. After healing, the operator sends the plan again as long as
+ * a partition is not where the plan says while nothing moves (never a cancel); once nothing moves,
+ * the workload stops and drains. Then: every partition's replicas are the plan's, in its order,
+ * with a full ISR; the voters are 2, 3 and 5, with no listener and no change under way; and the
+ * standard checkers find no lost, duplicated or reordered acknowledged write and no divergent
+ * replica. The run's report (history, faults, what moved when, node logs) is under {@code
  * target/chaos/reassign-*}. About 45 s on 2 cores.
  */
 @Tag("chaos")

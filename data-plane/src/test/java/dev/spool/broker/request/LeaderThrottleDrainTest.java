@@ -28,13 +28,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A drain seen from its leader (issue 16's measurement: broker 1 drained into brokers 2 and 3 with
- * a throttle pulled twice the throttle out of broker 1): broker 1 ({@link ThrottledLeader}) serves
- * {@code moving-0} and {@code moving-1} to two adding replicas, brokers 2 and 3, each fetching both
- * as a follower does (the next fetch from the offset after the last batch it got, 4 KiB per
- * partition), while broker 2 also follows {@code orders-0} as an ISR member. Time is a manual clock
- * moved 100 ms per round; every fetch answers at once (max_wait_ms 0), so the rounds measure bytes,
- * not time.
+ * A drain seen from its leader (the drain benchmark's case: broker 1 drained into brokers 2 and 3
+ * with a throttle pulled twice the throttle out of broker 1): broker 1 ({@link ThrottledLeader})
+ * serves {@code moving-0} and {@code moving-1} to two adding replicas, brokers 2 and 3, each
+ * fetching both as a follower does (the next fetch from the offset after the last batch it got, 4
+ * KiB per partition), while broker 2 also follows {@code orders-0} as an ISR member. Time is a
+ * manual clock moved 100 ms per round; every fetch answers at once (max_wait_ms 0), so the rounds
+ * measure bytes, not time.
  */
 class LeaderThrottleDrainTest {
   private static final long RATE = 10_000;

@@ -30,7 +30,7 @@ import java.util.function.Supplier;
  * broker and every controller would, without root: while cut, every call fails with
  * QUORUM_UNAVAILABLE and nothing reaches the quorum. The broker's data plane (clients, followers)
  * is untouched, so a cut-off partition leader stays reachable by its clients: the zombie-leader
- * case of issue 17.
+ * case the leadership lease is for.
  *
  * <p>Threads: any; the switch is a volatile flag.
  */

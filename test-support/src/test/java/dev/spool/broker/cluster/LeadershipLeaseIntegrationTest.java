@@ -29,10 +29,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The leadership lease end to end (issue 17): a partition leader whose broker is cut off from the
- * quorum (its clients and followers still reach it) stops taking produces while its own metadata
- * still says it leads, the quorum elects another leader, acknowledged writes resume there, and
- * after the link heals nothing acknowledged is missing on any replica.
+ * The leadership lease end to end: a partition leader whose broker is cut off from the quorum (its
+ * clients and followers still reach it) stops taking produces while its own metadata still says it
+ * leads, the quorum elects another leader, acknowledged writes resume there, and after the link
+ * heals nothing acknowledged is missing on any replica.
  */
 @Tag("integration")
 @Timeout(180)
