@@ -2,6 +2,7 @@ package dev.spool.testing;
 
 import java.io.IOException;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -211,6 +212,28 @@ public final class TestCertificates {
   /** A truststore holding another CA only: it trusts no certificate of this set. */
   public Path untrustedTruststore() {
     return dir.resolve("other-truststore.p12");
+  }
+
+  /**
+   * A truststore holding both the test CA and the other CA (a rotation's "trust the new CA too"
+   * step), made the first time it is asked for (keytool twice).
+   */
+  public Path truststoreOfBothCas() throws IOException {
+    String store = "both-truststore.p12";
+    if (!Files.exists(dir.resolve(store))) {
+      trust("ca.pem", store);
+      keytool(
+          "-importcert",
+          "-noprompt",
+          "-alias",
+          "other-ca",
+          "-file",
+          "other-ca.pem",
+          "-keystore",
+          store);
+      runKeytool();
+    }
+    return dir.resolve(store);
   }
 
   /**

@@ -21,7 +21,6 @@ import dev.spool.testing.RawFrameClient;
 import dev.spool.testing.TestCertificates;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -192,11 +191,7 @@ class TlsReloadTest {
       InetSocketAddress at = new InetSocketAddress("127.0.0.1", required.boundPort());
       assertThrows(IOException.class, () -> served(at, outsiderSockets));
 
-      KeyStore both = load(certs.truststore());
-      both.setCertificateEntry("other-ca", load(certs.untrustedTruststore()).getCertificate("ca"));
-      try (OutputStream o = Files.newOutputStream(trust)) {
-        both.store(o, TestCertificates.PASSWORD.toCharArray());
-      }
+      Files.copy(certs.truststoreOfBothCas(), trust, StandardCopyOption.REPLACE_EXISTING);
       assertTrue(m.reloadIfChanged());
       served(at, outsiderSockets);
     }
@@ -206,14 +201,6 @@ class TlsReloadTest {
     try (RawFrameClient c = RawFrameClient.connect(at, Duration.ofSeconds(5), sockets)) {
       assertServed(c);
     }
-  }
-
-  private static KeyStore load(Path store) throws IOException, GeneralSecurityException {
-    KeyStore ks = KeyStore.getInstance("PKCS12");
-    try (InputStream in = Files.newInputStream(store)) {
-      ks.load(in, TestCertificates.PASSWORD.toCharArray());
-    }
-    return ks;
   }
 
   private RawFrameClient connect() throws IOException {

@@ -12,13 +12,9 @@ import dev.spool.quorum.QuorumTls;
 import dev.spool.testing.TestCertificates;
 import dev.spool.testing.inprocess.InProcessCluster;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -82,7 +78,7 @@ class QuorumTlsReloadTest {
     QuorumTls outsiderTrustingTheOtherCa = tls(outsider, certs.untrustedTruststore());
     assertFalse(admitted(outsiderTrustingTheFirstCa), "admitted before its CA was trusted");
 
-    replace(liveTruststore, bothCas());
+    replace(liveTruststore, Files.readAllBytes(certs.truststoreOfBothCas()));
     Awaitility.await()
         .atMost(WAIT)
         .pollInterval(Duration.ofMillis(200))
@@ -122,26 +118,6 @@ class QuorumTlsReloadTest {
     QuorumTls tls = SecurityConfig.quorumTls(NodeConfig.parse(p));
     assertNotNull(tls);
     return tls;
-  }
-
-  /** A truststore holding the test CA and the other CA. */
-  private static byte[] bothCas() throws IOException, GeneralSecurityException {
-    KeyStore both = load(certs.truststore());
-    KeyStore other = load(certs.untrustedTruststore());
-    both.setCertificateEntry("other-ca", other.getCertificate("ca"));
-    Path out = dir.resolve("both-cas.p12");
-    try (OutputStream o = Files.newOutputStream(out)) {
-      both.store(o, TestCertificates.PASSWORD.toCharArray());
-    }
-    return Files.readAllBytes(out);
-  }
-
-  private static KeyStore load(Path store) throws IOException, GeneralSecurityException {
-    KeyStore ks = KeyStore.getInstance("PKCS12");
-    try (InputStream in = Files.newInputStream(store)) {
-      ks.load(in, TestCertificates.PASSWORD.toCharArray());
-    }
-    return ks;
   }
 
   /** Puts {@code content} at {@code live} in one step, as an operator rotating a file should. */
