@@ -186,7 +186,7 @@ public final class Workload implements AutoCloseable {
    */
   private void watchLeaders(int worker, Producer producer) {
     long process = recorder.processOf(worker);
-    Map<TopicPartition, Long> seen = new HashMap<>();
+    Map<TopicPartition, LeaderAtEpoch> seen = new HashMap<>();
     Runnable look =
         () -> {
           synchronized (seen) {
@@ -195,9 +195,8 @@ public final class Workload implements AutoCloseable {
                   .cachedPartition(tp)
                   .ifPresent(
                       p -> {
-                        long view = ((long) p.leaderEpoch() << 32) | (p.leader() & 0xffffffffL);
-                        Long before = seen.put(tp, view);
-                        if (before == null || before != view) {
+                        LeaderAtEpoch view = new LeaderAtEpoch(p.leader(), p.leaderEpoch());
+                        if (!view.equals(seen.put(tp, view))) {
                           recorder.clientLeaderView(
                               worker, process, tp, p.leader(), p.leaderEpoch());
                         }
@@ -208,6 +207,8 @@ public final class Workload implements AutoCloseable {
     producer.addMetadataListener(look);
     look.run();
   }
+
+  private record LeaderAtEpoch(int leader, int epoch) {}
 
   /** One send op; false unless it was acknowledged (the caller then replaces the producer). */
   private boolean send(int worker, Producer producer, TopicPartition tp, long value)
