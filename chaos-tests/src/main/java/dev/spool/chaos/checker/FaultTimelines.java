@@ -85,7 +85,7 @@ public final class FaultTimelines {
     }
 
     boolean concernsAny(List<Integer> nodes) {
-      return nodes.stream().anyMatch(n -> targets.isEmpty() || targets.contains(n));
+      return nodes.stream().anyMatch(this::concerns);
     }
 
     Step step(long atMs, String what) {
@@ -209,9 +209,7 @@ public final class FaultTimelines {
       if (!leaderMoved && !shrunk) {
         continue; // a grown ISR: recovery
       }
-      if (w.targets().isEmpty()
-          || w.targets().contains(e.leaderBefore())
-          || w.concernsAny(e.removed())) {
+      if (w.concerns(e.leaderBefore()) || w.concernsAny(e.removed())) {
         out.putIfAbsent(e.partition(), e);
       }
     }
