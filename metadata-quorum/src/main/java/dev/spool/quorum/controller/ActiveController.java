@@ -401,6 +401,8 @@ public final class ActiveController implements AutoCloseable {
     }
   }
 
+  private record Change(PartitionState was, PartitionState now) {}
+
   /** Above this many partition changes in one batch, one INFO line sums them up instead. */
   static final int LOGGED_CHANGES_PER_BATCH = 50;
 
@@ -415,7 +417,7 @@ public final class ActiveController implements AutoCloseable {
    */
   public void noteCommitted(
       long offset, MetadataImage before, MetadataImage after, MetadataBatch batch) {
-    List<PartitionState[]> changes = new ArrayList<>();
+    List<Change> changes = new ArrayList<>();
     int leaderMoves = 0;
     for (MetadataRecord r : batch.getRecordsList()) {
       if (r.getRecordCase() != MetadataRecord.RecordCase.PARTITION_CHANGE) {
@@ -431,7 +433,7 @@ public final class ActiveController implements AutoCloseable {
         continue;
       }
       leaderMoves += was.leader() != now.leader() ? 1 : 0;
-      changes.add(new PartitionState[] {was, now});
+      changes.add(new Change(was, now));
     }
     boolean summed = changes.size() > LOGGED_CHANGES_PER_BATCH;
     if (summed) {
@@ -447,7 +449,7 @@ public final class ActiveController implements AutoCloseable {
         return;
       }
     }
-    for (PartitionState[] c : changes) {
+    for (Change c : changes) {
       String line =
           String.format(
               "[node=%d term=%d] committed at offset %d: partition %s leader %d -> %d epoch %d ->"
@@ -455,13 +457,13 @@ public final class ActiveController implements AutoCloseable {
               nodeId,
               term,
               offset,
-              c[1].topicPartition(),
-              c[0].leader(),
-              c[1].leader(),
-              c[0].leaderEpoch(),
-              c[1].leaderEpoch(),
-              c[0].isr(),
-              c[1].isr());
+              c.now().topicPartition(),
+              c.was().leader(),
+              c.now().leader(),
+              c.was().leaderEpoch(),
+              c.now().leaderEpoch(),
+              c.was().isr(),
+              c.now().isr());
       if (summed) {
         log.debug(line);
       } else {
