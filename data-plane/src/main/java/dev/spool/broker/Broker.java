@@ -246,7 +246,7 @@ public final class Broker implements AutoCloseable {
                   server.boundPort(KafkaProtocol.LISTENER)));
     }
     lifecycle = new BrokerLifecycle(lifecycleSettings, quorum, publisher[0], clock);
-    connectLifecycle(publisher[0]);
+    connectLifecycle(publisher[0], BrokerConfig.replicationSettings(brokerId, config));
     registerGauges(metrics, recoveryNs);
     lifecycle.start();
     log.info(
@@ -290,12 +290,15 @@ public final class Broker implements AutoCloseable {
 
   /**
    * What the lifecycle reads of the broker: the leadership lease it grants the replicas, and the
-   * offline directories its heartbeats report (docs/architecture.md#storage-errors); and what it
-   * tells: when the broker has caught up with the metadata log, so that it may serve requests.
+   * offline directories (docs/architecture.md#storage-errors) and unreachable leaders
+   * (docs/architecture.md#isr-changes) its heartbeats report; and what it tells: when the broker
+   * has caught up with the metadata log, so that it may serve requests.
    */
-  private void connectLifecycle(MetadataPublisher publisher) {
+  private void connectLifecycle(MetadataPublisher publisher, ReplicationSettings rs) {
     replicas.setLeadershipLease(lifecycle::holdsLeadershipLease);
     lifecycle.setOfflineDirs(logManager::offlineDirs);
+    long silenceMs = rs.replicaSilentTimeMaxMs();
+    lifecycle.setUnreachableLeaders(() -> fetchers.unreachableLeaders(silenceMs));
     lifecycle.initialCatchUp().thenAccept(publisher::serveFrom);
   }
 

@@ -241,6 +241,18 @@ public final class BrokerConfig {
           10_000L,
           ConfigKey.atLeast(100L),
           "A follower not caught up with the leader for this long leaves the ISR.");
+  public static final ConfigKey<Long> REPLICA_SILENT_TIME_MAX_MS =
+      DEF.longKey(
+          "replica.silent.time.max.ms",
+          2_000L,
+          ConfigKey.atLeast(0L),
+          "A follower from which no fetch at all reached the leader for this long leaves the ISR,"
+              + " when the ISR keeps min.insync.replicas and another follower without it (a"
+              + " follower cut off from its leader, whose session with the controller holds); a"
+              + " follower whose fetches went unanswered this long reports its leader unreachable,"
+              + " and the controller moves a leadership most of its ISR reports. 0: neither, only"
+              + " replica.lag.time.max.ms shrinks the ISR. The broker takes at least twice"
+              + " replica.fetch.wait.max.ms, the longest a live follower's fetches are apart.");
   public static final ConfigKey<Integer> REPLICA_FETCH_MAX_BYTES =
       DEF.intKey(
           "replica.fetch.max.bytes",
@@ -450,7 +462,21 @@ public final class BrokerConfig {
         brokerId,
         c.get(REPLICA_LAG_TIME_MAX_MS),
         c.get(REPLICA_MAX_PENDING_PRODUCES),
-        c.get(REPLICA_ISR_CHANGE_RETRY_BACKOFF_MS));
+        c.get(REPLICA_ISR_CHANGE_RETRY_BACKOFF_MS),
+        replicaSilentTimeMaxMs(c));
+  }
+
+  /**
+   * {@link #REPLICA_SILENT_TIME_MAX_MS} as the partitions use it: {@link Long#MAX_VALUE} when off,
+   * else at least twice {@link #REPLICA_FETCH_WAIT_MAX_MS} (a live follower with nothing to fetch
+   * sends one fetch per wait: a shorter silence would drop it for being idle).
+   */
+  static long replicaSilentTimeMaxMs(Config c) {
+    long configured = c.get(REPLICA_SILENT_TIME_MAX_MS);
+    if (configured == 0) {
+      return Long.MAX_VALUE;
+    }
+    return Math.max(configured, 2L * c.get(REPLICA_FETCH_WAIT_MAX_MS));
   }
 
   /** {@link #logManagerConfig} of a config that sets nothing: for tests and offline tools. */

@@ -27,6 +27,15 @@ import java.util.TreeSet;
  *       reached the leader's log end offset as of its previous fetch (then it was caught up at that
  *       previous fetch). A member not caught up for {@code replica.lag.time.max.ms} is proposed for
  *       removal.
+ *   <li>A member from which no fetch at all arrived for {@code replica.silent.time.max.ms} (a
+ *       shorter time: a live follower fetches at least every {@code replica.fetch.wait.max.ms}) is
+ *       proposed for removal too, but only when the members left, the leader included, are still at
+ *       least {@code min.insync.replicas} and include a follower: a smaller ISR could not take
+ *       acks=all writes anyway, and when every follower is silent the leader is more likely the one
+ *       cut off; an ISR of the leader alone would leave the controller no other member to elect.
+ *       Silence counts from the later of the member's last fetch, the start of this leadership and
+ *       the end of this leader's own last stall ({@link #observeTick}): fetches that arrived while
+ *       the leader stood still are still queued, not missing.
  *   <li>A replica outside the ISR is proposed for addition once its log end offset reaches both the
  *       high watermark and the start offset of the current leader epoch.
  *   <li>At most one ISR change is in flight; it ends when the quorum commits it (or a newer
@@ -53,6 +62,8 @@ public final class LeaderState {
   private int partitionEpoch;
   private Set<Integer> pendingIsr;
   private long highWatermark;
+  private long silenceFloorMs;
+  private long lastTickMs = -1L;
 
   public LeaderState(
       int localBrokerId,
@@ -79,6 +90,7 @@ public final class LeaderState {
     this.partitionEpoch = partitionEpoch;
     this.leaderEpochStartOffset = leaderEpochStartOffset;
     this.highWatermark = highWatermark;
+    this.silenceFloorMs = nowMs;
     for (int r : replicas) {
       if (r != localBrokerId) {
         FollowerProgress p = new FollowerProgress();
@@ -211,18 +223,105 @@ public final class LeaderState {
     return out;
   }
 
+  /**
+   * ISR members from which no fetch arrived for longer than {@code silenceMaxMs}, counted from the
+   * later of their last fetch, the start of this leadership and the end of this leader's last
+   * stall.
+   */
+  public Set<Integer> silentReplicas(long nowMs, long silenceMaxMs) {
+    Set<Integer> out = new TreeSet<>();
+    for (int member : isr) {
+      if (member == localBrokerId) {
+        continue;
+      }
+      FollowerProgress p = followers.get(member);
+      long heardMs = Math.max(silenceFloorMs, p == null ? -1L : p.lastFetchTimeMs);
+      if (nowMs - heardMs > silenceMaxMs) {
+        out.add(member);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The leader's periodic check ran at {@code nowMs}. A gap since the previous one longer than
+   * {@code stallMs} means this leader itself stood still (a GC pause, SIGSTOP, a worker that fell
+   * behind): the fetches of that time may still be queued behind it, so the followers' silence
+   * counts again from now.
+   */
+  public void observeTick(long nowMs, long stallMs) {
+    if (lastTickMs >= 0 && nowMs - lastTickMs > stallMs) {
+      silenceFloorMs = Math.max(silenceFloorMs, nowMs);
+    }
+    lastTickMs = Math.max(lastTickMs, nowMs);
+  }
+
   /** The ISR to propose without the lagging members, when no change is in flight. */
   public Optional<Set<Integer>> proposeShrink(long nowMs, long lagMaxMs) {
+    return proposeShrink(nowMs, lagMaxMs, Long.MAX_VALUE, Integer.MAX_VALUE);
+  }
+
+  /**
+   * The ISR to propose without the lagging members and, when at least {@code minInsyncReplicas}
+   * members (the leader included) and at least one follower stay, without the silent ones too;
+   * empty when a change is in flight or nobody is to leave.
+   */
+  public Optional<Set<Integer>> proposeShrink(
+      long nowMs, long lagMaxMs, long silenceMaxMs, int minInsyncReplicas) {
     if (pendingIsr != null) {
       return Optional.empty();
     }
-    Set<Integer> lagging = outOfSyncReplicas(nowMs, lagMaxMs);
-    if (lagging.isEmpty()) {
+    Set<Integer> leaving = new TreeSet<>(outOfSyncReplicas(nowMs, lagMaxMs));
+    Set<Integer> silent =
+        silenceMaxMs == Long.MAX_VALUE ? Set.of() : silentReplicas(nowMs, silenceMaxMs);
+    Set<Integer> silentOnly = new TreeSet<>(silent);
+    silentOnly.removeAll(leaving);
+    // At least one follower must stay: when every follower is silent, the leader is the one cut
+    // off, and the controller moves the leadership to them (they report it unreachable).
+    if (!silentOnly.isEmpty()
+        && isr.size() - leaving.size() - silentOnly.size() >= Math.max(minInsyncReplicas, 2)) {
+      leaving.addAll(silentOnly);
+    }
+    if (leaving.isEmpty()) {
       return Optional.empty();
     }
     Set<Integer> proposed = new TreeSet<>(isr);
-    proposed.removeAll(lagging);
+    proposed.removeAll(leaving);
     return Optional.of(Collections.unmodifiableSet(proposed));
+  }
+
+  /**
+   * Why the members missing from {@code proposed} leave (for the log line of the proposal): lag,
+   * silence, or both.
+   */
+  public String whyLeaving(
+      Set<Integer> proposed, long nowMs, long lagMaxMs, long silenceMaxMs, int minInsyncReplicas) {
+    Set<Integer> lagging = new TreeSet<>();
+    Set<Integer> silent = new TreeSet<>();
+    Set<Integer> late = outOfSyncReplicas(nowMs, lagMaxMs);
+    for (int member : isr) {
+      if (!proposed.contains(member)) {
+        (late.contains(member) ? lagging : silent).add(member);
+      }
+    }
+    StringBuilder why = new StringBuilder();
+    if (!lagging.isEmpty()) {
+      why.append("followers ")
+          .append(lagging)
+          .append(" lag more than replica.lag.time.max.ms=")
+          .append(lagMaxMs);
+    }
+    if (!silent.isEmpty()) {
+      why.append(why.length() == 0 ? "" : "; ")
+          .append("followers ")
+          .append(silent)
+          .append(" sent no fetch for more than replica.silent.time.max.ms=")
+          .append(silenceMaxMs)
+          .append(" and min.insync.replicas=")
+          .append(minInsyncReplicas)
+          .append(" stay without them");
+    }
+    return why.toString();
   }
 
   /**

@@ -495,28 +495,24 @@ public final class Partition {
   }
 
   /**
-   * Periodic work: time out waiting produces; as leader, propose removing lagging followers from
-   * the ISR (one change in flight).
+   * Periodic work: time out waiting produces; as leader, propose removing lagging or silent
+   * followers from the ISR (one change in flight).
    */
   public void tick() {
     long nowMs = clock.monotonicMs();
     purgatory.expire(nowMs, () -> leaderState == null ? "" : leaderState.maximalIsr());
-    if (role == ReplicaRole.LEADER) {
-      isrChange
-          .resendDue(nowMs, leaderState)
-          .ifPresent(change -> listener.sendIsrChange(this, change));
+    if (role != ReplicaRole.LEADER) {
+      return;
     }
+    leaderState.observeTick(nowMs, settings.leaderStallMs());
+    isrChange.resendDue(nowMs, leaderState).ifPresent(c -> listener.sendIsrChange(this, c));
     if (role == ReplicaRole.LEADER && isrChange.mayPropose(nowMs)) {
+      long lag = settings.replicaLagTimeMaxMs();
+      long silence = settings.replicaSilentTimeMaxMs();
+      int min = minInsyncReplicas;
       leaderState
-          .proposeShrink(nowMs, settings.replicaLagTimeMaxMs())
-          .ifPresent(
-              isr ->
-                  proposeIsr(
-                      isr,
-                      "followers "
-                          + leaderState.outOfSyncReplicas(nowMs, settings.replicaLagTimeMaxMs())
-                          + " lag more than replica.lag.time.max.ms="
-                          + settings.replicaLagTimeMaxMs()));
+          .proposeShrink(nowMs, lag, silence, min)
+          .ifPresent(isr -> proposeIsr(isr, leaderState.whyLeaving(isr, nowMs, lag, silence, min)));
     }
   }
 

@@ -108,6 +108,10 @@ final class ReplicaFetcher {
   private boolean inFlight;
   private boolean scheduled;
   private volatile boolean closed;
+  // Since when this fetcher has waited for an answer from its leader without getting one (sent
+  // fetches that went unanswered, failed, or could not connect); -1 while it is answered or has
+  // nothing to fetch. Written on the I/O thread, read by the heartbeat's report.
+  private volatile long waitingSinceMs = -1L;
 
   ReplicaFetcher(
       int brokerId,
@@ -147,6 +151,14 @@ final class ReplicaFetcher {
   void close() {
     closed = true;
     partitions.clear();
+  }
+
+  /**
+   * Since when this fetcher has wanted an answer from its leader and got none, or -1 when its last
+   * fetch was answered or it has nothing to fetch. Any thread.
+   */
+  long waitingSinceMs() {
+    return waitingSinceMs;
   }
 
   private void scheduleFetch(long delayMs) {
@@ -198,6 +210,7 @@ final class ReplicaFetcher {
       sent.put(e.getKey(), state.get());
     }
     if (sent.isEmpty()) {
+      waitingSinceMs = -1L;
       if (!partitions.isEmpty()) {
         scheduleFetch(nextDelay == Long.MAX_VALUE ? settings.backoffMs() : nextDelay);
       }
@@ -205,10 +218,14 @@ final class ReplicaFetcher {
     }
     BrokerRegistration leader = replicas.image().broker(sourceBrokerId);
     if (leader == null) {
+      waitingSinceMs = -1L;
       scheduleFetch(settings.backoffMs());
       return;
     }
     inFlight = true;
+    if (waitingSinceMs < 0) {
+      waitingSinceMs = nowMs;
+    }
     Node node = new Node(sourceBrokerId, leader.host(), leader.port());
     // Throttled partitions wait for the bucket: the long poll of the others must not keep them out
     // longer than that.
@@ -261,6 +278,9 @@ final class ReplicaFetcher {
       Set<TopicPartition> throttled,
       ClientResponse resp,
       Throwable err) {
+    if (resp != null) {
+      waitingSinceMs = -1L; // the leader answered, whatever it said
+    }
     if (err != null || resp.header().getErrorCode() != ErrorCode.NONE) {
       if (resp != null) {
         resp.close();
@@ -297,6 +317,7 @@ final class ReplicaFetcher {
       FetchResponse body,
       ByteBuf data,
       Runnable release) {
+    waitingSinceMs = -1L;
     int position = data.readerIndex();
     List<TopicPartition> tps = new ArrayList<>();
     List<Answer> answers = new ArrayList<>();

@@ -42,6 +42,7 @@ public final class ReplicaFetcherManager implements AutoCloseable {
   private final Map<Integer, ReplicaFetcher> fetchers = new HashMap<>();
   private final Map<TopicPartition, Integer> sourceOf = new HashMap<>();
   private boolean closed;
+  private UnreachableLeaders unreachable;
 
   public ReplicaFetcherManager(
       int brokerId, Settings settings, NetworkClient client, ReplicaManager replicas, Clock clock) {
@@ -105,6 +106,27 @@ public final class ReplicaFetcherManager implements AutoCloseable {
     }
     for (ReplicaFetcher f : current) {
       f.forEachLag(lag);
+    }
+  }
+
+  /**
+   * The leaders this broker follows whose fetcher has waited longer than {@code silenceMs} for an
+   * answer (fetches unanswered, failed or unable to connect), in id order; none when {@code
+   * silenceMs} is {@link Long#MAX_VALUE}. Read by every heartbeat, which reports them to the
+   * controller (docs/architecture.md#isr-changes); the rules are {@link UnreachableLeaders}'. Any
+   * thread.
+   */
+  public List<Integer> unreachableLeaders(long silenceMs) {
+    if (silenceMs == Long.MAX_VALUE) {
+      return List.of();
+    }
+    Map<Integer, Long> waits = new HashMap<>();
+    synchronized (this) {
+      fetchers.forEach((source, f) -> waits.put(source, f.waitingSinceMs()));
+      if (unreachable == null) {
+        unreachable = new UnreachableLeaders(silenceMs);
+      }
+      return unreachable.check(waits, clock.monotonicMs());
     }
   }
 

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 @Tag("unit")
 class LeaderStateTest {
   static final long LAG_MS = 10_000;
+  static final long SILENT_MS = 2_000;
 
   LeaderState leader(long hw, long nowMs) {
     return new LeaderState(1, List.of(1, 2, 3), Set.of(1, 2, 3), 5, 10, 100, hw, nowMs);
@@ -164,5 +165,106 @@ class LeaderStateTest {
         IllegalArgumentException.class,
         () -> s.onReplicasChanged(List.of(4, 2)),
         "the leader cannot be dropped while it leads");
+  }
+
+  @Test
+  void shouldDropAFollowerThatStoppedFetchingLongBeforeTheLagTime() {
+    LeaderState s = leader(100, 0);
+    s.onFollowerFetch(2, 7, 150, 150, 1_000);
+    s.onFollowerFetch(3, 7, 150, 150, 1_000);
+    // 3 is cut off; 2 fetches on, caught up
+    for (long t = 1_500; t <= 1_000 + SILENT_MS + 1; t += 500) {
+      s.onFollowerFetch(2, 7, 150, 150, t);
+    }
+    s.onFollowerFetch(2, 7, 150, 150, 1_000 + SILENT_MS + 1);
+    assertEquals(Optional.empty(), s.proposeShrink(1_000 + SILENT_MS, LAG_MS, SILENT_MS, 2));
+    assertEquals(Set.of(3), s.silentReplicas(1_000 + SILENT_MS + 1, SILENT_MS));
+    assertEquals(
+        Optional.of(Set.of(1, 2)), s.proposeShrink(1_000 + SILENT_MS + 1, LAG_MS, SILENT_MS, 2));
+    assertEquals(
+        Optional.empty(),
+        s.proposeShrink(1_000 + SILENT_MS + 1, LAG_MS),
+        "the lag rule alone waits replica.lag.time.max.ms");
+  }
+
+  @Test
+  void shouldKeepSilentFollowersWhenTheIsrWouldFallBelowMinIsr() {
+    LeaderState s = leader(100, 0);
+    s.onFollowerFetch(2, 7, 150, 150, 1_000);
+    s.onFollowerFetch(3, 7, 150, 150, 1_000);
+    long later = 1_000 + SILENT_MS + 1;
+    assertEquals(Set.of(2, 3), s.silentReplicas(later, SILENT_MS));
+    assertEquals(
+        Optional.empty(),
+        s.proposeShrink(later, LAG_MS, SILENT_MS, 2),
+        "the leader alone could not take acks=all, and the controller could elect no other");
+    assertEquals(
+        Optional.empty(),
+        s.proposeShrink(later, LAG_MS, SILENT_MS, 1),
+        "every follower silent: the leader is the one cut off, and the controller moves it");
+    assertEquals(
+        Optional.of(Set.of(1)),
+        s.proposeShrink(1_000 + LAG_MS + 1, LAG_MS, SILENT_MS, 2),
+        "the lag rule still drops them");
+  }
+
+  @Test
+  void shouldNotDropASlowFollowerThatStillFetches() {
+    LeaderState s = leader(100, 0);
+    // 2 fetches every 500 ms but never reaches the leader's log end: lagging, not silent
+    long leo = 200;
+    for (long t = 500; t <= 9_500; t += 500) {
+      s.onFollowerFetch(2, 7, leo - 50, leo, t);
+      s.onFollowerFetch(3, 7, leo, leo, t);
+      leo += 100;
+      assertEquals(Optional.empty(), s.proposeShrink(t, LAG_MS, SILENT_MS, 2), "at " + t);
+    }
+  }
+
+  @Test
+  void shouldCountSilenceFromTheStartOfTheLeadership() {
+    LeaderState s = leader(100, 50_000);
+    assertEquals(Set.of(), s.silentReplicas(50_000 + SILENT_MS, SILENT_MS));
+    assertEquals(Set.of(2, 3), s.silentReplicas(50_000 + SILENT_MS + 1, SILENT_MS));
+  }
+
+  @Test
+  void shouldCountSilenceAgainAfterTheLeaderItselfStoodStill() {
+    LeaderState s = leader(100, 0);
+    s.onFollowerFetch(2, 7, 150, 150, 100);
+    s.onFollowerFetch(3, 7, 150, 150, 100);
+    for (long t = 100; t <= 1_000; t += 100) {
+      s.observeTick(t, SILENT_MS / 2);
+    }
+    // the leader was paused for 5 s: its followers' fetches of that time are still queued
+    s.observeTick(6_000, SILENT_MS / 2);
+    s.onFollowerFetch(2, 7, 150, 150, 6_050);
+    assertEquals(Set.of(), s.silentReplicas(6_000 + SILENT_MS, SILENT_MS));
+    assertEquals(Optional.empty(), s.proposeShrink(6_000 + SILENT_MS, LAG_MS, SILENT_MS, 2));
+    assertEquals(Set.of(3), s.silentReplicas(6_000 + SILENT_MS + 1, SILENT_MS));
+    // regular ticks are no stall
+    LeaderState steady = leader(100, 0);
+    for (long t = 100; t <= 3_000; t += 100) {
+      steady.observeTick(t, SILENT_MS / 2);
+    }
+    assertEquals(Set.of(2, 3), steady.silentReplicas(3_000, SILENT_MS));
+  }
+
+  /**
+   * No ISR change for faults shorter than the silence: follower 3 paused one second in three
+   * (SIGSTOP), then its link cut and healed every other second, for 30 s each; 2 fetches steadily.
+   */
+  @Test
+  void shouldNotDropAFollowerPausedOrFlappingForLessThanTheSilentTime() {
+    LeaderState s = leader(100, 0);
+    for (long t = 0; t <= 60_000; t += 100) {
+      boolean paused = t < 30_000 ? (t / 1_000) % 3 == 2 : (t / 1_000) % 2 == 1;
+      s.onFollowerFetch(2, 7, 150, 150, t);
+      if (!paused) {
+        s.onFollowerFetch(3, 7, 150, 150, t);
+      }
+      s.observeTick(t, SILENT_MS / 2);
+      assertEquals(Optional.empty(), s.proposeShrink(t, LAG_MS, SILENT_MS, 2), "at " + t);
+    }
   }
 }

@@ -32,6 +32,7 @@ class PartitionTest {
   private static final TopicPartition TP = new TopicPartition("orders", 0);
   private static final List<Integer> REPLICAS = List.of(1, 2, 3);
   private static final long LAG_MS = 10_000;
+  private static final long SILENT_MS = 2_000;
 
   @TempDir Path dir;
 
@@ -266,6 +267,66 @@ class PartitionTest {
     p.fetch(follower(3, 3, 1));
     assertEquals(2, l.isrChanges.size());
     assertEquals(List.of(1, 2, 3), l.isrChanges.get(1).newIsr());
+  }
+
+  /**
+   * Follower 3 is cut off from the leader (its session with the controller holds, so nobody fences
+   * it): no fetch of it arrives any more. The leader drops it after replica.silent.time.max.ms, not
+   * replica.lag.time.max.ms, and the waiting acks=all produce completes on the smaller ISR.
+   */
+  @Test
+  void shouldDropAFollowerThatSentNoFetchForTheSilentTime() {
+    var l = new ReplicaTestSupport.RecordingListener();
+    Partition p = silentAwareLeader(List.of(1, 2, 3), 2, l);
+    p.fetch(follower(2, 0, -1));
+    p.fetch(follower(3, 0, -1));
+    CompletableFuture<ProduceResult> f = p.appendAsLeader(batch3(), -1, 1, 30_000);
+    p.fetch(follower(2, 3, 1));
+    long cutAt = clock.monotonicMs();
+    while (clock.monotonicMs() - cutAt <= SILENT_MS) {
+      assertEquals(List.of(), l.isrChanges, "silent for " + (clock.monotonicMs() - cutAt) + " ms");
+      clock.advanceMs(100);
+      p.fetch(follower(2, 3, 1));
+      p.tick();
+    }
+    assertEquals(1, l.isrChanges.size());
+    IsrChange shrink = l.isrChanges.get(0);
+    assertEquals(List.of(1, 2), shrink.newIsr());
+    assertFalse(f.isDone(), "a pending shrink still counts 3");
+    p.onIsrChangeResult(shrink, ErrorCode.NONE, "", 1, List.of(1, 2), 1, 2);
+    assertEquals(3, p.log().highWatermark());
+    assertEquals(ErrorCode.NONE, f.join().error());
+  }
+
+  /**
+   * Both followers are cut off from the leader: dropping them would leave an ISR of the leader
+   * alone, below min.insync.replicas, which takes no acks=all write and leaves the controller no
+   * other replica to elect; the silence rule leaves that to the controller (the followers report
+   * the leader unreachable) and the lag rule.
+   */
+  @Test
+  void shouldNotShrinkBelowMinIsrOnSilence() {
+    var l = new ReplicaTestSupport.RecordingListener();
+    Partition p = silentAwareLeader(List.of(1, 2, 3), 2, l);
+    p.fetch(follower(2, 0, -1));
+    p.fetch(follower(3, 0, -1));
+    for (int i = 0; i < (SILENT_MS * 3) / 100; i++) {
+      clock.advanceMs(100);
+      p.tick();
+    }
+    assertEquals(List.of(), l.isrChanges);
+  }
+
+  private Partition silentAwareLeader(
+      List<Integer> isr, int minIsr, ReplicaTestSupport.RecordingListener l) {
+    PartitionLog log = ReplicaTestSupport.openLog(dir.resolve("b1"), TP, clock, scheduler);
+    logs.add(log);
+    Partition p =
+        new Partition(TP, log, clock, l, new ReplicationSettings(1, LAG_MS, 100, 100, SILENT_MS));
+    assertEquals(
+        Partition.StateChange.BECAME_LEADER,
+        p.applyPartitionState(state(TP, REPLICAS, isr, 1, 1, 1), minIsr));
+    return p;
   }
 
   /**

@@ -222,6 +222,39 @@ class ReplicaFetcherThrottleTest {
     assertEquals(movingBytes - 1000, quota.delayMs());
   }
 
+  /**
+   * How long the fetcher has waited for its leader (what the heartbeat reports, through {@link
+   * UnreachableLeaders}): from the first unanswered fetch, through failures and retries, until an
+   * answer comes.
+   */
+  @Test
+  void theWaitForAnAnswerLastsThroughFailuresUntilAnAnswer() {
+    assertEquals(-1, fetcher.waitingSinceMs(), "nothing sent yet");
+    follow(ORDERS_1);
+    long firstSent = clock.monotonicMs();
+    assertEquals(firstSent, fetcher.waitingSinceMs());
+    io.failLastFetch();
+    io.runScheduledAfter(BACKOFF_MS);
+    io.failLastFetch();
+    io.runScheduledAfter(BACKOFF_MS);
+    assertEquals(3, io.sends.size());
+    assertEquals(firstSent, fetcher.waitingSinceMs(), "failed fetches are no answer");
+
+    Map<TopicPartition, FollowerFetchState> sent = new LinkedHashMap<>();
+    sent.put(ORDERS_1, follower(ORDERS_1).followerFetchState().orElseThrow());
+    ByteBuffer orders = batch(1);
+    fetcher.onAnswer(
+        sent,
+        Set.of(),
+        FetchResponse.newBuilder()
+            .setErrorCode(ErrorCode.NONE)
+            .addTopics(topicAnswer("orders", 1, orders.remaining()))
+            .build(),
+        Unpooled.wrappedBuffer(orders),
+        () -> {});
+    assertEquals(-1, fetcher.waitingSinceMs(), "answered");
+  }
+
   private static FetchResponse.TopicResponse topicAnswer(String topic, int partition, int size) {
     return FetchResponse.TopicResponse.newBuilder()
         .setName(topic)

@@ -40,6 +40,9 @@ final class ReplicationSimulation implements AutoCloseable {
   // Timing (simulated ms).
   static final long SESSION_TIMEOUT_MS = 1_000;
   static final long LAG_MS = 600;
+  // Shorter than LAG_MS, so that cut links drop silent followers before the lag rule would: the
+  // invariants then also cover the ISR shrinking on silence.
+  static final long SILENT_MS = 300;
   static final long FETCH_TIMEOUT_MS = 300;
   static final long QUORUM_TIMEOUT_MS = 400;
   static final long PRODUCE_TIMEOUT_MS = 2_000;

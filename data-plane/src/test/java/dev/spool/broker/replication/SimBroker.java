@@ -19,16 +19,19 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * One simulated broker of a {@link ReplicationSimulation}: its real logs and {@link Partition}s,
  * its metadata image (brought by heartbeats, as the real broker's lifecycle does), its follower
- * fetch loop over the {@link SimNetwork}, and its AlterPartition calls to the {@link SimQuorum}. A
- * crash closes the logs (the page cache survives: nothing written is lost) and forgets everything
- * else; a restart reopens them with full recovery and registers again.
+ * fetch loop over the {@link SimNetwork} (whose unanswered waits per leader its heartbeats report,
+ * as the real fetchers' do through {@link UnreachableLeaders}), and its AlterPartition calls to the
+ * {@link SimQuorum}. A crash closes the logs (the page cache survives: nothing written is lost) and
+ * forgets everything else; a restart reopens them with full recovery and registers again.
  *
  * <p>Threads: the simulation's single thread; it is also every partition's owner thread.
  */
@@ -46,13 +49,18 @@ final class SimBroker implements PartitionListener {
   final Map<TopicPartition, Long> fetchInFlight = new HashMap<>();
   final Map<TopicPartition, Long> fetchBackoffUntil = new HashMap<>();
   final Map<TopicPartition, Long> checkpointedHw = new HashMap<>();
+  // Per leader: since when a fetch to it has gone unanswered (-1: answered).
+  final Map<Integer, Long> waitingSince = new HashMap<>();
+  UnreachableLeaders unreachable;
   long fetchSeq;
   final ReplicationSettings settings;
 
   SimBroker(ReplicationSimulation sim, int id) {
     this.sim = sim;
     this.id = id;
-    this.settings = new ReplicationSettings(id, ReplicationSimulation.LAG_MS, 1000, 50);
+    this.settings =
+        new ReplicationSettings(
+            id, ReplicationSimulation.LAG_MS, 1000, 50, ReplicationSimulation.SILENT_MS);
   }
 
   Path dir() {
@@ -63,6 +71,8 @@ final class SimBroker implements PartitionListener {
     alive = true;
     incarnation++;
     image = MetadataImage.EMPTY;
+    waitingSince.clear();
+    unreachable = new UnreachableLeaders(ReplicationSimulation.SILENT_MS);
     for (TopicPartition tp : sim.tps) {
       Path d = dir().resolve(tp.toString());
       if (Files.isDirectory(d)
@@ -129,8 +139,13 @@ final class SimBroker implements PartitionListener {
       image = after;
       applyDelta(after, delta);
     }
+    long now = sim.clock.monotonicMs();
+    Set<Integer> cannotReach = Set.copyOf(unreachable.check(waitingSince, now));
+    if (!cannotReach.isEmpty()) {
+      sim.count("heartbeats reporting unreachable leaders");
+    }
     sim.quorum.tracker.heartbeat(
-        id, brokerEpoch, image.offset(), false, false, List.of(), sim.clock.monotonicMs());
+        id, brokerEpoch, image.offset(), false, false, List.of(), cannotReach, now);
   }
 
   /** As ReplicaManager.applyMetadata/becomeReplica, synchronously. */
@@ -166,13 +181,16 @@ final class SimBroker implements PartitionListener {
 
   void sendFetches() {
     long now = sim.clock.monotonicMs();
+    Set<Integer> followed = new HashSet<>();
     for (Partition p : partitions.values()) {
       TopicPartition tp = p.topicPartition();
+      p.followerFetchState().ifPresent(s -> followed.add(s.leaderId()));
       if (fetchInFlight.containsKey(tp) || fetchBackoffUntil.getOrDefault(tp, 0L) > now) {
         continue;
       }
       p.followerFetchState().ifPresent(s -> sendFetch(p, s));
     }
+    waitingSince.keySet().retainAll(followed);
   }
 
   private void sendFetch(Partition p, FollowerFetchState s) {
@@ -181,6 +199,9 @@ final class SimBroker implements PartitionListener {
     int inc = incarnation;
     long sentEpoch = brokerEpoch;
     fetchInFlight.put(tp, fetchId);
+    if (waitingSince.getOrDefault(s.leaderId(), -1L) < 0) {
+      waitingSince.put(s.leaderId(), sim.clock.monotonicMs());
+    }
     FetchParams params =
         new FetchParams(
             id,
@@ -220,6 +241,7 @@ final class SimBroker implements PartitionListener {
                   return;
                 }
                 fetchInFlight.remove(tp);
+                waitingSince.put(leader.id, -1L);
                 onFetchAnswer(p, s, answer);
               });
         });

@@ -83,6 +83,9 @@ final class SimQuorum {
     ClusterDuties.Outcome o = ClusterDuties.decide(image, tracker, now, balance, settings);
     if (!o.isEmpty()) {
       count.accept("controller writes");
+      if (o.reason().contains("cannot reach")) {
+        count.accept("leaderships moved from a leader its ISR cannot reach");
+      }
       write(o.records());
     }
   }

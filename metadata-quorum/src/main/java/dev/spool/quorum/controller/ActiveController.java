@@ -19,6 +19,7 @@ import dev.spool.quorum.message.RecordResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -181,6 +182,10 @@ public final class ActiveController implements AutoCloseable {
     }
     tracker.observe(image, now);
     lastHeartbeatMs.put(b.id(), now);
+    boolean newUnreachable = false;
+    for (int leader : req.getUnreachableLeadersList()) {
+      newUnreachable |= !tracker.reportsUnreachable(b, leader);
+    }
     tracker.heartbeat(
         b.id(),
         b.epoch(),
@@ -188,6 +193,7 @@ public final class ActiveController implements AutoCloseable {
         req.getWantFence(),
         req.getWantShutdown(),
         req.getOfflineDirsList(),
+        Set.copyOf(req.getUnreachableLeadersList()),
         now);
     int max =
         req.getMaxBatches() > 0
@@ -206,7 +212,8 @@ public final class ActiveController implements AutoCloseable {
       resp.setFullImage(slice.fullImage());
     }
     boolean actionNeeded =
-        !tracker.newOfflineDirs(b).isEmpty()
+        newUnreachable
+            || !tracker.newOfflineDirs(b).isEmpty()
             || (b.fenced()
                 ? tracker.mayUnfence(b, now)
                 : req.getWantFence() || (req.getWantShutdown() && !b.inControlledShutdown()));

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Broker liveness as seen by the active controller: the last heartbeat of each broker registration
@@ -32,7 +33,8 @@ public final class BrokerHeartbeatTracker {
       boolean heartbeated,
       boolean wantFence,
       boolean wantShutdown,
-      List<String> offlineDirs) {}
+      List<String> offlineDirs,
+      Set<Integer> unreachableLeaders) {}
 
   public BrokerHeartbeatTracker(long sessionTimeoutMs) {
     this.sessionTimeoutMs = sessionTimeoutMs;
@@ -43,7 +45,8 @@ public final class BrokerHeartbeatTracker {
     for (BrokerRegistration b : image.brokers().values()) {
       Session s = sessions.get(b.id());
       if (s == null || s.epoch() != b.epoch()) {
-        sessions.put(b.id(), new Session(b.epoch(), nowMs, -1, false, false, false, List.of()));
+        sessions.put(
+            b.id(), new Session(b.epoch(), nowMs, -1, false, false, false, List.of(), Set.of()));
       }
     }
     sessions.keySet().removeIf(id -> image.broker(id) == null);
@@ -61,10 +64,35 @@ public final class BrokerHeartbeatTracker {
       boolean wantShutdown,
       List<String> offlineDirs,
       long nowMs) {
+    heartbeat(
+        brokerId, epoch, metadataOffset, wantFence, wantShutdown, offlineDirs, Set.of(), nowMs);
+  }
+
+  /**
+   * Records a heartbeat of a current registration (the caller checked the epoch), with the data
+   * directories the broker reports offline and the partition leaders it reports it cannot fetch
+   * from (each heartbeat's report replaces the previous one).
+   */
+  public void heartbeat(
+      int brokerId,
+      long epoch,
+      long metadataOffset,
+      boolean wantFence,
+      boolean wantShutdown,
+      List<String> offlineDirs,
+      Set<Integer> unreachableLeaders,
+      long nowMs) {
     sessions.put(
         brokerId,
         new Session(
-            epoch, nowMs, metadataOffset, true, wantFence, wantShutdown, List.copyOf(offlineDirs)));
+            epoch,
+            nowMs,
+            metadataOffset,
+            true,
+            wantFence,
+            wantShutdown,
+            List.copyOf(offlineDirs),
+            Set.copyOf(unreachableLeaders)));
   }
 
   /**
@@ -82,7 +110,8 @@ public final class BrokerHeartbeatTracker {
                 s.heartbeated(),
                 s.wantFence(),
                 s.wantShutdown(),
-                s.offlineDirs()));
+                s.offlineDirs(),
+                s.unreachableLeaders()));
   }
 
   /** The registration's session ran out: no heartbeat for longer than the session timeout. */
@@ -138,5 +167,24 @@ public final class BrokerHeartbeatTracker {
     // A report no record may hold (an empty or overlong name, too many) would be refused by the
     // applier on every tick, again and again: the controller ignores it instead.
     return RecordChecks.validOfflineDirs(all) ? fresh : List.of();
+  }
+
+  /**
+   * Whether registration {@code b}'s last heartbeat reports that it cannot fetch from broker {@code
+   * leader}.
+   */
+  public boolean reportsUnreachable(BrokerRegistration b, int leader) {
+    Session s = sessions.get(b.id());
+    return s != null && s.epoch() == b.epoch() && s.unreachableLeaders().contains(leader);
+  }
+
+  /** Whether any broker's last heartbeat reports a leader it cannot fetch from. */
+  public boolean anyUnreachableReported() {
+    for (Session s : sessions.values()) {
+      if (!s.unreachableLeaders().isEmpty()) {
+        return true;
+      }
+    }
+    return false;
   }
 }

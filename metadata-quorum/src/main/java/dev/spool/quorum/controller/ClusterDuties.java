@@ -1,6 +1,7 @@
 package dev.spool.quorum.controller;
 
 import dev.spool.common.ScramMechanism;
+import dev.spool.config.TopicConfig;
 import dev.spool.quorum.image.BrokerRegistration;
 import dev.spool.quorum.image.ImageBuilder;
 import dev.spool.quorum.image.MetadataApplier;
@@ -8,6 +9,7 @@ import dev.spool.quorum.image.MetadataImage;
 import dev.spool.quorum.image.MetadataVersion;
 import dev.spool.quorum.image.PartitionState;
 import dev.spool.quorum.image.Records;
+import dev.spool.quorum.image.TopicImage;
 import dev.spool.quorum.message.MetadataBatch;
 import dev.spool.quorum.message.MetadataRecord;
 import dev.spool.quorum.message.ScramCredentialRecord;
@@ -41,8 +43,18 @@ import org.slf4j.LoggerFactory;
  *       broker, whose leader is ineligible, or that has no leader while an eligible ISR member
  *       exists, is repaired ({@link PartitionChangeBuilder}; unclean only when the topic allows
  *       it).
+ *   <li>Leaders their followers cannot reach: a partition whose leader a strict majority of its
+ *       other eligible ISR members report unreachable in their heartbeats (their fetches to it went
+ *       unanswered for their {@code replica.silent.time.max.ms}; the leader itself still
+ *       heartbeats, so nothing fences it), while those members are at least the topic's
+ *       min.insync.replicas, gets the first of them in replica order as leader and them as ISR
+ *       ({@link #movedFromUnreachableLeader}). The old leader leaves the ISR: it could not fetch
+ *       from the new one either, and an ISR that waits for it takes no acks=all write. Only ISR
+ *       members lead, so nothing committed is lost; the old leader, which may still take acks=1
+ *       writes until the change reaches it, loses them as at any leader change.
  *   <li>Preferred-leader balancing when due: partitions not led by their preferred replica, where
- *       that replica is eligible and in the ISR, get it back as leader.
+ *       that replica is eligible and in the ISR, get it back as leader, unless a majority of the
+ *       other ISR members report it unreachable.
  * </ol>
  *
  * Broker records come first in the batch; the total is bounded (the rest waits a tick).
@@ -152,6 +164,7 @@ public final class ClusterDuties {
     if (repairs > 0) {
       reasons.add("repair " + repairs + " partitions");
     }
+    budget -= moveFromUnreachableLeaders(after, tracker, budget, changed, out, reasons);
     if (balanceDue) {
       int moved = 0;
       for (PartitionState p : after.allPartitions()) {
@@ -162,7 +175,8 @@ public final class ClusterDuties {
         if (p.leader() != preferred
             && p.isrContains(preferred)
             && after.isEligible(preferred)
-            && !changed.contains(p.topicId() + "/" + p.partition())) {
+            && !changed.contains(p.topicId() + "/" + p.partition())
+            && !unreachableByMajority(p, preferred, after, tracker)) {
           PartitionChangeBuilder.Result res =
               new PartitionChangeBuilder(p, after).electPreferred().compute();
           if (res.leader() == preferred) {
@@ -177,6 +191,109 @@ public final class ClusterDuties {
       }
     }
     return new Outcome(out, String.join(", ", reasons));
+  }
+
+  /**
+   * Step 3: moves, within at most {@code budget} records, the leaderships of partitions whose ISR
+   * cannot reach their leader ({@link #movedFromUnreachableLeader}), skipping those already {@code
+   * changed}; returns how many records it added.
+   */
+  private static int moveFromUnreachableLeaders(
+      MetadataImage after,
+      BrokerHeartbeatTracker tracker,
+      int budget,
+      Set<String> changed,
+      List<MetadataRecord> out,
+      List<String> reasons) {
+    if (!tracker.anyUnreachableReported()) {
+      return 0;
+    }
+    List<String> movedAway = new ArrayList<>();
+    for (PartitionState p : after.allPartitions()) {
+      if (movedAway.size() >= budget) {
+        break;
+      }
+      String key = p.topicId() + "/" + p.partition();
+      if (changed.contains(key)) {
+        continue;
+      }
+      Optional<PartitionChangeBuilder.Result> moved = movedFromUnreachableLeader(p, after, tracker);
+      if (moved.isPresent()) {
+        out.add(Records.partitionChange(p, moved.get().leader(), moved.get().isr()));
+        changed.add(key);
+        movedAway.add(p.topicPartition() + " from " + p.leader() + " to " + moved.get().leader());
+      }
+    }
+    if (!movedAway.isEmpty()) {
+      reasons.add("move leaders their ISR cannot reach: " + String.join(", ", movedAway));
+    }
+    return movedAway.size();
+  }
+
+  /**
+   * When a strict majority of the eligible ISR members of {@code p} other than its (eligible)
+   * leader report that leader unreachable, and those members are at least the topic's
+   * min.insync.replicas: the new state, with the first of them in replica order as leader and them
+   * (in ISR order) as the ISR. Empty otherwise. The new ISR is a subset of the old one, so its
+   * leader has everything committed.
+   */
+  static Optional<PartitionChangeBuilder.Result> movedFromUnreachableLeader(
+      PartitionState p, MetadataImage image, BrokerHeartbeatTracker tracker) {
+    int leader = p.leader();
+    if (!p.hasLeader() || !image.isEligible(leader) || !p.isrContains(leader)) {
+      return Optional.empty(); // the repair's business
+    }
+    if (!unreachableByMajority(p, leader, image, tracker)) {
+      return Optional.empty();
+    }
+    List<Integer> others = otherEligibleIsrMembers(p, leader, image);
+    TopicImage topic = image.topicById(p.topicId());
+    int minIsr =
+        topic == null
+            ? p.replicas().size()
+            : TopicConfig.effectiveMinInsyncReplicas(topic.config(), p.replicas().size());
+    if (others.size() < minIsr) {
+      return Optional.empty(); // no acks=all write either way: leave it to the leader's lag rule
+    }
+    int next = PartitionState.NO_LEADER;
+    for (int r : p.replicas()) {
+      if (others.contains(r)) {
+        next = r;
+        break;
+      }
+    }
+    if (next == PartitionState.NO_LEADER) {
+      return Optional.empty();
+    }
+    return Optional.of(new PartitionChangeBuilder.Result(next, List.copyOf(others), false));
+  }
+
+  /**
+   * Whether a strict majority of the eligible ISR members of {@code p} other than {@code broker}
+   * report, in their last heartbeat, that they cannot fetch from {@code broker}.
+   */
+  static boolean unreachableByMajority(
+      PartitionState p, int broker, MetadataImage image, BrokerHeartbeatTracker tracker) {
+    List<Integer> others = otherEligibleIsrMembers(p, broker, image);
+    int reporting = 0;
+    for (int m : others) {
+      BrokerRegistration reg = image.broker(m);
+      if (reg != null && tracker.reportsUnreachable(reg, broker)) {
+        reporting++;
+      }
+    }
+    return !others.isEmpty() && 2 * reporting > others.size();
+  }
+
+  private static List<Integer> otherEligibleIsrMembers(
+      PartitionState p, int broker, MetadataImage image) {
+    List<Integer> others = new ArrayList<>();
+    for (int m : p.isr()) {
+      if (m != broker && image.isEligible(m)) {
+        others.add(m);
+      }
+    }
+    return others;
   }
 
   /**

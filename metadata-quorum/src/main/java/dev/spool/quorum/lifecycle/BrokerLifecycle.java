@@ -131,6 +131,7 @@ public final class BrokerLifecycle implements AutoCloseable {
   private volatile boolean wantFence;
   private volatile boolean wantShutdown;
   private volatile Supplier<List<String>> offlineDirs = List::of;
+  private volatile Supplier<List<Integer>> unreachableLeaders = List::of;
   // lifecycle thread only:
   private boolean heartbeatInFlight;
   private long registrationBackoffMs;
@@ -234,6 +235,16 @@ public final class BrokerLifecycle implements AutoCloseable {
    */
   public void setOfflineDirs(Supplier<List<String>> dirs) {
     this.offlineDirs = dirs;
+  }
+
+  /**
+   * Where heartbeats read the partition leaders this broker follows but cannot fetch from (its
+   * fetches to them unanswered for {@code replica.silent.time.max.ms}): evidence the controller
+   * uses to move leaderships away from a leader its followers cannot reach. Any thread; read on
+   * every heartbeat.
+   */
+  public void setUnreachableLeaders(Supplier<List<Integer>> leaders) {
+    this.unreachableLeaders = leaders;
   }
 
   /** While true, heartbeats ask to stay fenced (e.g. while log recovery runs). */
@@ -418,6 +429,7 @@ public final class BrokerLifecycle implements AutoCloseable {
         .setWantFence(fence || wantFence)
         .setWantShutdown(wantShutdown)
         .addAllOfflineDirs(offlineDirs.get())
+        .addAllUnreachableLeaders(unreachableLeaders.get())
         .build();
   }
 

@@ -21,6 +21,7 @@ import dev.spool.quorum.message.MetadataRecord;
 import dev.spool.quorum.message.MetadataSnapshot;
 import dev.spool.quorum.message.RecordResult;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -475,5 +476,78 @@ class ClusterDutiesTest {
       }
     }
     assertTrue(skipped > 0 && repaired > 0, skipped + " skipped, " + repaired + " looked at");
+  }
+
+  /** Broker {@code id} heartbeats, reporting the leaders it cannot fetch from. */
+  private void heartbeatReporting(int id, Integer... unreachable) {
+    var b = fx.image().broker(id);
+    tracker.heartbeat(
+        id,
+        b.epoch(),
+        fx.image().offset(),
+        false,
+        false,
+        List.of(),
+        Set.of(unreachable),
+        clock.monotonicMs());
+  }
+
+  /**
+   * Broker 1 is cut off from its followers on the data plane only: it still heartbeats, so nothing
+   * fences it, but both followers of partition 0 report it unreachable. The controller moves the
+   * leadership to the first of them and drops 1 from the ISR, once, and not back while the reports
+   * last.
+   */
+  @Test
+  void shouldMoveLeadershipAwayFromALeaderItsIsrCannotReach() {
+    heartbeatReporting(1);
+    heartbeatReporting(2, 1);
+    heartbeatReporting(3, 1);
+    ClusterDuties.Outcome o = tick(false);
+    assertEquals(1, o.records().size(), o.toString());
+    assertTrue(o.reason().contains("cannot reach"), o.reason());
+    int leaderEpochBefore = p(0).leaderEpoch();
+    commit(o);
+    assertEquals(2, p(0).leader());
+    assertEquals(List.of(2, 3), p(0).isr());
+    assertEquals(leaderEpochBefore + 1, p(0).leaderEpoch());
+    assertFalse(fx.image().broker(1).fenced());
+    assertTrue(p(1).isrContains(1), "the other partitions, not led by 1, keep it in their ISR");
+
+    // 1 now follows 2 and cannot reach it either: a minority of 2's ISR, and 1 is not in it
+    heartbeatReporting(1, 2);
+    assertTrue(tick(true).isEmpty(), "no move back, no second move");
+  }
+
+  @Test
+  void shouldNotMoveLeadershipOnAMinorityReport() {
+    heartbeatReporting(2, 1);
+    assertTrue(tick(false).isEmpty());
+    assertEquals(1, p(0).leader());
+  }
+
+  @Test
+  void shouldNotMoveLeadershipToAnIsrBelowMinIsr() {
+    commit(new ClusterDuties.Outcome(List.of(Records.partitionChange(p(0), 1, List.of(1, 2))), ""));
+    heartbeatReporting(2, 1);
+    assertTrue(
+        tick(false).isEmpty(), "an ISR of [2] takes no acks=all write with min.insync.replicas 2");
+    assertEquals(1, p(0).leader());
+  }
+
+  @Test
+  void shouldNotMoveLeadershipBackToAPreferredReplicaItsIsrCannotReach() {
+    heartbeatReporting(2, 1);
+    heartbeatReporting(3, 1);
+    commit(tick(false));
+    assertEquals(2, p(0).leader());
+    // 1 is back in the ISR (it fetched from 2) but 2 and 3 still cannot fetch from it
+    commit(
+        new ClusterDuties.Outcome(List.of(Records.partitionChange(p(0), 2, List.of(2, 3, 1))), ""));
+    assertTrue(tick(true).isEmpty(), "the preferred replica is unreachable for its ISR");
+    heartbeatAll(2, 3);
+    ClusterDuties.Outcome back = tick(true);
+    commit(back);
+    assertEquals(1, p(0).leader(), "reachable again: preferred balancing as before");
   }
 }
