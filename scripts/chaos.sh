@@ -48,9 +48,11 @@ if [ "$SYSTEM" = "kafka" ]; then
   if [ -z "${KAFKA_LIB:-}" ]; then
     # shellcheck source=scripts/bench-common.sh
     source "$ROOT/scripts/bench-common.sh"
-    HARNESS="$(find_kafka_harness)" || {
-      echo "chaos: --system kafka needs Kafka's server jars: set KAFKA_LIB=/dir/of/kafka-4.x/jars, or" >&2
-      echo "       KAFKA_HARNESS=/path/to/peers/kafka (the Kafka peer harness; it fetches the jars)" >&2
+    HARNESS="$(find_kafka_harness 2>/dev/null)" || {
+      echo "chaos: --system kafka needs Kafka's server jars, and there is no Kafka peer harness in" >&2
+      echo "       ${KAFKA_HARNESS:-$KAFKA_HARNESS_DEFAULT} (it is not part of this repository). Either" >&2
+      echo "       KAFKA_LIB=/dir/of/kafka-4.x/jars scripts/chaos.sh --system kafka ...  or" >&2
+      echo "       KAFKA_HARNESS=/path/to/peers/kafka scripts/chaos.sh --system kafka ...  (it fetches the jars)" >&2
       exit 3
     }
     # The harness's env.sh knows where its jars live and fetches them when missing (ensure_jars).
