@@ -4,6 +4,7 @@ import dev.spool.chaos.checker.Availability;
 import dev.spool.chaos.checker.CheckResult;
 import dev.spool.chaos.checker.FaultTimeline;
 import dev.spool.chaos.checker.Validity;
+import dev.spool.chaos.cluster.KafkaCluster;
 import dev.spool.chaos.nemesis.FaultKind;
 import dev.spool.chaos.nemesis.NemesisFamily;
 import java.io.PrintStream;
@@ -30,6 +31,8 @@ import java.util.regex.Pattern;
  * chaos.sh --nodes 5 --duration 30m --nemesis kill,pause,partition,disk,restart,latency --seed 7 [--dir DIR]
  * chaos.sh --scenario process --seed 11 [--dir DIR]
  * chaos.sh --secure ...                 (any run with mutual TLS everywhere and ACLs)
+ * chaos.sh --system kafka --nodes 3 --duration 180s --nemesis kill,pause,partition --seed 7
+ *                                       (the same run against Apache Kafka, the anchor)
  * </pre>
  *
  * Prints progress as it goes (acks per second, counts, the faults active), then the verdict, the
@@ -47,9 +50,13 @@ public final class ChaosMain {
 
   static final String USAGE_TEXT =
       """
-      usage: chaos.sh --nodes N --duration D --nemesis LIST [--seed S] [--dir DIR]
-                      [--producers P] [--rate SENDS_PER_S_PER_PRODUCER] [--secure]
+      usage: chaos.sh [--system spool|kafka] --nodes N --duration D --nemesis LIST [--seed S]
+                      [--dir DIR] [--producers P] [--rate SENDS_PER_S_PER_PRODUCER] [--secure]
              chaos.sh --scenario NAME [--seed S] [--dir DIR] [--secure]
+        --system     spool (default) or kafka: the same workload, schedule and checkers against
+                     Apache Kafka 4.x (KRaft, combined roles) with Kafka's Java client; kill,
+                     pause, partition and restart only; the Kafka jars come from the Kafka peer
+                     harness (chaos-tests/README.md, "Kafka under the same faults")
         --nodes      combined broker+controller nodes, 3..9 (default 5)
         --duration   fault phase: 90s, 5m, 30m, 1h (heal, drain and checks come after)
         --nemesis    comma list of kill, pause, partition, disk, restart, latency (client links
@@ -82,24 +89,19 @@ public final class ChaosMain {
       out.print(USAGE_TEXT.formatted(Scenarios.all().keySet()));
       return OK;
     }
-    ChaosOptions options =
-        a.scenario != null
-            ? Scenarios.options(Scenarios.get(a.scenario), a.seed, a.dir, a.rerunCommand())
-            : ChaosOptions.defaults(
-                    "random", a.nodes, a.duration, a.families, a.seed, a.dir, a.rerunCommand())
-                .withLoad(a.producers, 2, a.rate);
-    options = options.withSecure(options.secure() || a.secure);
+    ChaosOptions options = options(a);
     out.println("chaos: seed " + a.seed + "; re-run exactly with: " + a.rerunCommand());
     ChaosRun.Result r;
+    java.util.function.Consumer<String> progress =
+        line -> {
+          out.println(CLOCK.format(LocalTime.now()) + " " + line);
+          out.flush();
+        };
     try {
       r =
-          new ChaosRun(
-                  options,
-                  line -> {
-                    out.println(CLOCK.format(LocalTime.now()) + " " + line);
-                    out.flush();
-                  })
-              .run();
+          a.system == SystemUnderTest.KAFKA
+              ? new KafkaChaosRun(options, KafkaCluster.libFromSystemProperty(), progress).run()
+              : new ChaosRun(options, progress).run();
     } catch (Exception | Error e) {
       err.println("chaos: HARNESS FAILURE: " + e);
       e.printStackTrace(err);
@@ -120,6 +122,20 @@ public final class ChaosMain {
       return HARNESS_FAILURE;
     }
     return OK;
+  }
+
+  /**
+   * The run's options from the command line; the system under test is not among them, so a Kafka
+   * run gets exactly the options (and so the schedule) of the Spool run with the same arguments.
+   */
+  static ChaosOptions options(Args a) {
+    ChaosOptions options =
+        a.scenario != null
+            ? Scenarios.options(Scenarios.get(a.scenario), a.seed, a.dir, a.rerunCommand())
+            : ChaosOptions.defaults(
+                    "random", a.nodes, a.duration, a.families, a.seed, a.dir, a.rerunCommand())
+                .withLoad(a.producers, 2, a.rate);
+    return options.withSecure(options.secure() || a.secure);
   }
 
   /**
@@ -198,8 +214,15 @@ public final class ChaosMain {
     }
   }
 
+  /** Which system a run tests. */
+  enum SystemUnderTest {
+    SPOOL,
+    KAFKA
+  }
+
   /** Parsed command line. */
   static final class Args {
+    SystemUnderTest system = SystemUnderTest.SPOOL;
     int nodes = 5;
     Duration duration = Duration.ofMinutes(5);
     Set<NemesisFamily> families =
@@ -244,6 +267,15 @@ public final class ChaosMain {
             a.scenario = v;
           }
           case "--producers" -> a.producers = intIn(k, v, 1, 64);
+          case "--system" ->
+              a.system =
+                  switch (v.toLowerCase(Locale.ROOT)) {
+                    case "spool" -> SystemUnderTest.SPOOL;
+                    case "kafka" -> SystemUnderTest.KAFKA;
+                    default ->
+                        throw new IllegalArgumentException(
+                            "--system: '" + v + "' is neither spool nor kafka");
+                  };
           case "--rate" -> a.rate = Double.parseDouble(v);
           default -> throw new IllegalArgumentException("unknown option " + k);
         }
@@ -255,12 +287,29 @@ public final class ChaosMain {
         throw new IllegalArgumentException(
             "--scenario fixes nodes, duration and nemeses; give only --seed and --dir");
       }
+      if (a.system == SystemUnderTest.KAFKA) {
+        if (a.scenario != null || a.secure) {
+          throw new IllegalArgumentException(
+              "--system kafka runs a generated schedule only: no --scenario, no --secure");
+        }
+        Set<NemesisFamily> not = EnumSet.copyOf(a.families);
+        not.removeAll(KafkaChaosRun.FAMILIES);
+        if (!not.isEmpty()) {
+          throw new IllegalArgumentException(
+              "--system kafka: no "
+                  + not.stream().map(f -> f.name().toLowerCase(Locale.ROOT)).toList()
+                  + " nemesis against Kafka (kill, pause, partition, restart)");
+        }
+      }
       return a;
     }
 
     /** The command that repeats this run: every choice spelled out, the seed included. */
     String rerunCommand() {
       List<String> parts = new ArrayList<>(List.of("scripts/chaos.sh"));
+      if (system == SystemUnderTest.KAFKA) {
+        parts.addAll(List.of("--system", "kafka"));
+      }
       if (scenario != null) {
         parts.addAll(List.of("--scenario", scenario));
       } else {

@@ -189,7 +189,7 @@ public final class ChaosRun {
       List<TopicPartition> tps = createTopics(cluster);
       secure.grant(
           cluster, tps.stream().map(TopicPartition::topic).distinct().toList(), RECOVERY_TIMEOUT);
-      Schedule schedule = schedule(tps, available);
+      Schedule schedule = schedule(options, tps, available);
       say(schedule.describe());
       Files.writeString(runDir.resolve("schedule.txt"), schedule.describe() + "\n");
       return runWith(cluster, network, secure, tps, schedule, runId, runDir, startedAtMs, notes);
@@ -223,7 +223,13 @@ public final class ChaosRun {
     return tps;
   }
 
-  private Schedule schedule(List<TopicPartition> tps, Set<NemesisFamily> available) {
+  /**
+   * The run's schedule: the options' fixed one, or one generated from the seed with fault and quiet
+   * lengths scaled to the duration. A pure function of the options and the partitions, so the same
+   * seed gives the same schedule whatever system runs it (Spool or Kafka).
+   */
+  static Schedule schedule(
+      ChaosOptions options, List<TopicPartition> tps, Set<NemesisFamily> available) {
     if (options.schedule() != null) {
       return options.schedule().apply(tps);
     }
@@ -290,7 +296,7 @@ public final class ChaosRun {
       workload.start();
       secure.startIntruder(cluster.bootstrapServers(), tps, recorder::elapsedNs);
       try {
-        mainLoop(recorder, runner, workload);
+        mainLoop(options, recorder, runner, workload.counters(), this::say);
         runner.healAll(recorder.elapsedNs());
         recover(cluster, network, topics, notes);
         secure.stopIntruder();
@@ -332,7 +338,7 @@ public final class ChaosRun {
         verdict.withTimelines(
             FaultTimelines.compute(
                 timeline, history, nodeEvents, historyStartWallMs, verdict.availability()));
-    stalledWorkload(verdict)
+    stalledWorkload(options, verdict)
         .ifPresent(
             n -> {
               notes.add(n);
@@ -397,7 +403,7 @@ public final class ChaosRun {
     return events;
   }
 
-  private static Map<String, Long> counts(Verdict verdict) {
+  static Map<String, Long> counts(Verdict verdict) {
     Map<String, Long> counts = new LinkedHashMap<>();
     counts.put("ops", (long) verdict.counts().ops());
     counts.put("sends", (long) verdict.counts().sends());
@@ -414,7 +420,7 @@ public final class ChaosRun {
    * after that point (the checkers only see what was written): say so when the fault phase ends
    * with more than a quarter of it, and at least 60 s, without an acknowledged write.
    */
-  private java.util.Optional<String> stalledWorkload(Verdict verdict) {
+  static java.util.Optional<String> stalledWorkload(ChaosOptions options, Verdict verdict) {
     long faultPhaseNs = options.duration().toNanos();
     long lastAckNs = -1;
     for (dev.spool.chaos.checker.Availability.Bucket b : verdict.availability().series()) {
@@ -452,7 +458,13 @@ public final class ChaosRun {
     return n;
   }
 
-  private void mainLoop(HistoryRecorder recorder, NemesisRunner runner, Workload workload)
+  /** Ticks the nemeses every {@link #TICK_MS} and prints progress until the fault phase is over. */
+  static void mainLoop(
+      ChaosOptions options,
+      HistoryRecorder recorder,
+      NemesisRunner runner,
+      Workload.Counters counters,
+      Consumer<String> say)
       throws InterruptedException {
     long durationNs = options.duration().toNanos();
     long nextReportNs = 0;
@@ -465,23 +477,23 @@ public final class ChaosRun {
       }
       runner.tick(now);
       if (now >= nextReportNs) {
-        long ok = workload.counters().sendOk.get();
+        long ok = counters.sendOk.get();
         double seconds = Math.max(1e-9, (now - lastReportNs) / 1e9);
         String active =
             runner.timeline().stream()
                 .filter(w -> !w.healed())
                 .map(FaultWindow::label)
                 .collect(Collectors.joining("; "));
-        say(
+        say.accept(
             String.format(
                 "[%4ds] acks %d (%.0f/s), failed %d, indeterminate %d, polls %d, read %d | fault: %s",
                 TimeUnit.NANOSECONDS.toSeconds(now),
                 ok,
                 (ok - lastOk) / seconds,
-                workload.counters().sendFail.get(),
-                workload.counters().sendInfo.get(),
-                workload.counters().polls.get(),
-                workload.counters().recordsRead.get(),
+                counters.sendFail.get(),
+                counters.sendInfo.get(),
+                counters.polls.get(),
+                counters.recordsRead.get(),
                 active.isEmpty() ? "none" : active));
         lastOk = ok;
         lastReportNs = now;
@@ -550,7 +562,7 @@ public final class ChaosRun {
     say("recorded " + replicas + " replica snapshots");
   }
 
-  private static String describe(FaultWindow w) {
+  static String describe(FaultWindow w) {
     return "#"
         + w.id()
         + " "
