@@ -40,15 +40,16 @@ import java.util.function.Predicate;
  * <p><b>Queue bound.</b> {@code buffer.memory} alone lets a producer whose brokers are slower than
  * its application queue the whole buffer, and every record then waits buffer ÷ throughput (hundreds
  * of milliseconds with 32 MiB) without the brokers writing any faster. With {@code queue.target.ms}
- * &gt; 0 each partition holds at most about {@link #queueLimitBytes} of unsent batches: the larger
- * of two batches (one full, waiting for the next request, and one filling) and what the sender
- * drained from that partition in the last {@code queue.target.ms} (a rate measured as batches
- * leave). An append that needs a new batch while its partition is at the bound waits, inside {@code
- * max.block.ms} as for memory, until the sender takes a batch of that partition. A partition whose
- * leader keeps up never reaches the bound; one whose leader is the bottleneck keeps enough queued
- * to fill every request it is sent, and the rest of the wait happens in {@code send()}, before a
- * record exists, rather than in the buffer. {@code buffer.memory} stays the hard cap over all
- * partitions. Keyless records move to partitions below the bound ({@link #hasQueueRoom}).
+ * &gt; 0 a partition opens a new batch only while its unsent batches come to less than {@link
+ * #queueLimitBytes}: the larger of two batches and what the sender drained from that partition in
+ * the last {@code queue.target.ms} (a rate measured as batches leave). At saturation two full
+ * batches wait for the next requests and one fills. An append that needs a new batch while its
+ * partition is at the bound waits, inside {@code max.block.ms} as for memory, until the sender
+ * takes a batch of that partition. A partition whose leader keeps up never reaches the bound; one
+ * whose leader is the bottleneck keeps enough queued to fill every request it is sent, and the rest
+ * of the wait happens in {@code send()}, before a record exists, rather than in the buffer. {@code
+ * buffer.memory} stays the hard cap over all partitions. Keyless records move to partitions below
+ * the bound ({@link #hasQueueRoom}).
  */
 public final class RecordAccumulator {
   /**
