@@ -177,6 +177,8 @@ def check_kafka(out, rep):
             if int(r[5]) != n_of[size]:
                 fail(step, f"{r[5]} records sent, expected {n_of[size]}")
             clean(step, f"producer-{size}-{cfg}-1.log")
+        if s.get("produce_only") == "1":
+            continue
         step = f"Kafka rep {rep}: ConsumerPerformance {size} B"
         r = row("consumer", size)
         if r is None or fetch_only(r) is None:
@@ -188,6 +190,8 @@ def check_kafka(out, rep):
         if row("e2e-seq", size) is None:
             fail(step, "no result line")
         clean(step, f"e2e-seq-{size}-1.log")
+    if s.get("produce_only") == "1":
+        return
     secs = int(s["e2e_secs"])
     for rate in RATES:
         step = f"Kafka rep {rep}: FixedRateE2E {rate}/s"
@@ -239,7 +243,8 @@ def kafka_mb(out, rep, name):
     if parts[0] == "producer":
         return n_of[parts[1]] * int(parts[1]) / MIB
     if parts[0] == "consumer":
-        return 2 * n_of[parts[1]] * int(parts[1]) / MIB
+        # PRODUCE_ONLY=1 runs the harness with CONS_N=1: its consumer step reads one record.
+        return None if s.get("produce_only") == "1" else 2 * n_of[parts[1]] * int(parts[1]) / MIB
     if name.startswith("e2e-rate-"):
         return int(parts[2]) * (int(s["e2e_secs"]) + KAFKA_WARMUP_S) * 1024 / MIB
     if name.startswith("warmup-"):
@@ -446,47 +451,52 @@ def summary(out):
         rows += producer_rows(out, size, "each side's defaults", f"spool-producer-{size}-defaults-*.json", "default",
                               spool, kafka_col)
     table(rows)
-    print("Produce latency at full load (`--throughput -1`) is mostly time queued in the 32 MiB producer buffer"
-          " (≈ buffer ÷ throughput); compare latency with the fixed-rate rows below.\n")
+    print("Kafka's produce latency at full load (`--throughput -1`) is mostly time queued in its 32 MiB producer"
+          " buffer (≈ buffer ÷ throughput). Spool's producer keeps at most about queue.target.ms of batches"
+          " unsent per partition (two batches at least; client/README.md), so its latency at full load is"
+          " the requests in flight plus that; compare latency with the fixed-rate rows below.\n")
 
-    print("## Consumer, same consumer settings, same window\n")
-    print(f"`{s['same.consumer']}` on both sides (what ConsumerPerformance runs with); both read everything"
-          " both producer runs wrote, from offset 0 (page cache). Window [1].\n")
-    rows = []
-    for size in SIZES:
-        rows.append((f"consumer {size} B, same settings: MB/s",
-                     spool(f"spool-consumer-{size}-same-*.json", "mbPerSec"), kafka_fetch_only(size, 0)))
-        rows.append((f"consumer {size} B, same settings: records/s",
-                     spool(f"spool-consumer-{size}-same-*.json", "recordsPerSec"), kafka_fetch_only(size, 1)))
-        rows += cpu_rows(f"consumer {size} B, same settings", spool_cpu(out, f"spool-consumer-{size}-same-*.json"),
-                         kafka_cpu(out, f"consumer-{size}-1"))
-        rows.append((f"consumer {size} B, Spool with check.crcs=true (both clients' default; not run on Kafka): MB/s",
-                     spool(f"spool-consumer-{size}-crc-*.json", "mbPerSec"), None))
-        rows += cpu_rows(f"consumer {size} B, Spool with check.crcs=true",
-                         spool_cpu(out, f"spool-consumer-{size}-crc-*.json"), [])
-    table(rows)
-    print("[1] Both rates are records (key + value bytes) over the time from the first fetch to the last"
-          " record. Spool's clock starts after its seek (ListOffsets answered), before its first poll."
-          " Kafka's figure is ConsumerPerformance's fetch-only rate: its whole run minus the group join"
-          " (the time until partitions are assigned); it still holds the new group's offset lookup (one"
-          " OffsetFetch and one ListOffsets round trip, a few ms on loopback). ConsumerPerformance also asks"
-          " for a 2 MiB socket receive buffer, which Spool's client has no setting for.\n")
-    for size in SIZES:
-        print(f"- {size} B windows: {windows(out, size)}")
-    print()
+    if s.get("produce_only") == "1":
+        print("PRODUCE_ONLY=1: the producer rows only (no consumer, end-to-end or failover step).\n")
+    else:
+        print("## Consumer, same consumer settings, same window\n")
+        print(f"`{s['same.consumer']}` on both sides (what ConsumerPerformance runs with); both read everything"
+              " both producer runs wrote, from offset 0 (page cache). Window [1].\n")
+        rows = []
+        for size in SIZES:
+            rows.append((f"consumer {size} B, same settings: MB/s",
+                         spool(f"spool-consumer-{size}-same-*.json", "mbPerSec"), kafka_fetch_only(size, 0)))
+            rows.append((f"consumer {size} B, same settings: records/s",
+                         spool(f"spool-consumer-{size}-same-*.json", "recordsPerSec"), kafka_fetch_only(size, 1)))
+            rows += cpu_rows(f"consumer {size} B, same settings", spool_cpu(out, f"spool-consumer-{size}-same-*.json"),
+                             kafka_cpu(out, f"consumer-{size}-1"))
+            rows.append((f"consumer {size} B, Spool with check.crcs=true (both clients' default; not run on Kafka): MB/s",
+                         spool(f"spool-consumer-{size}-crc-*.json", "mbPerSec"), None))
+            rows += cpu_rows(f"consumer {size} B, Spool with check.crcs=true",
+                             spool_cpu(out, f"spool-consumer-{size}-crc-*.json"), [])
+        table(rows)
+        print("[1] Both rates are records (key + value bytes) over the time from the first fetch to the last"
+              " record. Spool's clock starts after its seek (ListOffsets answered), before its first poll."
+              " Kafka's figure is ConsumerPerformance's fetch-only rate: its whole run minus the group join"
+              " (the time until partitions are assigned); it still holds the new group's offset lookup (one"
+              " OffsetFetch and one ListOffsets round trip, a few ms on loopback). ConsumerPerformance also asks"
+              " for a 2 MiB socket receive buffer, which Spool's client has no setting for.\n")
+        for size in SIZES:
+            print(f"- {size} B windows: {windows(out, size)}")
+        print()
 
-    print("## End-to-end latency at a fixed rate, 1 KiB, same settings\n")
-    print(f"Producer `{s['e2e.producer']}`, consumer `{s['e2e.consumer']}` on both sides (FixedRateE2E sets"
-          " acks=all linger.ms=0 on Kafka's client defaults; Spool gets the same values). Latency from the"
-          f" scheduled send time to receipt, {s['e2e_secs']} s measured after 5 s of warm-up. In ms.\n")
-    rows = []
-    for rate in RATES:
-        for field, col, name in (("p50", 9, "p50"), ("p99", 11, "p99"), ("p999", 12, "p99.9")):
-            rows.append((f"e2e 1 KiB at {rate}/s: {name} ms", spool(f"spool-e2e-{rate}-*.json", "latencyMs." + field),
-                         kafka_col(f"e2e-rate{rate}", 1024, None, col)))
-        rows += cpu_rows(f"e2e 1 KiB at {rate}/s (each MB produced and consumed once)",
-                         spool_cpu(out, f"spool-e2e-{rate}-*.json"), kafka_cpu(out, f"e2e-rate-{rate}-1"))
-    table(rows)
+        print("## End-to-end latency at a fixed rate, 1 KiB, same settings\n")
+        print(f"Producer `{s['e2e.producer']}`, consumer `{s['e2e.consumer']}` on both sides (FixedRateE2E sets"
+              " acks=all linger.ms=0 on Kafka's client defaults; Spool gets the same values). Latency from the"
+              f" scheduled send time to receipt, {s['e2e_secs']} s measured after 5 s of warm-up. In ms.\n")
+        rows = []
+        for rate in RATES:
+            for field, col, name in (("p50", 9, "p50"), ("p99", 11, "p99"), ("p999", 12, "p99.9")):
+                rows.append((f"e2e 1 KiB at {rate}/s: {name} ms", spool(f"spool-e2e-{rate}-*.json", "latencyMs." + field),
+                             kafka_col(f"e2e-rate{rate}", 1024, None, col)))
+            rows += cpu_rows(f"e2e 1 KiB at {rate}/s (each MB produced and consumed once)",
+                             spool_cpu(out, f"spool-e2e-{rate}-*.json"), kafka_cpu(out, f"e2e-rate-{rate}-1"))
+        table(rows)
 
     heaps = []
     for p in spool_files("spool-heap-*.json"):

@@ -28,12 +28,15 @@
 #      WARMUP_N (Spool's JIT warm-up before each rep, twice that many 512 B records, default 1000000
 #      as Kafka's harness; 0 = no warm-up on either side),
 #      SPOOL_HEAP (512m: the broker heap target), KAFKA_HARNESS (the harness directory; not in this
-#      repository, default ../shared/peers/kafka: see find_kafka_harness in bench-common.sh).
+#      repository, default ../shared/peers/kafka: see find_kafka_harness in bench-common.sh),
+#      PRODUCE_ONLY=1 (only the producer rows, both sides, warm-up included: no consumer, end-to-end
+#      or failover step on Spool's side; Kafka's harness runs with SKIP_E2E=1 and CONS_N=1, so its
+#      consumer step reads one record and the summary leaves it out).
 set -uo pipefail
 [ "${1:-}" = kafka-tools ] && { shift; exec "$(dirname "$0")/bench-kafka-tools.sh" "$@"; }
 [ "${1:-}" = metrics ] && { REPS="${2:-${REPS:-3}}" exec "$(dirname "$0")/bench-metrics.sh"; }
 source "$(dirname "$0")/bench-common.sh"
-COMMAND="$(command_line N100 N1K E2E_SECS SKIP_KAFKA FAILOVER_TRIALS WARMUP_N SPOOL_HEAP KAFKA_HARNESS -- "$0" "$@")"
+COMMAND="$(command_line N100 N1K E2E_SECS SKIP_KAFKA FAILOVER_TRIALS WARMUP_N SPOOL_HEAP KAFKA_HARNESS PRODUCE_ONLY -- "$0" "$@")"
 QUICK=0; ARGS=()
 for a in "$@"; do if [ "$a" = --quick ]; then QUICK=1; else ARGS+=("$a"); fi; done
 set -- "${ARGS[@]}"
@@ -48,6 +51,7 @@ case "$MODE" in
   *) echo "mode must be single, cluster, kafka-tools or metrics" >&2; exit 2;;
 esac
 : "${E2E_SECS:=20}"; : "${SPOOL_HEAP:=512m}"; : "${FAILOVER_TRIALS:=20}"; : "${WARMUP_N:=1000000}"
+: "${PRODUCE_ONLY:=0}"
 OUT="$(new_run_dir "bench-$MODE" "$COMMAND")"
 DIR="$RESULTS/$(basename "$OUT")-cluster"; SPOOL="$ROOT/scripts/spool"   # cluster data: scratch, not kept
 log() { echo "[$(date +%T)] $*" | tee -a "$OUT/bench.log"; }
@@ -73,7 +77,7 @@ E2E_PRODUCER=(acks=all enable.idempotence=true batch.size=16384 linger.ms=0 buff
 E2E_CONSUMER=(fetch.min.bytes=1 fetch.max.wait.ms=500 fetch.max.bytes=52428800
   max.partition.fetch.bytes=1048576 max.poll.records=500 check.crcs=true)
 { echo "mode=$MODE nodes=$NODES rf=$RF reps=$REPS quick=$QUICK n100=$N100 n1k=$N1K e2e_secs=$E2E_SECS"
-  echo "warmup_n=$WARMUP_N failover_trials=$FAILOVER_TRIALS spool_heap=$SPOOL_HEAP kafka_harness=${KAFKA_HARNESS:-none} skip_kafka=${SKIP_KAFKA:-0}"
+  echo "warmup_n=$WARMUP_N failover_trials=$FAILOVER_TRIALS spool_heap=$SPOOL_HEAP kafka_harness=${KAFKA_HARNESS:-none} skip_kafka=${SKIP_KAFKA:-0} produce_only=$PRODUCE_ONLY"
   echo "same.producer=${SAME_PRODUCER[*]}"
   echo "same.consumer=${SAME_CONSUMER[*]}"
   echo "crc.consumer=${CRC_CONSUMER[*]}"
@@ -154,6 +158,7 @@ spool_matrix() {
     log "Spool producer size=$size Spool's client defaults N=$n"
     spool_perf "Spool producer $size B, client defaults" "spool-producer-$size-defaults-$rep" "$n" produce \
       --topic "bench-$size" --num-records "$n" --record-size "$size" --throughput -1 --acks all
+    [ "$PRODUCE_ONLY" = 1 ] && continue
     # Both consumers read all the producers wrote, from the beginning (page cache), as Kafka's does.
     log "Spool consumer size=$size same consumer settings messages=$((n * 2))"
     spool_perf "Spool consumer $size B, same settings" "spool-consumer-$size-same-$rep" $((n * 2)) consume \
@@ -162,6 +167,7 @@ spool_matrix() {
     spool_perf "Spool consumer $size B, check.crcs=true" "spool-consumer-$size-crc-$rep" $((n * 2)) consume \
       --topic "bench-$size" --messages $((n * 2)) --timeout-ms 60000 "${CRC_CONSUMER_ARGS[@]}"
   done
+  [ "$PRODUCE_ONLY" = 1 ] && return
   spool_topic e2e
   for rate in 1000 10000; do
     log "Spool e2e rate=$rate/s 1 KiB acks=all linger 0, $E2E_SECS s"
@@ -202,6 +208,7 @@ kafka_matrix() {
   local env=(N100="$N100" N1K="$N1K" E2E_SECS="$E2E_SECS" CONFIGS="tuned default"
     JAVA="$ROOT/scripts/bench-cpu-java" BENCH_CPU_JAVA="${JAVA:-java}" BENCH_CPU_BROKERS="${KA_HOME:-/tmp/kafka-anchor}/pids/*.pid")
   [ "$QUICK" = 1 ] && env+=(WARMUP=0 E2E_MSGS=500)
+  [ "$PRODUCE_ONLY" = 1 ] && env+=(SKIP_E2E=1 CONS_N=1)
   [ "$QUICK" = 1 ] || [ "$WARMUP_N" -gt 0 ] || env+=(WARMUP=0)
   echo "$(printf '%q ' env "${env[@]}" "$KAFKA_HARNESS/bench.sh" "$MODE" 1)>> kafka.log 2>&1   # Kafka rep $rep" >> "$OUT/commands.txt"
   env "${env[@]}" "$KAFKA_HARNESS/bench.sh" "$MODE" 1 >> "$OUT/kafka.log" 2>&1
@@ -228,7 +235,7 @@ trap 'spool_stop; kafka_stop' EXIT
 log "run directory: $OUT"
 for rep in $(seq 1 "$REPS"); do
   spool_start; spool_matrix "$rep"
-  [ "$MODE" = cluster ] && [ "$rep" = 1 ] && failover
+  [ "$MODE" = cluster ] && [ "$rep" = 1 ] && [ "$PRODUCE_ONLY" != 1 ] && failover
   spool_stop "$rep"
   [ "${SKIP_KAFKA:-0}" = 1 ] || kafka_matrix "$rep"
 done

@@ -97,7 +97,8 @@ public final class Producer implements AutoCloseable {
             config.get(ProducerConfig.DELIVERY_TIMEOUT_MS),
             new BufferPool(bufferMemory, batchSize),
             config.compression(),
-            maxRequestSize);
+            maxRequestSize,
+            config.get(ProducerConfig.QUEUE_TARGET_MS));
     this.state =
         new ProduceState(
             config.idempotent(),
@@ -123,7 +124,8 @@ public final class Producer implements AutoCloseable {
             context.network(),
             clock,
             stats);
-    this.sticky = new StickyPartitioner(batchSize);
+    this.sticky =
+        new StickyPartitioner(batchSize, tp -> accumulator.hasQueueRoom(tp, clock.monotonicMs()));
     log.info(
         "[client={}] {} (idempotent={})",
         context.clientId(),

@@ -3,6 +3,8 @@ package dev.spool.client.internal.producer;
 import dev.spool.client.RecordMetadata;
 import dev.spool.client.internal.metadata.MetadataSnapshot;
 import dev.spool.client.internal.metadata.PartitionInfo;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
 import dev.spool.common.TopicPartition;
 import dev.spool.network.Node;
 import dev.spool.record.Compression;
@@ -20,6 +22,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
@@ -33,6 +36,20 @@ import java.util.function.Predicate;
  * retry backoff), or when a flush or close is in progress or appenders wait for memory. A node is
  * ready when any partition it leads is; draining then takes the first batch of every partition the
  * node leads (one per partition per request), up to {@code max.request.size}.
+ *
+ * <p><b>Queue bound.</b> {@code buffer.memory} alone lets a producer whose brokers are slower than
+ * its application queue the whole buffer, and every record then waits buffer ÷ throughput (hundreds
+ * of milliseconds with 32 MiB) without the brokers writing any faster. With {@code queue.target.ms}
+ * &gt; 0 a partition opens a new batch only while its unsent batches come to less than {@link
+ * #queueLimitBytes}: the larger of two batches and what the sender drained from that partition in
+ * the last {@code queue.target.ms} (a rate measured as batches leave). At saturation two full
+ * batches wait for the next requests and one fills. An append that needs a new batch while its
+ * partition is at the bound waits, inside {@code max.block.ms} as for memory, until the sender
+ * takes a batch of that partition. A partition whose leader keeps up never reaches the bound; one
+ * whose leader is the bottleneck keeps enough queued to fill every request it is sent, and the rest
+ * of the wait happens in {@code send()}, before a record exists, rather than in the buffer. {@code
+ * buffer.memory} stays the hard cap over all partitions. Keyless records move to partitions below
+ * the bound ({@link #hasQueueRoom}).
  */
 public final class RecordAccumulator {
   /**
@@ -67,20 +84,26 @@ public final class RecordAccumulator {
   private final ConcurrentMap<TopicPartition, Deque<ProducerBatch>> batches =
       new ConcurrentHashMap<>();
   private final Set<ProducerBatch> incomplete = ConcurrentHashMap.newKeySet();
+
+  /** Per partition, the rate its batches were drained at; guarded by the partition's deque. */
+  private final ConcurrentMap<TopicPartition, DrainRate> drainRates = new ConcurrentHashMap<>();
+
+  private final long queueTargetMs;
   private final AtomicInteger flushesInProgress = new AtomicInteger();
   private volatile boolean closed;
   private int drainRotation;
 
   public RecordAccumulator(
       int batchSizeBytes, long lingerMs, long deliveryTimeoutMs, BufferPool pool) {
-    this(batchSizeBytes, lingerMs, deliveryTimeoutMs, pool, Compression.NONE, Integer.MAX_VALUE);
+    this(batchSizeBytes, lingerMs, deliveryTimeoutMs, pool, Compression.NONE, Integer.MAX_VALUE, 0);
   }
 
   /**
    * With a codec: batches are compressed as they are built, and a batch takes records until its
    * expected compressed size reaches {@code batch.size} ({@link CompressionRatios}), but never more
    * than {@code maxRequestBytes} less 1 KiB of uncompressed records (so even records that do not
-   * compress at all still fit a request) nor 8 times {@code batch.size}.
+   * compress at all still fit a request) nor 8 times {@code batch.size}. {@code queueTargetMs}: the
+   * queue bound of the class doc ({@code queue.target.ms}; 0 = none beyond the buffer pool).
    */
   public RecordAccumulator(
       int batchSizeBytes,
@@ -88,7 +111,9 @@ public final class RecordAccumulator {
       long deliveryTimeoutMs,
       BufferPool pool,
       Compression compression,
-      int maxRequestBytes) {
+      int maxRequestBytes,
+      long queueTargetMs) {
+    this.queueTargetMs = queueTargetMs;
     this.batchSizeBytes = batchSizeBytes;
     this.lingerMs = lingerMs;
     this.deliveryTimeoutMs = deliveryTimeoutMs;
@@ -102,8 +127,9 @@ public final class RecordAccumulator {
   // ------------------------------------------------------------------ application threads
 
   /**
-   * Appends one record to the partition's open batch, or to a new batch whose buffer may take up to
-   * {@code maxBlockMs} to get from the pool.
+   * Appends one record to the partition's open batch, or to a new batch, which may wait up to
+   * {@code maxBlockMs} in all for room in the partition's queue (the queue bound of the class doc)
+   * and for its buffer from the pool.
    */
   public AppendResult append(
       TopicPartition tp,
@@ -115,15 +141,44 @@ public final class RecordAccumulator {
       long nowMs)
       throws InterruptedException {
     Deque<ProducerBatch> dq = batches.computeIfAbsent(tp, k -> new ArrayDeque<>());
+    long startNs = System.nanoTime();
+    long deadlineNs = startNs + TimeUnit.MILLISECONDS.toNanos(maxBlockMs);
+    boolean waited = false;
     synchronized (dq) {
-      checkOpen();
-      AppendResult r = tryAppend(dq, timestamp, key, value, headers);
-      if (r != null) {
-        return r;
+      while (true) {
+        checkOpen();
+        AppendResult r = tryAppend(dq, timestamp, key, value, headers);
+        if (r != null) {
+          return r;
+        }
+        if (waited) {
+          // The caller's clock reading is as old as the wait; the new batch starts now.
+          nowMs += TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
+          startNs = System.nanoTime();
+        }
+        if (hasQueueRoom(tp, dq, nowMs)) {
+          break;
+        }
+        // Real time on purpose, as the buffer pool's wait: an application thread blocks here.
+        long remainingNs = deadlineNs - System.nanoTime();
+        if (remainingNs <= 0) {
+          throw new SpoolException(
+              ErrorCode.REQUEST_TIMED_OUT,
+              "partition "
+                  + tp
+                  + " kept "
+                  + queuedBytes(dq)
+                  + " bytes of batches queued for longer than max.block.ms="
+                  + maxBlockMs
+                  + ": its leader takes records slower than they arrive");
+        }
+        TimeUnit.NANOSECONDS.timedWait(dq, remainingNs);
+        waited = true;
       }
     }
+    long remainingMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime()));
     int size = Math.max(batchSizeBytes, ProducerBatch.estimateSizeUpperBound(key, value, headers));
-    ByteBuffer buffer = pool.allocate(size, maxBlockMs);
+    ByteBuffer buffer = pool.allocate(size, remainingMs);
     boolean used = false;
     try {
       synchronized (dq) {
@@ -181,6 +236,95 @@ public final class RecordAccumulator {
     }
   }
 
+  // ------------------------------------------------------------------ queue bound
+
+  /**
+   * The bound on {@code tp}'s unsent batches (class doc): two batches, or what was drained from it
+   * in the last {@code queue.target.ms}, whichever is more; unbounded when {@code queue.target.ms}
+   * is 0. Caller holds the partition's deque.
+   */
+  long queueLimitBytes(TopicPartition tp, long nowMs) {
+    if (queueTargetMs <= 0) {
+      return Long.MAX_VALUE;
+    }
+    DrainRate rate = drainRates.get(tp);
+    long drained = rate == null ? 0 : rate.bytesPerSecond(nowMs) * queueTargetMs / 1000;
+    return Math.max(2L * batchSizeBytes, drained);
+  }
+
+  /**
+   * Whether {@code tp} may take a new batch now (below its queue bound, or nothing queued). The
+   * sticky partitioner asks before moving keyless records to a partition.
+   */
+  public boolean hasQueueRoom(TopicPartition tp, long nowMs) {
+    Deque<ProducerBatch> dq = batches.get(tp);
+    if (dq == null) {
+      return true;
+    }
+    synchronized (dq) {
+      return hasQueueRoom(tp, dq, nowMs);
+    }
+  }
+
+  private boolean hasQueueRoom(TopicPartition tp, Deque<ProducerBatch> dq, long nowMs) {
+    return dq.isEmpty() || queuedBytes(dq) < queueLimitBytes(tp, nowMs);
+  }
+
+  /** Bytes of {@code tp}'s batches not yet drained (for tests and the bound). */
+  public long queuedBytes(TopicPartition tp) {
+    Deque<ProducerBatch> dq = batches.get(tp);
+    if (dq == null) {
+      return 0;
+    }
+    synchronized (dq) {
+      return queuedBytes(dq);
+    }
+  }
+
+  private static long queuedBytes(Deque<ProducerBatch> dq) {
+    long sum = 0;
+    for (ProducerBatch b : dq) {
+      sum += b.estimatedSizeBytes();
+    }
+    return sum;
+  }
+
+  /**
+   * Bytes drained from one partition per second, over windows of at least {@link #WINDOW_MS}: the
+   * last complete window, or the current one once it drained more. Guarded by the partition's
+   * deque.
+   */
+  static final class DrainRate {
+    static final long WINDOW_MS = 200;
+
+    private long windowStartMs = Long.MIN_VALUE;
+    private long windowBytes;
+    private long lastRate;
+
+    void record(long bytes, long nowMs) {
+      if (windowStartMs == Long.MIN_VALUE) {
+        windowStartMs = nowMs;
+      }
+      windowBytes += bytes;
+      long elapsed = nowMs - windowStartMs;
+      if (elapsed >= WINDOW_MS) {
+        lastRate = windowBytes * 1000 / elapsed;
+        windowStartMs = nowMs;
+        windowBytes = 0;
+      }
+    }
+
+    long bytesPerSecond(long nowMs) {
+      long elapsed = nowMs - windowStartMs;
+      if (windowStartMs == Long.MIN_VALUE || elapsed > 5 * WINDOW_MS) {
+        // Nothing drained for a while: the old rate says nothing about the leader now.
+        return 0;
+      }
+      long current = elapsed >= WINDOW_MS ? windowBytes * 1000 / elapsed : 0;
+      return Math.max(lastRate, current);
+    }
+  }
+
   /** Makes every batch ready at once until {@link #endFlush()}. */
   public void beginFlush() {
     flushesInProgress.incrementAndGet();
@@ -196,9 +340,14 @@ public final class RecordAccumulator {
         incomplete.stream().map(b -> b.done).toArray(CompletableFuture[]::new));
   }
 
-  /** No more appends; everything queued becomes ready. */
+  /** No more appends (appenders waiting for queue room fail); everything queued becomes ready. */
   public void close() {
     closed = true;
+    for (Deque<ProducerBatch> dq : batches.values()) {
+      synchronized (dq) {
+        dq.notifyAll();
+      }
+    }
   }
 
   public boolean isClosed() {
@@ -299,6 +448,7 @@ public final class RecordAccumulator {
             break;
           }
           dq.pollFirst();
+          dq.notifyAll();
           gate.onDrain(first);
           PartitionInfo p = md.partition(tp);
           first.sentToLeader(node.id(), p == null ? -1 : p.leaderEpoch());
@@ -308,6 +458,11 @@ public final class RecordAccumulator {
             ratios.observe(tp.topic(), observed);
           }
           size += first.estimatedSizeBytes();
+          if (queueTargetMs > 0) {
+            drainRates
+                .computeIfAbsent(tp, k -> new DrainRate())
+                .record(first.estimatedSizeBytes(), nowMs);
+          }
           ready.add(first);
         }
       }
@@ -371,6 +526,7 @@ public final class RecordAccumulator {
         while ((first = dq.peekFirst()) != null && nowMs - first.createdMs >= deliveryTimeoutMs) {
           expired.add(dq.pollFirst());
         }
+        dq.notifyAll();
       }
     }
     return expired;
@@ -391,6 +547,7 @@ public final class RecordAccumulator {
           removed.add(b);
         }
       }
+      dq.notifyAll();
     }
     return removed;
   }
@@ -413,6 +570,7 @@ public final class RecordAccumulator {
       synchronized (dq) {
         all.addAll(dq);
         dq.clear();
+        dq.notifyAll();
       }
     }
     return all;

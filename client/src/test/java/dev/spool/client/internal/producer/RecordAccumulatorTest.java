@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.spool.client.internal.metadata.MetadataSnapshot;
+import dev.spool.common.ErrorCode;
+import dev.spool.common.SpoolException;
 import dev.spool.common.TopicPartition;
 import dev.spool.network.Node;
 import dev.spool.record.Compression;
@@ -76,7 +78,8 @@ class RecordAccumulatorTest {
             120_000,
             new BufferPool(1 << 20, batchSize),
             Compression.of(CompressionType.ZSTD),
-            1 << 20);
+            1 << 20,
+            0);
     byte[] value =
         "{\"event\":\"page_view\",\"path\":\"/home\",\"user\":42}"
             .repeat(10)
@@ -210,5 +213,168 @@ class RecordAccumulatorTest {
     List<Integer> order = new java.util.ArrayList<>();
     acc.forEachQueued(TP0, b -> order.add(b.baseSequence));
     assertEquals(List.of(0, 10, 20, -1), order);
+  }
+
+  // ------------------------------------------------------------------ queue bound
+
+  private RecordAccumulator bounded(int batchSize, long memory, long queueTargetMs) {
+    return new RecordAccumulator(
+        batchSize,
+        1000,
+        120_000,
+        new BufferPool(memory, batchSize),
+        Compression.NONE,
+        1 << 20,
+        queueTargetMs);
+  }
+
+  /** Appends 100-byte records to {@code tp} without blocking until one is refused; the count. */
+  private static int appendUntilRefused(RecordAccumulator acc, TopicPartition tp, long nowMs)
+      throws InterruptedException {
+    for (int appended = 0; appended < 1_000_000; appended++) {
+      try {
+        acc.append(tp, 1000, null, new byte[100], List.of(), 0, nowMs);
+      } catch (SpoolException e) {
+        assertEquals(ErrorCode.REQUEST_TIMED_OUT, e.errorCode(), e.getMessage());
+        return appended;
+      }
+    }
+    throw new AssertionError("never refused");
+  }
+
+  private static int records(Map<Node, List<ProducerBatch>> drained) {
+    return drained.values().stream()
+        .flatMap(List::stream)
+        .mapToInt(ProducerBatch::recordCount)
+        .sum();
+  }
+
+  @Test
+  void aPartitionWhoseLeaderDoesNotDrainQueuesTwoBatchesNotTheWholeBuffer() throws Exception {
+    int batchSize = 1024;
+    RecordAccumulator acc = bounded(batchSize, 64 * batchSize, 20);
+    int appended = appendUntilRefused(acc, TP0, 0);
+    long queued = acc.queuedBytes(TP0);
+    assertTrue(
+        queued > 2 * batchSize && queued <= 3 * batchSize,
+        "two full batches wait and one fills: " + queued);
+    assertTrue(
+        acc.pool().availableBytes() >= 60 * batchSize,
+        "memory is not what stopped it: " + acc.pool().availableBytes());
+    // Another partition is not held back by the first one's queue.
+    assertTrue(acc.hasQueueRoom(TP1, 0));
+    acc.append(TP1, 1000, null, new byte[100], List.of(), 0, 0);
+    assertFalse(acc.hasQueueRoom(TP0, 0));
+    // The sender takes TP0's first batch: there is room again, and nothing was lost.
+    int drained = records(acc.drain(md, Set.of(NODE_1), 1 << 20, 0, OPEN));
+    assertTrue(acc.hasQueueRoom(TP0, 0));
+    acc.append(TP0, 1000, null, new byte[100], List.of(), 0, 0);
+    while (acc.queuedBytes(TP0) > 0) {
+      drained += records(acc.drain(md, Set.of(NODE_1), 1 << 20, 0, OPEN));
+    }
+    assertEquals(appended + 2, drained, "every record drained once");
+  }
+
+  @Test
+  void anAppendBlockedByTheQueueBoundGoesOnWhenTheSenderTakesABatch() throws Exception {
+    int batchSize = 1024;
+    RecordAccumulator acc = bounded(batchSize, 64 * batchSize, 20);
+    appendUntilRefused(acc, TP0, 0);
+    CompletableFuture<RecordAccumulator.AppendResult> blocked = new CompletableFuture<>();
+    Thread appender =
+        new Thread(
+            () -> {
+              try {
+                blocked.complete(acc.append(TP0, 1000, null, new byte[100], List.of(), 60_000, 0));
+              } catch (Throwable t) {
+                blocked.completeExceptionally(t);
+              }
+            });
+    appender.start();
+    await().until(() -> appender.getState() == Thread.State.TIMED_WAITING);
+    assertFalse(blocked.isDone());
+    acc.drain(md, Set.of(NODE_1), 1 << 20, 0, OPEN);
+    assertTrue(blocked.get(5, java.util.concurrent.TimeUnit.SECONDS).newBatchCreated());
+    appender.join();
+  }
+
+  @Test
+  void closingWakesAnAppendWaitingForQueueRoom() throws Exception {
+    RecordAccumulator acc = bounded(1024, 64 * 1024, 20);
+    appendUntilRefused(acc, TP0, 0);
+    CompletableFuture<Void> blocked = new CompletableFuture<>();
+    Thread appender =
+        new Thread(
+            () -> {
+              try {
+                acc.append(TP0, 1000, null, new byte[100], List.of(), 60_000, 0);
+                blocked.complete(null);
+              } catch (Throwable t) {
+                blocked.completeExceptionally(t);
+              }
+            });
+    appender.start();
+    await().until(() -> appender.getState() == Thread.State.TIMED_WAITING);
+    acc.close();
+    await().until(blocked::isDone);
+    assertTrue(blocked.isCompletedExceptionally());
+    appender.join();
+  }
+
+  @Test
+  void aLeaderThatDrainsQuicklyIsNeverThrottledAndEarnsADeeperQueue() throws Exception {
+    int batchSize = 1024;
+    RecordAccumulator acc = bounded(batchSize, 64 * batchSize, 20);
+    // The sender takes every batch as it fills (a fast leader): no append ever waits. 400 batches
+    // in 200 ms is about 2 MB/s, so 20 ms of it is about 40 batches.
+    long now = 0;
+    int appended = 0;
+    int drained = 0;
+    for (int batch = 0; batch < 400; batch++) {
+      RecordAccumulator.AppendResult r;
+      do {
+        r = acc.append(TP0, 1000, null, new byte[100], List.of(), 0, now);
+        appended++;
+      } while (!r.batchIsFull());
+      for (List<ProducerBatch> bs : acc.drain(md, Set.of(NODE_1), 1 << 20, now, OPEN).values()) {
+        for (ProducerBatch b : bs) {
+          drained += b.recordCount();
+          acc.deallocate(b);
+        }
+      }
+      if (batch % 2 == 1) {
+        now++;
+      }
+    }
+    assertTrue(acc.queueLimitBytes(TP0, now) >= 20L * batchSize, "limit follows the drain rate");
+    // Now the leader stops taking batches: the queue grows to the drain rate's 20 ms, not more.
+    appended += appendUntilRefused(acc, TP0, now);
+    long queued = acc.queuedBytes(TP0);
+    assertTrue(queued > 10L * batchSize && queued <= 60L * batchSize, "queued " + queued);
+    while (acc.queuedBytes(TP0) > 0) {
+      drained += records(acc.drain(md, Set.of(NODE_1), 1 << 20, now, OPEN));
+    }
+    assertEquals(appended, drained, "every record drained once");
+  }
+
+  @Test
+  void withoutAQueueTargetOnlyBufferMemoryBoundsThePartition() throws Exception {
+    int batchSize = 1024;
+    RecordAccumulator acc = bounded(batchSize, 16 * batchSize, 0);
+    appendUntilRefused(acc, TP0, 0);
+    assertTrue(acc.queuedBytes(TP0) > 14L * batchSize, "queued " + acc.queuedBytes(TP0));
+    assertEquals(0, acc.pool().availableBytes());
+  }
+
+  @Test
+  void drainRateIsTheLastFullWindowUntilItGoesStale() {
+    RecordAccumulator.DrainRate rate = new RecordAccumulator.DrainRate();
+    assertEquals(0, rate.bytesPerSecond(0));
+    for (long t = 0; t <= 200; t += 10) {
+      rate.record(1000, t);
+    }
+    assertEquals(105_000, rate.bytesPerSecond(200), "21 kB in 200 ms");
+    assertEquals(105_000, rate.bytesPerSecond(300));
+    assertEquals(0, rate.bytesPerSecond(2000), "stale after five windows");
   }
 }
