@@ -161,6 +161,28 @@ public final class Scenarios {
             false));
     add(
         new Scenario(
+            "flap",
+            "faults that come and go: a partition leader's links cut and healed every second, "
+                + "another partition leader stopped 1 s of every 3; leadership must not ping-pong "
+                + "and writes must go on",
+            EnumSet.of(NemesisFamily.FLAP),
+            Duration.ofSeconds(34),
+            tps ->
+                List.of(
+                    Spec.of(
+                        FaultKind.FLAPPING_LINK,
+                        new Target.PartitionLeader(tps.get(0)),
+                        5_000,
+                        10_000),
+                    Spec.of(
+                        FaultKind.INTERMITTENT_PAUSE,
+                        new Target.PartitionLeader(tps.get(tps.size() - 1)),
+                        20_000,
+                        9_000)),
+            false,
+            false));
+    add(
+        new Scenario(
             "unsafe-leader-loss",
             "UNSAFE configuration (acks=1, min.insync.replicas=1, unclean election): "
                 + "a leader keeps acknowledging while cut off from its followers and is then killed; the checkers MUST find "
