@@ -296,7 +296,7 @@ public final class ChaosRun {
                   secure.workloadClient()),
               recorder);
       List<String> topics = tps.stream().map(TopicPartition::topic).distinct().toList();
-      EpochObserver observer = new EpochObserver(cluster, recorder, topics, 500);
+      EpochObserver observer = EpochObserver.spool(cluster, recorder, topics, 500);
       observer.start();
       workload.start();
       secure.startIntruder(cluster.bootstrapServers(), tps, recorder::elapsedNs);

@@ -63,10 +63,10 @@ import java.util.stream.Collectors;
  * client), the history format, the Jepsen checkers, the availability figures and the run folder.
  *
  * <p>Not run against Kafka: the white-box {@code replica-divergence} checker (it reads Spool's
- * on-disk format; {@code leader-epoch-monotonic} runs over {@link KafkaEpochObserver}), disk faults
- * (they damage Spool's files), client-link proxies, security, the fixed scenarios. Kafka's node
- * logs hold none of the lines the fault timelines read, so their node steps are '-'; the first-ack
- * column and the availability table come from the history and are comparable.
+ * on-disk format; {@code leader-epoch-monotonic} runs over {@link EpochObserver#kafka}), disk
+ * faults (they damage Spool's files), client-link proxies, security, the fixed scenarios. Kafka's
+ * node logs hold none of the lines the fault timelines read, so their node steps are '-'; the
+ * first-ack column and the availability table come from the history and are comparable.
  */
 public final class KafkaChaosRun {
   /** Nemesis families a Kafka run can apply. */
@@ -238,7 +238,7 @@ public final class KafkaChaosRun {
                   Map.of()),
               recorder);
       List<String> topics = tps.stream().map(TopicPartition::topic).distinct().toList();
-      KafkaEpochObserver observer = new KafkaEpochObserver(cluster, recorder, topics, 500);
+      EpochObserver observer = EpochObserver.kafka(cluster, recorder, topics, 500);
       observer.start();
       workload.start();
       try {
