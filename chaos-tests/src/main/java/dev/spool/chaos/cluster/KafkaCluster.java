@@ -12,9 +12,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -612,7 +610,7 @@ public final class KafkaCluster implements ClusterControl, AutoCloseable {
         }
         case TERM -> process.destroy();
         case STOP, CONT -> {
-          runKill(signal, pid);
+          signal.sendTo(pid);
           paused = signal == Signal.STOP;
         }
       }
@@ -649,32 +647,8 @@ public final class KafkaCluster implements ClusterControl, AutoCloseable {
       note("node " + id + " exited with " + (p.isAlive() ? "?" : p.exitValue()));
     }
 
-    private static void runKill(Signal signal, long pid) {
-      List<String> cmd = List.of("kill", "-s", signal.name(), Long.toString(pid));
-      try {
-        Process k = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        if (!k.waitFor(5, TimeUnit.SECONDS) || k.exitValue() != 0) {
-          throw new IllegalStateException(String.join(" ", cmd) + " failed");
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(String.join(" ", cmd) + " could not run", e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while sending SIG" + signal, e);
-      }
-    }
-
     private void note(String line) {
-      try {
-        Files.writeString(
-            log,
-            "=== harness " + Instant.now() + ": " + line + "\n",
-            StandardCharsets.UTF_8,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.APPEND);
-      } catch (IOException e) {
-        LOG.warn("cannot write to {}: {}", log, e.toString());
-      }
+      Signal.noteInLog(log, line);
     }
   }
 

@@ -1,16 +1,8 @@
 package dev.spool.chaos.run;
 
-import dev.spool.chaos.checker.AbortedRead;
 import dev.spool.chaos.checker.CheckerSuite;
-import dev.spool.chaos.checker.Duplicate;
 import dev.spool.chaos.checker.FaultTimelines;
-import dev.spool.chaos.checker.InconsistentOffsets;
-import dev.spool.chaos.checker.LeaderEpochMonotonic;
-import dev.spool.chaos.checker.LostWrite;
-import dev.spool.chaos.checker.NonmonotonicPoll;
-import dev.spool.chaos.checker.NonmonotonicSend;
-import dev.spool.chaos.checker.PollSkip;
-import dev.spool.chaos.checker.Unseen;
+import dev.spool.chaos.checker.ReplicaDivergence;
 import dev.spool.chaos.checker.Verdict;
 import dev.spool.chaos.cluster.KafkaCluster;
 import dev.spool.chaos.history.History;
@@ -19,6 +11,7 @@ import dev.spool.chaos.history.HistoryRecorder;
 import dev.spool.chaos.history.HistorySink;
 import dev.spool.chaos.history.HistoryWriter;
 import dev.spool.chaos.nemesis.FaultWindow;
+import dev.spool.chaos.nemesis.FlapNemesis;
 import dev.spool.chaos.nemesis.FullRestartNemesis;
 import dev.spool.chaos.nemesis.Nemesis;
 import dev.spool.chaos.nemesis.NemesisFamily;
@@ -62,16 +55,20 @@ import java.util.stream.Collectors;
  * client), the history format, the Jepsen checkers, the availability figures and the run folder.
  *
  * <p>Not run against Kafka: the white-box {@code replica-divergence} checker (it reads Spool's
- * on-disk format; {@code leader-epoch-monotonic} runs over {@link KafkaEpochObserver}), disk faults
- * (they damage Spool's files), client-link proxies, security, the fixed scenarios. Kafka's node
- * logs hold none of the lines the fault timelines read, so their node steps are '-'; the first-ack
- * column and the availability table come from the history and are comparable.
+ * on-disk format; {@code leader-epoch-monotonic} runs over {@link EpochObserver#kafka}), disk
+ * faults (they damage Spool's files), client-link proxies, security, the fixed scenarios. Kafka's
+ * node logs hold none of the lines the fault timelines read, so their node steps are '-'; the
+ * first-ack column and the availability table come from the history and are comparable.
  */
 public final class KafkaChaosRun {
   /** Nemesis families a Kafka run can apply. */
   public static final Set<NemesisFamily> FAMILIES =
       EnumSet.of(
-          NemesisFamily.KILL, NemesisFamily.PAUSE, NemesisFamily.PARTITION, NemesisFamily.RESTART);
+          NemesisFamily.KILL,
+          NemesisFamily.PAUSE,
+          NemesisFamily.PARTITION,
+          NemesisFamily.RESTART,
+          NemesisFamily.FLAP);
 
   private final ChaosOptions options;
   private final Path kafkaLib;
@@ -97,17 +94,11 @@ public final class KafkaChaosRun {
    * files): the Jepsen checkers and {@code leader-epoch-monotonic} over the nodes' metadata views.
    */
   static CheckerSuite suite() {
+    // Every standard checker but replica-divergence, which reads Spool's data files.
     return new CheckerSuite(
-        List.of(
-            new LostWrite(),
-            new Unseen(),
-            new Duplicate(),
-            new InconsistentOffsets(),
-            new NonmonotonicSend(),
-            new NonmonotonicPoll(),
-            new PollSkip(),
-            new AbortedRead(),
-            new LeaderEpochMonotonic()));
+        CheckerSuite.standard().checkers().stream()
+            .filter(c -> !ReplicaDivergence.NAME.equals(c.name()))
+            .toList());
   }
 
   public ChaosRun.Result run() throws IOException, InterruptedException {
@@ -133,6 +124,7 @@ public final class KafkaChaosRun {
     Set<NemesisFamily> available = EnumSet.copyOf(caps.availableFamilies());
     if (!namespacesAllowed) {
       available.remove(NemesisFamily.PARTITION);
+      available.remove(NemesisFamily.FLAP);
     }
     Set<NemesisFamily> skipped = EnumSet.noneOf(NemesisFamily.class);
     options.families().stream().filter(f -> !available.contains(f)).forEach(skipped::add);
@@ -191,6 +183,7 @@ public final class KafkaChaosRun {
     n.add(new ProcessNemesis(cluster));
     n.add(new FullRestartNemesis(cluster));
     network.namespaces().ifPresent(net -> n.add(new PartitionNemesis(cluster, net)));
+    n.add(new FlapNemesis(cluster, network.namespaces().orElse(null)));
     return n;
   }
 
@@ -231,7 +224,7 @@ public final class KafkaChaosRun {
                   Map.of()),
               recorder);
       List<String> topics = tps.stream().map(TopicPartition::topic).distinct().toList();
-      KafkaEpochObserver observer = new KafkaEpochObserver(cluster, recorder, topics, 500);
+      EpochObserver observer = EpochObserver.kafka(cluster, recorder, topics, 500);
       observer.start();
       workload.start();
       try {

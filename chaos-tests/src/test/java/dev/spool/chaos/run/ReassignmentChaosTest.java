@@ -157,7 +157,7 @@ class ReassignmentChaosTest {
                 new WorkloadConfig(
                     cluster.bootstrapServers(), tps, 3, 2, 20, Map.of(), SEED, Map.of()),
                 recorder);
-        EpochObserver observer = new EpochObserver(cluster, recorder, List.of(TOPIC), 500);
+        EpochObserver observer = EpochObserver.spool(cluster, recorder, List.of(TOPIC), 500);
         ClusterOperator operator = new ClusterOperator(cluster, LOG::info);
         AtomicBoolean watched = new AtomicBoolean();
         AtomicReference<String> operatorOutcome = new AtomicReference<>("did not finish");

@@ -2,11 +2,7 @@ package dev.spool.testing.process;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -187,7 +183,7 @@ final class NodeProcess {
       }
       case TERM -> process.destroy();
       case STOP, CONT -> {
-        runKill(signal, pid);
+        signal.sendTo(pid);
         paused = signal == Signal.STOP;
       }
     }
@@ -254,33 +250,8 @@ final class NodeProcess {
     return process == null || process.isAlive() ? null : process.exitValue();
   }
 
-  private static void runKill(Signal signal, long pid) {
-    List<String> cmd = new ArrayList<>(List.of("kill", "-s", signal.name(), Long.toString(pid)));
-    try {
-      Process k = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-      if (!k.waitFor(5, TimeUnit.SECONDS) || k.exitValue() != 0) {
-        String out = new String(k.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        throw new IllegalStateException(String.join(" ", cmd) + " failed: " + out);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(String.join(" ", cmd) + " could not run", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while sending SIG" + signal, e);
-    }
-  }
-
   /** Appends a harness line to the node's log (the node may be writing too; lines are small). */
   private void note(String line) {
-    try {
-      Files.writeString(
-          logFile,
-          "=== harness " + Instant.now() + ": " + line + "\n",
-          StandardCharsets.UTF_8,
-          StandardOpenOption.CREATE,
-          StandardOpenOption.APPEND);
-    } catch (IOException e) {
-      LOG.warn("cannot write to {}: {}", logFile, e.toString());
-    }
+    Signal.noteInLog(logFile, line);
   }
 }
