@@ -32,6 +32,7 @@ import dev.spool.chaos.net.FaultNetwork;
 import dev.spool.chaos.report.RunInfo;
 import dev.spool.chaos.report.RunReport;
 import dev.spool.chaos.workload.KafkaWorkload;
+import dev.spool.chaos.workload.Workload;
 import dev.spool.chaos.workload.WorkloadConfig;
 import dev.spool.common.TopicPartition;
 import dev.spool.testing.process.Signal;
@@ -218,8 +219,8 @@ public final class KafkaChaosRun {
       NemesisRunner runner =
           new NemesisRunner(
               schedule, nemeses(cluster, network), w -> say("fault " + ChaosRun.describe(w)));
-      KafkaWorkload workload =
-          new KafkaWorkload(
+      Workload workload =
+          KafkaWorkload.create(
               new WorkloadConfig(
                   cluster.bootstrapServers(),
                   tps,
