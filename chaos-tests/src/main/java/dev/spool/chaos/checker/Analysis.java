@@ -5,6 +5,7 @@ import dev.spool.chaos.history.OffsetValue;
 import dev.spool.chaos.history.Op;
 import dev.spool.chaos.history.OpFunction;
 import dev.spool.chaos.history.OpType;
+import dev.spool.chaos.nemesis.FaultWindow;
 import dev.spool.common.TopicPartition;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,13 +27,15 @@ import java.util.TreeMap;
  */
 public final class Analysis {
   private final History history;
+  private final List<FaultWindow> faults;
   private final Map<TopicPartition, VersionOrder> orders;
   private final Map<TopicPartition, Map<Long, Op>> writerOf;
   private final Map<TopicPartition, Set<Long>> okReads;
   private final Map<TopicPartition, Map<Long, List<Op>>> readersOf;
 
-  private Analysis(History history) {
+  private Analysis(History history, List<FaultWindow> faults) {
     this.history = history;
+    this.faults = List.copyOf(faults);
     Map<TopicPartition, VersionOrder.Builder> builders = new TreeMap<>();
     Map<TopicPartition, Map<Long, Op>> writers = new TreeMap<>();
     Map<TopicPartition, Set<Long>> reads = new TreeMap<>();
@@ -78,11 +81,21 @@ public final class Analysis {
   }
 
   public static Analysis of(History history) {
-    return new Analysis(history);
+    return new Analysis(history, List.of());
+  }
+
+  /** With the faults of the run, as the nemesis applied them, for checkers that judge by fault. */
+  public static Analysis of(History history, List<FaultWindow> faults) {
+    return new Analysis(history, faults);
   }
 
   public History history() {
     return history;
+  }
+
+  /** The run's faults as applied (empty when the analysis was made without them). */
+  public List<FaultWindow> faults() {
+    return faults;
   }
 
   /** Partitions that appear in any send or poll, in order. */

@@ -30,7 +30,8 @@ public final class CheckerSuite {
             new PollSkip(),
             new AbortedRead(),
             new ReplicaDivergence(),
-            new LeaderEpochMonotonic()));
+            new LeaderEpochMonotonic(),
+            new LeadershipStability()));
   }
 
   public List<Checker> checkers() {
@@ -38,7 +39,7 @@ public final class CheckerSuite {
   }
 
   public Verdict check(History history, List<FaultWindow> faults) {
-    Analysis analysis = Analysis.of(history);
+    Analysis analysis = Analysis.of(history, faults);
     Map<String, CheckResult> results = new LinkedHashMap<>();
     Validity valid = Validity.TRUE;
     for (Checker c : checkers) {

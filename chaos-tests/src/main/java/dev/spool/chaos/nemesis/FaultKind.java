@@ -31,7 +31,17 @@ public enum FaultKind {
   /** Stop a node, flip one bit of a checkpoint file, restart on heal. */
   BITFLIP_CHECKPOINT(NemesisFamily.DISK, "bit-flip checkpoint"),
   /** SIGKILL every node, restart them all on heal. */
-  FULL_RESTART(NemesisFamily.RESTART, "full restart");
+  FULL_RESTART(NemesisFamily.RESTART, "full restart"),
+  /**
+   * Cut one node off from every other node and heal it, in turn, for the window ({@code cutMs} cut,
+   * {@code healedMs} healed; 1 s each unless the fault says otherwise).
+   */
+  FLAPPING_LINK(NemesisFamily.FLAP, "flapping link"),
+  /**
+   * A node slow but not dead: SIGSTOP for {@code stopMs} out of every {@code stopMs + runMs} (1 s
+   * of every 3 unless the fault says otherwise), SIGCONT on heal.
+   */
+  INTERMITTENT_PAUSE(NemesisFamily.FLAP, "intermittent pause");
 
   private final NemesisFamily family;
   private final String label;

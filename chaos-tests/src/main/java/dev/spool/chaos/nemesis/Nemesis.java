@@ -22,6 +22,13 @@ public interface Nemesis {
   void heal();
 
   /**
+   * Called by {@link NemesisRunner#tick} with the time since the run started, after it healed and
+   * started what was due: a fault that changes while it lasts (a link cut and healed in turn) does
+   * its next step here. Does nothing unless a nemesis needs it.
+   */
+  default void tick(long nowNs) {}
+
+  /**
    * What a started fault hit.
    *
    * @param targets resolved targets, e.g. {@code ["n2"]} or {@code ["n1 | n2 n3"]}

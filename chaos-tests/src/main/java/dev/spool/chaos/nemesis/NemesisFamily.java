@@ -13,10 +13,15 @@ public enum NemesisFamily {
   /** Stop and restart every node. */
   RESTART,
   /** Faults on client links through the fault-injecting proxy: latency, slow link, resets. */
-  PROXY;
+  PROXY,
+  /**
+   * Faults that come and go every second or so: a node's links cut and healed in turn, a node
+   * stopped for 1 s of every 3. They must not make leadership ping-pong.
+   */
+  FLAP;
 
   /** True if this family needs root (network namespaces). */
   public boolean needsRoot() {
-    return this == PARTITION;
+    return this == PARTITION || this == FLAP;
   }
 }

@@ -36,6 +36,7 @@ public final class NemesisRunner {
 
   private final List<PlannedFault> pending;
   private final Map<FaultKind, Nemesis> byKind = new EnumMap<>(FaultKind.class);
+  private final List<Nemesis> nemeses;
   private final Consumer<FaultWindow> timeline;
   private final Map<Integer, FaultWindow> active = new LinkedHashMap<>();
   private final Map<Integer, PlannedFault> activePlans = new LinkedHashMap<>();
@@ -49,6 +50,7 @@ public final class NemesisRunner {
   public NemesisRunner(Schedule schedule, List<Nemesis> nemeses, Consumer<FaultWindow> timeline) {
     this.pending = new ArrayList<>(schedule.faults());
     this.timeline = timeline;
+    this.nemeses = List.copyOf(nemeses);
     for (Nemesis n : nemeses) {
       for (FaultKind k : n.kinds()) {
         if (byKind.put(k, n) != null) {
@@ -81,6 +83,9 @@ public final class NemesisRunner {
     }
     while (!pending.isEmpty() && pending.get(0).startMs() * NS_PER_MS <= nowNs) {
       start(pending.remove(0), nowNs);
+    }
+    for (Nemesis n : nemeses) {
+      n.tick(nowNs);
     }
   }
 

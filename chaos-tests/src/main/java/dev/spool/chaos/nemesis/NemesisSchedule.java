@@ -93,7 +93,7 @@ public final class NemesisSchedule {
 
   private static Target target(FaultKind kind, Random rng, List<TopicPartition> partitions) {
     return switch (kind) {
-      case KILL, PAUSE -> nodeTarget(rng, partitions);
+      case KILL, PAUSE, FLAPPING_LINK, INTERMITTENT_PAUSE -> nodeTarget(rng, partitions);
       case ISOLATE_NODE,
           TORN_SEGMENT_TAIL,
           BITFLIP_SEGMENT_TAIL,

@@ -62,6 +62,7 @@ final class SvgChart {
       case DISK -> "#7d4e00";
       case RESTART -> "#a40e26";
       case PROXY -> "#1b7c83";
+      case FLAP -> "#4d2d8e";
     };
   }
 

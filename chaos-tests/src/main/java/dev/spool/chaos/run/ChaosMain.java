@@ -60,7 +60,8 @@ public final class ChaosMain {
         --nodes      combined broker+controller nodes, 3..9 (default 5)
         --duration   fault phase: 90s, 5m, 30m, 1h (heal, drain and checks come after)
         --nemesis    comma list of kill, pause, partition, disk, restart, latency (client links
-                     through fault proxies: latency, slow link, dropped connections; also 'proxy')
+                     through fault proxies: latency, slow link, dropped connections; also 'proxy'),
+                     flap (a node's links cut and healed every second, a node stopped 1 s of every 3)
         --seed       seed of the schedule, the disk damage and the workload (default: random, printed)
         --dir        where run folders go (default ./chaos-runs)
         --scenario   one of the JUnit chaos tier's fixed scenarios: %s
@@ -381,11 +382,12 @@ public final class ChaosMain {
               case "disk" -> NemesisFamily.DISK;
               case "restart" -> NemesisFamily.RESTART;
               case "latency", "proxy", "client" -> NemesisFamily.PROXY;
+              case "flap" -> NemesisFamily.FLAP;
               default ->
                   throw new IllegalArgumentException(
                       "--nemesis: unknown '"
                           + s
-                          + "' (kill, pause, partition, disk, restart, latency)");
+                          + "' (kill, pause, partition, disk, restart, latency, flap)");
             });
       }
       if (out.isEmpty()) {

@@ -15,6 +15,7 @@ import dev.spool.chaos.nemesis.ClientLinkNemesis;
 import dev.spool.chaos.nemesis.ClusterControl;
 import dev.spool.chaos.nemesis.DiskNemesis;
 import dev.spool.chaos.nemesis.FaultWindow;
+import dev.spool.chaos.nemesis.FlapNemesis;
 import dev.spool.chaos.nemesis.FullRestartNemesis;
 import dev.spool.chaos.nemesis.Nemesis;
 import dev.spool.chaos.nemesis.NemesisFamily;
@@ -154,6 +155,7 @@ public final class ChaosRun {
     Set<NemesisFamily> available = EnumSet.copyOf(caps.availableFamilies());
     if (!namespacesAllowed) {
       available.remove(NemesisFamily.PARTITION);
+      available.remove(NemesisFamily.FLAP);
     }
     Set<NemesisFamily> skipped = EnumSet.noneOf(NemesisFamily.class);
     options.families().stream().filter(f -> !available.contains(f)).forEach(skipped::add);
@@ -170,7 +172,10 @@ public final class ChaosRun {
       say(loud);
       notes.add(loud);
     }
-    boolean partitions = options.families().contains(NemesisFamily.PARTITION) && namespacesAllowed;
+    boolean partitions =
+        (options.families().contains(NemesisFamily.PARTITION)
+                || options.families().contains(NemesisFamily.FLAP))
+            && namespacesAllowed;
     boolean proxies = options.families().contains(NemesisFamily.PROXY);
 
     FaultNetwork network =
@@ -454,6 +459,7 @@ public final class ChaosRun {
     n.add(new DiskNemesis(cluster, options.seed()));
     n.add(new FullRestartNemesis(cluster));
     network.namespaces().ifPresent(net -> n.add(new PartitionNemesis(cluster, net)));
+    n.add(new FlapNemesis(cluster, network.namespaces().orElse(null)));
     network.clientLinks().ifPresent(links -> n.add(new ClientLinkNemesis(links)));
     return n;
   }

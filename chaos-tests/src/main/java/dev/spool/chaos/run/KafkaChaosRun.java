@@ -19,6 +19,7 @@ import dev.spool.chaos.history.HistoryRecorder;
 import dev.spool.chaos.history.HistorySink;
 import dev.spool.chaos.history.HistoryWriter;
 import dev.spool.chaos.nemesis.FaultWindow;
+import dev.spool.chaos.nemesis.FlapNemesis;
 import dev.spool.chaos.nemesis.FullRestartNemesis;
 import dev.spool.chaos.nemesis.Nemesis;
 import dev.spool.chaos.nemesis.NemesisFamily;
@@ -72,7 +73,11 @@ public final class KafkaChaosRun {
   /** Nemesis families a Kafka run can apply. */
   public static final Set<NemesisFamily> FAMILIES =
       EnumSet.of(
-          NemesisFamily.KILL, NemesisFamily.PAUSE, NemesisFamily.PARTITION, NemesisFamily.RESTART);
+          NemesisFamily.KILL,
+          NemesisFamily.PAUSE,
+          NemesisFamily.PARTITION,
+          NemesisFamily.RESTART,
+          NemesisFamily.FLAP);
 
   private final ChaosOptions options;
   private final Path kafkaLib;
@@ -134,6 +139,7 @@ public final class KafkaChaosRun {
     Set<NemesisFamily> available = EnumSet.copyOf(caps.availableFamilies());
     if (!namespacesAllowed) {
       available.remove(NemesisFamily.PARTITION);
+      available.remove(NemesisFamily.FLAP);
     }
     Set<NemesisFamily> skipped = EnumSet.noneOf(NemesisFamily.class);
     options.families().stream().filter(f -> !available.contains(f)).forEach(skipped::add);
@@ -192,6 +198,7 @@ public final class KafkaChaosRun {
     n.add(new ProcessNemesis(cluster));
     n.add(new FullRestartNemesis(cluster));
     network.namespaces().ifPresent(net -> n.add(new PartitionNemesis(cluster, net)));
+    n.add(new FlapNemesis(cluster, network.namespaces().orElse(null)));
     return n;
   }
 

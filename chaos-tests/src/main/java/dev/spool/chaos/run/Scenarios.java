@@ -79,30 +79,30 @@ public final class Scenarios {
             "IP-level partitions: a leader cut from its followers but not from the quorum, "
                 + "majority/minority, one-way loss, an isolated node with a kill inside, the active controller isolated",
             EnumSet.of(NemesisFamily.PARTITION, NemesisFamily.KILL),
-            Duration.ofSeconds(70),
+            Duration.ofSeconds(63),
             tps ->
                 List.of(
-                    // Longer than replica.lag.time.max.ms (10 s): with 3 nodes every partition has
-                    // the cut
-                    // leader as a replica, so acks=all writes wait until the ISRs shrink through
-                    // the quorum.
+                    // Longer than replica.silent.time.max.ms (2 s) and the controller's move away
+                    // from a leader its ISR cannot reach: with 3 nodes every partition has the cut
+                    // leader as a replica, so acks=all writes wait until the ISRs shrink or the
+                    // leadership moves, and must go on before the heal.
                     Spec.of(
                         FaultKind.ISOLATE_LEADER_FROM_FOLLOWERS,
                         new Target.PartitionLeader(tps.get(0)),
                         5_000,
-                        15_000),
+                        8_000),
                     Spec.of(
                         FaultKind.SPLIT_MAJORITY_MINORITY,
                         new Target.MajorityMinority(1),
-                        25_000,
+                        18_000,
                         6_000),
-                    Spec.of(FaultKind.ONE_WAY_LOSS, new Target.NodePair(0, 1), 36_000, 5_000),
-                    Spec.of(FaultKind.ISOLATE_NODE, new Target.RandomNode(2), 46_000, 8_000),
-                    Spec.of(FaultKind.KILL, new Target.RandomNode(0), 48_000, 4_000),
+                    Spec.of(FaultKind.ONE_WAY_LOSS, new Target.NodePair(0, 1), 29_000, 5_000),
+                    Spec.of(FaultKind.ISOLATE_NODE, new Target.RandomNode(2), 39_000, 8_000),
+                    Spec.of(FaultKind.KILL, new Target.RandomNode(0), 41_000, 4_000),
                     Spec.of(
                         FaultKind.ISOLATE_CONTROLLER_FROM_BROKERS,
                         new Target.ActiveController(),
-                        59_000,
+                        52_000,
                         6_000)),
             false,
             false));
@@ -157,6 +157,28 @@ public final class Scenarios {
                         25_000,
                         5_000,
                         Map.of("bytesPerSecond", 128L * 1024))),
+            false,
+            false));
+    add(
+        new Scenario(
+            "flap",
+            "faults that come and go: a partition leader's links cut and healed every second, "
+                + "another partition leader stopped 1 s of every 3; leadership must not ping-pong "
+                + "and writes must go on",
+            EnumSet.of(NemesisFamily.FLAP),
+            Duration.ofSeconds(34),
+            tps ->
+                List.of(
+                    Spec.of(
+                        FaultKind.FLAPPING_LINK,
+                        new Target.PartitionLeader(tps.get(0)),
+                        5_000,
+                        10_000),
+                    Spec.of(
+                        FaultKind.INTERMITTENT_PAUSE,
+                        new Target.PartitionLeader(tps.get(tps.size() - 1)),
+                        20_000,
+                        9_000)),
             false,
             false));
     add(

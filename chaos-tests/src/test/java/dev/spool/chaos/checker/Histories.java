@@ -8,6 +8,7 @@ import dev.spool.chaos.history.Op;
 import dev.spool.chaos.history.OpFunction;
 import dev.spool.chaos.history.OpType;
 import dev.spool.chaos.history.ReplicaSnapshot;
+import dev.spool.chaos.nemesis.FaultWindow;
 import dev.spool.common.TopicPartition;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -142,6 +143,10 @@ final class Histories {
 
   Analysis analysis() {
     return Analysis.of(build());
+  }
+
+  Analysis analysis(List<FaultWindow> faults) {
+    return Analysis.of(build(), faults);
   }
 
   static List<OffsetValue> pairs(long... pairs) {
