@@ -1,16 +1,8 @@
 package dev.spool.chaos.run;
 
-import dev.spool.chaos.checker.AbortedRead;
 import dev.spool.chaos.checker.CheckerSuite;
-import dev.spool.chaos.checker.Duplicate;
 import dev.spool.chaos.checker.FaultTimelines;
-import dev.spool.chaos.checker.InconsistentOffsets;
-import dev.spool.chaos.checker.LeaderEpochMonotonic;
-import dev.spool.chaos.checker.LostWrite;
-import dev.spool.chaos.checker.NonmonotonicPoll;
-import dev.spool.chaos.checker.NonmonotonicSend;
-import dev.spool.chaos.checker.PollSkip;
-import dev.spool.chaos.checker.Unseen;
+import dev.spool.chaos.checker.ReplicaDivergence;
 import dev.spool.chaos.checker.Verdict;
 import dev.spool.chaos.cluster.KafkaCluster;
 import dev.spool.chaos.history.History;
@@ -104,17 +96,11 @@ public final class KafkaChaosRun {
    * files): the Jepsen checkers and {@code leader-epoch-monotonic} over the nodes' metadata views.
    */
   static CheckerSuite suite() {
+    // Every standard checker but replica-divergence, which reads Spool's data files.
     return new CheckerSuite(
-        List.of(
-            new LostWrite(),
-            new Unseen(),
-            new Duplicate(),
-            new InconsistentOffsets(),
-            new NonmonotonicSend(),
-            new NonmonotonicPoll(),
-            new PollSkip(),
-            new AbortedRead(),
-            new LeaderEpochMonotonic()));
+        CheckerSuite.standard().checkers().stream()
+            .filter(c -> !ReplicaDivergence.NAME.equals(c.name()))
+            .toList());
   }
 
   public ChaosRun.Result run() throws IOException, InterruptedException {
