@@ -91,7 +91,8 @@ public final class SendErrors {
     return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
   }
 
-  private static Throwable unwrap(Throwable error) {
+  /** The cause behind any {@link ExecutionException} and {@link CompletionException} wrappers. */
+  public static Throwable unwrap(Throwable error) {
     Throwable t = error;
     while ((t instanceof ExecutionException || t instanceof CompletionException)
         && t.getCause() != null) {

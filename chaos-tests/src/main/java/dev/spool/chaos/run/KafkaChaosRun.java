@@ -25,6 +25,7 @@ import dev.spool.chaos.net.FaultNetwork;
 import dev.spool.chaos.report.RunInfo;
 import dev.spool.chaos.report.RunReport;
 import dev.spool.chaos.workload.KafkaWorkload;
+import dev.spool.chaos.workload.Workload;
 import dev.spool.chaos.workload.WorkloadConfig;
 import dev.spool.common.TopicPartition;
 import dev.spool.testing.process.Signal;
@@ -51,8 +52,9 @@ import java.util.stream.Collectors;
  * the nemeses ({@link ProcessNemesis}, {@link PartitionNemesis}, {@link FullRestartNemesis} over
  * {@link KafkaCluster} as their {@code ClusterControl}), the network (one namespace per node
  * through {@link FaultNetwork}), the topics (2 x 3 partitions, RF 3, {@code
- * min.insync.replicas=2}), the workload ({@link KafkaWorkload}: the same workers with Kafka's Java
- * client), the history format, the Jepsen checkers, the availability figures and the run folder.
+ * min.insync.replicas=2}), the workload ({@link Workload}'s own worker loop, with {@link
+ * KafkaWorkload}: Kafka's Java client), the history format, the Jepsen checkers, the availability
+ * figures and the run folder.
  *
  * <p>Not run against Kafka: the white-box {@code replica-divergence} checker (it reads Spool's
  * on-disk format; {@code leader-epoch-monotonic} runs over {@link EpochObserver#kafka}), disk
@@ -211,8 +213,8 @@ public final class KafkaChaosRun {
       NemesisRunner runner =
           new NemesisRunner(
               schedule, nemeses(cluster, network), w -> say("fault " + ChaosRun.describe(w)));
-      KafkaWorkload workload =
-          new KafkaWorkload(
+      Workload workload =
+          KafkaWorkload.create(
               new WorkloadConfig(
                   cluster.bootstrapServers(),
                   tps,

@@ -4,19 +4,11 @@ import dev.spool.chaos.history.HistoryRecorder;
 import dev.spool.chaos.history.OffsetValue;
 import dev.spool.chaos.history.Op;
 import dev.spool.chaos.history.OpType;
-import dev.spool.chaos.history.SendErrors;
-import dev.spool.client.Consumer;
-import dev.spool.client.ConsumerRecord;
-import dev.spool.client.ConsumerRecords;
-import dev.spool.client.Producer;
-import dev.spool.client.ProducerRecord;
-import dev.spool.client.RecordMetadata;
 import dev.spool.common.TopicPartition;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -43,14 +35,19 @@ import org.slf4j.LoggerFactory;
  *       from a producer that will never send again, and one such producer would silence its worker
  *       for the rest of the run.
  *   <li><b>fail vs info.</b> A send is {@code fail} only when the client says no attempt may have
- *       been appended ({@link SendErrors#classify(Throwable)}); everything else, including our own
- *       wait running out, is {@code info}. A poll that throws is {@code info} (the session's
+ *       been appended ({@link WorkloadClient#classify}; for Spool {@link
+ *       dev.spool.chaos.history.SendErrors#classify(Throwable)}); everything else, including our
+ *       own wait running out, is {@code info}. A poll that throws is {@code info} (the session's
  *       position is unknown) and ends the session.
  *   <li><b>Values.</b> One counter for all producers: value {@code v} is written at most once by
  *       the workload, as the record value's decimal text, with no key.
  *   <li><b>Drain.</b> {@link #drain} reads every partition to the end offsets of that moment with a
  *       fresh consumer session, so the {@code unseen} checker has final polls that caught up.
  * </ul>
+ *
+ * <p>The client library is a {@link WorkloadClient}: Spool's ({@link #Workload(WorkloadConfig,
+ * HistoryRecorder)}) or Apache Kafka's ({@link KafkaWorkload#create}); the workers, the history
+ * they record and the drain are the same for both.
  *
  * <p>Threads: one per worker; counters are atomics read by the progress printer.
  */
@@ -74,6 +71,7 @@ public final class Workload implements AutoCloseable {
 
   private final WorkloadConfig config;
   private final HistoryRecorder recorder;
+  private final WorkloadClient client;
   private final AtomicLong nextValue = new AtomicLong();
   private final AtomicBoolean stopProducers = new AtomicBoolean();
   private final AtomicBoolean stopConsumers = new AtomicBoolean();
@@ -91,9 +89,15 @@ public final class Workload implements AutoCloseable {
     public final AtomicLong pollInfo = new AtomicLong();
   }
 
+  /** The workload with Spool's client. */
   public Workload(WorkloadConfig config, HistoryRecorder recorder) {
+    this(config, recorder, new SpoolClient(config, recorder));
+  }
+
+  Workload(WorkloadConfig config, HistoryRecorder recorder, WorkloadClient client) {
     this.config = config;
     this.recorder = recorder;
+    this.client = client;
   }
 
   public Counters counters() {
@@ -104,20 +108,21 @@ public final class Workload implements AutoCloseable {
   public void start() {
     for (int w = 0; w < config.producers(); w++) {
       int worker = w;
-      Thread t = new Thread(() -> runProducer(worker), "chaos-producer-" + w);
+      Thread t = new Thread(() -> runProducer(worker), client.threadPrefix() + "-producer-" + w);
       t.setDaemon(true);
       producerThreads.add(t);
       t.start();
     }
     for (int i = 0; i < config.consumers(); i++) {
       int worker = CONSUMER_WORKER_BASE + i;
-      Thread t = new Thread(() -> runConsumer(worker), "chaos-consumer-" + i);
+      Thread t = new Thread(() -> runConsumer(worker), client.threadPrefix() + "-consumer-" + i);
       t.setDaemon(true);
       consumerThreads.add(t);
       t.start();
     }
     LOG.info(
-        "workload started: {} producers at {}/s each, {} consumers, {} partitions",
+        "{} workload started: {} producers at {}/s each, {} consumers, {} partitions",
+        client.system(),
         config.producers(),
         config.sendsPerSecondPerProducer(),
         config.consumers(),
@@ -126,7 +131,11 @@ public final class Workload implements AutoCloseable {
 
   // ---------------------------------------------------------------- producers
 
-  Map<String, String> producerProps() {
+  /**
+   * The producer settings of both clients: acks=all, linger 0, the workload's timeouts, then the
+   * client's {@code extra}, then the config's overrides.
+   */
+  static Map<String, String> producerSettings(WorkloadConfig config, Map<String, String> extra) {
     Map<String, String> p = new HashMap<>(config.clientSecurity());
     p.put("bootstrap.servers", config.bootstrapServers());
     p.put("acks", "all");
@@ -135,7 +144,20 @@ public final class Workload implements AutoCloseable {
     p.put("delivery.timeout.ms", Long.toString(DELIVERY_TIMEOUT_MS));
     p.put("max.block.ms", "5000");
     p.put("retry.backoff.max.ms", "500");
+    p.putAll(extra);
     p.putAll(config.producerOverrides());
+    return p;
+  }
+
+  /** The consumer settings of both clients, then the client's {@code extra}. */
+  static Map<String, String> consumerSettings(WorkloadConfig config, Map<String, String> extra) {
+    Map<String, String> p = new HashMap<>(config.clientSecurity());
+    p.put("bootstrap.servers", config.bootstrapServers());
+    p.put("auto.offset.reset", "earliest");
+    p.put("fetch.max.wait.ms", "500");
+    p.put("request.timeout.ms", Long.toString(REQUEST_TIMEOUT_MS));
+    p.put("default.api.timeout.ms", "10000");
+    p.putAll(extra);
     return p;
   }
 
@@ -143,12 +165,11 @@ public final class Workload implements AutoCloseable {
     Random rng = new Random(config.seed() * 1_000 + worker);
     long pauseNs = (long) (TimeUnit.SECONDS.toNanos(1) / config.sendsPerSecondPerProducer());
     long next = System.nanoTime();
-    Producer producer = null;
+    WorkloadClient.Sender producer = null;
     try {
       while (!stopProducers.get()) {
         if (producer == null) {
-          producer = new Producer(producerProps());
-          watchLeaders(worker, producer);
+          producer = client.newSender(worker);
         }
         TopicPartition tp = config.partitions().get(rng.nextInt(config.partitions().size()));
         long value = nextValue.getAndIncrement();
@@ -170,7 +191,7 @@ public final class Workload implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
-      LOG.error("producer worker {} died", worker, e);
+      LOG.error("{} producer worker {} died", client.system(), worker, e);
     } finally {
       if (producer != null) {
         producer.close(Duration.ofSeconds(5));
@@ -178,63 +199,25 @@ public final class Workload implements AutoCloseable {
     }
   }
 
-  /**
-   * Records a {@code client-leader} entry whenever this producer's cached leader or epoch of one of
-   * the workload's partitions changes (its first metadata included), so the fault timelines can
-   * tell when the client learned of a new leader. The listener runs on the producer's I/O thread;
-   * the first look runs here, in case the first metadata arrived before the listener was added.
-   */
-  private void watchLeaders(int worker, Producer producer) {
-    long process = recorder.processOf(worker);
-    Map<TopicPartition, LeaderAtEpoch> seen = new HashMap<>();
-    Runnable look =
-        () -> {
-          synchronized (seen) {
-            for (TopicPartition tp : config.partitions()) {
-              producer
-                  .cachedPartition(tp)
-                  .ifPresent(
-                      p -> {
-                        LeaderAtEpoch view = new LeaderAtEpoch(p.leader(), p.leaderEpoch());
-                        if (!view.equals(seen.put(tp, view))) {
-                          recorder.clientLeaderView(
-                              worker, process, tp, p.leader(), p.leaderEpoch());
-                        }
-                      });
-            }
-          }
-        };
-    producer.addMetadataListener(look);
-    look.run();
-  }
-
-  private record LeaderAtEpoch(int leader, int epoch) {}
-
   /** One send op; false unless it was acknowledged (the caller then replaces the producer). */
-  private boolean send(int worker, Producer producer, TopicPartition tp, long value)
+  private boolean send(int worker, WorkloadClient.Sender producer, TopicPartition tp, long value)
       throws InterruptedException {
     Op invoke = recorder.invokeSend(worker, tp, value);
     try {
-      RecordMetadata m =
-          producer
-              .send(
-                  new ProducerRecord(
-                      tp.topic(),
-                      tp.partition(),
-                      null,
-                      Long.toString(value).getBytes(StandardCharsets.UTF_8),
-                      List.of(),
-                      null))
-              .get(DELIVERY_TIMEOUT_MS + ACK_WAIT_SLACK_MS, TimeUnit.MILLISECONDS);
-      recorder.sendOk(invoke, m.offset());
+      long offset =
+          producer.send(
+              tp,
+              Long.toString(value).getBytes(StandardCharsets.UTF_8),
+              DELIVERY_TIMEOUT_MS + ACK_WAIT_SLACK_MS);
+      recorder.sendOk(invoke, offset);
       counters.sendOk.incrementAndGet();
       return true;
     } catch (ExecutionException | TimeoutException | RuntimeException e) {
       String error =
           e instanceof TimeoutException
               ? "no answer within " + (DELIVERY_TIMEOUT_MS + ACK_WAIT_SLACK_MS) + " ms"
-              : SendErrors.describe(e);
-      if (SendErrors.classify(e) == OpType.FAIL) {
+              : client.describe(e);
+      if (client.classify(e) == OpType.FAIL) {
         recorder.fail(invoke, error);
         counters.sendFail.incrementAndGet();
         return false;
@@ -247,18 +230,8 @@ public final class Workload implements AutoCloseable {
 
   // ---------------------------------------------------------------- consumers
 
-  Map<String, String> consumerProps() {
-    Map<String, String> p = new HashMap<>(config.clientSecurity());
-    p.put("bootstrap.servers", config.bootstrapServers());
-    p.put("auto.offset.reset", "earliest");
-    p.put("fetch.max.wait.ms", "500");
-    p.put("request.timeout.ms", Long.toString(REQUEST_TIMEOUT_MS));
-    p.put("default.api.timeout.ms", "10000");
-    return p;
-  }
-
   private void runConsumer(int worker) {
-    Consumer consumer = null;
+    WorkloadClient.Session consumer = null;
     try {
       while (!stopConsumers.get()) {
         if (consumer == null) {
@@ -276,7 +249,7 @@ public final class Workload implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
-      LOG.error("consumer worker {} died", worker, e);
+      LOG.error("{} consumer worker {} died", client.system(), worker, e);
     } finally {
       if (consumer != null) {
         consumer.close();
@@ -287,17 +260,16 @@ public final class Workload implements AutoCloseable {
   /**
    * A new consumer session: assign every partition from its beginning. Null if it failed (info).
    */
-  private Consumer openSession(int worker) {
+  private WorkloadClient.Session openSession(int worker) {
     Op invoke = recorder.invokeAssign(worker, config.partitions(), true);
-    Consumer c = null;
+    WorkloadClient.Session c = null;
     try {
-      c = new Consumer(consumerProps());
-      c.assign(config.partitions());
-      c.seekToBeginning(config.partitions());
+      c = client.newSession();
+      c.assignFromBeginning(config.partitions());
       recorder.ok(invoke);
       return c;
     } catch (RuntimeException e) {
-      recorder.info(invoke, SendErrors.describe(e));
+      recorder.info(invoke, client.describe(e));
       if (c != null) {
         c.close();
       }
@@ -306,24 +278,16 @@ public final class Workload implements AutoCloseable {
   }
 
   /** One poll op; returns what it read, or null if it completed as info (the session ends). */
-  private Map<TopicPartition, List<OffsetValue>> poll(int worker, Consumer consumer) {
+  private Map<TopicPartition, List<OffsetValue>> poll(int worker, WorkloadClient.Session consumer) {
     Op invoke = recorder.invokePoll(worker);
     try {
-      ConsumerRecords records = consumer.poll(POLL_TIMEOUT);
-      Map<TopicPartition, List<OffsetValue>> reads = new LinkedHashMap<>();
-      for (TopicPartition tp : records.partitions()) {
-        List<OffsetValue> pairs = new ArrayList<>();
-        for (ConsumerRecord r : records.records(tp)) {
-          pairs.add(new OffsetValue(r.offset(), Long.parseLong(r.valueAsString())));
-        }
-        reads.put(tp, pairs);
-        counters.recordsRead.addAndGet(pairs.size());
-      }
+      Map<TopicPartition, List<OffsetValue>> reads = consumer.poll(POLL_TIMEOUT);
+      reads.values().forEach(pairs -> counters.recordsRead.addAndGet(pairs.size()));
       recorder.pollOk(invoke, reads);
       counters.polls.incrementAndGet();
       return reads;
     } catch (RuntimeException e) {
-      recorder.info(invoke, SendErrors.describe(e));
+      recorder.info(invoke, client.describe(e));
       counters.pollInfo.incrementAndGet();
       return null;
     }
@@ -365,16 +329,17 @@ public final class Workload implements AutoCloseable {
     String lastProblem = "nothing tried";
     while (System.nanoTime() < deadline) {
       if (end == null) {
-        try (Consumer probe = new Consumer(consumerProps())) {
-          end = new LinkedHashMap<>(probe.endOffsets(config.partitions()));
+        try {
+          end = client.endOffsets(config.partitions());
           LOG.info("draining to end offsets {}", end);
         } catch (RuntimeException e) {
+          end = null;
           lastProblem = "end offsets: " + e.getMessage();
           Thread.sleep(1_000); // a retry backoff: the cluster gives no signal to wait on
           continue;
         }
       }
-      Consumer c = openSession(worker);
+      WorkloadClient.Session c = openSession(worker);
       if (c == null) {
         worker++;
         Thread.sleep(500);

@@ -30,7 +30,7 @@ class ChaosMainTest {
               "--duration",
               "30m",
               "--nemesis",
-              "kill,pause,partition,disk,restart,latency",
+              "kill,pause,partition,disk,restart,latency,flap",
               "--seed",
               "42",
               "--dir",
@@ -41,8 +41,8 @@ class ChaosMainTest {
     assertEquals(EnumSet.allOf(NemesisFamily.class), a.families);
     assertEquals(42, a.seed);
     assertEquals(
-        "scripts/chaos.sh --nodes 5 --duration 1800s --nemesis kill,pause,partition,disk,restart,latency"
-            + " --seed 42 --dir /tmp/x",
+        "scripts/chaos.sh --nodes 5 --duration 1800s --nemesis"
+            + " kill,pause,partition,disk,restart,latency,flap --seed 42 --dir /tmp/x",
         a.rerunCommand());
   }
 
