@@ -162,18 +162,16 @@ public final class Scenarios {
     add(
         new Scenario(
             "flap",
-            "faults that come and go: a partition leader's links cut and healed every second, "
+            "faults that come and go: the active controller's links cut and healed every second, "
                 + "another partition leader stopped 1 s of every 3; leadership must not ping-pong "
                 + "and writes must go on",
             EnumSet.of(NemesisFamily.FLAP),
             Duration.ofSeconds(34),
             tps ->
                 List.of(
-                    Spec.of(
-                        FaultKind.FLAPPING_LINK,
-                        new Target.PartitionLeader(tps.get(0)),
-                        5_000,
-                        10_000),
+                    // The active controller's node: the harder case (its fences and the
+                    // quorum's elections flap with it), and partition leaders are there too.
+                    Spec.of(FaultKind.FLAPPING_LINK, new Target.ActiveController(), 5_000, 10_000),
                     Spec.of(
                         FaultKind.INTERMITTENT_PAUSE,
                         new Target.PartitionLeader(tps.get(tps.size() - 1)),

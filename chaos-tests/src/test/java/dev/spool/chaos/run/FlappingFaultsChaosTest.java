@@ -16,10 +16,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The {@code flap} scenario (needs root: the flapping link cuts namespace links): a partition
- * leader's links cut and healed every second, another partition leader stopped 1 s of every 3. The
- * verdict is valid, leadership-ping-pong included (each partition's leadership moved at most once
- * while each fault lasted), and writes went on during both faults.
+ * The {@code flap} scenario (needs root: the flapping link cuts namespace links): the active
+ * controller's links cut and healed every second, another partition leader stopped 1 s of every 3.
+ * The verdict is valid, leadership-ping-pong included (each partition's leadership moved at most
+ * once while each fault lasted), and writes went on during both faults.
  */
 @Tag("chaos")
 class FlappingFaultsChaosTest {

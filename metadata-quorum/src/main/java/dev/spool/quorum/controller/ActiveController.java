@@ -92,6 +92,11 @@ public final class ActiveController implements AutoCloseable {
   private long lastTickMs = -1;
 
   /**
+   * Whether the last tick heard from no other broker ({@code forgiveOwnIsolation}); for the log.
+   */
+  private boolean isolated;
+
+  /**
    * @param leadershipConfirmed whether this node's Raft leadership is confirmed by a majority of
    *     voters recently enough that no other controller can have been elected meanwhile; only then
    *     do heartbeat answers grant brokers a leadership lease (a deposed controller that does not
@@ -369,6 +374,19 @@ public final class ActiveController implements AutoCloseable {
             nodeId,
             term,
             gap);
+      } else if (tracker.forgiveOwnIsolation(nodeId, now, gap)) {
+        if (!isolated) {
+          isolated = true;
+          log.warn(
+              "[node={} term={}] no other broker heard from for {} ms: this node is likelier"
+                  + " cut off than all of them dead; fencing nobody until one is heard again",
+              nodeId,
+              term,
+              settings.sessionTimeoutMs() / 2);
+        }
+      } else if (isolated) {
+        isolated = false;
+        log.info("[node={} term={}] another broker heard again", nodeId, term);
       }
     }
     lastTickMs = now;

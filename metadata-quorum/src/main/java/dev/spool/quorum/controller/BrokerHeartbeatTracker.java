@@ -114,6 +114,33 @@ public final class BrokerHeartbeatTracker {
                 s.unreachableLeaders()));
   }
 
+  /**
+   * The controller's own isolation: when it tracks a broker other than its own node {@code selfId}
+   * and none of them reached it within half the session timeout, the likelier story is that the
+   * controller is the one cut off (a flapping or cut link of its node), not that every other broker
+   * died at once. Then every session is extended by {@code sinceLastCheckMs}, as for the
+   * controller's own stall, so it fences nobody for its own silence. Half, so that the sessions are
+   * held before the first of them runs out (heartbeats come every 250 ms, so the others' last
+   * contacts differ by about that much). A broker that is really dead expires once another broker
+   * is heard again and its own session has run out. Returns whether it extended.
+   */
+  public boolean forgiveOwnIsolation(int selfId, long nowMs, long sinceLastCheckMs) {
+    boolean others = false;
+    for (Map.Entry<Integer, Session> e : sessions.entrySet()) {
+      if (e.getKey() == selfId) {
+        continue;
+      }
+      others = true;
+      if (nowMs - e.getValue().lastContactMs() <= sessionTimeoutMs / 2) {
+        return false;
+      }
+    }
+    if (others) {
+      extendSessions(sinceLastCheckMs);
+    }
+    return others;
+  }
+
   /** The registration's session ran out: no heartbeat for longer than the session timeout. */
   public boolean isExpired(BrokerRegistration b, long nowMs) {
     Session s = sessions.get(b.id());

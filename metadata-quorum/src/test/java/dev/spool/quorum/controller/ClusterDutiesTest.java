@@ -222,6 +222,43 @@ class ClusterDutiesTest {
     assertEquals(3, tick(false).records().stream().filter(MetadataRecord::hasFenceBroker).count());
   }
 
+  /** Ticks of 100 ms for {@code ms}, broker {@code heard} (the controller's own) heartbeating. */
+  private void isolatedFor(long ms, int... heard) {
+    for (long t = 0; t < ms; t += 100) {
+      clock.advanceMs(100);
+      heartbeatAll(heard);
+      tracker.forgiveOwnIsolation(1, clock.monotonicMs(), 100);
+    }
+  }
+
+  @Test
+  void shouldFenceNobodyWhileTheControllersNodeHearsFromNoOtherBroker() {
+    // Node 1 (controller and broker) is cut off: only its own broker heartbeats.
+    isolatedFor(5_000, 1);
+    assertTrue(tick(false).isEmpty(), "nobody fenced for the controller's own isolation");
+    // Healed: broker 2 is heard again, broker 3 stays silent and expires a session later.
+    heartbeatAll(2);
+    assertFalse(tracker.forgiveOwnIsolation(1, clock.monotonicMs(), 100));
+    isolatedFor(SESSION_MS + 100, 1, 2);
+    List<Integer> fenced =
+        tick(false).records().stream()
+            .filter(MetadataRecord::hasFenceBroker)
+            .map(r -> r.getFenceBroker().getBrokerId())
+            .toList();
+    assertEquals(List.of(3), fenced);
+  }
+
+  @Test
+  void shouldStillFenceASilentBrokerWhileAnotherIsHeard() {
+    isolatedFor(SESSION_MS + 100, 1, 2);
+    List<Integer> fenced =
+        tick(false).records().stream()
+            .filter(MetadataRecord::hasFenceBroker)
+            .map(r -> r.getFenceBroker().getBrokerId())
+            .toList();
+    assertEquals(List.of(3), fenced);
+  }
+
   // ---------------------------------------------------------------- offline data directories
   // (docs/architecture.md#storage-errors)
 
