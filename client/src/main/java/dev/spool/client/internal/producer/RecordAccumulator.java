@@ -141,8 +141,10 @@ public final class RecordAccumulator {
       long nowMs)
       throws InterruptedException {
     Deque<ProducerBatch> dq = batches.computeIfAbsent(tp, k -> new ArrayDeque<>());
-    long startNs = System.nanoTime();
-    long deadlineNs = startNs + TimeUnit.MILLISECONDS.toNanos(maxBlockMs);
+    // The clock is read only once the open batch is full (not per record): from then on send may
+    // wait, within max.block.ms.
+    long startNs = 0;
+    long deadlineNs = 0;
     boolean waited = false;
     synchronized (dq) {
       while (true) {
@@ -155,6 +157,9 @@ public final class RecordAccumulator {
           // The caller's clock reading is as old as the wait; the new batch starts now.
           nowMs += TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
           startNs = System.nanoTime();
+        } else { // the first try: the open batch is full
+          startNs = System.nanoTime();
+          deadlineNs = startNs + TimeUnit.MILLISECONDS.toNanos(maxBlockMs);
         }
         if (hasQueueRoom(tp, dq, nowMs)) {
           break;
